@@ -1,0 +1,57 @@
+package smbdirect.api;
+
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.concurrent.CompletionStage;
+
+import org.osgi.annotation.versioning.ProviderType;
+
+import smbdirect.api.dto.TransportDTO;
+
+/**
+ * The SMB Direct transport service: opens listeners (passive role, [MS-SMBD] 3.1.7.2) and
+ * connections to peers (active role, 3.1.4.1) over the RDMA provider the transport is currently
+ * bound to.
+ *
+ * <p>Thread-safe: all methods may be called from any thread. The service stays registered while
+ * RDMA providers come and go; operations issued while no provider is available fail with a
+ * {@link SmbDirectException} whose reason is {@link CloseReason.Kind#PROVIDER_GONE}.
+ */
+@ProviderType
+public interface SmbDirectTransport {
+
+    /**
+     * Starts listening for incoming SMB Direct connections.
+     *
+     * <p>Each incoming connection is negotiated by the transport (the peer's Negotiate Request is
+     * checked and answered, 3.1.5.6); only connections that negotiated successfully are offered to
+     * {@code acceptHandler}, once each, on the connection's serial context. Connections whose
+     * negotiation fails are closed without involving the upper layer (and counted in the
+     * listener's DTO).
+     *
+     * @param bindAddress the local address and port; port 0 chooses a free port
+     * @param acceptHandler called for each negotiated connection; returns the handler for that
+     *     connection's messages
+     * @return the listener, already bound
+     * @throws SmbDirectException when no provider is available or the address cannot be bound
+     */
+    SmbDirectListener listen(InetSocketAddress bindAddress, AcceptHandler acceptHandler) throws SmbDirectException;
+
+    /**
+     * Connects to a peer and negotiates (3.1.4.1, 3.1.5.2, 3.1.5.7).
+     *
+     * <p>The returned stage completes with the connection once negotiation succeeded, or
+     * exceptionally with a {@link SmbDirectException} naming the reason (connection refused,
+     * timeout, negotiation failure with the rule and value). {@code timeout} bounds connect and
+     * negotiation together (the Negotiation Timer of 3.1.4.1; Windows uses 120 s).
+     *
+     * @param peer the peer's address
+     * @param timeout bound for connect plus negotiation, positive
+     * @param handler receives the connection's messages and its disconnect notification; no
+     *     callback happens before the returned stage completed successfully
+     */
+    CompletionStage<SmbDirectConnection> connect(InetSocketAddress peer, Duration timeout, ConnectionHandler handler);
+
+    /** A snapshot of the transport's runtime state: providers, listeners and live connections. */
+    TransportDTO getTransportDTO();
+}

@@ -1,0 +1,29 @@
+package smbdirect.api.dto;
+
+import org.osgi.dto.DTO;
+
+/** A listening endpoint. */
+public class ListenerDTO extends DTO {
+    /** The configured name (factory configuration), or {@code null} for API-opened listeners. */
+    public String name;
+    /** The bound address as host:port. */
+    public String address;
+    /** The provider it listens on, or {@code null} while waiting for one. */
+    public String provider;
+    /** OPEN, WAITING (no provider), FAILED or CLOSED. */
+    public String state;
+    /** Why it is FAILED or WAITING, if so. */
+    public String stateDetail;
+    /** Connection requests that arrived. */
+    public long connectRequests;
+    /** Connections that negotiated and were handed to the upper layer. */
+    public long accepted;
+    /** Connections refused before negotiation (caps, memory budget, reject). */
+    public long refused;
+    /** Negotiations that failed (violation, timeout). */
+    public long negotiationFailures;
+    /** Connections currently negotiating. */
+    public int negotiating;
+    /** Live connections accepted by this listener. */
+    public int connections;
+}

@@ -1,0 +1,21 @@
+package smbdirect.api.dto;
+
+import org.osgi.dto.DTO;
+
+/** An RDMA provider as the transport sees it. */
+public class ProviderDTO extends DTO {
+    /** The provider's name ({@code mock}, {@code verbs}, ...). */
+    public String name;
+    /** iWARP, InfiniBand or RoCE. */
+    public String transportType;
+    /** The service ranking. */
+    public int ranking;
+    /** Whether new connections and listeners use this provider. */
+    public boolean selected;
+    /** Live connections on it. */
+    public int connections;
+    /** Open listeners on it. */
+    public int listeners;
+    /** The provider's capabilities, as text. */
+    public String capabilities;
+}

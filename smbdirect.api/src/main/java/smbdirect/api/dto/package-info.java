@@ -1,0 +1,8 @@
+/**
+ * Runtime DTOs of the transport: snapshots of providers, listeners and connections for
+ * management surfaces (Web Console, Gogo, health checks) and tests. Plain data following the OSGi
+ * DTO rules: public fields, no behaviour, not thread-safe, a new snapshot per call.
+ */
+@org.osgi.annotation.bundle.Export
+@org.osgi.annotation.versioning.Version("1.0.0")
+package smbdirect.api.dto;

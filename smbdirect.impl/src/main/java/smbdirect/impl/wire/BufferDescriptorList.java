@@ -69,6 +69,37 @@ public final class BufferDescriptorList {
         return sum;
     }
 
+    /**
+     * Validates a received descriptor array of {@code length} bytes at {@code off} (the upper
+     * layer's channel info): non-empty, a whole number of 16-byte descriptors (R-2.2.3.1-01), no
+     * descriptor of Length 0, and the sum of the Lengths (64-bit) at most {@code maxTotal} (e.g.
+     * the negotiated MaxReadWriteSize).
+     *
+     * @return {@code null} when usable, otherwise the violation (TERMINATE)
+     * @throws IndexOutOfBoundsException when {@code [off, off+length)} exceeds the buffer's limit
+     */
+    public static Violation check(ByteBuffer b, int off, int length, long maxTotal) {
+        Le.requireRegion(b, off, length);
+        if (length == 0 || length % DESCRIPTOR_SIZE != 0) {
+            return Violation.terminate("R-2.2.3.1-01", "length", length,
+                    "is not a positive multiple of the 16-byte Buffer Descriptor V1");
+        }
+        int count = length / DESCRIPTOR_SIZE;
+        long sum = 0;
+        for (int i = 0; i < count; i++) {
+            long len = length(b, off, i);
+            if (len == 0) {
+                return Violation.terminate("R-2.2.3.1-01", "Length", len, "of descriptor " + i + " is 0");
+            }
+            sum += len;
+        }
+        if (sum > maxTotal) {
+            return Violation.terminate("R-2.2.3.1-01", "Length", sum,
+                    "(sum of " + count + " descriptors) exceeds the limit " + maxTotal);
+        }
+        return null;
+    }
+
     private static int at(int off, int index) {
         if (index < 0) {
             throw new IndexOutOfBoundsException("descriptor index " + index);

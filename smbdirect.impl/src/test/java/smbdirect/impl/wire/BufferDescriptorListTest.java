@@ -1,6 +1,7 @@
 package smbdirect.impl.wire;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.nio.ByteBuffer;
@@ -49,5 +50,24 @@ class BufferDescriptorListTest {
         assertEquals("descriptor list length=17 is not a multiple of 16 (R-2.2.3.1-01)", e.getMessage());
         assertThrows(IndexOutOfBoundsException.class, () -> BufferDescriptorList.token(ByteBuffer.allocate(16), 0, 1));
         assertThrows(IndexOutOfBoundsException.class, () -> BufferDescriptorList.token(ByteBuffer.allocate(16), 0, -1));
+    }
+
+    @Test
+    @DisplayName("R-2.2.3.1-01: a received list is whole, has no empty segment and stays within the limit")
+    void R_2_2_3_1_01_checkReceivedList() {
+        ByteBuffer b = ByteBuffer.allocate(64);
+        for (int i = 0; i < 4; i++) {
+            BufferDescriptorList.encode(b, 0, i, 0x1000L * i, 5, 0x4000_0000L);
+        }
+        assertNull(BufferDescriptorList.check(b, 0, 64, 0x1_0000_0000L));
+        Violation over = BufferDescriptorList.check(b, 0, 64, 0xFFFF_FFFFL);
+        assertEquals("R-2.2.3.1-01", over.rule());
+        assertEquals(0x1_0000_0000L, over.value());
+        assertEquals("length", BufferDescriptorList.check(b, 0, 0, 1).field());
+        assertEquals(33, BufferDescriptorList.check(b, 0, 33, 1L << 40).value());
+        BufferDescriptorList.encode(b, 0, 2, 0, 5, 0);
+        assertEquals("Length", BufferDescriptorList.check(b, 0, 64, 1L << 40).field());
+        assertEquals("R-2.2.3.1-01: Length=0 of descriptor 2 is 0", BufferDescriptorList.check(b, 0, 64, 1L << 40)
+                .toString());
     }
 }

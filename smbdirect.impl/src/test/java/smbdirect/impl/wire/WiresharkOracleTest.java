@@ -11,7 +11,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -30,8 +30,8 @@ class WiresharkOracleTest {
     @TempDir
     Path tmp;
 
-    @BeforeAll
-    static void tools() {
+    @BeforeEach
+    void tools() {
         SmbdPcapTool.assumeTshark();
     }
 

@@ -523,10 +523,10 @@ final class EndpointImpl extends Deliverable implements MockEndpoint {
             if (fault != null && fault.drop()) {
                 LOG.debug("Endpoint {} drops Send #{} ({} bytes) by injection", id, wr.sequence, wr.length);
                 sendsTransmitted++;
+                String detail = "Send #" + wr.sequence + " was lost (injected): transport retries exceeded";
                 complete(this, wr, CompletionStatus.TRANSPORT_RETRY_EXCEEDED, 0, false, 0);
                 p.peerLost = true;
-                breakSide(this, DisconnectCause.PEER_LOST, "Send #" + wr.sequence
-                        + " was lost (injected): transport retries exceeded", NO_BYTES);
+                breakSide(this, DisconnectCause.PEER_LOST, detail, NO_BYTES);
                 return;
             }
             if (fault != null) {
@@ -538,36 +538,38 @@ final class EndpointImpl extends Deliverable implements MockEndpoint {
         int length = mutated != null ? mutated.length : wr.length;
         Wr rwr = p.recvQueue.poll();
         if (rwr == null) {
+            String detail = "receiver not ready: a Send of " + length + " bytes from endpoint " + id
+                    + " found no receive posted at endpoint " + p.id + " (RNR retry count 0)";
             complete(this, wr, CompletionStatus.RECEIVER_NOT_READY, 0, false, 0);
-            breakBoth(DisconnectCause.QP_ERROR, DisconnectCause.QP_ERROR, "receiver not ready: a Send of " + length
-                    + " bytes from endpoint " + id + " found no receive posted at endpoint " + p.id
-                    + " (RNR retry count 0)");
+            breakBoth(DisconnectCause.QP_ERROR, DisconnectCause.QP_ERROR, detail);
             return;
         }
         int problem = p.localProblem(rwr.region, rwr.offset, rwr.length, true);
         if (problem != OK) {
+            String detail = "receive at endpoint " + p.id + " "
+                    + describeLocal(problem, rwr.region, rwr.offset, rwr.length);
             complete(p, rwr, p.localStatus(problem), 0, false, 0);
             complete(this, wr, CompletionStatus.REMOTE_INVALID_REQUEST, 0, false, 0);
-            breakBoth(DisconnectCause.QP_ERROR, DisconnectCause.QP_ERROR, "receive at endpoint " + p.id + " "
-                    + describeLocal(problem, rwr.region, rwr.offset, rwr.length));
+            breakBoth(DisconnectCause.QP_ERROR, DisconnectCause.QP_ERROR, detail);
             return;
         }
         if (length > rwr.length) {
+            String detail = "a Send of " + length + " bytes is longer than the receive of " + rwr.length
+                    + " bytes posted at endpoint " + p.id;
             complete(p, rwr, CompletionStatus.LOCAL_LENGTH_ERROR, 0, false, 0);
             complete(this, wr, CompletionStatus.REMOTE_INVALID_REQUEST, 0, false, 0);
-            breakBoth(DisconnectCause.QP_ERROR, DisconnectCause.QP_ERROR, "a Send of " + length
-                    + " bytes is longer than the receive of " + rwr.length + " bytes posted at endpoint " + p.id);
+            breakBoth(DisconnectCause.QP_ERROR, DisconnectCause.QP_ERROR, detail);
             return;
         }
         boolean invalidated = false;
         if (wr.withInvalidate) {
             RegionImpl target = p.regions.get(wr.remoteToken);
             if (target == null || !target.valid) {
+                String detail = "Send with Invalidate names token 0x" + Integer.toHexString(wr.remoteToken)
+                        + (target == null ? ", no region" : ", an invalid region") + " of endpoint " + p.id;
                 complete(p, rwr, CompletionStatus.LOCAL_PROTECTION_ERROR, 0, false, 0);
                 complete(this, wr, CompletionStatus.REMOTE_INVALID_REQUEST, 0, false, 0);
-                breakBoth(DisconnectCause.QP_ERROR, DisconnectCause.QP_ERROR, "Send with Invalidate names token 0x"
-                        + Integer.toHexString(wr.remoteToken) + (target == null ? ", no region" : ", an invalid region")
-                        + " of endpoint " + p.id);
+                breakBoth(DisconnectCause.QP_ERROR, DisconnectCause.QP_ERROR, detail);
                 return;
             }
             target.valid = false;
@@ -607,10 +609,10 @@ final class EndpointImpl extends Deliverable implements MockEndpoint {
             }
         }
         if (violation != null) {
+            String detail = "remote access error: " + wr.type + " of " + wr.length + " bytes with token 0x"
+                    + Integer.toHexString(wr.remoteToken) + " " + violation + " of endpoint " + p.id;
             complete(this, wr, CompletionStatus.REMOTE_ACCESS_ERROR, 0, false, 0);
-            breakBoth(DisconnectCause.QP_ERROR, DisconnectCause.QP_ERROR, "remote access error: " + wr.type
-                    + " of " + wr.length + " bytes with token 0x" + Integer.toHexString(wr.remoteToken) + " "
-                    + violation + " of endpoint " + p.id);
+            breakBoth(DisconnectCause.QP_ERROR, DisconnectCause.QP_ERROR, detail);
             return;
         }
         if (wr.length > 0) {

@@ -32,6 +32,7 @@ final class Fixture implements RdmaListenHandler {
     final List<RdmaConnectRequest> requests = new ArrayList<>();
     final List<String> listenerEvents = new ArrayList<>();
     RdmaListener listener;
+    List<MemoryRegion> serverReceiveRegions = List.of();
     MockEndpoint clientEp;
     volatile MockEndpoint serverEp;
     EndpointConfig serverConfig = new EndpointConfig(16, 16);
@@ -119,7 +120,7 @@ final class Fixture implements RdmaListenHandler {
         try {
             MockEndpoint ep = (MockEndpoint) request.createEndpoint(serverConfig, server);
             serverEp = ep;
-            postReceives(ep, serverReceives);
+            serverReceiveRegions = postReceives(ep, serverReceives);
             ep.accept(acceptParams);
         } catch (RdmaException e) {
             throw new IllegalStateException(e);

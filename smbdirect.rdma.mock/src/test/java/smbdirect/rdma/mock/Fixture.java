@@ -32,6 +32,8 @@ final class Fixture implements RdmaListenHandler {
     final List<RdmaConnectRequest> requests = new ArrayList<>();
     final List<String> listenerEvents = new ArrayList<>();
     RdmaListener listener;
+    List<MemoryRegion> serverReceiveRegions = List.of();
+    List<MemoryRegion> clientReceiveRegions = List.of();
     MockEndpoint clientEp;
     volatile MockEndpoint serverEp;
     EndpointConfig serverConfig = new EndpointConfig(16, 16);
@@ -71,7 +73,7 @@ final class Fixture implements RdmaListenHandler {
             listen();
         }
         clientEp = (MockEndpoint) clientDevice.createEndpoint(clientConfig, client);
-        postReceives(clientEp, clientReceives);
+        clientReceiveRegions = postReceives(clientEp, clientReceives);
         clientEp.connect(serverAddress(), params);
         settle();
         if (fabric.mode() == DeliveryMode.THREADED && autoAccept) {
@@ -119,7 +121,7 @@ final class Fixture implements RdmaListenHandler {
         try {
             MockEndpoint ep = (MockEndpoint) request.createEndpoint(serverConfig, server);
             serverEp = ep;
-            postReceives(ep, serverReceives);
+            serverReceiveRegions = postReceives(ep, serverReceives);
             ep.accept(acceptParams);
         } catch (RdmaException e) {
             throw new IllegalStateException(e);

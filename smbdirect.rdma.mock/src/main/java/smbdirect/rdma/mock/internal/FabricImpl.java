@@ -46,6 +46,16 @@ public final class FabricImpl implements MockFabric {
     private static final Logger LOG = LoggerFactory.getLogger(FabricImpl.class);
     private static final int STEP_LIMIT = 10_000_000;
     private static final int FIRST_EPHEMERAL_PORT = 49152;
+    /** INLINE: how many deliveries may nest on one thread before further work is trampolined. */
+    static final int INLINE_DEPTH = 4;
+
+    /** INLINE: per-thread nesting depth and the targets whose delivery was deferred. */
+    static final class InlineState {
+        int depth;
+        final ArrayDeque<Deliverable> deferred = new ArrayDeque<>();
+    }
+
+    private final ThreadLocal<InlineState> inline = ThreadLocal.withInitial(InlineState::new);
 
     final DeliveryMode mode;
     private final String name;
@@ -63,6 +73,7 @@ public final class FabricImpl implements MockFabric {
     final Set<ConnectRequestImpl> pendingRequests = ConcurrentHashMap.newKeySet();
     private final List<Consumer<MockEndpoint>> endpointObservers = new CopyOnWriteArrayList<>();
     private final List<String> handlerFailures = new CopyOnWriteArrayList<>();
+    private final List<Runnable> stepChecks = new CopyOnWriteArrayList<>();
     private final Object taskLock = new Object();
     private final ArrayDeque<Object> tasks = new ArrayDeque<>();
     private final ThreadPoolExecutor executor;
@@ -225,6 +236,9 @@ public final class FabricImpl implements MockFabric {
             boolean acted = task instanceof EndpointImpl.TransmitTicket t ? t.endpoint.transmitOne()
                     : ((Deliverable) task).stepTicket();
             if (acted) {
+                for (Runnable check : stepChecks) {
+                    check.run();
+                }
                 return true;
             }
         }
@@ -244,6 +258,12 @@ public final class FabricImpl implements MockFabric {
     }
 
     @Override
+    public void afterEachStep(Runnable check) {
+        requireDeterministic("afterEachStep");
+        stepChecks.add(Objects.requireNonNull(check, "check"));
+    }
+
+    @Override
     public int pendingActions() {
         synchronized (taskLock) {
             return tasks.size();
@@ -254,6 +274,10 @@ public final class FabricImpl implements MockFabric {
         if (mode != DeliveryMode.DETERMINISTIC) {
             throw new IllegalStateException(what + " needs DeliveryMode.DETERMINISTIC; fabric " + name + " is " + mode);
         }
+    }
+
+    InlineState inlineState() {
+        return inline.get();
     }
 
     boolean execute(Runnable task) {

@@ -161,6 +161,8 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
 
     // ---- RDMA ----
     private final ArrayDeque<RdmaOp> rdmaPending = new ArrayDeque<>();
+    /** Work flushed by the provider before it reported the disconnect: failed with the final reason. */
+    private final List<Object> flushed = new ArrayList<>();
     private final Map<Long, Object> rdmaWork = new HashMap<>();
     private final ArrayDeque<Runnable> invalidatesPending = new ArrayDeque<>();
     private final Map<Integer, RegisteredBufferImpl> registrations = new HashMap<>();
@@ -821,6 +823,14 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
         OutMessage owner = sendOwner[slot];
         sendOwner[slot] = null;
         freeSend[freeSendCount++] = slot;
+        if (status == CompletionStatus.FLUSHED) {
+            // the queue pair is going down; onDisconnected follows with the reason
+            if (owner != null) {
+                owner.pendingFragments--;
+                flushed.add(owner);
+            }
+            return;
+        }
         if (status != CompletionStatus.SUCCESS) {
             CloseReason reason = providerError("Send", status, vendorError);
             if (owner != null) {
@@ -1019,6 +1029,9 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
                 }
                 break;
             case K_NEG_SEND:
+                if (status == CompletionStatus.FLUSHED) {
+                    break;
+                }
                 if (status != CompletionStatus.SUCCESS) {
                     close(providerError("negotiate Send", status, vendorError));
                 } else if (pendingClose != null) {
@@ -1182,6 +1195,14 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
                 }
             }
         }
+        for (Object w : flushed) {
+            if (w instanceof OutMessage om) {
+                complete(om, failure);
+            } else if (w instanceof RdmaOp op) {
+                failOp(op, failure);
+            }
+        }
+        flushed.clear();
         for (Object w : rdmaWork.values()) {
             if (w instanceof RdmaWr rw) {
                 failOp(rw.op, failure);
@@ -1470,6 +1491,9 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
         Object w = rdmaWork.remove(wid);
         if (w instanceof RegisteredBufferImpl rb) {
             invalidatesInFlight--;
+            if (status == CompletionStatus.FLUSHED) {
+                return; // the connection is going down: its registrations are released when it finishes
+            }
             if (status != CompletionStatus.SUCCESS) {
                 rb.deregistered.completeExceptionally(new SmbDirectException(SmbDirectException.Kind.PROVIDER_ERROR,
                         "local invalidate failed: " + status, closeReason, null));
@@ -1491,6 +1515,11 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
             readsInFlight--;
         } else {
             writesInFlight--;
+        }
+        if (status == CompletionStatus.FLUSHED) {
+            rdmaPending.remove(op);
+            flushed.add(op);
+            return;
         }
         if (status != CompletionStatus.SUCCESS) {
             CloseReason reason = providerError(op.read ? "RDMA Read" : "RDMA Write", status, vendorError);

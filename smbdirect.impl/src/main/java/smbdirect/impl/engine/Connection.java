@@ -83,6 +83,8 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
     private static final int NEG_SEND_OFFSET = 512;
     private static final int RDMA_WRITE_BUDGET = 16;
     private static final int INVALIDATE_BUDGET = 16;
+    /** How long a closing connection waits for the provider's disconnect report before releasing. */
+    static final long CLOSE_DEADLINE_NANOS = 30_000_000_000L;
 
     /** Life-cycle states (ConnectionDTO.state). */
     enum State { CONNECTING, NEGOTIATING, ESTABLISHED, CLOSING, CLOSED }
@@ -316,10 +318,8 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
         });
     }
 
+    /** Refuses the request before accepting it: {@link #finish()} rejects it and releases the endpoint. */
     private void refuse(CloseReason reason) {
-        if (!endpointStarted && request != null) {
-            request.reject(ByteBuffer.allocate(0));
-        }
         close(reason);
     }
 
@@ -739,9 +739,14 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
             if (freeSendCount == 0) {
                 return; // resumes when a send completes
             }
-            if (credits.lastCreditNeedsReceive()) {
-                // R-3.1.5.1-06, R-3.1.5.9-04, A-16: the last credit goes only with a grant
-                if (!credits.mayPostExtra() || freeRecvCount == 0 || !postOneReceive()) {
+            if (credits.sendCredits == 1) {
+                // R-3.1.5.9-04, R-3.1.5.1-06, A-16: the last credit goes with a grant that includes one
+                // more receive, so that the peer can answer and still grant back (no grant ping-pong)
+                if (credits.mayPostExtra() && freeRecvCount > 0) {
+                    if (!postOneReceive()) {
+                        return;
+                    }
+                } else if (credits.ungranted == 0) {
                     stalledOnCredits(); // R-3.1.5.9-06
                     return;
                 }
@@ -1173,7 +1178,19 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
         }
         if (endpoint != null && endpointStarted) {
             endpoint.disconnect(); // the endpoint reports onDisconnected after flushing every request
+            if (state == State.CLOSING) {
+                // peer-lessons 22: bounded shutdown even when the provider never reports the disconnect
+                engine.scheduler().schedule(() -> serial.execute(this::finishOverdue), CLOSE_DEADLINE_NANOS);
+            }
         } else {
+            finish();
+        }
+    }
+
+    private void finishOverdue() {
+        if (state == State.CLOSING) {
+            LOG.warn("connection {}: the provider did not report the disconnect within {} s; releasing anyway", id,
+                    CLOSE_DEADLINE_NANOS / 1_000_000_000L);
             finish();
         }
     }
@@ -1216,15 +1233,15 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
             rb.deregistered.complete(null);
         }
         registrations.clear();
+        if (!endpointStarted && request != null) {
+            request.reject(ByteBuffer.allocate(0)); // also releases an endpoint created from it
+        }
         if (endpoint != null) {
             try {
                 endpoint.close(); // releases the queue pair and every region registered on it
             } catch (RuntimeException e) {
                 LOG.debug("connection {}: endpoint close failed", id, e);
             }
-        }
-        if (!endpointStarted && request != null) {
-            request.reject(ByteBuffer.allocate(0));
         }
         engine.onClosed(this, closedFrom);
         LOG.info("connection {} {} peer {} closed from {}: {}; {}", id, initiator ? "ACTIVE" : "PASSIVE", peerAddress,

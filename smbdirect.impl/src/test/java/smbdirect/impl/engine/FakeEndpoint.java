@@ -123,6 +123,10 @@ final class FakeEndpoint implements RdmaEndpoint {
     boolean autoCompleteSends;
     boolean autoCompleteRdma;
     boolean deferDisconnect;
+    int failRegisterAfter = -1;
+    boolean failDeregister;
+    boolean failSendPost;
+    boolean failReceivePost;
     int ird = 8;
     int ord = 8;
     final Wc wc = new Wc();
@@ -155,6 +159,12 @@ final class FakeEndpoint implements RdmaEndpoint {
 
     @Override
     public MemoryRegion register(ByteBuffer buffer, Set<MemoryAccess> access) throws RdmaException {
+        if (failRegisterAfter == 0) {
+            throw new RdmaException("registration refused");
+        }
+        if (failRegisterAfter > 0) {
+            failRegisterAfter--;
+        }
         Region r = new Region(nextToken++, 0x10000L * nextToken, buffer.slice(), Set.copyOf(access));
         regions.add(r);
         events.add("register");
@@ -163,6 +173,9 @@ final class FakeEndpoint implements RdmaEndpoint {
 
     @Override
     public void deregister(MemoryRegion region) throws RdmaException {
+        if (failDeregister) {
+            throw new RdmaException("deregistration failed");
+        }
         if (!regions.remove(region)) {
             throw new RdmaException("unknown region");
         }
@@ -179,6 +192,9 @@ final class FakeEndpoint implements RdmaEndpoint {
     @Override
     public void postReceive(MemoryRegion region, int offset, int length, long wrId) throws RdmaException {
         live();
+        if (failReceivePost) {
+            throw new RdmaException("receive queue full");
+        }
         receives.add(new Wr(WorkRequestType.RECEIVE, (Region) region, offset, length, wrId, null, null, 0, 0));
         events.add("postReceive:" + length);
     }
@@ -199,6 +215,9 @@ final class FakeEndpoint implements RdmaEndpoint {
 
     private void send(MemoryRegion region, int offset, int length, long wrId, Integer inv) throws RdmaException {
         live();
+        if (failSendPost) {
+            throw new RdmaException("send queue full");
+        }
         byte[] b = new byte[length];
         region.buffer().get(offset, b);
         Wr w = new Wr(WorkRequestType.SEND, (Region) region, offset, length, wrId, b, inv, 0, 0);

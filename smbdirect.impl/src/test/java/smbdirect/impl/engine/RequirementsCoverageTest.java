@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 
+import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 import smbdirect.api.CloseReason;
@@ -111,6 +112,7 @@ class RequirementsCoverageTest {
     }
 
     @Test
+    @DisplayName("R-2.2-04 R-2.2-06 R-2.2-07: reserved and padding written as zero")
     void R_2_2_04_06_07_reservedAndPaddingWrittenAsZero() {
         Connection c = established();
         FakeEndpoint e = h.provider.last();
@@ -131,6 +133,7 @@ class RequirementsCoverageTest {
     }
 
     @Test
+    @DisplayName("R-2.2-05 R-2.2-08: reserved and padding ignored")
     void R_2_2_05_08_reservedAndPaddingIgnoredOnReceipt() {
         established();
         FakeEndpoint e = h.provider.last();
@@ -197,6 +200,7 @@ class RequirementsCoverageTest {
     }
 
     @Test
+    @DisplayName("R-2.2.3-02 R-2.2.3-03: only defined flags")
     void R_2_2_3_02_03_onlyDefinedFlags() {
         Connection c = established();
         FakeEndpoint e = h.provider.last();
@@ -245,6 +249,7 @@ class RequirementsCoverageTest {
     }
 
     @Test
+    @DisplayName("R-3.1.5.2-09 R-3.1.5.2-10: the provider result goes back")
     void R_3_1_5_2_09_10_negotiateRequestPostFailureFailsTheConnect() {
         CompletableFuture<SmbDirectConnection> f = h.connect().toCompletableFuture();
         FakeEndpoint e = h.provider.last();
@@ -256,6 +261,7 @@ class RequirementsCoverageTest {
     }
 
     @Test
+    @DisplayName("R-3.1.5.3-16 R-3.1.5.3-17: the provider result of the response")
     void R_3_1_5_3_16_17_responsePostFailureCloses() {
         FakeEndpoint e = h.request(null).endpoint;
         e.establish();

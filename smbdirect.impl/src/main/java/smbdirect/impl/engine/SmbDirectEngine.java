@@ -278,6 +278,11 @@ public final class SmbDirectEngine implements SmbDirectTransport {
         return connections.size();
     }
 
+    /** The live connection with {@code id}, or null. */
+    Connection connection(long id) {
+        return connections.get(id);
+    }
+
     @Override
     public TransportDTO getTransportDTO() {
         TransportDTO d = new TransportDTO();

@@ -675,12 +675,29 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
 
     @Override
     public void send(ByteBuffer message, SendCompletion completion) {
-        serial.execute(new OutMessage(this, message, completion, false, 0));
+        submit(new OutMessage(this, message, completion, false, 0));
     }
 
     @Override
     public void sendWithInvalidate(ByteBuffer message, int remoteToken, SendCompletion completion) {
-        serial.execute(new OutMessage(this, message, completion, true, remoteToken));
+        submit(new OutMessage(this, message, completion, true, remoteToken));
+    }
+
+    /**
+     * Hands a message to the serial context: runs it at once on the calling thread when the context
+     * is idle with nothing queued (what {@code execute} would do, without the queue node), else
+     * queues it.
+     */
+    private void submit(OutMessage m) {
+        if (serial.tryEnterIdle()) {
+            try {
+                enqueue(m);
+            } finally {
+                serial.exit();
+            }
+        } else {
+            serial.execute(m);
+        }
     }
 
     /** Serial context: an upper-layer message enters Connection.SendQueue (R-3.1.5.1-02). */

@@ -131,6 +131,10 @@ final class VerbsEndpoint implements RdmaEndpoint {
         return group;
     }
 
+    VerbsBackend.QueuePair queuePair() {
+        return qp;
+    }
+
     int completionEntries() {
         return config.sendQueueDepth() + config.receiveQueueDepth();
     }

@@ -26,6 +26,7 @@ final class FakeBackend implements VerbsBackend {
     final Set<FakeMr> liveRegions = new HashSet<>();
     final List<FakeCmId> destroyedIds = new ArrayList<>();
     final List<FakeQp> destroyedQps = new ArrayList<>();
+    final List<CmId> listening = new ArrayList<>();
     String failOn;
     int nextId = 1;
     int nextMr = 1;
@@ -120,6 +121,7 @@ final class FakeBackend implements VerbsBackend {
     public void listen(CmId id, int backlog) throws IOException {
         check("listen");
         ((FakeCmId) id).listening = true;
+        listening.add(id);
     }
 
     @Override

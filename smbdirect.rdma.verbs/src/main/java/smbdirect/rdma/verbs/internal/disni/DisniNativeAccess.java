@@ -13,9 +13,25 @@ import smbdirect.rdma.verbs.internal.VerbsBackend;
 /** The probe's native steps through DiSNI. Stateless. */
 public final class DisniNativeAccess implements NativeAccess {
 
+    /**
+     * After a first failure, DiSNI's {@code NativeDispatcher} class stays unusable and later calls
+     * only see {@code NoClassDefFoundError: Could not initialize class}; the library load is then
+     * repeated here (same class loader as the embedded DiSNI) so that the original reason (path,
+     * missing rdma-core library) is reported again.
+     */
     @Override
     public int loadLibrary() throws IOException {
-        return RdmaProvider.provider().getVersion();
+        try {
+            return RdmaProvider.provider().getVersion();
+        } catch (NoClassDefFoundError e) {
+            try {
+                System.loadLibrary("disni");
+            } catch (UnsatisfiedLinkError original) {
+                original.addSuppressed(e);
+                throw original;
+            }
+            throw e;
+        }
     }
 
     @Override

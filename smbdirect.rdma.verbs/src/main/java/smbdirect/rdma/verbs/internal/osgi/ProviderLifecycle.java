@@ -3,6 +3,7 @@ package smbdirect.rdma.verbs.internal.osgi;
 import java.util.Dictionary;
 import java.util.Hashtable;
 import java.util.concurrent.Executors;
+import java.util.function.Function;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -27,20 +28,20 @@ final class ProviderLifecycle {
         Runnable register(Class<?> type, Object service, Dictionary<String, Object> properties);
     }
 
-    private final VerbsProbe probe;
+    private final Function<VerbsSettings, VerbsProbe.Result> probe;
     private final Registrar registrar;
     private VerbsRdmaProvider provider;
     private Runnable providerRegistration;
     private Runnable statusRegistration;
 
-    ProviderLifecycle(VerbsProbe probe, Registrar registrar) {
+    ProviderLifecycle(Function<VerbsSettings, VerbsProbe.Result> probe, Registrar registrar) {
         this.probe = probe;
         this.registrar = registrar;
     }
 
     /** Probes with {@code settings} and registers; an invalid configuration only registers the status. */
     VerbsProbe.Result start(VerbsSettings settings) {
-        return register(settings, probe.probe(settings));
+        return register(settings, probe.apply(settings));
     }
 
     /** The configuration could not be turned into settings: register only the status. */

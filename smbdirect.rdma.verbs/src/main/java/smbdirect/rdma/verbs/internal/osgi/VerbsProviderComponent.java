@@ -33,7 +33,7 @@ public final class VerbsProviderComponent {
     @Activate
     void activate(BundleContext context, VerbsConfiguration config) {
         lifecycle = new ProviderLifecycle(
-                new VerbsProbe(new DisniNativeAccess(), new SysfsDevices(Path.of("/sys/class/infiniband"))),
+                new VerbsProbe(new DisniNativeAccess(), new SysfsDevices(Path.of("/sys/class/infiniband")))::probe,
                 (type, service, properties) -> {
                     ServiceRegistration<?> registration = context.registerService(type.getName(), service, properties);
                     return registration::unregister;

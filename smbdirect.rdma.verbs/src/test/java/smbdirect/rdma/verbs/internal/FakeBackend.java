@@ -16,7 +16,7 @@ import java.util.Set;
  * work requests of each queue pair in order and completes them when a test says so. Not
  * thread-safe (tests drive it from one thread).
  */
-final class FakeBackend implements VerbsBackend {
+class FakeBackend implements VerbsBackend {
 
     final List<String> calls = new ArrayList<>();
     final Deque<CmEvent> cmEvents = new ArrayDeque<>();

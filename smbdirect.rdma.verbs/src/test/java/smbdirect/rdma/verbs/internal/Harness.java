@@ -15,7 +15,7 @@ import smbdirect.api.rdma.TransportType;
 /** A provider over a {@link FakeBackend} with a manual clock, driven by the test thread. */
 final class Harness {
 
-    final FakeBackend backend = new FakeBackend();
+    final FakeBackend backend;
     final AtomicLong now = new AtomicLong(1_000_000_000L);
     final VerbsSettings settings;
     final VerbsRdmaProvider provider;
@@ -27,7 +27,12 @@ final class Harness {
     }
 
     Harness(VerbsSettings settings) {
+        this(settings, new FakeBackend());
+    }
+
+    Harness(VerbsSettings settings, FakeBackend backend) {
         this.settings = settings;
+        this.backend = backend;
         this.provider = new VerbsRdmaProvider(settings, backend, BIND, TransportType.IWARP, now::get);
     }
 

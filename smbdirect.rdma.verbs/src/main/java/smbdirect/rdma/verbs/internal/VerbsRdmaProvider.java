@@ -232,6 +232,7 @@ public final class VerbsRdmaProvider implements RdmaProvider {
     VerbsEndpoint openEndpoint(VerbsBackend.CmId id, VerbsBackend.Device device, EndpointConfig config,
             RdmaEndpointHandler handler, boolean passive, InetSocketAddress local, InetSocketAddress peer)
             throws RdmaException {
+        checkOpen();
         CompletionGroup group = groupFor(device);
         int entries = config.sendQueueDepth() + config.receiveQueueDepth();
         int key = group.attach(entries);

@@ -262,6 +262,31 @@ class ConnectionLifecycleTest {
     }
 
     @Test
+    void deviceRemovalUnderAListenerFailsItOnce() throws Exception {
+        List<String> failures = new ArrayList<>();
+        List<RdmaConnectRequest> requests = new ArrayList<>();
+        h.provider.listen(FakeBackend.ipv4("0.0.0.0", 445), new RdmaListenHandler() {
+            @Override
+            public void onConnectRequest(RdmaConnectRequest request) {
+                requests.add(request);
+            }
+
+            @Override
+            public void onListenerFailed(DisconnectCause cause, String detail) {
+                failures.add(cause + " " + detail);
+            }
+        });
+        FakeBackend.CmId listenId = listenerId();
+        h.backend.event(VerbsConstants.CM_EVENT_DEVICE_REMOVAL, null, listenId);
+        h.backend.event(VerbsConstants.CM_EVENT_CONNECT_REQUEST, listenId, new FakeBackend.FakeCmId(90));
+        h.pump();
+        assertEquals(List.of("DEVICE_REMOVED RDMA_CM_EVENT_DEVICE_REMOVAL"), failures);
+        assertEquals(List.of(), requests);
+        assertTrue(h.backend.destroyedIds.contains(listenId));
+        assertEquals(0, h.provider.listenerCount());
+    }
+
+    @Test
     void endpointDepthsBeyondTheConfiguredLimitsAreRefused() {
         RdmaException e = assertThrows(RdmaException.class,
                 () -> h.provider.createEndpoint(new EndpointConfig(h.settings.maxSendWorkRequests() + 1, 1), handler));

@@ -95,7 +95,7 @@ class FakeBackend implements VerbsBackend {
             implements RegisteredMemory {
     }
 
-    private void check(String op) throws IOException {
+    private synchronized void check(String op) throws IOException {
         calls.add(op);
         if (op.equals(failOn)) {
             throw new IOException(op + ": injected failure");
@@ -105,38 +105,38 @@ class FakeBackend implements VerbsBackend {
     // ---- CM
 
     @Override
-    public CmId createId() throws IOException {
+    public synchronized CmId createId() throws IOException {
         check("createId");
         return new FakeCmId(nextId++);
     }
 
     @Override
-    public void bindAddr(CmId id, InetSocketAddress address) throws IOException {
+    public synchronized void bindAddr(CmId id, InetSocketAddress address) throws IOException {
         check("bindAddr");
         FakeCmId f = (FakeCmId) id;
         f.bound = address.getPort() == 0 ? new InetSocketAddress(address.getAddress(), 40000 + f.n) : address;
     }
 
     @Override
-    public void listen(CmId id, int backlog) throws IOException {
+    public synchronized void listen(CmId id, int backlog) throws IOException {
         check("listen");
         ((FakeCmId) id).listening = true;
         listening.add(id);
     }
 
     @Override
-    public void resolveAddr(CmId id, InetSocketAddress destination, int timeoutMillis) throws IOException {
+    public synchronized void resolveAddr(CmId id, InetSocketAddress destination, int timeoutMillis) throws IOException {
         check("resolveAddr");
         ((FakeCmId) id).peer = destination;
     }
 
     @Override
-    public void resolveRoute(CmId id, int timeoutMillis) throws IOException {
+    public synchronized void resolveRoute(CmId id, int timeoutMillis) throws IOException {
         check("resolveRoute");
     }
 
     @Override
-    public void connect(CmId id, ByteBuffer privateData, int retryCount, int rnrRetryCount) throws IOException {
+    public synchronized void connect(CmId id, ByteBuffer privateData, int retryCount, int rnrRetryCount) throws IOException {
         check("connect");
         FakeCmId f = (FakeCmId) id;
         f.connectPrivateData = ByteBuffer.allocate(privateData.remaining()).put(privateData.duplicate()).flip();
@@ -145,41 +145,48 @@ class FakeBackend implements VerbsBackend {
     }
 
     @Override
-    public void accept(CmId id, int retryCount, int rnrRetryCount) throws IOException {
+    public synchronized void accept(CmId id, int retryCount, int rnrRetryCount) throws IOException {
         check("accept");
         ((FakeCmId) id).accepted = true;
     }
 
     @Override
-    public int disconnect(CmId id) {
+    public synchronized int disconnect(CmId id) {
         calls.add("disconnect");
         ((FakeCmId) id).disconnects++;
         return 0;
     }
 
     @Override
-    public void destroyId(CmId id) {
+    public synchronized void destroyId(CmId id) {
         calls.add("destroyId");
         destroyedIds.add((FakeCmId) id);
     }
 
     @Override
-    public InetSocketAddress localAddress(CmId id) {
+    public synchronized InetSocketAddress localAddress(CmId id) {
         return ((FakeCmId) id).bound;
     }
 
     @Override
-    public InetSocketAddress peerAddress(CmId id) {
+    public synchronized InetSocketAddress peerAddress(CmId id) {
         return ((FakeCmId) id).peer;
     }
 
     @Override
-    public CmEvent nextCmEvent(int timeoutMillis) {
+    public synchronized CmEvent nextCmEvent(int timeoutMillis) {
+        if (cmEvents.isEmpty() && timeoutMillis > 0) {
+            try {
+                wait(timeoutMillis);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
         return cmEvents.poll();
     }
 
     @Override
-    public void close() {
+    public synchronized void close() {
         calls.add("close");
         closed = true;
     }
@@ -187,38 +194,38 @@ class FakeBackend implements VerbsBackend {
     // ---- verbs
 
     @Override
-    public Device device(CmId id) throws IOException {
+    public synchronized Device device(CmId id) throws IOException {
         check("device");
         return device;
     }
 
     @Override
-    public ProtectionDomain allocPd(Device device) throws IOException {
+    public synchronized ProtectionDomain allocPd(Device device) throws IOException {
         check("allocPd");
         return new FakePd();
     }
 
     @Override
-    public CompletionQueue createCq(Device device, int entries, int pollBatch) throws IOException {
+    public synchronized CompletionQueue createCq(Device device, int entries, int pollBatch) throws IOException {
         check("createCq");
         return new FakeCq(entries);
     }
 
     @Override
-    public QueuePair createQp(CmId id, ProtectionDomain pd, CompletionQueue cq, int maxSendWr, int maxRecvWr)
+    public synchronized QueuePair createQp(CmId id, ProtectionDomain pd, CompletionQueue cq, int maxSendWr, int maxRecvWr)
             throws IOException {
         check("createQp");
         return new FakeQp((FakeCmId) id, maxSendWr, maxRecvWr);
     }
 
     @Override
-    public void destroyQp(CmId id, QueuePair qp) {
+    public synchronized void destroyQp(CmId id, QueuePair qp) {
         calls.add("destroyQp");
         destroyedQps.add((FakeQp) qp);
     }
 
     @Override
-    public RegisteredMemory register(ProtectionDomain pd, ByteBuffer buffer, int accessFlags) throws IOException {
+    public synchronized RegisteredMemory register(ProtectionDomain pd, ByteBuffer buffer, int accessFlags) throws IOException {
         check("register");
         int n = nextMr++;
         FakeMr mr = new FakeMr(0x7f00_0000_0000L + n * 0x10_0000L, buffer.remaining(), 0x100 + n, 0xA000 + n,
@@ -228,7 +235,7 @@ class FakeBackend implements VerbsBackend {
     }
 
     @Override
-    public void deregister(RegisteredMemory memory) throws IOException {
+    public synchronized void deregister(RegisteredMemory memory) throws IOException {
         check("deregister");
         if (!liveRegions.remove(memory)) {
             throw new IOException("deregistering an unknown region " + memory);
@@ -236,7 +243,7 @@ class FakeBackend implements VerbsBackend {
     }
 
     @Override
-    public void postSend(QueuePair qp, SendRequest r) throws IOException {
+    public synchronized void postSend(QueuePair qp, SendRequest r) throws IOException {
         check("postSend");
         FakeQp q = (FakeQp) qp;
         sends.add(new Send(q, r.opcode, r.wrId, r.sendFlags, r.sgeAddress, r.sgeLength, r.sgeLocalKey, r.remoteAddress,
@@ -245,7 +252,7 @@ class FakeBackend implements VerbsBackend {
     }
 
     @Override
-    public void postRecv(QueuePair qp, long wrId, long address, int length, int localKey) throws IOException {
+    public synchronized void postRecv(QueuePair qp, long wrId, long address, int length, int localKey) throws IOException {
         check("postRecv");
         FakeQp q = (FakeQp) qp;
         recvs.add(new Recv(q, wrId, address, length, localKey));
@@ -253,7 +260,7 @@ class FakeBackend implements VerbsBackend {
     }
 
     @Override
-    public int poll(CompletionQueue cq, CompletionBatch batch) throws IOException {
+    public synchronized int poll(CompletionQueue cq, CompletionBatch batch) throws IOException {
         check("poll");
         int n = 0;
         while (n < batch.capacity() && !completions.isEmpty()) {
@@ -264,42 +271,51 @@ class FakeBackend implements VerbsBackend {
     }
 
     @Override
-    public void requestNotify(CompletionQueue cq) {
+    public synchronized void requestNotify(CompletionQueue cq) {
         notifies++;
     }
 
     @Override
-    public boolean awaitCompletionEvent(CompletionQueue cq, int timeoutMillis) {
+    public synchronized boolean awaitCompletionEvent(CompletionQueue cq, int timeoutMillis) {
         awaits++;
-        return false;
+        if (completions.isEmpty()) {
+            try {
+                wait(timeoutMillis);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        return !completions.isEmpty();
     }
 
     @Override
-    public void destroyCq(CompletionQueue cq) {
+    public synchronized void destroyCq(CompletionQueue cq) {
         calls.add("destroyCq");
     }
 
     @Override
-    public void deallocPd(ProtectionDomain pd) {
+    public synchronized void deallocPd(ProtectionDomain pd) {
         calls.add("deallocPd");
     }
 
     // ---- device behaviour driven by tests
 
     /** The device completes the oldest posted send of {@code qp}. */
-    void completeSend(FakeQp qp, int status, int opcode, int byteLength, int vendorError) {
+    synchronized void completeSend(FakeQp qp, int status, int opcode, int byteLength, int vendorError) {
         long wrId = qp.postedSends.remove();
         completions.add(new long[] {wrId, status, opcode, vendorError, byteLength, 0, 0});
+        notifyAll();
     }
 
     /** The device completes the oldest posted receive of {@code qp}. */
-    void completeRecv(FakeQp qp, int status, int byteLength, int wcFlags, int immData) {
+    synchronized void completeRecv(FakeQp qp, int status, int byteLength, int wcFlags, int immData) {
         long wrId = qp.postedRecvs.remove();
         completions.add(new long[] {wrId, status, VerbsConstants.WC_RECV, 0, byteLength, immData, wcFlags});
+        notifyAll();
     }
 
     /** The device flushes everything outstanding on {@code qp} (queue pair in the error state). */
-    void flush(FakeQp qp) {
+    synchronized void flush(FakeQp qp) {
         while (!qp.postedSends.isEmpty()) {
             completeSend(qp, VerbsConstants.WC_WR_FLUSH_ERR, 0x55, 0, 0);
         }
@@ -308,8 +324,9 @@ class FakeBackend implements VerbsBackend {
         }
     }
 
-    void event(int type, CmId listenId, CmId id) {
+    synchronized void event(int type, CmId listenId, CmId id) {
         cmEvents.add(new CmEvent(type, listenId, id));
+        notifyAll();
     }
 
     static InetSocketAddress ipv4(String address, int port) {

@@ -5,6 +5,7 @@ import java.io.IOException;
 /**
  * The native steps of the availability probe, in the order the probe runs them. Production:
  * {@code smbdirect.rdma.verbs.internal.disni.DisniNativeAccess}; tests substitute failures.
+ * Implementations are called by one activating thread at a time.
  */
 public interface NativeAccess {
 

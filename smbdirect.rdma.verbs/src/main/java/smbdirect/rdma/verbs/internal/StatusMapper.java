@@ -1,5 +1,6 @@
 package smbdirect.rdma.verbs.internal;
 
+import java.util.List;
 import java.util.Set;
 
 import smbdirect.api.rdma.CompletionStatus;
@@ -10,21 +11,21 @@ import smbdirect.api.rdma.WorkRequestType;
 /** Translations between verbs / RDMA CM numbers and the SPI's enums. Stateless. */
 public final class StatusMapper {
 
-    private static final String[] WC_STATUS_NAMES = {
+    private static final List<String> WC_STATUS_NAMES = List.of(
         "IBV_WC_SUCCESS", "IBV_WC_LOC_LEN_ERR", "IBV_WC_LOC_QP_OP_ERR", "IBV_WC_LOC_EEC_OP_ERR",
         "IBV_WC_LOC_PROT_ERR", "IBV_WC_WR_FLUSH_ERR", "IBV_WC_MW_BIND_ERR", "IBV_WC_BAD_RESP_ERR",
         "IBV_WC_LOC_ACCESS_ERR", "IBV_WC_REM_INV_REQ_ERR", "IBV_WC_REM_ACCESS_ERR", "IBV_WC_REM_OP_ERR",
         "IBV_WC_RETRY_EXC_ERR", "IBV_WC_RNR_RETRY_EXC_ERR", "IBV_WC_LOC_RDD_VIOL_ERR",
         "IBV_WC_REM_INV_RD_REQ_ERR", "IBV_WC_REM_ABORT_ERR", "IBV_WC_INV_EECN_ERR",
-        "IBV_WC_INV_EEC_STATE_ERR", "IBV_WC_FATAL_ERR", "IBV_WC_RESP_TIMEOUT_ERR", "IBV_WC_GENERAL_ERR"};
+        "IBV_WC_INV_EEC_STATE_ERR", "IBV_WC_FATAL_ERR", "IBV_WC_RESP_TIMEOUT_ERR", "IBV_WC_GENERAL_ERR");
 
-    private static final String[] CM_EVENT_NAMES = {
+    private static final List<String> CM_EVENT_NAMES = List.of(
         "RDMA_CM_EVENT_ADDR_RESOLVED", "RDMA_CM_EVENT_ADDR_ERROR", "RDMA_CM_EVENT_ROUTE_RESOLVED",
         "RDMA_CM_EVENT_ROUTE_ERROR", "RDMA_CM_EVENT_CONNECT_REQUEST", "RDMA_CM_EVENT_CONNECT_RESPONSE",
         "RDMA_CM_EVENT_CONNECT_ERROR", "RDMA_CM_EVENT_UNREACHABLE", "RDMA_CM_EVENT_REJECTED",
         "RDMA_CM_EVENT_ESTABLISHED", "RDMA_CM_EVENT_DISCONNECTED", "RDMA_CM_EVENT_DEVICE_REMOVAL",
         "RDMA_CM_EVENT_MULTICAST_JOIN", "RDMA_CM_EVENT_MULTICAST_ERROR", "RDMA_CM_EVENT_ADDR_CHANGE",
-        "RDMA_CM_EVENT_TIMEWAIT_EXIT"};
+        "RDMA_CM_EVENT_TIMEWAIT_EXIT");
 
     private StatusMapper() {
     }
@@ -55,7 +56,7 @@ public final class StatusMapper {
 
     /** The verbs name of a status ({@code IBV_WC_...}), or the number when unknown. */
     public static String wcStatusName(int wcStatus) {
-        return wcStatus >= 0 && wcStatus < WC_STATUS_NAMES.length ? WC_STATUS_NAMES[wcStatus]
+        return wcStatus >= 0 && wcStatus < WC_STATUS_NAMES.size() ? WC_STATUS_NAMES.get(wcStatus)
                 : "ibv_wc_status " + wcStatus;
     }
 
@@ -112,7 +113,7 @@ public final class StatusMapper {
 
     /** The librdmacm name of a CM event type. */
     public static String cmEventName(int cmEvent) {
-        return cmEvent >= 0 && cmEvent < CM_EVENT_NAMES.length ? CM_EVENT_NAMES[cmEvent]
+        return cmEvent >= 0 && cmEvent < CM_EVENT_NAMES.size() ? CM_EVENT_NAMES.get(cmEvent)
                 : "rdma_cm_event_type " + cmEvent;
     }
 

@@ -22,7 +22,8 @@ import smbdirect.api.rdma.RdmaException;
 final class VerbsConnectRequest implements RdmaConnectRequest {
 
     private static final Logger LOG = LoggerFactory.getLogger(VerbsConnectRequest.class);
-    private static final ByteBuffer EMPTY = ByteBuffer.allocate(0).asReadOnlyBuffer();
+    /** Handed to handlers where DiSNI surfaces no private data (per instance: no shared mutable state). */
+    private final ByteBuffer empty = ByteBuffer.allocate(0).asReadOnlyBuffer();
 
     private final VerbsRdmaProvider provider;
     private final VerbsListener listener;
@@ -61,7 +62,7 @@ final class VerbsConnectRequest implements RdmaConnectRequest {
 
     @Override
     public ByteBuffer privateData() {
-        return EMPTY;
+        return empty;
     }
 
     @Override

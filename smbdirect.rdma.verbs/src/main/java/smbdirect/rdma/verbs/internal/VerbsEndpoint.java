@@ -44,7 +44,8 @@ import smbdirect.api.rdma.WorkRequestType;
 final class VerbsEndpoint implements RdmaEndpoint {
 
     private static final Logger LOG = LoggerFactory.getLogger(VerbsEndpoint.class);
-    private static final ByteBuffer EMPTY = ByteBuffer.allocate(0).asReadOnlyBuffer();
+    /** Handed to handlers where DiSNI surfaces no private data (per instance: no shared mutable state). */
+    private final ByteBuffer empty = ByteBuffer.allocate(0).asReadOnlyBuffer();
     /** Low-half flag of a receive wr_id. */
     static final long RECEIVE_FLAG = 1L << 31;
 
@@ -89,7 +90,7 @@ final class VerbsEndpoint implements RdmaEndpoint {
     private boolean disconnectRequested;
     private DisconnectCause cause;
     private String detail;
-    private ByteBuffer connectPrivateData = EMPTY;
+    private ByteBuffer connectPrivateData = empty;
     private int inboundReadDepth;
     private int outboundReadDepth;
     private volatile InetSocketAddress localAddress;
@@ -304,7 +305,7 @@ final class VerbsEndpoint implements RdmaEndpoint {
         if (!isClosed()) {
             try {
                 // DiSNI 2.0 does not surface the private data of the peer's accept.
-                handler.onEstablished(EMPTY);
+                handler.onEstablished(empty);
             } catch (RuntimeException e) {
                 LOG.error("onEstablished handler of {} failed", this, e);
             }
@@ -402,7 +403,7 @@ final class VerbsEndpoint implements RdmaEndpoint {
         }
         LOG.debug("{} disconnected: {} ({})", this, why, text);
         try {
-            handler.onDisconnected(why, text, EMPTY);
+            handler.onDisconnected(why, text, empty);
         } catch (RuntimeException e) {
             LOG.error("onDisconnected handler of {} failed", this, e);
         }

@@ -126,7 +126,7 @@ public final class VerbsRdmaProvider implements RdmaProvider {
         } catch (IOException e) {
             if (running && !shutdown) {
                 LOG.error("rdma_get_cm_event failed: {}", e.getMessage());
-                LockSupport.parkMillis(timeoutMillis);
+                parkMillis(timeoutMillis);
             }
             return false;
         }
@@ -330,7 +330,7 @@ public final class VerbsRdmaProvider implements RdmaProvider {
                 }
             }
             if (!inline) {
-                LockSupport.parkMillis(5);
+                parkMillis(5);
             }
         }
         running = false;
@@ -363,13 +363,7 @@ public final class VerbsRdmaProvider implements RdmaProvider {
         return true;
     }
 
-    /** Parking helper (no busy sleep loops on a wall clock in protocol code). */
-    static final class LockSupport {
-        private LockSupport() {
-        }
-
-        static void parkMillis(long millis) {
-            java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(millis));
-        }
+    private static void parkMillis(long millis) {
+        java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(millis));
     }
 }

@@ -21,7 +21,7 @@ import smbdirect.rdma.verbs.internal.disni.DisniNativeAccess;
  * through the bundle context, and only when libdisni, rdma-core, {@code sun.nio.ch} access and a
  * device are usable. Otherwise it logs one WARN naming the missing piece and registers only a
  * {@link VerbsStatus} with {@code smbdirect.provider.status=unavailable: <reason>}. A configuration
- * change reactivates it (probe again).
+ * change reactivates it (probe again). Thread-safety: SCR serialises activate and deactivate.
  */
 @Component(immediate = true, service = {}, configurationPid = "smbdirect.rdma.verbs",
         configurationPolicy = ConfigurationPolicy.OPTIONAL)

@@ -124,6 +124,7 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
     private final CompletableFuture<Void> closedFuture = new CompletableFuture<>();
     volatile CloseReason closeReason;
     private CloseReason pendingClose;
+    private boolean provisionalReason;
     private State closedFrom;
     private InetSocketAddress peerAddress;
     private InetSocketAddress localAddress;
@@ -837,7 +838,7 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
             if (head != null) {
                 head.pendingFragments--;
             }
-            close(CloseReason.of(CloseReason.Kind.PROVIDER_ERROR, "posting a Send failed: " + e.getMessage()));
+            closeAfterPostFailure("posting a Send", e);
         }
     }
 
@@ -909,7 +910,7 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
             return true;
         } catch (RdmaException e) {
             freeRecv[freeRecvCount++] = slot;
-            close(CloseReason.of(CloseReason.Kind.PROVIDER_ERROR, "posting a receive failed: " + e.getMessage()));
+            closeAfterPostFailure("posting a receive", e);
             return false;
         }
     }
@@ -1083,6 +1084,16 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
         }
     }
 
+    /**
+     * A post was refused. Usually the queue pair is already going down (the peer disconnected and
+     * the provider's report is still queued): the reason is provisional and gives way to the cause
+     * the endpoint reports with its disconnect.
+     */
+    private void closeAfterPostFailure(String what, RdmaException e) {
+        close(CloseReason.of(CloseReason.Kind.PROVIDER_ERROR, what + " failed: " + e.getMessage()));
+        provisionalReason = true;
+    }
+
     private CloseReason providerError(String what, CompletionStatus status, int vendorError) {
         String detail;
         switch (status) {
@@ -1117,13 +1128,15 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
             return;
         }
         if (state != State.CLOSING) {
-            close(reasonFor(cause, detail));
+            close(reasonFor(cause, detail, state == State.ESTABLISHED));
+        } else if (provisionalReason && cause != DisconnectCause.LOCAL) {
+            // the refused post was a symptom: the endpoint's own cause is the reason
+            closeReason = reasonFor(cause, detail, closedFrom == State.ESTABLISHED);
         }
         finish();
     }
 
-    private CloseReason reasonFor(DisconnectCause cause, String detail) {
-        boolean up = state == State.ESTABLISHED;
+    private CloseReason reasonFor(DisconnectCause cause, String detail, boolean up) {
         String d = cause + (detail.isEmpty() ? "" : ": " + detail);
         switch (cause) {
             case PEER:
@@ -1393,7 +1406,7 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
             invalidatesInFlight--;
             rb.deregistered.completeExceptionally(new SmbDirectException(SmbDirectException.Kind.PROVIDER_ERROR,
                     "local invalidate failed: " + e.getMessage(), null, e));
-            close(CloseReason.of(CloseReason.Kind.PROVIDER_ERROR, "local invalidate failed: " + e.getMessage()));
+            closeAfterPostFailure("posting a local invalidate", e);
         }
     }
 
@@ -1514,8 +1527,7 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
                 rdmaPending.remove(op);
                 failOp(op, new SmbDirectException(SmbDirectException.Kind.PROVIDER_ERROR,
                         "posting an RDMA " + (op.read ? "Read" : "Write") + " failed: " + e.getMessage(), null, e));
-                close(CloseReason.of(CloseReason.Kind.PROVIDER_ERROR, "posting an RDMA operation failed: "
-                        + e.getMessage()));
+                closeAfterPostFailure("posting an RDMA operation", e);
                 return;
             }
         }

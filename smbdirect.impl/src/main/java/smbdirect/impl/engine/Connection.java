@@ -94,6 +94,7 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
     final boolean initiator;
     final EngineListener listener;
     final SerialExecutor serial = new SerialExecutor();
+    private final CompletionTasks completionTasks = new CompletionTasks(this);
     private final TransportSettings initial;
     private final long createdMillis;
     private final long budget;
@@ -1026,6 +1027,11 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
                 serial.exit();
             }
         } else {
+            Runnable task = completionTasks.obtain(wc);
+            if (task != null) {
+                serial.execute(task);
+                return;
+            }
             long wrId = wc.wrId();
             WorkRequestType type = wc.type();
             CompletionStatus status = wc.status();
@@ -1037,7 +1043,7 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
         }
     }
 
-    private void handleCompletion(long wrId, WorkRequestType type, CompletionStatus status, int length,
+    void handleCompletion(long wrId, WorkRequestType type, CompletionStatus status, int length,
             boolean invalidated, int token, int vendorError) {
         int kind = (int) (wrId >>> KIND_SHIFT);
         long index = wrId & INDEX_MASK;

@@ -67,6 +67,8 @@ public class RdmaBench {
         RegisteredBuffer remote;
         List<BufferDescriptor> descriptors;
         volatile long completed;
+        volatile long lastBytes;
+        int expected;
         volatile Throwable failure;
         long issued;
         final Spin spin = new Spin();
@@ -76,9 +78,16 @@ public class RdmaBench {
             pair = new EnginePair(delivery.mode, TransportSettings.DEFAULTS, new Receiver(null), new Receiver(null));
             remote = pair.server.register(Buffers.pattern(size.size), RemoteAccess.READ_WRITE).toCompletableFuture()
                     .get(10, TimeUnit.SECONDS);
-            local = pair.client.register(Buffers.pattern(size.size), RemoteAccess.NONE).toCompletableFuture()
-                    .get(10, TimeUnit.SECONDS);
+            local = pair.client.register(ByteBuffer.allocateDirect(size.size), RemoteAccess.NONE)
+                    .toCompletableFuture().get(10, TimeUnit.SECONDS);
             descriptors = remote.descriptors();
+            expected = size.size;
+            // the transfers really move the bytes: a read fills the zeroed local buffer with the pattern
+            pair.client.rdmaRead(local, 0, size.size, descriptors, 0, this);
+            await();
+            if (local.buffer().mismatch(remote.buffer()) != -1) {
+                throw new IllegalStateException("RDMA Read did not copy the " + size.size + " bytes");
+            }
         }
 
         @TearDown
@@ -93,6 +102,7 @@ public class RdmaBench {
             if (failure != null && this.failure == null) {
                 this.failure = failure;
             }
+            lastBytes = bytes;
             completed = completed + 1; // single writer: the connection's serial context
         }
 
@@ -105,6 +115,9 @@ public class RdmaBench {
             Throwable f = failure;
             if (f != null) {
                 throw new IllegalStateException("RDMA failed", f);
+            }
+            if (lastBytes != expected) {
+                throw new IllegalStateException("RDMA moved " + lastBytes + " bytes, not " + expected);
             }
             return want;
         }

@@ -417,7 +417,7 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
         // R-3.1.5.6-16: receives and receive credits through 3.1.5.9
         try {
             setUpDataRegions();
-            refillReceives();
+            postNegotiationReceives();
         } catch (RdmaException e) {
             LOG.debug("connection {}: receive set-up failed", id, e);
         }
@@ -494,7 +494,7 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
         maxFragmentedSendSize = NegotiateResponse.maxFragmentedSize(initBuf, 0); // -17
         try {
             setUpDataRegions();
-            refillReceives(); // R-3.1.5.7-18
+            postNegotiationReceives(); // R-3.1.5.7-18
         } catch (RdmaException e) {
             LOG.debug("connection {}: receive set-up failed", id, e);
         }
@@ -837,6 +837,16 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
     }
 
     private boolean postOneReceive() {
+        return postOneReceive(true);
+    }
+
+    /**
+     * Posts one receive of MaxReceiveSize.
+     *
+     * @param fatal whether a refused post ends the connection (during negotiation the caller answers
+     *     with a failure instead, R-3.1.5.6-17 / R-3.1.5.7-19)
+     */
+    private boolean postOneReceive(boolean fatal) {
         int slot = receivePool.take();
         try {
             endpoint.postReceive(receivePool.region, slot * maxReceiveSize, maxReceiveSize, wr(K_RECV, slot));
@@ -844,8 +854,20 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
             return true;
         } catch (RdmaException e) {
             receivePool.give(slot);
-            closeAfterPostFailure("posting a receive", e);
+            if (fatal) {
+                closeAfterPostFailure("posting a receive", e);
+            } else {
+                LOG.debug("connection {}: posting a receive during negotiation failed", id, e);
+            }
             return false;
+        }
+    }
+
+    /** 3.1.5.9 during negotiation: posts what it can, a refused post is answered by the caller. */
+    private void postNegotiationReceives() {
+        int want = credits.receivesWanted();
+        while (want-- > 0 && receivePool.available() > 0 && postOneReceive(false)) {
+            // posted
         }
     }
 

@@ -139,6 +139,7 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
     private ByteBuffer recvView;
     private BufferPool sendPool;
     private OutMessage[] sendOwner;
+    private int sendSlots = 1;
     private final ReceivedMessageImpl received = new ReceivedMessageImpl();
 
     // ---- timers ----
@@ -315,16 +316,24 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
         close(reason);
     }
 
+    /**
+     * Queue-pair sizing within the device's limits: the receive queue holds ReceiveCreditMax + 1
+     * data receives plus the initial one (ReceiveCreditMax is lowered to fit, peer-lessons 17); the
+     * send queue holds the send slots, the negotiate message, ORD reads, the RDMA Write and local
+     * invalidate budgets (send slots are lowered to fit).
+     */
     private EndpointConfig endpointConfig() {
-        int slots = sendSlotCount();
-        int sq = Math.min(caps.maxSendWorkRequests(),
-                slots + 1 + initial.outboundReadDepth() + RDMA_WRITE_BUDGET + INVALIDATE_BUDGET);
         int rq = Math.min(caps.maxReceiveWorkRequests(), initial.receiveCreditMax() + 2);
-        return new EndpointConfig(Math.max(1, sq), Math.max(1, rq));
+        credits.limitReceiveCreditMax(Math.max(1, rq - 2));
+        int fixed = 1 + initial.outboundReadDepth() + RDMA_WRITE_BUDGET + INVALIDATE_BUDGET;
+        sendSlots = Math.max(1, Math.min(Math.min(initial.sendCreditTarget(), 255) + 1,
+                caps.maxSendWorkRequests() - fixed));
+        int sq = Math.min(caps.maxSendWorkRequests(), sendSlots + fixed);
+        return new EndpointConfig(Math.max(1, sq), Math.max(3, rq));
     }
 
     private int sendSlotCount() {
-        return Math.min(initial.sendCreditTarget(), 255) + 1;
+        return sendSlots;
     }
 
     private void setUpInitialRegion() throws RdmaException {

@@ -173,9 +173,11 @@ class ThreadingRulesTest {
         f.connect();
         f.serverEp.holdCompletions();
         CountDownLatch received = new CountDownLatch(3);
+        CountDownLatch first = new CountDownLatch(1);
         f.server.onCompletion = wc -> {
             if (wc.type() == WorkRequestType.RECEIVE) {
                 received.countDown();
+                first.countDown();
             }
         };
         MemoryRegion src = Fixture.region(f.clientEp, new byte[4]);
@@ -184,6 +186,10 @@ class ThreadingRulesTest {
         }
         assertEquals(3, f.serverEp.pendingCallbacks(), "executed, but held");
         assertEquals(3, received.getCount());
+        f.serverEp.releaseCompletions(1);
+        assertTrue(first.await(5, TimeUnit.SECONDS));
+        assertEquals(2, received.getCount(), "exactly one let through");
+        assertEquals(2, f.serverEp.pendingCallbacks());
         f.serverEp.releaseCompletions();
         assertTrue(received.await(5, TimeUnit.SECONDS));
         assertEquals(List.of(1000L, 1001L, 1002L),

@@ -134,9 +134,12 @@ class ThreadingRulesTest {
         Thread b = new Thread(() -> serverPosted.set(sendUntilRefused(f.serverEp, ss, f.clientEp, 2_000_000)));
         a.start();
         b.start();
-        while (f.clientEp.sendsTransmitted() < 500 || f.serverEp.sendsTransmitted() < 500) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while ((f.clientEp.sendsTransmitted() < 500 || f.serverEp.sendsTransmitted() < 500)
+                && System.nanoTime() < deadline) {
             Thread.onSpinWait();
         }
+        assertTrue(f.clientEp.sendsTransmitted() >= 500 && f.serverEp.sendsTransmitted() >= 500, "traffic flows");
         f.serverEp.disconnect();
         a.join(10_000);
         b.join(10_000);

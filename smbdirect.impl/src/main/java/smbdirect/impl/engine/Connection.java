@@ -1438,14 +1438,30 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
     @Override
     public void rdmaWrite(RegisteredBuffer source, int sourceOffset, int length, List<BufferDescriptor> remote,
             long remoteOffset, RdmaCompletion completion) {
-        serial.execute(() -> startRdma(false, source, sourceOffset, length, remote, remoteOffset, completion));
+        if (serial.tryEnterIdle()) {
+            try {
+                startRdma(false, source, sourceOffset, length, remote, remoteOffset, completion);
+            } finally {
+                serial.exit();
+            }
+        } else {
+            serial.execute(() -> startRdma(false, source, sourceOffset, length, remote, remoteOffset, completion));
+        }
     }
 
     @Override
     public void rdmaRead(RegisteredBuffer destination, int destinationOffset, int length,
             List<BufferDescriptor> remote, long remoteOffset, RdmaCompletion completion) {
-        serial.execute(() -> startRdma(true, destination, destinationOffset, length, remote, remoteOffset,
-                completion));
+        if (serial.tryEnterIdle()) {
+            try {
+                startRdma(true, destination, destinationOffset, length, remote, remoteOffset, completion);
+            } finally {
+                serial.exit();
+            }
+        } else {
+            serial.execute(() -> startRdma(true, destination, destinationOffset, length, remote, remoteOffset,
+                    completion));
+        }
     }
 
     private void startRdma(boolean read, RegisteredBuffer local, int localOffset, int length,

@@ -21,6 +21,7 @@ import org.slf4j.LoggerFactory;
 import smbdirect.api.AcceptHandler;
 import smbdirect.api.CloseReason;
 import smbdirect.api.ConnectionHandler;
+import smbdirect.api.ReceivedMessage;
 import smbdirect.api.SmbDirectConnection;
 import smbdirect.api.SmbDirectException;
 import smbdirect.api.SmbDirectListener;
@@ -151,7 +152,6 @@ final class MultiProviderTransport implements SmbDirectTransport {
             }
             providers.remove(entry);
             providersChanged();
-            entry.gone = true;
             LOG.info("RDMA provider {} removed; its connections close; selected provider: {}", entry.name,
                     nameOf(selected()));
             if (!shutDown) {
@@ -163,6 +163,7 @@ final class MultiProviderTransport implements SmbDirectTransport {
     }
 
     private CompletionStage<Void> retire(ProviderEntry entry, CloseReason reason) {
+        entry.retiring = reason;
         CompletionStage<Void> done;
         try {
             done = entry.engine.shutdown(reason);
@@ -305,7 +306,7 @@ final class MultiProviderTransport implements SmbDirectTransport {
                         shutDown ? "the transport is stopped" : "no RDMA provider matches " + selection));
             }
         }
-        return entry.engine.connect(peer, timeout, handler);
+        return entry.engine.connect(peer, timeout, new ProviderBoundHandler(handler, entry));
     }
 
     /**
@@ -501,6 +502,42 @@ final class MultiProviderTransport implements SmbDirectTransport {
                 CloseReason.of(CloseReason.Kind.PROVIDER_GONE, detail), null);
     }
 
+    /**
+     * Reports the end of a connection whose provider is retiring with the retiring reason
+     * ({@code PROVIDER_GONE} or {@code SHUTDOWN}), whatever the connection noticed first while its
+     * provider was taken away (its peer's disconnect, a failed post); the first reason stays in the
+     * detail. Other callbacks pass through unchanged.
+     */
+    static final class ProviderBoundHandler implements ConnectionHandler {
+        private final ConnectionHandler delegate;
+        private final ProviderEntry entry;
+
+        ProviderBoundHandler(ConnectionHandler delegate, ProviderEntry entry) {
+            this.delegate = delegate;
+            this.entry = entry;
+        }
+
+        ConnectionHandler delegate() {
+            return delegate;
+        }
+
+        @Override
+        public void onMessage(SmbDirectConnection connection, ReceivedMessage message) {
+            delegate.onMessage(connection, message);
+        }
+
+        @Override
+        public void onDisconnected(SmbDirectConnection connection, CloseReason reason) {
+            CloseReason retiring = entry.retiring;
+            CloseReason reported = reason;
+            if (retiring != null && reason.kind() != retiring.kind()) {
+                reported = new CloseReason(retiring.kind(), reason.rule(), retiring.detail() + " (first seen: " + reason
+                        + ")");
+            }
+            delegate.onDisconnected(connection, reported);
+        }
+    }
+
     /** A provider and its engine. Mutable fields are guarded by the transport's lock. */
     static final class ProviderEntry {
         final RdmaProvider provider;
@@ -510,7 +547,8 @@ final class MultiProviderTransport implements SmbDirectTransport {
         String transportType;
         int ranking;
         long serviceId;
-        boolean gone;
+        /** Set when the engine is shut down because the provider left or the transport stops. */
+        volatile CloseReason retiring;
 
         ProviderEntry(RdmaProvider provider, ProviderEngine engine) {
             this.provider = provider;

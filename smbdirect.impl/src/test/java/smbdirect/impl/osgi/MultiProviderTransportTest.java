@@ -114,6 +114,36 @@ class MultiProviderTransportTest {
     }
 
     @Test
+    void connectionsOfALeavingProviderAreReportedProviderGoneWhateverTheyNoticedFirst() throws Exception {
+        MultiProviderTransport t = transport("(smbdirect.provider=*)");
+        t.addProvider(a, props("a", 0, 1));
+        t.listen(SERVER, acceptor);
+        RecordingHandler client = new RecordingHandler();
+        connect(t, client);
+        engines.get("a").arrive(445, CLIENT);
+        engines.get("a").closeOnShutdownAs = CloseReason.of(CloseReason.Kind.PEER_DISCONNECT, "peer went first");
+
+        t.removeProvider(a).toCompletableFuture().get();
+
+        for (RecordingHandler h : List.of(client, serverSide)) {
+            assertEquals(1, h.reasons.size());
+            CloseReason r = h.reasons.get(0);
+            assertEquals(CloseReason.Kind.PROVIDER_GONE, r.kind());
+            assertTrue(r.detail().contains("'a' went away") && r.detail().contains("peer went first"), r.detail());
+        }
+    }
+
+    @Test
+    void connectionClosedBeforeItsProviderLeftKeepsItsReason() throws Exception {
+        MultiProviderTransport t = transport("(smbdirect.provider=*)");
+        t.addProvider(a, props("a", 0, 1));
+        RecordingHandler client = new RecordingHandler();
+        connect(t, client).close();
+        t.removeProvider(a).toCompletableFuture().get();
+        assertEquals(List.of(CloseReason.Kind.LOCAL_CLOSE), client.reasons.stream().map(CloseReason::kind).toList());
+    }
+
+    @Test
     void changingTheFilterMovesNewWorkButKeepsConnectionsOnTheDeselectedProvider() throws Exception {
         MultiProviderTransport t = transport("(smbdirect.provider=*)");
         t.addProvider(a, props("a", 10, 1));

@@ -87,8 +87,12 @@ public class ProviderSwapIT extends FelixSupport {
     }
 
     private Pair open(String name, MockProvider via, BlockingQueue<Accepted> accepted) throws Exception {
+        return open(name, via, PORT, accepted);
+    }
+
+    private Pair open(String name, MockProvider via, int port, BlockingQueue<Accepted> accepted) throws Exception {
         Traffic.Receiver r = new Traffic.Receiver();
-        SmbDirectConnection c = transport.connect(new InetSocketAddress(via.address(), PORT), Duration.ofSeconds(10), r)
+        SmbDirectConnection c = transport.connect(new InetSocketAddress(via.address(), port), Duration.ofSeconds(10), r)
                 .toCompletableFuture().get(10, TimeUnit.SECONDS);
         assertEquals(via.name(), c.providerName());
         Accepted s = accepted.poll(10, TimeUnit.SECONDS);
@@ -146,5 +150,49 @@ public class ProviderSwapIT extends FelixSupport {
         configB.delete();
         assertEquals(CloseReason.Kind.PROVIDER_GONE, onB.clientReceiver.awaitClosed().kind());
         assertEquals(CloseReason.Kind.PROVIDER_GONE, onB.serverReceiver.awaitClosed().kind());
+    }
+
+    @Test
+    public void changingTheProviderFilterMovesNewWorkWhileConnectionsStay() throws Exception {
+        int port = PORT + 1;
+        org.osgi.service.cm.Configuration configC = addMockProvider("c", 50);
+        MockProvider c = mockProvider("c");
+        MockProvider mock = mockProvider("mock");
+        await("c selected", () -> "c".equals(selectedProvider(transport)));
+        BlockingQueue<Accepted> accepted = new LinkedBlockingQueue<>();
+        SmbDirectListener listener = transport.listen(new InetSocketAddress("0.0.0.0", port), conn -> {
+            Traffic.Receiver r = new Traffic.Receiver();
+            accepted.add(new Accepted(conn, r));
+            return r;
+        });
+        Pair onC = open("c", c, port, accepted);
+        onC.awaitMore("traffic on c");
+
+        configure("smbdirect.transport", "provider.target", "(smbdirect.provider=mock)");
+        await("mock selected by the filter", () -> "mock".equals(selectedProvider(transport)));
+        await("the listener moved to mock", () -> "mock".equals(listener.providerName()));
+        Pair onMock = open("mock", mock, port, accepted);
+        onC.awaitMore("traffic on the deselected provider continues");
+        onMock.awaitMore("traffic on mock");
+
+        configAdmin.getConfiguration("smbdirect.transport", "?").delete();
+        await("c selected again", () -> "c".equals(selectedProvider(transport)));
+        await("the listener moved back to c", () -> "c".equals(listener.providerName()));
+        onC.awaitMore("traffic on c continues");
+        onMock.awaitMore("traffic on mock continues");
+
+        configC.delete();
+        assertEquals(CloseReason.Kind.PROVIDER_GONE, onC.clientReceiver.awaitClosed().kind());
+        onMock.awaitMore("traffic on mock continues after c left");
+        onC.stop();
+        onMock.stop();
+        onMock.serverReceiver.awaitReceived(onMock.clientSender.completed.get(), "every completed send arrived");
+        onMock.clientReceiver.awaitReceived(onMock.serverSender.completed.get(), "every completed send arrived");
+        assertEquals(onMock.clientSender.completed.get(), onMock.serverReceiver.received());
+        assertEquals(onMock.serverSender.completed.get(), onMock.clientReceiver.received());
+        onC.assertClean();
+        onMock.assertClean();
+        onMock.client.close().toCompletableFuture().get(10, TimeUnit.SECONDS);
+        listener.close().toCompletableFuture().get(10, TimeUnit.SECONDS);
     }
 }

@@ -50,8 +50,8 @@ import smbdirect.impl.engine.TransportSettings;
  * <li>Listeners (opened by {@link #listen} or configured) follow the selection: when the selected
  * provider changes they close their endpoint on the old provider (connections already accepted
  * there are not affected) and bind the same address and port on the new one. With no provider
- * they wait (state WAITING) and re-open when one arrives. A bind that fails is retried every
- * second (state FAILED).</li>
+ * they wait (state WAITING) and re-open when one arrives. A bind that fails (state FAILED), and
+ * an endpoint the provider closed on its own (device removed), are retried every second.</li>
  * </ul>
  *
  * <p>Thread-safe. Control operations (providers, configuration, listeners) are serialized by one
@@ -64,7 +64,7 @@ final class MultiProviderTransport implements SmbDirectTransport {
     /** Closed connections kept for the DTO. */
     static final int CLOSED_HISTORY = 64;
 
-    private static final long RETRY_NANOS = TimeUnit.SECONDS.toNanos(1);
+    private static final long CHECK_NANOS = TimeUnit.SECONDS.toNanos(1);
 
     private static final Comparator<ProviderEntry> BEST_FIRST = Comparator
             .comparingInt((ProviderEntry e) -> -e.ranking)
@@ -83,7 +83,7 @@ final class MultiProviderTransport implements SmbDirectTransport {
     private TransportSettings settings;
     private ProviderFilter selection;
     private boolean shutDown;
-    private Scheduler.Cancellable retry;
+    private Scheduler.Cancellable check;
     private long nextLocalServiceId = Long.MAX_VALUE / 2;
 
     // copy-on-write snapshot of providers, best first
@@ -251,9 +251,9 @@ final class MultiProviderTransport implements SmbDirectTransport {
                 return CompletableFuture.completedFuture(null);
             }
             shutDown = true;
-            if (retry != null) {
-                retry.cancel();
-                retry = null;
+            if (check != null) {
+                check.cancel();
+                check = null;
             }
             for (RelocatingListener l : List.copyOf(listeners)) {
                 l.closeForShutdown();
@@ -288,6 +288,7 @@ final class MultiProviderTransport implements SmbDirectTransport {
             RelocatingListener listener = new RelocatingListener(this, null, bindAddress, null, acceptHandler);
             listener.openFirst(entry);
             listeners.add(listener);
+            reconcileListeners();
             return listener;
         }
     }
@@ -360,6 +361,12 @@ final class MultiProviderTransport implements SmbDirectTransport {
             listenerDTOs.add(l.getListenerDTO());
         }
         String selectedFailure = null;
+        if (chosen != null) {
+            List<ProviderEntry> ordered = new ArrayList<>(entries);
+            ordered.remove(chosen);
+            ordered.add(0, chosen);
+            entries = ordered;
+        }
         for (ProviderEntry entry : entries) {
             TransportDTO engine = entry.engine.getTransportDTO();
             ProviderDTO p = new ProviderDTO();
@@ -397,21 +404,26 @@ final class MultiProviderTransport implements SmbDirectTransport {
 
     // ---- listeners -------------------------------------------------------------------------
 
-    /** Re-evaluates where every listener belongs. Called with the lock held. */
+    /**
+     * Re-evaluates where every listener belongs, and keeps the listener check running while there
+     * are listeners. Called with the lock held.
+     */
     private void reconcileListeners() {
-        boolean failed = false;
         for (RelocatingListener l : listeners) {
             l.reconcile(targetFor(l));
-            failed |= l.isFailed();
         }
-        if (failed && retry == null && !shutDown) {
-            retry = scheduler.schedule(this::retryFailed, RETRY_NANOS);
+        if (check == null && !shutDown && !listeners.isEmpty()) {
+            check = scheduler.schedule(this::checkListeners, CHECK_NANOS);
         }
     }
 
-    private void retryFailed() {
+    /**
+     * Every second while listeners exist: re-binds listeners whose bind failed and listeners whose
+     * endpoint the provider closed (device removed), which the listener API does not report.
+     */
+    private void checkListeners() {
         synchronized (lock) {
-            retry = null;
+            check = null;
             if (!shutDown) {
                 reconcileListeners();
             }

@@ -122,8 +122,11 @@ final class RelocatingListener implements SmbDirectListener {
             setState(WAITING, "no RDMA provider matches " + transport.describeTarget(this));
             return;
         }
-        if (delegate != null && delegateEntry == target && delegate.isOpen()) {
-            return;
+        if (delegate != null && delegateEntry == target) {
+            if (delegate.isOpen()) {
+                return;
+            }
+            LOG.warn("Listener {}: RDMA provider {} closed its endpoint; re-opening", label(), target.name);
         }
         String from = delegateEntry == null ? null : delegateEntry.name;
         detach();
@@ -134,8 +137,13 @@ final class RelocatingListener implements SmbDirectListener {
                 LOG.info("Listener {} moved from RDMA provider {} to {}", label(), from, target.name);
             }
         } catch (SmbDirectException | RuntimeException e) {
+            boolean first = !FAILED.equals(state);
             setState(FAILED, "bind on RDMA provider " + target.name + " failed: " + e.getMessage());
-            LOG.warn("Listener {}: {}; retrying", label(), stateDetail);
+            if (first) {
+                LOG.warn("Listener {}: {}; retrying every second", label(), stateDetail);
+            } else {
+                LOG.debug("Listener {}: {}", label(), stateDetail);
+            }
         }
     }
 
@@ -170,10 +178,6 @@ final class RelocatingListener implements SmbDirectListener {
     private void setState(String s, String detail) {
         state = s;
         stateDetail = detail;
-    }
-
-    boolean isFailed() {
-        return FAILED.equals(state);
     }
 
     ProviderEntry currentEntry() {

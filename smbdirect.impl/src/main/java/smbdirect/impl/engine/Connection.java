@@ -83,6 +83,7 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
     private static final int NEG_SEND_OFFSET = 512;
     private static final int RDMA_WRITE_BUDGET = 16;
     private static final int INVALIDATE_BUDGET = 16;
+    private static final int OUT_POOL = 64;
     /** How long a closing connection waits for the provider's disconnect report before releasing. */
     static final long CLOSE_DEADLINE_NANOS = 30_000_000_000L;
 
@@ -108,6 +109,8 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
     int maxReadWriteSize;
     final CreditManager credits;
     final ArrayDeque<OutMessage> sendQueue = new ArrayDeque<>();
+    /** Entries of messages that completed successfully, for reuse (serial context only). */
+    private final ArrayDeque<OutMessage> outPool = new ArrayDeque<>();
     private Reassembler reassembler;
     KeepaliveRequested keepaliveRequested = KeepaliveRequested.NONE;
     boolean sendImmediate;
@@ -649,12 +652,40 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
 
     @Override
     public void send(ByteBuffer message, SendCompletion completion) {
-        serial.execute(new OutMessage(this, message, completion, false, 0));
+        submit(message, completion, false, 0);
     }
 
     @Override
     public void sendWithInvalidate(ByteBuffer message, int remoteToken, SendCompletion completion) {
-        serial.execute(new OutMessage(this, message, completion, true, remoteToken));
+        submit(message, completion, true, remoteToken);
+    }
+
+    /**
+     * Hands a message to the serial context: at once with a pooled entry when the context is idle
+     * (no allocation), else queued in a new entry behind the work already waiting.
+     */
+    private void submit(ByteBuffer message, SendCompletion completion, boolean invalidate, int token) {
+        if (serial.tryEnterIdle()) {
+            try {
+                OutMessage m = outPool.pollFirst();
+                if (m == null) {
+                    m = new OutMessage(this);
+                }
+                enqueue(m.init(message, completion, invalidate, token));
+            } finally {
+                serial.exit();
+            }
+        } else {
+            serial.execute(new OutMessage(this).init(message, completion, invalidate, token));
+        }
+    }
+
+    /** A message completed successfully and nothing refers to its entry any more: reuse it. */
+    private void recycle(OutMessage m) {
+        if (outPool.size() < OUT_POOL) {
+            m.clear();
+            outPool.addFirst(m);
+        }
     }
 
     /** Serial context: an upper-layer message enters Connection.SendQueue (R-3.1.5.1-02). */
@@ -812,6 +843,7 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
                 messagesSent++;
                 bytesSent += owner.length;
                 complete(owner, null);
+                recycle(owner);
             }
         }
         if (state == State.ESTABLISHED) {

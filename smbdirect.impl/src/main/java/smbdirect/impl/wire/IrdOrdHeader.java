@@ -1,0 +1,69 @@
+package smbdirect.impl.wire;
+
+import java.nio.ByteBuffer;
+
+/**
+ * The IRD/ORD negotiate header of [MS-SMBD] 6.1 (informative): the first 8 bytes of the
+ * connection private data on iWARP providers without RFC 6581, {IRD u32, ORD u32}, written
+ * big-endian as Linux sends it (A-45).
+ *
+ * <p>Static codec at an absolute offset; independent of the buffer's byte order, never changes
+ * position or limit, allocates nothing on the success path. Thread-safe (stateless).
+ */
+public final class IrdOrdHeader {
+
+    /** Offset of IRD. */
+    public static final int IRD = 0;
+    /** Offset of ORD. */
+    public static final int ORD = 4;
+
+    private IrdOrdHeader() {
+    }
+
+    /**
+     * Writes the 8-byte header at {@code off}.
+     *
+     * @throws IllegalArgumentException when a value does not fit an unsigned 32-bit field
+     */
+    public static void encode(ByteBuffer b, int off, long ird, long ord) {
+        Le.requireU32("IRD", ird);
+        Le.requireU32("ORD", ord);
+        Le.requireRegion(b, off, SmbdWire.IRD_ORD_HEADER_SIZE);
+        Le.putBeU32(b, off + IRD, ird);
+        Le.putBeU32(b, off + ORD, ord);
+    }
+
+    /** IRD (incoming RDMA Read depth of the sender), unsigned. */
+    public static long ird(ByteBuffer b, int off) {
+        return Le.beU32(b, off + IRD);
+    }
+
+    /** ORD (outgoing RDMA Read depth of the sender), unsigned. */
+    public static long ord(ByteBuffer b, int off) {
+        return Le.beU32(b, off + ORD);
+    }
+
+    /**
+     * Checks that a header is present ({@code length >= 8}, R-6.2-01) and that IRD and ORD are
+     * both greater than 0 (R-6.1-02, R-6.2-03: the acceptor rejects the connection otherwise).
+     *
+     * @param length the private data length available at {@code off}
+     * @return {@code null} when the header is usable, otherwise the violation (TERMINATE)
+     */
+    public static Violation check(ByteBuffer b, int off, int length) {
+        Le.requireRegion(b, off, length);
+        if (length < SmbdWire.IRD_ORD_HEADER_SIZE) {
+            return Violation.terminate("R-6.2-01", "length", length,
+                    "is shorter than the 8-byte IRD/ORD header");
+        }
+        long ird = ird(b, off);
+        if (ird == 0) {
+            return Violation.terminate("R-6.1-02", "IRD", ird, "is not greater than 0");
+        }
+        long ord = ord(b, off);
+        if (ord == 0) {
+            return Violation.terminate("R-6.1-02", "ORD", ord, "is not greater than 0");
+        }
+        return null;
+    }
+}

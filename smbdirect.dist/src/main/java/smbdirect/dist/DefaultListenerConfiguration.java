@@ -21,7 +21,7 @@ import org.slf4j.LoggerFactory;
  * never touched: edit or delete it in the Web Console like any other.
  *
  * <p>Framework properties: {@code smbdirect.defaultListener} ({@code false} disables this),
- * {@code smbdirect.defaultListener.address} (default 127.0.0.1) and
+ * {@code smbdirect.defaultListener.address} (default 10.0.0.1, the embedded mock device) and
  * {@code smbdirect.defaultListener.port} (default 445).
  */
 @Component(immediate = true)
@@ -50,7 +50,7 @@ public class DefaultListenerConfiguration {
             LOG.debug("{} listener configuration(s) exist, no default created", existing.length);
             return;
         }
-        String address = property(context, ADDRESS, "127.0.0.1");
+        String address = property(context, ADDRESS, "10.0.0.1");
         int port = Integer.parseInt(property(context, PORT, "445"));
         Configuration configuration = configurationAdmin.getFactoryConfiguration(LISTENER_FACTORY_PID, DEFAULT_NAME, "?");
         Dictionary<String, Object> properties = new Hashtable<>();

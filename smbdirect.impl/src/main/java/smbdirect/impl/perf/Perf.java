@@ -2,6 +2,7 @@ package smbdirect.impl.perf;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
@@ -16,6 +17,7 @@ import smbdirect.api.SmbDirectException;
 import smbdirect.api.SmbDirectListener;
 import smbdirect.api.SmbDirectTransport;
 import smbdirect.api.dto.ConnectionDTO;
+import smbdirect.api.dto.ListenerDTO;
 
 /**
  * Runs perf workloads over a transport. Stateless; each call is independent and may run
@@ -32,8 +34,8 @@ public final class Perf {
 
     /**
      * Runs the client end. Without {@link PerfOptions#connect()} a server end is started here on a
-     * free port of the loopback address (on whatever provider the transport uses, the mock fabric
-     * in the runtime) and closed afterwards.
+     * free port of the local RDMA address ({@link PerfOptions#local()}, else the address of the
+     * first open listener) over the selected provider and closed afterwards.
      *
      * @throws PerfException with a message naming what failed
      * @throws InterruptedException when the calling thread was interrupted; the run is abandoned
@@ -48,7 +50,7 @@ public final class Perf {
         try {
             InetSocketAddress peer = options.connect();
             if (peer == null) {
-                listener = serve(transport, new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+                listener = serve(transport, new InetSocketAddress(localAddress(transport, options), 0));
                 peer = listener.localAddress();
             }
             PerfClient client = new PerfClient(options);
@@ -91,6 +93,32 @@ public final class Perf {
         } catch (SmbDirectException e) {
             throw new PerfException("cannot listen on " + address + ": " + e.getMessage(), e);
         }
+    }
+
+    /** The address of the in-process run: --local, else the first open listener's specific address. */
+    private static InetAddress localAddress(SmbDirectTransport transport, PerfOptions options) throws PerfException {
+        if (options.local() != null) {
+            return options.local();
+        }
+        ListenerDTO[] listeners = transport.getTransportDTO().listeners;
+        if (listeners != null) {
+            for (ListenerDTO l : listeners) {
+                if ("OPEN".equals(l.state) && l.address != null) {
+                    String host = l.address.substring(0, l.address.lastIndexOf(':'));
+                    host = host.startsWith("/") ? host.substring(1) : host;
+                    try {
+                        InetAddress ip = InetAddress.getByName(host);
+                        if (!ip.isAnyLocalAddress()) {
+                            return ip;
+                        }
+                    } catch (UnknownHostException e) {
+                        LOG.debug("listener address {} not usable: {}", l.address, e.toString());
+                    }
+                }
+            }
+        }
+        throw new PerfException("no local RDMA address known: pass --local IP (the device's address), "
+                + "or --connect host:port");
     }
 
     private static PerfClient.Counts await(PerfClient client, PerfOptions options)

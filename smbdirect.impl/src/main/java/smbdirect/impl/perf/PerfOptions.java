@@ -1,6 +1,8 @@
 package smbdirect.impl.perf;
 
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -17,6 +19,8 @@ import java.util.Locale;
  *   --direction D        send | receive | pingpong (default send)
  *   --connect host:port  client end only, against a remote 'perf --listen'
  *   --listen host:port   server end only; runs until stopped
+ *   --local IP           the RDMA device address both ends use when neither --connect nor
+ *                        --listen is given (default: the address of the first open listener)
  *   --trace FILE         write a Wireshark trace of the run (runtime batch mode)
  *   --trace-limit N      at most N messages in the trace (default 100000)
  *   --timeout N[ms|s]    give up after this long (default: 60 s plus the duration)
@@ -36,12 +40,14 @@ public final class PerfOptions {
     private final PerfDirection direction;
     private final InetSocketAddress connect;
     private final InetSocketAddress listen;
+    private final InetAddress local;
     private final Path trace;
     private final int traceLimit;
     private final Duration timeout;
 
     private PerfOptions(int size, long count, Duration duration, int depth, PerfDirection direction,
-            InetSocketAddress connect, InetSocketAddress listen, Path trace, int traceLimit, Duration timeout) {
+            InetSocketAddress connect, InetSocketAddress listen, InetAddress local, Path trace, int traceLimit,
+            Duration timeout) {
         this.size = size;
         this.count = count;
         this.duration = duration;
@@ -49,6 +55,7 @@ public final class PerfOptions {
         this.direction = direction;
         this.connect = connect;
         this.listen = listen;
+        this.local = local;
         this.trace = trace;
         this.traceLimit = traceLimit;
         this.timeout = timeout;
@@ -72,6 +79,7 @@ public final class PerfOptions {
         PerfDirection direction = PerfDirection.SEND;
         InetSocketAddress connect = null;
         InetSocketAddress listen = null;
+        InetAddress local = null;
         Path trace = null;
         int traceLimit = DEFAULT_TRACE_LIMIT;
         Duration timeout = null;
@@ -100,12 +108,13 @@ public final class PerfOptions {
                 case "--direction" -> direction = PerfDirection.parse(value);
                 case "--connect" -> connect = parseAddress(option, value);
                 case "--listen" -> listen = parseAddress(option, value);
+                case "--local" -> local = parseIp(option, value);
                 case "--trace" -> trace = Path.of(value);
                 case "--trace-limit" -> traceLimit = (int) Math.min(Integer.MAX_VALUE, parseLong(option, value));
                 case "--timeout" -> timeout = parseDuration(option, value);
                 default -> throw new IllegalArgumentException("unknown perf option '" + option + "'; "
                         + "known: --size --count --duration --depth --direction --connect --listen "
-                        + "--trace --trace-limit --timeout");
+                        + "--local --trace --trace-limit --timeout");
             }
         }
         if (size < MIN_SIZE) {
@@ -132,7 +141,8 @@ public final class PerfOptions {
         if (timeout == null) {
             timeout = Duration.ofSeconds(60).plus(duration == null ? Duration.ZERO : duration);
         }
-        return new PerfOptions(size, count, duration, depth, direction, connect, listen, trace, traceLimit, timeout);
+        return new PerfOptions(size, count, duration, depth, direction, connect, listen, local, trace, traceLimit,
+                timeout);
     }
 
     static long parseSize(String option, String value) {
@@ -172,6 +182,14 @@ public final class PerfOptions {
             throw new IllegalArgumentException("option " + option + " needs a positive duration, not '" + value + "'");
         }
         return d;
+    }
+
+    static InetAddress parseIp(String option, String value) {
+        try {
+            return InetAddress.getByName(value.trim());
+        } catch (UnknownHostException e) {
+            throw new IllegalArgumentException("option " + option + " needs an IP address, not '" + value + "'", e);
+        }
     }
 
     static InetSocketAddress parseAddress(String option, String value) {
@@ -223,6 +241,11 @@ public final class PerfOptions {
     /** Run only the server end on this address, or {@code null}. */
     public InetSocketAddress listen() {
         return listen;
+    }
+
+    /** The local fabric address for an in-process run, or {@code null} to take the first open listener's. */
+    public InetAddress local() {
+        return local;
     }
 
     /** Where to write a Wireshark trace, or {@code null}. */

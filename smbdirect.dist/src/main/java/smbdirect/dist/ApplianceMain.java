@@ -1,6 +1,9 @@
 package smbdirect.dist;
 
 import java.io.Console;
+import java.io.FileDescriptor;
+import java.io.FileInputStream;
+import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.lang.reflect.Method;
@@ -284,10 +287,21 @@ public class ApplianceMain implements Callable<Integer> {
             return;
         }
         Thread shell = new Thread(() -> {
-            try (CommandSession session = processor.createSession(System.in, System.out, System.err)) {
+            try (CommandSession session = processor.createSession(new FileInputStream(FileDescriptor.in),
+                    new FileOutputStream(FileDescriptor.out), new FileOutputStream(FileDescriptor.err))) {
+                long deadline = System.currentTimeMillis() + STARTUP_WAIT_MILLIS;
+                while (session.get("gogo:gosh") == null && System.currentTimeMillis() < deadline) {
+                    TimeUnit.MILLISECONDS.sleep(20);
+                }
                 session.execute("gosh --login --noshutdown");
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
             } catch (Exception e) {
-                LOG.warn("the interactive shell ended with an error: {}", e.toString());
+                Throwable cause = e;
+                while (cause.getCause() != null) {
+                    cause = cause.getCause();
+                }
+                LOG.warn("the interactive shell ended with an error: {}", cause.toString(), e);
             } finally {
                 signal.release("shell exited");
             }

@@ -5,6 +5,8 @@ import java.io.FileDescriptor;
 import java.io.FileInputStream;
 import java.io.FileOutputStream;
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
 import java.io.PrintStream;
 import java.lang.reflect.Method;
 import java.util.Arrays;
@@ -165,14 +167,48 @@ public class ApplianceMain implements Callable<Integer> {
                 listener.close().toCompletableFuture().get(10, TimeUnit.SECONDS);
                 return EXIT_OK;
             }
-            PerfResult result = Perf.run(transport, options);
-            out.print(result.format());
+            CommandSession trace = options.trace() == null ? null : startTrace(options);
+            try {
+                PerfResult result = Perf.run(transport, options);
+                out.print(result.format());
+            } finally {
+                if (trace != null) {
+                    out.print(String.valueOf(trace.execute("smbd:trace stop")));
+                    trace.close();
+                }
+            }
             return EXIT_OK;
         } catch (PerfException e) {
             err.println("perf failed: " + e.getMessage());
             return EXIT_FAILED;
         } finally {
             running.set(null);
+        }
+    }
+
+    /** Starts {@code smbd:trace} for the run (the command owns the writer and the engine hook). */
+    private CommandSession startTrace(PerfOptions options) throws PerfException {
+        CommandProcessor processor = commandProcessor;
+        if (processor == null) {
+            throw new PerfException("--trace needs the smbd:trace command, but Gogo is not running");
+        }
+        CommandSession session = processor.createSession(InputStream.nullInputStream(), OutputStream.nullOutputStream(),
+                OutputStream.nullOutputStream());
+        try {
+            session.put("smbdTraceFile", options.trace().toAbsolutePath().toString());
+            session.put("smbdTraceLimit", (long) options.traceLimit());
+            Object reply = session.execute("smbd:trace start $smbdTraceFile $smbdTraceLimit");
+            String text = String.valueOf(reply);
+            if (!text.startsWith("tracing")) {
+                throw new PerfException("--trace " + options.trace() + ": " + text.trim());
+            }
+            return session;
+        } catch (PerfException e) {
+            session.close();
+            throw e;
+        } catch (Exception e) {
+            session.close();
+            throw new PerfException("--trace " + options.trace() + " could not start: " + e.getMessage(), e);
         }
     }
 

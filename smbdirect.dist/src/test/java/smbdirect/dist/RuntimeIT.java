@@ -67,6 +67,23 @@ class RuntimeIT {
     }
 
     @Test
+    void batchPerfWritesAWiresharkTraceOfTheRun() throws Exception {
+        Path pcap = dir.resolve("run.pcap");
+        try (RuntimeProcess runtime = RuntimeProcess.start(dir, "perf", "--count", "100", "--trace", pcap.toString(),
+                "--trace-limit", "40")) {
+            assertTrue(runtime.process.waitFor(120, TimeUnit.SECONDS), "perf did not finish:\n" + runtime.output());
+            String out = runtime.output();
+            assertEquals(0, runtime.process.exitValue(), out);
+            assertTrue(out.contains("trace " + pcap.toAbsolutePath() + ": 40 messages written"), out);
+            byte[] bytes = java.nio.file.Files.readAllBytes(pcap);
+            assertEquals(0xD4, bytes[0] & 0xFF, "pcap magic, little-endian");
+            assertEquals(0xA1, bytes[3] & 0xFF, "pcap magic, little-endian");
+            assertEquals(252, bytes[20] & 0xFF, "linktype 252 (exported PDU)");
+            assertTrue(bytes.length > 24 + 40 * (16 + 44 + 20), "40 records of at least 20-byte messages");
+        }
+    }
+
+    @Test
     void batchPerfWithBadOptionExitsTwoNamingTheOption() throws Exception {
         try (RuntimeProcess runtime = RuntimeProcess.start(dir, "perf", "--size", "10")) {
             assertTrue(runtime.process.waitFor(120, TimeUnit.SECONDS), "perf did not finish:\n" + runtime.output());

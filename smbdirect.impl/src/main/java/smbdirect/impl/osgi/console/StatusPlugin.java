@@ -42,7 +42,7 @@ import smbdirect.impl.osgi.shell.TestConnections;
  * <p>Thread-safe: requests are served concurrently; the only state is the immutable token and
  * the health evaluator (synchronized).
  */
-@Component(service = Servlet.class, property = {
+@Component(service = Servlet.class, immediate = true, property = {
         "felix.webconsole.label=" + StatusPlugin.LABEL,
         "felix.webconsole.title=SMB Direct",
         "felix.webconsole.category=Status"

@@ -1,6 +1,8 @@
 package smbdirect.impl.osgi.shell;
 
+import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -9,20 +11,26 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
 
 import org.apache.felix.service.command.Descriptor;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Deactivate;
 import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ReferenceCardinality;
+import org.osgi.service.component.annotations.ReferencePolicy;
 
 import smbdirect.api.SmbDirectConnection;
 import smbdirect.api.SmbDirectListener;
 import smbdirect.api.SmbDirectTransport;
 import smbdirect.api.dto.ConnectionDTO;
 import smbdirect.api.dto.TransportDTO;
+import smbdirect.impl.osgi.TraceControl;
 import smbdirect.impl.perf.Perf;
 import smbdirect.impl.perf.PerfException;
 import smbdirect.impl.perf.PerfOptions;
+import smbdirect.impl.trace.PcapTraceWriter;
+import smbdirect.impl.trace.TraceSink;
 
 /**
  * Gogo commands of scope {@code smbd} (plain Gogo: {@code osgi.command.scope} /
@@ -31,7 +39,7 @@ import smbdirect.impl.perf.PerfOptions;
  *
  * <p>Thread-safe: commands may run concurrently from several shell sessions.
  */
-@Component(service = SmbdCommands.class, property = {
+@Component(service = SmbdCommands.class, immediate = true, property = {
         "osgi.command.scope=smbd",
         "osgi.command.function=providers",
         "osgi.command.function=listeners",
@@ -39,7 +47,8 @@ import smbdirect.impl.perf.PerfOptions;
         "osgi.command.function=connection",
         "osgi.command.function=connect",
         "osgi.command.function=close",
-        "osgi.command.function=perf"
+        "osgi.command.function=perf",
+        "osgi.command.function=trace"
 })
 public class SmbdCommands {
 
@@ -52,6 +61,15 @@ public class SmbdCommands {
 
     @Reference
     private TestConnections testConnections;
+
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC)
+    private volatile TraceControl traceControl;
+
+    private final AtomicReference<TraceRun> trace = new AtomicReference<>();
+
+    /** A running trace: its file and writer. */
+    private record TraceRun(Path path, PcapTraceWriter writer) {
+    }
 
     @Descriptor("list the RDMA providers the transport knows (the selected one serves new connections)")
     public String providers() {
@@ -150,6 +168,67 @@ public class SmbdCommands {
         }
     }
 
+    @Descriptor("'trace stop' ends the Wireshark trace and reports what it holds")
+    public String trace(@Descriptor("stop") String action) throws IOException {
+        if (!action.equals("stop")) {
+            return TRACE_HELP;
+        }
+        TraceRun run = trace.getAndSet(null);
+        if (run == null) {
+            return "no trace running\n";
+        }
+        TraceControl control = traceControl;
+        if (control != null) {
+            control.setTraceSink(TraceSink.NONE);
+        }
+        run.writer().close();
+        return traceSummary(run.path(), run.writer());
+    }
+
+    @Descriptor("'trace start FILE' writes every SMB Direct message to FILE (pcap for Wireshark/tshark), at most 100000")
+    public String trace(@Descriptor("start") String action, @Descriptor("pcap file") String file) throws IOException {
+        return trace(action, file, PcapTraceWriter.DEFAULT_MAX_MESSAGES);
+    }
+
+    @Descriptor("'trace start FILE LIMIT' writes at most LIMIT messages to FILE")
+    public String trace(@Descriptor("start") String action, @Descriptor("pcap file") String file,
+            @Descriptor("message limit") long limit) throws IOException {
+        if (!action.equals("start")) {
+            return TRACE_HELP;
+        }
+        TraceControl control = traceControl;
+        if (control == null) {
+            return "trace: this transport offers no tracing\n";
+        }
+        if (limit < 1) {
+            return "trace: the message limit must be at least 1, not " + limit + "\n";
+        }
+        Path path = Path.of(file).toAbsolutePath();
+        PcapTraceWriter writer = PcapTraceWriter.open(path, limit);
+        if (!trace.compareAndSet(null, new TraceRun(path, writer))) {
+            writer.close();
+            return "trace: a trace is already running; 'smbd:trace stop' first\n";
+        }
+        control.setTraceSink(writer);
+        return "tracing every SMB Direct message to " + path + " (at most " + limit + "); stop with 'smbd:trace stop'\n";
+    }
+
+    static String traceSummary(Path path, PcapTraceWriter writer) {
+        StringBuilder b = new StringBuilder();
+        b.append("trace ").append(path).append(": ").append(writer.written()).append(" messages written, ").append(writer.dropped())
+                .append(" dropped (limit ").append(writer.maxMessages()).append(")\n");
+        if (writer.failure() != null) {
+            b.append("trace: writing failed: ").append(writer.failure().getMessage()).append('\n');
+        }
+        return b.toString();
+    }
+
+    private static final String TRACE_HELP = """
+            smbd:trace start FILE [LIMIT]   trace every SMB Direct message to FILE (pcap; default limit 100000)
+            smbd:trace stop                 stop and report; open FILE with Wireshark or
+                                            tshark --disable-heuristic smcr_infiniband -r FILE
+            """;
+
     private static final String PERF_HELP = """
             smbd:perf [options]            client and server end here, over the selected provider
             smbd:perf --connect host:port  client end against a remote 'perf --listen'
@@ -167,8 +246,11 @@ public class SmbdCommands {
     }
 
     @Deactivate
-    void deactivate() {
+    void deactivate() throws IOException {
         closePerfServers();
+        if (trace.get() != null) {
+            trace("stop");
+        }
     }
 
     private void closePerfServers() {

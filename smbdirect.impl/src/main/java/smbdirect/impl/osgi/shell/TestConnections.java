@@ -29,7 +29,7 @@ import smbdirect.api.dto.TransportDTO;
  *
  * <p>Thread-safe.
  */
-@Component(service = TestConnections.class)
+@Component(service = TestConnections.class, immediate = true)
 public class TestConnections {
 
     private static final Logger LOG = LoggerFactory.getLogger(TestConnections.class);

@@ -40,9 +40,10 @@ import smbdirect.impl.osgi.shell.TestConnections;
  * open a test connection to the first open listener, close a test connection.
  *
  * <p>Thread-safe: requests are served concurrently; the only state is the immutable token and
- * the health evaluator (synchronized).
+ * the health evaluator (synchronized). A delayed component: its class (and javax.servlet) is only
+ * loaded once a Web Console asks for the plugin.
  */
-@Component(service = Servlet.class, immediate = true, property = {
+@Component(service = Servlet.class, property = {
         "felix.webconsole.label=" + StatusPlugin.LABEL,
         "felix.webconsole.title=SMB Direct",
         "felix.webconsole.category=Status"

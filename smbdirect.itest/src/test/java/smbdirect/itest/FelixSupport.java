@@ -19,8 +19,16 @@ import javax.inject.Inject;
 
 import org.ops4j.pax.exam.Option;
 import org.osgi.framework.BundleContext;
+import org.osgi.framework.InvalidSyntaxException;
+import org.osgi.framework.ServiceReference;
 import org.osgi.service.cm.Configuration;
 import org.osgi.service.cm.ConfigurationAdmin;
+
+import smbdirect.api.SmbDirectTransport;
+import smbdirect.api.dto.ListenerDTO;
+import smbdirect.api.dto.ProviderDTO;
+import smbdirect.api.rdma.RdmaProvider;
+import smbdirect.rdma.mock.MockProvider;
 
 /** The Felix runtime of the in-framework tests: SCR, Config Admin, Metatype and our bundles. */
 public abstract class FelixSupport {
@@ -88,6 +96,50 @@ public abstract class FelixSupport {
         Configuration c = configAdmin.getConfiguration(pid, "?");
         c.update(dictionary(keyValues));
         return c;
+    }
+
+    /** Adds a mock RDMA provider (its own fabric) through the mock's factory configuration. */
+    protected Configuration addMockProvider(String name, int ranking) throws IOException {
+        Configuration c = configAdmin.getFactoryConfiguration("smbdirect.rdma.mock", name, "?");
+        c.update(dictionary("smbdirect.provider", name, "service.ranking", ranking));
+        return c;
+    }
+
+    /** The mock provider registered under {@code name}, once it is there. */
+    protected MockProvider mockProvider(String name) throws InterruptedException {
+        return awaitValue("RDMA provider " + name, () -> {
+            try {
+                for (ServiceReference<RdmaProvider> r : context.getServiceReferences(RdmaProvider.class,
+                        "(" + RdmaProvider.PROVIDER_NAME + "=" + name + ")")) {
+                    RdmaProvider p = context.getService(r);
+                    if (p instanceof MockProvider m) {
+                        return m;
+                    }
+                }
+                return null;
+            } catch (InvalidSyntaxException e) {
+                throw new IllegalArgumentException(e);
+            }
+        });
+    }
+
+    /** The name of the provider the transport selects for new work, or null. */
+    protected static String selectedProvider(SmbDirectTransport transport) {
+        for (ProviderDTO p : transport.getTransportDTO().providers) {
+            if (p.selected) {
+                return p.name;
+            }
+        }
+        return null;
+    }
+
+    protected static ListenerDTO listenerDTO(SmbDirectTransport transport, String name) {
+        for (ListenerDTO l : transport.getTransportDTO().listeners) {
+            if (name.equals(l.name)) {
+                return l;
+            }
+        }
+        return null;
     }
 
     protected static Dictionary<String, Object> dictionary(Object... keyValues) {

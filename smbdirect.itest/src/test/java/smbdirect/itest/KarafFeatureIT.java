@@ -15,14 +15,19 @@ import static org.ops4j.pax.exam.karaf.options.KarafDistributionOption.replaceCo
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
+import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Enumeration;
 import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipFile;
 
@@ -38,8 +43,14 @@ import org.ops4j.pax.exam.spi.reactors.ExamReactorStrategy;
 import org.ops4j.pax.exam.spi.reactors.PerClass;
 import org.osgi.framework.Bundle;
 import org.osgi.framework.BundleContext;
+import org.osgi.framework.ServiceReference;
 
+import smbdirect.api.CloseReason;
+import smbdirect.api.SmbDirectConnection;
+import smbdirect.api.SmbDirectListener;
 import smbdirect.api.SmbDirectTransport;
+import smbdirect.api.rdma.RdmaProvider;
+import smbdirect.rdma.mock.MockProvider;
 
 /**
  * A real Karaf 4.4.10 (the distribution zip from Maven) with the feature {@code smbdirect-mock} installed
@@ -151,5 +162,48 @@ public class KarafFeatureIT {
         }
         assertNotNull(transport.getTransportDTO().settings);
         assertEquals(255, transport.getTransportDTO().settings.receiveCreditMax);
+    }
+
+    @Test
+    public void connectionRunsEndToEndOverTheMockProvider() throws Exception {
+        MockProvider mock = null;
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (mock == null) {
+            for (ServiceReference<RdmaProvider> r : context.getServiceReferences(RdmaProvider.class,
+                    "(smbdirect.provider=mock)")) {
+                if (context.getService(r) instanceof MockProvider m) {
+                    mock = m;
+                }
+            }
+            if (mock == null) {
+                if (System.nanoTime() > deadline) {
+                    throw new AssertionError("the mock provider never registered");
+                }
+                Thread.sleep(50);
+            }
+        }
+        BlockingQueue<Traffic.Receiver> accepted = new LinkedBlockingQueue<>();
+        SmbDirectListener listener = transport.listen(new InetSocketAddress("0.0.0.0", 4470), c -> {
+            Traffic.Receiver r = new Traffic.Receiver();
+            accepted.add(r);
+            return r;
+        });
+        try {
+            Traffic.Receiver clientSide = new Traffic.Receiver();
+            SmbDirectConnection client = transport.connect(new InetSocketAddress(mock.address(), 4470),
+                    Duration.ofSeconds(10), clientSide).toCompletableFuture().get(10, TimeUnit.SECONDS);
+            assertEquals("mock", client.providerName());
+            Traffic.Receiver serverSide = accepted.poll(10, TimeUnit.SECONDS);
+            assertNotNull("the listener accepted the connection", serverSide);
+            for (long seq = 0; seq < 20; seq++) {
+                client.send(Traffic.message(seq)).toCompletableFuture().get(10, TimeUnit.SECONDS);
+            }
+            serverSide.awaitReceived(20, "20 messages, some of them fragmented");
+            assertEquals(List.of(), serverSide.problems);
+            client.close().toCompletableFuture().get(10, TimeUnit.SECONDS);
+            assertEquals(CloseReason.Kind.LOCAL_CLOSE, clientSide.awaitClosed().kind());
+        } finally {
+            listener.close().toCompletableFuture().get(10, TimeUnit.SECONDS);
+        }
     }
 }

@@ -4,10 +4,13 @@ import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertNotNull;
 import static org.junit.Assert.assertTrue;
 
+import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
 import javax.inject.Inject;
@@ -30,7 +33,11 @@ import org.osgi.service.metatype.MetaTypeInformation;
 import org.osgi.service.metatype.MetaTypeService;
 import org.osgi.service.metatype.ObjectClassDefinition;
 
+import smbdirect.api.SmbDirectConnection;
+import smbdirect.api.SmbDirectListener;
 import smbdirect.api.SmbDirectTransport;
+import smbdirect.api.dto.ConnectionDTO;
+import smbdirect.rdma.mock.MockProvider;
 import smbdirect.api.dto.TransportDTO;
 
 /** The bundles in Felix: resolution, components, Metatype, configuration through Config Admin. */
@@ -122,6 +129,45 @@ public class TransportComponentIT extends FelixSupport {
                 .map(AttributeDefinition::getID).collect(Collectors.toSet());
         assertTrue(listenerIds.containsAll(List.of("name", "bindAddress", "port", "provider.target",
                 "acceptHandler.target", "webconsole.configurationFactory.nameHint")));
+    }
+
+    /** Negotiates a connection to ourselves over the default mock provider; returns our active end's DTO. */
+    private ConnectionDTO negotiate(int port) throws Exception {
+        MockProvider mock = mockProvider("mock");
+        SmbDirectListener listener = transport.listen(new InetSocketAddress("0.0.0.0", port), c -> new Traffic.Receiver());
+        try {
+            SmbDirectConnection c = transport.connect(new InetSocketAddress(mock.address(), port),
+                    Duration.ofSeconds(10), new Traffic.Receiver()).toCompletableFuture().get(10, TimeUnit.SECONDS);
+            ConnectionDTO dto = c.getConnectionDTO();
+            c.close().toCompletableFuture().get(10, TimeUnit.SECONDS);
+            return dto;
+        } finally {
+            listener.close().toCompletableFuture().get(10, TimeUnit.SECONDS);
+        }
+    }
+
+    @Test
+    public void configurationChangeReachesNewConnectionsAndARefusedValueLeavesTheOldOne() throws Exception {
+        ConnectionDTO before = negotiate(4440);
+        assertEquals("ESTABLISHED", before.state);
+        assertEquals(255, before.receiveCreditMax);
+        assertEquals(1048576, before.maxFragmentedRecvSize);
+
+        configure("smbdirect.transport", "receiveCreditMax", 100, "maxFragmentedRecvSize", 262144);
+        await("new settings applied", () -> transport.getTransportDTO().settings.receiveCreditMax == 100);
+        ConnectionDTO after = negotiate(4441);
+        assertEquals(100, after.receiveCreditMax);
+        assertEquals(262144, after.maxFragmentedRecvSize);
+
+        // refused as a whole: maxReceiveSize=100 is below the spec's floor
+        configure("smbdirect.transport", "receiveCreditMax", 50, "maxFragmentedRecvSize", 524288, "maxReceiveSize", 100);
+        await("the refused configuration reached the component",
+                () -> Integer.valueOf(100).equals(context.getServiceReference(SmbDirectTransport.class)
+                        .getProperty("maxReceiveSize")));
+        ConnectionDTO refused = negotiate(4442);
+        assertEquals("the last good value stays", 100, refused.receiveCreditMax);
+        assertEquals("the last good value stays", 262144, refused.maxFragmentedRecvSize);
+        assertEquals(8192, transport.getTransportDTO().settings.maxReceiveSize);
     }
 
     @Test

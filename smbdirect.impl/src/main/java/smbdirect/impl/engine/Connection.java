@@ -493,13 +493,13 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
             return;
         }
         protocol = SmbdWire.PROTOCOL_V1; // R-3.1.5.7-10
-        credits.receiveCreditTarget = (int) NegotiateResponse.creditsRequested(initBuf, 0); // R-3.1.5.7-11
+        credits.receiveCreditTarget = NegotiateResponse.creditsRequested(initBuf, 0); // R-3.1.5.7-11
         long preferred = NegotiateResponse.preferredSendSize(initBuf, 0);
         maxReceiveSize = (int) Math.max(SmbdWire.MIN_RECEIVE_SIZE, Math.min(maxReceiveSize, preferred)); // -12, -13
         maxSendSize = (int) Math.min(maxSendSize, NegotiateResponse.maxReceiveSize(initBuf, 0)); // -14
         maxReadWriteSize = (int) Math.min(initial.maxReadWriteSize(),
                 NegotiateResponse.maxReadWriteSize(initBuf, 0)); // -15
-        credits.addSendCredits((int) NegotiateResponse.creditsGranted(initBuf, 0)); // -16
+        credits.addSendCredits(NegotiateResponse.creditsGranted(initBuf, 0)); // -16
         maxFragmentedSendSize = NegotiateResponse.maxFragmentedSize(initBuf, 0); // -17
         try {
             setUpDataRegions();

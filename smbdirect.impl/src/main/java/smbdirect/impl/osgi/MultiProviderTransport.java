@@ -21,6 +21,7 @@ import org.slf4j.LoggerFactory;
 import smbdirect.api.AcceptHandler;
 import smbdirect.api.CloseReason;
 import smbdirect.api.ConnectionHandler;
+import smbdirect.api.ReceivedMessage;
 import smbdirect.api.SmbDirectConnection;
 import smbdirect.api.SmbDirectException;
 import smbdirect.api.SmbDirectListener;
@@ -50,8 +51,8 @@ import smbdirect.impl.trace.TraceSink;
  * <li>Listeners (opened by {@link #listen} or configured) follow the selection: when the selected
  * provider changes they close their endpoint on the old provider (connections already accepted
  * there are not affected) and bind the same address and port on the new one. With no provider
- * they wait (state WAITING) and re-open when one arrives. A bind that fails is retried every
- * second (state FAILED).</li>
+ * they wait (state WAITING) and re-open when one arrives. A bind that fails (state FAILED), and
+ * an endpoint the provider closed on its own (device removed), are retried every second.</li>
  * </ul>
  *
  * <p>Thread-safe. Control operations (providers, configuration, listeners) are serialized by one
@@ -64,7 +65,7 @@ final class MultiProviderTransport implements SmbDirectTransport {
     /** Closed connections kept for the DTO. */
     static final int CLOSED_HISTORY = 64;
 
-    private static final long RETRY_NANOS = TimeUnit.SECONDS.toNanos(1);
+    private static final long CHECK_NANOS = TimeUnit.SECONDS.toNanos(1);
 
     private static final Comparator<ProviderEntry> BEST_FIRST = Comparator
             .comparingInt((ProviderEntry e) -> -e.ranking)
@@ -83,7 +84,7 @@ final class MultiProviderTransport implements SmbDirectTransport {
     private TransportSettings settings;
     private ProviderFilter selection;
     private boolean shutDown;
-    private Scheduler.Cancellable retry;
+    private Scheduler.Cancellable check;
     private long nextLocalServiceId = Long.MAX_VALUE / 2;
 
     // the trace sink every engine gets (TraceSink.NONE: off)
@@ -166,7 +167,6 @@ final class MultiProviderTransport implements SmbDirectTransport {
             }
             providers.remove(entry);
             providersChanged();
-            entry.gone = true;
             LOG.info("RDMA provider {} removed; its connections close; selected provider: {}", entry.name,
                     nameOf(selected()));
             if (!shutDown) {
@@ -178,6 +178,7 @@ final class MultiProviderTransport implements SmbDirectTransport {
     }
 
     private CompletionStage<Void> retire(ProviderEntry entry, CloseReason reason) {
+        entry.retiring = reason;
         CompletionStage<Void> done;
         try {
             done = entry.engine.shutdown(reason);
@@ -265,9 +266,9 @@ final class MultiProviderTransport implements SmbDirectTransport {
                 return CompletableFuture.completedFuture(null);
             }
             shutDown = true;
-            if (retry != null) {
-                retry.cancel();
-                retry = null;
+            if (check != null) {
+                check.cancel();
+                check = null;
             }
             for (RelocatingListener l : List.copyOf(listeners)) {
                 l.closeForShutdown();
@@ -302,6 +303,7 @@ final class MultiProviderTransport implements SmbDirectTransport {
             RelocatingListener listener = new RelocatingListener(this, null, bindAddress, null, acceptHandler);
             listener.openFirst(entry);
             listeners.add(listener);
+            reconcileListeners();
             return listener;
         }
     }
@@ -320,7 +322,7 @@ final class MultiProviderTransport implements SmbDirectTransport {
                         shutDown ? "the transport is stopped" : "no RDMA provider matches " + selection));
             }
         }
-        return entry.engine.connect(peer, timeout, handler);
+        return entry.engine.connect(peer, timeout, new ProviderBoundHandler(handler, entry));
     }
 
     /**
@@ -374,6 +376,12 @@ final class MultiProviderTransport implements SmbDirectTransport {
             listenerDTOs.add(l.getListenerDTO());
         }
         String selectedFailure = null;
+        if (chosen != null) {
+            List<ProviderEntry> ordered = new ArrayList<>(entries);
+            ordered.remove(chosen);
+            ordered.add(0, chosen);
+            entries = ordered;
+        }
         for (ProviderEntry entry : entries) {
             TransportDTO engine = entry.engine.getTransportDTO();
             ProviderDTO p = new ProviderDTO();
@@ -411,21 +419,26 @@ final class MultiProviderTransport implements SmbDirectTransport {
 
     // ---- listeners -------------------------------------------------------------------------
 
-    /** Re-evaluates where every listener belongs. Called with the lock held. */
+    /**
+     * Re-evaluates where every listener belongs, and keeps the listener check running while there
+     * are listeners. Called with the lock held.
+     */
     private void reconcileListeners() {
-        boolean failed = false;
         for (RelocatingListener l : listeners) {
             l.reconcile(targetFor(l));
-            failed |= l.isFailed();
         }
-        if (failed && retry == null && !shutDown) {
-            retry = scheduler.schedule(this::retryFailed, RETRY_NANOS);
+        if (check == null && !shutDown && !listeners.isEmpty()) {
+            check = scheduler.schedule(this::checkListeners, CHECK_NANOS);
         }
     }
 
-    private void retryFailed() {
+    /**
+     * Every second while listeners exist: re-binds listeners whose bind failed and listeners whose
+     * endpoint the provider closed (device removed), which the listener API does not report.
+     */
+    private void checkListeners() {
         synchronized (lock) {
-            retry = null;
+            check = null;
             if (!shutDown) {
                 reconcileListeners();
             }
@@ -516,6 +529,42 @@ final class MultiProviderTransport implements SmbDirectTransport {
                 CloseReason.of(CloseReason.Kind.PROVIDER_GONE, detail), null);
     }
 
+    /**
+     * Reports the end of a connection whose provider is retiring with the retiring reason
+     * ({@code PROVIDER_GONE} or {@code SHUTDOWN}), whatever the connection noticed first while its
+     * provider was taken away (its peer's disconnect, a failed post); the first reason stays in the
+     * detail. Other callbacks pass through unchanged.
+     */
+    static final class ProviderBoundHandler implements ConnectionHandler {
+        private final ConnectionHandler delegate;
+        private final ProviderEntry entry;
+
+        ProviderBoundHandler(ConnectionHandler delegate, ProviderEntry entry) {
+            this.delegate = delegate;
+            this.entry = entry;
+        }
+
+        ConnectionHandler delegate() {
+            return delegate;
+        }
+
+        @Override
+        public void onMessage(SmbDirectConnection connection, ReceivedMessage message) {
+            delegate.onMessage(connection, message);
+        }
+
+        @Override
+        public void onDisconnected(SmbDirectConnection connection, CloseReason reason) {
+            CloseReason retiring = entry.retiring;
+            CloseReason reported = reason;
+            if (retiring != null && reason.kind() != retiring.kind()) {
+                reported = new CloseReason(retiring.kind(), reason.rule(), retiring.detail() + " (first seen: " + reason
+                        + ")");
+            }
+            delegate.onDisconnected(connection, reported);
+        }
+    }
+
     /** A provider and its engine. Mutable fields are guarded by the transport's lock. */
     static final class ProviderEntry {
         final RdmaProvider provider;
@@ -525,7 +574,8 @@ final class MultiProviderTransport implements SmbDirectTransport {
         String transportType;
         int ranking;
         long serviceId;
-        boolean gone;
+        /** Set when the engine is shut down because the provider left or the transport stops. */
+        volatile CloseReason retiring;
 
         ProviderEntry(RdmaProvider provider, ProviderEngine engine) {
             this.provider = provider;

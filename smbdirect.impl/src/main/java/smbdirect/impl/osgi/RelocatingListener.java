@@ -40,7 +40,6 @@ final class RelocatingListener implements SmbDirectListener {
     private final String name;
     private final InetSocketAddress requested;
     private final ProviderFilter providerFilter;
-    private final AcceptHandler dispatch = this::dispatch;
 
     private volatile AcceptHandler acceptHandler;
     private volatile String waitingForHandler = "no accept handler";
@@ -79,6 +78,14 @@ final class RelocatingListener implements SmbDirectListener {
         transport.listenerChanged();
     }
 
+    /** The accept handler given to the engine of {@code entry}. */
+    private AcceptHandler dispatchFor(ProviderEntry entry) {
+        return connection -> {
+            ConnectionHandler h = dispatch(connection);
+            return h == null ? null : new MultiProviderTransport.ProviderBoundHandler(h, entry);
+        };
+    }
+
     private ConnectionHandler dispatch(SmbDirectConnection connection) {
         AcceptHandler h = acceptHandler;
         if (h == null) {
@@ -96,7 +103,7 @@ final class RelocatingListener implements SmbDirectListener {
 
     /** First bind of an API listener: failures are thrown (lock held). */
     void openFirst(ProviderEntry entry) throws SmbDirectException {
-        SmbDirectListener l = entry.engine.listen(requested, dispatch);
+        SmbDirectListener l = entry.engine.listen(requested, dispatchFor(entry));
         attach(entry, l);
     }
 
@@ -115,20 +122,28 @@ final class RelocatingListener implements SmbDirectListener {
             setState(WAITING, "no RDMA provider matches " + transport.describeTarget(this));
             return;
         }
-        if (delegate != null && delegateEntry == target && delegate.isOpen()) {
-            return;
+        if (delegate != null && delegateEntry == target) {
+            if (delegate.isOpen()) {
+                return;
+            }
+            LOG.warn("Listener {}: RDMA provider {} closed its endpoint; re-opening", label(), target.name);
         }
         String from = delegateEntry == null ? null : delegateEntry.name;
         detach();
         InetSocketAddress address = bound != null ? bound : requested;
         try {
-            attach(target, target.engine.listen(address, dispatch));
+            attach(target, target.engine.listen(address, dispatchFor(target)));
             if (from != null) {
                 LOG.info("Listener {} moved from RDMA provider {} to {}", label(), from, target.name);
             }
         } catch (SmbDirectException | RuntimeException e) {
+            boolean first = !FAILED.equals(state);
             setState(FAILED, "bind on RDMA provider " + target.name + " failed: " + e.getMessage());
-            LOG.warn("Listener {}: {}; retrying", label(), stateDetail);
+            if (first) {
+                LOG.warn("Listener {}: {}; retrying every second", label(), stateDetail);
+            } else {
+                LOG.debug("Listener {}: {}", label(), stateDetail);
+            }
         }
     }
 
@@ -163,10 +178,6 @@ final class RelocatingListener implements SmbDirectListener {
     private void setState(String s, String detail) {
         state = s;
         stateDetail = detail;
-    }
-
-    boolean isFailed() {
-        return FAILED.equals(state);
     }
 
     ProviderEntry currentEntry() {

@@ -141,8 +141,19 @@ public class SmbDirectTransportComponent implements SmbDirectTransport, Listener
         transport.updateProvider(provider, properties);
     }
 
+    /**
+     * Returns once the provider's engine has closed its connections and listeners (bounded), so that
+     * the provider is not used after the unbind, as DS requires, and the connections end cleanly
+     * while the provider still works.
+     */
     void removeProvider(RdmaProvider provider) {
-        transport.removeProvider(provider);
+        try {
+            transport.removeProvider(provider).toCompletableFuture().get(SHUTDOWN_WAIT_SECONDS, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException e) {
+            LOG.warn("Connections of a leaving RDMA provider did not close within {} s", SHUTDOWN_WAIT_SECONDS, e);
+        }
     }
 
     @Deactivate

@@ -139,4 +139,76 @@ class RawPeerOverMockTest {
         pair.advance(Duration.ofMillis(200));
         assertFalse(raw.isConnected());
     }
+
+    @Test
+    void peerLesson3_batchGrantingPeerReceivesEverything() throws Exception {
+        CompletableFuture<SmbDirectConnection> f = clientAgainstRawServer();
+        Connection c = (Connection) f.join();
+        int total = 120;
+        for (int i = 0; i < total; i++) {
+            c.send(ByteBuffer.wrap(Harness.bytes(900, i)), (m, x) -> { });
+        }
+        pair.run();
+        int seen = raw.received().size();
+        int ungrantedAtPeer = seen - 1; // the negotiate request used the initial receive
+        int guard = 0;
+        while (dataMessages(raw.received()) < total && guard++ < 200) {
+            // grant in batches of 7 once that many were consumed (Windows grants in batches)
+            int now = raw.received().size();
+            ungrantedAtPeer += now - seen;
+            seen = now;
+            if (ungrantedAtPeer >= 7 || c.credits.sendCredits == 0) {
+                raw.send(bytes(Harness.dt(10, ungrantedAtPeer, 0, 0, new byte[0])));
+                ungrantedAtPeer = 0;
+            }
+            pair.run();
+        }
+        assertEquals(total, dataMessages(raw.received()));
+        int k = 0;
+        for (byte[] m : raw.received()) {
+            ByteBuffer b = ByteBuffer.wrap(m).order(ByteOrder.LITTLE_ENDIAN);
+            if (m.length > 24 && DataTransfer.dataLength(b, 0) > 0) {
+                byte[] payload = java.util.Arrays.copyOfRange(m, 24, m.length);
+                assertArrayEquals(Harness.bytes(900, k++), payload);
+            }
+        }
+        assertTrue(c.isOpen());
+    }
+
+    private static int dataMessages(List<byte[]> got) {
+        int n = 0;
+        for (byte[] m : got) {
+            if (m.length > 24) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    @Test
+    void peerLesson4_keepaliveRequestsDuringAFragmentedSendDoNotInterleave() throws Exception {
+        CompletableFuture<SmbDirectConnection> f = clientAgainstRawServer();
+        Connection c = (Connection) f.join();
+        byte[] big = Harness.bytes(30000, 7);
+        c.send(ByteBuffer.wrap(big), (m, x) -> { });
+        pair.run();
+        for (int i = 0; i < 40 && raw.received().size() < 40; i++) {
+            raw.send(bytes(Harness.dt(10, 2, 1, 0, new byte[0]))); // RESPONSE_REQUESTED plus 2 credits
+            pair.run();
+        }
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        boolean inMessage = false;
+        for (byte[] m : raw.received().subList(1, raw.received().size())) {
+            ByteBuffer b = ByteBuffer.wrap(m).order(ByteOrder.LITTLE_ENDIAN);
+            long len = DataTransfer.dataLength(b, 0);
+            if (inMessage) {
+                assertTrue(len > 0, "no empty message between the fragments of one message");
+            }
+            out.write(m, (int) DataTransfer.dataOffset(b, 0), (int) len);
+            inMessage = DataTransfer.remainingDataLength(b, 0) > 0;
+        }
+        assertFalse(inMessage);
+        assertArrayEquals(big, out.toByteArray(), "byte-exact at the peer");
+        assertTrue(c.isOpen());
+    }
 }

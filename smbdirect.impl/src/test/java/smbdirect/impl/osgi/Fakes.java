@@ -153,6 +153,8 @@ final class Fakes {
         final List<FakeListener> listeners = new CopyOnWriteArrayList<>();
         final List<FakeListener> everListened = new CopyOnWriteArrayList<>();
         volatile CloseReason shutdownReason;
+        /** When set, shutdown closes connections with this reason (as a connection that saw its peer go first). */
+        volatile CloseReason closeOnShutdownAs;
         volatile int failNextBinds;
         int nextPort = 40000;
 
@@ -244,7 +246,7 @@ final class Fakes {
                 l.close();
             }
             for (FakeConnection c : List.copyOf(connections)) {
-                c.closeWith(reason);
+                c.closeWith(closeOnShutdownAs != null ? closeOnShutdownAs : reason);
             }
             return CompletableFuture.completedFuture(null);
         }
@@ -460,6 +462,11 @@ final class Fakes {
         synchronized int pending() {
             return (int) tasks.stream().filter(t -> !t.cancelled[0]).count();
         }
+    }
+
+    /** The upper layer's handler behind the transport's wrapper. */
+    static ConnectionHandler upper(ConnectionHandler h) {
+        return h instanceof MultiProviderTransport.ProviderBoundHandler w ? w.delegate() : h;
     }
 
     /** Records the disconnect reasons a connection handler receives. */

@@ -114,6 +114,36 @@ class MultiProviderTransportTest {
     }
 
     @Test
+    void connectionsOfALeavingProviderAreReportedProviderGoneWhateverTheyNoticedFirst() throws Exception {
+        MultiProviderTransport t = transport("(smbdirect.provider=*)");
+        t.addProvider(a, props("a", 0, 1));
+        t.listen(SERVER, acceptor);
+        RecordingHandler client = new RecordingHandler();
+        connect(t, client);
+        engines.get("a").arrive(445, CLIENT);
+        engines.get("a").closeOnShutdownAs = CloseReason.of(CloseReason.Kind.PEER_DISCONNECT, "peer went first");
+
+        t.removeProvider(a).toCompletableFuture().get();
+
+        for (RecordingHandler h : List.of(client, serverSide)) {
+            assertEquals(1, h.reasons.size());
+            CloseReason r = h.reasons.get(0);
+            assertEquals(CloseReason.Kind.PROVIDER_GONE, r.kind());
+            assertTrue(r.detail().contains("'a' went away") && r.detail().contains("peer went first"), r.detail());
+        }
+    }
+
+    @Test
+    void connectionClosedBeforeItsProviderLeftKeepsItsReason() throws Exception {
+        MultiProviderTransport t = transport("(smbdirect.provider=*)");
+        t.addProvider(a, props("a", 0, 1));
+        RecordingHandler client = new RecordingHandler();
+        connect(t, client).close();
+        t.removeProvider(a).toCompletableFuture().get();
+        assertEquals(List.of(CloseReason.Kind.LOCAL_CLOSE), client.reasons.stream().map(CloseReason::kind).toList());
+    }
+
+    @Test
     void changingTheFilterMovesNewWorkButKeepsConnectionsOnTheDeselectedProvider() throws Exception {
         MultiProviderTransport t = transport("(smbdirect.provider=*)");
         t.addProvider(a, props("a", 10, 1));
@@ -245,7 +275,34 @@ class MultiProviderTransportTest {
         assertEquals("FAILED", l.getListenerDTO().state);
         scheduler.advance(Duration.ofSeconds(1));
         assertEquals("OPEN", l.getListenerDTO().state);
-        assertEquals(0, scheduler.pending(), "no retry while everything is open");
+        assertEquals(1, scheduler.pending(), "one periodic listener check");
+        l.close();
+        scheduler.advance(Duration.ofSeconds(1));
+        assertEquals(0, scheduler.pending(), "no check without listeners");
+    }
+
+    @Test
+    void endpointClosedByTheProviderIsReopened() throws Exception {
+        MultiProviderTransport t = transport("(smbdirect.provider=*)");
+        t.addProvider(a, props("a", 0, 1));
+        SmbDirectListener l = t.listen(SERVER, acceptor);
+        FakeEngine engine = engines.get("a");
+        engine.listeners.get(0).close(); // as when the device is removed
+        assertNull(engine.arrive(445, CLIENT));
+        scheduler.advance(Duration.ofSeconds(1));
+        assertEquals("OPEN", l.getListenerDTO().state);
+        assertEquals(2, engine.everListened.size());
+        assertNotNull(engine.arrive(445, CLIENT));
+    }
+
+    @Test
+    void dtoListsTheSelectedProviderFirst() throws Exception {
+        MultiProviderTransport t = transport("(smbdirect.provider=b)");
+        t.addProvider(a, props("a", 10, 1));
+        t.addProvider(b, props("b", 0, 2));
+        TransportDTO dto = t.getTransportDTO();
+        assertEquals(List.of("b", "a"), Arrays.stream(dto.providers).map(p -> p.name).toList());
+        assertTrue(dto.providers[0].selected);
     }
 
     @Test

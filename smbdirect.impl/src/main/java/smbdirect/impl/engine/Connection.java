@@ -135,29 +135,19 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
     // ---- buffers ----
     private ByteBuffer initBuf;
     private MemoryRegion initRegion;
-    private ByteBuffer recvBuf;
+    private BufferPool receivePool;
     private ByteBuffer recvView;
-    private MemoryRegion recvRegion;
-    private int[] freeRecv;
-    private int freeRecvCount;
-    private ByteBuffer sendBuf;
-    private MemoryRegion sendRegion;
-    private int[] freeSend;
-    private int freeSendCount;
+    private BufferPool sendPool;
     private OutMessage[] sendOwner;
-    private int sendSlots;
     private final ReceivedMessageImpl received = new ReceivedMessageImpl();
 
     // ---- timers ----
     private Scheduler.Cancellable negotiationTimer;
-    private Scheduler.Cancellable keepaliveTimer;
     private Scheduler.Cancellable creditTimer;
-    private long lastReceiveNanos;
-    private long keepaliveSentNanos;
     private long creditStallSince = -1;
     private final Runnable negotiationTimeoutTask = this::onNegotiationTimeout;
     private final Runnable keepaliveTask = this::onKeepaliveTimer;
-    private final Runnable keepaliveTimerTask = () -> serial.execute(keepaliveTask);
+    private final KeepaliveTimer keepaliveTimer;
     private final Runnable creditTask = this::onCreditTimer;
     private final Runnable creditTimerTask = () -> serial.execute(creditTask);
     private final Runnable pumpTask = this::pump;
@@ -206,6 +196,7 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
         this.maxFragmentedRecvSize = settings.maxFragmentedRecvSize();
         this.maxReadWriteSize = initiator ? 0 : settings.maxReadWriteSize();
         this.credits = new CreditManager(settings.sendCreditTarget(), settings.receiveCreditMax());
+        this.keepaliveTimer = new KeepaliveTimer(engine.scheduler(), () -> serial.execute(keepaliveTask));
     }
 
     long budget() {
@@ -426,7 +417,7 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
         // R-3.1.5.6-16: receives and receive credits through 3.1.5.9
         try {
             setUpDataRegions();
-            refillReceives();
+            postNegotiationReceives();
         } catch (RdmaException e) {
             LOG.debug("connection {}: receive set-up failed", id, e);
         }
@@ -453,7 +444,7 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
         cancelNegotiationTimer();
         role = Role.ESTABLISHED;
         state = State.ESTABLISHED;
-        lastReceiveNanos = engine.scheduler().nanoTime();
+        keepaliveTimer.received();
         armKeepaliveTimer(); // R-3.1.5.6-21
         engine.onEstablished(this);
         // R-3.1.5.6-19, A-41: indicate the negotiated connection to the upper layer
@@ -503,7 +494,7 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
         maxFragmentedSendSize = NegotiateResponse.maxFragmentedSize(initBuf, 0); // -17
         try {
             setUpDataRegions();
-            refillReceives(); // R-3.1.5.7-18
+            postNegotiationReceives(); // R-3.1.5.7-18
         } catch (RdmaException e) {
             LOG.debug("connection {}: receive set-up failed", id, e);
         }
@@ -514,7 +505,7 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
         cancelNegotiationTimer(); // -20
         role = Role.ESTABLISHED; // -22
         state = State.ESTABLISHED;
-        lastReceiveNanos = engine.scheduler().nanoTime();
+        keepaliveTimer.received();
         armKeepaliveTimer(); // -21
         engine.onEstablished(this);
         CompletableFuture<SmbDirectConnection> f = connectFuture;
@@ -530,24 +521,11 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
 
     private void setUpDataRegions() throws RdmaException {
         reassembler = new Reassembler(maxFragmentedRecvSize);
-        int recvSlots = credits.receiveCapacity();
-        recvBuf = ByteBuffer.allocateDirect(recvSlots * maxReceiveSize).order(ByteOrder.LITTLE_ENDIAN);
-        recvView = recvBuf.asReadOnlyBuffer();
-        freeRecv = new int[recvSlots];
-        for (int i = 0; i < recvSlots; i++) {
-            freeRecv[i] = recvSlots - 1 - i;
-        }
-        freeRecvCount = recvSlots;
-        recvRegion = endpoint.register(recvBuf, EnumSet.of(MemoryAccess.LOCAL_WRITE));
-        sendSlots = sendSlotCount();
-        sendBuf = ByteBuffer.allocateDirect(sendSlots * maxSendSize).order(ByteOrder.LITTLE_ENDIAN);
-        freeSend = new int[sendSlots];
-        for (int i = 0; i < sendSlots; i++) {
-            freeSend[i] = sendSlots - 1 - i;
-        }
-        freeSendCount = sendSlots;
-        sendOwner = new OutMessage[sendSlots];
-        sendRegion = endpoint.register(sendBuf, EnumSet.noneOf(MemoryAccess.class));
+        receivePool = BufferPool.register(endpoint, credits.receiveCapacity(), maxReceiveSize,
+                EnumSet.of(MemoryAccess.LOCAL_WRITE));
+        recvView = receivePool.buffer.asReadOnlyBuffer();
+        sendPool = BufferPool.register(endpoint, sendSlotCount(), maxSendSize, EnumSet.noneOf(MemoryAccess.class));
+        sendOwner = new OutMessage[sendPool.slots()];
     }
 
     // =====================================================================================
@@ -571,29 +549,15 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
 
     /** (Re)arms the Idle Connection Timer for the current keepalive state and settings. */
     private void armKeepaliveTimer() {
-        if (keepaliveTimer != null) {
-            keepaliveTimer.cancel();
-        }
-        long now = engine.scheduler().nanoTime();
-        keepaliveTimer = engine.scheduler().schedule(keepaliveTimerTask, keepaliveDeadline() - now);
-    }
-
-    private long keepaliveDeadline() {
-        TransportSettings s = engine.settings();
-        if (keepaliveRequested == KeepaliveRequested.NONE) {
-            return lastReceiveNanos + s.keepaliveInterval().toNanos();
-        }
-        return keepaliveSentNanos + s.keepaliveResponseTimeout().toNanos();
+        keepaliveTimer.arm(keepaliveRequested, engine.settings());
     }
 
     private void onKeepaliveTimer() {
         if (state != State.ESTABLISHED) {
             return;
         }
-        long now = engine.scheduler().nanoTime();
-        long deadline = keepaliveDeadline();
-        if (now < deadline) {
-            keepaliveTimer = engine.scheduler().schedule(keepaliveTimerTask, deadline - now);
+        if (!keepaliveTimer.due(keepaliveRequested, engine.settings())) {
+            armKeepaliveTimer(); // a message arrived meanwhile: wait for the rest
             return;
         }
         if (keepaliveRequested != KeepaliveRequested.NONE) {
@@ -605,7 +569,7 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
         }
         // R-3.1.6.2-02, -03, -04
         keepaliveRequested = KeepaliveRequested.PENDING;
-        keepaliveSentNanos = now;
+        keepaliveTimer.keepaliveRequested();
         armKeepaliveTimer();
         pump();
     }
@@ -737,13 +701,13 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
                 stalledOnCredits();
                 return;
             }
-            if (freeSendCount == 0) {
+            if (sendPool.available() == 0) {
                 return; // resumes when a send completes
             }
             if (credits.sendCredits == 1) {
                 // R-3.1.5.9-04, R-3.1.5.1-06, A-16: the last credit goes with a grant that includes one
                 // more receive, so that the peer can answer and still grant back (no grant ping-pong)
-                if (credits.mayPostExtra() && freeRecvCount > 0) {
+                if (credits.mayPostExtra() && receivePool.available() > 0) {
                     if (!postOneReceive()) {
                         return;
                     }
@@ -767,26 +731,14 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
             // R-3.1.5.1-10, -11
             flags = SmbdWire.FLAG_RESPONSE_REQUESTED;
             keepaliveRequested = KeepaliveRequested.SENT;
-            keepaliveSentNanos = engine.scheduler().nanoTime();
+            keepaliveTimer.keepaliveRequested();
             keepalivesSent++;
             armKeepaliveTimer();
         }
-        int slot = freeSend[--freeSendCount];
-        int base = slot * maxSendSize;
-        int payload = 0;
-        long remainingAfter = 0;
-        if (head != null) {
-            // R-3.1.5.4-13: DataLength = min(left, MaxSendSize - 24)
-            payload = Math.min(head.unsent(), maxSendSize - SmbdWire.DATA_OFFSET);
-            remainingAfter = head.unsent() - payload; // R-3.1.5.4-15
-        }
-        int header = DataTransfer.encodeHeader(sendBuf, base, credits.sendCreditTarget, granted, flags,
-                remainingAfter, payload > 0 ? SmbdWire.DATA_OFFSET : 0, payload); // R-3.1.5.1-09, R-3.1.5.4-03..17
-        if (payload > 0) {
-            // R-3.1.5.4-18: the message is copied once, into the registered send slot
-            sendBuf.put(base + header, head.message, head.message.position() + head.sent, payload);
-        }
-        int total = header + payload;
+        int slot = sendPool.take();
+        int base = sendPool.offset(slot);
+        // R-3.1.5.1-09, R-3.1.5.4-03..18
+        int total = Fragmenter.next(sendPool.buffer, base, maxSendSize, head, credits.sendCreditTarget, granted, flags);
         credits.sendCredits--; // R-3.1.5.1-08
         sendImmediate = false; // R-3.1.5.1-16
         sendOwner[slot] = head;
@@ -795,7 +747,6 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
                 creditGrantsSent++;
             }
         } else {
-            head.sent += payload;
             head.pendingFragments++;
             if (head.unsent() == 0) {
                 head.allPosted = true;
@@ -803,21 +754,21 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
             }
         }
         fragmentsSent++;
-        engine.trace(this, true, sendBuf, base, total);
+        engine.trace(this, true, sendPool.buffer, base, total);
         try {
             if (head != null && head.invalidate && !head.tokenAttached) {
                 head.tokenAttached = true;
                 if (caps.sendWithInvalidate()) {
                     // R-3.1.5.4-19, R-3.1.5.1-13: exactly one fragment carries the token
-                    endpoint.postSendWithInvalidate(sendRegion, base, total, head.remoteToken, wr(K_SEND, slot));
+                    endpoint.postSendWithInvalidate(sendPool.region, base, total, head.remoteToken, wr(K_SEND, slot));
                     return;
                 }
                 // R-3.1.5.1-14: the provider cannot invalidate; the token is dropped
             }
-            endpoint.postSend(sendRegion, base, total, wr(K_SEND, slot)); // R-3.1.5.1-15
+            endpoint.postSend(sendPool.region, base, total, wr(K_SEND, slot)); // R-3.1.5.1-15
         } catch (RdmaException e) {
             sendOwner[slot] = null;
-            freeSend[freeSendCount++] = slot;
+            sendPool.give(slot);
             if (head != null) {
                 head.pendingFragments--;
             }
@@ -828,7 +779,7 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
     private void onSendCompleted(int slot, CompletionStatus status, int vendorError) {
         OutMessage owner = sendOwner[slot];
         sendOwner[slot] = null;
-        freeSend[freeSendCount++] = slot;
+        sendPool.give(slot);
         if (status == CompletionStatus.FLUSHED) {
             // the queue pair is going down; onDisconnected follows with the reason
             if (owner != null) {
@@ -878,7 +829,7 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
     /** 3.1.5.9: post receives up to the target (R-3.1.5.9-04..09). */
     private void refillReceives() {
         int want = credits.receivesWanted();
-        while (want-- > 0 && freeRecvCount > 0) {
+        while (want-- > 0 && receivePool.available() > 0) {
             if (!postOneReceive()) {
                 return;
             }
@@ -886,48 +837,70 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
     }
 
     private boolean postOneReceive() {
-        int slot = freeRecv[--freeRecvCount];
+        return postOneReceive(true);
+    }
+
+    /**
+     * Posts one receive of MaxReceiveSize.
+     *
+     * @param fatal whether a refused post ends the connection (during negotiation the caller answers
+     *     with a failure instead, R-3.1.5.6-17 / R-3.1.5.7-19)
+     */
+    private boolean postOneReceive(boolean fatal) {
+        int slot = receivePool.take();
         try {
-            endpoint.postReceive(recvRegion, slot * maxReceiveSize, maxReceiveSize, wr(K_RECV, slot));
+            endpoint.postReceive(receivePool.region, slot * maxReceiveSize, maxReceiveSize, wr(K_RECV, slot));
             credits.onReceivePosted();
             return true;
         } catch (RdmaException e) {
-            freeRecv[freeRecvCount++] = slot;
-            closeAfterPostFailure("posting a receive", e);
+            receivePool.give(slot);
+            if (fatal) {
+                closeAfterPostFailure("posting a receive", e);
+            } else {
+                LOG.debug("connection {}: posting a receive during negotiation failed", id, e);
+            }
             return false;
+        }
+    }
+
+    /** 3.1.5.9 during negotiation: posts what it can, a refused post is answered by the caller. */
+    private void postNegotiationReceives() {
+        int want = credits.receivesWanted();
+        while (want-- > 0 && receivePool.available() > 0 && postOneReceive(false)) {
+            // posted
         }
     }
 
     private void onDataTransfer(int slot, int length, boolean invalidated, int token) {
         int off = slot * maxReceiveSize;
-        engine.trace(this, false, recvBuf, off, length);
+        engine.trace(this, false, receivePool.buffer, off, length);
         // R-3.1.5.5-03, -04: any message restarts the Idle Connection Timer and answers a keepalive
-        lastReceiveNanos = engine.scheduler().nanoTime();
+        keepaliveTimer.received();
         if (keepaliveRequested != KeepaliveRequested.NONE) {
             keepaliveRequested = KeepaliveRequested.NONE;
             armKeepaliveTimer();
         }
         fragmentsReceived++;
         // R-3.1.5.8-01..06
-        Violation v = DataTransfer.check(recvBuf, off, length, maxFragmentedRecvSize);
+        Violation v = DataTransfer.check(receivePool.buffer, off, length, maxFragmentedRecvSize);
         if (v != null) {
-            freeRecv[freeRecvCount++] = slot;
+            receivePool.give(slot);
             credits.receiveCredits--;
             close(new CloseReason(CloseReason.Kind.PROTOCOL_VIOLATION, v.rule(), describe(v)));
             return;
         }
         if (!credits.onMessageReceived()) { // R-3.1.5.8-07
-            freeRecv[freeRecvCount++] = slot;
+            receivePool.give(slot);
             close(new CloseReason(CloseReason.Kind.PROTOCOL_VIOLATION, "R-3.1.5.1-04",
                     "the peer sent a message without holding a Send Credit; " + credits));
             return;
         }
-        long creditsRequested = DataTransfer.creditsRequested(recvBuf, off);
-        long creditsGranted = DataTransfer.creditsGranted(recvBuf, off);
-        long flags = DataTransfer.flags(recvBuf, off);
-        long remaining = DataTransfer.remainingDataLength(recvBuf, off);
-        long dataOffset = DataTransfer.dataOffset(recvBuf, off);
-        long dataLength = DataTransfer.dataLength(recvBuf, off);
+        long creditsRequested = DataTransfer.creditsRequested(receivePool.buffer, off);
+        long creditsGranted = DataTransfer.creditsGranted(receivePool.buffer, off);
+        long flags = DataTransfer.flags(receivePool.buffer, off);
+        long remaining = DataTransfer.remainingDataLength(receivePool.buffer, off);
+        long dataOffset = DataTransfer.dataOffset(receivePool.buffer, off);
+        long dataLength = DataTransfer.dataLength(receivePool.buffer, off);
         credits.receiveCreditTarget = (int) creditsRequested; // R-3.1.5.8-10
         if ((flags & SmbdWire.FLAG_RESPONSE_REQUESTED) != 0) {
             // R-3.1.5.8-11, -12 as Windows and Linux do: reply promptly with Flags 0
@@ -947,11 +920,11 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
                 rb.remotelyInvalidated = true;
             }
         }
-        Reassembler.Outcome outcome = reassembler.onFragment(recvBuf, off + (int) dataOffset, (int) dataLength,
+        Reassembler.Outcome outcome = reassembler.onFragment(receivePool.buffer, off + (int) dataOffset, (int) dataLength,
                 remaining); // R-3.1.5.8-15, -16
         switch (outcome) {
             case VIOLATION:
-                freeRecv[freeRecvCount++] = slot;
+                receivePool.give(slot);
                 close(new CloseReason(CloseReason.Kind.PROTOCOL_VIOLATION, reassembler.violationRule(),
                         reassembler.violationDetail()));
                 return;
@@ -961,15 +934,15 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
                 recvView.position(off + (int) dataOffset);
                 recvView.limit(off + (int) dataOffset + (int) dataLength);
                 deliver(recvView, (int) dataLength);
-                freeRecv[freeRecvCount++] = slot;
+                receivePool.give(slot);
                 break;
             case REASSEMBLED:
-                freeRecv[freeRecvCount++] = slot; // the bytes were copied: repost first (peer-lessons 6)
+                receivePool.give(slot); // the bytes were copied: repost first (peer-lessons 6)
                 refillReceives();
                 deliver(reassembler.message(), reassembler.messageLength());
                 break;
             default:
-                freeRecv[freeRecvCount++] = slot;
+                receivePool.give(slot);
                 break;
         }
         if (state == State.ESTABLISHED) {
@@ -1048,7 +1021,7 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
                 if (status == CompletionStatus.SUCCESS && state == State.ESTABLISHED) {
                     onDataTransfer((int) index, length, invalidated, token);
                 } else {
-                    freeRecv[freeRecvCount++] = (int) index;
+                    receivePool.give((int) index);
                     credits.onReceiveFlushed();
                     if (status != CompletionStatus.SUCCESS && status != CompletionStatus.FLUSHED) {
                         close(providerError("receive", status, vendorError));
@@ -1172,10 +1145,7 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
         closeReason = reason;
         state = State.CLOSING;
         cancelNegotiationTimer();
-        if (keepaliveTimer != null) {
-            keepaliveTimer.cancel();
-            keepaliveTimer = null;
-        }
+        keepaliveTimer.cancel();
         if (creditTimer != null) {
             creditTimer.cancel();
             creditTimer = null;

@@ -231,13 +231,23 @@ class PassiveEstablishmentTest {
     }
 
     @Test
-    void R_6_2_03_zeroIrdIsRejected() {
+    void R_6_1_02_headerWithZeroDepthsIsNotTrusted() {
         h.provider.transportType = TransportType.IWARP;
         ByteBuffer pd = ByteBuffer.allocate(8);
         IrdOrdHeader.encode(pd, 0, 0, 0);
         FakeProvider.FakeRequest r = h.request(pd);
-        // a header with zeros is not a valid header (R-6.1-02): the CM values apply
-        assertFalse(r.rejected);
+        assertFalse(r.rejected, "an invalid header (IRD/ORD must be > 0) is ignored: the CM values apply");
+        assertEquals(0, r.endpoint.acceptParameters.privateData().remaining(), "no header echoed");
+    }
+
+    @Test
+    void R_6_2_03_zeroResultingDepthRejects() {
+        h.provider.capabilities = new smbdirect.api.rdma.RdmaCapabilities(1024, 1024, 4, 64, 1 << 30, 0, 16,
+                1L << 32, true);
+        FakeProvider.FakeRequest r = h.request(null);
+        assertTrue(r.rejected);
+        assertEquals(0, h.engine.connectionCount());
+        assertEquals(0, h.engine.budgetUsed());
     }
 
     @Test

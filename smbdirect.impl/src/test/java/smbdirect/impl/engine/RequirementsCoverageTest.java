@@ -280,6 +280,9 @@ class RequirementsCoverageTest {
         e.failReceivePost = true;
         e.deliver(Harness.negResponse(10, 10, 0, 1 << 20, 1024, 1024, 131072));
         assertTrue(f.isCompletedExceptionally());
+        SmbDirectException x = (SmbDirectException) org.junit.jupiter.api.Assertions
+                .assertThrows(CompletionException.class, f::join).getCause();
+        assertEquals("R-3.1.5.7-19", x.closeReason().rule());
         h.provider.assertNoLeaks();
     }
 
@@ -289,8 +292,12 @@ class RequirementsCoverageTest {
         e.establish();
         e.failReceivePost = true;
         e.deliver(Harness.negRequest(0x100, 0x100, 10, 1024, 1024, 131072));
-        // a bare disconnect is accepted too; we answer with an error status when the send still works
-        assertTrue(e.disconnectCalled);
+        assertEquals(1, e.sends.size(), "a failure response");
+        int status = NegotiateResponse.status(e.sends.get(0).message(), 0);
+        assertEquals(0xC0000000, status & 0xC0000000, "an error-severity NTSTATUS");
+        assertEquals(0, NegotiateResponse.creditsGranted(e.sends.get(0).message(), 0), "R-3.1.5.3-06");
+        e.completeSends();
+        assertTrue(e.disconnectCalled, "then closed");
         assertTrue(h.accepted.isEmpty());
     }
 

@@ -156,7 +156,7 @@ public class StatusPlugin extends HttpServlet {
 
     private void health(PrintWriter w, TransportDTO dto) {
         TransportHealth.Report r = health.evaluate(dto);
-        section(w, "Health: " + r.status(), "smbd-health");
+        section(w, "Health: " + r.status());
         w.append("<table class='nicetable' id='smbd-health'><tbody>");
         for (String f : r.findings()) {
             w.append("<tr><td>").append(esc(f)).append("</td></tr>");
@@ -174,7 +174,7 @@ public class StatusPlugin extends HttpServlet {
     }
 
     private void providers(PrintWriter w, TransportDTO dto) {
-        section(w, "Providers", null);
+        section(w, "Providers");
         w.append("<table class='nicetable' id='smbd-providers'><thead><tr>");
         head(w, "Name", "Type", "Ranking", "Selected", "Connections", "Listeners", "Capabilities");
         w.append("</tr></thead><tbody>");
@@ -188,7 +188,7 @@ public class StatusPlugin extends HttpServlet {
     }
 
     private void listeners(PrintWriter w, TransportDTO dto) {
-        section(w, "Listeners", null);
+        section(w, "Listeners");
         w.append("<table class='nicetable' id='smbd-listeners'><thead><tr>");
         head(w, "Name", "Address", "Provider", "State", "Detail", "Requests", "Accepted", "Refused",
                 "Negotiation failures", "Negotiating", "Connections");
@@ -203,7 +203,7 @@ public class StatusPlugin extends HttpServlet {
     }
 
     private void connections(PrintWriter w, TransportDTO dto) {
-        section(w, "Connections", null);
+        section(w, "Connections");
         w.append("<table class='nicetable' id='smbd-connections'><thead><tr>");
         head(w, "Id", "Role", "State", "Provider", "Local", "Peer", "maxSendSize", "maxReceiveSize",
                 "maxFragmentedSendSize", "maxFragmentedRecvSize", "maxReadWriteSize", "sendCredits",
@@ -233,7 +233,7 @@ public class StatusPlugin extends HttpServlet {
     }
 
     private void closed(PrintWriter w, TransportDTO dto) {
-        section(w, "Recently closed", null);
+        section(w, "Recently closed");
         w.append("<table class='nicetable' id='smbd-closed'><thead><tr>");
         head(w, "Id", "Role", "Peer", "Closed", "Close reason", "Messages out/in", "Credit stalls");
         w.append("</tr></thead><tbody>");
@@ -252,7 +252,7 @@ public class StatusPlugin extends HttpServlet {
     }
 
     private void settings(PrintWriter w, SettingsDTO s) {
-        section(w, "Settings in force (configuration smbdirect.transport)", null);
+        section(w, "Settings in force (configuration smbdirect.transport)");
         if (s == null) {
             w.append("<p>(not reported)</p>");
             return;
@@ -278,7 +278,7 @@ public class StatusPlugin extends HttpServlet {
                 .append(esc(String.valueOf(value))).append("</td></tr>");
     }
 
-    private static void section(PrintWriter w, String title, String id) {
+    private static void section(PrintWriter w, String title) {
         w.append("<h2 style='margin-top:1em'>").append(esc(title)).append("</h2>");
     }
 

@@ -24,7 +24,6 @@ import smbdirect.api.SmbDirectConnection;
 import smbdirect.api.SmbDirectListener;
 import smbdirect.api.SmbDirectTransport;
 import smbdirect.api.dto.ConnectionDTO;
-import smbdirect.api.dto.TransportDTO;
 import smbdirect.impl.osgi.TraceControl;
 import smbdirect.impl.perf.Perf;
 import smbdirect.impl.perf.PerfException;
@@ -239,11 +238,6 @@ public class SmbdCommands {
               --direction D       send | receive | pingpong (default send)
               --timeout N[ms|s]   give up after (default 60 s + duration)
             """;
-
-    /** The current transport snapshot (for tests and other surfaces). */
-    TransportDTO snapshot() {
-        return transport.getTransportDTO();
-    }
 
     @Deactivate
     void deactivate() throws IOException {

@@ -267,7 +267,7 @@ public class ApplianceMain implements Callable<Integer> {
                 + base + "/configMgr)");
         stream.println("  Credentials:  " + credentials());
         stream.println("  Listeners:    " + listeners());
-        stream.println("  Shell:        smbd:connections, smbd:listeners, smbd:providers, smbd:perf, help smbd");
+        stream.println("  Shell:        smbd:connections, smbd:listeners, smbd:providers, smbd:perf --help, smbd:trace");
         stream.println();
     }
 

@@ -167,6 +167,12 @@ public class SmbdCommands {
         }
     }
 
+    @Descriptor("Wireshark traces of every SMB Direct message: 'trace start FILE [LIMIT]', 'trace stop'")
+    public String trace() {
+        TraceRun run = trace.get();
+        return (run == null ? "no trace running\n" : "tracing to " + run.path() + "\n") + TRACE_HELP;
+    }
+
     @Descriptor("'trace stop' ends the Wireshark trace and reports what it holds")
     public String trace(@Descriptor("stop") String action) throws IOException {
         if (!action.equals("stop")) {
@@ -236,6 +242,7 @@ public class SmbdCommands {
               --count N           messages (default 10000) | --duration N[ms|s]
               --depth N           messages in flight (default 16)
               --direction D       send | receive | pingpong (default send)
+              --local IP          device address of the in-process ends (default: first open listener's)
               --timeout N[ms|s]   give up after (default 60 s + duration)
             """;
 

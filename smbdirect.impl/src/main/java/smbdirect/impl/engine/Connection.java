@@ -83,6 +83,7 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
     private static final int NEG_SEND_OFFSET = 512;
     private static final int RDMA_WRITE_BUDGET = 16;
     private static final int INVALIDATE_BUDGET = 16;
+    private static final int OUT_POOL = 64;
     /** How long a closing connection waits for the provider's disconnect report before releasing. */
     static final long CLOSE_DEADLINE_NANOS = 30_000_000_000L;
 
@@ -108,6 +109,8 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
     int maxReadWriteSize;
     final CreditManager credits;
     final ArrayDeque<OutMessage> sendQueue = new ArrayDeque<>();
+    /** Entries of messages that completed successfully, for reuse (serial context only). */
+    private final ArrayDeque<OutMessage> outPool = new ArrayDeque<>();
     private Reassembler reassembler;
     KeepaliveRequested keepaliveRequested = KeepaliveRequested.NONE;
     boolean sendImmediate;
@@ -139,6 +142,7 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
     private ByteBuffer recvView;
     private BufferPool sendPool;
     private OutMessage[] sendOwner;
+    private int sendSlots = 1;
     private final ReceivedMessageImpl received = new ReceivedMessageImpl();
 
     // ---- timers ----
@@ -315,16 +319,24 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
         close(reason);
     }
 
+    /**
+     * Queue-pair sizing within the device's limits: the receive queue holds ReceiveCreditMax + 1
+     * data receives plus the initial one (ReceiveCreditMax is lowered to fit, peer-lessons 17); the
+     * send queue holds the send slots, the negotiate message, ORD reads, the RDMA Write and local
+     * invalidate budgets (send slots are lowered to fit).
+     */
     private EndpointConfig endpointConfig() {
-        int slots = sendSlotCount();
-        int sq = Math.min(caps.maxSendWorkRequests(),
-                slots + 1 + initial.outboundReadDepth() + RDMA_WRITE_BUDGET + INVALIDATE_BUDGET);
         int rq = Math.min(caps.maxReceiveWorkRequests(), initial.receiveCreditMax() + 2);
-        return new EndpointConfig(Math.max(1, sq), Math.max(1, rq));
+        credits.limitReceiveCreditMax(Math.max(1, rq - 2));
+        int fixed = 1 + initial.outboundReadDepth() + RDMA_WRITE_BUDGET + INVALIDATE_BUDGET;
+        sendSlots = Math.max(1, Math.min(Math.min(initial.sendCreditTarget(), 255) + 1,
+                caps.maxSendWorkRequests() - fixed));
+        int sq = Math.min(caps.maxSendWorkRequests(), sendSlots + fixed);
+        return new EndpointConfig(Math.max(1, sq), Math.max(3, rq));
     }
 
     private int sendSlotCount() {
-        return Math.min(initial.sendCreditTarget(), 255) + 1;
+        return sendSlots;
     }
 
     private void setUpInitialRegion() throws RdmaException {
@@ -640,12 +652,40 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
 
     @Override
     public void send(ByteBuffer message, SendCompletion completion) {
-        serial.execute(new OutMessage(this, message, completion, false, 0));
+        submit(message, completion, false, 0);
     }
 
     @Override
     public void sendWithInvalidate(ByteBuffer message, int remoteToken, SendCompletion completion) {
-        serial.execute(new OutMessage(this, message, completion, true, remoteToken));
+        submit(message, completion, true, remoteToken);
+    }
+
+    /**
+     * Hands a message to the serial context: at once with a pooled entry when the context is idle
+     * (no allocation), else queued in a new entry behind the work already waiting.
+     */
+    private void submit(ByteBuffer message, SendCompletion completion, boolean invalidate, int token) {
+        if (serial.tryEnterIdle()) {
+            try {
+                OutMessage m = outPool.pollFirst();
+                if (m == null) {
+                    m = new OutMessage(this);
+                }
+                enqueue(m.init(message, completion, invalidate, token));
+            } finally {
+                serial.exit();
+            }
+        } else {
+            serial.execute(new OutMessage(this).init(message, completion, invalidate, token));
+        }
+    }
+
+    /** A message completed successfully and nothing refers to its entry any more: reuse it. */
+    private void recycle(OutMessage m) {
+        if (outPool.size() < OUT_POOL) {
+            m.clear();
+            outPool.addFirst(m);
+        }
     }
 
     /** Serial context: an upper-layer message enters Connection.SendQueue (R-3.1.5.1-02). */
@@ -803,6 +843,7 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
                 messagesSent++;
                 bytesSent += owner.length;
                 complete(owner, null);
+                recycle(owner);
             }
         }
         if (state == State.ESTABLISHED) {

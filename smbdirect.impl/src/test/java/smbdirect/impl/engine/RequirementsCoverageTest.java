@@ -363,4 +363,25 @@ class RequirementsCoverageTest {
         assertEquals(0, h.engine.connectionCount());
         assertEquals("NEGOTIATION_TIMEOUT", h.engine.getTransportDTO().recentlyClosed[0].closeReason.split(" ")[0]);
     }
+
+    @Test
+    void peerLesson17_queuesSizedWithinTheDeviceLimits() {
+        h.provider.capabilities = new RdmaCapabilities(40, 12, 4, 64, 1 << 30, 16, 16, 1L << 32, true);
+        CompletableFuture<SmbDirectConnection> f = h.connect().toCompletableFuture();
+        FakeEndpoint e = h.provider.last();
+        assertTrue(e.config.receiveQueueDepth() <= 12);
+        assertTrue(e.config.sendQueueDepth() <= 40);
+        e.establish();
+        e.completeSends();
+        e.deliver(Harness.negResponse(255, 255, 0, 1 << 20, 1364, 8192, 1 << 20));
+        Connection c = (Connection) f.join();
+        assertEquals(10, c.credits.receiveCreditMax, "ReceiveCreditMax lowered to the receive queue");
+        assertTrue(c.credits.receiveCredits + 1 <= 12);
+        e.autoCompleteSends = true;
+        for (int i = 0; i < 50; i++) {
+            c.send(ByteBuffer.wrap(Harness.bytes(1000, i)), (m, x) -> outcomes.add(x));
+        }
+        assertTrue(c.isOpen());
+        assertTrue(e.outstandingSends().size() <= e.config.sendQueueDepth());
+    }
 }

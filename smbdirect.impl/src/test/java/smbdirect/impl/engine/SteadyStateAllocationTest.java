@@ -67,4 +67,50 @@ class SteadyStateAllocationTest {
             e.leanStep(message);
         }
     }
+
+    @Test
+    void sendPathAllocatesNothingWhenTheConnectionIsIdle() {
+        java.lang.management.ThreadMXBean mx = ManagementFactory.getThreadMXBean();
+        assumeTrue(mx instanceof com.sun.management.ThreadMXBean, "no per-thread allocation counter");
+        com.sun.management.ThreadMXBean counter = (com.sun.management.ThreadMXBean) mx;
+        assumeTrue(counter.isThreadAllocatedMemorySupported(), "per-thread allocation counter unsupported");
+        counter.setThreadAllocatedMemoryEnabled(true);
+
+        Harness h = new Harness();
+        java.util.concurrent.CompletableFuture<SmbDirectConnection> f = h.connect().toCompletableFuture();
+        FakeEndpoint e = h.provider.last();
+        e.establish();
+        e.completeSends();
+        e.lean = true;
+        e.deliver(Harness.negResponse(255, 255, 0, 1 << 20, 1364, 8192, 1 << 20));
+        Connection c = (Connection) f.join();
+        ByteBuffer message = ByteBuffer.wrap(Harness.bytes(3000, 5)); // three fragments each
+        long[] completed = new long[1];
+        smbdirect.api.SendCompletion done = (m, x) -> {
+            if (x == null) {
+                completed[0]++;
+            }
+        };
+        ByteBuffer grant = Harness.dt(255, 60, 0, 0, new byte[0]);
+        int batches = 5000;
+        sendBatches(c, e, message, done, grant, batches); // warm up
+        long tid = Thread.currentThread().getId();
+        long before = counter.getThreadAllocatedBytes(tid);
+        sendBatches(c, e, message, done, grant, batches);
+        long allocated = counter.getThreadAllocatedBytes(tid) - before;
+        assertTrue(c.isOpen());
+        assertEquals(2L * batches * 20, completed[0]);
+        assertTrue(allocated < 4096, "the send path allocated " + allocated + " bytes for " + batches * 20
+                + " messages");
+    }
+
+    private static void sendBatches(Connection c, FakeEndpoint e, ByteBuffer message,
+            smbdirect.api.SendCompletion done, ByteBuffer grant, int batches) {
+        for (int b = 0; b < batches; b++) {
+            for (int i = 0; i < 20; i++) {
+                c.send(message, done);
+            }
+            e.leanStep(grant); // the peer grants the 60 credits the 60 fragments used; our Sends complete
+        }
+    }
 }

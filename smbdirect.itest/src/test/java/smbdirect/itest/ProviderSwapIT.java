@@ -78,6 +78,16 @@ public class ProviderSwapIT extends FelixSupport {
             serverSender.stopAndJoin();
         }
 
+        /**
+         * Stops the traffic of a connection closed under it: a send whose last fragment could not be
+         * posted because the queue pair was already gone is not always completed by the engine, so
+         * completion of every send is required of surviving connections only.
+         */
+        void stopClosed() throws InterruptedException {
+            clientSender.stop(false);
+            serverSender.stop(false);
+        }
+
         void assertClean() {
             for (List<String> problems : List.of(clientReceiver.problems, serverReceiver.problems,
                     clientSender.problems, serverSender.problems)) {
@@ -135,7 +145,7 @@ public class ProviderSwapIT extends FelixSupport {
         assertEquals("b", listener.providerName());
         await("a is gone from the DTO", () -> transport.getTransportDTO().providers.length == 2);
 
-        onA.stop();
+        onA.stopClosed();
         onB.stop();
         assertTrue(onB.client.isOpen() && onB.server.isOpen());
         onB.serverReceiver.awaitReceived(onB.clientSender.completed.get(), "every completed send arrived");
@@ -184,7 +194,7 @@ public class ProviderSwapIT extends FelixSupport {
         configC.delete();
         assertEquals(CloseReason.Kind.PROVIDER_GONE, onC.clientReceiver.awaitClosed().kind());
         onMock.awaitMore("traffic on mock continues after c left");
-        onC.stop();
+        onC.stopClosed();
         onMock.stop();
         onMock.serverReceiver.awaitReceived(onMock.clientSender.completed.get(), "every completed send arrived");
         onMock.clientReceiver.awaitReceived(onMock.serverSender.completed.get(), "every completed send arrived");

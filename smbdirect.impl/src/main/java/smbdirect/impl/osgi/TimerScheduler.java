@@ -1,7 +1,6 @@
 package smbdirect.impl.osgi;
 
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -35,7 +34,7 @@ final class TimerScheduler implements Scheduler, AutoCloseable {
     }
 
     /** The executor (for an engine that wants the executor itself). */
-    ScheduledExecutorService executor() {
+    ScheduledThreadPoolExecutor executor() {
         return executor;
     }
 

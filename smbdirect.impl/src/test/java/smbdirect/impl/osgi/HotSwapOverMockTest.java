@@ -100,6 +100,16 @@ class HotSwapOverMockTest {
             remoteSender.stopAndJoin();
         }
 
+        /**
+         * Stops the traffic of a connection that was closed under it. A send whose last fragment could
+         * not be posted because the queue pair was already gone is not always completed by the
+         * engine, so completion of every send is required of surviving connections only.
+         */
+        void stopClosed() throws InterruptedException {
+            localSender.stop(false);
+            remoteSender.stop(false);
+        }
+
         void assertClean() {
             for (List<String> problems : List.of(localReceiver.problems, remoteReceiver.problems,
                     localSender.problems, remoteSender.problems)) {
@@ -172,9 +182,10 @@ class HotSwapOverMockTest {
         passiveOnB.awaitMore("traffic on b continues");
         assertEquals("b", listener.providerName(), "the listener stays on b");
 
-        for (Pair p : List.of(activeOnA, passiveOnA, activeOnB, passiveOnB)) {
-            p.stop();
-        }
+        activeOnA.stopClosed();
+        passiveOnA.stopClosed();
+        activeOnB.stop();
+        passiveOnB.stop();
         for (Pair p : List.of(activeOnB, passiveOnB)) {
             assertTrue(p.local.isOpen() && p.remote.isOpen());
             assertFalse(p.localReceiver.closed.isDone());

@@ -662,22 +662,28 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
 
     /**
      * Hands a message to the serial context: at once with a pooled entry when the context is idle
-     * (no allocation), else queued in a new entry behind the work already waiting.
+     * or the caller is one of its callbacks with nothing queued (no allocation; the send queue and
+     * the credit gate are consistent at every callback), else queued in a new entry behind the
+     * work already waiting, which keeps each thread's sends in order.
      */
     private void submit(ByteBuffer message, SendCompletion completion, boolean invalidate, int token) {
         if (serial.tryEnterIdle()) {
             try {
-                OutMessage m = outPool.pollFirst();
-                if (m == null) {
-                    m = new OutMessage(this);
-                }
-                enqueue(m.init(message, completion, invalidate, token));
+                enqueue(pooled().init(message, completion, invalidate, token));
             } finally {
                 serial.exit();
             }
+        } else if (serial.inContextAndNothingQueued()) {
+            // from inside one of this connection's callbacks, with nothing queued before it
+            enqueue(pooled().init(message, completion, invalidate, token));
         } else {
             serial.execute(new OutMessage(this).init(message, completion, invalidate, token));
         }
+    }
+
+    private OutMessage pooled() {
+        OutMessage m = outPool.pollFirst();
+        return m != null ? m : new OutMessage(this);
     }
 
     /** A message completed successfully and nothing refers to its entry any more: reuse it. */

@@ -91,6 +91,9 @@ public class TransportComponentIT extends FelixSupport {
                 }
                 assertEquals(d.name + " has one configuration", 1, configs.size());
                 ComponentConfigurationDTO c = configs.iterator().next();
+                if (!d.immediate && c.state == ComponentConfigurationDTO.SATISFIED) {
+                    continue; // a delayed service (Web Console page, health check) activates when first used
+                }
                 assertEquals(d.name + " is ACTIVE (" + c.failure + ")", ComponentConfigurationDTO.ACTIVE, c.state);
             }
         }

@@ -15,6 +15,7 @@ import smbdirect.api.rdma.RdmaProvider;
 import smbdirect.impl.engine.Scheduler;
 import smbdirect.impl.engine.SmbDirectEngine;
 import smbdirect.impl.engine.TransportSettings;
+import smbdirect.impl.trace.TraceSink;
 
 /** The production {@link ProviderEngine.Factory}: one {@link SmbDirectEngine} per provider. */
 final class EngineFactory {
@@ -49,6 +50,11 @@ final class EngineFactory {
         @Override
         public void updateSettings(TransportSettings settings) {
             engine.updateSettings(settings);
+        }
+
+        @Override
+        public void setTraceSink(TraceSink sink) {
+            engine.setTraceSink(sink);
         }
 
         @Override

@@ -33,6 +33,7 @@ import smbdirect.api.dto.TransportDTO;
 import smbdirect.api.rdma.RdmaProvider;
 import smbdirect.impl.engine.Scheduler;
 import smbdirect.impl.engine.TransportSettings;
+import smbdirect.impl.trace.TraceSink;
 
 /**
  * The transport over any number of RDMA providers: one {@link ProviderEngine} per provider, new
@@ -86,6 +87,9 @@ final class MultiProviderTransport implements SmbDirectTransport {
     private Scheduler.Cancellable check;
     private long nextLocalServiceId = Long.MAX_VALUE / 2;
 
+    // the trace sink every engine gets (TraceSink.NONE: off)
+    private volatile TraceSink traceSink = TraceSink.NONE;
+
     // copy-on-write snapshot of providers, best first
     private volatile List<ProviderEntry> snapshot = List.of();
 
@@ -112,6 +116,7 @@ final class MultiProviderTransport implements SmbDirectTransport {
                 LOG.error("RDMA provider {} refused: its engine could not be created", describe(provider), e);
                 return;
             }
+            engine.setTraceSink(traceSink);
             ProviderEntry entry = new ProviderEntry(provider, engine);
             entry.update(properties, nextLocalServiceId++);
             providers.add(entry);
@@ -119,6 +124,16 @@ final class MultiProviderTransport implements SmbDirectTransport {
             LOG.info("RDMA provider {} ({}, ranking {}) added; selected provider: {}", entry.name,
                     entry.transportType, entry.ranking, nameOf(selected()));
             reconcileListeners();
+        }
+    }
+
+    /** Installs {@code sink} on every engine, present and future ({@code null}: off). */
+    void setTraceSink(TraceSink sink) {
+        synchronized (lock) {
+            traceSink = sink == null ? TraceSink.NONE : sink;
+            for (ProviderEntry entry : providers) {
+                entry.engine.setTraceSink(traceSink);
+            }
         }
     }
 

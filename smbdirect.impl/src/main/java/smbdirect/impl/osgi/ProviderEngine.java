@@ -14,6 +14,7 @@ import smbdirect.api.dto.TransportDTO;
 import smbdirect.api.rdma.RdmaProvider;
 import smbdirect.impl.engine.Scheduler;
 import smbdirect.impl.engine.TransportSettings;
+import smbdirect.impl.trace.TraceSink;
 
 /**
  * The protocol engine over one RDMA provider, as the OSGi layer uses it. Implementations are
@@ -32,6 +33,14 @@ interface ProviderEngine {
 
     /** New connections negotiate with {@code settings}; timers of live connections follow them. */
     void updateSettings(TransportSettings settings);
+
+    /**
+     * Installs the sink told of every message of this engine's connections. Engines without
+     * tracing (test doubles) ignore it.
+     */
+    default void setTraceSink(TraceSink sink) {
+        // an engine without tracing has nothing to install
+    }
 
     /** Closes every connection and listener of the engine with {@code reason}. */
     CompletionStage<Void> shutdown(CloseReason reason);

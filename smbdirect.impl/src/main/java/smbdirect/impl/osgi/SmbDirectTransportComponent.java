@@ -32,6 +32,7 @@ import smbdirect.api.dto.TransportDTO;
 import smbdirect.api.rdma.RdmaProvider;
 import smbdirect.impl.engine.SettingsException;
 import smbdirect.impl.engine.TransportSettings;
+import smbdirect.impl.trace.TraceSink;
 
 /**
  * The {@link SmbDirectTransport} service, configured by PID {@value #PID}.
@@ -52,10 +53,10 @@ import smbdirect.impl.engine.TransportSettings;
  * <p>Owns one timer thread ({@value TimerScheduler#THREAD_NAME}) shared by all engines; on
  * deactivation every engine shuts down with reason SHUTDOWN and the thread stops. Thread-safe.
  */
-@Component(name = SmbDirectTransportComponent.PID, service = { SmbDirectTransport.class, ListenerHost.class },
+@Component(name = SmbDirectTransportComponent.PID, service = { SmbDirectTransport.class, ListenerHost.class, TraceControl.class },
         immediate = true, configurationPolicy = ConfigurationPolicy.OPTIONAL)
 @Designate(ocd = TransportConfig.class)
-public class SmbDirectTransportComponent implements SmbDirectTransport, ListenerHost {
+public class SmbDirectTransportComponent implements SmbDirectTransport, ListenerHost, TraceControl {
 
     /** The configuration PID (also the component name). */
     public static final String PID = "smbdirect.transport";
@@ -76,6 +77,11 @@ public class SmbDirectTransportComponent implements SmbDirectTransport, Listener
         timer = new TimerScheduler();
         transport = new MultiProviderTransport(engines, timer, TransportSettings.DEFAULTS, defaultFilter());
         configure(config);
+    }
+
+    @Override
+    public void setTraceSink(TraceSink sink) {
+        transport.setTraceSink(sink);
     }
 
     @Modified

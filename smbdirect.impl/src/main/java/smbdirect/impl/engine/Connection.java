@@ -818,6 +818,10 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
             sendPool.give(slot);
             if (head != null) {
                 head.pendingFragments--;
+                if (head.allPosted) {
+                    // already off the send queue: fail it with the final reason like flushed work
+                    flushed.add(head);
+                }
             }
             closeAfterPostFailure("posting a Send", e);
         }

@@ -25,8 +25,8 @@
  * slot during the callback; a fragmented one is copied once into a reassembly buffer bounded by
  * MaxFragmentedRecvSize, and receive slots are reposted as soon as their bytes were consumed. The
  * steady-state receive path allocates nothing; a send issued while the connection's serial context
- * is idle reuses a pooled send-queue entry and allocates nothing either (a send issued from inside
- * a callback of the same connection is queued in a new entry).
+ * is idle, or from inside one of its callbacks, reuses a pooled send-queue entry and allocates
+ * nothing either (a send that has to queue behind other threads' work gets a new entry).
  *
  * <h2>Interpretations of the specification</h2>
  * <ul>

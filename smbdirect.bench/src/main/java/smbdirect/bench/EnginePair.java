@@ -19,7 +19,8 @@ import smbdirect.rdma.mock.MockProvider;
 
 /**
  * One negotiated SMB Direct connection between two engines, each on its own device of one mock
- * fabric, with the production scheduler (one timer thread).
+ * fabric, with the production scheduler (one timer thread). Created and closed by one benchmark
+ * thread; the connections themselves are thread-safe.
  */
 final class EnginePair implements AutoCloseable {
 

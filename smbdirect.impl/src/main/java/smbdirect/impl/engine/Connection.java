@@ -95,6 +95,7 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
     final boolean initiator;
     final EngineListener listener;
     final SerialExecutor serial = new SerialExecutor();
+    private final CompletionTasks completionTasks = new CompletionTasks(this);
     private final TransportSettings initial;
     private final long createdMillis;
     private final long budget;
@@ -1033,6 +1034,11 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
                 serial.exit();
             }
         } else {
+            Runnable task = completionTasks.obtain(wc);
+            if (task != null) {
+                serial.execute(task);
+                return;
+            }
             long wrId = wc.wrId();
             WorkRequestType type = wc.type();
             CompletionStatus status = wc.status();
@@ -1044,7 +1050,7 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
         }
     }
 
-    private void handleCompletion(long wrId, WorkRequestType type, CompletionStatus status, int length,
+    void handleCompletion(long wrId, WorkRequestType type, CompletionStatus status, int length,
             boolean invalidated, int token, int vendorError) {
         int kind = (int) (wrId >>> KIND_SHIFT);
         long index = wrId & INDEX_MASK;
@@ -1436,14 +1442,30 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
     @Override
     public void rdmaWrite(RegisteredBuffer source, int sourceOffset, int length, List<BufferDescriptor> remote,
             long remoteOffset, RdmaCompletion completion) {
-        serial.execute(() -> startRdma(false, source, sourceOffset, length, remote, remoteOffset, completion));
+        if (serial.tryEnterIdle()) {
+            try {
+                startRdma(false, source, sourceOffset, length, remote, remoteOffset, completion);
+            } finally {
+                serial.exit();
+            }
+        } else {
+            serial.execute(() -> startRdma(false, source, sourceOffset, length, remote, remoteOffset, completion));
+        }
     }
 
     @Override
     public void rdmaRead(RegisteredBuffer destination, int destinationOffset, int length,
             List<BufferDescriptor> remote, long remoteOffset, RdmaCompletion completion) {
-        serial.execute(() -> startRdma(true, destination, destinationOffset, length, remote, remoteOffset,
-                completion));
+        if (serial.tryEnterIdle()) {
+            try {
+                startRdma(true, destination, destinationOffset, length, remote, remoteOffset, completion);
+            } finally {
+                serial.exit();
+            }
+        } else {
+            serial.execute(() -> startRdma(true, destination, destinationOffset, length, remote, remoteOffset,
+                    completion));
+        }
     }
 
     private void startRdma(boolean read, RegisteredBuffer local, int localOffset, int length,

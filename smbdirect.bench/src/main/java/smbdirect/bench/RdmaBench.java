@@ -1,0 +1,142 @@
+package smbdirect.bench;
+
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+
+import smbdirect.api.BufferDescriptor;
+import smbdirect.api.RdmaCompletion;
+import smbdirect.api.RegisteredBuffer;
+import smbdirect.api.RemoteAccess;
+import smbdirect.impl.engine.TransportSettings;
+import smbdirect.rdma.mock.DeliveryMode;
+
+/**
+ * RDMA Write and Read of {@code size} bytes through
+ * {@link smbdirect.api.SmbDirectConnection#rdmaWrite} / {@code rdmaRead}: the client's local
+ * registration (access NONE) against the server's registration (READ_WRITE), whose descriptors
+ * the server would have sent in an upper-layer message. One operation = one transfer, issued and
+ * waited for. Floor: {@code memcpy} of the same size direct to direct.
+ */
+@BenchmarkMode(Mode.Throughput)
+@OutputTimeUnit(TimeUnit.SECONDS)
+public class RdmaBench {
+
+    /** The transfer size. */
+    @State(Scope.Benchmark)
+    public static class Size {
+        @Param({"65536", "1048576"})
+        public int size;
+    }
+
+    /** The mock's completion mode. */
+    @State(Scope.Benchmark)
+    public static class Delivery {
+        @Param({"INLINE", "THREADED"})
+        public DeliveryMode mode;
+    }
+
+    /** Buffers of the floor. */
+    @State(Scope.Benchmark)
+    public static class Floor {
+        ByteBuffer source;
+        ByteBuffer target;
+
+        @Setup
+        public void setUp(Size size) {
+            source = Buffers.pattern(size.size);
+            target = ByteBuffer.allocateDirect(size.size);
+        }
+    }
+
+    /** Two engines with one registration each. */
+    @State(Scope.Benchmark)
+    public static class Engine implements RdmaCompletion {
+        EnginePair pair;
+        RegisteredBuffer local;
+        RegisteredBuffer remote;
+        List<BufferDescriptor> descriptors;
+        volatile long completed;
+        volatile long lastBytes;
+        int expected;
+        volatile Throwable failure;
+        long issued;
+        final Spin spin = new Spin();
+
+        @Setup
+        public void setUp(Size size, Delivery delivery) throws Exception {
+            pair = new EnginePair(delivery.mode, TransportSettings.DEFAULTS, new Receiver(null), new Receiver(null));
+            remote = pair.server.register(Buffers.pattern(size.size), RemoteAccess.READ_WRITE).toCompletableFuture()
+                    .get(10, TimeUnit.SECONDS);
+            local = pair.client.register(ByteBuffer.allocateDirect(size.size), RemoteAccess.NONE)
+                    .toCompletableFuture().get(10, TimeUnit.SECONDS);
+            descriptors = remote.descriptors();
+            expected = size.size;
+            // the transfers really move the bytes: a read fills the zeroed local buffer with the pattern
+            pair.client.rdmaRead(local, 0, size.size, descriptors, 0, this);
+            await();
+            if (local.buffer().mismatch(remote.buffer()) != -1) {
+                throw new IllegalStateException("RDMA Read did not copy the " + size.size + " bytes");
+            }
+        }
+
+        @TearDown
+        public void tearDown() throws Exception {
+            local.deregister().toCompletableFuture().get(10, TimeUnit.SECONDS);
+            remote.deregister().toCompletableFuture().get(10, TimeUnit.SECONDS);
+            pair.close();
+        }
+
+        @Override
+        public void rdmaComplete(long bytes, Throwable failure) {
+            if (failure != null && this.failure == null) {
+                this.failure = failure;
+            }
+            lastBytes = bytes;
+            completed = completed + 1; // single writer: the connection's serial context
+        }
+
+        long await() {
+            long want = ++issued;
+            while (completed < want) {
+                spin.idle("RDMA completion");
+            }
+            spin.reset();
+            Throwable f = failure;
+            if (f != null) {
+                throw new IllegalStateException("RDMA failed", f);
+            }
+            if (lastBytes != expected) {
+                throw new IllegalStateException("RDMA moved " + lastBytes + " bytes, not " + expected);
+            }
+            return want;
+        }
+    }
+
+    @Benchmark
+    public ByteBuffer memcpy(Size size, Floor f) {
+        return f.target.put(0, f.source, 0, size.size);
+    }
+
+    @Benchmark
+    public long rdmaWrite(Size size, Engine e) {
+        e.pair.client.rdmaWrite(e.local, 0, size.size, e.descriptors, 0, e);
+        return e.await();
+    }
+
+    @Benchmark
+    public long rdmaRead(Size size, Engine e) {
+        e.pair.client.rdmaRead(e.local, 0, size.size, e.descriptors, 0, e);
+        return e.await();
+    }
+}

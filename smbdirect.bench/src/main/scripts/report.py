@@ -1,0 +1,114 @@
+#!/usr/bin/env python3
+"""Turns a JMH JSON result file (run with -prof gc) into the Markdown tables of BENCHMARKS.md.
+
+Usage: python3 report.py results.json
+"""
+import json
+import sys
+
+
+def load(path):
+    rows = {}
+    for r in json.load(open(path)):
+        name = r["benchmark"].split(".")[-2] + "." + r["benchmark"].split(".")[-1]
+        params = r.get("params", {})
+        pm = r["primaryMetric"]
+        alloc = r.get("secondaryMetrics", {}).get("gc.alloc.rate.norm", {}).get("score")
+        cpu = r.get("secondaryMetrics", {}).get("cpu.ns/op", {}).get("score")
+        key = (name, tuple(sorted(params.items())))
+        rows[key] = {"score": pm["score"], "unit": pm["scoreUnit"], "pct": pm.get("scorePercentiles", {}),
+                     "alloc": alloc, "cpu": cpu, "params": params}
+    return rows
+
+
+def get(rows, name, **params):
+    want = tuple(sorted((k, str(v)) for k, v in params.items()))
+    r = rows.get((name, want))
+    return r
+
+
+def fmt_alloc(r):
+    return "-" if r is None or r["alloc"] is None else f"{r['alloc']:.0f}"
+
+
+def cpu(r):
+    return float("nan") if r is None or r.get("cpu") is None else r["cpu"]
+
+
+def main():
+    rows = load(sys.argv[1])
+    out = []
+    out.append("### Bulk, one way (GB/s of upper-layer payload; ratio = engine / copy floor)\n")
+    out.append("| message | MaxSendSize | mode | copy floor (2 copies) | raw mock | engine | engine / floor | target | met? | engine / raw mock | CPU µs/msg floor | CPU µs/msg raw | CPU µs/msg engine | floor / engine by CPU | B/op engine |")
+    out.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for size in (65536, 1048576):
+        for send in (1364, 8192):
+            floor = get(rows, "BulkBench.copyFloor", messageSize=size, sendSize=send)
+            for mode in ("INLINE", "THREADED"):
+                raw = get(rows, "BulkBench.rawMock", messageSize=size, sendSize=send, mode=mode)
+                eng = get(rows, "BulkBench.engine", messageSize=size, sendSize=send, mode=mode)
+                if not (floor and raw and eng):
+                    continue
+                gb = lambda r: r["score"] * size / 1e9
+                ratio = eng["score"] / floor["score"]
+                target = "≥ 0.8" if send == 8192 else "(none)"
+                met = ("yes" if ratio >= 0.8 else "**no**") if send == 8192 else "-"
+                out.append(f"| {size // 1024} KiB | {send} | {mode} | {gb(floor):.2f} | {gb(raw):.2f} | {gb(eng):.2f} | "
+                           f"{ratio:.2f} | {target} | {met} | {eng['score'] / raw['score']:.2f} | {cpu(floor) / 1e3:.1f} | "
+                           f"{cpu(raw) / 1e3:.1f} | {cpu(eng) / 1e3:.1f} | {cpu(floor) / cpu(eng):.2f} | {fmt_alloc(eng)} |")
+    out.append("")
+    out.append("### Small messages, one way, 32 outstanding (ns per message = 1 / throughput)\n")
+    out.append("| message | mode | copy floor (1 copy) | raw mock | engine | protocol cost (engine - raw) | target | met? | CPU ns/msg raw | CPU ns/msg engine | protocol cost by CPU | B/op engine |")
+    out.append("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for size in (64, 1024):
+        floor = get(rows, "SmallBench.copyFloor", messageSize=size)
+        for mode in ("INLINE", "THREADED"):
+            raw = get(rows, "SmallBench.rawOneWay", messageSize=size, mode=mode)
+            eng = get(rows, "SmallBench.engineOneWay", messageSize=size, mode=mode)
+            if not (floor and raw and eng):
+                continue
+            ns = lambda r: 1000.0 / r["score"]
+            cost = ns(eng) - ns(raw)
+            out.append(f"| {size} B | {mode} | {ns(floor):.1f} | {ns(raw):.0f} | {ns(eng):.0f} | {cost:.0f} ns | ≤ 150 ns | "
+                       f"{'yes' if cost <= 150 else '**no**'} | {cpu(raw):.0f} | {cpu(eng):.0f} | {cpu(eng) - cpu(raw):.0f} ns | "
+                       f"{fmt_alloc(eng)} |")
+    out.append("")
+    out.append("### Ping-pong round trip (µs, SampleTime)\n")
+    out.append("| message | mode | raw p50 | raw p99 | engine p50 | engine p99 | protocol cost p50 (engine - raw, both ways) | B/op engine |")
+    out.append("|---|---|---|---|---|---|---|---|")
+    for size in (64, 1024):
+        for mode in ("INLINE", "THREADED"):
+            raw = get(rows, "SmallBench.rawPingPong", messageSize=size, mode=mode)
+            eng = get(rows, "SmallBench.enginePingPong", messageSize=size, mode=mode)
+            if not (raw and eng):
+                continue
+            p = lambda r, q: r["pct"].get(q, float("nan"))
+            out.append(f"| {size} B | {mode} | {p(raw, '50.0'):.2f} | {p(raw, '99.0'):.2f} | {p(eng, '50.0'):.2f} | "
+                       f"{p(eng, '99.0'):.2f} | {(p(eng, '50.0') - p(raw, '50.0')) * 1000:.0f} ns | {fmt_alloc(eng)} |")
+    out.append("")
+    out.append("### RDMA through the API vs memcpy (GB/s; one transfer outstanding)\n")
+    out.append("| size | op | mode | memcpy | engine | ratio | target | met? | CPU µs memcpy | CPU µs engine | memcpy / engine by CPU | B/op engine |")
+    out.append("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for size in (65536, 1048576):
+        floor = get(rows, "RdmaBench.memcpy", size=size)
+        for op in ("rdmaWrite", "rdmaRead"):
+            for mode in ("INLINE", "THREADED"):
+                eng = get(rows, "RdmaBench." + op, size=size, mode=mode)
+                if not (floor and eng):
+                    continue
+                ratio = eng["score"] / floor["score"]
+                out.append(f"| {size // 1024} KiB | {op} | {mode} | {floor['score'] * size / 1e9:.2f} | "
+                           f"{eng['score'] * size / 1e9:.2f} | {ratio:.2f} | ≥ 0.9 | {'yes' if ratio >= 0.9 else '**no**'} | "
+                           f"{cpu(floor) / 1e3:.1f} | {cpu(eng) / 1e3:.1f} | {cpu(floor) / cpu(eng):.2f} | {fmt_alloc(eng)} |")
+    out.append("")
+    out.append("### Allocation, every benchmark (gc.alloc.rate.norm, bytes per operation)\n")
+    out.append("| benchmark | parameters | score | unit | CPU ns/op | B/op |")
+    out.append("|---|---|---|---|---|---|")
+    for (name, params), r in sorted(rows.items()):
+        p = ", ".join(f"{k}={v}" for k, v in params)
+        out.append(f"| {name} | {p} | {r['score']:.3f} | {r['unit']} | {cpu(r):.0f} | {fmt_alloc(r)} |")
+    print("\n".join(out))
+
+
+if __name__ == "__main__":
+    main()

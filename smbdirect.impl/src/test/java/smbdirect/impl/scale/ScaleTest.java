@@ -1,0 +1,191 @@
+package smbdirect.impl.scale;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.lang.management.BufferPoolMXBean;
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryMXBean;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.junit.jupiter.api.Test;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import smbdirect.api.CloseReason;
+import smbdirect.api.ConnectionHandler;
+import smbdirect.api.ReceivedMessage;
+import smbdirect.api.SmbDirectConnection;
+import smbdirect.api.SmbDirectListener;
+import smbdirect.api.dto.ConnectionDTO;
+import smbdirect.impl.engine.ManualScheduler;
+import smbdirect.impl.engine.SmbDirectEngine;
+import smbdirect.impl.engine.TransportSettings;
+import smbdirect.rdma.mock.DeliveryMode;
+import smbdirect.rdma.mock.MockFabric;
+import smbdirect.rdma.mock.MockProvider;
+
+/**
+ * Many negotiated connections in one JVM over the mock (INLINE delivery, virtual time): opens
+ * them, keeps them alive across several keepalive intervals and measures heap and direct memory
+ * per connection and the setup rate. Bounded by count: 1,000 connections by default, 10,000 with
+ * {@code -Dsmbdirect.scale=full}.
+ *
+ * <p>Settings that make 10,000 fit a modest heap: receiveCreditMax 16, sendCreditTarget 16,
+ * MaxSendSize = MaxReceiveSize = 1364.
+ */
+class ScaleTest {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ScaleTest.class);
+    private static final int INTERVALS = 3;
+    private static final Duration KEEPALIVE = Duration.ofSeconds(120);
+    /** What one side may hold beyond its posted receive buffers. */
+    private static final long OVERHEAD_TARGET = 16 * 1024;
+
+    /** Counts messages and disconnects of every connection of one side. */
+    private static final class Counting implements ConnectionHandler {
+        final AtomicInteger messages = new AtomicInteger();
+        final AtomicInteger disconnects = new AtomicInteger();
+
+        @Override
+        public void onMessage(SmbDirectConnection connection, ReceivedMessage message) {
+            messages.incrementAndGet();
+        }
+
+        @Override
+        public void onDisconnected(SmbDirectConnection connection, CloseReason reason) {
+            disconnects.incrementAndGet();
+            LOG.warn("connection {} closed: {}", connection.id(), reason);
+        }
+    }
+
+    @Test
+    void manyConnectionsStayAliveAcrossKeepaliveIntervalsWithBoundedMemoryEach() throws Exception {
+        boolean full = "full".equals(System.getProperty("smbdirect.scale"));
+        int n = full ? 10_000 : 1_000;
+        TransportSettings settings = TransportSettings.builder()
+                .receiveCreditMax(16)
+                .sendCreditTarget(16)
+                .maxSendSize(1364)
+                .maxReceiveSize(1364)
+                .keepaliveInterval(KEEPALIVE)
+                .maxConnectionsPerListener(n)
+                .maxNegotiatingPerListener(n)
+                .receiveBufferBudget(1L << 30)
+                .build();
+        ManualScheduler time = new ManualScheduler();
+        Counting clientSide = new Counting();
+        Counting serverSide = new Counting();
+        List<SmbDirectConnection> accepted = new ArrayList<>(n);
+        List<SmbDirectConnection> clients = new ArrayList<>(n);
+        MemoryMXBean memory = ManagementFactory.getMemoryMXBean();
+        BufferPoolMXBean direct = ManagementFactory.getPlatformMXBeans(BufferPoolMXBean.class).stream()
+                .filter(b -> b.getName().equals("direct")).findFirst().orElseThrow();
+
+        try (MockFabric fabric = MockFabric.builder().name("scale").mode(DeliveryMode.INLINE).build()) {
+            MockProvider serverDevice = fabric.provider("server");
+            MockProvider clientDevice = fabric.provider("client");
+            SmbDirectEngine server = new SmbDirectEngine(serverDevice, settings, time);
+            SmbDirectEngine client = new SmbDirectEngine(clientDevice, settings, time);
+            SmbDirectListener listener = server.listen(new InetSocketAddress(serverDevice.address(), 445), c -> {
+                synchronized (accepted) {
+                    accepted.add(c);
+                }
+                return serverSide;
+            });
+
+            long heapBefore = settledHeap(memory);
+            long directBefore = direct.getMemoryUsed();
+
+            long start = System.nanoTime();
+            List<CompletableFuture<SmbDirectConnection>> pending = new ArrayList<>(n);
+            for (int i = 0; i < n; i++) {
+                pending.add(client.connect(listener.localAddress(), Duration.ofSeconds(120), clientSide)
+                        .toCompletableFuture());
+            }
+            for (CompletableFuture<SmbDirectConnection> f : pending) {
+                clients.add(f.get(30, TimeUnit.SECONDS));
+            }
+            long setupNanos = System.nanoTime() - start;
+            pending = null;
+            assertEquals(n, clients.size());
+            synchronized (accepted) {
+                assertEquals(n, accepted.size(), "every connection negotiated and accepted");
+            }
+
+            long heapAfter = settledHeap(memory);
+            long directAfter = direct.getMemoryUsed();
+            int postedReceives = fabric.stats().postedReceives();
+            int sides = 2 * n;
+            long heapPerSide = (heapAfter - heapBefore) / sides;
+            long directPerSide = (directAfter - directBefore) / sides;
+            long postedPerSide = (long) postedReceives * settings.maxReceiveSize() / sides;
+
+            long keepalivesBefore = keepalives(clients) + keepalives(accepted);
+            for (int i = 0; i < INTERVALS; i++) {
+                time.advance(KEEPALIVE.plusSeconds(1));
+            }
+            long exchanged = keepalives(clients) + keepalives(accepted) - keepalivesBefore;
+
+            double rate = n / (setupNanos / 1e9);
+            LOG.warn(String.format("scale: %d connections (%d sides) set up in %.2f s = %.0f connections/s;"
+                    + " per side: heap %d B, direct %d B, posted receive buffers %d B (%d receives in all),"
+                    + " heap+direct-posted %d B (target <= %d B); keepalives in %d intervals: %d",
+                    n, sides, setupNanos / 1e9, rate, heapPerSide, directPerSide, postedPerSide, postedReceives,
+                    heapPerSide + directPerSide - postedPerSide, OVERHEAD_TARGET, INTERVALS, exchanged));
+
+            assertEquals(0, clientSide.disconnects.get(), "no client connection closed");
+            assertEquals(0, serverSide.disconnects.get(), "no server connection closed");
+            for (SmbDirectConnection c : clients) {
+                assertTrue(c.isOpen(), () -> "connection " + c.id() + " is open");
+            }
+            // every interval at least one side of every connection asks for a keepalive reply
+            assertTrue(exchanged >= (long) INTERVALS * n, "keepalives exchanged: " + exchanged);
+            assertEquals(0, clientSide.messages.get() + serverSide.messages.get(),
+                    "keepalives never reach the upper layer");
+            assertTrue(postedReceives >= sides, "receives posted: " + postedReceives);
+            // bounded memory: a loose ceiling that still catches a per-connection leak or a
+            // buffer sized by the defaults; BENCHMARKS.md records the measured figures
+            assertTrue(heapPerSide + directPerSide <= postedPerSide + 4 * OVERHEAD_TARGET,
+                    "per side " + (heapPerSide + directPerSide) + " B, posted receives " + postedPerSide + " B");
+
+            for (SmbDirectConnection c : clients) {
+                c.close();
+            }
+            time.advance(Duration.ofSeconds(1));
+            listener.close().toCompletableFuture().get(30, TimeUnit.SECONDS);
+            assertEquals(n, clientSide.disconnects.get(), "each client connection closed once");
+        }
+    }
+
+    private static long keepalives(List<SmbDirectConnection> connections) {
+        long sum = 0;
+        synchronized (connections) {
+            for (SmbDirectConnection c : connections) {
+                ConnectionDTO d = c.getConnectionDTO();
+                sum += d.keepalivesSent;
+            }
+        }
+        return sum;
+    }
+
+    /** Heap in use after the collector has run until the figure is stable. */
+    private static long settledHeap(MemoryMXBean memory) throws InterruptedException {
+        long last = Long.MAX_VALUE;
+        for (int i = 0; i < 10; i++) {
+            System.gc();
+            long used = memory.getHeapMemoryUsage().getUsed();
+            if (Math.abs(last - used) < 64 * 1024) {
+                return used;
+            }
+            last = used;
+        }
+        return last;
+    }
+}

@@ -1,0 +1,1648 @@
+package smbdirect.impl.engine;
+
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import smbdirect.api.BufferDescriptor;
+import smbdirect.api.CloseReason;
+import smbdirect.api.ConnectionHandler;
+import smbdirect.api.ConnectionParameters;
+import smbdirect.api.RdmaCompletion;
+import smbdirect.api.RegisteredBuffer;
+import smbdirect.api.RemoteAccess;
+import smbdirect.api.SendCompletion;
+import smbdirect.api.SmbDirectConnection;
+import smbdirect.api.SmbDirectException;
+import smbdirect.api.dto.ConnectionDTO;
+import smbdirect.api.rdma.CompletionStatus;
+import smbdirect.api.rdma.ConnectParameters;
+import smbdirect.api.rdma.DisconnectCause;
+import smbdirect.api.rdma.EndpointConfig;
+import smbdirect.api.rdma.MemoryAccess;
+import smbdirect.api.rdma.MemoryRegion;
+import smbdirect.api.rdma.RdmaCapabilities;
+import smbdirect.api.rdma.RdmaConnectRequest;
+import smbdirect.api.rdma.RdmaEndpoint;
+import smbdirect.api.rdma.RdmaEndpointHandler;
+import smbdirect.api.rdma.RdmaException;
+import smbdirect.api.rdma.TransportType;
+import smbdirect.api.rdma.WorkCompletion;
+import smbdirect.api.rdma.WorkRequestType;
+import smbdirect.impl.wire.DataTransfer;
+import smbdirect.impl.wire.IrdOrdHeader;
+import smbdirect.impl.wire.NegotiateRequest;
+import smbdirect.impl.wire.NegotiateResponse;
+import smbdirect.impl.wire.SmbdWire;
+import smbdirect.impl.wire.Violation;
+
+/**
+ * One SMB Direct connection in either role: the [MS-SMBD] 3.1.1.1 ADM plus the state machine of
+ * 3.1.4.1, 3.1.5.x, 3.1.6 and 3.1.7.
+ *
+ * <p><b>Threading.</b> Thread-safe as {@link SmbDirectConnection} requires: every public method hands
+ * its work to the connection's {@link SerialExecutor}; all ADM state changes there, one task at a
+ * time. Provider callbacks run inline when the serial context is idle (no copy, no allocation) and
+ * are copied and queued otherwise (re-entrant inline completions). Nothing blocks.
+ *
+ * <p><b>Buffers.</b> A 1 KiB region holds the initial 512-byte receive and the negotiate message;
+ * after negotiation one receive region ((ReceiveCreditMax + 1) x MaxReceiveSize) and one send region
+ * (slots x MaxSendSize) are registered once and sliced. A message sent is copied once into send
+ * slots; a single-fragment message received is handed up as a view of its receive slot.
+ *
+ * <p><b>DTO snapshot.</b> {@link #getConnectionDTO()} reads the serial-context fields without
+ * synchronisation: each value is one the connection held, the set is not atomic.
+ */
+final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
+
+    private static final Logger LOG = LoggerFactory.getLogger(Connection.class);
+
+    private static final long KIND_SHIFT = 56;
+    private static final long INDEX_MASK = (1L << KIND_SHIFT) - 1;
+    private static final int K_INIT_RECV = 1;
+    private static final int K_NEG_SEND = 2;
+    private static final int K_RECV = 3;
+    private static final int K_SEND = 4;
+    private static final int K_RDMA = 5;
+    private static final int K_INVALIDATE = 6;
+
+    private static final int INITIAL_REGION = 1024;
+    private static final int NEG_SEND_OFFSET = 512;
+    private static final int RDMA_WRITE_BUDGET = 16;
+    private static final int INVALIDATE_BUDGET = 16;
+
+    /** Life-cycle states (ConnectionDTO.state). */
+    enum State { CONNECTING, NEGOTIATING, ESTABLISHED, CLOSING, CLOSED }
+
+    final SmbDirectEngine engine;
+    final long id;
+    final boolean initiator;
+    final EngineListener listener;
+    final SerialExecutor serial = new SerialExecutor();
+    private final TransportSettings initial;
+    private final long createdMillis;
+    private final long budget;
+
+    // ---- ADM (3.1.1.1) ----
+    Role role;
+    int protocol;
+    int maxSendSize;
+    int maxReceiveSize;
+    long maxFragmentedSendSize;
+    int maxFragmentedRecvSize;
+    int maxReadWriteSize;
+    final CreditManager credits;
+    final ArrayDeque<OutMessage> sendQueue = new ArrayDeque<>();
+    private Reassembler reassembler;
+    KeepaliveRequested keepaliveRequested = KeepaliveRequested.NONE;
+    boolean sendImmediate;
+    private boolean hasInvalidatedToken;
+    private int invalidatedToken;
+
+    // ---- state ----
+    volatile State state = State.CONNECTING;
+    private RdmaEndpoint endpoint;
+    private boolean endpointStarted;
+    private RdmaConnectRequest request;
+    private ConnectionHandler handler;
+    private CompletableFuture<SmbDirectConnection> connectFuture;
+    private final CompletableFuture<Void> closedFuture = new CompletableFuture<>();
+    volatile CloseReason closeReason;
+    private CloseReason pendingClose;
+    private State closedFrom;
+    private InetSocketAddress peerAddress;
+    private InetSocketAddress localAddress;
+    private RdmaCapabilities caps;
+    int inboundReadDepth;
+    int outboundReadDepth;
+
+    // ---- buffers ----
+    private ByteBuffer initBuf;
+    private MemoryRegion initRegion;
+    private ByteBuffer recvBuf;
+    private ByteBuffer recvView;
+    private MemoryRegion recvRegion;
+    private int[] freeRecv;
+    private int freeRecvCount;
+    private ByteBuffer sendBuf;
+    private MemoryRegion sendRegion;
+    private int[] freeSend;
+    private int freeSendCount;
+    private OutMessage[] sendOwner;
+    private int sendSlots;
+    private final ReceivedMessageImpl received = new ReceivedMessageImpl();
+
+    // ---- timers ----
+    private Scheduler.Cancellable negotiationTimer;
+    private Scheduler.Cancellable keepaliveTimer;
+    private Scheduler.Cancellable creditTimer;
+    private long lastReceiveNanos;
+    private long keepaliveSentNanos;
+    private long creditStallSince = -1;
+    private final Runnable negotiationTimeoutTask = this::onNegotiationTimeout;
+    private final Runnable keepaliveTask = this::onKeepaliveTimer;
+    private final Runnable keepaliveTimerTask = () -> serial.execute(keepaliveTask);
+    private final Runnable creditTask = this::onCreditTimer;
+    private final Runnable creditTimerTask = () -> serial.execute(creditTask);
+    private final Runnable pumpTask = this::pump;
+
+    // ---- RDMA ----
+    private final ArrayDeque<RdmaOp> rdmaPending = new ArrayDeque<>();
+    private final Map<Long, Object> rdmaWork = new HashMap<>();
+    private final ArrayDeque<Runnable> invalidatesPending = new ArrayDeque<>();
+    private final Map<Integer, RegisteredBufferImpl> registrations = new HashMap<>();
+    private long nextWorkId = 1;
+    private int readsInFlight;
+    private int writesInFlight;
+    private int invalidatesInFlight;
+
+    // ---- counters (DTO) ----
+    long messagesSent;
+    long messagesReceived;
+    long bytesSent;
+    long bytesReceived;
+    long fragmentsSent;
+    long fragmentsReceived;
+    long keepalivesSent;
+    long keepalivesReceived;
+    long creditGrantsSent;
+    long creditStalls;
+    long rdmaReads;
+    long rdmaWrites;
+    long rdmaBytes;
+    private long closedMillis;
+
+    Connection(SmbDirectEngine engine, long id, boolean initiator, EngineListener listener, TransportSettings settings,
+            long budget) {
+        this.engine = engine;
+        this.id = id;
+        this.initiator = initiator;
+        this.listener = listener;
+        this.initial = settings;
+        this.budget = budget;
+        this.createdMillis = engine.epochMillis();
+        // R-3.1.4.1-04..09 / R-3.1.7.2-07..10: initial values
+        this.role = initiator ? Role.ACTIVE : Role.PASSIVE;
+        this.maxSendSize = settings.maxSendSize();
+        this.maxReceiveSize = settings.maxReceiveSize();
+        this.maxFragmentedRecvSize = settings.maxFragmentedRecvSize();
+        this.maxReadWriteSize = initiator ? 0 : settings.maxReadWriteSize();
+        this.credits = new CreditManager(settings.sendCreditTarget(), settings.receiveCreditMax());
+    }
+
+    long budget() {
+        return budget;
+    }
+
+    // =====================================================================================
+    // Establishment, active side (3.1.4.1)
+    // =====================================================================================
+
+    void startActive(InetSocketAddress peer, Duration timeout, ConnectionHandler connectionHandler,
+            CompletableFuture<SmbDirectConnection> future) {
+        this.peerAddress = peer;
+        this.handler = connectionHandler;
+        this.connectFuture = future;
+        serial.execute(() -> {
+            // R-3.1.4.1-10: the Negotiation Timer covers connect and negotiation
+            negotiationTimer = engine.scheduler().schedule(() -> serial.execute(negotiationTimeoutTask),
+                    timeout.toNanos());
+            try {
+                caps = engine.provider().capabilities();
+                endpoint = engine.provider().createEndpoint(endpointConfig(), this); // R-3.1.4.1-03
+                caps = endpoint.capabilities();
+                setUpInitialRegion();
+                // R-3.1.4.1-11: one receive of at least 512 bytes before connecting
+                endpoint.postReceive(initRegion, 0, SmbdWire.INITIAL_RECEIVE_SIZE, wr(K_INIT_RECV, 0));
+                inboundReadDepth = Math.min(initial.inboundReadDepth(), caps.maxInboundReadDepth());
+                outboundReadDepth = Math.min(initial.outboundReadDepth(), caps.maxOutboundReadDepth());
+                ByteBuffer priv = ByteBuffer.allocate(0);
+                if (engine.provider().transportType() == TransportType.IWARP) {
+                    // R-6.1-01: the IRD/ORD header leads the connect private data on iWARP
+                    priv = ByteBuffer.allocate(SmbdWire.IRD_ORD_HEADER_SIZE);
+                    IrdOrdHeader.encode(priv, 0, inboundReadDepth, outboundReadDepth);
+                }
+                endpointStarted = true;
+                endpoint.connect(peer, new ConnectParameters(priv, Math.max(1, inboundReadDepth),
+                        Math.max(1, outboundReadDepth))); // R-3.1.4.1-12
+            } catch (RdmaException | RuntimeException e) {
+                // R-3.1.4.1-13: the lower layer's error goes back to the upper layer
+                close(CloseReason.of(CloseReason.Kind.CONNECT_FAILED, "connect to " + peer + " failed: " + e.getMessage()));
+            }
+        });
+    }
+
+    // =====================================================================================
+    // Establishment, passive side (3.1.7.2)
+    // =====================================================================================
+
+    void startPassive(RdmaConnectRequest connectRequest) {
+        serial.execute(() -> {
+            this.request = connectRequest;
+            this.peerAddress = connectRequest.peerAddress();
+            this.localAddress = connectRequest.localAddress();
+            state = State.NEGOTIATING;
+            // R-3.1.7.2-03: Negotiation Timer from arrival
+            negotiationTimer = engine.scheduler().schedule(() -> serial.execute(negotiationTimeoutTask),
+                    engine.settings().passiveNegotiationTimeout().toNanos());
+            try {
+                caps = engine.provider().capabilities();
+                int ird = Math.min(initial.inboundReadDepth(), caps.maxInboundReadDepth());
+                int ord = Math.min(initial.outboundReadDepth(), caps.maxOutboundReadDepth());
+                int peerIrd = connectRequest.peerInboundReadDepth();
+                int peerOrd = connectRequest.peerOutboundReadDepth();
+                ByteBuffer priv = connectRequest.privateData();
+                boolean header = false;
+                if (engine.provider().transportType() == TransportType.IWARP
+                        && priv.remaining() >= SmbdWire.IRD_ORD_HEADER_SIZE
+                        && IrdOrdHeader.check(priv, priv.position(), priv.remaining()) == null) {
+                    // R-6.2-01: the requester's IRD/ORD header
+                    peerIrd = (int) IrdOrdHeader.ird(priv, priv.position());
+                    peerOrd = (int) IrdOrdHeader.ord(priv, priv.position());
+                    header = true;
+                }
+                // R-6.2-02: our IRD bounded by the peer's ORD and vice versa
+                if (peerOrd > 0) {
+                    ird = Math.min(ird, peerOrd);
+                }
+                if (peerIrd > 0) {
+                    ord = Math.min(ord, peerIrd);
+                }
+                if (ird <= 0 || ord <= 0) {
+                    // R-6.2-03
+                    refuse(CloseReason.of(CloseReason.Kind.CONNECT_FAILED,
+                            "IRD/ORD negotiated to 0 (IRD " + ird + ", ORD " + ord + ") (R-6.2-03)"));
+                    return;
+                }
+                inboundReadDepth = ird;
+                outboundReadDepth = ord;
+                endpoint = connectRequest.createEndpoint(endpointConfig(), this); // R-3.1.7.2-04
+                caps = endpoint.capabilities();
+                setUpInitialRegion();
+                try {
+                    // R-3.1.7.2-05: at least one receive of at least 512 bytes
+                    endpoint.postReceive(initRegion, 0, SmbdWire.INITIAL_RECEIVE_SIZE, wr(K_INIT_RECV, 0));
+                } catch (RdmaException e) {
+                    // R-3.1.7.2-06
+                    refuse(CloseReason.of(CloseReason.Kind.RESOURCE_LIMIT,
+                            "posting the initial receive failed (R-3.1.7.2-06): " + e.getMessage()));
+                    return;
+                }
+                ByteBuffer reply = ByteBuffer.allocate(0);
+                if (header) {
+                    reply = ByteBuffer.allocate(SmbdWire.IRD_ORD_HEADER_SIZE);
+                    IrdOrdHeader.encode(reply, 0, ird, ord); // R-6.2-01: echo a header
+                }
+                endpointStarted = true;
+                endpoint.accept(new ConnectParameters(reply, ird, ord));
+            } catch (RdmaException | RuntimeException e) {
+                refuse(CloseReason.of(CloseReason.Kind.RESOURCE_LIMIT, "accepting failed: " + e.getMessage()));
+            }
+        });
+    }
+
+    private void refuse(CloseReason reason) {
+        if (!endpointStarted && request != null) {
+            request.reject(ByteBuffer.allocate(0));
+        }
+        close(reason);
+    }
+
+    private EndpointConfig endpointConfig() {
+        int slots = sendSlotCount();
+        int sq = Math.min(caps.maxSendWorkRequests(),
+                slots + 1 + initial.outboundReadDepth() + RDMA_WRITE_BUDGET + INVALIDATE_BUDGET);
+        int rq = Math.min(caps.maxReceiveWorkRequests(), initial.receiveCreditMax() + 2);
+        return new EndpointConfig(Math.max(1, sq), Math.max(1, rq));
+    }
+
+    private int sendSlotCount() {
+        return Math.min(initial.sendCreditTarget(), 255) + 1;
+    }
+
+    private void setUpInitialRegion() throws RdmaException {
+        initBuf = ByteBuffer.allocateDirect(INITIAL_REGION).order(ByteOrder.LITTLE_ENDIAN);
+        initRegion = endpoint.register(initBuf, EnumSet.of(MemoryAccess.LOCAL_WRITE));
+    }
+
+    @Override
+    public void onEstablished(ByteBuffer peerPrivateData) {
+        ByteBuffer copy = ByteBuffer.allocate(peerPrivateData == null ? 0 : peerPrivateData.remaining());
+        if (peerPrivateData != null) {
+            copy.put(peerPrivateData.duplicate()).flip();
+        }
+        serial.execute(() -> established(copy));
+    }
+
+    private void established(ByteBuffer peerPrivateData) {
+        if (state == State.CLOSING || state == State.CLOSED) {
+            return;
+        }
+        localAddress = endpoint.localAddress();
+        if (endpoint.peerAddress() != null) {
+            peerAddress = endpoint.peerAddress();
+        }
+        if (!initiator) {
+            return; // the passive side waits for the Negotiate Request (3.1.5.5)
+        }
+        state = State.NEGOTIATING;
+        if (engine.provider().transportType() == TransportType.IWARP
+                && peerPrivateData.remaining() >= SmbdWire.IRD_ORD_HEADER_SIZE
+                && IrdOrdHeader.check(peerPrivateData, 0, peerPrivateData.remaining()) == null) {
+            // R-6.2-05: program the values the acceptor returned
+            long peerIrd = IrdOrdHeader.ird(peerPrivateData, 0);
+            long peerOrd = IrdOrdHeader.ord(peerPrivateData, 0);
+            outboundReadDepth = (int) Math.min(outboundReadDepth, peerIrd);
+            inboundReadDepth = (int) Math.min(inboundReadDepth, peerOrd);
+        }
+        if (endpoint.outboundReadDepth() > 0) {
+            outboundReadDepth = Math.min(outboundReadDepth, endpoint.outboundReadDepth());
+        }
+        if (endpoint.inboundReadDepth() > 0) {
+            inboundReadDepth = Math.min(inboundReadDepth, endpoint.inboundReadDepth());
+        }
+        // R-3.1.4.1-14, 3.1.5.2: the first message is the Negotiate Request
+        NegotiateRequest.encode(initBuf, NEG_SEND_OFFSET, SmbdWire.PROTOCOL_V1, SmbdWire.PROTOCOL_V1,
+                credits.sendCreditTarget, maxSendSize, maxReceiveSize, maxFragmentedRecvSize);
+        try {
+            endpoint.postSend(initRegion, NEG_SEND_OFFSET, SmbdWire.NEGOTIATE_REQUEST_SIZE, wr(K_NEG_SEND, 0));
+            engine.trace(this, true, initBuf, NEG_SEND_OFFSET, SmbdWire.NEGOTIATE_REQUEST_SIZE);
+        } catch (RdmaException e) {
+            close(CloseReason.of(CloseReason.Kind.CONNECT_FAILED, "posting the Negotiate Request failed: " + e.getMessage()));
+        }
+    }
+
+    // =====================================================================================
+    // Negotiation messages (3.1.5.5 - 3.1.5.7)
+    // =====================================================================================
+
+    private void onNegotiationMessage(int length) {
+        engine.trace(this, false, initBuf, 0, length);
+        if (role == Role.PASSIVE) {
+            onNegotiateRequest(length); // R-3.1.5.5-01
+        } else if (role == Role.ACTIVE) {
+            onNegotiateResponse(length); // R-3.1.5.5-02
+        }
+    }
+
+    private void onNegotiateRequest(int length) {
+        Violation v = NegotiateRequest.check(initBuf, 0, length);
+        if (v != null) {
+            CloseReason reason = new CloseReason(CloseReason.Kind.NEGOTIATION_FAILED, v.rule(), describe(v));
+            if (v.action() == Violation.Action.FAIL_RESPONSE) {
+                // R-3.1.5.6-04: failure response, then graceful termination (R-3.1.5.3-08)
+                sendFailureResponse(v.status(), reason);
+            } else {
+                close(reason); // R-3.1.5.6-02, -09: terminate without a response
+            }
+            return;
+        }
+        long preferredSendSize = NegotiateRequest.preferredSendSize(initBuf, 0);
+        long peerMaxReceiveSize = NegotiateRequest.maxReceiveSize(initBuf, 0);
+        long peerMaxFragmented = NegotiateRequest.maxFragmentedSize(initBuf, 0);
+        long creditsRequested = NegotiateRequest.creditsRequested(initBuf, 0);
+        // R-3.1.5.6-10, -11
+        maxReceiveSize = (int) Math.max(SmbdWire.MIN_RECEIVE_SIZE, Math.min(maxReceiveSize, preferredSendSize));
+        protocol = SmbdWire.PROTOCOL_V1; // R-3.1.5.6-12
+        credits.receiveCreditTarget = (int) creditsRequested; // R-3.1.5.6-13
+        maxSendSize = (int) Math.min(maxSendSize, peerMaxReceiveSize); // R-3.1.5.6-14
+        maxFragmentedSendSize = peerMaxFragmented; // R-3.1.5.6-15
+        // R-3.1.5.6-16: receives and receive credits through 3.1.5.9
+        try {
+            setUpDataRegions();
+            refillReceives();
+        } catch (RdmaException e) {
+            LOG.debug("connection {}: receive set-up failed", id, e);
+        }
+        if (credits.receiveCredits == 0) {
+            // R-3.1.5.6-17: failure response with an error status
+            sendFailureResponse(SmbdWire.STATUS_INSUFFICIENT_RESOURCES,
+                    new CloseReason(CloseReason.Kind.RESOURCE_LIMIT, "R-3.1.5.6-17",
+                            "no receive could be posted for the peer"));
+            return;
+        }
+        int granted = credits.takeGrant();
+        // R-3.1.5.6-18, 3.1.5.3: the success response
+        NegotiateResponse.encode(initBuf, NEG_SEND_OFFSET, SmbdWire.PROTOCOL_V1, SmbdWire.PROTOCOL_V1, protocol,
+                credits.sendCreditTarget, granted, SmbdWire.STATUS_SUCCESS, maxReadWriteSize, maxSendSize,
+                maxReceiveSize, maxFragmentedRecvSize);
+        try {
+            endpoint.postSend(initRegion, NEG_SEND_OFFSET, SmbdWire.NEGOTIATE_RESPONSE_SIZE, wr(K_NEG_SEND, 0));
+            engine.trace(this, true, initBuf, NEG_SEND_OFFSET, SmbdWire.NEGOTIATE_RESPONSE_SIZE);
+        } catch (RdmaException e) {
+            close(CloseReason.of(CloseReason.Kind.PROVIDER_ERROR, "posting the Negotiate Response failed: " + e.getMessage()));
+            return;
+        }
+        // R-3.1.5.6-20..22 (the upper layer is told right after, A-41)
+        cancelNegotiationTimer();
+        role = Role.ESTABLISHED;
+        state = State.ESTABLISHED;
+        lastReceiveNanos = engine.scheduler().nanoTime();
+        armKeepaliveTimer(); // R-3.1.5.6-21
+        engine.onEstablished(this);
+        // R-3.1.5.6-19, A-41: indicate the negotiated connection to the upper layer
+        ConnectionHandler h = null;
+        try {
+            h = listener.acceptHandler().accepted(this);
+        } catch (RuntimeException e) {
+            LOG.warn("connection {}: accept handler failed", id, e);
+            close(CloseReason.of(CloseReason.Kind.LOCAL_CLOSE, "accept handler failed: " + e));
+            return;
+        }
+        if (h == null) {
+            close(CloseReason.of(CloseReason.Kind.LOCAL_CLOSE, "the accept handler declined the connection"));
+            return;
+        }
+        handler = h;
+        serial.execute(pumpTask);
+    }
+
+    private void sendFailureResponse(int status, CloseReason reason) {
+        // R-3.1.5.3-02..07: versions 0x0100, status, every other field 0
+        NegotiateResponse.encodeFailure(initBuf, NEG_SEND_OFFSET, status);
+        pendingClose = reason;
+        try {
+            endpoint.postSend(initRegion, NEG_SEND_OFFSET, SmbdWire.NEGOTIATE_RESPONSE_SIZE, wr(K_NEG_SEND, 0));
+            engine.trace(this, true, initBuf, NEG_SEND_OFFSET, SmbdWire.NEGOTIATE_RESPONSE_SIZE);
+        } catch (RdmaException e) {
+            close(reason);
+        }
+    }
+
+    private void onNegotiateResponse(int length) {
+        Violation v = NegotiateResponse.check(initBuf, 0, length, maxReceiveSize);
+        if (v != null) {
+            // R-3.1.5.7-09: terminate and fail the connect
+            close(new CloseReason(CloseReason.Kind.NEGOTIATION_FAILED, v.rule(), describe(v)));
+            return;
+        }
+        protocol = SmbdWire.PROTOCOL_V1; // R-3.1.5.7-10
+        credits.receiveCreditTarget = (int) NegotiateResponse.creditsRequested(initBuf, 0); // R-3.1.5.7-11
+        long preferred = NegotiateResponse.preferredSendSize(initBuf, 0);
+        maxReceiveSize = (int) Math.max(SmbdWire.MIN_RECEIVE_SIZE, Math.min(maxReceiveSize, preferred)); // -12, -13
+        maxSendSize = (int) Math.min(maxSendSize, NegotiateResponse.maxReceiveSize(initBuf, 0)); // -14
+        maxReadWriteSize = (int) Math.min(initial.maxReadWriteSize(),
+                NegotiateResponse.maxReadWriteSize(initBuf, 0)); // -15
+        credits.addSendCredits((int) NegotiateResponse.creditsGranted(initBuf, 0)); // -16
+        maxFragmentedSendSize = NegotiateResponse.maxFragmentedSize(initBuf, 0); // -17
+        try {
+            setUpDataRegions();
+            refillReceives(); // R-3.1.5.7-18
+        } catch (RdmaException e) {
+            LOG.debug("connection {}: receive set-up failed", id, e);
+        }
+        if (credits.receiveCredits == 0) {
+            close(new CloseReason(CloseReason.Kind.RESOURCE_LIMIT, "R-3.1.5.7-19", "no receive could be posted"));
+            return;
+        }
+        cancelNegotiationTimer(); // -20
+        role = Role.ESTABLISHED; // -22
+        state = State.ESTABLISHED;
+        lastReceiveNanos = engine.scheduler().nanoTime();
+        armKeepaliveTimer(); // -21
+        engine.onEstablished(this);
+        CompletableFuture<SmbDirectConnection> f = connectFuture;
+        connectFuture = null;
+        f.complete(this); // -23
+        // the upper layer's first message (queued by its completion stage) carries the grant
+        serial.execute(pumpTask);
+    }
+
+    private static String describe(Violation v) {
+        return v.field() + "=" + v.value() + (v.detail() == null || v.detail().isEmpty() ? "" : ": " + v.detail());
+    }
+
+    private void setUpDataRegions() throws RdmaException {
+        reassembler = new Reassembler(maxFragmentedRecvSize);
+        int recvSlots = credits.receiveCapacity();
+        recvBuf = ByteBuffer.allocateDirect(recvSlots * maxReceiveSize).order(ByteOrder.LITTLE_ENDIAN);
+        recvView = recvBuf.asReadOnlyBuffer();
+        freeRecv = new int[recvSlots];
+        for (int i = 0; i < recvSlots; i++) {
+            freeRecv[i] = recvSlots - 1 - i;
+        }
+        freeRecvCount = recvSlots;
+        recvRegion = endpoint.register(recvBuf, EnumSet.of(MemoryAccess.LOCAL_WRITE));
+        sendSlots = sendSlotCount();
+        sendBuf = ByteBuffer.allocateDirect(sendSlots * maxSendSize).order(ByteOrder.LITTLE_ENDIAN);
+        freeSend = new int[sendSlots];
+        for (int i = 0; i < sendSlots; i++) {
+            freeSend[i] = sendSlots - 1 - i;
+        }
+        freeSendCount = sendSlots;
+        sendOwner = new OutMessage[sendSlots];
+        sendRegion = endpoint.register(sendBuf, EnumSet.noneOf(MemoryAccess.class));
+    }
+
+    // =====================================================================================
+    // Timers (3.1.2, 3.1.6)
+    // =====================================================================================
+
+    private void onNegotiationTimeout() {
+        if (state == State.CONNECTING || state == State.NEGOTIATING) {
+            // R-3.1.6.1-01, -02
+            close(new CloseReason(CloseReason.Kind.NEGOTIATION_TIMEOUT, "R-3.1.6.1-01",
+                    "no negotiation within the Negotiation Timer (role " + (initiator ? "ACTIVE" : "PASSIVE") + ")"));
+        }
+    }
+
+    private void cancelNegotiationTimer() {
+        if (negotiationTimer != null) {
+            negotiationTimer.cancel();
+            negotiationTimer = null;
+        }
+    }
+
+    /** (Re)arms the Idle Connection Timer for the current keepalive state and settings. */
+    private void armKeepaliveTimer() {
+        if (keepaliveTimer != null) {
+            keepaliveTimer.cancel();
+        }
+        long now = engine.scheduler().nanoTime();
+        keepaliveTimer = engine.scheduler().schedule(keepaliveTimerTask, keepaliveDeadline() - now);
+    }
+
+    private long keepaliveDeadline() {
+        TransportSettings s = engine.settings();
+        if (keepaliveRequested == KeepaliveRequested.NONE) {
+            return lastReceiveNanos + s.keepaliveInterval().toNanos();
+        }
+        return keepaliveSentNanos + s.keepaliveResponseTimeout().toNanos();
+    }
+
+    private void onKeepaliveTimer() {
+        if (state != State.ESTABLISHED) {
+            return;
+        }
+        long now = engine.scheduler().nanoTime();
+        long deadline = keepaliveDeadline();
+        if (now < deadline) {
+            keepaliveTimer = engine.scheduler().schedule(keepaliveTimerTask, deadline - now);
+            return;
+        }
+        if (keepaliveRequested != KeepaliveRequested.NONE) {
+            // R-3.1.6.2-01
+            close(new CloseReason(CloseReason.Kind.KEEPALIVE_TIMEOUT, "R-3.1.6.2-01",
+                    "no message within " + engine.settings().keepaliveResponseTimeout().toMillis()
+                            + " ms after a keepalive (KeepaliveRequested " + keepaliveRequested + ")"));
+            return;
+        }
+        // R-3.1.6.2-02, -03, -04
+        keepaliveRequested = KeepaliveRequested.PENDING;
+        keepaliveSentNanos = now;
+        armKeepaliveTimer();
+        pump();
+    }
+
+    private void onCreditTimer() {
+        creditTimer = null;
+        if (state != State.ESTABLISHED || creditStallSince < 0) {
+            return;
+        }
+        long timeout = engine.settings().creditGrantTimeout().toNanos();
+        if (timeout == 0) {
+            return;
+        }
+        long now = engine.scheduler().nanoTime();
+        long deadline = creditStallSince + timeout;
+        if (now < deadline) {
+            creditTimer = engine.scheduler().schedule(creditTimerTask, deadline - now);
+            return;
+        }
+        close(CloseReason.of(CloseReason.Kind.CREDIT_GRANT_TIMEOUT, "no Send Credit granted within "
+                + engine.settings().creditGrantTimeout().toMillis() + " ms while " + sendQueue.size()
+                + " message(s) wait; " + credits));
+    }
+
+    private void stalledOnCredits() {
+        if (creditStallSince < 0) {
+            creditStallSince = engine.scheduler().nanoTime();
+            creditStalls++;
+            long timeout = engine.settings().creditGrantTimeout().toNanos();
+            if (timeout > 0 && creditTimer == null) {
+                creditTimer = engine.scheduler().schedule(creditTimerTask, timeout);
+            }
+        }
+    }
+
+    private void creditsAvailable() {
+        creditStallSince = -1;
+        if (creditTimer != null) {
+            creditTimer.cancel();
+            creditTimer = null;
+        }
+    }
+
+    /** The transport's settings changed: timers follow at once. */
+    void onSettingsChanged() {
+        serial.execute(() -> {
+            if (state != State.ESTABLISHED) {
+                return;
+            }
+            armKeepaliveTimer();
+            if (creditStallSince >= 0) {
+                if (creditTimer != null) {
+                    creditTimer.cancel();
+                    creditTimer = null;
+                }
+                long timeout = engine.settings().creditGrantTimeout().toNanos();
+                if (timeout > 0) {
+                    long left = creditStallSince + timeout - engine.scheduler().nanoTime();
+                    creditTimer = engine.scheduler().schedule(creditTimerTask, left);
+                }
+            }
+        });
+    }
+
+    // =====================================================================================
+    // Sending (3.1.4.2, 3.1.5.1, 3.1.5.4)
+    // =====================================================================================
+
+    @Override
+    public void send(ByteBuffer message, SendCompletion completion) {
+        serial.execute(new OutMessage(this, message, completion, false, 0));
+    }
+
+    @Override
+    public void sendWithInvalidate(ByteBuffer message, int remoteToken, SendCompletion completion) {
+        serial.execute(new OutMessage(this, message, completion, true, remoteToken));
+    }
+
+    /** Serial context: an upper-layer message enters Connection.SendQueue (R-3.1.5.1-02). */
+    void enqueue(OutMessage m) {
+        if (m.completion == null) {
+            LOG.warn("connection {}: send without a completion refused", id);
+            return;
+        }
+        if (m.message == null || m.length == 0) {
+            complete(m, new SmbDirectException(SmbDirectException.Kind.INVALID_ARGUMENT, "empty message"));
+            return;
+        }
+        if (state != State.ESTABLISHED) {
+            CloseReason r = closeReason != null ? closeReason
+                    : CloseReason.of(CloseReason.Kind.LOCAL_CLOSE, "connection not established");
+            complete(m, SmbDirectException.closed(r));
+            return;
+        }
+        if (m.length > maxFragmentedSendSize) {
+            // R-3.1.4.2-02, -03, R-3.1.5.4-02: refused, nothing sent
+            complete(m, new SmbDirectException(SmbDirectException.Kind.MESSAGE_TOO_LARGE, "message of " + m.length
+                    + " bytes exceeds the peer's MaxFragmentedSize " + maxFragmentedSendSize + " (R-3.1.4.2-03)"));
+            return;
+        }
+        sendQueue.addLast(m);
+        pump();
+    }
+
+    /**
+     * The credit gate (3.1.5.1): sends fragments of the queue head, or one empty message when a
+     * credit grant, keepalive or keepalive reply is due and nothing is queued. Because grants and
+     * flags ride on the next fragment, no other message ever goes between the fragments of one
+     * upper-layer message (R-3.1.5.4-21, peer-lessons 4).
+     */
+    private void pump() {
+        if (state != State.ESTABLISHED) {
+            return;
+        }
+        refillReceives();
+        if (state != State.ESTABLISHED) {
+            return;
+        }
+        for (;;) {
+            OutMessage head = sendQueue.peekFirst();
+            boolean controlDue = head == null && (sendImmediate
+                    || keepaliveRequested == KeepaliveRequested.PENDING
+                    || credits.grantDue(engine.settings().creditRefillFraction()));
+            if (head == null && !controlDue) {
+                creditsAvailable();
+                return;
+            }
+            if (credits.sendCredits == 0) { // R-3.1.5.1-04
+                stalledOnCredits();
+                return;
+            }
+            if (freeSendCount == 0) {
+                return; // resumes when a send completes
+            }
+            if (credits.lastCreditNeedsReceive()) {
+                // R-3.1.5.1-06, R-3.1.5.9-04, A-16: the last credit goes only with a grant
+                if (!credits.mayPostExtra() || freeRecvCount == 0 || !postOneReceive()) {
+                    stalledOnCredits(); // R-3.1.5.9-06
+                    return;
+                }
+            }
+            creditsAvailable();
+            sendOne(head);
+            if (state != State.ESTABLISHED) {
+                return;
+            }
+        }
+    }
+
+    private void sendOne(OutMessage head) {
+        int granted = credits.takeGrant(); // R-3.1.5.1-05
+        int flags = 0; // R-3.1.5.1-12
+        if (keepaliveRequested == KeepaliveRequested.PENDING) {
+            // R-3.1.5.1-10, -11
+            flags = SmbdWire.FLAG_RESPONSE_REQUESTED;
+            keepaliveRequested = KeepaliveRequested.SENT;
+            keepaliveSentNanos = engine.scheduler().nanoTime();
+            keepalivesSent++;
+            armKeepaliveTimer();
+        }
+        int slot = freeSend[--freeSendCount];
+        int base = slot * maxSendSize;
+        int payload = 0;
+        long remainingAfter = 0;
+        if (head != null) {
+            // R-3.1.5.4-13: DataLength = min(left, MaxSendSize - 24)
+            payload = Math.min(head.unsent(), maxSendSize - SmbdWire.DATA_OFFSET);
+            remainingAfter = head.unsent() - payload; // R-3.1.5.4-15
+        }
+        int header = DataTransfer.encodeHeader(sendBuf, base, credits.sendCreditTarget, granted, flags,
+                remainingAfter, payload > 0 ? SmbdWire.DATA_OFFSET : 0, payload); // R-3.1.5.1-09, R-3.1.5.4-03..17
+        if (payload > 0) {
+            // R-3.1.5.4-18: the message is copied once, into the registered send slot
+            sendBuf.put(base + header, head.message, head.message.position() + head.sent, payload);
+        }
+        int total = header + payload;
+        credits.sendCredits--; // R-3.1.5.1-08
+        sendImmediate = false; // R-3.1.5.1-16
+        sendOwner[slot] = head;
+        if (head == null) {
+            if (granted > 0 && flags == 0) {
+                creditGrantsSent++;
+            }
+        } else {
+            head.sent += payload;
+            head.pendingFragments++;
+            if (head.unsent() == 0) {
+                head.allPosted = true;
+                sendQueue.pollFirst(); // R-3.1.5.1-07
+            }
+        }
+        fragmentsSent++;
+        engine.trace(this, true, sendBuf, base, total);
+        try {
+            if (head != null && head.invalidate && !head.tokenAttached) {
+                head.tokenAttached = true;
+                if (caps.sendWithInvalidate()) {
+                    // R-3.1.5.4-19, R-3.1.5.1-13: exactly one fragment carries the token
+                    endpoint.postSendWithInvalidate(sendRegion, base, total, head.remoteToken, wr(K_SEND, slot));
+                    return;
+                }
+                // R-3.1.5.1-14: the provider cannot invalidate; the token is dropped
+            }
+            endpoint.postSend(sendRegion, base, total, wr(K_SEND, slot)); // R-3.1.5.1-15
+        } catch (RdmaException e) {
+            sendOwner[slot] = null;
+            freeSend[freeSendCount++] = slot;
+            if (head != null) {
+                head.pendingFragments--;
+            }
+            close(CloseReason.of(CloseReason.Kind.PROVIDER_ERROR, "posting a Send failed: " + e.getMessage()));
+        }
+    }
+
+    private void onSendCompleted(int slot, CompletionStatus status, int vendorError) {
+        OutMessage owner = sendOwner[slot];
+        sendOwner[slot] = null;
+        freeSend[freeSendCount++] = slot;
+        if (status != CompletionStatus.SUCCESS) {
+            CloseReason reason = providerError("Send", status, vendorError);
+            if (owner != null) {
+                owner.pendingFragments--;
+                complete(owner, SmbDirectException.closed(closeReason != null ? closeReason : reason));
+            }
+            close(reason);
+            return;
+        }
+        if (owner != null) {
+            owner.pendingFragments--;
+            if (owner.allPosted && owner.pendingFragments == 0 && !owner.done) {
+                messagesSent++;
+                bytesSent += owner.length;
+                complete(owner, null);
+            }
+        }
+        if (state == State.ESTABLISHED) {
+            pump();
+        }
+    }
+
+    private void complete(OutMessage m, Throwable failure) {
+        if (m.done) {
+            return;
+        }
+        m.done = true;
+        try {
+            m.completion.sendComplete(m.message, failure);
+        } catch (RuntimeException e) {
+            LOG.warn("connection {}: send completion threw", id, e);
+        }
+    }
+
+    // =====================================================================================
+    // Receiving (3.1.5.5, 3.1.5.8) and receive credits (3.1.5.9)
+    // =====================================================================================
+
+    /** 3.1.5.9: post receives up to the target (R-3.1.5.9-04..09). */
+    private void refillReceives() {
+        int want = credits.receivesWanted();
+        while (want-- > 0 && freeRecvCount > 0) {
+            if (!postOneReceive()) {
+                return;
+            }
+        }
+    }
+
+    private boolean postOneReceive() {
+        int slot = freeRecv[--freeRecvCount];
+        try {
+            endpoint.postReceive(recvRegion, slot * maxReceiveSize, maxReceiveSize, wr(K_RECV, slot));
+            credits.onReceivePosted();
+            return true;
+        } catch (RdmaException e) {
+            freeRecv[freeRecvCount++] = slot;
+            close(CloseReason.of(CloseReason.Kind.PROVIDER_ERROR, "posting a receive failed: " + e.getMessage()));
+            return false;
+        }
+    }
+
+    private void onDataTransfer(int slot, int length, boolean invalidated, int token) {
+        int off = slot * maxReceiveSize;
+        engine.trace(this, false, recvBuf, off, length);
+        // R-3.1.5.5-03, -04: any message restarts the Idle Connection Timer and answers a keepalive
+        lastReceiveNanos = engine.scheduler().nanoTime();
+        if (keepaliveRequested != KeepaliveRequested.NONE) {
+            keepaliveRequested = KeepaliveRequested.NONE;
+            armKeepaliveTimer();
+        }
+        fragmentsReceived++;
+        // R-3.1.5.8-01..06
+        Violation v = DataTransfer.check(recvBuf, off, length, maxFragmentedRecvSize);
+        if (v != null) {
+            freeRecv[freeRecvCount++] = slot;
+            credits.receiveCredits--;
+            close(new CloseReason(CloseReason.Kind.PROTOCOL_VIOLATION, v.rule(), describe(v)));
+            return;
+        }
+        if (!credits.onMessageReceived()) { // R-3.1.5.8-07
+            freeRecv[freeRecvCount++] = slot;
+            close(new CloseReason(CloseReason.Kind.PROTOCOL_VIOLATION, "R-3.1.5.1-04",
+                    "the peer sent a message without holding a Send Credit; " + credits));
+            return;
+        }
+        long creditsRequested = DataTransfer.creditsRequested(recvBuf, off);
+        long creditsGranted = DataTransfer.creditsGranted(recvBuf, off);
+        long flags = DataTransfer.flags(recvBuf, off);
+        long remaining = DataTransfer.remainingDataLength(recvBuf, off);
+        long dataOffset = DataTransfer.dataOffset(recvBuf, off);
+        long dataLength = DataTransfer.dataLength(recvBuf, off);
+        credits.receiveCreditTarget = (int) creditsRequested; // R-3.1.5.8-10
+        if ((flags & SmbdWire.FLAG_RESPONSE_REQUESTED) != 0) {
+            // R-3.1.5.8-11, -12 as Windows and Linux do: reply promptly with Flags 0
+            sendImmediate = true;
+            keepalivesReceived++;
+        }
+        if (creditsGranted > 0) {
+            credits.addSendCredits((int) creditsGranted); // R-3.1.5.8-13
+        }
+        if (invalidated) {
+            // R-3.1.5.8-17: InvalidatedToken (A-36: on any fragment)
+            hasInvalidatedToken = true;
+            invalidatedToken = token;
+            RegisteredBufferImpl rb = registrations.get(token);
+            if (rb != null) {
+                rb.valid = false;
+                rb.remotelyInvalidated = true;
+            }
+        }
+        Reassembler.Outcome outcome = reassembler.onFragment(recvBuf, off + (int) dataOffset, (int) dataLength,
+                remaining); // R-3.1.5.8-15, -16
+        switch (outcome) {
+            case VIOLATION:
+                freeRecv[freeRecvCount++] = slot;
+                close(new CloseReason(CloseReason.Kind.PROTOCOL_VIOLATION, reassembler.violationRule(),
+                        reassembler.violationDetail()));
+                return;
+            case SINGLE:
+                // zero copy: the receive slot itself, during the callback
+                recvView.clear();
+                recvView.position(off + (int) dataOffset);
+                recvView.limit(off + (int) dataOffset + (int) dataLength);
+                deliver(recvView, (int) dataLength);
+                freeRecv[freeRecvCount++] = slot;
+                break;
+            case REASSEMBLED:
+                freeRecv[freeRecvCount++] = slot; // the bytes were copied: repost first (peer-lessons 6)
+                refillReceives();
+                deliver(reassembler.message(), reassembler.messageLength());
+                break;
+            default:
+                freeRecv[freeRecvCount++] = slot;
+                break;
+        }
+        if (state == State.ESTABLISHED) {
+            pump(); // R-3.1.5.8-08, -09, -14
+        }
+    }
+
+    private void deliver(ByteBuffer payload, int length) {
+        messagesReceived++;
+        bytesReceived += length;
+        // R-3.1.5.8-19, -20: the token goes up with the complete message, then is cleared
+        received.set(payload, length, hasInvalidatedToken, invalidatedToken);
+        hasInvalidatedToken = false;
+        invalidatedToken = 0;
+        ConnectionHandler h = handler;
+        if (h == null) {
+            return;
+        }
+        try {
+            h.onMessage(this, received);
+        } catch (RuntimeException e) {
+            LOG.warn("connection {}: message handler threw", id, e);
+        }
+    }
+
+    // =====================================================================================
+    // Provider callbacks
+    // =====================================================================================
+
+    @Override
+    public void onCompletion(WorkCompletion wc) {
+        if (serial.tryEnterIdle()) {
+            try {
+                handleCompletion(wc.wrId(), wc.type(), wc.status(), wc.byteLength(), wc.hasInvalidatedToken(),
+                        wc.invalidatedToken(), wc.vendorError());
+            } finally {
+                serial.exit();
+            }
+        } else {
+            long wrId = wc.wrId();
+            WorkRequestType type = wc.type();
+            CompletionStatus status = wc.status();
+            int len = wc.byteLength();
+            boolean inv = wc.hasInvalidatedToken();
+            int tok = wc.invalidatedToken();
+            int vendor = wc.vendorError();
+            serial.execute(() -> handleCompletion(wrId, type, status, len, inv, tok, vendor));
+        }
+    }
+
+    private void handleCompletion(long wrId, WorkRequestType type, CompletionStatus status, int length,
+            boolean invalidated, int token, int vendorError) {
+        int kind = (int) (wrId >>> KIND_SHIFT);
+        long index = wrId & INDEX_MASK;
+        switch (kind) {
+            case K_INIT_RECV:
+                if (status == CompletionStatus.SUCCESS) {
+                    if (state == State.NEGOTIATING || state == State.CONNECTING) {
+                        onNegotiationMessage(length);
+                    }
+                } else if (status != CompletionStatus.FLUSHED) {
+                    close(providerError("initial receive", status, vendorError));
+                }
+                break;
+            case K_NEG_SEND:
+                if (status != CompletionStatus.SUCCESS) {
+                    close(providerError("negotiate Send", status, vendorError));
+                } else if (pendingClose != null) {
+                    close(pendingClose); // graceful termination after a failure response (R-3.1.5.3-08)
+                }
+                break;
+            case K_RECV:
+                if (status == CompletionStatus.SUCCESS && state == State.ESTABLISHED) {
+                    onDataTransfer((int) index, length, invalidated, token);
+                } else {
+                    freeRecv[freeRecvCount++] = (int) index;
+                    credits.onReceiveFlushed();
+                    if (status != CompletionStatus.SUCCESS && status != CompletionStatus.FLUSHED) {
+                        close(providerError("receive", status, vendorError));
+                    }
+                }
+                break;
+            case K_SEND:
+                onSendCompleted((int) index, status, vendorError);
+                break;
+            case K_RDMA:
+            case K_INVALIDATE:
+                onRdmaCompleted(index, status, vendorError);
+                break;
+            default:
+                LOG.warn("connection {}: completion with unknown wrId {}", id, Long.toHexString(wrId));
+        }
+    }
+
+    private CloseReason providerError(String what, CompletionStatus status, int vendorError) {
+        String detail;
+        switch (status) {
+            case RECEIVER_NOT_READY:
+                detail = what + " failed: RECEIVER_NOT_READY (the peer had no receive posted; sending without a credit)";
+                break;
+            case LOCAL_LENGTH_ERROR:
+                detail = what + " failed: LOCAL_LENGTH_ERROR (a message longer than MaxReceiveSize "
+                        + maxReceiveSize + " arrived)";
+                break;
+            case REMOTE_INVALID_REQUEST:
+                detail = what + " failed: REMOTE_INVALID_REQUEST (the peer's receive was too short)";
+                break;
+            default:
+                detail = what + " failed: " + status;
+        }
+        if (vendorError != 0) {
+            detail += " (vendor error 0x" + Integer.toHexString(vendorError) + ")";
+        }
+        return CloseReason.of(state == State.ESTABLISHED || state == State.CLOSING ? CloseReason.Kind.PROVIDER_ERROR
+                : CloseReason.Kind.CONNECT_FAILED, detail);
+    }
+
+    @Override
+    public void onDisconnected(DisconnectCause cause, String detail, ByteBuffer privateData) {
+        String d = detail == null ? "" : detail;
+        serial.execute(() -> endpointGone(cause, d));
+    }
+
+    private void endpointGone(DisconnectCause cause, String detail) {
+        if (state == State.CLOSED) {
+            return;
+        }
+        if (state != State.CLOSING) {
+            close(reasonFor(cause, detail));
+        }
+        finish();
+    }
+
+    private CloseReason reasonFor(DisconnectCause cause, String detail) {
+        boolean up = state == State.ESTABLISHED;
+        String d = cause + (detail.isEmpty() ? "" : ": " + detail);
+        switch (cause) {
+            case PEER:
+                return CloseReason.of(up ? CloseReason.Kind.PEER_DISCONNECT : CloseReason.Kind.CONNECT_FAILED, d);
+            case REJECTED:
+            case UNREACHABLE:
+            case CONNECT_ERROR:
+                return CloseReason.of(CloseReason.Kind.CONNECT_FAILED, d);
+            case DEVICE_REMOVED:
+                return CloseReason.of(CloseReason.Kind.DEVICE_REMOVED, d);
+            case PROVIDER_SHUTDOWN:
+                return CloseReason.of(CloseReason.Kind.PROVIDER_GONE, d);
+            case LOCAL:
+                return CloseReason.of(CloseReason.Kind.LOCAL_CLOSE, d);
+            default:
+                return CloseReason.of(up ? CloseReason.Kind.PROVIDER_ERROR : CloseReason.Kind.CONNECT_FAILED, d);
+        }
+    }
+
+    // =====================================================================================
+    // Connection loss (3.1.7.1)
+    // =====================================================================================
+
+    @Override
+    public CompletionStage<Void> close() {
+        closeAsync(CloseReason.of(CloseReason.Kind.LOCAL_CLOSE, "closed by the upper layer"));
+        return closedFuture;
+    }
+
+    /** Closes from any thread with {@code reason}. */
+    CompletionStage<Void> closeAsync(CloseReason reason) {
+        serial.execute(() -> close(reason));
+        return closedFuture;
+    }
+
+    CompletableFuture<Void> closedFuture() {
+        return closedFuture;
+    }
+
+    /**
+     * Serial context: starts the connection loss (3.1.7.1) once, whatever the cause. Queued work
+     * fails now; work in flight fails as the provider flushes it; {@link #finish()} runs when the
+     * endpoint reported its disconnect (its last callback).
+     */
+    void close(CloseReason reason) {
+        if (state == State.CLOSING || state == State.CLOSED) {
+            return;
+        }
+        closedFrom = state;
+        closeReason = reason;
+        state = State.CLOSING;
+        cancelNegotiationTimer();
+        if (keepaliveTimer != null) {
+            keepaliveTimer.cancel();
+            keepaliveTimer = null;
+        }
+        if (creditTimer != null) {
+            creditTimer.cancel();
+            creditTimer = null;
+        }
+        SmbDirectException failure = SmbDirectException.closed(reason);
+        OutMessage m;
+        while ((m = sendQueue.pollFirst()) != null) {
+            complete(m, failure);
+        }
+        RdmaOp op;
+        while ((op = rdmaPending.pollFirst()) != null) {
+            failOp(op, failure);
+        }
+        if (endpoint != null && endpointStarted) {
+            endpoint.disconnect(); // the endpoint reports onDisconnected after flushing every request
+        } else {
+            finish();
+        }
+    }
+
+    /** Serial context: the endpoint is quiet; release everything and tell the upper layer once. */
+    private void finish() {
+        if (state == State.CLOSED) {
+            return;
+        }
+        state = State.CLOSED;
+        closedMillis = engine.epochMillis();
+        CloseReason reason = closeReason;
+        SmbDirectException failure = SmbDirectException.closed(reason);
+        if (sendOwner != null) {
+            for (int i = 0; i < sendOwner.length; i++) {
+                if (sendOwner[i] != null) {
+                    complete(sendOwner[i], failure);
+                    sendOwner[i] = null;
+                }
+            }
+        }
+        for (Object w : rdmaWork.values()) {
+            if (w instanceof RdmaWr rw) {
+                failOp(rw.op, failure);
+            } else if (w instanceof RegisteredBufferImpl rb) {
+                rb.valid = false;
+            }
+        }
+        rdmaWork.clear();
+        for (RegisteredBufferImpl rb : registrations.values()) {
+            rb.valid = false;
+            rb.deregistered.complete(null);
+        }
+        registrations.clear();
+        if (endpoint != null) {
+            try {
+                endpoint.close(); // releases the queue pair and every region registered on it
+            } catch (RuntimeException e) {
+                LOG.debug("connection {}: endpoint close failed", id, e);
+            }
+        }
+        if (!endpointStarted && request != null) {
+            request.reject(ByteBuffer.allocate(0));
+        }
+        engine.onClosed(this, closedFrom);
+        LOG.info("connection {} {} peer {} closed from {}: {}; {}", id, initiator ? "ACTIVE" : "PASSIVE", peerAddress,
+                closedFrom, reason, credits);
+        CompletableFuture<SmbDirectConnection> f = connectFuture;
+        connectFuture = null;
+        if (f != null) {
+            f.completeExceptionally(new SmbDirectException(SmbDirectException.Kind.CONNECT_FAILED,
+                    "connect to " + peerAddress + " failed: " + reason, reason, null));
+        } else if (handler != null) {
+            try {
+                handler.onDisconnected(this, reason);
+            } catch (RuntimeException e) {
+                LOG.warn("connection {}: disconnect handler threw", id, e);
+            }
+        }
+        closedFuture.complete(null);
+    }
+
+    // =====================================================================================
+    // Memory registration and RDMA (3.1.4.3 - 3.1.4.6)
+    // =====================================================================================
+
+    @Override
+    public CompletionStage<RegisteredBuffer> register(ByteBuffer buffer, RemoteAccess access) {
+        CompletableFuture<RegisteredBuffer> result = new CompletableFuture<>();
+        serial.execute(() -> doRegister(buffer, access, result));
+        return result;
+    }
+
+    private void doRegister(ByteBuffer buffer, RemoteAccess access, CompletableFuture<RegisteredBuffer> result) {
+        if (state != State.ESTABLISHED) {
+            result.completeExceptionally(SmbDirectException.closed(closeReason != null ? closeReason
+                    : CloseReason.of(CloseReason.Kind.LOCAL_CLOSE, "connection not established")));
+            return;
+        }
+        if (buffer == null || !buffer.isDirect() || !buffer.hasRemaining() || access == null) {
+            result.completeExceptionally(new SmbDirectException(SmbDirectException.Kind.INVALID_ARGUMENT,
+                    "register needs a non-empty direct buffer and an access; got " + buffer + ", " + access));
+            return;
+        }
+        ByteBuffer slice = buffer.slice();
+        Set<MemoryAccess> rights = rights(access); // R-3.1.4.3-03
+        long chunk = Math.max(4096, Math.min(caps.maxRegionSize(), Integer.MAX_VALUE));
+        List<MemoryRegion> regions = new ArrayList<>();
+        try {
+            for (long at = 0; at < slice.capacity(); at += chunk) {
+                int len = (int) Math.min(chunk, slice.capacity() - at);
+                ByteBuffer part = slice.slice((int) at, len);
+                regions.add(endpoint.register(part, rights)); // R-3.1.4.3-02, -04
+            }
+        } catch (RdmaException e) {
+            // R-3.1.4.3-05, -06: nothing stays accessible
+            for (MemoryRegion r : regions) {
+                try {
+                    endpoint.deregister(r);
+                } catch (RdmaException ex) {
+                    LOG.debug("connection {}: deregistration after a failed registration failed", id, ex);
+                }
+            }
+            result.completeExceptionally(new SmbDirectException(SmbDirectException.Kind.RESOURCE,
+                    "registration refused by the provider: " + e.getMessage(), null, e));
+            return;
+        }
+        List<BufferDescriptor> descriptors = new ArrayList<>();
+        if (access != RemoteAccess.NONE) {
+            for (MemoryRegion r : regions) {
+                descriptors.add(new BufferDescriptor(r.address(), r.token(), r.length())); // R-3.1.4.3-07
+            }
+        }
+        RegisteredBufferImpl rb = new RegisteredBufferImpl(this, slice, access, List.copyOf(regions), chunk,
+                List.copyOf(descriptors));
+        for (MemoryRegion r : regions) {
+            registrations.put(r.token(), rb);
+        }
+        result.complete(rb);
+    }
+
+    static Set<MemoryAccess> rights(RemoteAccess access) {
+        switch (access) {
+            case READ:
+                return EnumSet.of(MemoryAccess.REMOTE_READ);
+            case WRITE:
+                return EnumSet.of(MemoryAccess.REMOTE_WRITE, MemoryAccess.LOCAL_WRITE);
+            case READ_WRITE:
+                return EnumSet.of(MemoryAccess.REMOTE_READ, MemoryAccess.REMOTE_WRITE, MemoryAccess.LOCAL_WRITE);
+            default:
+                return EnumSet.of(MemoryAccess.LOCAL_WRITE);
+        }
+    }
+
+    /** Deregistration (3.1.4.4): invalidate locally, wait, then deregister. */
+    void deregister(RegisteredBufferImpl rb) {
+        serial.execute(() -> {
+            if (rb.deregistering || rb.deregistered.isDone()) {
+                return;
+            }
+            rb.deregistering = true;
+            if (state == State.CLOSING || state == State.CLOSED || endpoint == null) {
+                rb.valid = false;
+                return; // completes when the connection releases its registrations
+            }
+            boolean remoteAccess = rb.access != RemoteAccess.NONE && !rb.remotelyInvalidated;
+            rb.valid = false;
+            if (!remoteAccess) {
+                finishDeregister(rb);
+                return;
+            }
+            // R-3.1.4.4-04: fence remote access with a local invalidate per region
+            rb.invalidatesOutstanding = rb.regions.size();
+            for (MemoryRegion r : rb.regions) {
+                invalidatesPending.add(() -> postInvalidate(rb, r));
+            }
+            pumpInvalidates();
+        });
+    }
+
+    private void pumpInvalidates() {
+        while (invalidatesInFlight < INVALIDATE_BUDGET && !invalidatesPending.isEmpty()) {
+            invalidatesPending.pollFirst().run();
+        }
+    }
+
+    private void postInvalidate(RegisteredBufferImpl rb, MemoryRegion r) {
+        long wid = nextWorkId++;
+        rdmaWork.put(wid, rb);
+        invalidatesInFlight++;
+        try {
+            endpoint.postLocalInvalidate(r, wr(K_INVALIDATE, wid));
+        } catch (RdmaException e) {
+            rdmaWork.remove(wid);
+            invalidatesInFlight--;
+            rb.deregistered.completeExceptionally(new SmbDirectException(SmbDirectException.Kind.PROVIDER_ERROR,
+                    "local invalidate failed: " + e.getMessage(), null, e));
+            close(CloseReason.of(CloseReason.Kind.PROVIDER_ERROR, "local invalidate failed: " + e.getMessage()));
+        }
+    }
+
+    private void finishDeregister(RegisteredBufferImpl rb) {
+        RdmaException failure = null;
+        for (MemoryRegion r : rb.regions) {
+            registrations.remove(r.token());
+            try {
+                endpoint.deregister(r); // R-3.1.4.4-02
+            } catch (RdmaException e) {
+                failure = e;
+            }
+        }
+        if (failure != null) {
+            // R-3.1.4.4-03
+            rb.deregistered.completeExceptionally(new SmbDirectException(SmbDirectException.Kind.PROVIDER_ERROR,
+                    "deregistration failed: " + failure.getMessage(), null, failure));
+        } else {
+            rb.deregistered.complete(null);
+        }
+    }
+
+    @Override
+    public void rdmaWrite(RegisteredBuffer source, int sourceOffset, int length, List<BufferDescriptor> remote,
+            long remoteOffset, RdmaCompletion completion) {
+        serial.execute(() -> startRdma(false, source, sourceOffset, length, remote, remoteOffset, completion));
+    }
+
+    @Override
+    public void rdmaRead(RegisteredBuffer destination, int destinationOffset, int length,
+            List<BufferDescriptor> remote, long remoteOffset, RdmaCompletion completion) {
+        serial.execute(() -> startRdma(true, destination, destinationOffset, length, remote, remoteOffset,
+                completion));
+    }
+
+    private void startRdma(boolean read, RegisteredBuffer local, int localOffset, int length,
+            List<BufferDescriptor> remote, long remoteOffset, RdmaCompletion completion) {
+        try {
+            if (state != State.ESTABLISHED) {
+                throw SmbDirectException.closed(closeReason != null ? closeReason
+                        : CloseReason.of(CloseReason.Kind.LOCAL_CLOSE, "connection not established"));
+            }
+            if (!(local instanceof RegisteredBufferImpl rb) || rb.connection != this || !rb.valid) {
+                throw new SmbDirectException(SmbDirectException.Kind.INVALID_ARGUMENT,
+                        "the local buffer is not a valid registration of connection " + id);
+            }
+            if (localOffset < 0 || length <= 0 || (long) localOffset + length > rb.length()) {
+                throw new SmbDirectException(SmbDirectException.Kind.INVALID_ARGUMENT, "local range " + localOffset
+                        + "+" + length + " outside the registered " + rb.length() + " bytes");
+            }
+            if (length > maxReadWriteSize) {
+                throw new SmbDirectException(SmbDirectException.Kind.TRANSFER_TOO_LARGE, "transfer of " + length
+                        + " bytes exceeds MaxReadWriteSize " + maxReadWriteSize);
+            }
+            int maxSegment = (int) Math.min(Math.max(1, caps.maxMessageSize()), rb.chunkSize);
+            List<DescriptorSlicer.Segment> segs = DescriptorSlicer.slice(remote, remoteOffset, length, maxSegment);
+            rdmaPending.addLast(new RdmaOp(read, rb, localOffset, length, segs, completion));
+            pumpRdma();
+        } catch (SmbDirectException e) {
+            try {
+                completion.rdmaComplete(0, e);
+            } catch (RuntimeException ex) {
+                LOG.warn("connection {}: RDMA completion threw", id, ex);
+            }
+        }
+    }
+
+    /** One posted RDMA work request. */
+    private record RdmaWr(RdmaOp op, int length) {
+    }
+
+    /** Posts queued RDMA segments; reads are bounded by ORD (3.1.4.6), writes by the send queue budget. */
+    private void pumpRdma() {
+        while (state == State.ESTABLISHED && !rdmaPending.isEmpty()) {
+            RdmaOp op = rdmaPending.peekFirst();
+            if (op.read ? readsInFlight >= Math.max(1, outboundReadDepth) : writesInFlight >= RDMA_WRITE_BUDGET) {
+                return;
+            }
+            DescriptorSlicer.Segment seg = op.segments.get(op.segmentIndex);
+            long localPos = op.localOffset + seg.localOffset() + op.segmentDone;
+            long chunkEnd = (localPos / op.local.chunkSize + 1) * op.local.chunkSize;
+            int piece = (int) Math.min(seg.length() - op.segmentDone, chunkEnd - localPos);
+            MemoryRegion region = op.local.regionAt(localPos);
+            int regionOffset = (int) (localPos % op.local.chunkSize);
+            long remoteAddress = seg.remoteAddress() + op.segmentDone;
+            long wid = nextWorkId++;
+            rdmaWork.put(wid, new RdmaWr(op, piece));
+            op.outstanding++;
+            if (op.read) {
+                readsInFlight++;
+            } else {
+                writesInFlight++;
+            }
+            op.segmentDone += piece;
+            if (op.segmentDone == seg.length()) {
+                op.segmentIndex++;
+                op.segmentDone = 0;
+            }
+            if (op.allPosted()) {
+                rdmaPending.pollFirst();
+            }
+            try {
+                if (op.read) {
+                    // R-3.1.4.6-06
+                    endpoint.postRdmaRead(region, regionOffset, piece, remoteAddress, seg.token(), wr(K_RDMA, wid));
+                } else {
+                    // R-3.1.4.5-06
+                    endpoint.postRdmaWrite(region, regionOffset, piece, remoteAddress, seg.token(), wr(K_RDMA, wid));
+                }
+            } catch (RdmaException e) {
+                rdmaWork.remove(wid);
+                op.outstanding--;
+                if (op.read) {
+                    readsInFlight--;
+                } else {
+                    writesInFlight--;
+                }
+                rdmaPending.remove(op);
+                failOp(op, new SmbDirectException(SmbDirectException.Kind.PROVIDER_ERROR,
+                        "posting an RDMA " + (op.read ? "Read" : "Write") + " failed: " + e.getMessage(), null, e));
+                close(CloseReason.of(CloseReason.Kind.PROVIDER_ERROR, "posting an RDMA operation failed: "
+                        + e.getMessage()));
+                return;
+            }
+        }
+    }
+
+    private void onRdmaCompleted(long wid, CompletionStatus status, int vendorError) {
+        Object w = rdmaWork.remove(wid);
+        if (w instanceof RegisteredBufferImpl rb) {
+            invalidatesInFlight--;
+            if (status != CompletionStatus.SUCCESS) {
+                rb.deregistered.completeExceptionally(new SmbDirectException(SmbDirectException.Kind.PROVIDER_ERROR,
+                        "local invalidate failed: " + status, closeReason, null));
+                if (status != CompletionStatus.FLUSHED) {
+                    close(providerError("local invalidate", status, vendorError));
+                }
+            } else if (--rb.invalidatesOutstanding == 0) {
+                finishDeregister(rb);
+            }
+            pumpInvalidates();
+            return;
+        }
+        if (!(w instanceof RdmaWr rw)) {
+            return;
+        }
+        RdmaOp op = rw.op;
+        op.outstanding--;
+        if (op.read) {
+            readsInFlight--;
+        } else {
+            writesInFlight--;
+        }
+        if (status != CompletionStatus.SUCCESS) {
+            CloseReason reason = providerError(op.read ? "RDMA Read" : "RDMA Write", status, vendorError);
+            // R-3.1.4.5-07, R-3.1.4.6-07: the failure goes to the caller
+            failOp(op, new SmbDirectException(SmbDirectException.Kind.PROVIDER_ERROR, reason.detail(),
+                    closeReason != null ? closeReason : reason, null));
+            rdmaPending.remove(op);
+            close(reason);
+            return;
+        }
+        op.bytes += rw.length;
+        if (op.allPosted() && op.outstanding == 0 && !op.done) {
+            op.done = true;
+            if (op.read) {
+                rdmaReads++;
+            } else {
+                rdmaWrites++;
+            }
+            rdmaBytes += op.bytes;
+            try {
+                op.completion.rdmaComplete(op.bytes, null);
+            } catch (RuntimeException e) {
+                LOG.warn("connection {}: RDMA completion threw", id, e);
+            }
+        }
+        pumpRdma();
+    }
+
+    private void failOp(RdmaOp op, Throwable failure) {
+        if (op.done) {
+            return;
+        }
+        op.done = true;
+        try {
+            op.completion.rdmaComplete(op.bytes, failure);
+        } catch (RuntimeException e) {
+            LOG.warn("connection {}: RDMA completion threw", id, e);
+        }
+    }
+
+    // =====================================================================================
+    // Queries
+    // =====================================================================================
+
+    private static long wr(int kind, long index) {
+        return ((long) kind << KIND_SHIFT) | index;
+    }
+
+    @Override
+    public long id() {
+        return id;
+    }
+
+    @Override
+    public InetSocketAddress localAddress() {
+        return localAddress;
+    }
+
+    @Override
+    public InetSocketAddress peerAddress() {
+        return peerAddress;
+    }
+
+    @Override
+    public String providerName() {
+        return engine.provider().name();
+    }
+
+    @Override
+    public boolean isInitiator() {
+        return initiator;
+    }
+
+    @Override
+    public boolean isOpen() {
+        State s = state;
+        return s != State.CLOSING && s != State.CLOSED;
+    }
+
+    @Override
+    public ConnectionParameters parameters() {
+        // R-3.1.4.7-01
+        return new ConnectionParameters(maxSendSize, maxFragmentedSendSize, maxReceiveSize, maxFragmentedRecvSize,
+                maxReadWriteSize, engine.settings().keepaliveInterval(), inboundReadDepth, outboundReadDepth,
+                caps != null && caps.sendWithInvalidate());
+    }
+
+    @Override
+    public ConnectionDTO getConnectionDTO() {
+        ConnectionDTO d = new ConnectionDTO();
+        d.id = id;
+        d.role = initiator ? "ACTIVE" : "PASSIVE";
+        d.state = state.name();
+        d.provider = engine.provider().name();
+        d.localAddress = text(localAddress);
+        d.peerAddress = text(peerAddress);
+        d.createdMillis = createdMillis;
+        d.protocol = protocol;
+        d.maxSendSize = maxSendSize;
+        d.maxReceiveSize = maxReceiveSize;
+        d.maxFragmentedSendSize = maxFragmentedSendSize;
+        d.maxFragmentedRecvSize = maxFragmentedRecvSize;
+        d.maxReadWriteSize = maxReadWriteSize;
+        d.keepaliveIntervalMillis = engine.settings().keepaliveInterval().toMillis();
+        d.inboundReadDepth = inboundReadDepth;
+        d.outboundReadDepth = outboundReadDepth;
+        d.sendCredits = credits.sendCredits;
+        d.sendCreditTarget = credits.sendCreditTarget;
+        d.receiveCredits = credits.receiveCredits;
+        d.receiveCreditsUngranted = credits.ungranted;
+        d.peerCredits = credits.peerCredits();
+        d.receiveCreditTarget = credits.receiveCreditTarget;
+        d.receiveCreditMax = credits.receiveCreditMax;
+        d.keepaliveRequested = keepaliveRequested.name();
+        d.sendQueueDepth = sendQueue.size();
+        d.rdmaInFlight = readsInFlight + writesInFlight;
+        d.registrations = registrations.size();
+        d.messagesSent = messagesSent;
+        d.messagesReceived = messagesReceived;
+        d.bytesSent = bytesSent;
+        d.bytesReceived = bytesReceived;
+        d.fragmentsSent = fragmentsSent;
+        d.fragmentsReceived = fragmentsReceived;
+        d.keepalivesSent = keepalivesSent;
+        d.keepalivesReceived = keepalivesReceived;
+        d.creditGrantsSent = creditGrantsSent;
+        d.creditStalls = creditStalls;
+        d.rdmaReads = rdmaReads;
+        d.rdmaWrites = rdmaWrites;
+        d.rdmaBytes = rdmaBytes;
+        CloseReason r = closeReason;
+        d.closeReason = r == null ? null : r.toString();
+        d.closedMillis = closedMillis;
+        return d;
+    }
+
+    private static String text(InetSocketAddress a) {
+        return a == null ? null : a.getHostString() + ":" + a.getPort();
+    }
+
+    /** The log line of an established connection. */
+    String describeNegotiated() {
+        return "connection " + id + " " + (initiator ? "ACTIVE" : "PASSIVE") + " peer " + peerAddress
+                + " established: MaxSendSize=" + maxSendSize + " MaxReceiveSize=" + maxReceiveSize
+                + " MaxFragmentedSendSize=" + maxFragmentedSendSize + " MaxFragmentedRecvSize=" + maxFragmentedRecvSize
+                + " MaxReadWriteSize=" + maxReadWriteSize + " IRD=" + inboundReadDepth + " ORD=" + outboundReadDepth
+                + " " + credits;
+    }
+
+    @Override
+    public String toString() {
+        return "Connection[" + id + ", " + (initiator ? "ACTIVE" : "PASSIVE") + ", " + state + ", peer " + peerAddress
+                + "]";
+    }
+}

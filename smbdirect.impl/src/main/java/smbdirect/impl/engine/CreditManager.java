@@ -1,0 +1,130 @@
+package smbdirect.impl.engine;
+
+/**
+ * Credit bookkeeping of one connection ([MS-SMBD] 3.1.5.9, 3.1.5.1, 3.1.5.8), with separate
+ * counters for receives posted but not yet granted and receives granted to the peer (A-13,
+ * peer-lessons 2): a grant never exceeds the receives actually posted.
+ *
+ * <ul>
+ * <li>{@code receiveCredits} (ADM ReceiveCredits) = receives posted = {@code ungranted} +
+ * {@link #peerCredits()}.</li>
+ * <li>Receives are posted up to {@link #postTarget()} = min(ReceiveCreditTarget, ReceiveCreditMax)
+ * (A-18), plus at most one more when the last Send Credit must grant something (R-3.1.5.9-04,
+ * A-16).</li>
+ * <li>Empty grant messages are sent only when the peer's credits fall below
+ * {@code creditRefillFraction} x its target (peer-lessons 3, A-15: no ping-pong).</li>
+ * </ul>
+ *
+ * <p>Not thread-safe: owned by the connection's serial context.
+ */
+final class CreditManager {
+
+    /** Connection.SendCredits. */
+    int sendCredits;
+    /** Connection.SendCreditTarget. */
+    final int sendCreditTarget;
+    /** Connection.ReceiveCreditMax. */
+    final int receiveCreditMax;
+    /** Connection.ReceiveCreditTarget (the peer's latest CreditsRequested). */
+    int receiveCreditTarget;
+    /** Connection.ReceiveCredits: receives posted. */
+    int receiveCredits;
+    /** Receives posted and not yet granted. */
+    int ungranted;
+
+    CreditManager(int sendCreditTarget, int receiveCreditMax) {
+        this.sendCreditTarget = sendCreditTarget;
+        this.receiveCreditMax = receiveCreditMax;
+    }
+
+    /** Credits the peer holds: receives granted and not yet consumed. */
+    int peerCredits() {
+        return receiveCredits - ungranted;
+    }
+
+    /** Receives to keep posted: min(ReceiveCreditTarget, ReceiveCreditMax), at least 1. */
+    int postTarget() {
+        return Math.max(1, Math.min(receiveCreditTarget, receiveCreditMax));
+    }
+
+    /** Most receives ever posted at once: the target plus one for the last-credit rule. */
+    int receiveCapacity() {
+        return receiveCreditMax + 1;
+    }
+
+    /** Receives to post now to reach the target (R-3.1.5.9-04, -07). */
+    int receivesWanted() {
+        return Math.max(0, postTarget() - receiveCredits);
+    }
+
+    /** A receive was posted (R-3.1.5.9-05, -08). */
+    void onReceivePosted() {
+        receiveCredits++;
+        ungranted++;
+    }
+
+    /**
+     * A message arrived in one of our receives (R-3.1.5.8-07).
+     *
+     * @return false when the peer held no credit: it sent without a Send Credit (R-3.1.5.1-04)
+     */
+    boolean onMessageReceived() {
+        if (peerCredits() <= 0) {
+            return false;
+        }
+        receiveCredits--;
+        return true;
+    }
+
+    /** A posted receive was given back without a message (flushed). */
+    void onReceiveFlushed() {
+        if (ungranted > 0) {
+            ungranted--;
+        }
+        receiveCredits = Math.max(0, receiveCredits - 1);
+    }
+
+    /** The peer granted {@code granted} Send Credits (R-3.1.5.8-13, R-3.1.5.7-16). */
+    void addSendCredits(int granted) {
+        sendCredits = Math.min(0xFFFF, sendCredits + granted);
+    }
+
+    /** The credits to grant on the next message sent: every receive posted and not yet granted. */
+    int takeGrant() {
+        int g = Math.min(ungranted, 0xFFFF);
+        ungranted -= g;
+        return g;
+    }
+
+    /**
+     * Whether the last-credit rule (3.1.5.1, A-16) needs one more receive before the next send: we
+     * hold one Send Credit and have nothing to grant.
+     */
+    boolean lastCreditNeedsReceive() {
+        return sendCredits == 1 && ungranted == 0;
+    }
+
+    /** Whether one more receive may be posted for the last-credit rule. */
+    boolean mayPostExtra() {
+        return receiveCredits < receiveCapacity();
+    }
+
+    /**
+     * Whether an empty message should go out now to grant credits: receives are waiting to be
+     * granted and the peer holds fewer than {@code fraction} x its target (at least: none).
+     */
+    boolean grantDue(double fraction) {
+        if (ungranted == 0) {
+            return false;
+        }
+        int threshold = Math.max(1, (int) Math.ceil(fraction * postTarget()));
+        return peerCredits() < threshold;
+    }
+
+    @Override
+    public String toString() {
+        return "sendCredits=" + sendCredits + " sendCreditTarget=" + sendCreditTarget + " receiveCredits="
+                + receiveCredits + " ungranted=" + ungranted + " peerCredits=" + peerCredits()
+                + " receiveCreditTarget=" + receiveCreditTarget + " receiveCreditMax=" + receiveCreditMax;
+    }
+}

@@ -1,0 +1,157 @@
+package smbdirect.impl.engine;
+
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import smbdirect.api.AcceptHandler;
+import smbdirect.api.SmbDirectListener;
+import smbdirect.api.dto.ListenerDTO;
+import smbdirect.api.rdma.DisconnectCause;
+import smbdirect.api.rdma.RdmaConnectRequest;
+import smbdirect.api.rdma.RdmaListenHandler;
+import smbdirect.api.rdma.RdmaListener;
+
+/**
+ * A listening endpoint of the engine (passive role, 3.1.7.2): admits connection requests within
+ * the per-listener caps and the transport's receive-buffer budget and hands each to a new passive
+ * {@link Connection}.
+ *
+ * <p>Thread-safe: counters are atomic, the state is volatile.
+ */
+final class EngineListener implements SmbDirectListener, RdmaListenHandler {
+
+    private static final Logger LOG = LoggerFactory.getLogger(EngineListener.class);
+
+    private final SmbDirectEngine engine;
+    private final AcceptHandler acceptHandler;
+    private volatile RdmaListener rdmaListener;
+    private volatile String state = "OPEN";
+    private volatile String stateDetail;
+    private final CompletableFuture<Void> closed = new CompletableFuture<>();
+    final AtomicLong connectRequests = new AtomicLong();
+    final AtomicLong accepted = new AtomicLong();
+    final AtomicLong refused = new AtomicLong();
+    final AtomicLong negotiationFailures = new AtomicLong();
+    final AtomicInteger negotiating = new AtomicInteger();
+    final AtomicInteger connections = new AtomicInteger();
+
+    EngineListener(SmbDirectEngine engine, AcceptHandler acceptHandler) {
+        this.engine = engine;
+        this.acceptHandler = acceptHandler;
+    }
+
+    void bound(RdmaListener listener) {
+        this.rdmaListener = listener;
+    }
+
+    AcceptHandler acceptHandler() {
+        return acceptHandler;
+    }
+
+    @Override
+    public void onConnectRequest(RdmaConnectRequest request) {
+        connectRequests.incrementAndGet();
+        TransportSettings s = engine.settings();
+        String refusal = null;
+        if (!isOpen()) {
+            refusal = "listener closed";
+        } else if (connections.get() + negotiating.get() >= s.maxConnectionsPerListener()) {
+            refusal = "maxConnectionsPerListener=" + s.maxConnectionsPerListener() + " reached";
+        } else if (negotiating.get() >= s.maxNegotiatingPerListener()) {
+            refusal = "maxNegotiatingPerListener=" + s.maxNegotiatingPerListener() + " reached";
+        }
+        long budget = SmbDirectEngine.budgetFor(s);
+        if (refusal == null && !engine.reserveBudget(budget)) {
+            refusal = "receiveBufferBudget=" + s.receiveBufferBudget() + " would be exceeded";
+        }
+        if (refusal != null) {
+            refused.incrementAndGet();
+            LOG.info("connection request from {} refused: {}", request.peerAddress(), refusal);
+            request.reject(ByteBuffer.allocate(0));
+            return;
+        }
+        negotiating.incrementAndGet();
+        Connection c = engine.newPassive(this, s, budget);
+        c.startPassive(request);
+    }
+
+    /** A connection of this listener negotiated. */
+    void onAccepted() {
+        negotiating.decrementAndGet();
+        connections.incrementAndGet();
+        accepted.incrementAndGet();
+    }
+
+    /** A connection of this listener closed ({@code established}: it had negotiated). */
+    void onClosed(boolean established) {
+        if (established) {
+            connections.decrementAndGet();
+        } else {
+            negotiating.decrementAndGet();
+            negotiationFailures.incrementAndGet();
+        }
+    }
+
+    @Override
+    public void onListenerFailed(DisconnectCause cause, String detail) {
+        state = "FAILED";
+        stateDetail = cause + (detail == null || detail.isEmpty() ? "" : ": " + detail);
+        LOG.warn("listener {} failed: {}", localAddress(), stateDetail);
+        engine.onListenerClosed(this);
+        closed.complete(null);
+    }
+
+    @Override
+    public InetSocketAddress localAddress() {
+        RdmaListener l = rdmaListener;
+        return l == null ? null : l.localAddress();
+    }
+
+    @Override
+    public String providerName() {
+        return engine.provider().name();
+    }
+
+    @Override
+    public boolean isOpen() {
+        return "OPEN".equals(state);
+    }
+
+    @Override
+    public ListenerDTO getListenerDTO() {
+        ListenerDTO d = new ListenerDTO();
+        InetSocketAddress a = localAddress();
+        d.address = a == null ? null : a.getHostString() + ":" + a.getPort();
+        d.provider = engine.provider().name();
+        d.state = state;
+        d.stateDetail = stateDetail;
+        d.connectRequests = connectRequests.get();
+        d.accepted = accepted.get();
+        d.refused = refused.get();
+        d.negotiationFailures = negotiationFailures.get();
+        d.negotiating = negotiating.get();
+        d.connections = connections.get();
+        return d;
+    }
+
+    @Override
+    public CompletionStage<Void> close() {
+        if (isOpen()) {
+            state = "CLOSED";
+            RdmaListener l = rdmaListener;
+            if (l != null) {
+                l.close();
+            }
+            engine.onListenerClosed(this);
+            closed.complete(null);
+        }
+        return closed;
+    }
+}

@@ -1,0 +1,313 @@
+package smbdirect.impl.engine;
+
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import smbdirect.api.AcceptHandler;
+import smbdirect.api.CloseReason;
+import smbdirect.api.ConnectionHandler;
+import smbdirect.api.SmbDirectConnection;
+import smbdirect.api.SmbDirectException;
+import smbdirect.api.SmbDirectListener;
+import smbdirect.api.SmbDirectTransport;
+import smbdirect.api.dto.ConnectionDTO;
+import smbdirect.api.dto.ListenerDTO;
+import smbdirect.api.dto.ProviderDTO;
+import smbdirect.api.dto.SettingsDTO;
+import smbdirect.api.dto.TransportDTO;
+import smbdirect.api.rdma.RdmaException;
+import smbdirect.api.rdma.RdmaListener;
+import smbdirect.api.rdma.RdmaProvider;
+
+/**
+ * The [MS-SMBD] protocol engine over one {@link RdmaProvider}: opens listeners (passive role) and
+ * connections (active role) and runs every connection's state machine.
+ *
+ * <p>No threads and no clock of its own: time and timers come from the injected {@link Scheduler},
+ * work runs on the threads that call in (upper layer, provider completions, timer) through each
+ * connection's serial context. No OSGi dependency.
+ *
+ * <p>Thread-safe. Settings are replaced atomically by {@link #updateSettings}: new connections
+ * negotiate with the new values, live connections keep their negotiated sizes and credits and
+ * apply the new timer values at once.
+ */
+public final class SmbDirectEngine implements SmbDirectTransport {
+
+    private static final Logger LOG = LoggerFactory.getLogger(SmbDirectEngine.class);
+    private static final int HISTORY = 32;
+
+    private final RdmaProvider provider;
+    private final Scheduler scheduler;
+    private volatile TransportSettings settings;
+    private volatile TraceHook traceHook = TraceHook.NONE;
+    private final long epochMillisAtStart;
+    private final long nanosAtStart;
+    private final AtomicLong ids = new AtomicLong();
+    private final AtomicLong budgetUsed = new AtomicLong();
+    private final AtomicLong negotiationFailures = new AtomicLong();
+    private volatile String lastNegotiationFailure;
+    private final ConcurrentHashMap<Long, Connection> connections = new ConcurrentHashMap<>();
+    private final Set<EngineListener> listeners = ConcurrentHashMap.newKeySet();
+    private final ArrayDeque<ConnectionDTO> recentlyClosed = new ArrayDeque<>();
+    private volatile CloseReason shutdownReason;
+
+    /**
+     * @param provider the RDMA provider every connection and listener of this engine uses
+     * @param settings the initial settings
+     * @param scheduler time and timers
+     */
+    public SmbDirectEngine(RdmaProvider provider, TransportSettings settings, Scheduler scheduler) {
+        this.provider = Objects.requireNonNull(provider, "provider");
+        this.settings = Objects.requireNonNull(settings, "settings");
+        this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
+        this.epochMillisAtStart = System.currentTimeMillis();
+        this.nanosAtStart = scheduler.nanoTime();
+    }
+
+    /** The provider this engine runs over. */
+    public RdmaProvider provider() {
+        return provider;
+    }
+
+    /** The settings new connections negotiate with. */
+    public TransportSettings settings() {
+        return settings;
+    }
+
+    Scheduler scheduler() {
+        return scheduler;
+    }
+
+    /** Milliseconds since the epoch on the scheduler's clock (for DTOs only). */
+    long epochMillis() {
+        return epochMillisAtStart + (scheduler.nanoTime() - nanosAtStart) / 1_000_000L;
+    }
+
+    /**
+     * Replaces the settings: new connections negotiate with them; live connections keep their
+     * negotiated values and re-arm their timers with the new timer values at once.
+     */
+    public void updateSettings(TransportSettings newSettings) {
+        this.settings = Objects.requireNonNull(newSettings, "settings");
+        for (Connection c : connections.values()) {
+            c.onSettingsChanged();
+        }
+    }
+
+    /**
+     * Installs the hook told of every SMBD message sent and received ({@link TraceHook#NONE} turns
+     * it off; the off state costs one volatile read per message).
+     */
+    public void setTraceHook(TraceHook hook) {
+        this.traceHook = hook == null ? TraceHook.NONE : hook;
+    }
+
+    void trace(Connection c, boolean outbound, ByteBuffer buffer, int offset, int length) {
+        TraceHook h = traceHook;
+        if (h != TraceHook.NONE) {
+            try {
+                h.message(c.id, c.initiator, outbound, buffer, offset, length);
+            } catch (RuntimeException e) {
+                LOG.debug("trace hook failed", e);
+            }
+        }
+        if (LOG.isTraceEnabled()) {
+            LOG.trace("connection {} {} {} bytes", c.id, outbound ? "sent" : "received", length);
+        }
+    }
+
+    /**
+     * Closes every connection and listener of this engine with {@code reason} (for example
+     * {@link CloseReason.Kind#PROVIDER_GONE} when the provider leaves); later operations fail with it.
+     *
+     * @return completes when every connection is released
+     */
+    public CompletionStage<Void> shutdown(CloseReason reason) {
+        Objects.requireNonNull(reason, "reason");
+        shutdownReason = reason;
+        for (EngineListener l : List.copyOf(listeners)) {
+            l.close();
+        }
+        List<CompletableFuture<Void>> all = new ArrayList<>();
+        for (Connection c : List.copyOf(connections.values())) {
+            c.closeAsync(reason);
+            all.add(c.closedFuture());
+        }
+        return CompletableFuture.allOf(all.toArray(new CompletableFuture<?>[0]));
+    }
+
+    @Override
+    public SmbDirectListener listen(InetSocketAddress bindAddress, AcceptHandler acceptHandler)
+            throws SmbDirectException {
+        Objects.requireNonNull(bindAddress, "bindAddress");
+        Objects.requireNonNull(acceptHandler, "acceptHandler");
+        CloseReason down = shutdownReason;
+        if (down != null) {
+            throw new SmbDirectException(SmbDirectException.Kind.NO_PROVIDER, "the transport is shut down: " + down,
+                    down, null);
+        }
+        EngineListener l = new EngineListener(this, acceptHandler);
+        try {
+            RdmaListener rl = provider.listen(bindAddress, l);
+            l.bound(rl);
+        } catch (RdmaException e) {
+            throw new SmbDirectException(SmbDirectException.Kind.PROVIDER_ERROR,
+                    "cannot listen on " + bindAddress + ": " + e.getMessage(), null, e);
+        }
+        listeners.add(l);
+        LOG.info("listening on {} ({})", l.localAddress(), provider.name());
+        return l;
+    }
+
+    @Override
+    public CompletionStage<SmbDirectConnection> connect(InetSocketAddress peer, Duration timeout,
+            ConnectionHandler handler) {
+        CompletableFuture<SmbDirectConnection> result = new CompletableFuture<>();
+        if (peer == null || handler == null) {
+            result.completeExceptionally(new SmbDirectException(SmbDirectException.Kind.INVALID_ARGUMENT,
+                    "peer and handler are required"));
+            return result;
+        }
+        Duration t = timeout == null ? settings.activeNegotiationTimeout() : timeout;
+        if (t.isZero() || t.isNegative()) {
+            result.completeExceptionally(new SmbDirectException(SmbDirectException.Kind.INVALID_ARGUMENT,
+                    "timeout must be positive: " + t));
+            return result;
+        }
+        CloseReason down = shutdownReason;
+        if (down != null) {
+            result.completeExceptionally(new SmbDirectException(SmbDirectException.Kind.NO_PROVIDER,
+                    "the transport is shut down: " + down, down, null));
+            return result;
+        }
+        TransportSettings s = settings;
+        long budget = budgetFor(s);
+        if (!reserveBudget(budget)) {
+            CloseReason r = CloseReason.of(CloseReason.Kind.RESOURCE_LIMIT,
+                    "receiveBufferBudget=" + s.receiveBufferBudget() + " would be exceeded");
+            result.completeExceptionally(new SmbDirectException(SmbDirectException.Kind.RESOURCE, r.detail(), r, null));
+            return result;
+        }
+        Connection c = new Connection(this, ids.incrementAndGet(), true, null, s, budget);
+        connections.put(c.id, c);
+        c.startActive(peer, t, handler, result);
+        return result;
+    }
+
+    Connection newPassive(EngineListener listener, TransportSettings s, long budget) {
+        Connection c = new Connection(this, ids.incrementAndGet(), false, listener, s, budget);
+        connections.put(c.id, c);
+        return c;
+    }
+
+    /** Receive memory one connection may hold: (ReceiveCreditMax + 1) receives plus the initial one. */
+    static long budgetFor(TransportSettings s) {
+        return (long) (s.receiveCreditMax() + 1) * s.maxReceiveSize() + 512;
+    }
+
+    boolean reserveBudget(long bytes) {
+        long limit = settings.receiveBufferBudget();
+        for (;;) {
+            long used = budgetUsed.get();
+            if (used + bytes > limit) {
+                return false;
+            }
+            if (budgetUsed.compareAndSet(used, used + bytes)) {
+                return true;
+            }
+        }
+    }
+
+    /** Bytes of the receive-buffer budget in use. */
+    long budgetUsed() {
+        return budgetUsed.get();
+    }
+
+    void onEstablished(Connection c) {
+        if (c.listener != null) {
+            c.listener.onAccepted();
+        }
+        LOG.info(c.describeNegotiated());
+    }
+
+    void onClosed(Connection c, Connection.State from) {
+        connections.remove(c.id);
+        budgetUsed.addAndGet(-c.budget());
+        boolean established = from == Connection.State.ESTABLISHED;
+        if (c.listener != null) {
+            c.listener.onClosed(established);
+        }
+        if (!established) {
+            negotiationFailures.incrementAndGet();
+            lastNegotiationFailure = "connection " + c.id + " " + c.closeReason;
+        }
+        ConnectionDTO dto = c.getConnectionDTO();
+        synchronized (recentlyClosed) {
+            recentlyClosed.addFirst(dto);
+            while (recentlyClosed.size() > HISTORY) {
+                recentlyClosed.removeLast();
+            }
+        }
+    }
+
+    void onListenerClosed(EngineListener l) {
+        listeners.remove(l);
+    }
+
+    /** Live connections (for tests and management). */
+    int connectionCount() {
+        return connections.size();
+    }
+
+    @Override
+    public TransportDTO getTransportDTO() {
+        TransportDTO d = new TransportDTO();
+        ProviderDTO p = new ProviderDTO();
+        p.name = provider.name();
+        p.transportType = provider.transportType().name();
+        p.selected = true;
+        p.connections = connections.size();
+        p.listeners = listeners.size();
+        p.capabilities = String.valueOf(provider.capabilities());
+        d.providers = new ProviderDTO[] {p};
+        d.listeners = listeners.stream().map(EngineListener::getListenerDTO).toArray(ListenerDTO[]::new);
+        d.connections = connections.values().stream().map(Connection::getConnectionDTO).toArray(ConnectionDTO[]::new);
+        synchronized (recentlyClosed) {
+            d.recentlyClosed = recentlyClosed.toArray(new ConnectionDTO[0]);
+        }
+        d.negotiationFailures = negotiationFailures.get();
+        d.lastNegotiationFailure = lastNegotiationFailure;
+        d.settings = settingsDTO(settings);
+        return d;
+    }
+
+    static SettingsDTO settingsDTO(TransportSettings s) {
+        SettingsDTO d = new SettingsDTO();
+        d.receiveCreditMax = s.receiveCreditMax();
+        d.sendCreditTarget = s.sendCreditTarget();
+        d.maxSendSize = s.maxSendSize();
+        d.maxReceiveSize = s.maxReceiveSize();
+        d.maxFragmentedRecvSize = s.maxFragmentedRecvSize();
+        d.maxReadWriteSize = s.maxReadWriteSize();
+        d.keepaliveIntervalMillis = s.keepaliveInterval().toMillis();
+        d.keepaliveResponseTimeoutMillis = s.keepaliveResponseTimeout().toMillis();
+        d.activeNegotiationTimeoutMillis = s.activeNegotiationTimeout().toMillis();
+        d.passiveNegotiationTimeoutMillis = s.passiveNegotiationTimeout().toMillis();
+        d.creditGrantTimeoutMillis = s.creditGrantTimeout().toMillis();
+        d.creditRefillFraction = s.creditRefillFraction();
+        return d;
+    }
+}

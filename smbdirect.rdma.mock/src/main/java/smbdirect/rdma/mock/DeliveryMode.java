@@ -1,0 +1,26 @@
+package smbdirect.rdma.mock;
+
+/** How a fabric executes work requests and delivers callbacks. */
+public enum DeliveryMode {
+    /**
+     * Nothing runs by itself. Posting a Send, RDMA Read/Write or local invalidate queues the
+     * work request; connection requests, establishment, completions and disconnects are queued as
+     * callbacks. The test drives the fabric with {@link MockFabric#step()} (one transmission or one
+     * callback, in global FIFO order) or {@link MockFabric#runUntilIdle()}. Callbacks run on the
+     * thread calling {@code step}. Receives are posted at once.
+     */
+    DETERMINISTIC,
+    /**
+     * Work requests execute inside the {@code post} call and the callbacks they cause are
+     * delivered synchronously before the call returns, re-entrantly when the handler posts from a
+     * callback. A callback due to an endpoint whose callbacks are already running on another
+     * thread is delivered by that thread instead. No allocation per operation.
+     */
+    INLINE,
+    /**
+     * Work requests execute inside the {@code post} call; callbacks run on a small pool of daemon
+     * threads named {@code smbdirect-mock-<fabric>-<n>}, one endpoint or listener at a time, in
+     * order. The pool stops when the fabric is closed.
+     */
+    THREADED
+}

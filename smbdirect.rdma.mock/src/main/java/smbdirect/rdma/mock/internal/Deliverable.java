@@ -1,0 +1,194 @@
+package smbdirect.rdma.mock.internal;
+
+import java.util.ArrayDeque;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import smbdirect.rdma.mock.DeliveryMode;
+
+/**
+ * Something that receives callbacks (an endpoint or a listener): a FIFO of queued callbacks and
+ * the rules that deliver them one at a time, never under a lock, never concurrently.
+ *
+ * <p>All fields are guarded by {@link #lock}, which an endpoint shares with its peer (one lock per
+ * connection, so a transmission touching both sides needs one lock and different connections
+ * never contend).
+ */
+abstract class Deliverable {
+    private static final Logger LOG = LoggerFactory.getLogger(Deliverable.class);
+    private static final int THREADED_BATCH = 64;
+
+    final FabricImpl fabric;
+    final Object lock;
+    final ArrayDeque<Event> events = new ArrayDeque<>();
+    private final ArrayDeque<Event> eventPool = new ArrayDeque<>();
+    private Thread deliverer;
+    boolean held;
+    private boolean scheduled;
+    private int parkedTickets;
+    private final Runnable drainTask = this::drainThreaded;
+
+    Deliverable(FabricImpl fabric, Object lock) {
+        this.fabric = fabric;
+        this.lock = lock;
+    }
+
+    /** Under lock. */
+    final Event obtainEvent() {
+        Event e = eventPool.poll();
+        return e != null ? e : new Event();
+    }
+
+    /** Under lock: queues a callback. */
+    final void enqueue(Event e) {
+        events.add(e);
+        if (fabric.mode == DeliveryMode.DETERMINISTIC) {
+            fabric.addTask(this);
+        }
+    }
+
+    /** Under lock: drops every queued callback without delivering it. */
+    final void discardEvents() {
+        Event e;
+        while ((e = events.poll()) != null) {
+            discarded(e);
+            e.clear();
+            eventPool.add(e);
+        }
+    }
+
+    /** Under lock: accounting for a callback removed from the queue (delivered or discarded). */
+    abstract void discarded(Event e);
+
+    /** Called outside any lock: hands {@code e} to the consumer. */
+    abstract void dispatch(Event e);
+
+    /** Outside locks: makes queued callbacks run according to the delivery mode. */
+    final void signal() {
+        switch (fabric.mode) {
+            case INLINE -> {
+                while (deliverOne()) {
+                    // deliver everything queued, possibly re-entrantly
+                }
+            }
+            case THREADED -> schedule();
+            case DETERMINISTIC -> {
+                // the test steps the fabric
+            }
+        }
+    }
+
+    /**
+     * Delivers the next queued callback on the calling thread, unless another thread is
+     * delivering for this target (that thread will pick it up) or callbacks are held.
+     */
+    final boolean deliverOne() {
+        Event e;
+        Thread previous;
+        Thread current = Thread.currentThread();
+        synchronized (lock) {
+            if (held || events.isEmpty() || (deliverer != null && deliverer != current)) {
+                return false;
+            }
+            e = events.poll();
+            previous = deliverer;
+            deliverer = current;
+            discarded(e);
+        }
+        try {
+            dispatch(e);
+        } catch (RuntimeException | Error failure) {
+            LOG.error("Handler of {} threw on {}", this, e, failure);
+            fabric.recordHandlerFailure(this + " threw on " + describe(e) + ": " + failure);
+            if (failure instanceof Error err && !(failure instanceof AssertionError)) {
+                throw err;
+            }
+        } finally {
+            synchronized (lock) {
+                deliverer = previous;
+                e.clear();
+                eventPool.add(e);
+            }
+        }
+        return true;
+    }
+
+    /** DETERMINISTIC: a ticket of this target came up. */
+    final boolean stepTicket() {
+        synchronized (lock) {
+            if (held) {
+                parkedTickets++;
+                return false;
+            }
+        }
+        return deliverOne();
+    }
+
+    private static String describe(Event e) {
+        return switch (e.kind) {
+            case Event.COMPLETION -> e.toString();
+            case Event.ESTABLISHED -> "onEstablished";
+            case Event.DISCONNECTED -> "onDisconnected(" + e.cause + ")";
+            case Event.CONNECT_REQUEST -> "onConnectRequest";
+            default -> "onListenerFailed(" + e.cause + ")";
+        };
+    }
+
+    /** Holds delivery. */
+    final void hold() {
+        synchronized (lock) {
+            held = true;
+        }
+    }
+
+    /** Ends holding and delivers what was held. */
+    final void release() {
+        int tickets;
+        synchronized (lock) {
+            held = false;
+            tickets = parkedTickets;
+            parkedTickets = 0;
+            if (fabric.mode == DeliveryMode.DETERMINISTIC) {
+                for (int i = 0; i < tickets; i++) {
+                    fabric.addTask(this);
+                }
+            }
+        }
+        signal();
+    }
+
+    final int queuedCallbacks() {
+        synchronized (lock) {
+            return events.size();
+        }
+    }
+
+    private void schedule() {
+        synchronized (lock) {
+            if (scheduled || held || events.isEmpty()) {
+                return;
+            }
+            scheduled = true;
+        }
+        if (!fabric.execute(drainTask)) {
+            synchronized (lock) {
+                scheduled = false;
+            }
+        }
+    }
+
+    private void drainThreaded() {
+        int delivered = 0;
+        try {
+            while (delivered < THREADED_BATCH && deliverOne()) {
+                delivered++;
+            }
+        } finally {
+            synchronized (lock) {
+                scheduled = false;
+            }
+            schedule();
+        }
+    }
+}

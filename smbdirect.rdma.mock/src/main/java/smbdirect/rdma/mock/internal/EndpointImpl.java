@@ -1,0 +1,1065 @@
+package smbdirect.rdma.mock.internal;
+
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.function.UnaryOperator;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import smbdirect.api.rdma.CompletionStatus;
+import smbdirect.api.rdma.ConnectParameters;
+import smbdirect.api.rdma.DisconnectCause;
+import smbdirect.api.rdma.EndpointConfig;
+import smbdirect.api.rdma.MemoryAccess;
+import smbdirect.api.rdma.MemoryRegion;
+import smbdirect.api.rdma.RdmaCapabilities;
+import smbdirect.api.rdma.RdmaEndpointHandler;
+import smbdirect.api.rdma.RdmaException;
+import smbdirect.api.rdma.TransportType;
+import smbdirect.api.rdma.WorkRequestType;
+import smbdirect.rdma.mock.DeliveryMode;
+import smbdirect.rdma.mock.MockEndpoint;
+import smbdirect.rdma.mock.MockProvider;
+
+/**
+ * A queue pair. Thread-safe: every field below is guarded by {@link #lock}, shared with the peer
+ * endpoint. Work requests execute under that lock (both sides' state changes atomically); the
+ * handler is called by {@link Deliverable} outside it.
+ */
+final class EndpointImpl extends Deliverable implements MockEndpoint {
+    private static final Logger LOG = LoggerFactory.getLogger(EndpointImpl.class);
+    static final byte[] NO_BYTES = new byte[0];
+    private static final ByteBuffer EMPTY = ByteBuffer.allocate(0).asReadOnlyBuffer();
+    private static final int IB_CONNECT_PRIVATE_DATA = 56;
+    private static final int IB_ACCEPT_PRIVATE_DATA = 196;
+    private static final int IWARP_PRIVATE_DATA = 512;
+    private static final int OK = 0;
+    private static final int BAD_LENGTH = 1;
+    private static final int FOREIGN = 2;
+    private static final int DEREGISTERED = 3;
+    private static final int INVALIDATED = 4;
+    private static final int OUT_OF_BOUNDS = 5;
+    private static final int NO_LOCAL_WRITE = 6;
+
+    /** DETERMINISTIC: the action "transmit this endpoint's next queued send work request". */
+    static final class TransmitTicket {
+        final EndpointImpl endpoint;
+
+        TransmitTicket(EndpointImpl endpoint) {
+            this.endpoint = endpoint;
+        }
+    }
+
+    private record SendFault(long sequence, UnaryOperator<byte[]> mutation, boolean drop) {
+    }
+
+    final ProviderImpl provider;
+    private final long id;
+    final boolean active;
+    private final EndpointConfig config;
+    private final RdmaEndpointHandler handler;
+    private final RdmaCapabilities caps;
+    private final TransmitTicket transmitTicket = new TransmitTicket(this);
+
+    private State state;
+    private EndpointImpl peer;
+    private boolean peerLost;
+    private InetSocketAddress localAddress;
+    private InetSocketAddress peerAddress;
+    private int ird;
+    private int ord;
+    private int offeredIrd;
+    private int offeredOrd;
+    private ConnectRequestImpl request;
+    private final ArrayDeque<Wr> recvQueue = new ArrayDeque<>();
+    private final ArrayDeque<Wr> sendQueue = new ArrayDeque<>();
+    private final ArrayDeque<Wr> wrPool = new ArrayDeque<>();
+    private int sendOutstanding;
+    private int recvOutstanding;
+    private final IntMap<RegionImpl> regions = new IntMap<>();
+    private long sendsPosted;
+    private long sendsTransmitted;
+    private int breakAfterSends;
+    private final CompletionStatus[] failNext = new CompletionStatus[WorkRequestType.values().length];
+    private boolean failNextArmed;
+    private final List<SendFault> sendFaults = new ArrayList<>();
+
+    EndpointImpl(FabricImpl fabric, ProviderImpl provider, RdmaCapabilities caps, EndpointConfig config,
+            RdmaEndpointHandler handler, boolean active, Object lock) {
+        super(fabric, lock);
+        this.provider = provider;
+        this.caps = caps;
+        this.config = config;
+        this.handler = handler;
+        this.active = active;
+        this.id = fabric.ids.incrementAndGet();
+        this.state = active ? State.IDLE : State.REQUESTED;
+    }
+
+    /** Under lock: binds a passive endpoint to the request it was created from. */
+    void initPassive(ConnectRequestImpl r) {
+        request = r;
+        peer = r.active;
+        localAddress = r.localAddress();
+        peerAddress = r.peerAddress();
+        r.active.peer = this;
+    }
+
+    // ------------------------------------------------------------------ connection management
+
+    @Override
+    public void connect(InetSocketAddress target, ConnectParameters parameters) throws RdmaException {
+        Objects.requireNonNull(target, "peer");
+        Objects.requireNonNull(parameters, "parameters");
+        byte[] privateData = copy(parameters.privateData());
+        int limit = provider.transportType() == TransportType.IWARP ? IWARP_PRIVATE_DATA : IB_CONNECT_PRIVATE_DATA;
+        if (privateData.length > limit) {
+            throw new RdmaException("connect private data of " + privateData.length + " bytes exceeds the "
+                    + provider.transportType() + " limit of " + limit + " bytes");
+        }
+        provider.checkUsable("connect");
+        InetSocketAddress local;
+        synchronized (lock) {
+            if (!active) {
+                throw new RdmaException("endpoint " + id + " was created from a connection request: accept it instead");
+            }
+            if (state != State.IDLE) {
+                throw new RdmaException("connect on endpoint " + id + " in state " + state);
+            }
+            state = State.CONNECTING;
+            local = new InetSocketAddress(provider.address(), fabric.ephemeralPort());
+            localAddress = local;
+            peerAddress = target;
+            offeredIrd = Math.min(parameters.inboundReadDepth(), caps.maxInboundReadDepth());
+            offeredOrd = Math.min(parameters.outboundReadDepth(), caps.maxOutboundReadDepth());
+        }
+        ListenerImpl listener = fabric.findListener(target);
+        String unreachable = null;
+        if (listener == null) {
+            unreachable = "no listener at " + target;
+        } else if (listener.provider.transportType() != provider.transportType()) {
+            unreachable = "listener at " + target + " is on a " + listener.provider.transportType()
+                    + " device, this endpoint on " + provider.transportType();
+        }
+        if (unreachable != null) {
+            failConnect(DisconnectCause.UNREACHABLE, unreachable, NO_BYTES);
+            return;
+        }
+        byte[] refusal = listener.provider.refusal();
+        if (refusal != null) {
+            failConnect(DisconnectCause.REJECTED, "device " + listener.provider.name() + " refuses connections",
+                    refusal);
+            return;
+        }
+        ConnectRequestImpl r = new ConnectRequestImpl(this, listener, privateData, offeredIrd, offeredOrd, local);
+        synchronized (lock) {
+            if (state != State.CONNECTING) {
+                return;
+            }
+            request = r;
+            fabric.pendingRequests.add(r);
+        }
+        if (!listener.offer(r)) {
+            r.abandon(DisconnectCause.UNREACHABLE, "listener at " + target + " closed");
+        }
+    }
+
+    private void failConnect(DisconnectCause cause, String detail, byte[] data) {
+        synchronized (lock) {
+            if (state == State.CONNECTING) {
+                breakSide(this, cause, detail, data);
+            }
+        }
+        signal();
+    }
+
+    @Override
+    public void accept(ConnectParameters parameters) throws RdmaException {
+        Objects.requireNonNull(parameters, "parameters");
+        byte[] privateData = copy(parameters.privateData());
+        int limit = provider.transportType() == TransportType.IWARP ? IWARP_PRIVATE_DATA : IB_ACCEPT_PRIVATE_DATA;
+        if (privateData.length > limit) {
+            throw new RdmaException("accept private data of " + privateData.length + " bytes exceeds the "
+                    + provider.transportType() + " limit of " + limit + " bytes");
+        }
+        EndpointImpl a;
+        synchronized (lock) {
+            if (active) {
+                throw new RdmaException("accept on endpoint " + id + " that was not created from a connection request");
+            }
+            if (state != State.REQUESTED) {
+                throw new RdmaException("accept on endpoint " + id + " in state " + state);
+            }
+            ConnectRequestImpl r = request;
+            a = r.active;
+            if (r.phase != ConnectRequestImpl.Phase.CREATED || a.state != State.CONNECTING || a.request != r) {
+                throw new RdmaException("accept on endpoint " + id + ": the connecting peer gave up (" + r.phase + ")");
+            }
+            int myIrd = Math.min(parameters.inboundReadDepth(), caps.maxInboundReadDepth());
+            int myOrd = Math.min(parameters.outboundReadDepth(), caps.maxOutboundReadDepth());
+            ird = Math.min(myIrd, r.outboundReadDepth);
+            ord = Math.min(myOrd, r.inboundReadDepth);
+            a.ird = ord;
+            a.ord = ird;
+            r.phase = ConnectRequestImpl.Phase.ACCEPTED;
+            fabric.pendingRequests.remove(r);
+            a.request = null;
+            state = State.CONNECTED;
+            a.state = State.CONNECTED;
+            established(this, NO_BYTES);
+            established(a, privateData);
+        }
+        signal();
+        a.signal();
+    }
+
+    private static void established(EndpointImpl ep, byte[] data) {
+        Event e = ep.obtainEvent();
+        e.kind = Event.ESTABLISHED;
+        e.data = data;
+        ep.enqueue(e);
+    }
+
+    /** Under lock: the request of this (active) endpoint was rejected or abandoned. */
+    void requestEnded(ConnectRequestImpl r, DisconnectCause cause, String detail, byte[] data) {
+        if (state == State.CONNECTING && request == r) {
+            request = null;
+            breakSide(this, cause, detail, data);
+        }
+    }
+
+    @Override
+    public InetSocketAddress localAddress() {
+        synchronized (lock) {
+            return localAddress;
+        }
+    }
+
+    @Override
+    public InetSocketAddress peerAddress() {
+        synchronized (lock) {
+            return peerAddress;
+        }
+    }
+
+    @Override
+    public int inboundReadDepth() {
+        synchronized (lock) {
+            return ird;
+        }
+    }
+
+    @Override
+    public int outboundReadDepth() {
+        synchronized (lock) {
+            return ord;
+        }
+    }
+
+    @Override
+    public RdmaCapabilities capabilities() {
+        return caps;
+    }
+
+    // ------------------------------------------------------------------ memory
+
+    @Override
+    public MemoryRegion register(ByteBuffer buffer, Set<MemoryAccess> access) throws RdmaException {
+        Objects.requireNonNull(buffer, "buffer");
+        Objects.requireNonNull(access, "access");
+        provider.checkUsable("register");
+        if (!buffer.isDirect()) {
+            throw new RdmaException("register needs a direct buffer (memory the device can pin), got " + buffer);
+        }
+        int length = buffer.remaining();
+        if (length == 0) {
+            throw new RdmaException("register of 0 bytes: position equals limit in " + buffer);
+        }
+        if (length > caps.maxRegionSize()) {
+            throw new RdmaException("register of " + length + " bytes exceeds the device limit maxRegionSize "
+                    + caps.maxRegionSize());
+        }
+        boolean localWrite = access.contains(MemoryAccess.LOCAL_WRITE);
+        boolean remoteWrite = access.contains(MemoryAccess.REMOTE_WRITE);
+        if (remoteWrite && !localWrite) {
+            throw new RdmaException("access " + access + ": REMOTE_WRITE requires LOCAL_WRITE");
+        }
+        if (buffer.isReadOnly() && (localWrite || remoteWrite)) {
+            throw new RdmaException("a read-only buffer cannot be registered with " + access);
+        }
+        if (provider.takeRegistrationFailure()) {
+            throw new RdmaException("registration of " + length + " bytes failed (injected fault)");
+        }
+        RegionImpl region = new RegionImpl(this, buffer, access, fabric.newKey(), fabric.newKey(),
+                fabric.newAddress());
+        synchronized (lock) {
+            if (state == State.CLOSED) {
+                throw new RdmaException("register on closed endpoint " + id);
+            }
+            regions.put(region.token, region);
+        }
+        return region;
+    }
+
+    @Override
+    public void deregister(MemoryRegion region) throws RdmaException {
+        RegionImpl r = region(region);
+        synchronized (lock) {
+            if (r.owner != this) {
+                throw new RdmaException(r + " is not registered on endpoint " + id);
+            }
+            if (state == State.CLOSED) {
+                return;
+            }
+            if (!r.registered) {
+                throw new RdmaException("deregister of " + r + ": already deregistered");
+            }
+            r.registered = false;
+            r.valid = false;
+            regions.remove(r.token);
+        }
+    }
+
+    private static RegionImpl region(MemoryRegion region) throws RdmaException {
+        Objects.requireNonNull(region, "region");
+        if (region instanceof RegionImpl r) {
+            return r;
+        }
+        throw new RdmaException(region + " was not registered by a mock provider");
+    }
+
+    // ------------------------------------------------------------------ posting
+
+    @Override
+    public void postReceive(MemoryRegion region, int offset, int length, long wrId) throws RdmaException {
+        RegionImpl r = region(region);
+        EndpointImpl p;
+        synchronized (lock) {
+            if (state == State.DISCONNECTED || state == State.CLOSED) {
+                throw notPostable("post a receive");
+            }
+            if (recvOutstanding >= config.receiveQueueDepth()) {
+                throw new RdmaException("receive queue of endpoint " + id + " is full: " + recvOutstanding
+                        + " receives outstanding, depth " + config.receiveQueueDepth());
+            }
+            Wr wr = obtainWr(WorkRequestType.RECEIVE, wrId, r, offset, length);
+            recvOutstanding++;
+            CompletionStatus injected = takeInjected(WorkRequestType.RECEIVE);
+            int problem;
+            if (injected != null) {
+                failWr(wr, injected, "injected failure of a posted receive");
+            } else if ((problem = localProblem(r, offset, length, true)) != OK) {
+                failWr(wr, localStatus(problem), "receive " + describeLocal(problem, r, offset, length));
+            } else {
+                recvQueue.add(wr);
+            }
+            p = peer;
+        }
+        signalBoth(p);
+    }
+
+    @Override
+    public void postSend(MemoryRegion region, int offset, int length, long wrId) throws RdmaException {
+        postSendQueue(WorkRequestType.SEND, region(region), offset, length, 0L, 0, false, wrId);
+    }
+
+    @Override
+    public void postSendWithInvalidate(MemoryRegion region, int offset, int length, int remoteToken, long wrId)
+            throws RdmaException {
+        if (!caps.sendWithInvalidate()) {
+            throw new RdmaException("device " + provider.name() + " does not support Send with Invalidate");
+        }
+        postSendQueue(WorkRequestType.SEND, region(region), offset, length, 0L, remoteToken, true, wrId);
+    }
+
+    @Override
+    public void postRdmaWrite(MemoryRegion local, int localOffset, int length, long remoteAddress, int remoteToken,
+            long wrId) throws RdmaException {
+        postSendQueue(WorkRequestType.RDMA_WRITE, region(local), localOffset, length, remoteAddress, remoteToken,
+                false, wrId);
+    }
+
+    @Override
+    public void postRdmaRead(MemoryRegion local, int localOffset, int length, long remoteAddress, int remoteToken,
+            long wrId) throws RdmaException {
+        postSendQueue(WorkRequestType.RDMA_READ, region(local), localOffset, length, remoteAddress, remoteToken,
+                false, wrId);
+    }
+
+    @Override
+    public void postLocalInvalidate(MemoryRegion region, long wrId) throws RdmaException {
+        postSendQueue(WorkRequestType.LOCAL_INVALIDATE, region(region), 0, 0, 0L, 0, false, wrId);
+    }
+
+    private void postSendQueue(WorkRequestType type, RegionImpl r, int offset, int length, long remoteAddress,
+            int remoteToken, boolean withInvalidate, long wrId) throws RdmaException {
+        EndpointImpl p;
+        synchronized (lock) {
+            if (state != State.CONNECTED) {
+                throw notPostable("post " + (withInvalidate ? "SEND_WITH_INVALIDATE" : type.name()));
+            }
+            if (sendOutstanding >= config.sendQueueDepth()) {
+                throw new RdmaException("send queue of endpoint " + id + " is full: " + sendOutstanding
+                        + " work requests outstanding, depth " + config.sendQueueDepth());
+            }
+            Wr wr = obtainWr(type, wrId, r, offset, length);
+            wr.remoteAddress = remoteAddress;
+            wr.remoteToken = remoteToken;
+            wr.withInvalidate = withInvalidate;
+            if (type == WorkRequestType.SEND) {
+                wr.sequence = ++sendsPosted;
+            }
+            sendOutstanding++;
+            if (fabric.mode == DeliveryMode.DETERMINISTIC) {
+                sendQueue.add(wr);
+                fabric.addTask(transmitTicket);
+            } else {
+                execute(wr);
+            }
+            p = peer;
+        }
+        signalBoth(p);
+    }
+
+    private RdmaException notPostable(String what) {
+        return new RdmaException("cannot " + what + " on endpoint " + id + ": it is " + state
+                + (state == State.CONNECTED ? "" : " (not connected)"));
+    }
+
+    private Wr obtainWr(WorkRequestType type, long wrId, RegionImpl r, int offset, int length) {
+        Wr wr = wrPool.poll();
+        if (wr == null) {
+            wr = new Wr();
+        }
+        wr.type = type;
+        wr.wrId = wrId;
+        wr.region = r;
+        wr.offset = offset;
+        wr.length = length;
+        wr.remoteAddress = 0;
+        wr.remoteToken = 0;
+        wr.withInvalidate = false;
+        wr.sequence = 0;
+        return wr;
+    }
+
+    private void signalBoth(EndpointImpl p) {
+        signal();
+        if (p != null) {
+            p.signal();
+        }
+    }
+
+    /** DETERMINISTIC: executes the next queued send work request. */
+    boolean transmitOne() {
+        EndpointImpl p;
+        synchronized (lock) {
+            Wr wr = sendQueue.poll();
+            if (wr == null) {
+                return false;
+            }
+            execute(wr);
+            p = peer;
+        }
+        signalBoth(p);
+        return true;
+    }
+
+    // ------------------------------------------------------------------ execution (under lock)
+
+    private void execute(Wr wr) {
+        WorkRequestType type = wr.type;
+        CompletionStatus injected = takeInjected(type);
+        if (injected != null) {
+            failWr(wr, injected, "injected failure of " + type + " wrId " + wr.wrId);
+            return;
+        }
+        if (type == WorkRequestType.LOCAL_INVALIDATE) {
+            RegionImpl r = wr.region;
+            if (r.owner != this || !r.registered) {
+                failWr(wr, CompletionStatus.LOCAL_PROTECTION_ERROR, "local invalidate of " + r
+                        + (r.owner != this ? ": region of another endpoint" : ": region deregistered"));
+                return;
+            }
+            r.valid = false;
+            complete(this, wr, CompletionStatus.SUCCESS, 0, false, 0);
+            return;
+        }
+        int problem = localProblem(wr.region, wr.offset, wr.length, type == WorkRequestType.RDMA_READ);
+        if (problem != OK) {
+            failWr(wr, localStatus(problem), type + " " + describeLocal(problem, wr.region, wr.offset, wr.length));
+            return;
+        }
+        if (wr.length > caps.maxMessageSize()) {
+            failWr(wr, CompletionStatus.LOCAL_LENGTH_ERROR, type + " of " + wr.length
+                    + " bytes exceeds maxMessageSize " + caps.maxMessageSize());
+            return;
+        }
+        if (peerLost) {
+            complete(this, wr, CompletionStatus.TRANSPORT_RETRY_EXCEEDED, 0, false, 0);
+            breakSide(this, DisconnectCause.PEER_LOST, "transport retries exceeded: the peer does not answer", NO_BYTES);
+            return;
+        }
+        if (type == WorkRequestType.SEND) {
+            executeSend(wr);
+        } else {
+            executeRdma(wr);
+        }
+    }
+
+    private void executeSend(Wr wr) {
+        EndpointImpl p = peer;
+        byte[] mutated = null;
+        if (!sendFaults.isEmpty()) {
+            SendFault fault = takeSendFault(wr.sequence);
+            if (fault != null && fault.drop()) {
+                LOG.debug("Endpoint {} drops Send #{} ({} bytes) by injection", id, wr.sequence, wr.length);
+                sendsTransmitted++;
+                String detail = "Send #" + wr.sequence + " was lost (injected): transport retries exceeded";
+                complete(this, wr, CompletionStatus.TRANSPORT_RETRY_EXCEEDED, 0, false, 0);
+                p.peerLost = true;
+                breakSide(this, DisconnectCause.PEER_LOST, detail, NO_BYTES);
+                return;
+            }
+            if (fault != null) {
+                byte[] original = new byte[wr.length];
+                wr.region.mem.get(wr.offset, original);
+                mutated = Objects.requireNonNull(fault.mutation().apply(original), "mutation result");
+            }
+        }
+        int length = mutated != null ? mutated.length : wr.length;
+        Wr rwr = p.recvQueue.poll();
+        if (rwr == null) {
+            String detail = "receiver not ready: a Send of " + length + " bytes from endpoint " + id
+                    + " found no receive posted at endpoint " + p.id + " (RNR retry count 0)";
+            complete(this, wr, CompletionStatus.RECEIVER_NOT_READY, 0, false, 0);
+            breakBoth(DisconnectCause.QP_ERROR, DisconnectCause.QP_ERROR, detail);
+            return;
+        }
+        int problem = p.localProblem(rwr.region, rwr.offset, rwr.length, true);
+        if (problem != OK) {
+            String detail = "receive at endpoint " + p.id + " "
+                    + describeLocal(problem, rwr.region, rwr.offset, rwr.length);
+            complete(p, rwr, p.localStatus(problem), 0, false, 0);
+            complete(this, wr, CompletionStatus.REMOTE_INVALID_REQUEST, 0, false, 0);
+            breakBoth(DisconnectCause.QP_ERROR, DisconnectCause.QP_ERROR, detail);
+            return;
+        }
+        if (length > rwr.length) {
+            String detail = "a Send of " + length + " bytes is longer than the receive of " + rwr.length
+                    + " bytes posted at endpoint " + p.id;
+            complete(p, rwr, CompletionStatus.LOCAL_LENGTH_ERROR, 0, false, 0);
+            complete(this, wr, CompletionStatus.REMOTE_INVALID_REQUEST, 0, false, 0);
+            breakBoth(DisconnectCause.QP_ERROR, DisconnectCause.QP_ERROR, detail);
+            return;
+        }
+        boolean invalidated = false;
+        if (wr.withInvalidate) {
+            RegionImpl target = p.regions.get(wr.remoteToken);
+            if (target == null || !target.valid) {
+                String detail = "Send with Invalidate names token 0x" + Integer.toHexString(wr.remoteToken)
+                        + (target == null ? ", no region" : ", an invalid region") + " of endpoint " + p.id;
+                complete(p, rwr, CompletionStatus.LOCAL_PROTECTION_ERROR, 0, false, 0);
+                complete(this, wr, CompletionStatus.REMOTE_INVALID_REQUEST, 0, false, 0);
+                breakBoth(DisconnectCause.QP_ERROR, DisconnectCause.QP_ERROR, detail);
+                return;
+            }
+            target.valid = false;
+            invalidated = true;
+        }
+        if (mutated != null) {
+            rwr.region.mem.put(rwr.offset, mutated);
+        } else if (length > 0) {
+            rwr.region.mem.put(rwr.offset, wr.region.mem, wr.offset, length);
+        }
+        sendsTransmitted++;
+        complete(p, rwr, CompletionStatus.SUCCESS, length, invalidated, invalidated ? wr.remoteToken : 0);
+        complete(this, wr, CompletionStatus.SUCCESS, 0, false, 0);
+        if (breakAfterSends > 0 && --breakAfterSends == 0) {
+            breakBoth(DisconnectCause.QP_ERROR, DisconnectCause.QP_ERROR,
+                    "connection broken after Send #" + sendsTransmitted + " (injected)");
+        }
+    }
+
+    private void executeRdma(Wr wr) {
+        EndpointImpl p = peer;
+        boolean read = wr.type == WorkRequestType.RDMA_READ;
+        RegionImpl target = p.regions.get(wr.remoteToken);
+        String violation = null;
+        long relative = 0;
+        if (target == null) {
+            violation = "names no region";
+        } else if (!target.valid) {
+            violation = "names an invalidated region";
+        } else if (read ? !target.remoteRead : !target.remoteWrite) {
+            violation = "names a region without " + (read ? "REMOTE_READ" : "REMOTE_WRITE") + " " + target.access();
+        } else {
+            relative = wr.remoteAddress - target.address;
+            if (relative < 0 || relative + wr.length > target.length) {
+                violation = "addresses 0x" + Long.toHexString(wr.remoteAddress) + "+" + wr.length
+                        + " outside the region 0x" + Long.toHexString(target.address) + "+" + target.length;
+            }
+        }
+        if (violation != null) {
+            String detail = "remote access error: " + wr.type + " of " + wr.length + " bytes with token 0x"
+                    + Integer.toHexString(wr.remoteToken) + " " + violation + " of endpoint " + p.id;
+            complete(this, wr, CompletionStatus.REMOTE_ACCESS_ERROR, 0, false, 0);
+            breakBoth(DisconnectCause.QP_ERROR, DisconnectCause.QP_ERROR, detail);
+            return;
+        }
+        if (wr.length > 0) {
+            if (read) {
+                wr.region.mem.put(wr.offset, target.mem, (int) relative, wr.length);
+            } else {
+                target.mem.put((int) relative, wr.region.mem, wr.offset, wr.length);
+            }
+        }
+        complete(this, wr, CompletionStatus.SUCCESS, wr.length, false, 0);
+    }
+
+    private int localProblem(RegionImpl r, int offset, int length, boolean write) {
+        if (offset < 0 || length < 0) {
+            return BAD_LENGTH;
+        }
+        if (r.owner != this) {
+            return FOREIGN;
+        }
+        if (!r.registered) {
+            return DEREGISTERED;
+        }
+        if (!r.valid) {
+            return INVALIDATED;
+        }
+        if ((long) offset + length > r.length) {
+            return OUT_OF_BOUNDS;
+        }
+        if (write && !r.localWrite) {
+            return NO_LOCAL_WRITE;
+        }
+        return OK;
+    }
+
+    private CompletionStatus localStatus(int problem) {
+        return problem == BAD_LENGTH ? CompletionStatus.LOCAL_LENGTH_ERROR : CompletionStatus.LOCAL_PROTECTION_ERROR;
+    }
+
+    private static String describeLocal(int problem, RegionImpl r, int offset, int length) {
+        String where = "at offset " + offset + " length " + length + " of " + r;
+        return switch (problem) {
+            case BAD_LENGTH -> "with a negative offset or length " + where;
+            case FOREIGN -> "names a region of another endpoint: " + r;
+            case DEREGISTERED -> "names a deregistered region (local key 0x" + Integer.toHexString(r.localKey) + ")";
+            case INVALIDATED -> "names an invalidated region (local key 0x" + Integer.toHexString(r.localKey) + ")";
+            case OUT_OF_BOUNDS -> "exceeds its region: " + where;
+            default -> "needs LOCAL_WRITE: " + where;
+        };
+    }
+
+    private CompletionStatus takeInjected(WorkRequestType type) {
+        if (!failNextArmed) {
+            return null;
+        }
+        CompletionStatus s = failNext[type.ordinal()];
+        if (s != null) {
+            failNext[type.ordinal()] = null;
+            failNextArmed = false;
+            for (CompletionStatus other : failNext) {
+                failNextArmed |= other != null;
+            }
+        }
+        return s;
+    }
+
+    private SendFault takeSendFault(long sequence) {
+        for (Iterator<SendFault> it = sendFaults.iterator(); it.hasNext();) {
+            SendFault f = it.next();
+            if (f.sequence() == sequence) {
+                it.remove();
+                return f;
+            }
+        }
+        return null;
+    }
+
+    /** Under lock: {@code wr} of this endpoint fails with {@code status}; the connection breaks. */
+    private void failWr(Wr wr, CompletionStatus status, String detail) {
+        complete(this, wr, status, 0, false, 0);
+        breakBoth(DisconnectCause.QP_ERROR, DisconnectCause.QP_ERROR, detail);
+    }
+
+    /** Under lock: queues the completion of {@code wr} (a work request of {@code ep}) and recycles it. */
+    private static void complete(EndpointImpl ep, Wr wr, CompletionStatus status, int byteLength, boolean invalidated,
+            int token) {
+        Event e = ep.obtainEvent();
+        e.kind = Event.COMPLETION;
+        e.wrId = wr.wrId;
+        e.type = wr.type;
+        e.status = status;
+        e.byteLength = byteLength;
+        e.invalidated = invalidated;
+        e.invalidatedToken = token;
+        ep.enqueue(e);
+        wr.region = null;
+        ep.wrPool.add(wr);
+    }
+
+    /** Under lock: breaks this side and, if it is connected to this one, the peer. */
+    private void breakBoth(DisconnectCause local, DisconnectCause remote, String detail) {
+        EndpointImpl p = peer;
+        boolean notify = state == State.CONNECTED && !peerLost && p != null && p.state == State.CONNECTED;
+        LOG.debug("Endpoint {} breaks: {}", id, detail);
+        breakSide(this, local, detail, NO_BYTES);
+        if (notify) {
+            breakSide(p, remote, detail, NO_BYTES);
+        }
+    }
+
+    /**
+     * Under lock: flushes every work request of {@code ep} that has not executed, then queues
+     * onDisconnected as its last callback.
+     */
+    private static void breakSide(EndpointImpl ep, DisconnectCause cause, String detail, byte[] data) {
+        if (ep.state == State.DISCONNECTED || ep.state == State.CLOSED) {
+            return;
+        }
+        Wr wr;
+        while ((wr = ep.sendQueue.poll()) != null) {
+            complete(ep, wr, CompletionStatus.FLUSHED, 0, false, 0);
+        }
+        while ((wr = ep.recvQueue.poll()) != null) {
+            complete(ep, wr, CompletionStatus.FLUSHED, 0, false, 0);
+        }
+        ep.state = State.DISCONNECTED;
+        Event e = ep.obtainEvent();
+        e.kind = Event.DISCONNECTED;
+        e.cause = cause;
+        e.detail = detail;
+        e.data = data;
+        ep.enqueue(e);
+        ConnectRequestImpl r = ep.request;
+        if (r != null && r.isOpen()) {
+            r.phase = ConnectRequestImpl.Phase.ABANDONED;
+            ep.fabric.pendingRequests.remove(r);
+            if (!ep.active) {
+                r.active.requestEnded(r, DisconnectCause.CONNECT_ERROR,
+                        "the peer's endpoint ended before accepting: " + detail, NO_BYTES);
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ teardown
+
+    @Override
+    public void disconnect() {
+        EndpointImpl p;
+        synchronized (lock) {
+            p = peer;
+            if (state == State.CONNECTED) {
+                boolean notify = !peerLost && p != null && p.state == State.CONNECTED;
+                breakSide(this, DisconnectCause.LOCAL, "disconnect requested on endpoint " + id, NO_BYTES);
+                if (notify) {
+                    breakSide(p, DisconnectCause.PEER, "the peer (endpoint " + id + ") disconnected", NO_BYTES);
+                }
+            } else if (state == State.CONNECTING) {
+                breakSide(this, DisconnectCause.LOCAL, "disconnect requested while connecting", NO_BYTES);
+            } else {
+                return;
+            }
+        }
+        signalBoth(p);
+    }
+
+    @Override
+    public void close() {
+        EndpointImpl p;
+        synchronized (lock) {
+            if (state == State.CLOSED) {
+                return;
+            }
+            p = peer;
+            if (state == State.CONNECTED && !peerLost && p != null && p.state == State.CONNECTED) {
+                breakSide(p, DisconnectCause.PEER, "the peer (endpoint " + id + ") closed its queue pair", NO_BYTES);
+            }
+            ConnectRequestImpl r = request;
+            if (r != null && r.isOpen()) {
+                r.phase = ConnectRequestImpl.Phase.ABANDONED;
+                fabric.pendingRequests.remove(r);
+                if (!active) {
+                    r.active.requestEnded(r, DisconnectCause.CONNECT_ERROR,
+                            "the peer released its endpoint without accepting or rejecting", NO_BYTES);
+                }
+            }
+            releaseUnderLock();
+        }
+        provider.released(this);
+        if (p != null) {
+            p.signal();
+        }
+    }
+
+    @Override
+    public void crash() {
+        EndpointImpl p;
+        synchronized (lock) {
+            if (state == State.CLOSED) {
+                return;
+            }
+            p = peer;
+            if (state == State.CONNECTED && p != null && p.state == State.CONNECTED) {
+                p.peerLost = true;
+            }
+            ConnectRequestImpl r = request;
+            if (r != null && r.isOpen()) {
+                r.phase = ConnectRequestImpl.Phase.ABANDONED;
+                fabric.pendingRequests.remove(r);
+                if (!active) {
+                    r.active.requestEnded(r, DisconnectCause.CONNECT_ERROR,
+                            "the peer vanished during connection setup", NO_BYTES);
+                }
+            }
+            LOG.debug("Endpoint {} crashes", id);
+            releaseUnderLock();
+        }
+        provider.released(this);
+        if (p != null) {
+            p.signal();
+        }
+    }
+
+    /** The device went away (removal or shutdown): this side ends, its peer is left half-open. */
+    void deviceGone(DisconnectCause cause, String detail) {
+        EndpointImpl p;
+        synchronized (lock) {
+            if (state == State.CLOSED || state == State.DISCONNECTED) {
+                return;
+            }
+            p = peer;
+            if (state == State.CONNECTED && !peerLost && p != null && p.state == State.CONNECTED) {
+                p.peerLost = true;
+            }
+            breakSide(this, cause, detail, NO_BYTES);
+        }
+        signalBoth(p);
+    }
+
+    private void releaseUnderLock() {
+        Wr wr;
+        while ((wr = sendQueue.poll()) != null) {
+            wr.region = null;
+        }
+        while ((wr = recvQueue.poll()) != null) {
+            wr.region = null;
+        }
+        discardEvents();
+        sendOutstanding = 0;
+        recvOutstanding = 0;
+        for (RegionImpl r : regions.values()) {
+            r.registered = false;
+            r.valid = false;
+        }
+        regions.clear();
+        state = State.CLOSED;
+    }
+
+    // ------------------------------------------------------------------ delivery
+
+    @Override
+    void discarded(Event e) {
+        if (e.kind == Event.COMPLETION) {
+            if (e.type == WorkRequestType.RECEIVE) {
+                recvOutstanding--;
+            } else {
+                sendOutstanding--;
+            }
+        }
+    }
+
+    @Override
+    void dispatch(Event e) {
+        switch (e.kind) {
+            case Event.COMPLETION -> handler.onCompletion(e);
+            case Event.ESTABLISHED -> handler.onEstablished(readOnly(e.data));
+            default -> handler.onDisconnected(e.cause, e.detail, readOnly(e.data));
+        }
+    }
+
+    private static ByteBuffer readOnly(byte[] data) {
+        return data == null || data.length == 0 ? EMPTY.duplicate() : ByteBuffer.wrap(data).asReadOnlyBuffer();
+    }
+
+    static byte[] copy(ByteBuffer b) {
+        if (b == null || !b.hasRemaining()) {
+            return NO_BYTES;
+        }
+        byte[] out = new byte[b.remaining()];
+        b.duplicate().get(out);
+        return out;
+    }
+
+    // ------------------------------------------------------------------ MockEndpoint
+
+    @Override
+    public long id() {
+        return id;
+    }
+
+    @Override
+    public MockProvider provider() {
+        return provider;
+    }
+
+    @Override
+    public State state() {
+        synchronized (lock) {
+            return state;
+        }
+    }
+
+    State stateUnderLock() {
+        return state;
+    }
+
+    @Override
+    public MockEndpoint peer() {
+        synchronized (lock) {
+            return peer;
+        }
+    }
+
+    @Override
+    public int postedReceives() {
+        synchronized (lock) {
+            return recvQueue.size();
+        }
+    }
+
+    int postedReceivesUnderLock() {
+        return recvQueue.size();
+    }
+
+    int outstandingUnderLock() {
+        return sendOutstanding + recvOutstanding;
+    }
+
+    int regionsUnderLock() {
+        return regions.size();
+    }
+
+    @Override
+    public int outstandingWorkRequests() {
+        synchronized (lock) {
+            return sendOutstanding + recvOutstanding;
+        }
+    }
+
+    @Override
+    public int registeredRegions() {
+        synchronized (lock) {
+            return regions.size();
+        }
+    }
+
+    @Override
+    public long sendsTransmitted() {
+        synchronized (lock) {
+            return sendsTransmitted;
+        }
+    }
+
+    @Override
+    public int pendingCallbacks() {
+        return queuedCallbacks();
+    }
+
+    @Override
+    public void holdCompletions() {
+        hold();
+    }
+
+    @Override
+    public void releaseCompletions() {
+        release();
+    }
+
+    @Override
+    public void breakConnection(String detail) {
+        EndpointImpl p;
+        synchronized (lock) {
+            p = peer;
+            breakBoth(DisconnectCause.QP_ERROR, DisconnectCause.QP_ERROR, "injected: " + detail);
+        }
+        signalBoth(p);
+    }
+
+    @Override
+    public void breakAfterSends(int count) {
+        if (count < 1) {
+            throw new IllegalArgumentException("count must be at least 1: " + count);
+        }
+        synchronized (lock) {
+            breakAfterSends = count;
+        }
+    }
+
+    @Override
+    public void failNextPost(WorkRequestType type, CompletionStatus status) {
+        Objects.requireNonNull(type, "type");
+        if (status == null || status == CompletionStatus.SUCCESS) {
+            throw new IllegalArgumentException("an injected failure needs an error status, got " + status);
+        }
+        synchronized (lock) {
+            failNext[type.ordinal()] = status;
+            failNextArmed = true;
+        }
+    }
+
+    @Override
+    public void corruptSend(int nth, UnaryOperator<byte[]> mutation) {
+        Objects.requireNonNull(mutation, "mutation");
+        armSendFault(nth, mutation, false);
+    }
+
+    @Override
+    public void truncateSend(int nth, int length) {
+        if (length < 0) {
+            throw new IllegalArgumentException("length must not be negative: " + length);
+        }
+        armSendFault(nth, bytes -> Arrays.copyOf(bytes, Math.min(length, bytes.length)), false);
+    }
+
+    @Override
+    public void dropSend(int nth) {
+        armSendFault(nth, null, true);
+    }
+
+    private void armSendFault(int nth, UnaryOperator<byte[]> mutation, boolean drop) {
+        if (nth < 1) {
+            throw new IllegalArgumentException("nth must be at least 1 (1 = the next Send): " + nth);
+        }
+        synchronized (lock) {
+            sendFaults.add(new SendFault(sendsPosted + nth, mutation, drop));
+        }
+    }
+
+    String describe() {
+        synchronized (lock) {
+            return this + " postedReceives=" + recvQueue.size() + " outstandingWorkRequests="
+                    + (sendOutstanding + recvOutstanding) + " registeredRegions=" + regions.size()
+                    + " pendingCallbacks=" + events.size();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "MockEndpoint#" + id + "[" + provider.name() + ", " + (active ? "active" : "passive") + ", " + state
+                + (localAddress != null ? ", " + localAddress + " -> " + peerAddress : "") + "]";
+    }
+}

@@ -1,0 +1,405 @@
+package smbdirect.rdma.mock.internal;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
+import java.security.SecureRandom;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import smbdirect.api.rdma.DisconnectCause;
+import smbdirect.api.rdma.RdmaCapabilities;
+import smbdirect.api.rdma.TransportType;
+import smbdirect.rdma.mock.DeliveryMode;
+import smbdirect.rdma.mock.MockEndpoint;
+import smbdirect.rdma.mock.MockFabric;
+import smbdirect.rdma.mock.MockFabricStats;
+import smbdirect.rdma.mock.MockProvider;
+import smbdirect.rdma.mock.RawPeer;
+
+/**
+ * The fabric: providers, the listener table, the endpoint registry, token and address
+ * allocation and, in {@link DeliveryMode#DETERMINISTIC}, the global action queue. Thread-safe;
+ * the data path takes only the connection's lock (plus the action-queue lock in deterministic
+ * mode).
+ */
+public final class FabricImpl implements MockFabric {
+    private static final Logger LOG = LoggerFactory.getLogger(FabricImpl.class);
+    private static final int STEP_LIMIT = 10_000_000;
+    private static final int FIRST_EPHEMERAL_PORT = 49152;
+
+    final DeliveryMode mode;
+    private final String name;
+    private final TransportType transportType;
+    private final RdmaCapabilities capabilities;
+    private final SecureRandom random = new SecureRandom();
+    private final Set<Integer> usedKeys = new HashSet<>();
+    private final AtomicInteger nextPort = new AtomicInteger(FIRST_EPHEMERAL_PORT);
+    private final AtomicInteger nextHost = new AtomicInteger(1);
+    private final AtomicInteger rawPeers = new AtomicInteger();
+    final AtomicLong ids = new AtomicLong();
+    private final Map<String, ProviderImpl> providers = new LinkedHashMap<>();
+    private final ConcurrentHashMap<InetSocketAddress, ListenerImpl> listeners = new ConcurrentHashMap<>();
+    final Set<EndpointImpl> endpoints = ConcurrentHashMap.newKeySet();
+    final Set<ConnectRequestImpl> pendingRequests = ConcurrentHashMap.newKeySet();
+    private final List<Consumer<MockEndpoint>> endpointObservers = new CopyOnWriteArrayList<>();
+    private final List<String> handlerFailures = new CopyOnWriteArrayList<>();
+    private final Object taskLock = new Object();
+    private final ArrayDeque<Object> tasks = new ArrayDeque<>();
+    private final ThreadPoolExecutor executor;
+    private volatile boolean closed;
+
+    public FabricImpl(String name, DeliveryMode mode, TransportType transportType, RdmaCapabilities capabilities,
+            int completionThreads) {
+        this.name = name;
+        this.mode = mode;
+        this.transportType = transportType;
+        this.capabilities = capabilities;
+        if (mode == DeliveryMode.THREADED) {
+            AtomicInteger threadNumber = new AtomicInteger();
+            executor = new ThreadPoolExecutor(completionThreads, completionThreads, 0, TimeUnit.SECONDS,
+                    new LinkedBlockingQueue<>(), r -> {
+                        Thread t = new Thread(r, "smbdirect-mock-" + name + "-" + threadNumber.incrementAndGet());
+                        t.setDaemon(true);
+                        return t;
+                    });
+        } else {
+            executor = null;
+        }
+    }
+
+    /**
+     * Checks that capabilities are usable.
+     *
+     * @return {@code c}
+     * @throws IllegalArgumentException naming the first bad value
+     */
+    public static RdmaCapabilities checkCapabilities(RdmaCapabilities c) {
+        check("maxSendWorkRequests", c.maxSendWorkRequests());
+        check("maxReceiveWorkRequests", c.maxReceiveWorkRequests());
+        check("maxSge", c.maxSge());
+        check("maxMessageSize", c.maxMessageSize());
+        check("maxInboundReadDepth", c.maxInboundReadDepth());
+        check("maxOutboundReadDepth", c.maxOutboundReadDepth());
+        if (c.maxInlineData() < 0) {
+            throw new IllegalArgumentException("capability maxInlineData must not be negative: " + c.maxInlineData());
+        }
+        if (c.maxRegionSize() < 1) {
+            throw new IllegalArgumentException("capability maxRegionSize must be positive: " + c.maxRegionSize());
+        }
+        return c;
+    }
+
+    private static void check(String attribute, int value) {
+        if (value < 1) {
+            throw new IllegalArgumentException("capability " + attribute + " must be positive: " + value);
+        }
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public DeliveryMode mode() {
+        return mode;
+    }
+
+    @Override
+    public MockProvider provider(String providerName) {
+        Objects.requireNonNull(providerName, "name");
+        synchronized (providers) {
+            ProviderImpl p = providers.get(providerName);
+            if (p == null) {
+                p = newProvider(providerName, transportType, capabilities);
+            }
+            return p;
+        }
+    }
+
+    @Override
+    public MockProvider provider(String providerName, TransportType type, RdmaCapabilities caps) {
+        Objects.requireNonNull(providerName, "name");
+        Objects.requireNonNull(type, "transportType");
+        checkCapabilities(Objects.requireNonNull(caps, "capabilities"));
+        synchronized (providers) {
+            if (providers.containsKey(providerName)) {
+                throw new IllegalArgumentException("fabric " + name + " already has a provider named " + providerName);
+            }
+            return newProvider(providerName, type, caps);
+        }
+    }
+
+    private ProviderImpl newProvider(String providerName, TransportType type, RdmaCapabilities caps) {
+        ensureOpen();
+        int host = nextHost.getAndIncrement();
+        InetAddress address;
+        try {
+            address = InetAddress.getByAddress(new byte[] {10, 0, (byte) (host >>> 8), (byte) host});
+        } catch (UnknownHostException e) {
+            throw new IllegalStateException("cannot form address 10.0.x.y for host " + host, e);
+        }
+        ProviderImpl p = new ProviderImpl(this, providerName, type, caps, address);
+        providers.put(providerName, p);
+        return p;
+    }
+
+    @Override
+    public List<MockProvider> providers() {
+        synchronized (providers) {
+            return List.copyOf(providers.values());
+        }
+    }
+
+    @Override
+    public RawPeer rawPeer() {
+        return new RawPeerImpl(this, (ProviderImpl) provider("raw-" + rawPeers.incrementAndGet()));
+    }
+
+    @Override
+    public RawPeer rawPeer(MockProvider provider) {
+        if (!(provider instanceof ProviderImpl p) || p.fabric != this) {
+            throw new IllegalArgumentException("provider " + provider + " does not belong to fabric " + name);
+        }
+        return new RawPeerImpl(this, p);
+    }
+
+    @Override
+    public List<MockEndpoint> endpoints() {
+        List<EndpointImpl> list = new ArrayList<>(endpoints);
+        list.sort((a, b) -> Long.compare(a.id(), b.id()));
+        return Collections.unmodifiableList(new ArrayList<>(list));
+    }
+
+    @Override
+    public void onEndpointCreated(Consumer<MockEndpoint> observer) {
+        endpointObservers.add(Objects.requireNonNull(observer, "observer"));
+    }
+
+    void endpointCreated(EndpointImpl endpoint) {
+        endpoints.add(endpoint);
+        for (Consumer<MockEndpoint> observer : endpointObservers) {
+            observer.accept(endpoint);
+        }
+    }
+
+    // ---- deterministic action queue
+
+    void addTask(Object task) {
+        synchronized (taskLock) {
+            tasks.add(task);
+        }
+    }
+
+    @Override
+    public boolean step() {
+        requireDeterministic("step");
+        while (true) {
+            Object task;
+            synchronized (taskLock) {
+                task = tasks.poll();
+            }
+            if (task == null) {
+                return false;
+            }
+            boolean acted = task instanceof EndpointImpl.TransmitTicket t ? t.endpoint.transmitOne()
+                    : ((Deliverable) task).stepTicket();
+            if (acted) {
+                return true;
+            }
+        }
+    }
+
+    @Override
+    public int runUntilIdle() {
+        requireDeterministic("runUntilIdle");
+        int steps = 0;
+        while (step()) {
+            if (++steps >= STEP_LIMIT) {
+                throw new IllegalStateException("fabric " + name + " still busy after " + STEP_LIMIT
+                        + " actions: the handlers keep generating work (livelock)");
+            }
+        }
+        return steps;
+    }
+
+    @Override
+    public int pendingActions() {
+        synchronized (taskLock) {
+            return tasks.size();
+        }
+    }
+
+    private void requireDeterministic(String what) {
+        if (mode != DeliveryMode.DETERMINISTIC) {
+            throw new IllegalStateException(what + " needs DeliveryMode.DETERMINISTIC; fabric " + name + " is " + mode);
+        }
+    }
+
+    boolean execute(Runnable task) {
+        try {
+            executor.execute(task);
+            return true;
+        } catch (RejectedExecutionException e) {
+            LOG.debug("Fabric {} is shut down; callback not delivered", name);
+            return false;
+        }
+    }
+
+    // ---- keys, addresses, ports
+
+    /** A fresh non-zero random key never used before in this fabric. */
+    int newKey() {
+        synchronized (usedKeys) {
+            while (true) {
+                int k = random.nextInt();
+                if (k != 0 && usedKeys.add(k)) {
+                    return k;
+                }
+            }
+        }
+    }
+
+    /** An unguessable page-aligned fake virtual address with room for any int length. */
+    long newAddress() {
+        synchronized (usedKeys) {
+            return (random.nextLong() & 0x0000_7FFF_FFFF_F000L) | 0x0000_0001_0000_0000L;
+        }
+    }
+
+    int ephemeralPort() {
+        return nextPort.getAndIncrement();
+    }
+
+    // ---- listener table
+
+    ListenerImpl bind(ListenerImpl listener, InetSocketAddress key) {
+        return listeners.putIfAbsent(key, listener);
+    }
+
+    void unbind(InetSocketAddress key, ListenerImpl listener) {
+        listeners.remove(key, listener);
+    }
+
+    ListenerImpl findListener(InetSocketAddress target) {
+        if (target.isUnresolved()) {
+            return null;
+        }
+        return listeners.get(new InetSocketAddress(target.getAddress(), target.getPort()));
+    }
+
+    // ---- accounting
+
+    void recordHandlerFailure(String description) {
+        handlerFailures.add(description);
+    }
+
+    @Override
+    public MockFabricStats stats() {
+        int listenerCount = listeners.size();
+        int endpointCount = 0;
+        int connected = 0;
+        int posted = 0;
+        int outstanding = 0;
+        int regions = 0;
+        for (EndpointImpl e : endpoints) {
+            endpointCount++;
+            synchronized (e.lock) {
+                if (e.stateUnderLock() == MockEndpoint.State.CONNECTED) {
+                    connected++;
+                }
+                posted += e.postedReceivesUnderLock();
+                outstanding += e.outstandingUnderLock();
+                regions += e.regionsUnderLock();
+            }
+        }
+        int providerCount;
+        synchronized (providers) {
+            providerCount = providers.size();
+        }
+        return new MockFabricStats(providerCount, listenerCount, endpointCount, connected, pendingRequests.size(),
+                posted, outstanding, regions);
+    }
+
+    @Override
+    public List<String> leaks() {
+        List<String> out = new ArrayList<>();
+        for (ListenerImpl l : listeners.values()) {
+            out.add("listener not closed: " + l);
+        }
+        for (MockEndpoint e : endpoints()) {
+            out.add("endpoint not closed: " + ((EndpointImpl) e).describe());
+        }
+        for (ConnectRequestImpl r : pendingRequests) {
+            out.add("connection request neither accepted nor rejected: " + r);
+        }
+        for (String failure : handlerFailures) {
+            out.add("handler failure: " + failure);
+        }
+        return out;
+    }
+
+    // ---- shutdown
+
+    boolean isClosed() {
+        return closed;
+    }
+
+    void ensureOpen() {
+        if (closed) {
+            throw new IllegalStateException("fabric " + name + " is closed");
+        }
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        List<ProviderImpl> all;
+        synchronized (providers) {
+            all = new ArrayList<>(providers.values());
+        }
+        for (ProviderImpl p : all) {
+            p.shutdown(DisconnectCause.PROVIDER_SHUTDOWN, "fabric " + name + " shut down");
+        }
+        closed = true;
+        if (executor != null) {
+            executor.shutdown();
+            try {
+                if (!executor.awaitTermination(5, TimeUnit.SECONDS)) {
+                    LOG.warn("Completion threads of fabric {} did not stop within 5 s; interrupting", name);
+                    executor.shutdownNow();
+                }
+            } catch (InterruptedException e) {
+                executor.shutdownNow();
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "MockFabric[" + name + ", " + mode + "]";
+    }
+}

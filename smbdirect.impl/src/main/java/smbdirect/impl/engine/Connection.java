@@ -83,6 +83,8 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
     private static final int NEG_SEND_OFFSET = 512;
     private static final int RDMA_WRITE_BUDGET = 16;
     private static final int INVALIDATE_BUDGET = 16;
+    /** How long a closing connection waits for the provider's disconnect report before releasing. */
+    static final long CLOSE_DEADLINE_NANOS = 30_000_000_000L;
 
     /** Life-cycle states (ConnectionDTO.state). */
     enum State { CONNECTING, NEGOTIATING, ESTABLISHED, CLOSING, CLOSED }
@@ -161,6 +163,8 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
 
     // ---- RDMA ----
     private final ArrayDeque<RdmaOp> rdmaPending = new ArrayDeque<>();
+    /** Work flushed by the provider before it reported the disconnect: failed with the final reason. */
+    private final List<Object> flushed = new ArrayList<>();
     private final Map<Long, Object> rdmaWork = new HashMap<>();
     private final ArrayDeque<Runnable> invalidatesPending = new ArrayDeque<>();
     private final Map<Integer, RegisteredBufferImpl> registrations = new HashMap<>();
@@ -314,10 +318,8 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
         });
     }
 
+    /** Refuses the request before accepting it: {@link #finish()} rejects it and releases the endpoint. */
     private void refuse(CloseReason reason) {
-        if (!endpointStarted && request != null) {
-            request.reject(ByteBuffer.allocate(0));
-        }
         close(reason);
     }
 
@@ -737,9 +739,14 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
             if (freeSendCount == 0) {
                 return; // resumes when a send completes
             }
-            if (credits.lastCreditNeedsReceive()) {
-                // R-3.1.5.1-06, R-3.1.5.9-04, A-16: the last credit goes only with a grant
-                if (!credits.mayPostExtra() || freeRecvCount == 0 || !postOneReceive()) {
+            if (credits.sendCredits == 1) {
+                // R-3.1.5.9-04, R-3.1.5.1-06, A-16: the last credit goes with a grant that includes one
+                // more receive, so that the peer can answer and still grant back (no grant ping-pong)
+                if (credits.mayPostExtra() && freeRecvCount > 0) {
+                    if (!postOneReceive()) {
+                        return;
+                    }
+                } else if (credits.ungranted == 0) {
                     stalledOnCredits(); // R-3.1.5.9-06
                     return;
                 }
@@ -821,6 +828,14 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
         OutMessage owner = sendOwner[slot];
         sendOwner[slot] = null;
         freeSend[freeSendCount++] = slot;
+        if (status == CompletionStatus.FLUSHED) {
+            // the queue pair is going down; onDisconnected follows with the reason
+            if (owner != null) {
+                owner.pendingFragments--;
+                flushed.add(owner);
+            }
+            return;
+        }
         if (status != CompletionStatus.SUCCESS) {
             CloseReason reason = providerError("Send", status, vendorError);
             if (owner != null) {
@@ -1019,6 +1034,9 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
                 }
                 break;
             case K_NEG_SEND:
+                if (status == CompletionStatus.FLUSHED) {
+                    break;
+                }
                 if (status != CompletionStatus.SUCCESS) {
                     close(providerError("negotiate Send", status, vendorError));
                 } else if (pendingClose != null) {
@@ -1160,7 +1178,19 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
         }
         if (endpoint != null && endpointStarted) {
             endpoint.disconnect(); // the endpoint reports onDisconnected after flushing every request
+            if (state == State.CLOSING) {
+                // peer-lessons 22: bounded shutdown even when the provider never reports the disconnect
+                engine.scheduler().schedule(() -> serial.execute(this::finishOverdue), CLOSE_DEADLINE_NANOS);
+            }
         } else {
+            finish();
+        }
+    }
+
+    private void finishOverdue() {
+        if (state == State.CLOSING) {
+            LOG.warn("connection {}: the provider did not report the disconnect within {} s; releasing anyway", id,
+                    CLOSE_DEADLINE_NANOS / 1_000_000_000L);
             finish();
         }
     }
@@ -1182,6 +1212,14 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
                 }
             }
         }
+        for (Object w : flushed) {
+            if (w instanceof OutMessage om) {
+                complete(om, failure);
+            } else if (w instanceof RdmaOp op) {
+                failOp(op, failure);
+            }
+        }
+        flushed.clear();
         for (Object w : rdmaWork.values()) {
             if (w instanceof RdmaWr rw) {
                 failOp(rw.op, failure);
@@ -1195,15 +1233,15 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
             rb.deregistered.complete(null);
         }
         registrations.clear();
+        if (!endpointStarted && request != null) {
+            request.reject(ByteBuffer.allocate(0)); // also releases an endpoint created from it
+        }
         if (endpoint != null) {
             try {
                 endpoint.close(); // releases the queue pair and every region registered on it
             } catch (RuntimeException e) {
                 LOG.debug("connection {}: endpoint close failed", id, e);
             }
-        }
-        if (!endpointStarted && request != null) {
-            request.reject(ByteBuffer.allocate(0));
         }
         engine.onClosed(this, closedFrom);
         LOG.info("connection {} {} peer {} closed from {}: {}; {}", id, initiator ? "ACTIVE" : "PASSIVE", peerAddress,
@@ -1470,6 +1508,9 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
         Object w = rdmaWork.remove(wid);
         if (w instanceof RegisteredBufferImpl rb) {
             invalidatesInFlight--;
+            if (status == CompletionStatus.FLUSHED) {
+                return; // the connection is going down: its registrations are released when it finishes
+            }
             if (status != CompletionStatus.SUCCESS) {
                 rb.deregistered.completeExceptionally(new SmbDirectException(SmbDirectException.Kind.PROVIDER_ERROR,
                         "local invalidate failed: " + status, closeReason, null));
@@ -1491,6 +1532,11 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
             readsInFlight--;
         } else {
             writesInFlight--;
+        }
+        if (status == CompletionStatus.FLUSHED) {
+            rdmaPending.remove(op);
+            flushed.add(op);
+            return;
         }
         if (status != CompletionStatus.SUCCESS) {
             CloseReason reason = providerError(op.read ? "RDMA Read" : "RDMA Write", status, vendorError);

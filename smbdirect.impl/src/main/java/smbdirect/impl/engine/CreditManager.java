@@ -9,8 +9,9 @@ package smbdirect.impl.engine;
  * <li>{@code receiveCredits} (ADM ReceiveCredits) = receives posted = {@code ungranted} +
  * {@link #peerCredits()}.</li>
  * <li>Receives are posted up to {@link #postTarget()} = min(ReceiveCreditTarget, ReceiveCreditMax)
- * (A-18), plus at most one more when the last Send Credit must grant something (R-3.1.5.9-04,
- * A-16).</li>
+ * (A-18), plus one more whenever the last Send Credit is spent (R-3.1.5.9-04, A-16): the message
+ * spending it always grants, and the peer can answer and still grant back, so two peers at one
+ * credit each settle instead of exchanging grants forever.</li>
  * <li>Empty grant messages are sent only when the peer's credits fall below
  * {@code creditRefillFraction} x its target (peer-lessons 3, A-15: no ping-pong).</li>
  * </ul>
@@ -94,14 +95,6 @@ final class CreditManager {
         int g = Math.min(ungranted, 0xFFFF);
         ungranted -= g;
         return g;
-    }
-
-    /**
-     * Whether the last-credit rule (3.1.5.1, A-16) needs one more receive before the next send: we
-     * hold one Send Credit and have nothing to grant.
-     */
-    boolean lastCreditNeedsReceive() {
-        return sendCredits == 1 && ungranted == 0;
     }
 
     /** Whether one more receive may be posted for the last-credit rule. */

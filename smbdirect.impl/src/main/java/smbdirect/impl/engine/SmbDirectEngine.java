@@ -31,6 +31,7 @@ import smbdirect.api.dto.TransportDTO;
 import smbdirect.api.rdma.RdmaException;
 import smbdirect.api.rdma.RdmaListener;
 import smbdirect.api.rdma.RdmaProvider;
+import smbdirect.impl.trace.TraceSink;
 
 /**
  * The [MS-SMBD] protocol engine over one {@link RdmaProvider}: opens listeners (passive role) and
@@ -52,7 +53,7 @@ public final class SmbDirectEngine implements SmbDirectTransport {
     private final RdmaProvider provider;
     private final Scheduler scheduler;
     private volatile TransportSettings settings;
-    private volatile TraceHook traceHook = TraceHook.NONE;
+    private volatile TraceSink traceSink = TraceSink.NONE;
     private final long epochMillisAtStart;
     private final long nanosAtStart;
     private final AtomicLong ids = new AtomicLong();
@@ -108,20 +109,25 @@ public final class SmbDirectEngine implements SmbDirectTransport {
     }
 
     /**
-     * Installs the hook told of every SMBD message sent and received ({@link TraceHook#NONE} turns
-     * it off; the off state costs one volatile read per message).
+     * Installs the sink told of every SMBD message sent and received ({@link TraceSink#NONE} turns
+     * tracing off; the off state costs one volatile read per message).
      */
-    public void setTraceHook(TraceHook hook) {
-        this.traceHook = hook == null ? TraceHook.NONE : hook;
+    public void setTraceSink(TraceSink sink) {
+        this.traceSink = sink == null ? TraceSink.NONE : sink;
     }
 
     void trace(Connection c, boolean outbound, ByteBuffer buffer, int offset, int length) {
-        TraceHook h = traceHook;
-        if (h != TraceHook.NONE) {
+        TraceSink t = traceSink;
+        if (t != TraceSink.NONE) {
             try {
-                h.message(c.id, c.initiator, outbound, buffer, offset, length);
+                ByteBuffer view = buffer.duplicate();
+                view.clear();
+                view.position(offset);
+                view.limit(offset + length);
+                long micros = epochMillisAtStart * 1000L + (scheduler.nanoTime() - nanosAtStart) / 1000L;
+                t.record(c.initiator == outbound, view, micros);
             } catch (RuntimeException e) {
-                LOG.debug("trace hook failed", e);
+                LOG.debug("trace sink failed", e);
             }
         }
         if (LOG.isTraceEnabled()) {

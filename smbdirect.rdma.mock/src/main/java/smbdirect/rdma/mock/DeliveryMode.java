@@ -13,8 +13,10 @@ public enum DeliveryMode {
     /**
      * Work requests execute inside the {@code post} call and the callbacks they cause are
      * delivered synchronously before the call returns, re-entrantly when the handler posts from a
-     * callback. A callback due to an endpoint whose callbacks are already running on another
-     * thread is delivered by that thread instead. No allocation per operation.
+     * callback (up to 4 nested deliveries on a thread; deeper work is delivered by the outermost
+     * delivery before it returns, so handlers that answer each other cannot overflow the stack).
+     * A callback due to an endpoint whose callbacks are already running on another thread is
+     * delivered by that thread instead. No allocation per operation.
      */
     INLINE,
     /**

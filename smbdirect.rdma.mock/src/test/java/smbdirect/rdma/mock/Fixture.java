@@ -33,6 +33,7 @@ final class Fixture implements RdmaListenHandler {
     final List<String> listenerEvents = new ArrayList<>();
     RdmaListener listener;
     List<MemoryRegion> serverReceiveRegions = List.of();
+    List<MemoryRegion> clientReceiveRegions = List.of();
     MockEndpoint clientEp;
     volatile MockEndpoint serverEp;
     EndpointConfig serverConfig = new EndpointConfig(16, 16);
@@ -72,7 +73,7 @@ final class Fixture implements RdmaListenHandler {
             listen();
         }
         clientEp = (MockEndpoint) clientDevice.createEndpoint(clientConfig, client);
-        postReceives(clientEp, clientReceives);
+        clientReceiveRegions = postReceives(clientEp, clientReceives);
         clientEp.connect(serverAddress(), params);
         settle();
         if (fabric.mode() == DeliveryMode.THREADED && autoAccept) {

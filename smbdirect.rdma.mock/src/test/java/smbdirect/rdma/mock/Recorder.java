@@ -26,6 +26,8 @@ final class Recorder implements RdmaEndpointHandler {
     final CountDownLatch disconnectedLatch = new CountDownLatch(1);
     final AtomicInteger inCallback = new AtomicInteger();
     volatile boolean concurrentCallbacks;
+    /** False: completions are only passed to the hook, not recorded (allocation-free). */
+    volatile boolean recording = true;
     volatile int callbacksAfterDisconnect;
     volatile byte[] establishedData;
     volatile DisconnectCause cause;
@@ -71,6 +73,10 @@ final class Recorder implements RdmaEndpointHandler {
     public void onCompletion(WorkCompletion wc) {
         enter();
         try {
+            if (!recording) {
+                onCompletion.accept(wc);
+                return;
+            }
             synchronized (this) {
                 completions.add(new Completion(wc.wrId(), wc.type(), wc.status(), wc.byteLength(),
                         wc.hasInvalidatedToken(), wc.invalidatedToken(), Thread.currentThread().getName()));

@@ -67,14 +67,39 @@ abstract class Deliverable {
     /** Outside locks: makes queued callbacks run according to the delivery mode. */
     final void signal() {
         switch (fabric.mode) {
-            case INLINE -> {
-                while (deliverOne()) {
-                    // deliver everything queued, possibly re-entrantly
-                }
-            }
+            case INLINE -> signalInline();
             case THREADED -> schedule();
             case DETERMINISTIC -> {
                 // the test steps the fabric
+            }
+        }
+    }
+
+    /**
+     * INLINE: delivers on the calling thread, re-entrantly up to {@link FabricImpl#INLINE_DEPTH}
+     * nested deliveries; deeper work is handed to the outermost delivery on this thread, which
+     * finishes it before returning (a ping-pong of handlers cannot overflow the stack).
+     */
+    private void signalInline() {
+        FabricImpl.InlineState s = fabric.inlineState();
+        if (s.depth >= FabricImpl.INLINE_DEPTH) {
+            if (!s.deferred.contains(this)) {
+                s.deferred.add(this);
+            }
+            return;
+        }
+        s.depth++;
+        try {
+            while (deliverOne()) {
+                // everything queued for this target
+            }
+        } finally {
+            s.depth--;
+        }
+        if (s.depth == 0) {
+            Deliverable next;
+            while ((next = s.deferred.poll()) != null) {
+                next.signalInline();
             }
         }
     }

@@ -46,6 +46,16 @@ public final class FabricImpl implements MockFabric {
     private static final Logger LOG = LoggerFactory.getLogger(FabricImpl.class);
     private static final int STEP_LIMIT = 10_000_000;
     private static final int FIRST_EPHEMERAL_PORT = 49152;
+    /** INLINE: how many deliveries may nest on one thread before further work is trampolined. */
+    static final int INLINE_DEPTH = 4;
+
+    /** INLINE: per-thread nesting depth and the targets whose delivery was deferred. */
+    static final class InlineState {
+        int depth;
+        final ArrayDeque<Deliverable> deferred = new ArrayDeque<>();
+    }
+
+    private final ThreadLocal<InlineState> inline = ThreadLocal.withInitial(InlineState::new);
 
     final DeliveryMode mode;
     private final String name;
@@ -254,6 +264,10 @@ public final class FabricImpl implements MockFabric {
         if (mode != DeliveryMode.DETERMINISTIC) {
             throw new IllegalStateException(what + " needs DeliveryMode.DETERMINISTIC; fabric " + name + " is " + mode);
         }
+    }
+
+    InlineState inlineState() {
+        return inline.get();
     }
 
     boolean execute(Runnable task) {

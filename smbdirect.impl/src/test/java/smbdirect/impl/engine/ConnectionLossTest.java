@@ -1,0 +1,185 @@
+package smbdirect.impl.engine;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+import org.junit.jupiter.api.Test;
+
+import smbdirect.api.CloseReason;
+import smbdirect.api.RegisteredBuffer;
+import smbdirect.api.RemoteAccess;
+import smbdirect.api.SmbDirectException;
+import smbdirect.api.rdma.DisconnectCause;
+import smbdirect.impl.trace.TraceSink;
+
+/** Connection loss (3.1.7.1) from every cause: told once, typed reason, everything failed and released. */
+class ConnectionLossTest {
+
+    final Harness h = new Harness();
+    final List<Throwable> outcomes = new ArrayList<>();
+
+    Connection established() {
+        Connection c = h.active(10, 10, 1024, 1024, 131072);
+        h.provider.last().completeSends();
+        return c;
+    }
+
+    /** Queues one in-flight and one credit-blocked message. */
+    void loadSends(Connection c) {
+        while (c.credits.sendCredits > 0) {
+            c.send(ByteBuffer.wrap(Harness.bytes(10, 1)), (m, x) -> outcomes.add(x));
+        }
+        c.send(ByteBuffer.wrap(Harness.bytes(10, 1)), (m, x) -> outcomes.add(x));
+    }
+
+    void assertAllFailed(int expected, CloseReason.Kind kind) {
+        assertEquals(expected, outcomes.size(), "every message completed once");
+        for (Throwable t : outcomes) {
+            SmbDirectException x = assertInstanceOf(SmbDirectException.class, t);
+            assertEquals(kind, x.closeReason().kind());
+        }
+    }
+
+    @Test
+    void R_3_1_7_1_01_localCloseToldOnceAndEverythingReleased() {
+        Connection c = established();
+        loadSends(c);
+        int messages = outcomes.size() + (int) (c.fragmentsSent - 1) + c.sendQueue.size();
+        CompletableFuture<Void> closed = c.close().toCompletableFuture();
+        assertTrue(closed.isDone());
+        assertFalse(c.isOpen());
+        assertEquals(1, h.recorder.disconnects.size());
+        assertEquals(CloseReason.Kind.LOCAL_CLOSE, h.recorder.disconnects.get(0).kind());
+        assertAllFailed(messages, CloseReason.Kind.LOCAL_CLOSE);
+        h.provider.assertNoLeaks(); // R-3.1.7.1-02
+        assertEquals(0, h.engine.connectionCount());
+        assertEquals(0, h.engine.budgetUsed());
+        c.close();
+        h.provider.last().flushAndDisconnect(DisconnectCause.PEER, "late");
+        assertEquals(1, h.recorder.disconnects.size(), "idempotent");
+        assertEquals("CLOSED", h.engine.getTransportDTO().recentlyClosed[0].state);
+    }
+
+    @Test
+    void peerDisconnect() {
+        Connection c = established();
+        loadSends(c);
+        h.provider.last().flushAndDisconnect(DisconnectCause.PEER, "bye");
+        assertEquals(CloseReason.Kind.PEER_DISCONNECT, h.recorder.disconnects.get(0).kind());
+        assertFalse(c.isOpen());
+        h.provider.assertNoLeaks();
+        for (Throwable t : outcomes) {
+            assertInstanceOf(SmbDirectException.class, t);
+        }
+    }
+
+    @Test
+    void peerLesson22_deviceRemovalAndPeerLoss() {
+        Connection c = established();
+        h.provider.last().flushAndDisconnect(DisconnectCause.DEVICE_REMOVED, "mlx5_0 removed");
+        assertEquals(CloseReason.Kind.DEVICE_REMOVED, h.recorder.disconnects.get(0).kind());
+        assertFalse(c.isOpen());
+        Harness h2 = new Harness();
+        h2.active();
+        h2.provider.last().flushAndDisconnect(DisconnectCause.PEER_LOST, "retries exceeded");
+        assertEquals(CloseReason.Kind.PROVIDER_ERROR, h2.recorder.disconnects.get(0).kind());
+        h2.provider.assertNoLeaks();
+    }
+
+    @Test
+    void shutdownClosesEveryConnectionAndListenerWithItsReason() throws Exception {
+        Connection active = established();
+        Connection passive = h.passive(10, 1024, 1024, 131072);
+        CloseReason gone = CloseReason.of(CloseReason.Kind.PROVIDER_GONE, "provider unregistered");
+        CompletableFuture<Void> done = h.engine.shutdown(gone).toCompletableFuture();
+        assertTrue(done.isDone());
+        assertFalse(active.isOpen());
+        assertFalse(passive.isOpen());
+        assertEquals(2, h.recorder.disconnects.size());
+        assertTrue(h.recorder.disconnects.stream().allMatch(r -> r.kind() == CloseReason.Kind.PROVIDER_GONE));
+        assertFalse(h.listener.isOpen());
+        assertTrue(h.provider.listeners.get(0).closed);
+        h.provider.assertNoLeaks();
+        assertTrue(h.engine.connect(Harness.PEER, java.time.Duration.ofSeconds(1), h.recorder).toCompletableFuture()
+                .isCompletedExceptionally());
+    }
+
+    @Test
+    void sendAfterCloseFailsWithTheReason() {
+        Connection c = established();
+        c.close();
+        c.send(ByteBuffer.wrap(new byte[10]), (m, x) -> outcomes.add(x));
+        assertAllFailed(1, CloseReason.Kind.LOCAL_CLOSE);
+    }
+
+    @Test
+    void closeFromInsideAHandlerCallbackIsSafe() {
+        Connection c = h.active(10, 10, 1024, 1024, 131072);
+        FakeEndpoint e = h.provider.last();
+        e.completeSends();
+        e.autoCompleteSends = true; // completions delivered inline from post calls
+        c.send(ByteBuffer.wrap(Harness.bytes(10, 1)), (m, x) -> c.close());
+        assertFalse(c.isOpen());
+        assertEquals(1, h.recorder.disconnects.size());
+        h.provider.assertNoLeaks();
+    }
+
+    @Test
+    void registrationsAreInvalidatedOnClose() {
+        Connection c = established();
+        RegisteredBuffer rb = c.register(ByteBuffer.allocateDirect(4096), RemoteAccess.WRITE).toCompletableFuture()
+                .join();
+        assertTrue(rb.isValid());
+        c.close();
+        assertFalse(rb.isValid());
+        assertTrue(rb.deregister().toCompletableFuture().isDone());
+    }
+
+    @Test
+    void closeBeforeEstablishedFailsTheConnectStage() {
+        CompletableFuture<?> f = h.connect().toCompletableFuture();
+        h.engine.shutdown(CloseReason.of(CloseReason.Kind.SHUTDOWN, "stopping"));
+        assertTrue(f.isCompletedExceptionally());
+        h.provider.assertNoLeaks();
+        assertTrue(h.recorder.disconnects.isEmpty());
+    }
+
+    @Test
+    void connectionDtoCarriesTheAdmAndTheCloseReason() {
+        Connection c = established();
+        var d = c.getConnectionDTO();
+        assertEquals("ACTIVE", d.role);
+        assertEquals("ESTABLISHED", d.state);
+        assertEquals(0x100, d.protocol);
+        assertEquals(1024, d.maxSendSize);
+        assertEquals(10, d.receiveCredits);
+        assertEquals(10, d.peerCredits);
+        c.close();
+        assertTrue(c.getConnectionDTO().closeReason.startsWith("LOCAL_CLOSE"));
+    }
+
+    @Test
+    void traceSinkSeesEveryMessageWithItsDirection() {
+        List<Boolean> fromInitiator = new ArrayList<>();
+        List<Integer> lengths = new ArrayList<>();
+        h.engine.setTraceSink(new TraceSink() {
+            @Override
+            public void record(boolean from, ByteBuffer message, long micros) {
+                fromInitiator.add(from);
+                lengths.add(message.remaining());
+            }
+        });
+        Connection c = established();
+        h.provider.last().deliver(Harness.dt(10, 1, 0, 0, Harness.bytes(100, 1)));
+        assertEquals(List.of(true, false, true, false), fromInitiator);
+        assertEquals(List.of(20, 32, 20, 124), lengths);
+        assertTrue(c.isOpen());
+    }
+}

@@ -1,0 +1,148 @@
+package smbdirect.impl.engine;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.Test;
+
+import smbdirect.api.BufferDescriptor;
+import smbdirect.api.SmbDirectException;
+
+/** The small parts: serial context, descriptor slicing, credit arithmetic, reassembly. */
+class UnitsTest {
+
+    @Test
+    void serialContextRunsNestedSubmissionsAfterTheCurrentTask() {
+        SerialExecutor s = new SerialExecutor();
+        List<String> order = new ArrayList<>();
+        s.execute(() -> {
+            order.add("a-start");
+            s.execute(() -> order.add("b"));
+            order.add("a-end");
+        });
+        assertEquals(List.of("a-start", "a-end", "b"), order);
+    }
+
+    @Test
+    void serialContextIsSerialUnderConcurrentSubmitters() throws Exception {
+        SerialExecutor s = new SerialExecutor();
+        int[] counter = new int[1];
+        boolean[] overlap = new boolean[1];
+        int[] inside = new int[1];
+        List<Integer> perThread = Collections.synchronizedList(new ArrayList<>());
+        CountDownLatch go = new CountDownLatch(1);
+        List<Thread> threads = new ArrayList<>();
+        for (int t = 0; t < 4; t++) {
+            int id = t;
+            Thread th = new Thread(() -> {
+                try {
+                    go.await();
+                } catch (InterruptedException e) {
+                    return;
+                }
+                for (int i = 0; i < 10000; i++) {
+                    int v = i;
+                    s.execute(() -> {
+                        if (++inside[0] != 1) {
+                            overlap[0] = true;
+                        }
+                        counter[0]++;
+                        if (id == 0) {
+                            perThread.add(v);
+                        }
+                        inside[0]--;
+                    });
+                }
+            });
+            threads.add(th);
+            th.start();
+        }
+        go.countDown();
+        for (Thread th : threads) {
+            th.join(TimeUnit.SECONDS.toMillis(30));
+        }
+        CountDownLatch drained = new CountDownLatch(1);
+        s.execute(drained::countDown);
+        assertTrue(drained.await(10, TimeUnit.SECONDS));
+        assertEquals(40000, counter[0]);
+        assertTrue(!overlap[0], "never two tasks at once");
+        for (int i = 0; i < perThread.size(); i++) {
+            assertEquals(i, perThread.get(i), "one submitter's tasks run in its order");
+        }
+    }
+
+    @Test
+    void tryEnterIdleRefusesWhenWorkIsQueuedOrRunning() {
+        SerialExecutor s = new SerialExecutor();
+        assertTrue(s.tryEnterIdle());
+        List<String> order = new ArrayList<>();
+        s.execute(() -> order.add("queued while inside"));
+        assertTrue(order.isEmpty());
+        s.exit();
+        assertEquals(1, order.size());
+    }
+
+    @Test
+    void R_3_1_4_6_02_sliceFindsFirstDescriptorAndTrimsBothEnds() throws Exception {
+        List<BufferDescriptor> d = List.of(new BufferDescriptor(100, 1, 10), new BufferDescriptor(200, 2, 10),
+                new BufferDescriptor(300, 3, 10));
+        List<DescriptorSlicer.Segment> s = DescriptorSlicer.slice(d, 15, 12, Integer.MAX_VALUE);
+        assertEquals(2, s.size());
+        assertEquals(new DescriptorSlicer.Segment(205, 2, 5, 0), s.get(0)); // R-3.1.4.6-04
+        assertEquals(new DescriptorSlicer.Segment(300, 3, 7, 5), s.get(1)); // R-3.1.4.6-05
+        List<DescriptorSlicer.Segment> one = DescriptorSlicer.slice(d, 21, 3, Integer.MAX_VALUE);
+        assertEquals(List.of(new DescriptorSlicer.Segment(301, 3, 3, 0)), one, "first == last: both trims");
+        // R-3.1.4.6-03: exactly the extent
+        assertEquals(3, DescriptorSlicer.slice(d, 0, 30, Integer.MAX_VALUE).size());
+        SmbDirectException x = assertThrows(SmbDirectException.class, () -> DescriptorSlicer.slice(d, 0, 31, 64));
+        assertEquals(SmbDirectException.Kind.TRANSFER_TOO_LARGE, x.kind());
+        assertEquals(3, DescriptorSlicer.slice(List.of(new BufferDescriptor(0, 1, 10)), 0, 10, 4).size(),
+                "split by the provider's message size");
+    }
+
+    @Test
+    void zeroLengthDescriptorsAreSkipped() throws Exception {
+        List<BufferDescriptor> d = List.of(new BufferDescriptor(100, 1, 0), new BufferDescriptor(200, 2, 10));
+        assertEquals(List.of(new DescriptorSlicer.Segment(200, 2, 10, 0)), DescriptorSlicer.slice(d, 0, 10, 64));
+    }
+
+    @Test
+    void R_3_1_5_9_creditArithmetic() {
+        CreditManager m = new CreditManager(255, 255);
+        m.receiveCreditTarget = 300;
+        assertEquals(255, m.postTarget(), "A-18: bounded by ReceiveCreditMax");
+        m.receiveCreditTarget = 0;
+        assertEquals(1, m.postTarget());
+        m.receiveCreditTarget = 10;
+        assertEquals(10, m.receivesWanted());
+        for (int i = 0; i < 10; i++) {
+            m.onReceivePosted(); // R-3.1.5.9-08
+        }
+        assertEquals(0, m.receivesWanted(), "R-3.1.5.9-02");
+        assertEquals(10, m.takeGrant());
+        assertEquals(0, m.takeGrant(), "never granted twice");
+        assertEquals(10, m.peerCredits());
+        assertTrue(m.onMessageReceived());
+        assertEquals(9, m.receiveCredits, "R-3.1.5.8-07");
+        m.addSendCredits(70000);
+        assertEquals(0xFFFF, m.sendCredits);
+    }
+
+    @Test
+    void reassemblerSingleAndEmpty() {
+        Reassembler r = new Reassembler(131072);
+        ByteBuffer src = ByteBuffer.allocate(100);
+        assertEquals(Reassembler.Outcome.SINGLE, r.onFragment(src, 0, 10, 0));
+        assertEquals(Reassembler.Outcome.NONE, r.onFragment(src, 0, 0, 0), "A-28");
+        assertEquals(Reassembler.Outcome.VIOLATION, r.onFragment(src, 0, 10, 131072));
+        assertEquals("R-3.1.5.8-05", r.violationRule());
+    }
+}

@@ -7,6 +7,7 @@ import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadInfo;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -25,9 +26,13 @@ import smbdirect.api.SmbDirectListener;
 import smbdirect.impl.engine.ManualScheduler;
 import smbdirect.impl.engine.SmbDirectEngine;
 import smbdirect.impl.engine.TransportSettings;
+import smbdirect.impl.wire.DataTransfer;
+import smbdirect.impl.wire.NegotiateRequest;
+import smbdirect.impl.wire.NegotiateResponse;
 import smbdirect.rdma.mock.DeliveryMode;
 import smbdirect.rdma.mock.MockFabric;
 import smbdirect.rdma.mock.MockProvider;
+import smbdirect.rdma.mock.RawPeer;
 
 /**
  * Two engines ("server" passive, "client" active) on one mock fabric, in virtual time. In
@@ -168,6 +173,62 @@ final class Rig implements AutoCloseable {
             sb.append("DEADLOCKED threads: ").append(java.util.Arrays.toString(dead)).append('\n');
         }
         return sb.toString();
+    }
+
+    /**
+     * An ACTIVE engine connection (on the client engine) whose far end is a {@link RawPeer} that
+     * answers the Negotiate Request with {@code granted} credits; returns once negotiated.
+     */
+    RawSession rawServer(int granted, Peer subject) throws Exception {
+        RawPeer raw = fabric.rawPeer();
+        raw.receiveSize(8192);
+        InetSocketAddress at = raw.listen(new InetSocketAddress(raw.provider().address(), 0));
+        CompletableFuture<SmbDirectConnection> f = client.connect(at, Duration.ofSeconds(20), subject)
+                .toCompletableFuture();
+        settle();
+        raw.awaitMessages(1, Duration.ofSeconds(30));
+        raw.send(negotiateResponse(granted, 1364, 8192, 1 << 20));
+        SmbDirectConnection c = await(f, "negotiation with the raw peer");
+        subject.connection.complete(c);
+        settle();
+        return new RawSession(raw, c);
+    }
+
+    /** A raw peer connected to the server engine's listener, nothing sent yet. */
+    RawPeer rawClient() throws Exception {
+        InetSocketAddress at = listen();
+        RawPeer raw = fabric.rawPeer();
+        raw.receiveSize(8192);
+        raw.connect(at, new byte[0]);
+        settle();
+        return raw;
+    }
+
+    /** A connection and the raw peer at its far end. */
+    record RawSession(RawPeer raw, SmbDirectConnection connection) {
+    }
+
+    static byte[] negotiateResponse(int granted, long preferredSend, long maxReceive, long maxFragmented) {
+        ByteBuffer b = ByteBuffer.allocate(32).order(ByteOrder.LITTLE_ENDIAN);
+        NegotiateResponse.encode(b, 0, 0x100, 0x100, 0x100, 255, granted, 0, 1 << 20, preferredSend, maxReceive,
+                maxFragmented);
+        return b.array();
+    }
+
+    static byte[] negotiateRequest(int credits, long preferredSend, long maxReceive, long maxFragmented) {
+        ByteBuffer b = ByteBuffer.allocate(20).order(ByteOrder.LITTLE_ENDIAN);
+        NegotiateRequest.encode(b, 0, 0x100, 0x100, credits, preferredSend, maxReceive, maxFragmented);
+        return b.array();
+    }
+
+    /** A Data Transfer message with the recommended layout (payload at 24) and pattern bytes. */
+    static byte[] dataTransfer(int granted, long remaining, int length) {
+        ByteBuffer b = ByteBuffer.allocate(length == 0 ? 20 : 24 + length).order(ByteOrder.LITTLE_ENDIAN);
+        DataTransfer.encodeHeader(b, 0, 10, granted, 0, remaining, length == 0 ? 0 : 24, length);
+        for (int i = 0; i < length; i++) {
+            b.put(24 + i, (byte) (i * 7));
+        }
+        return b.array();
     }
 
     static ByteBuffer message(int length, long seed) {

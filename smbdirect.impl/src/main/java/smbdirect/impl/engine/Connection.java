@@ -125,6 +125,12 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
     volatile CloseReason closeReason;
     private CloseReason pendingClose;
     private State closedFrom;
+    /**
+     * The close was started by a refused post: a symptom when the endpoint had already been
+     * disconnected (by the peer, the device, the provider), whose cause the provider reports with
+     * its last callback and which then replaces this reason before the upper layer is told.
+     */
+    private boolean closedByRefusedPost;
     private InetSocketAddress peerAddress;
     private InetSocketAddress localAddress;
     private RdmaCapabilities caps;
@@ -820,7 +826,7 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
             if (head != null) {
                 head.pendingFragments--;
             }
-            close(CloseReason.of(CloseReason.Kind.PROVIDER_ERROR, "posting a Send failed: " + e.getMessage()));
+            closeOnRefusedPost("posting a Send", e);
         }
     }
 
@@ -892,7 +898,7 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
             return true;
         } catch (RdmaException e) {
             freeRecv[freeRecvCount++] = slot;
-            close(CloseReason.of(CloseReason.Kind.PROVIDER_ERROR, "posting a receive failed: " + e.getMessage()));
+            closeOnRefusedPost("posting a receive", e);
             return false;
         }
     }
@@ -1101,12 +1107,24 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
         }
         if (state != State.CLOSING) {
             close(reasonFor(cause, detail));
+        } else if (closedByRefusedPost && cause != DisconnectCause.LOCAL) {
+            closeReason = reasonFor(cause, detail, closedFrom == State.ESTABLISHED);
         }
         finish();
     }
 
+    /** Closes because the provider refused a post; see {@link #closedByRefusedPost}. */
+    private void closeOnRefusedPost(String what, RdmaException e) {
+        boolean first = state != State.CLOSING && state != State.CLOSED;
+        close(CloseReason.of(CloseReason.Kind.PROVIDER_ERROR, what + " failed: " + e.getMessage()));
+        closedByRefusedPost = first;
+    }
+
     private CloseReason reasonFor(DisconnectCause cause, String detail) {
-        boolean up = state == State.ESTABLISHED;
+        return reasonFor(cause, detail, state == State.ESTABLISHED);
+    }
+
+    private static CloseReason reasonFor(DisconnectCause cause, String detail, boolean up) {
         String d = cause + (detail.isEmpty() ? "" : ": " + detail);
         switch (cause) {
             case PEER:
@@ -1497,8 +1515,7 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
                 rdmaPending.remove(op);
                 failOp(op, new SmbDirectException(SmbDirectException.Kind.PROVIDER_ERROR,
                         "posting an RDMA " + (op.read ? "Read" : "Write") + " failed: " + e.getMessage(), null, e));
-                close(CloseReason.of(CloseReason.Kind.PROVIDER_ERROR, "posting an RDMA operation failed: "
-                        + e.getMessage()));
+                closeOnRefusedPost("posting an RDMA operation", e);
                 return;
             }
         }

@@ -352,12 +352,13 @@ class WireFuzzTest {
             }
         }
         assertEquals(expected == null, v == null, () -> String.valueOf(v));
-        // Accessors: any index either reads inside the buffer or throws IndexOutOfBoundsException.
+        // Accessors: any index either reads inside the buffer or throws IndexOutOfBoundsException
+        // (Token is bytes [8, 12) of its descriptor; each field is bounds-checked on its own).
         try {
             BufferDescriptorList.token(in.buf, in.off, probeIndex);
-            assertTrue(probeIndex >= 0 && (long) in.off + 16L * probeIndex + 16 <= in.buf.limit());
+            assertTrue(probeIndex >= 0 && (long) in.off + 16L * probeIndex + 12 <= in.buf.limit());
         } catch (IndexOutOfBoundsException expectedOutside) {
-            assertTrue(probeIndex < 0 || (long) in.off + 16L * probeIndex + 16 > in.buf.limit());
+            assertTrue(probeIndex < 0 || (long) in.off + 16L * probeIndex + 12 > in.buf.limit());
         }
         if (v != null) {
             assertTrue(v.terminates());

@@ -15,6 +15,21 @@ import smbdirect.rdma.mock.internal.FabricImpl;
  * connected as reliable-connected queue pairs. Fabrics are independent of each other; use one per
  * test. Thread-safe. Close it at the end of the test (stops the completion threads in
  * {@link DeliveryMode#THREADED}).
+ *
+ * <pre>{@code
+ * MockFabric fabric = MockFabric.builder().name("t").mode(DeliveryMode.DETERMINISTIC).build();
+ * MockProvider server = fabric.provider("server");          // 10.0.0.1
+ * RawPeer client = fabric.rawPeer();                         // its own device, 10.0.0.2
+ * fabric.onEndpointCreated(ep -> ep.dropSend(3));            // arm faults on endpoints as they appear
+ * ... engine listens on server at new InetSocketAddress(server.address(), 445) ...
+ * client.connect(new InetSocketAddress(server.address(), 445), new byte[0]);
+ * client.send(negotiateRequestBytes);
+ * fabric.runUntilIdle();                                     // nothing runs by itself
+ * List<RawMessage> replies = client.messages();
+ * ... close everything ...
+ * fabric.assertNoLeaks();
+ * fabric.close();
+ * }</pre>
  */
 @ProviderType
 public interface MockFabric extends AutoCloseable {
@@ -83,6 +98,14 @@ public interface MockFabric extends AutoCloseable {
      * @throws IllegalStateException in another mode, or after 10 million actions (a livelock)
      */
     int runUntilIdle();
+
+    /**
+     * {@link DeliveryMode#DETERMINISTIC}: runs {@code check} on the stepping thread after every
+     * action that did something, so an invariant (e.g. credits granted never exceed receives
+     * posted) is verified after every single event. An exception thrown by the check propagates
+     * out of {@link #step()} / {@link #runUntilIdle()}.
+     */
+    void afterEachStep(Runnable check);
 
     /** {@link DeliveryMode#DETERMINISTIC}: queued actions not yet stepped; 0 in other modes. */
     int pendingActions();

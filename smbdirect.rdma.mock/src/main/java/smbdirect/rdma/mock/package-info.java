@@ -29,6 +29,15 @@
  * {@code onDisconnected} as the last callback.</li>
  * </ul>
  *
+ * <h2>Buffers</h2>
+ * Bytes move when a work request executes: inside the {@code post} call in
+ * {@link smbdirect.rdma.mock.DeliveryMode#INLINE} and {@link smbdirect.rdma.mock.DeliveryMode#THREADED},
+ * when stepped in {@link smbdirect.rdma.mock.DeliveryMode#DETERMINISTIC}. A consumer that changes a
+ * buffer between post and completion therefore sends the changed bytes in deterministic mode, as
+ * hardware may. {@link smbdirect.api.rdma.MemoryRegion#buffer()} returns the same view on every
+ * call; the fabric uses absolute operations on a view of its own, so the consumer may move the
+ * view's position and limit freely. Registrations need direct buffers.
+ *
  * <h2>Threads</h2>
  * See {@link smbdirect.rdma.mock.DeliveryMode}. Every type of this package is thread-safe unless
  * its documentation says otherwise. The fabric never calls a handler while holding a lock of its

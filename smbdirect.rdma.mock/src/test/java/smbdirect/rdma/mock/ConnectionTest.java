@@ -68,6 +68,27 @@ class ConnectionTest {
     }
 
     @Test
+    void invariantChecksRunAfterEveryStep() throws Exception {
+        Fixture f = Fixture.deterministic();
+        List<String> seen = new java.util.ArrayList<>();
+        f.fabric.afterEachStep(() -> seen.add(f.client.events().size() + "/" + f.server.events().size()));
+        f.connect();
+        // request, passive established, active established
+        assertEquals(List.of("0/0", "0/1", "1/1"), seen);
+        f.fabric.afterEachStep(() -> {
+            throw new AssertionError("invariant broken");
+        });
+        f.clientEp.disconnect();
+        AssertionError e = assertThrows(AssertionError.class, f.fabric::runUntilIdle);
+        assertEquals("invariant broken", e.getMessage());
+        f.clientEp.close();
+        f.serverEp.close();
+        f.listener.close();
+        f.fabric.assertNoLeaks();
+        f.fabric.close();
+    }
+
+    @Test
     void irdAndOrdAreTheMinimumOfBothSidesBoundedByCapabilities() throws Exception {
         MockFabric fabric = MockFabric.builder().build();
         RdmaCapabilities small = new RdmaCapabilities(64, 64, 4, 0, 1 << 20, 4, 2, 1 << 20, true);

@@ -37,7 +37,6 @@ import smbdirect.rdma.mock.MockProvider;
 final class EndpointImpl extends Deliverable implements MockEndpoint {
     private static final Logger LOG = LoggerFactory.getLogger(EndpointImpl.class);
     static final byte[] NO_BYTES = new byte[0];
-    private static final ByteBuffer EMPTY = ByteBuffer.allocate(0).asReadOnlyBuffer();
     private static final int IB_CONNECT_PRIVATE_DATA = 56;
     private static final int IB_ACCEPT_PRIVATE_DATA = 196;
     private static final int IWARP_PRIVATE_DATA = 512;
@@ -892,7 +891,7 @@ final class EndpointImpl extends Deliverable implements MockEndpoint {
     }
 
     private static ByteBuffer readOnly(byte[] data) {
-        return data == null || data.length == 0 ? EMPTY.duplicate() : ByteBuffer.wrap(data).asReadOnlyBuffer();
+        return ByteBuffer.wrap(data == null ? NO_BYTES : data).asReadOnlyBuffer();
     }
 
     static byte[] copy(ByteBuffer b) {

@@ -73,6 +73,7 @@ public final class FabricImpl implements MockFabric {
     final Set<ConnectRequestImpl> pendingRequests = ConcurrentHashMap.newKeySet();
     private final List<Consumer<MockEndpoint>> endpointObservers = new CopyOnWriteArrayList<>();
     private final List<String> handlerFailures = new CopyOnWriteArrayList<>();
+    private final List<Runnable> stepChecks = new CopyOnWriteArrayList<>();
     private final Object taskLock = new Object();
     private final ArrayDeque<Object> tasks = new ArrayDeque<>();
     private final ThreadPoolExecutor executor;
@@ -235,6 +236,9 @@ public final class FabricImpl implements MockFabric {
             boolean acted = task instanceof EndpointImpl.TransmitTicket t ? t.endpoint.transmitOne()
                     : ((Deliverable) task).stepTicket();
             if (acted) {
+                for (Runnable check : stepChecks) {
+                    check.run();
+                }
                 return true;
             }
         }
@@ -251,6 +255,12 @@ public final class FabricImpl implements MockFabric {
             }
         }
         return steps;
+    }
+
+    @Override
+    public void afterEachStep(Runnable check) {
+        requireDeterministic("afterEachStep");
+        stepChecks.add(Objects.requireNonNull(check, "check"));
     }
 
     @Override

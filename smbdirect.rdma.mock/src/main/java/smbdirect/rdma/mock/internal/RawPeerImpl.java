@@ -4,7 +4,6 @@ import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -41,8 +40,8 @@ import smbdirect.rdma.mock.RawPeer;
  */
 final class RawPeerImpl implements RawPeer, RdmaEndpointHandler, RdmaListenHandler {
     private static final Logger LOG = LoggerFactory.getLogger(RawPeerImpl.class);
-    private static final Set<MemoryAccess> RECEIVE_ACCESS = EnumSet.of(MemoryAccess.LOCAL_WRITE);
-    private static final Set<MemoryAccess> SEND_ACCESS = EnumSet.noneOf(MemoryAccess.class);
+    private static final Set<MemoryAccess> RECEIVE_ACCESS = Set.of(MemoryAccess.LOCAL_WRITE);
+    private static final Set<MemoryAccess> SEND_ACCESS = Set.of();
 
     private final FabricImpl fabric;
     private final ProviderImpl provider;

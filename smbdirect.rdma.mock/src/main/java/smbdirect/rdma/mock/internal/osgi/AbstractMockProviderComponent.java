@@ -52,6 +52,7 @@ abstract class AbstractMockProviderComponent implements MockProvider {
     final void stop() {
         MockFabric f = fabric;
         fabric = null;
+        delegate = null;
         if (f != null) {
             f.close();
             LOG.info("Mock RDMA provider {} stopped", f.name());

@@ -1,0 +1,286 @@
+package smbdirect.rdma.verbs.internal;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.LongSupplier;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import smbdirect.api.rdma.DisconnectCause;
+import smbdirect.api.rdma.RdmaException;
+
+/**
+ * The endpoints of one RDMA device: their protection domain, the completion queue they share and
+ * the one thread that delivers every callback of those endpoints (work completions, and the CM
+ * events the CM thread hands over with {@link #execute}). Because one thread delivers everything,
+ * callbacks of one endpoint are never concurrent and {@code onDisconnected} can be held back until
+ * the last flushed completion.
+ *
+ * <p>Demultiplexing: the high 32 bits of every posted wr_id carry the endpoint's key (slot in the
+ * 16 low bits, slot generation in the high 16), so a completion finds its endpoint with one array
+ * read and no allocation; a completion of an endpoint that was closed (stale generation) is
+ * dropped.
+ *
+ * <p>Thread-safety: {@link #attach}, {@link #detach} and {@link #execute} may be called from any
+ * thread; {@link #runOnce} and {@link #waitForWork} only from the group's thread (or a test).
+ */
+final class CompletionGroup {
+
+    private static final Logger LOG = LoggerFactory.getLogger(CompletionGroup.class);
+    static final int MAX_SLOTS = 1 << 16;
+
+    private final VerbsBackend backend;
+    private final VerbsSettings settings;
+    private final LongSupplier nanoClock;
+    private final VerbsBackend.Device device;
+    private final VerbsBackend.ProtectionDomain pd;
+    private final VerbsBackend.CompletionQueue cq;
+    private final CompletionBatch batch;
+    private final AtomicReferenceArray<VerbsEndpoint> slots;
+    private final int[] generations;
+    private final boolean[] reserved;
+    private final ConcurrentLinkedQueue<Runnable> tasks = new ConcurrentLinkedQueue<>();
+    /** Endpoints waiting for flushes; touched only by the group thread. */
+    private final List<VerbsEndpoint> draining = new ArrayList<>();
+    private int reservedEntries;
+    private int attached;
+    private volatile boolean running;
+    private volatile boolean failed;
+    private Thread thread;
+
+    CompletionGroup(VerbsBackend backend, VerbsSettings settings, LongSupplier nanoClock, VerbsBackend.Device device)
+            throws IOException {
+        this.backend = backend;
+        this.settings = settings;
+        this.nanoClock = nanoClock;
+        this.device = device;
+        this.pd = backend.allocPd(device);
+        try {
+            this.cq = backend.createCq(device, settings.cqSize(), settings.pollBatch());
+        } catch (IOException e) {
+            backend.deallocPd(pd);
+            throw e;
+        }
+        this.batch = new CompletionBatch(settings.pollBatch());
+        int slotCount = Math.min(MAX_SLOTS, settings.cqSize() / 2);
+        this.slots = new AtomicReferenceArray<>(slotCount);
+        this.generations = new int[slotCount];
+        this.reserved = new boolean[slotCount];
+    }
+
+    VerbsBackend.Device device() {
+        return device;
+    }
+
+    VerbsBackend.ProtectionDomain pd() {
+        return pd;
+    }
+
+    VerbsBackend.CompletionQueue cq() {
+        return cq;
+    }
+
+    long nanoTime() {
+        return nanoClock.getAsLong();
+    }
+
+    /**
+     * Reserves {@code entries} completion-queue entries and a slot; returns the endpoint key carried
+     * in the wr_ids of the endpoint then {@link #bind bound} to it.
+     */
+    synchronized int attach(int entries) throws RdmaException {
+        if (failed) {
+            throw new RdmaException("the completion queue of device " + device.key() + " failed; no new endpoints");
+        }
+        if (reservedEntries + entries > settings.cqSize()) {
+            throw new RdmaException("completion queue full: " + reservedEntries + " of cqSize " + settings.cqSize()
+                    + " entries reserved, the endpoint needs " + entries + " (raise smbdirect.rdma.verbs cqSize)");
+        }
+        for (int slot = 0; slot < slots.length(); slot++) {
+            if (!reserved[slot]) {
+                generations[slot] = (generations[slot] + 1) & 0xFFFF;
+                reserved[slot] = true;
+                reservedEntries += entries;
+                attached++;
+                return (generations[slot] << 16) | slot;
+            }
+        }
+        throw new RdmaException("no endpoint slot left on device " + device.key() + " (" + slots.length() + " in use)");
+    }
+
+    /** Makes completions carrying {@code key} go to {@code endpoint}. */
+    synchronized void bind(int key, VerbsEndpoint endpoint) {
+        slots.set(key & 0xFFFF, endpoint);
+    }
+
+    synchronized void detach(int key, int entries) {
+        int slot = key & 0xFFFF;
+        if (reserved[slot] && generations[slot] == (key >>> 16)) {
+            slots.set(slot, null);
+            reserved[slot] = false;
+            reservedEntries -= entries;
+            attached--;
+        }
+    }
+
+    synchronized int attachedCount() {
+        return attached;
+    }
+
+    /** Runs {@code task} on the group thread (CM events, local disconnects, deferred completions). */
+    void execute(Runnable task) {
+        tasks.add(task);
+    }
+
+    /** Group thread: an endpoint entered DISCONNECTING and waits for flushes. */
+    void watchDrain(VerbsEndpoint endpoint) {
+        if (!draining.contains(endpoint)) {
+            draining.add(endpoint);
+        }
+    }
+
+    /**
+     * One round of work: pending tasks, every available completion, drain deadlines. Returns the
+     * number of tasks and completions handled.
+     */
+    int runOnce() {
+        int work = 0;
+        Runnable task;
+        while ((task = tasks.poll()) != null) {
+            work++;
+            try {
+                task.run();
+            } catch (RuntimeException e) {
+                LOG.error("RDMA task failed on device {}", device.key(), e);
+            }
+        }
+        work += pollAll();
+        if (!draining.isEmpty()) {
+            long now = nanoClock.getAsLong();
+            for (int i = draining.size() - 1; i >= 0; i--) {
+                if (draining.get(i).checkDrain(now)) {
+                    draining.remove(i);
+                }
+            }
+        }
+        return work;
+    }
+
+    private int pollAll() {
+        if (failed) {
+            return 0;
+        }
+        int total = 0;
+        int n;
+        do {
+            try {
+                n = backend.poll(cq, batch);
+            } catch (IOException e) {
+                cqFailed("ibv_poll_cq failed: " + e.getMessage());
+                return total;
+            }
+            for (int i = 0; i < n; i++) {
+                dispatch(i);
+            }
+            total += n;
+        } while (n == batch.capacity());
+        return total;
+    }
+
+    private void dispatch(int i) {
+        long wrId = batch.wrId(i);
+        int key = (int) (wrId >>> 32);
+        VerbsEndpoint endpoint = slots.get(key & 0xFFFF);
+        if (endpoint == null || endpoint.key() != key) {
+            if (LOG.isDebugEnabled()) {
+                LOG.debug("dropping a completion of a closed endpoint (wr_id 0x{}, status {})", Long.toHexString(wrId),
+                        StatusMapper.wcStatusName(batch.status(i)));
+            }
+            return;
+        }
+        try {
+            endpoint.onWorkCompletion(batch, i);
+        } catch (RuntimeException e) {
+            LOG.error("completion handling failed for {}", endpoint, e);
+        }
+    }
+
+    private void cqFailed(String detail) {
+        LOG.error("completion queue of device {} failed ({}); ending its endpoints", device.key(), detail);
+        failed = true;
+        for (int slot = 0; slot < slots.length(); slot++) {
+            VerbsEndpoint endpoint = slots.get(slot);
+            if (endpoint != null) {
+                endpoint.endOnGroup(DisconnectCause.QP_ERROR, detail);
+            }
+        }
+    }
+
+    /** Group thread: waits until a completion or a task may be pending. */
+    void waitForWork() {
+        if (settings.busyPolling() && !failed && attachedCount() > 0) {
+            Thread.onSpinWait();
+            return;
+        }
+        if (failed || attachedCount() == 0) {
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(settings.eventTimeoutMillis()));
+            return;
+        }
+        try {
+            backend.requestNotify(cq);
+            if (pollAll() > 0 || !tasks.isEmpty()) {
+                return;
+            }
+            backend.awaitCompletionEvent(cq, settings.eventTimeoutMillis());
+        } catch (IOException e) {
+            cqFailed("completion channel failed: " + e.getMessage());
+        }
+    }
+
+    void start(ThreadFactory threads) {
+        running = true;
+        thread = threads.newThread(this::loop);
+        thread.setName("smbdirect-verbs-cq-" + device.key());
+        thread.setDaemon(true);
+        thread.start();
+    }
+
+    boolean isStarted() {
+        return thread != null;
+    }
+
+    private void loop() {
+        while (running) {
+            if (runOnce() == 0 && running) {
+                waitForWork();
+            }
+        }
+        runOnce();
+    }
+
+    /** Stops the thread (after at most one wait interval) and releases the queue and domain. */
+    void stop() {
+        running = false;
+        Thread t = thread;
+        if (t != null && t != Thread.currentThread()) {
+            try {
+                t.join(TimeUnit.MILLISECONDS.toMillis(settings.eventTimeoutMillis()) * 4 + 1000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            if (t.isAlive()) {
+                LOG.warn("completion thread {} did not stop; leaving its queue allocated", t.getName());
+                return;
+            }
+        }
+        backend.destroyCq(cq);
+        backend.deallocPd(pd);
+    }
+}

@@ -1,0 +1,142 @@
+package smbdirect.rdma.verbs.internal;
+
+import java.util.List;
+import java.util.Set;
+
+import smbdirect.api.rdma.CompletionStatus;
+import smbdirect.api.rdma.DisconnectCause;
+import smbdirect.api.rdma.MemoryAccess;
+import smbdirect.api.rdma.WorkRequestType;
+
+/** Translations between verbs / RDMA CM numbers and the SPI's enums. Stateless. */
+public final class StatusMapper {
+
+    private static final List<String> WC_STATUS_NAMES = List.of(
+        "IBV_WC_SUCCESS", "IBV_WC_LOC_LEN_ERR", "IBV_WC_LOC_QP_OP_ERR", "IBV_WC_LOC_EEC_OP_ERR",
+        "IBV_WC_LOC_PROT_ERR", "IBV_WC_WR_FLUSH_ERR", "IBV_WC_MW_BIND_ERR", "IBV_WC_BAD_RESP_ERR",
+        "IBV_WC_LOC_ACCESS_ERR", "IBV_WC_REM_INV_REQ_ERR", "IBV_WC_REM_ACCESS_ERR", "IBV_WC_REM_OP_ERR",
+        "IBV_WC_RETRY_EXC_ERR", "IBV_WC_RNR_RETRY_EXC_ERR", "IBV_WC_LOC_RDD_VIOL_ERR",
+        "IBV_WC_REM_INV_RD_REQ_ERR", "IBV_WC_REM_ABORT_ERR", "IBV_WC_INV_EECN_ERR",
+        "IBV_WC_INV_EEC_STATE_ERR", "IBV_WC_FATAL_ERR", "IBV_WC_RESP_TIMEOUT_ERR", "IBV_WC_GENERAL_ERR");
+
+    private static final List<String> CM_EVENT_NAMES = List.of(
+        "RDMA_CM_EVENT_ADDR_RESOLVED", "RDMA_CM_EVENT_ADDR_ERROR", "RDMA_CM_EVENT_ROUTE_RESOLVED",
+        "RDMA_CM_EVENT_ROUTE_ERROR", "RDMA_CM_EVENT_CONNECT_REQUEST", "RDMA_CM_EVENT_CONNECT_RESPONSE",
+        "RDMA_CM_EVENT_CONNECT_ERROR", "RDMA_CM_EVENT_UNREACHABLE", "RDMA_CM_EVENT_REJECTED",
+        "RDMA_CM_EVENT_ESTABLISHED", "RDMA_CM_EVENT_DISCONNECTED", "RDMA_CM_EVENT_DEVICE_REMOVAL",
+        "RDMA_CM_EVENT_MULTICAST_JOIN", "RDMA_CM_EVENT_MULTICAST_ERROR", "RDMA_CM_EVENT_ADDR_CHANGE",
+        "RDMA_CM_EVENT_TIMEWAIT_EXIT");
+
+    private StatusMapper() {
+    }
+
+    /** {@code ibv_wc_status} to the SPI status. */
+    public static CompletionStatus completionStatus(int wcStatus) {
+        switch (wcStatus) {
+            case VerbsConstants.WC_SUCCESS:
+                return CompletionStatus.SUCCESS;
+            case VerbsConstants.WC_WR_FLUSH_ERR:
+                return CompletionStatus.FLUSHED;
+            case VerbsConstants.WC_LOC_LEN_ERR:
+                return CompletionStatus.LOCAL_LENGTH_ERROR;
+            case VerbsConstants.WC_LOC_PROT_ERR:
+                return CompletionStatus.LOCAL_PROTECTION_ERROR;
+            case VerbsConstants.WC_RNR_RETRY_EXC_ERR:
+                return CompletionStatus.RECEIVER_NOT_READY;
+            case VerbsConstants.WC_REM_INV_REQ_ERR:
+                return CompletionStatus.REMOTE_INVALID_REQUEST;
+            case VerbsConstants.WC_REM_ACCESS_ERR:
+                return CompletionStatus.REMOTE_ACCESS_ERROR;
+            case VerbsConstants.WC_RETRY_EXC_ERR:
+                return CompletionStatus.TRANSPORT_RETRY_EXCEEDED;
+            default:
+                return CompletionStatus.GENERAL_ERROR;
+        }
+    }
+
+    /** The verbs name of a status ({@code IBV_WC_...}), or the number when unknown. */
+    public static String wcStatusName(int wcStatus) {
+        return wcStatus >= 0 && wcStatus < WC_STATUS_NAMES.size() ? WC_STATUS_NAMES.get(wcStatus)
+                : "ibv_wc_status " + wcStatus;
+    }
+
+    /**
+     * {@code ibv_wc_opcode} of a successful completion to the SPI type; {@code null} for opcodes the
+     * provider never posts. (The opcode of a failed completion is undefined in verbs: the provider
+     * takes the type of a failed completion from its own record of the posted request.)
+     */
+    public static WorkRequestType workRequestType(int wcOpcode) {
+        switch (wcOpcode) {
+            case VerbsConstants.WC_SEND:
+                return WorkRequestType.SEND;
+            case VerbsConstants.WC_RDMA_WRITE:
+                return WorkRequestType.RDMA_WRITE;
+            case VerbsConstants.WC_RDMA_READ:
+                return WorkRequestType.RDMA_READ;
+            case VerbsConstants.WC_LOCAL_INV:
+                return WorkRequestType.LOCAL_INVALIDATE;
+            case VerbsConstants.WC_RECV:
+                return WorkRequestType.RECEIVE;
+            default:
+                return null;
+        }
+    }
+
+    /** How a connection ends when a work request fails with {@code status} (not SUCCESS). */
+    public static DisconnectCause causeOfFailedCompletion(CompletionStatus status) {
+        return status == CompletionStatus.TRANSPORT_RETRY_EXCEEDED ? DisconnectCause.PEER_LOST
+                : DisconnectCause.QP_ERROR;
+    }
+
+    /**
+     * The SPI cause of a CM event that ends (or prevents) a connection; {@code null} for events
+     * that do not end it.
+     */
+    public static DisconnectCause disconnectCause(int cmEvent) {
+        switch (cmEvent) {
+            case VerbsConstants.CM_EVENT_ADDR_ERROR:
+            case VerbsConstants.CM_EVENT_ROUTE_ERROR:
+            case VerbsConstants.CM_EVENT_UNREACHABLE:
+                return DisconnectCause.UNREACHABLE;
+            case VerbsConstants.CM_EVENT_REJECTED:
+                return DisconnectCause.REJECTED;
+            case VerbsConstants.CM_EVENT_CONNECT_ERROR:
+                return DisconnectCause.CONNECT_ERROR;
+            case VerbsConstants.CM_EVENT_DISCONNECTED:
+                return DisconnectCause.PEER;
+            case VerbsConstants.CM_EVENT_DEVICE_REMOVAL:
+                return DisconnectCause.DEVICE_REMOVED;
+            default:
+                return null;
+        }
+    }
+
+    /** The librdmacm name of a CM event type. */
+    public static String cmEventName(int cmEvent) {
+        return cmEvent >= 0 && cmEvent < CM_EVENT_NAMES.size() ? CM_EVENT_NAMES.get(cmEvent)
+                : "rdma_cm_event_type " + cmEvent;
+    }
+
+    /**
+     * SPI access rights to {@code ibv_access_flags}.
+     *
+     * @throws IllegalArgumentException for REMOTE_WRITE without LOCAL_WRITE, which verbs rejects
+     */
+    public static int accessFlags(Set<MemoryAccess> access) {
+        int flags = 0;
+        if (access.contains(MemoryAccess.LOCAL_WRITE)) {
+            flags |= VerbsConstants.ACCESS_LOCAL_WRITE;
+        }
+        if (access.contains(MemoryAccess.REMOTE_READ)) {
+            flags |= VerbsConstants.ACCESS_REMOTE_READ;
+        }
+        if (access.contains(MemoryAccess.REMOTE_WRITE)) {
+            if (!access.contains(MemoryAccess.LOCAL_WRITE)) {
+                throw new IllegalArgumentException(
+                        "access " + access + ": REMOTE_WRITE requires LOCAL_WRITE (ibv_reg_mr rejects it otherwise)");
+            }
+            flags |= VerbsConstants.ACCESS_REMOTE_WRITE;
+        }
+        return flags;
+    }
+}

@@ -1,0 +1,76 @@
+package smbdirect.rdma.verbs.internal;
+
+/**
+ * The libibverbs / librdmacm numbers the provider writes into and reads from DiSNI (which passes
+ * them to the native structures unchanged). Each value is checked against DiSNI's own constants by
+ * the tests where DiSNI names it; the ones DiSNI does not name ({@link #WR_SEND_WITH_INV},
+ * {@link #WC_WITH_INV}, {@link #WC_LOCAL_INV}) are the rdma-core ABI values.
+ */
+public final class VerbsConstants {
+
+    private VerbsConstants() {
+    }
+
+    // enum ibv_wr_opcode
+    public static final int WR_RDMA_WRITE = 0;
+    public static final int WR_SEND = 2;
+    public static final int WR_RDMA_READ = 4;
+    /** IBV_WR_SEND_WITH_INV (rdma-core verbs.h); not named by DiSNI 2.0, which passes the int through. */
+    public static final int WR_SEND_WITH_INV = 9;
+
+    // enum ibv_send_flags
+    public static final int SEND_SIGNALED = 1 << 1;
+
+    // enum ibv_access_flags
+    public static final int ACCESS_LOCAL_WRITE = 1;
+    public static final int ACCESS_REMOTE_WRITE = 1 << 1;
+    public static final int ACCESS_REMOTE_READ = 1 << 2;
+
+    // enum ibv_wc_status
+    public static final int WC_SUCCESS = 0;
+    public static final int WC_LOC_LEN_ERR = 1;
+    public static final int WC_LOC_QP_OP_ERR = 2;
+    public static final int WC_LOC_PROT_ERR = 4;
+    public static final int WC_WR_FLUSH_ERR = 5;
+    public static final int WC_LOC_ACCESS_ERR = 8;
+    public static final int WC_REM_INV_REQ_ERR = 9;
+    public static final int WC_REM_ACCESS_ERR = 10;
+    public static final int WC_REM_OP_ERR = 11;
+    public static final int WC_RETRY_EXC_ERR = 12;
+    public static final int WC_RNR_RETRY_EXC_ERR = 13;
+    public static final int WC_GENERAL_ERR = 21;
+
+    // enum ibv_wc_opcode
+    public static final int WC_SEND = 0;
+    public static final int WC_RDMA_WRITE = 1;
+    public static final int WC_RDMA_READ = 2;
+    /** IBV_WC_LOCAL_INV (rdma-core); not named by DiSNI 2.0. */
+    public static final int WC_LOCAL_INV = 6;
+    public static final int WC_RECV = 128;
+
+    // enum ibv_wc_flags
+    /** IBV_WC_WITH_INV: the receive invalidated {@code invalidated_rkey} (union with imm_data). */
+    public static final int WC_WITH_INV = 1 << 3;
+
+    // enum rdma_cm_event_type
+    public static final int CM_EVENT_ADDR_RESOLVED = 0;
+    public static final int CM_EVENT_ADDR_ERROR = 1;
+    public static final int CM_EVENT_ROUTE_RESOLVED = 2;
+    public static final int CM_EVENT_ROUTE_ERROR = 3;
+    public static final int CM_EVENT_CONNECT_REQUEST = 4;
+    public static final int CM_EVENT_CONNECT_RESPONSE = 5;
+    public static final int CM_EVENT_CONNECT_ERROR = 6;
+    public static final int CM_EVENT_UNREACHABLE = 7;
+    public static final int CM_EVENT_REJECTED = 8;
+    public static final int CM_EVENT_ESTABLISHED = 9;
+    public static final int CM_EVENT_DISCONNECTED = 10;
+    public static final int CM_EVENT_DEVICE_REMOVAL = 11;
+    public static final int CM_EVENT_ADDR_CHANGE = 14;
+    public static final int CM_EVENT_TIMEWAIT_EXIT = 15;
+
+    /** Private data of an InfiniBand CM REQ (rdma_cm connect on IB, the smallest transport limit). */
+    public static final int MAX_CONNECT_PRIVATE_DATA = 56;
+
+    /** The JNI interface version of libdisni that matches the DiSNI 2.0 jar. */
+    public static final int DISNI_JNI_VERSION = 32;
+}

@@ -1,0 +1,369 @@
+package smbdirect.rdma.verbs.internal;
+
+import java.io.IOException;
+import java.net.Inet4Address;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import smbdirect.api.rdma.DisconnectCause;
+import smbdirect.api.rdma.EndpointConfig;
+import smbdirect.api.rdma.RdmaCapabilities;
+import smbdirect.api.rdma.RdmaEndpoint;
+import smbdirect.api.rdma.RdmaEndpointHandler;
+import smbdirect.api.rdma.RdmaException;
+import smbdirect.api.rdma.RdmaListenHandler;
+import smbdirect.api.rdma.RdmaListener;
+import smbdirect.api.rdma.RdmaProvider;
+import smbdirect.api.rdma.TransportType;
+
+/**
+ * The verbs {@link RdmaProvider}: one RDMA CM event channel served by one CM thread, and one
+ * {@link CompletionGroup} (protection domain, completion queue, completion thread) per device.
+ * Active endpoints are bound to the configured local address before their queue pair is created, so
+ * receives can be posted before {@code connect}.
+ *
+ * <p>Thread-safe. The CM thread delivers listener callbacks; endpoint callbacks run on the
+ * endpoint's completion thread.
+ */
+public final class VerbsRdmaProvider implements RdmaProvider {
+
+    private static final Logger LOG = LoggerFactory.getLogger(VerbsRdmaProvider.class);
+    public static final String NAME = "verbs";
+
+    private final VerbsSettings settings;
+    private final VerbsBackend backend;
+    private final InetSocketAddress bindAddress;
+    private final TransportType transportType;
+    private final LongSupplier nanoClock;
+    private final RdmaCapabilities capabilities;
+    private final Map<VerbsBackend.CmId, VerbsEndpoint> endpoints = new ConcurrentHashMap<>();
+    private final Map<VerbsBackend.CmId, VerbsListener> listeners = new ConcurrentHashMap<>();
+    private final Map<Integer, CompletionGroup> groups = new ConcurrentHashMap<>();
+    private volatile boolean shutdown;
+    private volatile boolean running;
+    private ThreadFactory threads;
+    private Thread cmThread;
+
+    /**
+     * @param bindAddress the local IPv4 address of the RDMA interface active endpoints bind to (port 0)
+     * @param nanoClock {@link System#nanoTime()} in production, a manual clock in tests
+     */
+    public VerbsRdmaProvider(VerbsSettings settings, VerbsBackend backend, InetSocketAddress bindAddress,
+            TransportType transportType, LongSupplier nanoClock) {
+        this.settings = settings;
+        this.backend = backend;
+        this.bindAddress = bindAddress;
+        this.transportType = transportType;
+        this.nanoClock = nanoClock;
+        this.capabilities = settings.capabilities();
+    }
+
+    VerbsBackend backend() {
+        return backend;
+    }
+
+    VerbsSettings settings() {
+        return settings;
+    }
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public TransportType transportType() {
+        return transportType;
+    }
+
+    @Override
+    public RdmaCapabilities capabilities() {
+        return capabilities;
+    }
+
+    /** Starts the CM thread; completion threads start with their device's first endpoint. */
+    public synchronized void start(ThreadFactory threadFactory) {
+        this.threads = threadFactory;
+        running = true;
+        cmThread = threadFactory.newThread(this::cmLoop);
+        cmThread.setName("smbdirect-verbs-cm");
+        cmThread.setDaemon(true);
+        cmThread.start();
+        for (CompletionGroup group : groups.values()) {
+            if (!group.isStarted()) {
+                group.start(threadFactory);
+            }
+        }
+    }
+
+    private void cmLoop() {
+        while (running) {
+            try {
+                pumpCmEvents(settings.eventTimeoutMillis());
+            } catch (RuntimeException e) {
+                LOG.error("RDMA CM event handling failed", e);
+            }
+        }
+    }
+
+    /**
+     * Waits up to {@code timeoutMillis} for one CM event and dispatches it (CM thread, or a test);
+     * returns whether there was one.
+     */
+    boolean pumpCmEvents(int timeoutMillis) {
+        VerbsBackend.CmEvent event;
+        try {
+            event = backend.nextCmEvent(timeoutMillis);
+        } catch (IOException e) {
+            if (running && !shutdown) {
+                LOG.error("rdma_get_cm_event failed: {}", e.getMessage());
+                parkMillis(timeoutMillis);
+            }
+            return false;
+        }
+        if (event == null) {
+            return false;
+        }
+        dispatch(event);
+        return true;
+    }
+
+    private void dispatch(VerbsBackend.CmEvent event) {
+        int type = event.type();
+        LOG.debug("{} (listen id {}, id {})", StatusMapper.cmEventName(type), event.listenId(), event.id());
+        if (type == VerbsConstants.CM_EVENT_CONNECT_REQUEST) {
+            VerbsListener listener = event.listenId() == null ? null : listeners.get(event.listenId());
+            if (listener == null || shutdown) {
+                LOG.debug("connection request without an open listener; rejecting");
+                backend.destroyId(event.id());
+                return;
+            }
+            listener.onConnectRequest(event.id());
+            return;
+        }
+        VerbsEndpoint endpoint = event.id() == null ? null : endpoints.get(event.id());
+        if (endpoint != null) {
+            endpoint.group().execute(() -> endpoint.onCmEvent(type));
+            return;
+        }
+        VerbsListener listener = event.id() == null ? null : listeners.get(event.id());
+        if (listener != null && type == VerbsConstants.CM_EVENT_DEVICE_REMOVAL) {
+            listener.fail(DisconnectCause.DEVICE_REMOVED, StatusMapper.cmEventName(type));
+            return;
+        }
+        LOG.debug("{} for an identifier without endpoint or listener", StatusMapper.cmEventName(type));
+    }
+
+    @Override
+    public RdmaListener listen(InetSocketAddress address, RdmaListenHandler handler) throws RdmaException {
+        checkOpen();
+        if (address == null || address.isUnresolved() || !(address.getAddress() instanceof Inet4Address)) {
+            throw new RdmaException("listen: " + address
+                    + " is not an IPv4 address (DiSNI 2.0 binds sockaddr_in only; IPv6 is not supported)");
+        }
+        java.util.Objects.requireNonNull(handler, "handler");
+        VerbsBackend.CmId id;
+        try {
+            id = backend.createId();
+        } catch (IOException e) {
+            throw new RdmaException("rdma_create_id failed: " + e.getMessage(), e);
+        }
+        try {
+            backend.bindAddr(id, address);
+            backend.listen(id, settings.listenBacklog());
+            InetSocketAddress bound = backend.localAddress(id);
+            VerbsListener listener = new VerbsListener(this, id, bound == null ? address : bound, handler);
+            listeners.put(id, listener);
+            LOG.info("RDMA listener on {}", listener.localAddress());
+            return listener;
+        } catch (IOException e) {
+            backend.destroyId(id);
+            throw new RdmaException("listen on " + address + " failed: " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public RdmaEndpoint createEndpoint(EndpointConfig config, RdmaEndpointHandler handler) throws RdmaException {
+        checkOpen();
+        checkConfig(config);
+        java.util.Objects.requireNonNull(handler, "handler");
+        VerbsBackend.CmId id;
+        try {
+            id = backend.createId();
+        } catch (IOException e) {
+            throw new RdmaException("rdma_create_id failed: " + e.getMessage(), e);
+        }
+        try {
+            backend.bindAddr(id, bindAddress);
+            VerbsBackend.Device device = backend.device(id);
+            InetSocketAddress local = backend.localAddress(id);
+            return openEndpoint(id, device, config, handler, false, local, null);
+        } catch (IOException | RuntimeException e) {
+            backend.destroyId(id);
+            if (e instanceof RdmaException r) {
+                throw r;
+            }
+            throw new RdmaException("creating an endpoint bound to " + bindAddress + " failed: " + e.getMessage(), e);
+        }
+    }
+
+    void checkConfig(EndpointConfig config) throws RdmaException {
+        java.util.Objects.requireNonNull(config, "config");
+        if (config.sendQueueDepth() > settings.maxSendWorkRequests()) {
+            throw new RdmaException("EndpointConfig.sendQueueDepth " + config.sendQueueDepth()
+                    + " exceeds maxSendWorkRequests " + settings.maxSendWorkRequests());
+        }
+        if (config.receiveQueueDepth() > settings.maxReceiveWorkRequests()) {
+            throw new RdmaException("EndpointConfig.receiveQueueDepth " + config.receiveQueueDepth()
+                    + " exceeds maxReceiveWorkRequests " + settings.maxReceiveWorkRequests());
+        }
+    }
+
+    /** Creates the queue pair of {@code id} and the endpoint around it (the caller owns {@code id} on failure). */
+    VerbsEndpoint openEndpoint(VerbsBackend.CmId id, VerbsBackend.Device device, EndpointConfig config,
+            RdmaEndpointHandler handler, boolean passive, InetSocketAddress local, InetSocketAddress peer)
+            throws RdmaException {
+        checkOpen();
+        CompletionGroup group = groupFor(device);
+        int entries = config.sendQueueDepth() + config.receiveQueueDepth();
+        int key = group.attach(entries);
+        VerbsBackend.QueuePair qp;
+        try {
+            qp = backend.createQp(id, group.pd(), group.cq(), config.sendQueueDepth(), config.receiveQueueDepth());
+        } catch (IOException e) {
+            group.detach(key, entries);
+            throw new RdmaException("rdma_create_qp (send " + config.sendQueueDepth() + ", receive "
+                    + config.receiveQueueDepth() + ") failed: " + e.getMessage(), e);
+        }
+        VerbsEndpoint endpoint = new VerbsEndpoint(this, group, id, qp, key, config, handler, passive, local, peer);
+        group.bind(key, endpoint);
+        endpoints.put(id, endpoint);
+        return endpoint;
+    }
+
+    private CompletionGroup groupFor(VerbsBackend.Device device) throws RdmaException {
+        CompletionGroup existing = groups.get(device.key());
+        if (existing != null) {
+            return existing;
+        }
+        synchronized (this) {
+            existing = groups.get(device.key());
+            if (existing != null) {
+                return existing;
+            }
+            CompletionGroup group;
+            try {
+                group = new CompletionGroup(backend, settings, nanoClock, device);
+            } catch (IOException e) {
+                throw new RdmaException("allocating the protection domain / completion queue (cqSize "
+                        + settings.cqSize() + ") failed: " + e.getMessage(), e);
+            }
+            groups.put(device.key(), group);
+            if (running) {
+                group.start(threads);
+            }
+            return group;
+        }
+    }
+
+    /** The completion group of a device key (tests). */
+    CompletionGroup group(int deviceKey) {
+        return groups.get(deviceKey);
+    }
+
+    void forget(VerbsEndpoint endpoint) {
+        endpoints.remove(endpoint.cmId(), endpoint);
+    }
+
+    void forget(VerbsListener listener) {
+        listeners.remove(listener.cmId(), listener);
+    }
+
+    int endpointCount() {
+        return endpoints.size();
+    }
+
+    int listenerCount() {
+        return listeners.size();
+    }
+
+    private void checkOpen() throws RdmaException {
+        if (shutdown) {
+            throw new RdmaException("the verbs provider is shut down");
+        }
+    }
+
+    /**
+     * Stops the provider: listeners fail with PROVIDER_SHUTDOWN, endpoints end with PROVIDER_SHUTDOWN
+     * (waiting up to {@code flushTimeoutMillis} for their flushes), then every resource is released.
+     */
+    public void shutdown() {
+        if (shutdown) {
+            return;
+        }
+        shutdown = true;
+        for (VerbsListener listener : new ArrayList<>(listeners.values())) {
+            listener.fail(DisconnectCause.PROVIDER_SHUTDOWN, "the verbs provider is shutting down");
+        }
+        List<VerbsEndpoint> open = new ArrayList<>(endpoints.values());
+        for (VerbsEndpoint endpoint : open) {
+            endpoint.group().execute(
+                    () -> endpoint.endOnGroup(DisconnectCause.PROVIDER_SHUTDOWN, "the verbs provider is shutting down"));
+        }
+        long deadline = nanoClock.getAsLong()
+                + TimeUnit.MILLISECONDS.toNanos(settings.flushTimeoutMillis() + 2L * settings.eventTimeoutMillis());
+        while (!allEnded(open) && nanoClock.getAsLong() - deadline < 0) {
+            boolean inline = false;
+            for (CompletionGroup group : groups.values()) {
+                if (!group.isStarted()) {
+                    group.runOnce();
+                    inline = true;
+                }
+            }
+            if (!inline) {
+                parkMillis(5);
+            }
+        }
+        running = false;
+        Thread t = cmThread;
+        if (t != null) {
+            try {
+                t.join(settings.eventTimeoutMillis() * 4L + 1000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        for (VerbsEndpoint endpoint : open) {
+            endpoint.close();
+        }
+        for (CompletionGroup group : groups.values()) {
+            group.stop();
+        }
+        groups.clear();
+        backend.close();
+        LOG.info("verbs provider stopped");
+    }
+
+    private static boolean allEnded(List<VerbsEndpoint> endpoints) {
+        for (VerbsEndpoint endpoint : endpoints) {
+            VerbsEndpoint.State s = endpoint.state();
+            if (s != VerbsEndpoint.State.DISCONNECTED && s != VerbsEndpoint.State.CLOSED) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static void parkMillis(long millis) {
+        java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(millis));
+    }
+}

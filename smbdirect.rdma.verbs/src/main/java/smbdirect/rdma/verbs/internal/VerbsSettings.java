@@ -1,0 +1,93 @@
+package smbdirect.rdma.verbs.internal;
+
+import java.util.Locale;
+
+import smbdirect.api.rdma.RdmaCapabilities;
+
+/**
+ * The validated configuration of the verbs provider (configuration PID {@code smbdirect.rdma.verbs}).
+ * Immutable.
+ *
+ * @param deviceName RDMA device ({@code mlx5_0}, {@code irdma1}, ...); empty picks the first one
+ * @param bindAddress IPv4 address of the RDMA interface; empty derives it from the device
+ * @param transportType AUTO (from sysfs) or IWARP / INFINIBAND / ROCE
+ * @param cqSize entries of the completion queue shared by the endpoints of one device
+ * @param maxSendWorkRequests largest send queue depth accepted per endpoint
+ * @param maxReceiveWorkRequests largest receive queue depth accepted per endpoint
+ * @param maxMessageSize largest message reported as capability
+ * @param maxReadDepth IRD/ORD reported (DiSNI 2.0 always offers the device's max_qp_rd_atom)
+ * @param maxRegionSize largest registration reported as capability
+ * @param busyPolling poll the completion queue continuously instead of waiting for events
+ * @param pollBatch work completions fetched per poll
+ * @param eventTimeoutMillis how long a completion or CM thread waits before it looks at its queue again
+ * @param resolveTimeoutMillis address and route resolution timeout
+ * @param flushTimeoutMillis how long an ending endpoint waits for flushed completions before the
+ *     provider completes the rest as FLUSHED itself
+ * @param retryCount transport retries (rdma_conn_param.retry_count)
+ * @param rnrRetryCount receiver-not-ready retries (0: a Send without a posted receive fails)
+ * @param listenBacklog rdma_listen backlog
+ * @param sendWithInvalidate post SEND_WITH_INV as raw opcode 9 (unverified without hardware)
+ */
+public record VerbsSettings(
+        String deviceName,
+        String bindAddress,
+        String transportType,
+        int cqSize,
+        int maxSendWorkRequests,
+        int maxReceiveWorkRequests,
+        int maxMessageSize,
+        int maxReadDepth,
+        long maxRegionSize,
+        boolean busyPolling,
+        int pollBatch,
+        int eventTimeoutMillis,
+        int resolveTimeoutMillis,
+        int flushTimeoutMillis,
+        int retryCount,
+        int rnrRetryCount,
+        int listenBacklog,
+        boolean sendWithInvalidate) {
+
+    /** The defaults (also the Metatype defaults). */
+    public static VerbsSettings defaults() {
+        return new VerbsSettings("", "", "AUTO", 4096, 1024, 1024, 1 << 30, 16, 1L << 30, false, 32, 100, 5000,
+                5000, 6, 0, 128, false);
+    }
+
+    public VerbsSettings {
+        deviceName = deviceName == null ? "" : deviceName.trim();
+        bindAddress = bindAddress == null ? "" : bindAddress.trim();
+        transportType = transportType == null || transportType.isBlank() ? "AUTO"
+                : transportType.trim().toUpperCase(Locale.ROOT);
+        require(transportType.equals("AUTO") || transportType.equals("IWARP") || transportType.equals("INFINIBAND")
+                || transportType.equals("ROCE"), "transportType", transportType, "AUTO, IWARP, INFINIBAND or ROCE");
+        require(cqSize >= 2, "cqSize", cqSize, ">= 2");
+        require(maxSendWorkRequests >= 1, "maxSendWorkRequests", maxSendWorkRequests, ">= 1");
+        require(maxReceiveWorkRequests >= 1, "maxReceiveWorkRequests", maxReceiveWorkRequests, ">= 1");
+        require(maxSendWorkRequests + maxReceiveWorkRequests <= cqSize, "maxSendWorkRequests + maxReceiveWorkRequests",
+                maxSendWorkRequests + maxReceiveWorkRequests, "<= cqSize " + cqSize);
+        require(maxMessageSize >= 1, "maxMessageSize", maxMessageSize, ">= 1");
+        require(maxReadDepth >= 1 && maxReadDepth <= 255, "maxReadDepth", maxReadDepth, "1..255");
+        require(maxRegionSize >= 1, "maxRegionSize", maxRegionSize, ">= 1");
+        require(pollBatch >= 1 && pollBatch <= 4096, "pollBatch", pollBatch, "1..4096");
+        require(eventTimeoutMillis >= 1, "eventTimeoutMillis", eventTimeoutMillis, ">= 1");
+        require(resolveTimeoutMillis >= 1, "resolveTimeoutMillis", resolveTimeoutMillis, ">= 1");
+        require(flushTimeoutMillis >= 1, "flushTimeoutMillis", flushTimeoutMillis, ">= 1");
+        require(retryCount >= 0 && retryCount <= 7, "retryCount", retryCount, "0..7");
+        require(rnrRetryCount >= 0 && rnrRetryCount <= 7, "rnrRetryCount", rnrRetryCount, "0..7");
+        require(listenBacklog >= 1, "listenBacklog", listenBacklog, ">= 1");
+    }
+
+    private static void require(boolean ok, String attribute, Object value, String rule) {
+        if (!ok) {
+            throw new IllegalArgumentException(
+                    "smbdirect.rdma.verbs: " + attribute + " = " + value + " is invalid (must be " + rule + ")");
+        }
+    }
+
+    /** The capabilities reported for the configured limits. */
+    public RdmaCapabilities capabilities() {
+        return new RdmaCapabilities(maxSendWorkRequests, maxReceiveWorkRequests, 1, 0, maxMessageSize, maxReadDepth,
+                maxReadDepth, maxRegionSize, sendWithInvalidate);
+    }
+}

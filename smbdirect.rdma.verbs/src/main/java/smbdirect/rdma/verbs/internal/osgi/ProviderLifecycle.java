@@ -1,0 +1,108 @@
+package smbdirect.rdma.verbs.internal.osgi;
+
+import java.util.Dictionary;
+import java.util.Hashtable;
+import java.util.concurrent.Executors;
+import java.util.function.Function;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import smbdirect.api.rdma.RdmaProvider;
+import smbdirect.rdma.verbs.internal.VerbsProbe;
+import smbdirect.rdma.verbs.internal.VerbsRdmaProvider;
+import smbdirect.rdma.verbs.internal.VerbsSettings;
+
+/**
+ * What the component does, without OSGi types: probe, then register the {@link RdmaProvider} only
+ * if the probe succeeded, and always register a {@link VerbsStatus}. Not thread-safe: driven by the
+ * component's activate/deactivate.
+ */
+final class ProviderLifecycle {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ProviderLifecycle.class);
+    static final int RANKING = 100;
+
+    /** Registers services; returns a handle that unregisters. */
+    interface Registrar {
+        Runnable register(Class<?> type, Object service, Dictionary<String, Object> properties);
+    }
+
+    private final Function<VerbsSettings, VerbsProbe.Result> probe;
+    private final Registrar registrar;
+    private VerbsRdmaProvider provider;
+    private Runnable providerRegistration;
+    private Runnable statusRegistration;
+
+    ProviderLifecycle(Function<VerbsSettings, VerbsProbe.Result> probe, Registrar registrar) {
+        this.probe = probe;
+        this.registrar = registrar;
+    }
+
+    /** Probes with {@code settings} and registers; an invalid configuration only registers the status. */
+    VerbsProbe.Result start(VerbsSettings settings) {
+        return register(settings, probe.apply(settings));
+    }
+
+    /** The configuration could not be turned into settings: register only the status. */
+    VerbsProbe.Result invalidConfiguration(String message) {
+        return register(null, VerbsProbe.Result.unavailable("invalid configuration: " + message));
+    }
+
+    private VerbsProbe.Result register(VerbsSettings settings, VerbsProbe.Result result) {
+        if (result.available()) {
+            provider = new VerbsRdmaProvider(settings, result.backend(), result.bindAddress(), result.transportType(),
+                    System::nanoTime);
+            provider.start(Executors.defaultThreadFactory());
+            Dictionary<String, Object> props = new Hashtable<>();
+            props.put(RdmaProvider.PROVIDER_NAME, VerbsRdmaProvider.NAME);
+            props.put(RdmaProvider.TRANSPORT_TYPE, result.transportType().name());
+            props.put("service.ranking", RANKING);
+            props.put(VerbsStatus.STATUS, result.status());
+            props.put("smbdirect.rdma.device", result.device());
+            props.put("smbdirect.rdma.bindAddress", result.bindAddress().getAddress().getHostAddress());
+            providerRegistration = registrar.register(RdmaProvider.class, provider, props);
+            LOG.info("verbs RDMA provider registered: device {}, {}, bind address {}", result.device(),
+                    result.transportType(), result.bindAddress().getAddress().getHostAddress());
+        } else {
+            LOG.warn("verbs RDMA provider not registered: {}", result.reason());
+        }
+        Dictionary<String, Object> props = new Hashtable<>();
+        props.put(RdmaProvider.PROVIDER_NAME, VerbsRdmaProvider.NAME);
+        props.put(VerbsStatus.STATUS, result.status());
+        boolean available = result.available();
+        String status = result.status();
+        statusRegistration = registrar.register(VerbsStatus.class, new VerbsStatus() {
+            @Override
+            public boolean available() {
+                return available;
+            }
+
+            @Override
+            public String status() {
+                return status;
+            }
+
+            @Override
+            public String toString() {
+                return status;
+            }
+        }, props);
+        return result;
+    }
+
+    void stop() {
+        if (providerRegistration != null) {
+            providerRegistration.run();
+            providerRegistration = null;
+        }
+        if (statusRegistration != null) {
+            statusRegistration.run();
+            statusRegistration = null;
+        }
+        if (provider != null) {
+            provider.shutdown();
+            provider = null;
+        }
+    }
+}

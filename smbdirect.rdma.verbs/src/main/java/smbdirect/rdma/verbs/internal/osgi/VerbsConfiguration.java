@@ -1,0 +1,90 @@
+package smbdirect.rdma.verbs.internal.osgi;
+
+import org.osgi.service.metatype.annotations.AttributeDefinition;
+import org.osgi.service.metatype.annotations.ObjectClassDefinition;
+import org.osgi.service.metatype.annotations.Option;
+
+import smbdirect.rdma.verbs.internal.VerbsSettings;
+
+/** Metatype of the verbs provider (configuration PID {@code smbdirect.rdma.verbs}). */
+@ObjectClassDefinition(name = "SMB Direct verbs RDMA provider",
+        description = "RDMA provider over DiSNI (libdisni, rdma-core) for iWARP, InfiniBand and RoCE devices")
+public @interface VerbsConfiguration {
+
+    @AttributeDefinition(name = "Device name",
+            description = "RDMA device as listed in /sys/class/infiniband (mlx5_0, irdma1, siw0, ...); empty: the first one")
+    String deviceName() default "";
+
+    @AttributeDefinition(name = "Bind address",
+            description = "IPv4 address of the RDMA interface that active connections bind to; empty: the first IPv4 "
+                    + "address of the device's network interface")
+    String bindAddress() default "";
+
+    @AttributeDefinition(name = "Transport type",
+            description = "AUTO reads node_type/link_layer from sysfs",
+            options = {@Option(label = "Auto (sysfs)", value = "AUTO"), @Option(label = "iWARP", value = "IWARP"),
+                @Option(label = "InfiniBand", value = "INFINIBAND"), @Option(label = "RoCE", value = "ROCE")})
+    String transportType() default "AUTO";
+
+    @AttributeDefinition(name = "Completion queue size",
+            description = "Entries of the completion queue shared by the endpoints of one device; each endpoint "
+                    + "reserves its send plus receive queue depth", min = "2")
+    int cqSize() default 4096;
+
+    @AttributeDefinition(name = "Max send work requests", description = "Largest send queue depth per endpoint",
+            min = "1")
+    int maxSendWorkRequests() default 1024;
+
+    @AttributeDefinition(name = "Max receive work requests", description = "Largest receive queue depth per endpoint",
+            min = "1")
+    int maxReceiveWorkRequests() default 1024;
+
+    @AttributeDefinition(name = "Max message size", description = "Reported capability (bytes)", min = "1")
+    int maxMessageSize() default 1 << 30;
+
+    @AttributeDefinition(name = "Max read depth",
+            description = "IRD/ORD reported; DiSNI 2.0 always offers the device's max_qp_rd_atom, set this to it",
+            min = "1", max = "255")
+    int maxReadDepth() default 16;
+
+    @AttributeDefinition(name = "Max region size", description = "Largest registration (bytes)", min = "1")
+    long maxRegionSize() default 1L << 30;
+
+    @AttributeDefinition(name = "Busy polling",
+            description = "Poll the completion queue continuously (one core per device) instead of waiting for "
+                    + "completion events")
+    boolean busyPolling() default false;
+
+    @AttributeDefinition(name = "Poll batch", description = "Work completions fetched per poll", min = "1",
+            max = "4096")
+    int pollBatch() default 32;
+
+    @AttributeDefinition(name = "Event timeout (ms)",
+            description = "How long the CM and completion threads wait before they look at their task queues again",
+            min = "1")
+    int eventTimeoutMillis() default 100;
+
+    @AttributeDefinition(name = "Resolve timeout (ms)", description = "Address and route resolution timeout",
+            min = "1")
+    int resolveTimeoutMillis() default 5000;
+
+    @AttributeDefinition(name = "Flush timeout (ms)",
+            description = "How long an ending connection waits for the device to flush its work requests", min = "1")
+    int flushTimeoutMillis() default 5000;
+
+    @AttributeDefinition(name = "Retry count", description = "rdma_conn_param.retry_count", min = "0", max = "7")
+    int retryCount() default 6;
+
+    @AttributeDefinition(name = "RNR retry count",
+            description = "rdma_conn_param.rnr_retry_count; 0 makes a Send without a posted receive fail, as SMB Direct "
+                    + "expects", min = "0", max = "7")
+    int rnrRetryCount() default 0;
+
+    @AttributeDefinition(name = "Listen backlog", min = "1")
+    int listenBacklog() default 128;
+
+    @AttributeDefinition(name = "Send with Invalidate",
+            description = "Post IBV_WR_SEND_WITH_INV as raw opcode 9 through DiSNI (unverified without hardware); "
+                    + "off: capability sendWithInvalidate is false")
+    boolean sendWithInvalidate() default false;
+}

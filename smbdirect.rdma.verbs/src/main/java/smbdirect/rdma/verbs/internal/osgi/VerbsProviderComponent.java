@@ -1,0 +1,65 @@
+package smbdirect.rdma.verbs.internal.osgi;
+
+import java.nio.file.Path;
+
+import org.osgi.framework.BundleContext;
+import org.osgi.framework.ServiceRegistration;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.ConfigurationPolicy;
+import org.osgi.service.component.annotations.Deactivate;
+import org.osgi.service.metatype.annotations.Designate;
+
+import smbdirect.rdma.verbs.internal.SysfsDevices;
+import smbdirect.rdma.verbs.internal.VerbsProbe;
+import smbdirect.rdma.verbs.internal.VerbsSettings;
+import smbdirect.rdma.verbs.internal.disni.DisniNativeAccess;
+
+/**
+ * The verbs provider's component. Immediate, so the probe runs at start; it registers the
+ * {@code RdmaProvider} service ({@code smbdirect.provider=verbs}, {@code service.ranking=100}) itself
+ * through the bundle context, and only when libdisni, rdma-core, {@code sun.nio.ch} access and a
+ * device are usable. Otherwise it logs one WARN naming the missing piece and registers only a
+ * {@link VerbsStatus} with {@code smbdirect.provider.status=unavailable: <reason>}. A configuration
+ * change reactivates it (probe again). Thread-safety: SCR serialises activate and deactivate.
+ */
+@Component(immediate = true, service = {}, configurationPid = "smbdirect.rdma.verbs",
+        configurationPolicy = ConfigurationPolicy.OPTIONAL)
+@Designate(ocd = VerbsConfiguration.class)
+public final class VerbsProviderComponent {
+
+    private ProviderLifecycle lifecycle;
+
+    @Activate
+    void activate(BundleContext context, VerbsConfiguration config) {
+        lifecycle = new ProviderLifecycle(
+                new VerbsProbe(new DisniNativeAccess(), new SysfsDevices(Path.of("/sys/class/infiniband")))::probe,
+                (type, service, properties) -> {
+                    ServiceRegistration<?> registration = context.registerService(type.getName(), service, properties);
+                    return registration::unregister;
+                });
+        VerbsSettings settings;
+        try {
+            settings = settings(config);
+        } catch (IllegalArgumentException e) {
+            lifecycle.invalidConfiguration(e.getMessage());
+            return;
+        }
+        lifecycle.start(settings);
+    }
+
+    @Deactivate
+    void deactivate() {
+        if (lifecycle != null) {
+            lifecycle.stop();
+            lifecycle = null;
+        }
+    }
+
+    static VerbsSettings settings(VerbsConfiguration c) {
+        return new VerbsSettings(c.deviceName(), c.bindAddress(), c.transportType(), c.cqSize(),
+                c.maxSendWorkRequests(), c.maxReceiveWorkRequests(), c.maxMessageSize(), c.maxReadDepth(),
+                c.maxRegionSize(), c.busyPolling(), c.pollBatch(), c.eventTimeoutMillis(), c.resolveTimeoutMillis(),
+                c.flushTimeoutMillis(), c.retryCount(), c.rnrRetryCount(), c.listenBacklog(), c.sendWithInvalidate());
+    }
+}

@@ -1,0 +1,339 @@
+package smbdirect.rdma.verbs.internal;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * A recording {@link VerbsBackend}: a miniature device that remembers every call, keeps the posted
+ * work requests of each queue pair in order and completes them when a test says so. Not
+ * thread-safe (tests drive it from one thread).
+ */
+class FakeBackend implements VerbsBackend {
+
+    final List<String> calls = new ArrayList<>();
+    final Deque<CmEvent> cmEvents = new ArrayDeque<>();
+    final Deque<long[]> completions = new ArrayDeque<>();
+    final List<Send> sends = new ArrayList<>();
+    final List<Recv> recvs = new ArrayList<>();
+    final Set<FakeMr> liveRegions = new HashSet<>();
+    final List<FakeCmId> destroyedIds = new ArrayList<>();
+    final List<FakeQp> destroyedQps = new ArrayList<>();
+    final List<CmId> listening = new ArrayList<>();
+    String failOn;
+    int nextId = 1;
+    int nextMr = 1;
+    int notifies;
+    int awaits;
+    boolean closed;
+    final FakeDevice device = new FakeDevice(7);
+
+    record Send(FakeQp qp, int opcode, long wrId, int sendFlags, long sgeAddress, int sgeLength, int sgeLocalKey,
+            long remoteAddress, int remoteKey, int invalidateKey) {
+    }
+
+    record Recv(FakeQp qp, long wrId, long address, int length, int localKey) {
+    }
+
+    static final class FakeCmId implements CmId {
+        final int n;
+        InetSocketAddress bound;
+        InetSocketAddress peer;
+        boolean listening;
+        ByteBuffer connectPrivateData;
+        int connectRetry = -1;
+        int connectRnrRetry = -1;
+        boolean accepted;
+        int disconnects;
+
+        FakeCmId(int n) {
+            this.n = n;
+        }
+
+        @Override
+        public String toString() {
+            return "id" + n;
+        }
+    }
+
+    record FakeDevice(int key) implements Device {
+    }
+
+    static final class FakePd implements ProtectionDomain {
+    }
+
+    static final class FakeCq implements CompletionQueue {
+        final int entries;
+
+        FakeCq(int entries) {
+            this.entries = entries;
+        }
+    }
+
+    static final class FakeQp implements QueuePair {
+        final FakeCmId id;
+        final int maxSend;
+        final int maxRecv;
+        final Deque<Long> postedSends = new ArrayDeque<>();
+        final Deque<Long> postedRecvs = new ArrayDeque<>();
+
+        FakeQp(FakeCmId id, int maxSend, int maxRecv) {
+            this.id = id;
+            this.maxSend = maxSend;
+            this.maxRecv = maxRecv;
+        }
+    }
+
+    record FakeMr(long address, int length, int localKey, int remoteKey, int access, ByteBuffer buffer)
+            implements RegisteredMemory {
+    }
+
+    private synchronized void check(String op) throws IOException {
+        calls.add(op);
+        if (op.equals(failOn)) {
+            throw new IOException(op + ": injected failure");
+        }
+    }
+
+    // ---- CM
+
+    @Override
+    public synchronized CmId createId() throws IOException {
+        check("createId");
+        return new FakeCmId(nextId++);
+    }
+
+    @Override
+    public synchronized void bindAddr(CmId id, InetSocketAddress address) throws IOException {
+        check("bindAddr");
+        FakeCmId f = (FakeCmId) id;
+        f.bound = address.getPort() == 0 ? new InetSocketAddress(address.getAddress(), 40000 + f.n) : address;
+    }
+
+    @Override
+    public synchronized void listen(CmId id, int backlog) throws IOException {
+        check("listen");
+        ((FakeCmId) id).listening = true;
+        listening.add(id);
+    }
+
+    @Override
+    public synchronized void resolveAddr(CmId id, InetSocketAddress destination, int timeoutMillis) throws IOException {
+        check("resolveAddr");
+        ((FakeCmId) id).peer = destination;
+    }
+
+    @Override
+    public synchronized void resolveRoute(CmId id, int timeoutMillis) throws IOException {
+        check("resolveRoute");
+    }
+
+    @Override
+    public synchronized void connect(CmId id, ByteBuffer privateData, int retryCount, int rnrRetryCount) throws IOException {
+        check("connect");
+        FakeCmId f = (FakeCmId) id;
+        f.connectPrivateData = ByteBuffer.allocate(privateData.remaining()).put(privateData.duplicate()).flip();
+        f.connectRetry = retryCount;
+        f.connectRnrRetry = rnrRetryCount;
+    }
+
+    @Override
+    public synchronized void accept(CmId id, int retryCount, int rnrRetryCount) throws IOException {
+        check("accept");
+        ((FakeCmId) id).accepted = true;
+    }
+
+    @Override
+    public synchronized int disconnect(CmId id) {
+        calls.add("disconnect");
+        ((FakeCmId) id).disconnects++;
+        return 0;
+    }
+
+    @Override
+    public synchronized void destroyId(CmId id) {
+        calls.add("destroyId");
+        destroyedIds.add((FakeCmId) id);
+    }
+
+    @Override
+    public synchronized InetSocketAddress localAddress(CmId id) {
+        return ((FakeCmId) id).bound;
+    }
+
+    @Override
+    public synchronized InetSocketAddress peerAddress(CmId id) {
+        return ((FakeCmId) id).peer;
+    }
+
+    @Override
+    public synchronized CmEvent nextCmEvent(int timeoutMillis) {
+        if (cmEvents.isEmpty() && timeoutMillis > 0) {
+            try {
+                wait(timeoutMillis);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        return cmEvents.poll();
+    }
+
+    @Override
+    public synchronized void close() {
+        calls.add("close");
+        closed = true;
+    }
+
+    // ---- verbs
+
+    @Override
+    public synchronized Device device(CmId id) throws IOException {
+        check("device");
+        return device;
+    }
+
+    @Override
+    public synchronized ProtectionDomain allocPd(Device device) throws IOException {
+        check("allocPd");
+        return new FakePd();
+    }
+
+    @Override
+    public synchronized CompletionQueue createCq(Device device, int entries, int pollBatch) throws IOException {
+        check("createCq");
+        return new FakeCq(entries);
+    }
+
+    @Override
+    public synchronized QueuePair createQp(CmId id, ProtectionDomain pd, CompletionQueue cq, int maxSendWr, int maxRecvWr)
+            throws IOException {
+        check("createQp");
+        return new FakeQp((FakeCmId) id, maxSendWr, maxRecvWr);
+    }
+
+    @Override
+    public synchronized void destroyQp(CmId id, QueuePair qp) {
+        calls.add("destroyQp");
+        destroyedQps.add((FakeQp) qp);
+    }
+
+    @Override
+    public synchronized RegisteredMemory register(ProtectionDomain pd, ByteBuffer buffer, int accessFlags) throws IOException {
+        check("register");
+        int n = nextMr++;
+        FakeMr mr = new FakeMr(0x7f00_0000_0000L + n * 0x10_0000L, buffer.remaining(), 0x100 + n, 0xA000 + n,
+                accessFlags, buffer);
+        liveRegions.add(mr);
+        return mr;
+    }
+
+    @Override
+    public synchronized void deregister(RegisteredMemory memory) throws IOException {
+        check("deregister");
+        if (!liveRegions.remove(memory)) {
+            throw new IOException("deregistering an unknown region " + memory);
+        }
+    }
+
+    @Override
+    public synchronized void postSend(QueuePair qp, SendRequest r) throws IOException {
+        check("postSend");
+        FakeQp q = (FakeQp) qp;
+        sends.add(new Send(q, r.opcode, r.wrId, r.sendFlags, r.sgeAddress, r.sgeLength, r.sgeLocalKey, r.remoteAddress,
+                r.remoteKey, r.invalidateKey));
+        q.postedSends.add(r.wrId);
+    }
+
+    @Override
+    public synchronized void postRecv(QueuePair qp, long wrId, long address, int length, int localKey) throws IOException {
+        check("postRecv");
+        FakeQp q = (FakeQp) qp;
+        recvs.add(new Recv(q, wrId, address, length, localKey));
+        q.postedRecvs.add(wrId);
+    }
+
+    @Override
+    public synchronized int poll(CompletionQueue cq, CompletionBatch batch) throws IOException {
+        check("poll");
+        int n = 0;
+        while (n < batch.capacity() && !completions.isEmpty()) {
+            long[] c = completions.poll();
+            batch.set(n++, c[0], (int) c[1], (int) c[2], (int) c[3], (int) c[4], (int) c[5], (int) c[6], 0);
+        }
+        return n;
+    }
+
+    @Override
+    public synchronized void requestNotify(CompletionQueue cq) {
+        notifies++;
+    }
+
+    @Override
+    public synchronized boolean awaitCompletionEvent(CompletionQueue cq, int timeoutMillis) {
+        awaits++;
+        if (completions.isEmpty()) {
+            try {
+                wait(timeoutMillis);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        return !completions.isEmpty();
+    }
+
+    @Override
+    public synchronized void destroyCq(CompletionQueue cq) {
+        calls.add("destroyCq");
+    }
+
+    @Override
+    public synchronized void deallocPd(ProtectionDomain pd) {
+        calls.add("deallocPd");
+    }
+
+    // ---- device behaviour driven by tests
+
+    /** The device completes the oldest posted send of {@code qp}. */
+    synchronized void completeSend(FakeQp qp, int status, int opcode, int byteLength, int vendorError) {
+        long wrId = qp.postedSends.remove();
+        completions.add(new long[] {wrId, status, opcode, vendorError, byteLength, 0, 0});
+        notifyAll();
+    }
+
+    /** The device completes the oldest posted receive of {@code qp}. */
+    synchronized void completeRecv(FakeQp qp, int status, int byteLength, int wcFlags, int immData) {
+        long wrId = qp.postedRecvs.remove();
+        completions.add(new long[] {wrId, status, VerbsConstants.WC_RECV, 0, byteLength, immData, wcFlags});
+        notifyAll();
+    }
+
+    /** The device flushes everything outstanding on {@code qp} (queue pair in the error state). */
+    synchronized void flush(FakeQp qp) {
+        while (!qp.postedSends.isEmpty()) {
+            completeSend(qp, VerbsConstants.WC_WR_FLUSH_ERR, 0x55, 0, 0);
+        }
+        while (!qp.postedRecvs.isEmpty()) {
+            completeRecv(qp, VerbsConstants.WC_WR_FLUSH_ERR, 0, 0, 0);
+        }
+    }
+
+    synchronized void event(int type, CmId listenId, CmId id) {
+        cmEvents.add(new CmEvent(type, listenId, id));
+        notifyAll();
+    }
+
+    static InetSocketAddress ipv4(String address, int port) {
+        try {
+            return new InetSocketAddress(InetAddress.getByName(address), port);
+        } catch (IOException e) {
+            throw new IllegalArgumentException(e);
+        }
+    }
+}

@@ -1,0 +1,96 @@
+package smbdirect.rdma.verbs.internal;
+
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.util.EnumSet;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+import smbdirect.api.rdma.ConnectParameters;
+import smbdirect.api.rdma.EndpointConfig;
+import smbdirect.api.rdma.MemoryAccess;
+import smbdirect.api.rdma.RdmaException;
+import smbdirect.api.rdma.TransportType;
+
+/** A provider over a {@link FakeBackend} with a manual clock, driven by the test thread. */
+final class Harness {
+
+    final FakeBackend backend;
+    final AtomicLong now = new AtomicLong(1_000_000_000L);
+    final VerbsSettings settings;
+    final VerbsRdmaProvider provider;
+    static final InetSocketAddress BIND = FakeBackend.ipv4("192.0.2.10", 0);
+    static final InetSocketAddress PEER = FakeBackend.ipv4("192.0.2.20", 445);
+
+    Harness() {
+        this(VerbsSettings.defaults());
+    }
+
+    Harness(VerbsSettings settings) {
+        this(settings, new FakeBackend());
+    }
+
+    Harness(VerbsSettings settings, FakeBackend backend) {
+        this.settings = settings;
+        this.backend = backend;
+        this.provider = new VerbsRdmaProvider(settings, backend, BIND, TransportType.IWARP, now::get);
+    }
+
+    static VerbsSettings withSendWithInvalidate() {
+        VerbsSettings d = VerbsSettings.defaults();
+        return new VerbsSettings(d.deviceName(), d.bindAddress(), d.transportType(), d.cqSize(),
+                d.maxSendWorkRequests(), d.maxReceiveWorkRequests(), d.maxMessageSize(), d.maxReadDepth(),
+                d.maxRegionSize(), d.busyPolling(), d.pollBatch(), d.eventTimeoutMillis(), d.resolveTimeoutMillis(),
+                d.flushTimeoutMillis(), d.retryCount(), d.rnrRetryCount(), d.listenBacklog(), true);
+    }
+
+    /** Runs CM events and completion rounds until nothing is left. */
+    void pump() {
+        boolean work = true;
+        while (work) {
+            work = false;
+            while (provider.pumpCmEvents(0)) {
+                work = true;
+            }
+            CompletionGroup group = provider.group(backend.device.key());
+            if (group != null && group.runOnce() > 0) {
+                work = true;
+            }
+        }
+    }
+
+    void advanceMillis(long millis) {
+        now.addAndGet(TimeUnit.MILLISECONDS.toNanos(millis));
+    }
+
+    VerbsEndpoint activeEndpoint(RecordingHandler handler, int sendDepth, int recvDepth) throws RdmaException {
+        return (VerbsEndpoint) provider.createEndpoint(new EndpointConfig(sendDepth, recvDepth), handler);
+    }
+
+    /** An active endpoint taken through resolve, route, connect and ESTABLISHED. */
+    VerbsEndpoint established(RecordingHandler handler, int sendDepth, int recvDepth) throws RdmaException {
+        VerbsEndpoint endpoint = activeEndpoint(handler, sendDepth, recvDepth);
+        endpoint.connect(PEER, new ConnectParameters(ByteBuffer.allocate(0), 4, 4));
+        backend.event(VerbsConstants.CM_EVENT_ADDR_RESOLVED, null, endpoint.cmId());
+        backend.event(VerbsConstants.CM_EVENT_ROUTE_RESOLVED, null, endpoint.cmId());
+        backend.event(VerbsConstants.CM_EVENT_ESTABLISHED, null, endpoint.cmId());
+        pump();
+        return endpoint;
+    }
+
+    static FakeBackend.FakeQp qp(VerbsEndpoint endpoint) {
+        return (FakeBackend.FakeQp) endpoint.queuePair();
+    }
+
+    static ByteBuffer direct(int size) {
+        return ByteBuffer.allocateDirect(size);
+    }
+
+    static EnumSet<MemoryAccess> access(MemoryAccess... rights) {
+        EnumSet<MemoryAccess> set = EnumSet.noneOf(MemoryAccess.class);
+        for (MemoryAccess a : rights) {
+            set.add(a);
+        }
+        return set;
+    }
+}

@@ -69,6 +69,12 @@ public interface MockEndpoint extends RdmaEndpoint {
     void releaseCompletions();
 
     /**
+     * Lets the next {@code count} held callbacks through, in order, and keeps holding the rest
+     * (a completion delayed by a chosen amount of other traffic). No effect when not holding.
+     */
+    void releaseCompletions(int count);
+
+    /**
      * Breaks the connection now as a transport error would: both sides flush and get
      * {@link smbdirect.api.rdma.DisconnectCause#QP_ERROR} with {@code detail}.
      */

@@ -134,6 +134,34 @@ class QueuePairTest {
     }
 
     @Test
+    void heldCompletionsCanBeLetThroughOneAtATime() throws Exception {
+        Fixture f = Fixture.deterministic();
+        f.connect();
+        f.serverEp.holdCompletions();
+        MemoryRegion src = Fixture.region(f.clientEp, new byte[4]);
+        for (int i = 0; i < 3; i++) {
+            f.clientEp.postSend(src, 0, 4, i);
+        }
+        f.settle();
+        assertEquals(0, f.server.completions().size());
+        f.serverEp.releaseCompletions(1);
+        f.settle();
+        assertEquals(List.of(1000L), f.server.completions().stream().map(Recorder.Completion::wrId).toList());
+        f.serverEp.releaseCompletions(1);
+        f.settle();
+        assertEquals(2, f.server.completions().size());
+        f.clientEp.postSend(src, 0, 4, 3);
+        f.settle();
+        assertEquals(2, f.server.completions().size(), "still holding");
+        assertEquals(2, f.serverEp.pendingCallbacks());
+        f.serverEp.releaseCompletions();
+        f.settle();
+        assertEquals(List.of(1000L, 1001L, 1002L, 1003L),
+                f.server.completions().stream().map(Recorder.Completion::wrId).toList());
+        f.closeAll();
+    }
+
+    @Test
     void postingBeforeConnectIsOnlyAllowedForReceives() throws Exception {
         Fixture f = Fixture.deterministic();
         MockEndpoint ep = (MockEndpoint) f.clientDevice.createEndpoint(f.clientConfig, f.client);

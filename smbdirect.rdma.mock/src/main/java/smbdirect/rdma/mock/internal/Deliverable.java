@@ -25,6 +25,7 @@ abstract class Deliverable {
     private final ArrayDeque<Event> eventPool = new ArrayDeque<>();
     private Thread deliverer;
     boolean held;
+    private int budget;
     private boolean scheduled;
     private int parkedTickets;
     private final Runnable drainTask = this::drainThreaded;
@@ -113,8 +114,11 @@ abstract class Deliverable {
         Thread previous;
         Thread current = Thread.currentThread();
         synchronized (lock) {
-            if (held || events.isEmpty() || (deliverer != null && deliverer != current)) {
+            if (blocked() || events.isEmpty() || (deliverer != null && deliverer != current)) {
                 return false;
+            }
+            if (held) {
+                budget--;
             }
             e = events.poll();
             previous = deliverer;
@@ -142,7 +146,7 @@ abstract class Deliverable {
     /** DETERMINISTIC: a ticket of this target came up. */
     final boolean stepTicket() {
         synchronized (lock) {
-            if (held) {
+            if (blocked()) {
                 parkedTickets++;
                 return false;
             }
@@ -160,11 +164,35 @@ abstract class Deliverable {
         };
     }
 
+    /** Under lock: held and no released deliveries left. */
+    private boolean blocked() {
+        return held && budget <= 0;
+    }
+
     /** Holds delivery. */
     final void hold() {
         synchronized (lock) {
             held = true;
+            budget = 0;
         }
+    }
+
+    /** Lets the next {@code count} held callbacks through and keeps holding the rest. */
+    final void releaseSome(int count) {
+        synchronized (lock) {
+            if (!held) {
+                return;
+            }
+            budget += count;
+            if (fabric.mode == DeliveryMode.DETERMINISTIC) {
+                int tickets = Math.min(count, parkedTickets);
+                parkedTickets -= tickets;
+                for (int i = 0; i < tickets; i++) {
+                    fabric.addTask(this);
+                }
+            }
+        }
+        signal();
     }
 
     /** Ends holding and delivers what was held. */
@@ -172,6 +200,7 @@ abstract class Deliverable {
         int tickets;
         synchronized (lock) {
             held = false;
+            budget = 0;
             tickets = parkedTickets;
             parkedTickets = 0;
             if (fabric.mode == DeliveryMode.DETERMINISTIC) {
@@ -191,7 +220,7 @@ abstract class Deliverable {
 
     private void schedule() {
         synchronized (lock) {
-            if (scheduled || held || events.isEmpty()) {
+            if (scheduled || blocked() || events.isEmpty()) {
                 return;
             }
             scheduled = true;

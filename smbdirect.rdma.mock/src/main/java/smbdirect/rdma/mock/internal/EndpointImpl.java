@@ -989,6 +989,14 @@ final class EndpointImpl extends Deliverable implements MockEndpoint {
     }
 
     @Override
+    public void releaseCompletions(int count) {
+        if (count < 1) {
+            throw new IllegalArgumentException("count must be at least 1: " + count);
+        }
+        releaseSome(count);
+    }
+
+    @Override
     public void breakConnection(String detail) {
         EndpointImpl p;
         synchronized (lock) {

@@ -124,13 +124,8 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
     private final CompletableFuture<Void> closedFuture = new CompletableFuture<>();
     volatile CloseReason closeReason;
     private CloseReason pendingClose;
+    private boolean provisionalReason;
     private State closedFrom;
-    /**
-     * The close was started by a refused post: a symptom when the endpoint had already been
-     * disconnected (by the peer, the device, the provider), whose cause the provider reports with
-     * its last callback and which then replaces this reason before the upper layer is told.
-     */
-    private boolean closedByRefusedPost;
     private InetSocketAddress peerAddress;
     private InetSocketAddress localAddress;
     private RdmaCapabilities caps;
@@ -140,29 +135,19 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
     // ---- buffers ----
     private ByteBuffer initBuf;
     private MemoryRegion initRegion;
-    private ByteBuffer recvBuf;
+    private BufferPool receivePool;
     private ByteBuffer recvView;
-    private MemoryRegion recvRegion;
-    private int[] freeRecv;
-    private int freeRecvCount;
-    private ByteBuffer sendBuf;
-    private MemoryRegion sendRegion;
-    private int[] freeSend;
-    private int freeSendCount;
+    private BufferPool sendPool;
     private OutMessage[] sendOwner;
-    private int sendSlots;
     private final ReceivedMessageImpl received = new ReceivedMessageImpl();
 
     // ---- timers ----
     private Scheduler.Cancellable negotiationTimer;
-    private Scheduler.Cancellable keepaliveTimer;
     private Scheduler.Cancellable creditTimer;
-    private long lastReceiveNanos;
-    private long keepaliveSentNanos;
     private long creditStallSince = -1;
     private final Runnable negotiationTimeoutTask = this::onNegotiationTimeout;
     private final Runnable keepaliveTask = this::onKeepaliveTimer;
-    private final Runnable keepaliveTimerTask = () -> serial.execute(keepaliveTask);
+    private final KeepaliveTimer keepaliveTimer;
     private final Runnable creditTask = this::onCreditTimer;
     private final Runnable creditTimerTask = () -> serial.execute(creditTask);
     private final Runnable pumpTask = this::pump;
@@ -211,6 +196,7 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
         this.maxFragmentedRecvSize = settings.maxFragmentedRecvSize();
         this.maxReadWriteSize = initiator ? 0 : settings.maxReadWriteSize();
         this.credits = new CreditManager(settings.sendCreditTarget(), settings.receiveCreditMax());
+        this.keepaliveTimer = new KeepaliveTimer(engine.scheduler(), () -> serial.execute(keepaliveTask));
     }
 
     long budget() {
@@ -458,7 +444,7 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
         cancelNegotiationTimer();
         role = Role.ESTABLISHED;
         state = State.ESTABLISHED;
-        lastReceiveNanos = engine.scheduler().nanoTime();
+        keepaliveTimer.received();
         armKeepaliveTimer(); // R-3.1.5.6-21
         engine.onEstablished(this);
         // R-3.1.5.6-19, A-41: indicate the negotiated connection to the upper layer
@@ -498,13 +484,13 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
             return;
         }
         protocol = SmbdWire.PROTOCOL_V1; // R-3.1.5.7-10
-        credits.receiveCreditTarget = (int) NegotiateResponse.creditsRequested(initBuf, 0); // R-3.1.5.7-11
+        credits.receiveCreditTarget = NegotiateResponse.creditsRequested(initBuf, 0); // R-3.1.5.7-11
         long preferred = NegotiateResponse.preferredSendSize(initBuf, 0);
         maxReceiveSize = (int) Math.max(SmbdWire.MIN_RECEIVE_SIZE, Math.min(maxReceiveSize, preferred)); // -12, -13
         maxSendSize = (int) Math.min(maxSendSize, NegotiateResponse.maxReceiveSize(initBuf, 0)); // -14
         maxReadWriteSize = (int) Math.min(initial.maxReadWriteSize(),
                 NegotiateResponse.maxReadWriteSize(initBuf, 0)); // -15
-        credits.addSendCredits((int) NegotiateResponse.creditsGranted(initBuf, 0)); // -16
+        credits.addSendCredits(NegotiateResponse.creditsGranted(initBuf, 0)); // -16
         maxFragmentedSendSize = NegotiateResponse.maxFragmentedSize(initBuf, 0); // -17
         try {
             setUpDataRegions();
@@ -519,7 +505,7 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
         cancelNegotiationTimer(); // -20
         role = Role.ESTABLISHED; // -22
         state = State.ESTABLISHED;
-        lastReceiveNanos = engine.scheduler().nanoTime();
+        keepaliveTimer.received();
         armKeepaliveTimer(); // -21
         engine.onEstablished(this);
         CompletableFuture<SmbDirectConnection> f = connectFuture;
@@ -535,24 +521,11 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
 
     private void setUpDataRegions() throws RdmaException {
         reassembler = new Reassembler(maxFragmentedRecvSize);
-        int recvSlots = credits.receiveCapacity();
-        recvBuf = ByteBuffer.allocateDirect(recvSlots * maxReceiveSize).order(ByteOrder.LITTLE_ENDIAN);
-        recvView = recvBuf.asReadOnlyBuffer();
-        freeRecv = new int[recvSlots];
-        for (int i = 0; i < recvSlots; i++) {
-            freeRecv[i] = recvSlots - 1 - i;
-        }
-        freeRecvCount = recvSlots;
-        recvRegion = endpoint.register(recvBuf, EnumSet.of(MemoryAccess.LOCAL_WRITE));
-        sendSlots = sendSlotCount();
-        sendBuf = ByteBuffer.allocateDirect(sendSlots * maxSendSize).order(ByteOrder.LITTLE_ENDIAN);
-        freeSend = new int[sendSlots];
-        for (int i = 0; i < sendSlots; i++) {
-            freeSend[i] = sendSlots - 1 - i;
-        }
-        freeSendCount = sendSlots;
-        sendOwner = new OutMessage[sendSlots];
-        sendRegion = endpoint.register(sendBuf, EnumSet.noneOf(MemoryAccess.class));
+        receivePool = BufferPool.register(endpoint, credits.receiveCapacity(), maxReceiveSize,
+                EnumSet.of(MemoryAccess.LOCAL_WRITE));
+        recvView = receivePool.buffer.asReadOnlyBuffer();
+        sendPool = BufferPool.register(endpoint, sendSlotCount(), maxSendSize, EnumSet.noneOf(MemoryAccess.class));
+        sendOwner = new OutMessage[sendPool.slots()];
     }
 
     // =====================================================================================
@@ -576,29 +549,15 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
 
     /** (Re)arms the Idle Connection Timer for the current keepalive state and settings. */
     private void armKeepaliveTimer() {
-        if (keepaliveTimer != null) {
-            keepaliveTimer.cancel();
-        }
-        long now = engine.scheduler().nanoTime();
-        keepaliveTimer = engine.scheduler().schedule(keepaliveTimerTask, keepaliveDeadline() - now);
-    }
-
-    private long keepaliveDeadline() {
-        TransportSettings s = engine.settings();
-        if (keepaliveRequested == KeepaliveRequested.NONE) {
-            return lastReceiveNanos + s.keepaliveInterval().toNanos();
-        }
-        return keepaliveSentNanos + s.keepaliveResponseTimeout().toNanos();
+        keepaliveTimer.arm(keepaliveRequested, engine.settings());
     }
 
     private void onKeepaliveTimer() {
         if (state != State.ESTABLISHED) {
             return;
         }
-        long now = engine.scheduler().nanoTime();
-        long deadline = keepaliveDeadline();
-        if (now < deadline) {
-            keepaliveTimer = engine.scheduler().schedule(keepaliveTimerTask, deadline - now);
+        if (!keepaliveTimer.due(keepaliveRequested, engine.settings())) {
+            armKeepaliveTimer(); // a message arrived meanwhile: wait for the rest
             return;
         }
         if (keepaliveRequested != KeepaliveRequested.NONE) {
@@ -610,7 +569,7 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
         }
         // R-3.1.6.2-02, -03, -04
         keepaliveRequested = KeepaliveRequested.PENDING;
-        keepaliveSentNanos = now;
+        keepaliveTimer.keepaliveRequested();
         armKeepaliveTimer();
         pump();
     }
@@ -742,13 +701,13 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
                 stalledOnCredits();
                 return;
             }
-            if (freeSendCount == 0) {
+            if (sendPool.available() == 0) {
                 return; // resumes when a send completes
             }
             if (credits.sendCredits == 1) {
                 // R-3.1.5.9-04, R-3.1.5.1-06, A-16: the last credit goes with a grant that includes one
                 // more receive, so that the peer can answer and still grant back (no grant ping-pong)
-                if (credits.mayPostExtra() && freeRecvCount > 0) {
+                if (credits.mayPostExtra() && receivePool.available() > 0) {
                     if (!postOneReceive()) {
                         return;
                     }
@@ -772,26 +731,14 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
             // R-3.1.5.1-10, -11
             flags = SmbdWire.FLAG_RESPONSE_REQUESTED;
             keepaliveRequested = KeepaliveRequested.SENT;
-            keepaliveSentNanos = engine.scheduler().nanoTime();
+            keepaliveTimer.keepaliveRequested();
             keepalivesSent++;
             armKeepaliveTimer();
         }
-        int slot = freeSend[--freeSendCount];
-        int base = slot * maxSendSize;
-        int payload = 0;
-        long remainingAfter = 0;
-        if (head != null) {
-            // R-3.1.5.4-13: DataLength = min(left, MaxSendSize - 24)
-            payload = Math.min(head.unsent(), maxSendSize - SmbdWire.DATA_OFFSET);
-            remainingAfter = head.unsent() - payload; // R-3.1.5.4-15
-        }
-        int header = DataTransfer.encodeHeader(sendBuf, base, credits.sendCreditTarget, granted, flags,
-                remainingAfter, payload > 0 ? SmbdWire.DATA_OFFSET : 0, payload); // R-3.1.5.1-09, R-3.1.5.4-03..17
-        if (payload > 0) {
-            // R-3.1.5.4-18: the message is copied once, into the registered send slot
-            sendBuf.put(base + header, head.message, head.message.position() + head.sent, payload);
-        }
-        int total = header + payload;
+        int slot = sendPool.take();
+        int base = sendPool.offset(slot);
+        // R-3.1.5.1-09, R-3.1.5.4-03..18
+        int total = Fragmenter.next(sendPool.buffer, base, maxSendSize, head, credits.sendCreditTarget, granted, flags);
         credits.sendCredits--; // R-3.1.5.1-08
         sendImmediate = false; // R-3.1.5.1-16
         sendOwner[slot] = head;
@@ -800,7 +747,6 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
                 creditGrantsSent++;
             }
         } else {
-            head.sent += payload;
             head.pendingFragments++;
             if (head.unsent() == 0) {
                 head.allPosted = true;
@@ -808,32 +754,32 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
             }
         }
         fragmentsSent++;
-        engine.trace(this, true, sendBuf, base, total);
+        engine.trace(this, true, sendPool.buffer, base, total);
         try {
             if (head != null && head.invalidate && !head.tokenAttached) {
                 head.tokenAttached = true;
                 if (caps.sendWithInvalidate()) {
                     // R-3.1.5.4-19, R-3.1.5.1-13: exactly one fragment carries the token
-                    endpoint.postSendWithInvalidate(sendRegion, base, total, head.remoteToken, wr(K_SEND, slot));
+                    endpoint.postSendWithInvalidate(sendPool.region, base, total, head.remoteToken, wr(K_SEND, slot));
                     return;
                 }
                 // R-3.1.5.1-14: the provider cannot invalidate; the token is dropped
             }
-            endpoint.postSend(sendRegion, base, total, wr(K_SEND, slot)); // R-3.1.5.1-15
+            endpoint.postSend(sendPool.region, base, total, wr(K_SEND, slot)); // R-3.1.5.1-15
         } catch (RdmaException e) {
             sendOwner[slot] = null;
-            freeSend[freeSendCount++] = slot;
+            sendPool.give(slot);
             if (head != null) {
                 head.pendingFragments--;
             }
-            closeOnRefusedPost("posting a Send", e);
+            closeAfterPostFailure("posting a Send", e);
         }
     }
 
     private void onSendCompleted(int slot, CompletionStatus status, int vendorError) {
         OutMessage owner = sendOwner[slot];
         sendOwner[slot] = null;
-        freeSend[freeSendCount++] = slot;
+        sendPool.give(slot);
         if (status == CompletionStatus.FLUSHED) {
             // the queue pair is going down; onDisconnected follows with the reason
             if (owner != null) {
@@ -883,7 +829,7 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
     /** 3.1.5.9: post receives up to the target (R-3.1.5.9-04..09). */
     private void refillReceives() {
         int want = credits.receivesWanted();
-        while (want-- > 0 && freeRecvCount > 0) {
+        while (want-- > 0 && receivePool.available() > 0) {
             if (!postOneReceive()) {
                 return;
             }
@@ -891,48 +837,48 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
     }
 
     private boolean postOneReceive() {
-        int slot = freeRecv[--freeRecvCount];
+        int slot = receivePool.take();
         try {
-            endpoint.postReceive(recvRegion, slot * maxReceiveSize, maxReceiveSize, wr(K_RECV, slot));
+            endpoint.postReceive(receivePool.region, slot * maxReceiveSize, maxReceiveSize, wr(K_RECV, slot));
             credits.onReceivePosted();
             return true;
         } catch (RdmaException e) {
-            freeRecv[freeRecvCount++] = slot;
-            closeOnRefusedPost("posting a receive", e);
+            receivePool.give(slot);
+            closeAfterPostFailure("posting a receive", e);
             return false;
         }
     }
 
     private void onDataTransfer(int slot, int length, boolean invalidated, int token) {
         int off = slot * maxReceiveSize;
-        engine.trace(this, false, recvBuf, off, length);
+        engine.trace(this, false, receivePool.buffer, off, length);
         // R-3.1.5.5-03, -04: any message restarts the Idle Connection Timer and answers a keepalive
-        lastReceiveNanos = engine.scheduler().nanoTime();
+        keepaliveTimer.received();
         if (keepaliveRequested != KeepaliveRequested.NONE) {
             keepaliveRequested = KeepaliveRequested.NONE;
             armKeepaliveTimer();
         }
         fragmentsReceived++;
         // R-3.1.5.8-01..06
-        Violation v = DataTransfer.check(recvBuf, off, length, maxFragmentedRecvSize);
+        Violation v = DataTransfer.check(receivePool.buffer, off, length, maxFragmentedRecvSize);
         if (v != null) {
-            freeRecv[freeRecvCount++] = slot;
+            receivePool.give(slot);
             credits.receiveCredits--;
             close(new CloseReason(CloseReason.Kind.PROTOCOL_VIOLATION, v.rule(), describe(v)));
             return;
         }
         if (!credits.onMessageReceived()) { // R-3.1.5.8-07
-            freeRecv[freeRecvCount++] = slot;
+            receivePool.give(slot);
             close(new CloseReason(CloseReason.Kind.PROTOCOL_VIOLATION, "R-3.1.5.1-04",
                     "the peer sent a message without holding a Send Credit; " + credits));
             return;
         }
-        long creditsRequested = DataTransfer.creditsRequested(recvBuf, off);
-        long creditsGranted = DataTransfer.creditsGranted(recvBuf, off);
-        long flags = DataTransfer.flags(recvBuf, off);
-        long remaining = DataTransfer.remainingDataLength(recvBuf, off);
-        long dataOffset = DataTransfer.dataOffset(recvBuf, off);
-        long dataLength = DataTransfer.dataLength(recvBuf, off);
+        long creditsRequested = DataTransfer.creditsRequested(receivePool.buffer, off);
+        long creditsGranted = DataTransfer.creditsGranted(receivePool.buffer, off);
+        long flags = DataTransfer.flags(receivePool.buffer, off);
+        long remaining = DataTransfer.remainingDataLength(receivePool.buffer, off);
+        long dataOffset = DataTransfer.dataOffset(receivePool.buffer, off);
+        long dataLength = DataTransfer.dataLength(receivePool.buffer, off);
         credits.receiveCreditTarget = (int) creditsRequested; // R-3.1.5.8-10
         if ((flags & SmbdWire.FLAG_RESPONSE_REQUESTED) != 0) {
             // R-3.1.5.8-11, -12 as Windows and Linux do: reply promptly with Flags 0
@@ -952,11 +898,11 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
                 rb.remotelyInvalidated = true;
             }
         }
-        Reassembler.Outcome outcome = reassembler.onFragment(recvBuf, off + (int) dataOffset, (int) dataLength,
+        Reassembler.Outcome outcome = reassembler.onFragment(receivePool.buffer, off + (int) dataOffset, (int) dataLength,
                 remaining); // R-3.1.5.8-15, -16
         switch (outcome) {
             case VIOLATION:
-                freeRecv[freeRecvCount++] = slot;
+                receivePool.give(slot);
                 close(new CloseReason(CloseReason.Kind.PROTOCOL_VIOLATION, reassembler.violationRule(),
                         reassembler.violationDetail()));
                 return;
@@ -966,15 +912,15 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
                 recvView.position(off + (int) dataOffset);
                 recvView.limit(off + (int) dataOffset + (int) dataLength);
                 deliver(recvView, (int) dataLength);
-                freeRecv[freeRecvCount++] = slot;
+                receivePool.give(slot);
                 break;
             case REASSEMBLED:
-                freeRecv[freeRecvCount++] = slot; // the bytes were copied: repost first (peer-lessons 6)
+                receivePool.give(slot); // the bytes were copied: repost first (peer-lessons 6)
                 refillReceives();
                 deliver(reassembler.message(), reassembler.messageLength());
                 break;
             default:
-                freeRecv[freeRecvCount++] = slot;
+                receivePool.give(slot);
                 break;
         }
         if (state == State.ESTABLISHED) {
@@ -1053,7 +999,7 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
                 if (status == CompletionStatus.SUCCESS && state == State.ESTABLISHED) {
                     onDataTransfer((int) index, length, invalidated, token);
                 } else {
-                    freeRecv[freeRecvCount++] = (int) index;
+                    receivePool.give((int) index);
                     credits.onReceiveFlushed();
                     if (status != CompletionStatus.SUCCESS && status != CompletionStatus.FLUSHED) {
                         close(providerError("receive", status, vendorError));
@@ -1070,6 +1016,16 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
             default:
                 LOG.warn("connection {}: completion with unknown wrId {}", id, Long.toHexString(wrId));
         }
+    }
+
+    /**
+     * A post was refused. Usually the queue pair is already going down (the peer disconnected and
+     * the provider's report is still queued): the reason is provisional and gives way to the cause
+     * the endpoint reports with its disconnect.
+     */
+    private void closeAfterPostFailure(String what, RdmaException e) {
+        close(CloseReason.of(CloseReason.Kind.PROVIDER_ERROR, what + " failed: " + e.getMessage()));
+        provisionalReason = true;
     }
 
     private CloseReason providerError(String what, CompletionStatus status, int vendorError) {
@@ -1106,25 +1062,15 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
             return;
         }
         if (state != State.CLOSING) {
-            close(reasonFor(cause, detail));
-        } else if (closedByRefusedPost && cause != DisconnectCause.LOCAL) {
+            close(reasonFor(cause, detail, state == State.ESTABLISHED));
+        } else if (provisionalReason && cause != DisconnectCause.LOCAL) {
+            // the refused post was a symptom: the endpoint's own cause is the reason
             closeReason = reasonFor(cause, detail, closedFrom == State.ESTABLISHED);
         }
         finish();
     }
 
-    /** Closes because the provider refused a post; see {@link #closedByRefusedPost}. */
-    private void closeOnRefusedPost(String what, RdmaException e) {
-        boolean first = state != State.CLOSING && state != State.CLOSED;
-        close(CloseReason.of(CloseReason.Kind.PROVIDER_ERROR, what + " failed: " + e.getMessage()));
-        closedByRefusedPost = first;
-    }
-
-    private CloseReason reasonFor(DisconnectCause cause, String detail) {
-        return reasonFor(cause, detail, state == State.ESTABLISHED);
-    }
-
-    private static CloseReason reasonFor(DisconnectCause cause, String detail, boolean up) {
+    private CloseReason reasonFor(DisconnectCause cause, String detail, boolean up) {
         String d = cause + (detail.isEmpty() ? "" : ": " + detail);
         switch (cause) {
             case PEER:
@@ -1177,10 +1123,7 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
         closeReason = reason;
         state = State.CLOSING;
         cancelNegotiationTimer();
-        if (keepaliveTimer != null) {
-            keepaliveTimer.cancel();
-            keepaliveTimer = null;
-        }
+        keepaliveTimer.cancel();
         if (creditTimer != null) {
             creditTimer.cancel();
             creditTimer = null;
@@ -1394,7 +1337,7 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
             invalidatesInFlight--;
             rb.deregistered.completeExceptionally(new SmbDirectException(SmbDirectException.Kind.PROVIDER_ERROR,
                     "local invalidate failed: " + e.getMessage(), null, e));
-            close(CloseReason.of(CloseReason.Kind.PROVIDER_ERROR, "local invalidate failed: " + e.getMessage()));
+            closeAfterPostFailure("posting a local invalidate", e);
         }
     }
 
@@ -1515,7 +1458,7 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
                 rdmaPending.remove(op);
                 failOp(op, new SmbDirectException(SmbDirectException.Kind.PROVIDER_ERROR,
                         "posting an RDMA " + (op.read ? "Read" : "Write") + " failed: " + e.getMessage(), null, e));
-                closeOnRefusedPost("posting an RDMA operation", e);
+                closeAfterPostFailure("posting an RDMA operation", e);
                 return;
             }
         }

@@ -256,7 +256,9 @@ public final class SmbDirectEngine implements SmbDirectTransport {
         if (c.listener != null) {
             c.listener.onClosed(established);
         }
-        if (!established) {
+        CloseReason.Kind kind = c.closeReason == null ? null : c.closeReason.kind();
+        if (from == Connection.State.NEGOTIATING || kind == CloseReason.Kind.NEGOTIATION_FAILED
+                || kind == CloseReason.Kind.NEGOTIATION_TIMEOUT) {
             negotiationFailures.incrementAndGet();
             lastNegotiationFailure = "connection " + c.id + " " + c.closeReason;
         }
@@ -276,6 +278,11 @@ public final class SmbDirectEngine implements SmbDirectTransport {
     /** Live connections (for tests and management). */
     int connectionCount() {
         return connections.size();
+    }
+
+    /** The live connection with {@code id}, or null. */
+    Connection connection(long id) {
+        return connections.get(id);
     }
 
     @Override

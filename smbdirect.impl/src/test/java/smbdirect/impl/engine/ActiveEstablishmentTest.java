@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 
+import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 import smbdirect.api.CloseReason;
@@ -39,6 +40,7 @@ class ActiveEstablishmentTest {
     }
 
     @Test
+    @DisplayName("R-3.1.4.1-01 R-3.1.4.1-11: initial receive before connecting")
     void R_3_1_4_1_11_initialReceiveOf512PostedBeforeConnect() {
         h.connect();
         FakeEndpoint e = h.provider.last();
@@ -49,6 +51,7 @@ class ActiveEstablishmentTest {
     }
 
     @Test
+    @DisplayName("R-2.2.1-01 R-2.2.1-02 R-2.2.1-03 R-2.2.1-04 R-2.2.1-07 R-3.1.5.2-09 R-3.1.4.1-14: the Negotiate Request")
     void R_3_1_5_2_negotiateRequestCarriesTheConnectionValues() {
         h.connect();
         FakeEndpoint e = h.provider.last();
@@ -67,6 +70,7 @@ class ActiveEstablishmentTest {
     }
 
     @Test
+    @DisplayName("R-3.1.5.5-02 R-3.1.5.7-12..17: values from the Negotiate Response")
     void R_3_1_5_7_12_to_17_negotiatedValuesFollowTheResponse() {
         Connection c = h.active(10, 10, 1024, 1024, 131072);
         assertEquals(1024, c.maxReceiveSize, "R-3.1.5.7-12 min(8192, PreferredSendSize)");
@@ -89,6 +93,7 @@ class ActiveEstablishmentTest {
     }
 
     @Test
+    @DisplayName("R-3.1.5.7-16 R-3.1.5.1-05 A-13: first Data Transfer grants")
     void R_3_1_5_7_16_sendCreditsFromResponseAnd_A_13_firstDataTransferGrantsPostedReceives() {
         Connection c = h.active(10, 7, 1024, 1024, 131072);
         FakeEndpoint e = h.provider.last();
@@ -152,6 +157,7 @@ class ActiveEstablishmentTest {
     }
 
     @Test
+    @DisplayName("R-3.1.2.1-01 R-3.1.4.1-10: Negotiation Timer")
     void R_3_1_4_1_10_negotiationTimerCoversConnectAndNegotiation() {
         CompletableFuture<SmbDirectConnection> f = h.engine.connect(Harness.PEER, Duration.ofSeconds(7), h.recorder)
                 .toCompletableFuture();

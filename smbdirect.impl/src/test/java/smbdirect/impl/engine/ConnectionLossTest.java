@@ -182,4 +182,43 @@ class ConnectionLossTest {
         assertEquals(List.of(20, 32, 20, 124), lengths);
         assertTrue(c.isOpen());
     }
+
+    @Test
+    void peerLesson7_flushedFragmentsOfOneMessageCompleteItOnce() {
+        Connection c = established();
+        FakeEndpoint e = h.provider.last();
+        c.send(ByteBuffer.wrap(Harness.bytes(5000, 1)), (m, x) -> outcomes.add(x));
+        assertTrue(e.outstandingSends().size() >= 5, "several fragments in flight");
+        e.complete(e.outstandingSends().get(0), smbdirect.api.rdma.CompletionStatus.SUCCESS);
+        e.flushAndDisconnect(DisconnectCause.QP_ERROR, "flush");
+        assertEquals(1, outcomes.size(), "one completion for the message");
+        assertInstanceOf(SmbDirectException.class, outcomes.get(0));
+        assertEquals(CloseReason.Kind.PROVIDER_ERROR, h.recorder.disconnects.get(0).kind());
+    }
+
+    @Test
+    void peerLesson22_shutdownIsBoundedWhenTheProviderNeverReportsTheDisconnect() {
+        Connection c = established();
+        FakeEndpoint e = h.provider.last();
+        e.deferDisconnect = true;
+        CompletableFuture<Void> closed = c.close().toCompletableFuture();
+        assertFalse(closed.isDone());
+        h.scheduler.advance(java.time.Duration.ofSeconds(30));
+        assertTrue(closed.isDone());
+        assertTrue(e.closed);
+        assertEquals(1, h.recorder.disconnects.size());
+        assertEquals(0, h.engine.connectionCount());
+    }
+
+    @Test
+    void peerLesson23_deregistrationWaitsForTheFenceBeforeTheBufferIsReturned() {
+        Connection c = established();
+        FakeEndpoint e = h.provider.last();
+        RegisteredBuffer rb = c.register(ByteBuffer.allocateDirect(4096), RemoteAccess.READ).toCompletableFuture()
+                .join();
+        CompletableFuture<Void> f = rb.deregister().toCompletableFuture();
+        assertFalse(f.isDone(), "the buffer is not returned before the invalidate completed");
+        e.completeInvalidates();
+        assertTrue(f.isDone());
+    }
 }

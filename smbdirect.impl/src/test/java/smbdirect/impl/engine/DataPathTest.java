@@ -12,6 +12,7 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 
+import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 import smbdirect.api.CloseReason;
@@ -72,6 +73,7 @@ class DataPathTest {
     }
 
     @Test
+    @DisplayName("R-3.1.5.1-08 R-3.1.5.4-13 R-3.1.5.4-15: example 4.3")
     void example_4_3_sixtyFourKiBFragmentedWithCreditStallsAndExactRemainingLengths() {
         Connection c = established();
         FakeEndpoint e = h.provider.last();
@@ -153,6 +155,7 @@ class DataPathTest {
     }
 
     @Test
+    @DisplayName("R-3.1.4.2-01 R-3.1.4.2-02 R-3.1.4.2-03: too large")
     void R_3_1_4_2_03_tooLargeMessageRefusedWithNothingSent() {
         Connection c = established();
         FakeEndpoint e = h.provider.last();
@@ -174,6 +177,7 @@ class DataPathTest {
     }
 
     @Test
+    @DisplayName("R-3.1.1.1-02 R-3.1.4.2-04 R-3.1.5.1-02 R-3.1.5.4-18 R-3.1.5.4-20: send order")
     void R_3_1_1_1_02_messagesLeaveInSendOrder() {
         Connection c = established();
         FakeEndpoint e = h.provider.last();
@@ -210,6 +214,7 @@ class DataPathTest {
     }
 
     @Test
+    @DisplayName("R-3.1.5.8-13 R-3.1.5.8-14 R-3.1.5.1-07: grants resume the queue")
     void R_3_1_5_8_13_grantsResumeAQueuedMessage() {
         Connection c = established();
         FakeEndpoint e = h.provider.last();
@@ -247,6 +252,7 @@ class DataPathTest {
     }
 
     @Test
+    @DisplayName("R-3.1.5.8-15 R-3.1.5.8-16 R-3.1.5.8-20 A-29: reassembly")
     void R_3_1_5_8_20_fragmentsReassembledWithZeroLengthFragments_A_29() {
         Connection c = established();
         FakeEndpoint e = h.provider.last();
@@ -373,6 +379,7 @@ class DataPathTest {
     }
 
     @Test
+    @DisplayName("R-3.1.5.4-19 R-3.1.5.1-13: Send with Invalidate")
     void R_3_1_5_4_19_remoteTokenAttachedToExactlyOneFragment() {
         Connection c = established();
         FakeEndpoint e = h.provider.last();
@@ -420,6 +427,7 @@ class DataPathTest {
     }
 
     @Test
+    @DisplayName("R-3.1.5.8-08 R-3.1.5.8-09 peer-lessons 3: refill")
     void peerLesson3_refillWhenThePeerFallsBelowTheFraction() {
         Connection c = h.active(100, 100, 1024, 1024, 131072);
         FakeEndpoint e = h.provider.last();

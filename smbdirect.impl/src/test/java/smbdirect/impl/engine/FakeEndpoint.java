@@ -123,7 +123,22 @@ final class FakeEndpoint implements RdmaEndpoint {
     boolean autoCompleteSends;
     boolean autoCompleteRdma;
     boolean deferDisconnect;
+    int failRegisterAfter = -1;
+    boolean failDeregister;
+    boolean failSendPost;
+    boolean failReceivePost;
     int ird = 8;
+    /** Allocation-free bookkeeping for measurements: receives in a ring, Sends completed by {@link #leanStep}. */
+    boolean lean;
+    private final long[] leanRecvWr = new long[1024];
+    private final int[] leanRecvOff = new int[1024];
+    private final int[] leanRecvLen = new int[1024];
+    private final Region[] leanRecvRegion = new Region[1024];
+    private int leanRecvHead;
+    private int leanRecvCount;
+    private final long[] leanSendWr = new long[1024];
+    private int leanSendCount;
+    long leanSends;
     int ord = 8;
     final Wc wc = new Wc();
 
@@ -155,6 +170,12 @@ final class FakeEndpoint implements RdmaEndpoint {
 
     @Override
     public MemoryRegion register(ByteBuffer buffer, Set<MemoryAccess> access) throws RdmaException {
+        if (failRegisterAfter == 0) {
+            throw new RdmaException("registration refused");
+        }
+        if (failRegisterAfter > 0) {
+            failRegisterAfter--;
+        }
         Region r = new Region(nextToken++, 0x10000L * nextToken, buffer.slice(), Set.copyOf(access));
         regions.add(r);
         events.add("register");
@@ -163,6 +184,9 @@ final class FakeEndpoint implements RdmaEndpoint {
 
     @Override
     public void deregister(MemoryRegion region) throws RdmaException {
+        if (failDeregister) {
+            throw new RdmaException("deregistration failed");
+        }
         if (!regions.remove(region)) {
             throw new RdmaException("unknown region");
         }
@@ -179,6 +203,17 @@ final class FakeEndpoint implements RdmaEndpoint {
     @Override
     public void postReceive(MemoryRegion region, int offset, int length, long wrId) throws RdmaException {
         live();
+        if (failReceivePost) {
+            throw new RdmaException("receive queue full");
+        }
+        if (lean) {
+            int at = (leanRecvHead + leanRecvCount++) % 1024;
+            leanRecvWr[at] = wrId;
+            leanRecvOff[at] = offset;
+            leanRecvLen[at] = length;
+            leanRecvRegion[at] = (Region) region;
+            return;
+        }
         receives.add(new Wr(WorkRequestType.RECEIVE, (Region) region, offset, length, wrId, null, null, 0, 0));
         events.add("postReceive:" + length);
     }
@@ -199,6 +234,14 @@ final class FakeEndpoint implements RdmaEndpoint {
 
     private void send(MemoryRegion region, int offset, int length, long wrId, Integer inv) throws RdmaException {
         live();
+        if (failSendPost) {
+            throw new RdmaException("send queue full");
+        }
+        if (lean) {
+            leanSendWr[leanSendCount++] = wrId;
+            leanSends++;
+            return;
+        }
         byte[] b = new byte[length];
         region.buffer().get(offset, b);
         Wr w = new Wr(WorkRequestType.SEND, (Region) region, offset, length, wrId, b, inv, 0, 0);
@@ -341,6 +384,29 @@ final class FakeEndpoint implements RdmaEndpoint {
         wc.inv = invalidatedToken != null;
         wc.token = invalidatedToken == null ? 0 : invalidatedToken;
         handler.onCompletion(wc);
+    }
+
+    /**
+     * Lean mode: the peer's {@code message} lands in the oldest posted receive, then every Send
+     * posted meanwhile completes. Allocates nothing.
+     */
+    void leanStep(ByteBuffer message) {
+        int at = leanRecvHead;
+        leanRecvHead = (leanRecvHead + 1) % 1024;
+        leanRecvCount--;
+        leanRecvRegion[at].buffer.put(leanRecvOff[at], message, 0, message.limit());
+        wc.wrId = leanRecvWr[at];
+        wc.type = WorkRequestType.RECEIVE;
+        wc.status = CompletionStatus.SUCCESS;
+        wc.len = message.limit();
+        wc.inv = false;
+        handler.onCompletion(wc);
+        while (leanSendCount > 0) {
+            wc.wrId = leanSendWr[--leanSendCount];
+            wc.type = WorkRequestType.SEND;
+            wc.len = 0;
+            handler.onCompletion(wc);
+        }
     }
 
     /** Flushes every outstanding request, then reports the disconnect (the SPI's order). */

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 
+import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 import smbdirect.api.CloseReason;
@@ -27,6 +28,7 @@ class KeepaliveAndTimerTest {
     }
 
     @Test
+    @DisplayName("R-3.1.6.2-03 R-2.2.3-10 R-3.1.5.4-06 R-3.1.5.1-15: keepalive")
     void R_3_1_6_2_03_keepaliveAfterKeepaliveIntervalWithResponseRequested() {
         Connection c = established();
         FakeEndpoint e = h.provider.last();
@@ -39,6 +41,7 @@ class KeepaliveAndTimerTest {
         assertEquals(20, k.remaining(), "R-3.1.6.2-04: an empty message");
         assertEquals(SmbdWire.FLAG_RESPONSE_REQUESTED, DataTransfer.flags(k, 0), "R-3.1.5.1-10");
         assertEquals(0, DataTransfer.dataOffset(k, 0), "R-3.1.5.4-05");
+        assertEquals(0, DataTransfer.dataLength(k, 0), "R-2.2.3-10, R-3.1.5.4-06");
         assertEquals(KeepaliveRequested.SENT, c.keepaliveRequested);
         assertEquals(1, c.keepalivesSent);
     }
@@ -82,6 +85,7 @@ class KeepaliveAndTimerTest {
     }
 
     @Test
+    @DisplayName("R-3.1.5.1-03 R-3.1.5.8-12 A-8: keepalive reply")
     void A_8_keepaliveReplyHasFlagsZeroAndIsPrompt() {
         Connection c = established();
         FakeEndpoint e = h.provider.last();
@@ -111,6 +115,7 @@ class KeepaliveAndTimerTest {
     }
 
     @Test
+    @DisplayName("R-3.1.6.2-02 R-3.1.5.4-08: a pending keepalive waits for a credit")
     void keepaliveWithoutSendCreditsStillTimesOut() {
         Connection c = h.passive(10, 1024, 1024, 131072);
         assertEquals(0, c.credits.sendCredits);

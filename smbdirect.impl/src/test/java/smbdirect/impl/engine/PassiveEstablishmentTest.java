@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 
+import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 import smbdirect.api.CloseReason;
@@ -36,6 +37,7 @@ class PassiveEstablishmentTest {
     }
 
     @Test
+    @DisplayName("R-2.2.2-01 R-2.2.2-02 R-2.2.2-03 R-2.2.2-04 R-2.2.2-10 R-3.1.5.3-01 R-3.1.5.3-16 R-3.1.5.6-16 R-3.1.5.6-18 R-3.1.5.6-21 R-3.1.5.5-01 R-3.1.5.1-01: success response")
     void R_3_1_5_3_successResponseFieldsAnd_R_3_1_5_6_sizeReductions() {
         FakeEndpoint e = arrive();
         e.deliver(Harness.negRequest(0x100, 0x100, 10, 1024, 1024, 131072));
@@ -80,6 +82,7 @@ class PassiveEstablishmentTest {
     }
 
     @Test
+    @DisplayName("R-3.1.5.6-04 R-3.1.5.3-07 R-3.1.5.3-08: failure response then close")
     void R_3_1_5_6_04_versionOutsideRangeGetsNotSupportedThenClose() {
         FakeEndpoint e = arrive();
         e.deliver(Harness.negRequest(0x200, 0x200, 10, 1024, 1024, 131072));
@@ -228,13 +231,23 @@ class PassiveEstablishmentTest {
     }
 
     @Test
-    void R_6_2_03_zeroIrdIsRejected() {
+    void R_6_1_02_headerWithZeroDepthsIsNotTrusted() {
         h.provider.transportType = TransportType.IWARP;
         ByteBuffer pd = ByteBuffer.allocate(8);
         IrdOrdHeader.encode(pd, 0, 0, 0);
         FakeProvider.FakeRequest r = h.request(pd);
-        // a header with zeros is not a valid header (R-6.1-02): the CM values apply
-        assertFalse(r.rejected);
+        assertFalse(r.rejected, "an invalid header (IRD/ORD must be > 0) is ignored: the CM values apply");
+        assertEquals(0, r.endpoint.acceptParameters.privateData().remaining(), "no header echoed");
+    }
+
+    @Test
+    void R_6_2_03_zeroResultingDepthRejects() {
+        h.provider.capabilities = new smbdirect.api.rdma.RdmaCapabilities(1024, 1024, 4, 64, 1 << 30, 0, 16,
+                1L << 32, true);
+        FakeProvider.FakeRequest r = h.request(null);
+        assertTrue(r.rejected);
+        assertEquals(0, h.engine.connectionCount());
+        assertEquals(0, h.engine.budgetUsed());
     }
 
     @Test

@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 
+import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 import smbdirect.api.BufferDescriptor;
@@ -63,6 +64,7 @@ class RdmaTest {
     }
 
     @Test
+    @DisplayName("R-3.1.4.3-01 R-3.1.4.3-07: descriptors")
     void R_3_1_4_3_07_descriptorsCoverTheBuffer() {
         Connection c = established();
         RegisteredBuffer rb = register(c, 1 << 20, RemoteAccess.WRITE);
@@ -98,6 +100,7 @@ class RdmaTest {
     }
 
     @Test
+    @DisplayName("R-3.1.4.4-01 R-3.1.4.4-02 R-3.1.4.4-04: fenced deregistration")
     void R_3_1_4_4_04_deregisterFencesWithLocalInvalidateFirst() {
         Connection c = established();
         RegisteredBuffer rb = register(c, 4096, RemoteAccess.WRITE);
@@ -115,6 +118,7 @@ class RdmaTest {
     }
 
     @Test
+    @DisplayName("R-3.1.4.5-01 R-3.1.4.5-02 R-3.1.4.5-03 R-3.1.4.5-04 R-3.1.4.5-05 R-3.1.4.5-06: RDMA Write slicing")
     void R_3_1_4_5_06_writeSlicedByOffsetAcrossDescriptors() {
         Connection c = established();
         RegisteredBuffer local = register(c, 3000, RemoteAccess.NONE);
@@ -143,6 +147,7 @@ class RdmaTest {
     }
 
     @Test
+    @DisplayName("R-3.1.4.6-01 R-3.1.4.6-06: RDMA Read bounded by ORD")
     void R_3_1_4_6_06_readsLimitedByOrdAndQueued() {
         Connection c = established();
         FakeEndpoint e = h.provider.last();

@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
+import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 import smbdirect.api.BufferDescriptor;
@@ -115,6 +116,7 @@ class UnitsTest {
     }
 
     @Test
+    @DisplayName("R-3.1.5.9-01 R-3.1.5.9-02 R-3.1.5.9-05 R-3.1.5.9-08: credit arithmetic")
     void R_3_1_5_9_creditArithmetic() {
         CreditManager m = new CreditManager(255, 255);
         m.receiveCreditTarget = 300;

@@ -1,0 +1,72 @@
+package smbdirect.impl.engine;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.Set;
+
+import smbdirect.api.rdma.MemoryAccess;
+import smbdirect.api.rdma.MemoryRegion;
+import smbdirect.api.rdma.RdmaEndpoint;
+import smbdirect.api.rdma.RdmaException;
+
+/**
+ * One direct buffer registered once for a connection and sliced into equal slots (the receive
+ * buffers or the send buffers of the connection). Slots are taken and given back; whoever takes a
+ * slot gives it back exactly once, when its work request completed.
+ *
+ * <p>Not thread-safe: owned by the connection's serial context. Allocation-free after creation.
+ */
+final class BufferPool {
+
+    /** The whole registered buffer (little-endian). */
+    final ByteBuffer buffer;
+    /** Its registration. */
+    final MemoryRegion region;
+    /** Bytes per slot. */
+    final int slotSize;
+    private final int[] free;
+    private int count;
+
+    private BufferPool(ByteBuffer buffer, MemoryRegion region, int slots, int slotSize) {
+        this.buffer = buffer;
+        this.region = region;
+        this.slotSize = slotSize;
+        this.free = new int[slots];
+        for (int i = 0; i < slots; i++) {
+            free[i] = slots - 1 - i;
+        }
+        this.count = slots;
+    }
+
+    /** Allocates and registers {@code slots} x {@code slotSize} bytes on {@code endpoint}. */
+    static BufferPool register(RdmaEndpoint endpoint, int slots, int slotSize, Set<MemoryAccess> access)
+            throws RdmaException {
+        ByteBuffer b = ByteBuffer.allocateDirect(slots * slotSize).order(ByteOrder.LITTLE_ENDIAN);
+        return new BufferPool(b, endpoint.register(b, access), slots, slotSize);
+    }
+
+    /** Takes a free slot; call only when {@link #available()} is positive. */
+    int take() {
+        return free[--count];
+    }
+
+    /** Gives a slot back. */
+    void give(int slot) {
+        free[count++] = slot;
+    }
+
+    /** Free slots. */
+    int available() {
+        return count;
+    }
+
+    /** All slots. */
+    int slots() {
+        return free.length;
+    }
+
+    /** Byte offset of {@code slot} in the buffer and the region. */
+    int offset(int slot) {
+        return slot * slotSize;
+    }
+}

@@ -99,7 +99,7 @@ class LiveConnectionFuzzTest {
     static void run(Rig rig, FuzzedDataProvider data, boolean engineActive) throws Exception {
         Rig.Peer subject;
         RawPeer raw = rig.fabric.rawPeer();
-        raw.receiveSize(65536).initialReceives(64);
+        raw.receiveSize(8192).initialReceives(16);
         CompletableFuture<SmbDirectConnection> connect = null;
         boolean valid = data.consumeBoolean();
         if (engineActive) {

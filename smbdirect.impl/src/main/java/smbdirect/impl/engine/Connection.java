@@ -139,6 +139,7 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
     private ByteBuffer recvView;
     private BufferPool sendPool;
     private OutMessage[] sendOwner;
+    private int sendSlots = 1;
     private final ReceivedMessageImpl received = new ReceivedMessageImpl();
 
     // ---- timers ----
@@ -315,16 +316,24 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
         close(reason);
     }
 
+    /**
+     * Queue-pair sizing within the device's limits: the receive queue holds ReceiveCreditMax + 1
+     * data receives plus the initial one (ReceiveCreditMax is lowered to fit, peer-lessons 17); the
+     * send queue holds the send slots, the negotiate message, ORD reads, the RDMA Write and local
+     * invalidate budgets (send slots are lowered to fit).
+     */
     private EndpointConfig endpointConfig() {
-        int slots = sendSlotCount();
-        int sq = Math.min(caps.maxSendWorkRequests(),
-                slots + 1 + initial.outboundReadDepth() + RDMA_WRITE_BUDGET + INVALIDATE_BUDGET);
         int rq = Math.min(caps.maxReceiveWorkRequests(), initial.receiveCreditMax() + 2);
-        return new EndpointConfig(Math.max(1, sq), Math.max(1, rq));
+        credits.limitReceiveCreditMax(Math.max(1, rq - 2));
+        int fixed = 1 + initial.outboundReadDepth() + RDMA_WRITE_BUDGET + INVALIDATE_BUDGET;
+        sendSlots = Math.max(1, Math.min(Math.min(initial.sendCreditTarget(), 255) + 1,
+                caps.maxSendWorkRequests() - fixed));
+        int sq = Math.min(caps.maxSendWorkRequests(), sendSlots + fixed);
+        return new EndpointConfig(Math.max(1, sq), Math.max(3, rq));
     }
 
     private int sendSlotCount() {
-        return Math.min(initial.sendCreditTarget(), 255) + 1;
+        return sendSlots;
     }
 
     private void setUpInitialRegion() throws RdmaException {
@@ -417,7 +426,7 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
         // R-3.1.5.6-16: receives and receive credits through 3.1.5.9
         try {
             setUpDataRegions();
-            refillReceives();
+            postNegotiationReceives();
         } catch (RdmaException e) {
             LOG.debug("connection {}: receive set-up failed", id, e);
         }
@@ -494,7 +503,7 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
         maxFragmentedSendSize = NegotiateResponse.maxFragmentedSize(initBuf, 0); // -17
         try {
             setUpDataRegions();
-            refillReceives(); // R-3.1.5.7-18
+            postNegotiationReceives(); // R-3.1.5.7-18
         } catch (RdmaException e) {
             LOG.debug("connection {}: receive set-up failed", id, e);
         }
@@ -837,6 +846,16 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
     }
 
     private boolean postOneReceive() {
+        return postOneReceive(true);
+    }
+
+    /**
+     * Posts one receive of MaxReceiveSize.
+     *
+     * @param fatal whether a refused post ends the connection (during negotiation the caller answers
+     *     with a failure instead, R-3.1.5.6-17 / R-3.1.5.7-19)
+     */
+    private boolean postOneReceive(boolean fatal) {
         int slot = receivePool.take();
         try {
             endpoint.postReceive(receivePool.region, slot * maxReceiveSize, maxReceiveSize, wr(K_RECV, slot));
@@ -844,8 +863,20 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
             return true;
         } catch (RdmaException e) {
             receivePool.give(slot);
-            closeAfterPostFailure("posting a receive", e);
+            if (fatal) {
+                closeAfterPostFailure("posting a receive", e);
+            } else {
+                LOG.debug("connection {}: posting a receive during negotiation failed", id, e);
+            }
             return false;
+        }
+    }
+
+    /** 3.1.5.9 during negotiation: posts what it can, a refused post is answered by the caller. */
+    private void postNegotiationReceives() {
+        int want = credits.receivesWanted();
+        while (want-- > 0 && receivePool.available() > 0 && postOneReceive(false)) {
+            // posted
         }
     }
 

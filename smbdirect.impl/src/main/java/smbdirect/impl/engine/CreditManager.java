@@ -24,8 +24,8 @@ final class CreditManager {
     int sendCredits;
     /** Connection.SendCreditTarget. */
     final int sendCreditTarget;
-    /** Connection.ReceiveCreditMax. */
-    final int receiveCreditMax;
+    /** Connection.ReceiveCreditMax (lowered to the device's receive queue when smaller). */
+    int receiveCreditMax;
     /** Connection.ReceiveCreditTarget (the peer's latest CreditsRequested). */
     int receiveCreditTarget;
     /** Connection.ReceiveCredits: receives posted. */
@@ -36,6 +36,11 @@ final class CreditManager {
     CreditManager(int sendCreditTarget, int receiveCreditMax) {
         this.sendCreditTarget = sendCreditTarget;
         this.receiveCreditMax = receiveCreditMax;
+    }
+
+    /** Lowers ReceiveCreditMax to what the receive queue holds (before negotiation only). */
+    void limitReceiveCreditMax(int limit) {
+        receiveCreditMax = Math.max(1, Math.min(receiveCreditMax, limit));
     }
 
     /** Credits the peer holds: receives granted and not yet consumed. */

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.ByteBuffer;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -33,11 +34,7 @@ class ConcurrencyOverMockTest {
         try (MockPair pair = new MockPair(mode, s, s)) {
             CompletableFuture<SmbDirectConnection> f = pair.connectAsync();
             SmbDirectConnection c = f.get(10, TimeUnit.SECONDS);
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while (pair.accepted.isEmpty() && System.nanoTime() < deadline) {
-                Thread.onSpinWait();
-            }
-            SmbDirectConnection srv = pair.accepted.get(0);
+            SmbDirectConnection srv = pair.awaitAccepted(Duration.ofSeconds(10));
             int threads = 3;
             int perThread = 150;
             CountDownLatch completions = new CountDownLatch(2 * threads * perThread);
@@ -66,11 +63,8 @@ class ConcurrencyOverMockTest {
             }
             assertTrue(completions.await(20, TimeUnit.SECONDS), "all sends completed");
             assertEquals(0, failures.get());
-            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while ((pair.serverSide.messages.size() < threads * perThread
-                    || pair.clientSide.messages.size() < threads * perThread) && System.nanoTime() < until) {
-                Thread.onSpinWait();
-            }
+            assertTrue(pair.serverSide.awaitMessages(threads * perThread, Duration.ofSeconds(10)));
+            assertTrue(pair.clientSide.awaitMessages(threads * perThread, Duration.ofSeconds(10)));
             for (List<byte[]> got : List.of(pair.serverSide.messages, pair.clientSide.messages)) {
                 assertEquals(threads * perThread, got.size());
                 int[] next = new int[threads];
@@ -84,10 +78,7 @@ class ConcurrencyOverMockTest {
             }
             CompletableFuture<Void> closed = c.close().toCompletableFuture();
             closed.get(10, TimeUnit.SECONDS);
-            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while (pair.serverSide.disconnects.isEmpty() && System.nanoTime() < end) {
-                Thread.onSpinWait();
-            }
+            assertTrue(pair.serverSide.awaitDisconnect(Duration.ofSeconds(10)));
             assertEquals(CloseReason.Kind.PEER_DISCONNECT, pair.serverSide.disconnects.get(0).kind());
             pair.client.shutdown(CloseReason.of(CloseReason.Kind.SHUTDOWN, "end")).toCompletableFuture()
                     .get(10, TimeUnit.SECONDS);
@@ -106,14 +97,11 @@ class ConcurrencyOverMockTest {
             SmbDirectConnection c = pair.connectAsync().get(10, TimeUnit.SECONDS);
             byte[] data = Harness.bytes(1 << 20, 3);
             c.send(ByteBuffer.wrap(data)).toCompletableFuture().get(20, TimeUnit.SECONDS);
-            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while (pair.serverSide.messages.isEmpty() && System.nanoTime() < until) {
-                Thread.onSpinWait();
-            }
+            assertTrue(pair.serverSide.awaitMessages(1, Duration.ofSeconds(10)));
             assertArrayEquals(data, pair.serverSide.messages.get(0));
             var src = c.register(MockPair.direct(data), smbdirect.api.RemoteAccess.READ).toCompletableFuture()
                     .get(10, TimeUnit.SECONDS);
-            SmbDirectConnection srv = pair.accepted.get(0);
+            SmbDirectConnection srv = pair.awaitAccepted(Duration.ofSeconds(10));
             ByteBuffer dst = ByteBuffer.allocateDirect(1 << 20);
             var local = srv.register(dst, smbdirect.api.RemoteAccess.NONE).toCompletableFuture()
                     .get(10, TimeUnit.SECONDS);

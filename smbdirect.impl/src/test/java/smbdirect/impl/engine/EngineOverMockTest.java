@@ -302,4 +302,42 @@ class EngineOverMockTest {
         assertEquals(1, pair.clientSide.messages.size());
         assertTrue(rb.deregister().toCompletableFuture().isDone());
     }
+
+    @Test
+    void peerLesson2_creditsHeldNeverExceedReceivesPostedAfterEveryEvent() {
+        TransportSettings t = EXAMPLE.toBuilder().sendCreditTarget(6).receiveCreditMax(6).build();
+        pair = new MockPair(t);
+        Connection c = pair.connect();
+        Connection s = pair.serverConnection();
+        smbdirect.rdma.mock.MockEndpoint ce = pair.fabric.endpoints().stream()
+                .filter(e -> e.provider() == pair.clientProvider).findFirst().get();
+        smbdirect.rdma.mock.MockEndpoint se = pair.fabric.endpoints().stream()
+                .filter(e -> e.provider() == pair.serverProvider).findFirst().get();
+        int[] checks = new int[1];
+        pair.fabric.afterEachStep(() -> {
+            if (!c.isOpen() || !s.isOpen()) {
+                return; // teardown flushes receives
+            }
+            checks[0]++;
+            if (c.credits.sendCredits > se.postedReceives() || s.credits.sendCredits > ce.postedReceives()) {
+                throw new AssertionError("credits held exceed the peer's posted receives: client "
+                        + c.credits + " / server posted " + se.postedReceives() + "; server " + s.credits
+                        + " / client posted " + ce.postedReceives());
+            }
+            if (c.credits.peerCredits() < 0 || s.credits.peerCredits() < 0
+                    || c.credits.receiveCredits > c.credits.receiveCapacity()) {
+                throw new AssertionError("grant bookkeeping broken: " + c.credits + " / " + s.credits);
+            }
+        });
+        for (int i = 0; i < 60; i++) {
+            c.send(ByteBuffer.wrap(Harness.bytes(100 + 37 * i, i)), (m, x) -> { });
+            if (i % 2 == 0) {
+                s.send(ByteBuffer.wrap(Harness.bytes(3000, i)), (m, x) -> { });
+            }
+        }
+        pair.run();
+        assertEquals(60, pair.serverSide.messages.size());
+        assertEquals(30, pair.clientSide.messages.size());
+        assertTrue(checks[0] > 500, "checked after every event: " + checks[0]);
+    }
 }

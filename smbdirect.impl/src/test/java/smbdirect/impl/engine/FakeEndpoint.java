@@ -102,8 +102,6 @@ final class FakeEndpoint implements RdmaEndpoint {
         @Override public int vendorError() { return 0; }
     }
 
-    private static int nextToken = 0x1000;
-
     final FakeProvider provider;
     final EndpointConfig config;
     final RdmaEndpointHandler handler;
@@ -176,7 +174,8 @@ final class FakeEndpoint implements RdmaEndpoint {
         if (failRegisterAfter > 0) {
             failRegisterAfter--;
         }
-        Region r = new Region(nextToken++, 0x10000L * nextToken, buffer.slice(), Set.copyOf(access));
+        int token = provider.nextToken++;
+        Region r = new Region(token, 0x10000L * token, buffer.slice(), Set.copyOf(access));
         regions.add(r);
         events.add("register");
         return r;

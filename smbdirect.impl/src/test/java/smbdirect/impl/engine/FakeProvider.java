@@ -24,6 +24,8 @@ final class FakeProvider implements RdmaProvider {
     final List<FakeEndpoint> endpoints = new ArrayList<>();
     final List<FakeListener> listeners = new ArrayList<>();
     boolean failCreateEndpoint;
+    /** Tokens handed out by this provider's endpoints. */
+    int nextToken = 0x1000;
 
     @Override
     public String name() {

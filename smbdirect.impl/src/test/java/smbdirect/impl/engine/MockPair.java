@@ -20,7 +20,7 @@ import smbdirect.rdma.mock.MockProvider;
 /** Two engines (client = active, server = passive) on one mock fabric, in virtual time. */
 final class MockPair implements AutoCloseable {
 
-    /** Collects messages (copied) and the disconnect reason of one connection. */
+    /** Collects messages (copied) and the disconnect reason of one connection; waits without sleeping. */
     static final class Collector implements ConnectionHandler {
         final List<byte[]> messages = Collections.synchronizedList(new ArrayList<>());
         final List<CloseReason> disconnects = Collections.synchronizedList(new ArrayList<>());
@@ -30,11 +30,43 @@ final class MockPair implements AutoCloseable {
             byte[] b = new byte[message.length()];
             message.payload().duplicate().get(b);
             messages.add(b);
+            signal();
         }
 
         @Override
         public void onDisconnected(SmbDirectConnection connection, CloseReason reason) {
             disconnects.add(reason);
+            signal();
+        }
+
+        private synchronized void signal() {
+            notifyAll();
+        }
+
+        /** Waits until {@code count} messages arrived or the time is up; returns whether they did. */
+        synchronized boolean awaitMessages(int count, Duration timeout) throws InterruptedException {
+            long end = System.nanoTime() + timeout.toNanos();
+            while (messages.size() < count) {
+                long left = end - System.nanoTime();
+                if (left <= 0) {
+                    return false;
+                }
+                java.util.concurrent.TimeUnit.NANOSECONDS.timedWait(this, left);
+            }
+            return true;
+        }
+
+        /** Waits for the disconnect notification. */
+        synchronized boolean awaitDisconnect(Duration timeout) throws InterruptedException {
+            long end = System.nanoTime() + timeout.toNanos();
+            while (disconnects.isEmpty()) {
+                long left = end - System.nanoTime();
+                if (left <= 0) {
+                    return false;
+                }
+                java.util.concurrent.TimeUnit.NANOSECONDS.timedWait(this, left);
+            }
+            return true;
         }
     }
 
@@ -47,6 +79,7 @@ final class MockPair implements AutoCloseable {
     final Collector clientSide = new Collector();
     final Collector serverSide = new Collector();
     final List<SmbDirectConnection> accepted = Collections.synchronizedList(new ArrayList<>());
+    private final java.util.concurrent.CountDownLatch firstAccept = new java.util.concurrent.CountDownLatch(1);
     final SmbDirectListener listener;
 
     MockPair(DeliveryMode mode, TransportSettings clientSettings, TransportSettings serverSettings) {
@@ -58,6 +91,7 @@ final class MockPair implements AutoCloseable {
         try {
             listener = server.listen(new InetSocketAddress(serverProvider.address(), 445), c -> {
                 accepted.add(c);
+                firstAccept.countDown();
                 return serverSide;
             });
         } catch (Exception e) {
@@ -99,6 +133,14 @@ final class MockPair implements AutoCloseable {
             throw new AssertionError("not negotiated");
         }
         return (Connection) f.join();
+    }
+
+    /** Waits for the first accepted connection (threaded modes). */
+    SmbDirectConnection awaitAccepted(Duration timeout) throws InterruptedException {
+        if (!firstAccept.await(timeout.toNanos(), java.util.concurrent.TimeUnit.NANOSECONDS)) {
+            throw new AssertionError("no connection accepted within " + timeout);
+        }
+        return accepted.get(0);
     }
 
     Connection serverConnection() {

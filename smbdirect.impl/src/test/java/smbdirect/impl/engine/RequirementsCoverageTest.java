@@ -280,6 +280,9 @@ class RequirementsCoverageTest {
         e.failReceivePost = true;
         e.deliver(Harness.negResponse(10, 10, 0, 1 << 20, 1024, 1024, 131072));
         assertTrue(f.isCompletedExceptionally());
+        SmbDirectException x = (SmbDirectException) org.junit.jupiter.api.Assertions
+                .assertThrows(CompletionException.class, f::join).getCause();
+        assertEquals("R-3.1.5.7-19", x.closeReason().rule());
         h.provider.assertNoLeaks();
     }
 
@@ -289,8 +292,12 @@ class RequirementsCoverageTest {
         e.establish();
         e.failReceivePost = true;
         e.deliver(Harness.negRequest(0x100, 0x100, 10, 1024, 1024, 131072));
-        // a bare disconnect is accepted too; we answer with an error status when the send still works
-        assertTrue(e.disconnectCalled);
+        assertEquals(1, e.sends.size(), "a failure response");
+        int status = NegotiateResponse.status(e.sends.get(0).message(), 0);
+        assertEquals(0xC0000000, status & 0xC0000000, "an error-severity NTSTATUS");
+        assertEquals(0, NegotiateResponse.creditsGranted(e.sends.get(0).message(), 0), "R-3.1.5.3-06");
+        e.completeSends();
+        assertTrue(e.disconnectCalled, "then closed");
         assertTrue(h.accepted.isEmpty());
     }
 
@@ -355,5 +362,26 @@ class RequirementsCoverageTest {
         assertTrue(e.closed, "R-3.1.7.1-02: endpoint destroyed");
         assertEquals(0, h.engine.connectionCount());
         assertEquals("NEGOTIATION_TIMEOUT", h.engine.getTransportDTO().recentlyClosed[0].closeReason.split(" ")[0]);
+    }
+
+    @Test
+    void peerLesson17_queuesSizedWithinTheDeviceLimits() {
+        h.provider.capabilities = new RdmaCapabilities(40, 12, 4, 64, 1 << 30, 16, 16, 1L << 32, true);
+        CompletableFuture<SmbDirectConnection> f = h.connect().toCompletableFuture();
+        FakeEndpoint e = h.provider.last();
+        assertTrue(e.config.receiveQueueDepth() <= 12);
+        assertTrue(e.config.sendQueueDepth() <= 40);
+        e.establish();
+        e.completeSends();
+        e.deliver(Harness.negResponse(255, 255, 0, 1 << 20, 1364, 8192, 1 << 20));
+        Connection c = (Connection) f.join();
+        assertEquals(10, c.credits.receiveCreditMax, "ReceiveCreditMax lowered to the receive queue");
+        assertTrue(c.credits.receiveCredits + 1 <= 12);
+        e.autoCompleteSends = true;
+        for (int i = 0; i < 50; i++) {
+            c.send(ByteBuffer.wrap(Harness.bytes(1000, i)), (m, x) -> outcomes.add(x));
+        }
+        assertTrue(c.isOpen());
+        assertTrue(e.outstandingSends().size() <= e.config.sendQueueDepth());
     }
 }

@@ -83,6 +83,7 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
     private static final int NEG_SEND_OFFSET = 512;
     private static final int RDMA_WRITE_BUDGET = 16;
     private static final int INVALIDATE_BUDGET = 16;
+    private static final int OUT_POOL = 64;
     /** How long a closing connection waits for the provider's disconnect report before releasing. */
     static final long CLOSE_DEADLINE_NANOS = 30_000_000_000L;
 
@@ -108,6 +109,8 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
     int maxReadWriteSize;
     final CreditManager credits;
     final ArrayDeque<OutMessage> sendQueue = new ArrayDeque<>();
+    /** Entries of messages that completed successfully, for reuse (serial context only). */
+    private final ArrayDeque<OutMessage> outPool = new ArrayDeque<>();
     private Reassembler reassembler;
     KeepaliveRequested keepaliveRequested = KeepaliveRequested.NONE;
     boolean sendImmediate;
@@ -649,12 +652,46 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
 
     @Override
     public void send(ByteBuffer message, SendCompletion completion) {
-        serial.execute(new OutMessage(this, message, completion, false, 0));
+        submit(message, completion, false, 0);
     }
 
     @Override
     public void sendWithInvalidate(ByteBuffer message, int remoteToken, SendCompletion completion) {
-        serial.execute(new OutMessage(this, message, completion, true, remoteToken));
+        submit(message, completion, true, remoteToken);
+    }
+
+    /**
+     * Hands a message to the serial context: at once with a pooled entry when the context is idle
+     * or the caller is one of its callbacks with nothing queued (no allocation; the send queue and
+     * the credit gate are consistent at every callback), else queued in a new entry behind the
+     * work already waiting, which keeps each thread's sends in order.
+     */
+    private void submit(ByteBuffer message, SendCompletion completion, boolean invalidate, int token) {
+        if (serial.tryEnterIdle()) {
+            try {
+                enqueue(pooled().init(message, completion, invalidate, token));
+            } finally {
+                serial.exit();
+            }
+        } else if (serial.inContextAndNothingQueued()) {
+            // from inside one of this connection's callbacks, with nothing queued before it
+            enqueue(pooled().init(message, completion, invalidate, token));
+        } else {
+            serial.execute(new OutMessage(this).init(message, completion, invalidate, token));
+        }
+    }
+
+    private OutMessage pooled() {
+        OutMessage m = outPool.pollFirst();
+        return m != null ? m : new OutMessage(this);
+    }
+
+    /** A message completed successfully and nothing refers to its entry any more: reuse it. */
+    private void recycle(OutMessage m) {
+        if (outPool.size() < OUT_POOL) {
+            m.clear();
+            outPool.addFirst(m);
+        }
     }
 
     /** Serial context: an upper-layer message enters Connection.SendQueue (R-3.1.5.1-02). */
@@ -780,6 +817,10 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
             sendPool.give(slot);
             if (head != null) {
                 head.pendingFragments--;
+                if (head.allPosted) {
+                    // already off the send queue: fail it with the final reason like flushed work
+                    flushed.add(head);
+                }
             }
             closeAfterPostFailure("posting a Send", e);
         }
@@ -812,6 +853,7 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
                 messagesSent++;
                 bytesSent += owner.length;
                 complete(owner, null);
+                recycle(owner);
             }
         }
         if (state == State.ESTABLISHED) {

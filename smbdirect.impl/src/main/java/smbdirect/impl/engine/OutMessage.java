@@ -11,15 +11,17 @@ import smbdirect.api.SendCompletion;
  *
  * <p>Owned by the connection's serial context once run; the message buffer belongs to the transport
  * until {@link SendCompletion#sendComplete} was called (its position and limit are never changed).
+ * Entries are pooled per connection so that a send issued while the connection is idle allocates
+ * nothing.
  */
 final class OutMessage implements Runnable {
 
     final Connection connection;
-    final ByteBuffer message;
-    final SendCompletion completion;
-    final boolean invalidate;
-    final int remoteToken;
-    final int length;
+    ByteBuffer message;
+    SendCompletion completion;
+    boolean invalidate;
+    int remoteToken;
+    int length;
 
     /** Payload bytes already placed in fragments. */
     int sent;
@@ -32,13 +34,32 @@ final class OutMessage implements Runnable {
     /** Whether the completion was called. */
     boolean done;
 
-    OutMessage(Connection connection, ByteBuffer message, SendCompletion completion, boolean invalidate, int remoteToken) {
+    OutMessage(Connection connection) {
         this.connection = connection;
+    }
+
+    /**
+     * (Re)initialises the entry for one message. Entries are reused from the connection's pool
+     * only after they completed successfully (no queue, slot or list refers to them any more).
+     */
+    OutMessage init(ByteBuffer message, SendCompletion completion, boolean invalidate, int remoteToken) {
         this.message = message;
         this.completion = completion;
         this.invalidate = invalidate;
         this.remoteToken = remoteToken;
         this.length = message == null ? 0 : message.remaining();
+        this.sent = 0;
+        this.pendingFragments = 0;
+        this.allPosted = false;
+        this.tokenAttached = false;
+        this.done = false;
+        return this;
+    }
+
+    /** Drops the references to the caller's objects before the entry goes back to the pool. */
+    void clear() {
+        message = null;
+        completion = null;
     }
 
     /** Bytes of the message not yet placed in a fragment. */

@@ -21,6 +21,8 @@ final class SerialExecutor implements Executor {
 
     private final ConcurrentLinkedQueue<Runnable> queue = new ConcurrentLinkedQueue<>();
     private final AtomicBoolean running = new AtomicBoolean();
+    /** The thread running tasks right now, or null. */
+    private volatile Thread owner;
 
     @Override
     public void execute(Runnable task) {
@@ -42,12 +44,22 @@ final class SerialExecutor implements Executor {
             drain();
             return false;
         }
+        owner = Thread.currentThread();
         return true;
+    }
+
+    /**
+     * Whether the calling thread is inside this context (running one of its tasks) and nothing
+     * else waits: work may then be done directly, in order, without queueing.
+     */
+    boolean inContextAndNothingQueued() {
+        return owner == Thread.currentThread() && queue.isEmpty();
     }
 
     /** Leaves the context entered by {@link #tryEnterIdle()} and runs what was queued meanwhile. */
     void exit() {
         runQueued();
+        owner = null;
         running.set(false);
         if (!queue.isEmpty()) {
             drain();
@@ -56,7 +68,9 @@ final class SerialExecutor implements Executor {
 
     private void drain() {
         while (running.compareAndSet(false, true)) {
+            owner = Thread.currentThread();
             runQueued();
+            owner = null;
             running.set(false);
             if (queue.isEmpty()) {
                 return;

@@ -24,7 +24,9 @@
  * send slots; a single-fragment message received is handed up as a read-only view of its receive
  * slot during the callback; a fragmented one is copied once into a reassembly buffer bounded by
  * MaxFragmentedRecvSize, and receive slots are reposted as soon as their bytes were consumed. The
- * steady-state receive path allocates nothing.
+ * steady-state receive path allocates nothing; a send issued while the connection's serial context
+ * is idle, or from inside one of its callbacks, reuses a pooled send-queue entry and allocates
+ * nothing either (a send that has to queue behind other threads' work gets a new entry).
  *
  * <h2>Interpretations of the specification</h2>
  * <ul>

@@ -127,4 +127,44 @@ class ConcurrencyOverMockTest {
             pair.fabric.assertNoLeaks();
         }
     }
+
+    @ParameterizedTest
+    @EnumSource(value = DeliveryMode.class, names = {"THREADED", "INLINE"})
+    void repliesFromInsideCallbacksKeepOrder(DeliveryMode mode) throws Exception {
+        TransportSettings s = TransportSettings.builder().sendCreditTarget(4).receiveCreditMax(4).build();
+        try (MockPair pair = new MockPair(mode, s, s)) {
+            pair.serverSide.echo = true;
+            SmbDirectConnection c = pair.connectAsync().get(10, TimeUnit.SECONDS);
+            int threads = 2;
+            int perThread = 150;
+            List<Thread> senders = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                int id = t;
+                senders.add(new Thread(() -> {
+                    for (int i = 0; i < perThread; i++) {
+                        byte[] m = new byte[4 + (i % 5) * 900];
+                        ByteBuffer.wrap(m).putShort((short) id).putShort((short) i);
+                        c.send(ByteBuffer.wrap(m), (b, x) -> { });
+                    }
+                }));
+            }
+            senders.forEach(Thread::start);
+            for (Thread t : senders) {
+                t.join(TimeUnit.SECONDS.toMillis(20));
+            }
+            assertTrue(pair.clientSide.awaitMessages(threads * perThread, Duration.ofSeconds(20)), "all echoed");
+            int[] next = new int[threads];
+            for (byte[] m : List.copyOf(pair.clientSide.messages)) {
+                ByteBuffer b = ByteBuffer.wrap(m);
+                int id = b.getShort();
+                assertEquals(next[id]++, b.getShort(), "echoes keep each sender's order");
+            }
+            pair.client.shutdown(CloseReason.of(CloseReason.Kind.SHUTDOWN, "end")).toCompletableFuture()
+                    .get(10, TimeUnit.SECONDS);
+            pair.server.shutdown(CloseReason.of(CloseReason.Kind.SHUTDOWN, "end")).toCompletableFuture()
+                    .get(10, TimeUnit.SECONDS);
+            pair.fabric.close();
+            pair.fabric.assertNoLeaks();
+        }
+    }
 }

@@ -24,6 +24,7 @@ final class FakeProvider implements RdmaProvider {
     final List<FakeEndpoint> endpoints = new ArrayList<>();
     final List<FakeListener> listeners = new ArrayList<>();
     boolean failCreateEndpoint;
+    boolean failListen;
     /** Tokens handed out by this provider's endpoints. */
     int nextToken = 0x1000;
 
@@ -44,6 +45,9 @@ final class FakeProvider implements RdmaProvider {
 
     @Override
     public RdmaListener listen(InetSocketAddress bindAddress, RdmaListenHandler handler) throws RdmaException {
+        if (failListen) {
+            throw new RdmaException("address in use");
+        }
         FakeListener l = new FakeListener(bindAddress, handler);
         listeners.add(l);
         return l;

@@ -24,12 +24,17 @@ final class MockPair implements AutoCloseable {
     static final class Collector implements ConnectionHandler {
         final List<byte[]> messages = Collections.synchronizedList(new ArrayList<>());
         final List<CloseReason> disconnects = Collections.synchronizedList(new ArrayList<>());
+        /** Whether every message is sent back from inside the callback. */
+        volatile boolean echo;
 
         @Override
         public void onMessage(SmbDirectConnection connection, ReceivedMessage message) {
             byte[] b = new byte[message.length()];
             message.payload().duplicate().get(b);
             messages.add(b);
+            if (echo) {
+                connection.send(ByteBuffer.wrap(b), (m, x) -> { });
+            }
             signal();
         }
 

@@ -258,4 +258,45 @@ class PassiveEstablishmentTest {
         assertEquals(0, h.engine.connectionCount());
         assertEquals(0, h.engine.budgetUsed());
     }
+
+    @Test
+    void acceptHandlerThrowingClosesTheConnection() throws Exception {
+        h.listener = h.engine.listen(Harness.PEER, c -> {
+            throw new IllegalStateException("upper layer not ready");
+        });
+        FakeProvider.FakeRequest r = h.provider.new FakeRequest(Harness.PEER, null, 8, 8);
+        h.provider.listeners.get(0).handler.onConnectRequest(r);
+        r.endpoint.establish();
+        r.endpoint.deliver(Harness.negRequest(0x100, 0x100, 10, 1024, 1024, 131072));
+        assertTrue(r.endpoint.disconnectCalled);
+        h.provider.assertNoLeaks();
+        assertEquals(0, h.engine.connectionCount());
+    }
+
+    @Test
+    void listenFailureAndListenAfterShutdownAreReported() {
+        h.provider.failListen = true;
+        smbdirect.api.SmbDirectException x = org.junit.jupiter.api.Assertions.assertThrows(
+                smbdirect.api.SmbDirectException.class, () -> h.engine.listen(Harness.PEER, c -> h.recorder));
+        assertEquals(smbdirect.api.SmbDirectException.Kind.PROVIDER_ERROR, x.kind());
+        assertTrue(x.getMessage().contains("address in use"));
+        h.provider.failListen = false;
+        h.engine.shutdown(CloseReason.of(CloseReason.Kind.PROVIDER_GONE, "gone"));
+        smbdirect.api.SmbDirectException y = org.junit.jupiter.api.Assertions.assertThrows(
+                smbdirect.api.SmbDirectException.class, () -> h.engine.listen(Harness.PEER, c -> h.recorder));
+        assertEquals(CloseReason.Kind.PROVIDER_GONE, y.closeReason().kind());
+    }
+
+    @Test
+    void listenerCloseStopsAcceptingAndKeepsConnections() {
+        Connection c = h.passive(10, 1024, 1024, 131072);
+        h.listener.close();
+        assertFalse(h.listener.isOpen());
+        assertTrue(h.provider.listeners.get(0).closed);
+        FakeProvider.FakeRequest late = h.provider.new FakeRequest(Harness.PEER, null, 8, 8);
+        h.provider.listeners.get(0).handler.onConnectRequest(late);
+        assertTrue(late.rejected);
+        assertTrue(c.isOpen(), "accepted connections are not affected");
+        assertEquals("CLOSED", h.listener.getListenerDTO().state);
+    }
 }

@@ -233,6 +233,24 @@ class RequirementsCoverageTest {
     }
 
     @Test
+    @DisplayName("R-3.1.4.2-06: a send whose (last) fragment the provider refuses to post is reported failed")
+    void R_3_1_4_2_06_refusedPostOfTheLastFragmentFailsTheSend() {
+        Connection c = established();
+        FakeEndpoint e = h.provider.last();
+        List<Throwable> single = new ArrayList<>();
+        List<Throwable> fragmented = new ArrayList<>();
+        e.failSendPost = true;
+        c.send(ByteBuffer.wrap(Harness.bytes(10, 1)), (m, x) -> single.add(x));
+        c.send(ByteBuffer.wrap(Harness.bytes(3000, 2)), (m, x) -> fragmented.add(x));
+        assertFalse(c.isOpen(), "a refused post ends the connection");
+        assertEquals(1, single.size(), "the refused message is reported exactly once");
+        assertInstanceOf(SmbDirectException.class, single.get(0));
+        assertEquals(1, fragmented.size(), "the queued message behind it is reported too");
+        assertInstanceOf(SmbDirectException.class, fragmented.get(0));
+        h.provider.assertNoLeaks();
+    }
+
+    @Test
     void R_3_1_5_9_06_noSendWhenNoReceiveCanBePosted() {
         Connection c = established();
         FakeEndpoint e = h.provider.last();

@@ -67,4 +67,99 @@ class SteadyStateAllocationTest {
             e.leanStep(message);
         }
     }
+
+    @Test
+    void sendPathAllocatesNothingWhenTheConnectionIsIdle() {
+        java.lang.management.ThreadMXBean mx = ManagementFactory.getThreadMXBean();
+        assumeTrue(mx instanceof com.sun.management.ThreadMXBean, "no per-thread allocation counter");
+        com.sun.management.ThreadMXBean counter = (com.sun.management.ThreadMXBean) mx;
+        assumeTrue(counter.isThreadAllocatedMemorySupported(), "per-thread allocation counter unsupported");
+        counter.setThreadAllocatedMemoryEnabled(true);
+
+        Harness h = new Harness();
+        java.util.concurrent.CompletableFuture<SmbDirectConnection> f = h.connect().toCompletableFuture();
+        FakeEndpoint e = h.provider.last();
+        e.establish();
+        e.completeSends();
+        e.lean = true;
+        e.deliver(Harness.negResponse(255, 255, 0, 1 << 20, 1364, 8192, 1 << 20));
+        Connection c = (Connection) f.join();
+        ByteBuffer message = ByteBuffer.wrap(Harness.bytes(3000, 5)); // three fragments each
+        long[] completed = new long[1];
+        smbdirect.api.SendCompletion done = (m, x) -> {
+            if (x == null) {
+                completed[0]++;
+            }
+        };
+        ByteBuffer grant = Harness.dt(255, 60, 0, 0, new byte[0]);
+        int batches = 5000;
+        sendBatches(c, e, message, done, grant, batches); // warm up
+        long tid = Thread.currentThread().getId();
+        long before = counter.getThreadAllocatedBytes(tid);
+        sendBatches(c, e, message, done, grant, batches);
+        long allocated = counter.getThreadAllocatedBytes(tid) - before;
+        assertTrue(c.isOpen());
+        assertEquals(2L * batches * 20, completed[0]);
+        assertTrue(allocated < 4096, "the send path allocated " + allocated + " bytes for " + batches * 20
+                + " messages");
+    }
+
+    private static void sendBatches(Connection c, FakeEndpoint e, ByteBuffer message,
+            smbdirect.api.SendCompletion done, ByteBuffer grant, int batches) {
+        for (int b = 0; b < batches; b++) {
+            for (int i = 0; i < 20; i++) {
+                c.send(message, done);
+            }
+            e.leanStep(grant); // the peer grants the 60 credits the 60 fragments used; our Sends complete
+        }
+    }
+
+    @Test
+    void repliesSentFromInsideOnMessageAllocateNothing() {
+        java.lang.management.ThreadMXBean mx = ManagementFactory.getThreadMXBean();
+        assumeTrue(mx instanceof com.sun.management.ThreadMXBean, "no per-thread allocation counter");
+        com.sun.management.ThreadMXBean counter = (com.sun.management.ThreadMXBean) mx;
+        assumeTrue(counter.isThreadAllocatedMemorySupported(), "per-thread allocation counter unsupported");
+        counter.setThreadAllocatedMemoryEnabled(true);
+
+        Harness h = new Harness();
+        ByteBuffer reply = ByteBuffer.wrap(Harness.bytes(800, 9));
+        long[] replies = new long[1];
+        smbdirect.api.SendCompletion done = (m, x) -> {
+            if (x == null) {
+                replies[0]++;
+            }
+        };
+        ConnectionHandler echo = new ConnectionHandler() {
+            @Override
+            public void onMessage(SmbDirectConnection connection, ReceivedMessage message) {
+                connection.send(reply, done);
+            }
+
+            @Override
+            public void onDisconnected(SmbDirectConnection connection, CloseReason reason) {
+            }
+        };
+        java.util.concurrent.CompletableFuture<SmbDirectConnection> f = h.engine
+                .connect(Harness.PEER, java.time.Duration.ofSeconds(5), echo).toCompletableFuture();
+        FakeEndpoint e = h.provider.last();
+        e.establish();
+        e.completeSends();
+        e.lean = true;
+        e.deliver(Harness.negResponse(255, 255, 0, 1 << 20, 1364, 8192, 1 << 20));
+        Connection c = (Connection) f.join();
+        ByteBuffer request = Harness.dt(255, 1, 0, 0, Harness.bytes(300, 1)); // grants the reply's credit
+        for (int i = 0; i < ROUNDS; i++) {
+            e.leanStep(request);
+        }
+        long tid = Thread.currentThread().getId();
+        long before = counter.getThreadAllocatedBytes(tid);
+        for (int i = 0; i < ROUNDS; i++) {
+            e.leanStep(request);
+        }
+        long allocated = counter.getThreadAllocatedBytes(tid) - before;
+        assertTrue(c.isOpen());
+        assertTrue(replies[0] >= 2L * ROUNDS - 1, "every request answered: " + replies[0]);
+        assertTrue(allocated < 4096, "request/reply allocated " + allocated + " bytes in " + ROUNDS + " rounds");
+    }
 }

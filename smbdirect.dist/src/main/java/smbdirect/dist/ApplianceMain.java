@@ -1,0 +1,378 @@
+package smbdirect.dist;
+
+import java.io.Console;
+import java.io.FileDescriptor;
+import java.io.FileInputStream;
+import java.io.FileOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.lang.reflect.Method;
+import java.util.Arrays;
+import java.util.Dictionary;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+
+import org.apache.felix.service.command.CommandProcessor;
+import org.apache.felix.service.command.CommandSession;
+import org.osgi.framework.BundleContext;
+import org.osgi.framework.InvalidSyntaxException;
+import org.osgi.framework.ServiceReference;
+import org.osgi.service.cm.Configuration;
+import org.osgi.service.cm.ConfigurationAdmin;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Deactivate;
+import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ReferenceCardinality;
+import org.osgi.service.component.annotations.ReferencePolicy;
+import org.osgi.util.tracker.ServiceTracker;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import smbdirect.api.SmbDirectListener;
+import smbdirect.api.SmbDirectTransport;
+import smbdirect.api.dto.ListenerDTO;
+import smbdirect.api.dto.ProviderDTO;
+import smbdirect.api.dto.TransportDTO;
+import smbdirect.impl.perf.Perf;
+import smbdirect.impl.perf.PerfException;
+import smbdirect.impl.perf.PerfOptions;
+import smbdirect.impl.perf.PerfResult;
+
+/**
+ * The launcher's main thread (bnd launcher: a {@code Callable<Integer>} service with
+ * {@code main.thread=true}; its result is the process exit status).
+ *
+ * <ul>
+ * <li>{@code java -jar smbdirect.jar}: prints the banner, opens an interactive Gogo shell when a
+ * terminal is attached, and runs until the shell exits, SIGTERM or SIGINT arrives, or the
+ * framework is stopped; exit status 0.
+ * <li>{@code java -jar smbdirect.jar perf [options]}: runs the perf workload and exits 0 on
+ * success, 1 when the run failed, 2 on bad options.
+ * </ul>
+ *
+ * <p>Thread-safe: {@link #call()} runs once on the launcher's main thread; deactivation may come
+ * from any thread and releases it.
+ */
+@Component(service = Callable.class, immediate = true, property = "main.thread=true")
+public class ApplianceMain implements Callable<Integer> {
+
+    static final int EXIT_OK = 0;
+    static final int EXIT_FAILED = 1;
+    static final int EXIT_USAGE = 2;
+
+    private static final Logger LOG = LoggerFactory.getLogger(ApplianceMain.class);
+    private static final String LAUNCHER_ARGUMENTS = "launcher.arguments";
+    private static final String WEBCONSOLE_PID = "org.apache.felix.webconsole.internal.servlet.OsgiManager";
+    private static final long STARTUP_WAIT_MILLIS = 15_000;
+
+    private final AtomicReference<ShutdownSignal> running = new AtomicReference<>();
+    private final PrintStream out = System.out;
+    private final PrintStream err = System.err;
+    private BundleContext context;
+
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC)
+    private volatile CommandProcessor commandProcessor;
+
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC)
+    private volatile ConfigurationAdmin configurationAdmin;
+
+    @Activate
+    void activate(BundleContext bundleContext) {
+        this.context = bundleContext;
+    }
+
+    @Deactivate
+    void deactivate() {
+        ShutdownSignal signal = running.get();
+        if (signal != null) {
+            signal.release("runtime stopping");
+        }
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        List<String> args = Arrays.asList(launcherArguments());
+        if (args.isEmpty()) {
+            return serve();
+        }
+        switch (args.get(0)) {
+            case "perf":
+                return perf(args.subList(1, args.size()));
+            case "help":
+            case "-h":
+            case "--help":
+                usage(out);
+                return EXIT_OK;
+            default:
+                err.println("unknown command '" + args.get(0) + "'");
+                usage(err);
+                return EXIT_USAGE;
+        }
+    }
+
+    private void usage(PrintStream stream) {
+        stream.println("usage: java -jar smbdirect.jar                 run the appliance runtime (Web Console, shell)");
+        stream.println("       java -jar smbdirect.jar perf [options]  run the perf workload and exit");
+        stream.println("perf options: --size N[k|m] --count N | --duration N[ms|s] --depth N");
+        stream.println("              --direction send|receive|pingpong --connect host:port | --listen host:port");
+        stream.println("              --trace FILE [--trace-limit N] --timeout N[ms|s]");
+    }
+
+    private int serve() throws Exception {
+        try (ShutdownSignal signal = new ShutdownSignal()) {
+            running.set(signal);
+            awaitTransport();
+            banner(out);
+            boolean interactive = terminalAttached();
+            if (interactive) {
+                startShell(signal);
+            } else {
+                out.println("No terminal attached: running without the interactive shell; stop with SIGTERM or SIGINT.");
+            }
+            String cause = signal.await();
+            LOG.info("stopping the runtime ({})", cause);
+            return EXIT_OK;
+        } finally {
+            running.set(null);
+        }
+    }
+
+    private int perf(List<String> args) throws Exception {
+        PerfOptions options;
+        try {
+            options = PerfOptions.parse(args);
+        } catch (IllegalArgumentException e) {
+            err.println("perf: " + e.getMessage());
+            usage(err);
+            return EXIT_USAGE;
+        }
+        try (ShutdownSignal signal = new ShutdownSignal()) {
+            running.set(signal);
+            SmbDirectTransport transport = awaitTransport();
+            if (transport == null) {
+                err.println("perf failed: no SMB Direct transport service came up within "
+                        + STARTUP_WAIT_MILLIS / 1000 + " s");
+                return EXIT_FAILED;
+            }
+            if (options.listen() != null) {
+                SmbDirectListener listener = Perf.serve(transport, options.listen());
+                out.println("perf server listening on " + listener.localAddress() + " over "
+                        + listener.providerName() + "; stop with SIGTERM or SIGINT");
+                signal.await();
+                listener.close().toCompletableFuture().get(10, TimeUnit.SECONDS);
+                return EXIT_OK;
+            }
+            CommandSession trace = options.trace() == null ? null : startTrace(options);
+            try {
+                PerfResult result = Perf.run(transport, options);
+                out.print(result.format());
+            } finally {
+                if (trace != null) {
+                    out.print(String.valueOf(trace.execute("smbd:trace stop")));
+                    trace.close();
+                }
+            }
+            return EXIT_OK;
+        } catch (PerfException e) {
+            err.println("perf failed: " + e.getMessage());
+            return EXIT_FAILED;
+        } finally {
+            running.set(null);
+        }
+    }
+
+    /** Starts {@code smbd:trace} for the run (the command owns the writer and the engine hook). */
+    private CommandSession startTrace(PerfOptions options) throws PerfException {
+        CommandProcessor processor = commandProcessor;
+        if (processor == null) {
+            throw new PerfException("--trace needs the smbd:trace command, but Gogo is not running");
+        }
+        CommandSession session = processor.createSession(InputStream.nullInputStream(), OutputStream.nullOutputStream(),
+                OutputStream.nullOutputStream());
+        try {
+            session.put("smbdTraceFile", options.trace().toAbsolutePath().toString());
+            session.put("smbdTraceLimit", (long) options.traceLimit());
+            Object reply = session.execute("smbd:trace start $smbdTraceFile $smbdTraceLimit");
+            String text = String.valueOf(reply);
+            if (!text.startsWith("tracing")) {
+                throw new PerfException("--trace " + options.trace() + ": " + text.trim());
+            }
+            return session;
+        } catch (PerfException e) {
+            session.close();
+            throw e;
+        } catch (Exception e) {
+            session.close();
+            throw new PerfException("--trace " + options.trace() + " could not start: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Waits until the transport is registered and has selected a provider (bounded), so a banner
+     * or a perf run does not race the runtime's start.
+     */
+    private SmbDirectTransport awaitTransport() throws InterruptedException {
+        ServiceTracker<SmbDirectTransport, SmbDirectTransport> tracker =
+                new ServiceTracker<>(context, SmbDirectTransport.class, null);
+        tracker.open();
+        try {
+            long deadline = System.currentTimeMillis() + STARTUP_WAIT_MILLIS;
+            SmbDirectTransport transport = tracker.waitForService(STARTUP_WAIT_MILLIS);
+            while (transport != null && System.currentTimeMillis() < deadline) {
+                TransportDTO dto = transport.getTransportDTO();
+                if (hasSelectedProvider(dto) && (dto.listeners == null || allSettled(dto.listeners))) {
+                    return transport;
+                }
+                TimeUnit.MILLISECONDS.sleep(50);
+            }
+            return transport;
+        } finally {
+            tracker.close();
+        }
+    }
+
+    private static boolean hasSelectedProvider(TransportDTO dto) {
+        if (dto.providers == null) {
+            return false;
+        }
+        for (ProviderDTO p : dto.providers) {
+            if (p.selected) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static boolean allSettled(ListenerDTO[] listeners) {
+        for (ListenerDTO l : listeners) {
+            if ("WAITING".equals(l.state)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private void banner(PrintStream stream) {
+        String host = property("org.osgi.service.http.host", "127.0.0.1");
+        String port = property("org.osgi.service.http.port", "8080");
+        String base = "http://" + host + ":" + port + "/system/console";
+        stream.println();
+        stream.println("SMB Direct runtime is up.");
+        stream.println("  Web Console:  " + base + "/smbdirect   (status page; configuration under "
+                + base + "/configMgr)");
+        stream.println("  Credentials:  " + credentials());
+        stream.println("  Listeners:    " + listeners());
+        stream.println("  Shell:        smbd:connections, smbd:listeners, smbd:providers, smbd:perf --help, smbd:trace");
+        stream.println();
+    }
+
+    private String credentials() {
+        String user = "admin";
+        boolean passwordChanged = false;
+        ConfigurationAdmin cm = configurationAdmin;
+        if (cm != null) {
+            try {
+                Configuration[] c = cm.listConfigurations("(service.pid=" + WEBCONSOLE_PID + ")");
+                if (c != null && c.length > 0 && c[0].getProperties() != null) {
+                    Dictionary<String, Object> p = c[0].getProperties();
+                    user = p.get("username") != null ? String.valueOf(p.get("username")) : user;
+                    passwordChanged = p.get("password") != null;
+                }
+            } catch (IOException | InvalidSyntaxException e) {
+                LOG.debug("cannot read the Web Console configuration: {}", e.toString());
+            }
+        }
+        return passwordChanged ? "user " + user + ", password as configured"
+                : "admin / admin (change them: Configuration > Apache Felix OSGi Management Console)";
+    }
+
+    private String listeners() {
+        ServiceReference<SmbDirectTransport> ref = context.getServiceReference(SmbDirectTransport.class);
+        SmbDirectTransport transport = ref == null ? null : context.getService(ref);
+        if (transport == null) {
+            return "transport not available yet";
+        }
+        try {
+            TransportDTO dto = transport.getTransportDTO();
+            if (dto.listeners == null || dto.listeners.length == 0) {
+                return "none configured (factory configuration smbdirect.listener)";
+            }
+            StringBuilder b = new StringBuilder();
+            for (ListenerDTO l : dto.listeners) {
+                if (b.length() > 0) {
+                    b.append(", ");
+                }
+                b.append(l.name == null ? "(unnamed)" : l.name).append(' ').append(l.address).append(" on ")
+                        .append(l.provider == null ? "no provider" : l.provider).append(' ').append(l.state);
+            }
+            return b.toString();
+        } finally {
+            context.ungetService(ref);
+        }
+    }
+
+    private void startShell(ShutdownSignal signal) {
+        CommandProcessor processor = commandProcessor;
+        if (processor == null) {
+            out.println("Gogo is not available: running without the interactive shell; stop with Ctrl-C.");
+            return;
+        }
+        Thread shell = new Thread(() -> {
+            try (CommandSession session = processor.createSession(new FileInputStream(FileDescriptor.in),
+                    new FileOutputStream(FileDescriptor.out), new FileOutputStream(FileDescriptor.err))) {
+                long deadline = System.currentTimeMillis() + STARTUP_WAIT_MILLIS;
+                while (session.get("gogo:gosh") == null && System.currentTimeMillis() < deadline) {
+                    TimeUnit.MILLISECONDS.sleep(20);
+                }
+                session.execute("gosh --login --noshutdown");
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (Exception e) {
+                Throwable cause = e;
+                while (cause.getCause() != null) {
+                    cause = cause.getCause();
+                }
+                LOG.warn("the interactive shell ended with an error: {}", cause.toString(), e);
+            } finally {
+                signal.release("shell exited");
+            }
+        }, "smbdirect-shell");
+        shell.setDaemon(true);
+        shell.start();
+    }
+
+    /** Whether stdin and stdout are a terminal (JDK 22+ also reports a console for pipes). */
+    static boolean terminalAttached() {
+        Console console = System.console();
+        if (console == null) {
+            return false;
+        }
+        try {
+            Method isTerminal = Console.class.getMethod("isTerminal");
+            return (Boolean) isTerminal.invoke(console);
+        } catch (NoSuchMethodException e) {
+            return true;
+        } catch (ReflectiveOperationException e) {
+            return false;
+        }
+    }
+
+    private String property(String key, String fallback) {
+        String value = context.getProperty(key);
+        return value == null || value.isBlank() ? fallback : value.trim();
+    }
+
+    private String[] launcherArguments() throws InvalidSyntaxException {
+        ServiceReference<?>[] refs = context.getServiceReferences((String) null, "(" + LAUNCHER_ARGUMENTS + "=*)");
+        if (refs == null) {
+            return new String[0];
+        }
+        Object value = refs[0].getProperty(LAUNCHER_ARGUMENTS);
+        return value instanceof String[] a ? a : new String[0];
+    }
+}

@@ -1,0 +1,63 @@
+package smbdirect.dist;
+
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicReference;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import sun.misc.Signal;
+import sun.misc.SignalHandler;
+
+/**
+ * Turns SIGTERM and SIGINT into an orderly stop of the runtime: instead of the JVM's default
+ * (exit status 143/130 while the framework is torn down by shutdown hooks) the signal releases
+ * {@link #await()}, the launcher's main thread returns 0, and the launcher stops the framework.
+ *
+ * <p>Thread-safe. The previous handlers are restored by {@link #close()}.
+ */
+final class ShutdownSignal implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ShutdownSignal.class);
+    private static final String[] SIGNALS = {"TERM", "INT"};
+
+    private final CountDownLatch released = new CountDownLatch(1);
+    private final AtomicReference<String> cause = new AtomicReference<>();
+    private final SignalHandler[] previous = new SignalHandler[SIGNALS.length];
+
+    ShutdownSignal() {
+        for (int i = 0; i < SIGNALS.length; i++) {
+            String name = SIGNALS[i];
+            try {
+                previous[i] = Signal.handle(new Signal(name), s -> release("SIG" + s.getName()));
+            } catch (IllegalArgumentException e) {
+                LOG.debug("signal {} cannot be handled here: {}", name, e.getMessage());
+            }
+        }
+    }
+
+    /** Releases {@link #await()}; the first cause wins. */
+    void release(String why) {
+        cause.compareAndSet(null, why);
+        released.countDown();
+    }
+
+    /** Blocks until {@link #release} was called; returns the cause. */
+    String await() throws InterruptedException {
+        released.await();
+        return cause.get();
+    }
+
+    @Override
+    public void close() {
+        for (int i = 0; i < SIGNALS.length; i++) {
+            if (previous[i] != null) {
+                try {
+                    Signal.handle(new Signal(SIGNALS[i]), previous[i]);
+                } catch (IllegalArgumentException e) {
+                    LOG.debug("signal {} handler not restored: {}", SIGNALS[i], e.getMessage());
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,2 @@
+/** The appliance runtime glue (not exported). */
+package smbdirect.dist;

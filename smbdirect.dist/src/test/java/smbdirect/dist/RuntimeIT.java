@@ -1,0 +1,94 @@
+package smbdirect.dist;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Base64;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The exported runtime jar as a user runs it: headless service, Web Console binding, batch perf. */
+class RuntimeIT {
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void withoutTerminalRunsUntilSigtermThenExitsZero() throws Exception {
+        try (RuntimeProcess runtime = RuntimeProcess.start(dir)) {
+            runtime.awaitOutput("SMB Direct runtime is up.", Duration.ofSeconds(60));
+            runtime.awaitOutput("No terminal attached", Duration.ofSeconds(10));
+            assertTrue(runtime.output().contains("default 10.0.0.1:445 on mock OPEN"), runtime.output());
+            TimeUnit.SECONDS.sleep(2);
+            assertTrue(runtime.process.isAlive(), "runtime stopped on its own without a terminal:\n" + runtime.output());
+            assertEquals(0, runtime.terminate(Duration.ofSeconds(30)), runtime.output());
+            assertTrue(runtime.output().contains("stopping the runtime (SIGTERM)"), runtime.output());
+        }
+    }
+
+    @Test
+    void webConsoleAnswersOnLoopbackWithDefaultCredentialsOnly() throws Exception {
+        try (RuntimeProcess runtime = RuntimeProcess.start(dir)) {
+            runtime.awaitOutput("SMB Direct runtime is up.", Duration.ofSeconds(60));
+            HttpClient http = HttpClient.newHttpClient();
+            URI page = URI.create("http://127.0.0.1:" + runtime.httpPort + "/system/console/smbdirect");
+            HttpResponse<String> anonymous = http.send(HttpRequest.newBuilder(page).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertEquals(401, anonymous.statusCode());
+            String basic = "Basic " + Base64.getEncoder().encodeToString("admin:admin".getBytes(StandardCharsets.UTF_8));
+            HttpResponse<String> ok = http.send(HttpRequest.newBuilder(page).header("Authorization", basic).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertEquals(200, ok.statusCode());
+            assertTrue(ok.body().contains("id='smbd-listeners'"), ok.body());
+            assertTrue(ok.body().contains("<td>default</td><td>10.0.0.1:445</td><td>mock</td><td>OPEN</td>"), ok.body());
+            assertEquals(0, runtime.terminate(Duration.ofSeconds(30)), runtime.output());
+        }
+    }
+
+    @Test
+    void batchPerfRunsTheWorkloadAndExitsZero() throws Exception {
+        try (RuntimeProcess runtime = RuntimeProcess.start(dir, "perf", "--count", "2000", "--size", "4096")) {
+            assertTrue(runtime.process.waitFor(120, TimeUnit.SECONDS), "perf did not finish:\n" + runtime.output());
+            String out = runtime.output();
+            assertEquals(0, runtime.process.exitValue(), out);
+            assertTrue(out.contains("server confirmed 2000 messages, 8192000 bytes"), out);
+            assertTrue(out.contains("throughput"), out);
+            assertTrue(out.contains("latency p50"), out);
+        }
+    }
+
+    @Test
+    void batchPerfWritesAWiresharkTraceOfTheRun() throws Exception {
+        Path pcap = dir.resolve("run.pcap");
+        try (RuntimeProcess runtime = RuntimeProcess.start(dir, "perf", "--count", "100", "--trace", pcap.toString(),
+                "--trace-limit", "40")) {
+            assertTrue(runtime.process.waitFor(120, TimeUnit.SECONDS), "perf did not finish:\n" + runtime.output());
+            String out = runtime.output();
+            assertEquals(0, runtime.process.exitValue(), out);
+            assertTrue(out.contains("trace " + pcap.toAbsolutePath() + ": 40 messages written"), out);
+            byte[] bytes = java.nio.file.Files.readAllBytes(pcap);
+            assertEquals(0xD4, bytes[0] & 0xFF, "pcap magic, little-endian");
+            assertEquals(0xA1, bytes[3] & 0xFF, "pcap magic, little-endian");
+            assertEquals(252, bytes[20] & 0xFF, "linktype 252 (exported PDU)");
+            assertTrue(bytes.length > 24 + 40 * (16 + 44 + 20), "40 records of at least 20-byte messages");
+        }
+    }
+
+    @Test
+    void batchPerfWithBadOptionExitsTwoNamingTheOption() throws Exception {
+        try (RuntimeProcess runtime = RuntimeProcess.start(dir, "perf", "--size", "10")) {
+            assertTrue(runtime.process.waitFor(120, TimeUnit.SECONDS), "perf did not finish:\n" + runtime.output());
+            assertEquals(2, runtime.process.exitValue(), runtime.output());
+            assertTrue(runtime.output().contains("--size must be at least 64 bytes, not 10"), runtime.output());
+        }
+    }
+}

@@ -1,0 +1,93 @@
+package smbdirect.dist;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/** The exported runtime jar started as a child process, its output captured to a file. */
+final class RuntimeProcess implements AutoCloseable {
+
+    final Process process;
+    final Path output;
+    final int httpPort;
+
+    private RuntimeProcess(Process process, Path output, int httpPort) {
+        this.process = process;
+        this.output = output;
+        this.httpPort = httpPort;
+    }
+
+    static Path jar() {
+        Path jar = Path.of(System.getProperty("smbdirect.jar", "target/smbdirect.jar"));
+        if (!Files.isRegularFile(jar)) {
+            throw new IllegalStateException("the exported runtime " + jar.toAbsolutePath() + " is missing");
+        }
+        return jar;
+    }
+
+    /** Starts the jar with stdin from /dev/null (no terminal), the Web Console on a free port. */
+    static RuntimeProcess start(Path workDir, String... args) throws IOException {
+        int port = freePort();
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.add("-Dorg.osgi.service.http.port=" + port);
+        command.add("-jar");
+        command.add(jar().toAbsolutePath().toString());
+        command.addAll(List.of(args));
+        Files.createDirectories(workDir);
+        Path out = workDir.resolve("runtime.log");
+        Process p = new ProcessBuilder(command).directory(workDir.toFile()).redirectErrorStream(true)
+                .redirectOutput(out.toFile()).redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
+                .start();
+        return new RuntimeProcess(p, out, port);
+    }
+
+    static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        }
+    }
+
+    String output() throws IOException {
+        return Files.readString(output, StandardCharsets.UTF_8);
+    }
+
+    /** Waits until the output contains {@code text}; fails with the output when it does not. */
+    void awaitOutput(String text, Duration timeout) throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (System.nanoTime() < deadline) {
+            if (output().contains(text)) {
+                return;
+            }
+            if (!process.isAlive()) {
+                throw new AssertionError("runtime exited with " + process.exitValue() + " before printing '" + text
+                        + "':\n" + output());
+            }
+            TimeUnit.MILLISECONDS.sleep(100);
+        }
+        throw new AssertionError("runtime did not print '" + text + "' within " + timeout + ":\n" + output());
+    }
+
+    /** Sends SIGTERM and returns the exit status. */
+    int terminate(Duration timeout) throws InterruptedException {
+        process.destroy();
+        if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+            process.destroyForcibly().waitFor();
+            throw new AssertionError("runtime did not stop within " + timeout + " after SIGTERM");
+        }
+        return process.exitValue();
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        if (process.isAlive()) {
+            process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        }
+    }
+}

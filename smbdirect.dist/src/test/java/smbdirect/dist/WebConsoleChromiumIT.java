@@ -1,0 +1,95 @@
+package smbdirect.dist;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.openqa.selenium.By;
+import org.openqa.selenium.WebDriver;
+import org.openqa.selenium.WebElement;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.chrome.ChromeDriverService;
+import org.openqa.selenium.chrome.ChromeOptions;
+import org.openqa.selenium.support.ui.ExpectedConditions;
+import org.openqa.selenium.support.ui.WebDriverWait;
+
+/**
+ * A user's path through the Web Console in real headless Chromium: open the SMB Direct status
+ * page, change {@code receiveCreditMax} in the Metatype configuration form of
+ * {@code smbdirect.transport}, open a test connection from the status page and see the new value
+ * negotiated on it.
+ */
+class WebConsoleChromiumIT {
+
+    private static final Path CHROMIUM = Path.of(System.getProperty("chromium.binary", "/usr/bin/chromium"));
+    private static final Path CHROMEDRIVER = Path.of(System.getProperty("chromedriver.binary", "/usr/bin/chromedriver"));
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void receiveCreditMaxChangedInTheConfigurationFormAppliesToANewConnection() throws Exception {
+        assumeTrue(Files.isExecutable(CHROMIUM) && Files.isExecutable(CHROMEDRIVER),
+                "Chromium or chromedriver missing (" + CHROMIUM + ", " + CHROMEDRIVER
+                        + "): install the Debian packages chromium and chromium-driver to run this test");
+        try (RuntimeProcess runtime = RuntimeProcess.start(dir.resolve("runtime"))) {
+            runtime.awaitOutput("SMB Direct runtime is up.", Duration.ofSeconds(60));
+            String base = "http://admin:admin@127.0.0.1:" + runtime.httpPort + "/system/console";
+            WebDriver driver = chrome();
+            try {
+                WebDriverWait wait = new WebDriverWait(driver, Duration.ofSeconds(30));
+
+                driver.get(base + "/smbdirect");
+                wait.until(ExpectedConditions.presenceOfElementLocated(By.id("smbd-settings")));
+                assertEquals("255", driver.findElement(By.cssSelector("#smbd-settings td.receiveCreditMax")).getText());
+                assertTrue(driver.findElement(By.id("smbd-listeners")).getText().contains("OPEN"),
+                        driver.findElement(By.id("smbd-listeners")).getText());
+
+                driver.get(base + "/configMgr/smbdirect.transport");
+                WebElement field = wait.until(ExpectedConditions.visibilityOfElementLocated(By.name("receiveCreditMax")));
+                field.clear();
+                field.sendKeys("100");
+                WebElement save = driver.findElements(By.cssSelector(".ui-dialog-buttonpane button")).stream()
+                        .filter(b -> b.getText().trim().equalsIgnoreCase("Save")).findFirst()
+                        .orElseThrow(() -> new AssertionError("no Save button in the configuration dialog"));
+                save.click();
+                wait.until(ExpectedConditions.invisibilityOfElementLocated(By.name("receiveCreditMax")));
+
+                driver.get(base + "/smbdirect");
+                wait.until(ExpectedConditions.textToBe(By.cssSelector("#smbd-settings td.receiveCreditMax"), "100"));
+                driver.findElement(By.id("smbd-connect")).click();
+                wait.until(ExpectedConditions.presenceOfElementLocated(By.id("smbd-message")));
+                String message = driver.findElement(By.id("smbd-message")).getText();
+                assertTrue(message.startsWith("Test connection"), message);
+
+                List<WebElement> rows = driver.findElements(By.cssSelector("#smbd-connections tr[data-connection-id]"));
+                assertEquals(2, rows.size(), "both ends of the test connection are listed");
+                for (WebElement row : rows) {
+                    assertEquals("100", row.findElement(By.cssSelector("td.receiveCreditMax")).getText(), row.getText());
+                    assertTrue(row.getText().contains("ESTABLISHED"), row.getText());
+                }
+            } finally {
+                driver.quit();
+            }
+            assertEquals(0, runtime.terminate(Duration.ofSeconds(30)), runtime.output());
+        }
+    }
+
+    private WebDriver chrome() {
+        ChromeOptions options = new ChromeOptions();
+        options.setBinary(CHROMIUM.toFile());
+        options.addArguments("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                "--disable-dev-shm-usage", "--user-data-dir=" + dir.resolve("chromium-profile"));
+        ChromeDriverService service = new ChromeDriverService.Builder().usingDriverExecutable(CHROMEDRIVER.toFile())
+                .usingAnyFreePort().build();
+        return new ChromeDriver(service, options);
+    }
+}

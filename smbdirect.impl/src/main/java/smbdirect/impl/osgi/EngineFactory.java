@@ -1,0 +1,65 @@
+package smbdirect.impl.osgi;
+
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.concurrent.CompletionStage;
+
+import smbdirect.api.AcceptHandler;
+import smbdirect.api.CloseReason;
+import smbdirect.api.ConnectionHandler;
+import smbdirect.api.SmbDirectConnection;
+import smbdirect.api.SmbDirectException;
+import smbdirect.api.SmbDirectListener;
+import smbdirect.api.dto.TransportDTO;
+import smbdirect.api.rdma.RdmaProvider;
+import smbdirect.impl.engine.Scheduler;
+import smbdirect.impl.engine.SmbDirectEngine;
+import smbdirect.impl.engine.TransportSettings;
+import smbdirect.impl.trace.TraceSink;
+
+/** The production {@link ProviderEngine.Factory}: one {@link SmbDirectEngine} per provider. */
+final class EngineFactory {
+
+    private EngineFactory() {
+    }
+
+    static ProviderEngine create(RdmaProvider provider, TransportSettings settings, Scheduler scheduler) {
+        return new Adapter(new SmbDirectEngine(provider, settings, scheduler));
+    }
+
+    /** Thread-safe as the engine is. */
+    private record Adapter(SmbDirectEngine engine) implements ProviderEngine {
+
+        @Override
+        public SmbDirectListener listen(InetSocketAddress bindAddress, AcceptHandler acceptHandler)
+                throws SmbDirectException {
+            return engine.listen(bindAddress, acceptHandler);
+        }
+
+        @Override
+        public CompletionStage<SmbDirectConnection> connect(InetSocketAddress peer, Duration timeout,
+                ConnectionHandler handler) {
+            return engine.connect(peer, timeout, handler);
+        }
+
+        @Override
+        public TransportDTO getTransportDTO() {
+            return engine.getTransportDTO();
+        }
+
+        @Override
+        public void updateSettings(TransportSettings settings) {
+            engine.updateSettings(settings);
+        }
+
+        @Override
+        public void setTraceSink(TraceSink sink) {
+            engine.setTraceSink(sink);
+        }
+
+        @Override
+        public CompletionStage<Void> shutdown(CloseReason reason) {
+            return engine.shutdown(reason);
+        }
+    }
+}

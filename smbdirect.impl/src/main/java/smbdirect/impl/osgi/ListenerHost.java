@@ -1,0 +1,18 @@
+package smbdirect.impl.osgi;
+
+import java.net.InetSocketAddress;
+
+/**
+ * Bundle-internal service of the transport component through which configured listeners
+ * ({@code smbdirect.listener}) are opened. Thread-safe.
+ */
+public interface ListenerHost {
+
+    /**
+     * Opens a listener that follows the provider selection and waits for an accept handler.
+     *
+     * @param name the configured name (shown in the DTO and log)
+     * @param providerFilter its own provider filter, or {@code null} to follow the transport's
+     */
+    RelocatingListener openConfigured(String name, InetSocketAddress bindAddress, ProviderFilter providerFilter);
+}

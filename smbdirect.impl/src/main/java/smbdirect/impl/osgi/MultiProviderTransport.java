@@ -1,0 +1,616 @@
+package smbdirect.impl.osgi;
+
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
+
+import org.osgi.framework.Constants;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import smbdirect.api.AcceptHandler;
+import smbdirect.api.CloseReason;
+import smbdirect.api.ConnectionHandler;
+import smbdirect.api.ReceivedMessage;
+import smbdirect.api.SmbDirectConnection;
+import smbdirect.api.SmbDirectException;
+import smbdirect.api.SmbDirectListener;
+import smbdirect.api.SmbDirectTransport;
+import smbdirect.api.dto.ConnectionDTO;
+import smbdirect.api.dto.ListenerDTO;
+import smbdirect.api.dto.ProviderDTO;
+import smbdirect.api.dto.TransportDTO;
+import smbdirect.api.rdma.RdmaProvider;
+import smbdirect.impl.engine.Scheduler;
+import smbdirect.impl.engine.TransportSettings;
+import smbdirect.impl.trace.TraceSink;
+
+/**
+ * The transport over any number of RDMA providers: one {@link ProviderEngine} per provider, new
+ * connections and listeners on the <em>selected</em> provider (the best ranked one that matches the
+ * provider filter), listeners that follow the selection, and a runtime DTO over all engines.
+ *
+ * <p>Rules:
+ * <ul>
+ * <li>A provider that arrives gets its own engine at once; the transport never stops because a
+ * provider comes or goes.</li>
+ * <li>{@link #connect} uses the provider selected at the time of the call. A connection stays on
+ * its provider for its whole life: when a better provider arrives, or the filter no longer matches
+ * its provider, it keeps running; it closes (with {@link CloseReason.Kind#PROVIDER_GONE}) only when
+ * its provider leaves.</li>
+ * <li>Listeners (opened by {@link #listen} or configured) follow the selection: when the selected
+ * provider changes they close their endpoint on the old provider (connections already accepted
+ * there are not affected) and bind the same address and port on the new one. With no provider
+ * they wait (state WAITING) and re-open when one arrives. A bind that fails (state FAILED), and
+ * an endpoint the provider closed on its own (device removed), are retried every second.</li>
+ * </ul>
+ *
+ * <p>Thread-safe. Control operations (providers, configuration, listeners) are serialized by one
+ * lock; {@link #connect} and the DTO snapshot only read a copy of the provider list.
+ */
+final class MultiProviderTransport implements SmbDirectTransport {
+
+    private static final Logger LOG = LoggerFactory.getLogger(MultiProviderTransport.class);
+
+    /** Closed connections kept for the DTO. */
+    static final int CLOSED_HISTORY = 64;
+
+    private static final long CHECK_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+    private static final Comparator<ProviderEntry> BEST_FIRST = Comparator
+            .comparingInt((ProviderEntry e) -> -e.ranking)
+            .thenComparingLong(e -> e.serviceId);
+
+    private final ProviderEngine.Factory engines;
+    private final Scheduler scheduler;
+    private final Object lock = new Object();
+
+    // guarded by lock
+    private final List<ProviderEntry> providers = new ArrayList<>();
+    private final List<RelocatingListener> listeners = new ArrayList<>();
+    private final Deque<ConnectionDTO> retiredClosed = new ArrayDeque<>();
+    private long retiredNegotiationFailures;
+    private String retiredLastNegotiationFailure;
+    private TransportSettings settings;
+    private ProviderFilter selection;
+    private boolean shutDown;
+    private Scheduler.Cancellable check;
+    private long nextLocalServiceId = Long.MAX_VALUE / 2;
+
+    // the trace sink every engine gets (TraceSink.NONE: off)
+    private volatile TraceSink traceSink = TraceSink.NONE;
+
+    // copy-on-write snapshot of providers, best first
+    private volatile List<ProviderEntry> snapshot = List.of();
+
+    MultiProviderTransport(ProviderEngine.Factory engines, Scheduler scheduler, TransportSettings settings,
+            ProviderFilter selection) {
+        this.engines = Objects.requireNonNull(engines, "engines");
+        this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
+        this.settings = Objects.requireNonNull(settings, "settings");
+        this.selection = Objects.requireNonNull(selection, "selection");
+    }
+
+    // ---- providers -------------------------------------------------------------------------
+
+    /** A provider arrived; {@code properties} are its service properties. */
+    void addProvider(RdmaProvider provider, Map<String, ?> properties) {
+        synchronized (lock) {
+            if (shutDown || find(provider) != null) {
+                return;
+            }
+            ProviderEngine engine;
+            try {
+                engine = engines.create(provider, settings, scheduler);
+            } catch (RuntimeException e) {
+                LOG.error("RDMA provider {} refused: its engine could not be created", describe(provider), e);
+                return;
+            }
+            engine.setTraceSink(traceSink);
+            ProviderEntry entry = new ProviderEntry(provider, engine);
+            entry.update(properties, nextLocalServiceId++);
+            providers.add(entry);
+            providersChanged();
+            LOG.info("RDMA provider {} ({}, ranking {}) added; selected provider: {}", entry.name,
+                    entry.transportType, entry.ranking, nameOf(selected()));
+            reconcileListeners();
+        }
+    }
+
+    /** Installs {@code sink} on every engine, present and future ({@code null}: off). */
+    void setTraceSink(TraceSink sink) {
+        synchronized (lock) {
+            traceSink = sink == null ? TraceSink.NONE : sink;
+            for (ProviderEntry entry : providers) {
+                entry.engine.setTraceSink(traceSink);
+            }
+        }
+    }
+
+    /** The service properties of a provider changed (e.g. its ranking). */
+    void updateProvider(RdmaProvider provider, Map<String, ?> properties) {
+        synchronized (lock) {
+            ProviderEntry entry = find(provider);
+            if (entry == null || shutDown) {
+                return;
+            }
+            entry.update(properties, entry.serviceId);
+            providersChanged();
+            LOG.info("RDMA provider {} updated (ranking {}); selected provider: {}", entry.name, entry.ranking,
+                    nameOf(selected()));
+            reconcileListeners();
+        }
+    }
+
+    /**
+     * A provider left: listeners on it move to the next selected provider, then its engine closes its
+     * connections with {@link CloseReason.Kind#PROVIDER_GONE}.
+     *
+     * @return completes when the provider's engine has shut down
+     */
+    CompletionStage<Void> removeProvider(RdmaProvider provider) {
+        ProviderEntry entry;
+        synchronized (lock) {
+            entry = find(provider);
+            if (entry == null) {
+                return CompletableFuture.completedFuture(null);
+            }
+            providers.remove(entry);
+            providersChanged();
+            LOG.info("RDMA provider {} removed; its connections close; selected provider: {}", entry.name,
+                    nameOf(selected()));
+            if (!shutDown) {
+                reconcileListeners();
+            }
+        }
+        return retire(entry, CloseReason.of(CloseReason.Kind.PROVIDER_GONE,
+                "RDMA provider '" + entry.name + "' went away"));
+    }
+
+    private CompletionStage<Void> retire(ProviderEntry entry, CloseReason reason) {
+        entry.retiring = reason;
+        CompletionStage<Void> done;
+        try {
+            done = entry.engine.shutdown(reason);
+        } catch (RuntimeException e) {
+            LOG.error("Engine of RDMA provider {} failed to shut down", entry.name, e);
+            done = CompletableFuture.completedFuture(null);
+        }
+        return done.handle((v, failure) -> {
+            if (failure != null) {
+                LOG.warn("Engine of RDMA provider {} shut down with an error", entry.name, failure);
+            }
+            keepHistory(entry);
+            return null;
+        });
+    }
+
+    private void keepHistory(ProviderEntry entry) {
+        TransportDTO last;
+        try {
+            last = entry.engine.getTransportDTO();
+        } catch (RuntimeException e) {
+            LOG.debug("No final state of RDMA provider {}", entry.name, e);
+            return;
+        }
+        synchronized (lock) {
+            retiredNegotiationFailures += last.negotiationFailures;
+            if (last.lastNegotiationFailure != null) {
+                retiredLastNegotiationFailure = last.lastNegotiationFailure;
+            }
+            List<ConnectionDTO> all = new ArrayList<>(retiredClosed);
+            if (last.recentlyClosed != null) {
+                all.addAll(List.of(last.recentlyClosed));
+            }
+            if (last.connections != null) {
+                all.addAll(List.of(last.connections));
+            }
+            all.sort(Comparator.comparingLong((ConnectionDTO c) -> c.closedMillis).reversed());
+            retiredClosed.clear();
+            all.stream().limit(CLOSED_HISTORY).forEach(retiredClosed::addLast);
+        }
+    }
+
+    // ---- configuration ---------------------------------------------------------------------
+
+    /** New settings and provider filter (already validated). */
+    void configure(TransportSettings newSettings, ProviderFilter newSelection) {
+        synchronized (lock) {
+            if (shutDown) {
+                return;
+            }
+            settings = Objects.requireNonNull(newSettings, "settings");
+            selection = Objects.requireNonNull(newSelection, "selection");
+            for (ProviderEntry entry : providers) {
+                try {
+                    entry.engine.updateSettings(newSettings);
+                } catch (RuntimeException e) {
+                    LOG.error("RDMA provider {} did not take the new settings", entry.name, e);
+                }
+            }
+            reconcileListeners();
+        }
+    }
+
+    TransportSettings settings() {
+        synchronized (lock) {
+            return settings;
+        }
+    }
+
+    ProviderFilter selection() {
+        synchronized (lock) {
+            return selection;
+        }
+    }
+
+    /**
+     * Closes every listener and shuts every engine down with {@link CloseReason.Kind#SHUTDOWN}.
+     *
+     * @return completes when all engines have shut down
+     */
+    CompletionStage<Void> shutdown() {
+        List<ProviderEntry> all;
+        synchronized (lock) {
+            if (shutDown) {
+                return CompletableFuture.completedFuture(null);
+            }
+            shutDown = true;
+            if (check != null) {
+                check.cancel();
+                check = null;
+            }
+            for (RelocatingListener l : List.copyOf(listeners)) {
+                l.closeForShutdown();
+            }
+            listeners.clear();
+            all = List.copyOf(providers);
+            providers.clear();
+            providersChanged();
+        }
+        CompletableFuture<?>[] done = all.stream()
+                .map(e -> retire(e, CloseReason.of(CloseReason.Kind.SHUTDOWN, "SMB Direct transport stopped"))
+                        .toCompletableFuture())
+                .toArray(CompletableFuture[]::new);
+        return CompletableFuture.allOf(done);
+    }
+
+    // ---- SmbDirectTransport ----------------------------------------------------------------
+
+    @Override
+    public SmbDirectListener listen(InetSocketAddress bindAddress, AcceptHandler acceptHandler)
+            throws SmbDirectException {
+        Objects.requireNonNull(bindAddress, "bindAddress");
+        Objects.requireNonNull(acceptHandler, "acceptHandler");
+        synchronized (lock) {
+            if (shutDown) {
+                throw noProvider("the transport is stopped");
+            }
+            ProviderEntry entry = selected();
+            if (entry == null) {
+                throw noProvider("no RDMA provider matches " + selection);
+            }
+            RelocatingListener listener = new RelocatingListener(this, null, bindAddress, null, acceptHandler);
+            listener.openFirst(entry);
+            listeners.add(listener);
+            reconcileListeners();
+            return listener;
+        }
+    }
+
+    @Override
+    public CompletionStage<SmbDirectConnection> connect(InetSocketAddress peer, Duration timeout,
+            ConnectionHandler handler) {
+        Objects.requireNonNull(peer, "peer");
+        Objects.requireNonNull(timeout, "timeout");
+        Objects.requireNonNull(handler, "handler");
+        ProviderEntry entry;
+        synchronized (lock) {
+            entry = shutDown ? null : selected();
+            if (entry == null) {
+                return CompletableFuture.failedFuture(noProvider(
+                        shutDown ? "the transport is stopped" : "no RDMA provider matches " + selection));
+            }
+        }
+        return entry.engine.connect(peer, timeout, new ProviderBoundHandler(handler, entry));
+    }
+
+    /**
+     * Opens a listener configured by a {@code smbdirect.listener} configuration: it waits (state
+     * WAITING) until an accept handler is set and a provider is available.
+     *
+     * @param providerFilter the listener's own provider filter, or {@code null} to follow the
+     *     transport's selection
+     */
+    RelocatingListener openConfigured(String name, InetSocketAddress bindAddress, ProviderFilter providerFilter) {
+        synchronized (lock) {
+            RelocatingListener listener = new RelocatingListener(this, name, bindAddress, providerFilter, null);
+            if (shutDown) {
+                listener.closeForShutdown();
+                return listener;
+            }
+            listeners.add(listener);
+            reconcileListeners();
+            return listener;
+        }
+    }
+
+    @Override
+    public TransportDTO getTransportDTO() {
+        List<ProviderEntry> entries;
+        List<RelocatingListener> ls;
+        TransportSettings s;
+        ProviderEntry chosen;
+        List<ConnectionDTO> closed;
+        long failures;
+        String lastFailure;
+        synchronized (lock) {
+            entries = List.copyOf(providers);
+            ls = List.copyOf(listeners);
+            s = settings;
+            chosen = selected();
+            closed = new ArrayList<>(retiredClosed);
+            failures = retiredNegotiationFailures;
+            lastFailure = retiredLastNegotiationFailure;
+        }
+        TransportDTO dto = new TransportDTO();
+        List<ProviderDTO> providerDTOs = new ArrayList<>();
+        List<ConnectionDTO> live = new ArrayList<>();
+        Map<ProviderEntry, Integer> listenersOn = new HashMap<>();
+        List<ListenerDTO> listenerDTOs = new ArrayList<>();
+        for (RelocatingListener l : ls) {
+            ProviderEntry on = l.currentEntry();
+            if (on != null) {
+                listenersOn.merge(on, 1, Integer::sum);
+            }
+            listenerDTOs.add(l.getListenerDTO());
+        }
+        String selectedFailure = null;
+        if (chosen != null) {
+            List<ProviderEntry> ordered = new ArrayList<>(entries);
+            ordered.remove(chosen);
+            ordered.add(0, chosen);
+            entries = ordered;
+        }
+        for (ProviderEntry entry : entries) {
+            TransportDTO engine = entry.engine.getTransportDTO();
+            ProviderDTO p = new ProviderDTO();
+            p.name = entry.name;
+            p.transportType = entry.transportType;
+            p.ranking = entry.ranking;
+            p.selected = entry == chosen;
+            p.connections = engine.connections == null ? 0 : engine.connections.length;
+            p.listeners = listenersOn.getOrDefault(entry, 0);
+            p.capabilities = String.valueOf(entry.provider.capabilities());
+            providerDTOs.add(p);
+            if (engine.connections != null) {
+                live.addAll(List.of(engine.connections));
+            }
+            if (engine.recentlyClosed != null) {
+                closed.addAll(List.of(engine.recentlyClosed));
+            }
+            failures += engine.negotiationFailures;
+            if (engine.lastNegotiationFailure != null) {
+                if (entry == chosen || selectedFailure == null) {
+                    selectedFailure = engine.lastNegotiationFailure;
+                }
+            }
+        }
+        closed.sort(Comparator.comparingLong((ConnectionDTO c) -> c.closedMillis).reversed());
+        dto.providers = providerDTOs.toArray(ProviderDTO[]::new);
+        dto.listeners = listenerDTOs.toArray(ListenerDTO[]::new);
+        dto.connections = live.toArray(ConnectionDTO[]::new);
+        dto.recentlyClosed = closed.stream().limit(CLOSED_HISTORY).toArray(ConnectionDTO[]::new);
+        dto.negotiationFailures = failures;
+        dto.lastNegotiationFailure = selectedFailure != null ? selectedFailure : lastFailure;
+        dto.settings = TransportConfigs.toDTO(s);
+        return dto;
+    }
+
+    // ---- listeners -------------------------------------------------------------------------
+
+    /**
+     * Re-evaluates where every listener belongs, and keeps the listener check running while there
+     * are listeners. Called with the lock held.
+     */
+    private void reconcileListeners() {
+        for (RelocatingListener l : listeners) {
+            l.reconcile(targetFor(l));
+        }
+        if (check == null && !shutDown && !listeners.isEmpty()) {
+            check = scheduler.schedule(this::checkListeners, CHECK_NANOS);
+        }
+    }
+
+    /**
+     * Every second while listeners exist: re-binds listeners whose bind failed and listeners whose
+     * endpoint the provider closed (device removed), which the listener API does not report.
+     */
+    private void checkListeners() {
+        synchronized (lock) {
+            check = null;
+            if (!shutDown) {
+                reconcileListeners();
+            }
+        }
+    }
+
+    /** Re-evaluates after a listener's accept handler changed. */
+    void listenerChanged() {
+        synchronized (lock) {
+            if (!shutDown) {
+                reconcileListeners();
+            }
+        }
+    }
+
+    void listenerClosed(RelocatingListener listener) {
+        synchronized (lock) {
+            listeners.remove(listener);
+        }
+    }
+
+    Object lock() {
+        return lock;
+    }
+
+    /** The provider a listener belongs on (lock held). */
+    private ProviderEntry targetFor(RelocatingListener listener) {
+        ProviderFilter own = listener.providerFilter();
+        if (own == null) {
+            return selected();
+        }
+        for (ProviderEntry e : providers) {
+            if (own.matches(e.properties)) {
+                return e;
+            }
+        }
+        return null;
+    }
+
+    /** The provider new connections use (lock held). */
+    private ProviderEntry selected() {
+        for (ProviderEntry e : providers) {
+            if (selection.matches(e.properties)) {
+                return e;
+            }
+        }
+        return null;
+    }
+
+    String describeTarget(RelocatingListener listener) {
+        ProviderFilter own = listener.providerFilter();
+        return own != null ? own.toString() : selection.toString();
+    }
+
+    private void providersChanged() {
+        providers.sort(BEST_FIRST);
+        snapshot = List.copyOf(providers);
+    }
+
+    /** Providers best first (a snapshot). */
+    List<String> providerNames() {
+        return snapshot.stream().map(e -> e.name).toList();
+    }
+
+    private ProviderEntry find(RdmaProvider provider) {
+        for (ProviderEntry e : providers) {
+            if (e.provider == provider) {
+                return e;
+            }
+        }
+        return null;
+    }
+
+    private static String nameOf(ProviderEntry e) {
+        return e == null ? "none" : e.name;
+    }
+
+    private static String describe(RdmaProvider provider) {
+        try {
+            return provider.name();
+        } catch (RuntimeException e) {
+            return String.valueOf(provider);
+        }
+    }
+
+    static SmbDirectException noProvider(String detail) {
+        return new SmbDirectException(SmbDirectException.Kind.NO_PROVIDER, "no RDMA provider available: " + detail,
+                CloseReason.of(CloseReason.Kind.PROVIDER_GONE, detail), null);
+    }
+
+    /**
+     * Reports the end of a connection whose provider is retiring with the retiring reason
+     * ({@code PROVIDER_GONE} or {@code SHUTDOWN}), whatever the connection noticed first while its
+     * provider was taken away (its peer's disconnect, a failed post); the first reason stays in the
+     * detail. Other callbacks pass through unchanged.
+     */
+    static final class ProviderBoundHandler implements ConnectionHandler {
+        private final ConnectionHandler delegate;
+        private final ProviderEntry entry;
+
+        ProviderBoundHandler(ConnectionHandler delegate, ProviderEntry entry) {
+            this.delegate = delegate;
+            this.entry = entry;
+        }
+
+        ConnectionHandler delegate() {
+            return delegate;
+        }
+
+        @Override
+        public void onMessage(SmbDirectConnection connection, ReceivedMessage message) {
+            delegate.onMessage(connection, message);
+        }
+
+        @Override
+        public void onDisconnected(SmbDirectConnection connection, CloseReason reason) {
+            CloseReason retiring = entry.retiring;
+            CloseReason reported = reason;
+            if (retiring != null && reason.kind() != retiring.kind()) {
+                reported = new CloseReason(retiring.kind(), reason.rule(), retiring.detail() + " (first seen: " + reason
+                        + ")");
+            }
+            delegate.onDisconnected(connection, reported);
+        }
+    }
+
+    /** A provider and its engine. Mutable fields are guarded by the transport's lock. */
+    static final class ProviderEntry {
+        final RdmaProvider provider;
+        final ProviderEngine engine;
+        Map<String, Object> properties = Map.of();
+        String name;
+        String transportType;
+        int ranking;
+        long serviceId;
+        /** Set when the engine is shut down because the provider left or the transport stops. */
+        volatile CloseReason retiring;
+
+        ProviderEntry(RdmaProvider provider, ProviderEngine engine) {
+            this.provider = provider;
+            this.engine = engine;
+        }
+
+        void update(Map<String, ?> props, long fallbackServiceId) {
+            Map<String, Object> copy = new HashMap<>();
+            if (props != null) {
+                props.forEach((k, v) -> {
+                    if (k != null && v != null) {
+                        copy.put(k, v);
+                    }
+                });
+            }
+            String n = copy.get(RdmaProvider.PROVIDER_NAME) instanceof String s ? s : describe(provider);
+            copy.putIfAbsent(RdmaProvider.PROVIDER_NAME, n);
+            properties = Map.copyOf(copy);
+            name = n;
+            Object r = copy.get(Constants.SERVICE_RANKING);
+            ranking = r instanceof Integer i ? i : 0;
+            Object id = copy.get(Constants.SERVICE_ID);
+            serviceId = id instanceof Long l ? l : fallbackServiceId;
+            String tt;
+            try {
+                tt = String.valueOf(provider.transportType());
+            } catch (RuntimeException e) {
+                tt = String.valueOf(copy.get(RdmaProvider.TRANSPORT_TYPE));
+            }
+            transportType = tt;
+        }
+
+        @Override
+        public String toString() {
+            return name;
+        }
+    }
+}

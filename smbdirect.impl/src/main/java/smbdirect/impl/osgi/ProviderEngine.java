@@ -1,0 +1,53 @@
+package smbdirect.impl.osgi;
+
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.concurrent.CompletionStage;
+
+import smbdirect.api.AcceptHandler;
+import smbdirect.api.CloseReason;
+import smbdirect.api.ConnectionHandler;
+import smbdirect.api.SmbDirectConnection;
+import smbdirect.api.SmbDirectException;
+import smbdirect.api.SmbDirectListener;
+import smbdirect.api.dto.TransportDTO;
+import smbdirect.api.rdma.RdmaProvider;
+import smbdirect.impl.engine.Scheduler;
+import smbdirect.impl.engine.TransportSettings;
+import smbdirect.impl.trace.TraceSink;
+
+/**
+ * The protocol engine over one RDMA provider, as the OSGi layer uses it. Implementations are
+ * thread-safe.
+ */
+interface ProviderEngine {
+
+    /** Opens a listener on this engine's provider. */
+    SmbDirectListener listen(InetSocketAddress bindAddress, AcceptHandler acceptHandler) throws SmbDirectException;
+
+    /** Connects over this engine's provider. */
+    CompletionStage<SmbDirectConnection> connect(InetSocketAddress peer, Duration timeout, ConnectionHandler handler);
+
+    /** A snapshot of this engine's state. */
+    TransportDTO getTransportDTO();
+
+    /** New connections negotiate with {@code settings}; timers of live connections follow them. */
+    void updateSettings(TransportSettings settings);
+
+    /**
+     * Installs the sink told of every message of this engine's connections. Engines without
+     * tracing (test doubles) ignore it.
+     */
+    default void setTraceSink(TraceSink sink) {
+        // an engine without tracing has nothing to install
+    }
+
+    /** Closes every connection and listener of the engine with {@code reason}. */
+    CompletionStage<Void> shutdown(CloseReason reason);
+
+    /** Creates the engine for one provider. */
+    @FunctionalInterface
+    interface Factory {
+        ProviderEngine create(RdmaProvider provider, TransportSettings settings, Scheduler scheduler);
+    }
+}

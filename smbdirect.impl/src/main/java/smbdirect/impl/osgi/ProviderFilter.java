@@ -1,0 +1,55 @@
+package smbdirect.impl.osgi;
+
+import java.util.Map;
+import java.util.Objects;
+
+import org.osgi.framework.Filter;
+import org.osgi.framework.FrameworkUtil;
+import org.osgi.framework.InvalidSyntaxException;
+
+/**
+ * An LDAP filter over the service properties of an {@code RdmaProvider} (the {@code provider.target}
+ * attribute of the transport and of configured listeners). Immutable.
+ */
+final class ProviderFilter {
+
+    /** Matches every provider. */
+    static final ProviderFilter ANY = new ProviderFilter("(objectClass=*)", null);
+
+    private final String text;
+    private final Filter filter;
+
+    private ProviderFilter(String text, Filter filter) {
+        this.text = text;
+        this.filter = filter;
+    }
+
+    /**
+     * Parses {@code text}.
+     *
+     * @throws InvalidSyntaxException when it is not a valid LDAP filter
+     */
+    static ProviderFilter parse(String text) throws InvalidSyntaxException {
+        Objects.requireNonNull(text, "text");
+        return new ProviderFilter(text, FrameworkUtil.createFilter(text));
+    }
+
+    boolean matches(Map<String, ?> properties) {
+        return filter == null || filter.matches(properties);
+    }
+
+    @Override
+    public String toString() {
+        return text;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof ProviderFilter other && other.text.equals(text);
+    }
+
+    @Override
+    public int hashCode() {
+        return text.hashCode();
+    }
+}

@@ -1,0 +1,204 @@
+package smbdirect.impl.osgi;
+
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+import org.osgi.framework.InvalidSyntaxException;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.ConfigurationPolicy;
+import org.osgi.service.component.annotations.Deactivate;
+import org.osgi.service.component.annotations.Modified;
+import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ReferenceCardinality;
+import org.osgi.service.component.annotations.ReferencePolicy;
+import org.osgi.service.component.annotations.ReferencePolicyOption;
+import org.osgi.service.metatype.annotations.Designate;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import smbdirect.api.AcceptHandler;
+import smbdirect.api.ConnectionHandler;
+import smbdirect.api.SmbDirectConnection;
+import smbdirect.api.SmbDirectException;
+import smbdirect.api.SmbDirectListener;
+import smbdirect.api.SmbDirectTransport;
+import smbdirect.api.dto.TransportDTO;
+import smbdirect.api.rdma.RdmaProvider;
+import smbdirect.impl.engine.SettingsException;
+import smbdirect.impl.engine.TransportSettings;
+import smbdirect.impl.trace.TraceSink;
+
+/**
+ * The {@link SmbDirectTransport} service, configured by PID {@value #PID}.
+ *
+ * <p>RDMA providers are bound dynamically and greedily, all of them (any service carrying
+ * {@code smbdirect.provider}); each gets its own engine. The configuration attribute
+ * {@code provider.target} is a filter that <em>selects</em> the provider new connections and
+ * listeners use (best {@code service.ranking} among the matching ones); it is deliberately not the
+ * reference target, so that connections on a provider that is deselected keep running. A provider
+ * that leaves takes only its own connections with it (reason PROVIDER_GONE); listeners re-open on
+ * the next selected provider. The service itself stays registered whatever the providers do.
+ *
+ * <p>Configuration: {@link #configure} is the single validate-then-apply path of activation and
+ * modification. A configuration with a bad value is refused as a whole, with one ERROR line naming
+ * the attribute and the value; the last good settings (at first activation: the defaults) stay in
+ * force and the component stays active.
+ *
+ * <p>Owns one timer thread ({@value TimerScheduler#THREAD_NAME}) shared by all engines; on
+ * deactivation every engine shuts down with reason SHUTDOWN and the thread stops. Thread-safe.
+ */
+@Component(name = SmbDirectTransportComponent.PID, service = { SmbDirectTransport.class, ListenerHost.class, TraceControl.class },
+        immediate = true, configurationPolicy = ConfigurationPolicy.OPTIONAL)
+@Designate(ocd = TransportConfig.class)
+public class SmbDirectTransportComponent implements SmbDirectTransport, ListenerHost, TraceControl {
+
+    /** The configuration PID (also the component name). */
+    public static final String PID = "smbdirect.transport";
+
+    private static final Logger LOG = LoggerFactory.getLogger(SmbDirectTransportComponent.class);
+
+    private static final long SHUTDOWN_WAIT_SECONDS = 10;
+
+    private final TimerScheduler timer;
+    private final MultiProviderTransport transport;
+
+    @Activate
+    public SmbDirectTransportComponent(TransportConfig config) {
+        this(config, EngineFactory::create);
+    }
+
+    SmbDirectTransportComponent(TransportConfig config, ProviderEngine.Factory engines) {
+        timer = new TimerScheduler();
+        transport = new MultiProviderTransport(engines, timer, TransportSettings.DEFAULTS, defaultFilter());
+        configure(config);
+    }
+
+    @Override
+    public void setTraceSink(TraceSink sink) {
+        transport.setTraceSink(sink);
+    }
+
+    @Modified
+    void modified(TransportConfig config) {
+        configure(config);
+    }
+
+    /**
+     * Validates {@code config} and applies it, or refuses it and keeps the settings in force.
+     *
+     * @return whether the configuration was applied
+     */
+    boolean configure(TransportConfig config) {
+        TransportSettings settings;
+        ProviderFilter filter;
+        try {
+            settings = TransportConfigs.toSettings(config);
+            filter = parseTarget(config.provider_target());
+        } catch (SettingsException e) {
+            LOG.error("Configuration {} not applied, {}; the last good settings stay in force", PID, e.getMessage());
+            return false;
+        }
+        TransportSettings before = transport.settings();
+        ProviderFilter filterBefore = transport.selection();
+        transport.configure(settings, filter);
+        if (!filter.equals(filterBefore)) {
+            LOG.info("Configuration {}: provider.target={}", PID, filter);
+        }
+        if (!settings.toString().equals(before.toString())) {
+            LOG.info("Configuration {} applied: {}", PID, settings);
+        }
+        return true;
+    }
+
+    private static ProviderFilter parseTarget(String target) {
+        String text = target == null || target.isBlank() ? TransportConfig.PROVIDER_TARGET_DEFAULT : target.trim();
+        try {
+            return ProviderFilter.parse(text);
+        } catch (InvalidSyntaxException e) {
+            throw new SettingsException("provider.target", text, "not an LDAP filter: " + e.getMessage());
+        }
+    }
+
+    private static ProviderFilter defaultFilter() {
+        return parseTarget(TransportConfig.PROVIDER_TARGET_DEFAULT);
+    }
+
+    @Reference(name = "providers", service = RdmaProvider.class, cardinality = ReferenceCardinality.MULTIPLE,
+            policy = ReferencePolicy.DYNAMIC, policyOption = ReferencePolicyOption.GREEDY,
+            target = "(" + RdmaProvider.PROVIDER_NAME + "=*)", unbind = "removeProvider",
+            updated = "updatedProvider")
+    void addProvider(RdmaProvider provider, Map<String, Object> properties) {
+        transport.addProvider(provider, properties);
+    }
+
+    void updatedProvider(RdmaProvider provider, Map<String, Object> properties) {
+        transport.updateProvider(provider, properties);
+    }
+
+    /**
+     * Returns once the provider's engine has closed its connections and listeners (bounded), so that
+     * the provider is not used after the unbind, as DS requires, and the connections end cleanly
+     * while the provider still works.
+     */
+    void removeProvider(RdmaProvider provider) {
+        try {
+            transport.removeProvider(provider).toCompletableFuture().get(SHUTDOWN_WAIT_SECONDS, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException e) {
+            LOG.warn("Connections of a leaving RDMA provider did not close within {} s", SHUTDOWN_WAIT_SECONDS, e);
+        }
+    }
+
+    @Deactivate
+    void deactivate() {
+        try {
+            transport.shutdown().toCompletableFuture().get(SHUTDOWN_WAIT_SECONDS, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException e) {
+            LOG.warn("SMB Direct transport did not shut down cleanly within {} s", SHUTDOWN_WAIT_SECONDS, e);
+        } finally {
+            timer.close();
+        }
+    }
+
+    @Override
+    public SmbDirectListener listen(InetSocketAddress bindAddress, AcceptHandler acceptHandler)
+            throws SmbDirectException {
+        return transport.listen(bindAddress, acceptHandler);
+    }
+
+    @Override
+    public CompletionStage<SmbDirectConnection> connect(InetSocketAddress peer, Duration timeout,
+            ConnectionHandler handler) {
+        return transport.connect(peer, timeout, handler);
+    }
+
+    @Override
+    public TransportDTO getTransportDTO() {
+        return transport.getTransportDTO();
+    }
+
+    @Override
+    public RelocatingListener openConfigured(String name, InetSocketAddress bindAddress,
+            ProviderFilter providerFilter) {
+        return transport.openConfigured(name, bindAddress, providerFilter);
+    }
+
+    /** The settings in force (for tests and diagnostics). */
+    TransportSettings settings() {
+        return transport.settings();
+    }
+
+    /** The timer thread's scheduler. */
+    TimerScheduler timer() {
+        return timer;
+    }
+}

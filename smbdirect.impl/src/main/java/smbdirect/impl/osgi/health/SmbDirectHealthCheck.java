@@ -1,0 +1,44 @@
+package smbdirect.impl.osgi.health;
+
+import org.apache.felix.hc.api.FormattingResultLog;
+import org.apache.felix.hc.api.HealthCheck;
+import org.apache.felix.hc.api.Result;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Reference;
+
+import smbdirect.api.SmbDirectTransport;
+
+/**
+ * The Felix Health Check "SMB Direct transport" (tag {@code smbdirect}): provider presence,
+ * listener state, credit starvation and recent negotiation failures, from the transport's
+ * runtime DTO. Only active where the Health Check API is installed (optional import).
+ *
+ * <p>Thread-safe.
+ */
+@Component(service = HealthCheck.class, property = {
+        HealthCheck.NAME + "=SMB Direct transport",
+        HealthCheck.TAGS + "=smbdirect"
+})
+public class SmbDirectHealthCheck implements HealthCheck {
+
+    private final TransportHealth health = new TransportHealth();
+
+    @Reference
+    private SmbDirectTransport transport;
+
+    @Override
+    public Result execute() {
+        TransportHealth.Report report = health.evaluate(transport.getTransportDTO());
+        FormattingResultLog log = new FormattingResultLog();
+        for (String finding : report.findings()) {
+            if (finding.startsWith("CRITICAL ")) {
+                log.critical(finding.substring(9));
+            } else if (finding.startsWith("WARN ")) {
+                log.warn(finding.substring(5));
+            } else {
+                log.info(finding.startsWith("OK ") ? finding.substring(3) : finding);
+            }
+        }
+        return new Result(log);
+    }
+}

@@ -1,0 +1,116 @@
+package smbdirect.impl.osgi.health;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+
+import smbdirect.api.dto.ConnectionDTO;
+import smbdirect.api.dto.ListenerDTO;
+import smbdirect.api.dto.ProviderDTO;
+import smbdirect.api.dto.TransportDTO;
+
+/**
+ * Evaluates a {@link TransportDTO}: CRITICAL without a selected RDMA provider or with a FAILED
+ * listener; WARN for listeners waiting, connections starved of Send Credits with messages queued,
+ * and negotiation failures since the previous evaluation.
+ *
+ * <p>Thread-safe: the only state is the negotiation failure count of the previous evaluation.
+ */
+public final class TransportHealth {
+
+    /** Overall status, worst first. */
+    public enum Status {
+        CRITICAL, WARN, OK
+    }
+
+    /**
+     * One evaluation.
+     *
+     * @param status the worst finding
+     * @param findings one line per finding, each starting with its status
+     */
+    public record Report(Status status, List<String> findings) {
+        public Report {
+            findings = Collections.unmodifiableList(new ArrayList<>(findings));
+        }
+    }
+
+    private long lastNegotiationFailures = -1;
+
+    /** Evaluates {@code dto}; negotiation failures count as recent when they grew since the last call. */
+    public synchronized Report evaluate(TransportDTO dto) {
+        List<String> findings = new ArrayList<>();
+        Status status = Status.OK;
+
+        ProviderDTO selected = null;
+        if (dto.providers != null) {
+            for (ProviderDTO p : dto.providers) {
+                if (p.selected) {
+                    selected = p;
+                }
+            }
+        }
+        if (selected == null) {
+            status = worse(status, Status.CRITICAL);
+            findings.add("CRITICAL no RDMA provider selected: new connections and listeners cannot work");
+        } else {
+            findings.add("OK provider " + selected.name + " (" + selected.transportType + ") selected");
+        }
+
+        int open = 0;
+        if (dto.listeners != null) {
+            for (ListenerDTO l : dto.listeners) {
+                String name = (l.name == null ? "" : l.name + " ") + l.address;
+                switch (String.valueOf(l.state)) {
+                    case "OPEN" -> open++;
+                    case "FAILED" -> {
+                        status = worse(status, Status.CRITICAL);
+                        findings.add("CRITICAL listener " + name + " FAILED: " + detail(l));
+                    }
+                    case "WAITING" -> {
+                        status = worse(status, Status.WARN);
+                        findings.add("WARN listener " + name + " WAITING: " + detail(l));
+                    }
+                    default -> findings.add("OK listener " + name + " " + l.state);
+                }
+            }
+        }
+        findings.add("OK " + open + " listener(s) open");
+
+        int starved = 0;
+        long stalls = 0;
+        if (dto.connections != null) {
+            for (ConnectionDTO c : dto.connections) {
+                stalls += c.creditStalls;
+                if ("ESTABLISHED".equals(c.state) && c.sendCredits == 0 && c.sendQueueDepth > 0) {
+                    starved++;
+                    status = worse(status, Status.WARN);
+                    findings.add("WARN connection " + c.id + " to " + c.peerAddress + " has no Send Credits and "
+                            + c.sendQueueDepth + " message(s) queued (peer grants none)");
+                }
+            }
+        }
+        findings.add("OK " + (dto.connections == null ? 0 : dto.connections.length) + " connection(s), "
+                + starved + " starved, " + stalls + " credit stall(s) in total");
+
+        long failures = dto.negotiationFailures;
+        if (lastNegotiationFailures >= 0 && failures > lastNegotiationFailures) {
+            status = worse(status, Status.WARN);
+            findings.add("WARN " + (failures - lastNegotiationFailures) + " negotiation failure(s) since the last check;"
+                    + " last: " + dto.lastNegotiationFailure);
+        } else if (failures > 0) {
+            findings.add("OK " + failures + " negotiation failure(s) since start, none recent; last: "
+                    + dto.lastNegotiationFailure);
+        }
+        lastNegotiationFailures = failures;
+        return new Report(status, findings);
+    }
+
+    private static String detail(ListenerDTO l) {
+        return l.stateDetail == null || l.stateDetail.isEmpty() ? "(no detail)" : l.stateDetail;
+    }
+
+    private static Status worse(Status a, Status b) {
+        return a.ordinal() <= b.ordinal() ? a : b;
+    }
+}

@@ -1,0 +1,362 @@
+package smbdirect.impl.osgi;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static smbdirect.impl.osgi.Fakes.props;
+
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.Test;
+
+import smbdirect.api.AcceptHandler;
+import smbdirect.api.CloseReason;
+import smbdirect.api.ConnectionHandler;
+import smbdirect.api.SmbDirectConnection;
+import smbdirect.api.SmbDirectException;
+import smbdirect.api.SmbDirectListener;
+import smbdirect.api.dto.ListenerDTO;
+import smbdirect.api.dto.ProviderDTO;
+import smbdirect.api.dto.TransportDTO;
+import smbdirect.impl.engine.TransportSettings;
+import smbdirect.impl.osgi.Fakes.FakeConnection;
+import smbdirect.impl.osgi.Fakes.FakeEngine;
+import smbdirect.impl.osgi.Fakes.FakeEngines;
+import smbdirect.impl.osgi.Fakes.FakeProvider;
+import smbdirect.impl.osgi.Fakes.ManualScheduler;
+import smbdirect.impl.osgi.Fakes.RecordingHandler;
+
+class MultiProviderTransportTest {
+
+    private static final InetSocketAddress SERVER = new InetSocketAddress("10.0.0.1", 445);
+    private static final InetSocketAddress CLIENT = new InetSocketAddress("10.0.0.2", 50123);
+
+    private final FakeEngines engines = new FakeEngines();
+    private final ManualScheduler scheduler = new ManualScheduler();
+    private final FakeProvider a = new FakeProvider("a");
+    private final FakeProvider b = new FakeProvider("b");
+    private final RecordingHandler serverSide = new RecordingHandler();
+    private final AcceptHandler acceptor = c -> serverSide;
+
+    private MultiProviderTransport transport(String filter) throws Exception {
+        return new MultiProviderTransport(engines, scheduler, TransportSettings.DEFAULTS, ProviderFilter.parse(filter));
+    }
+
+    private static SmbDirectConnection connect(MultiProviderTransport t, ConnectionHandler h) throws Exception {
+        return t.connect(SERVER, Duration.ofSeconds(1), h).toCompletableFuture().get(1, TimeUnit.SECONDS);
+    }
+
+    private static String selected(TransportDTO dto) {
+        return Arrays.stream(dto.providers).filter(p -> p.selected).map(p -> p.name).findFirst().orElse(null);
+    }
+
+    @Test
+    void betterProviderTakesNewConnectionsAndListenersWhileOldConnectionsKeepRunning() throws Exception {
+        MultiProviderTransport t = transport("(smbdirect.provider=*)");
+        t.addProvider(a, props("a", 0, 1));
+        SmbDirectListener listener = t.listen(SERVER, acceptor);
+        FakeConnection acceptedOnA = engines.get("a").arrive(445, CLIENT);
+        RecordingHandler clientOnA = new RecordingHandler();
+        SmbDirectConnection connectedOnA = connect(t, clientOnA);
+        assertEquals("a", listener.providerName());
+
+        t.addProvider(b, props("b", 10, 2));
+
+        assertEquals("b", selected(t.getTransportDTO()));
+        assertEquals("b", connect(t, new RecordingHandler()).providerName());
+        assertEquals("b", listener.providerName(), "the listener follows the selected provider");
+        assertTrue(engines.get("a").listeners.isEmpty(), "the endpoint on a is closed");
+        assertEquals(445, engines.get("b").listeners.get(0).address.getPort(), "same port on b");
+        assertTrue(acceptedOnA.isOpen() && connectedOnA.isOpen(), "connections on a keep running");
+        assertNotNull(engines.get("b").arrive(445, CLIENT), "b accepts on the moved listener");
+        assertNull(engines.get("a").arrive(445, CLIENT), "a no longer listens");
+    }
+
+    @Test
+    void providerLeavingClosesOnlyItsConnectionsAndListenersReopenOnTheNext() throws Exception {
+        MultiProviderTransport t = transport("(smbdirect.provider=*)");
+        t.addProvider(b, props("b", 0, 2));
+        t.addProvider(a, props("a", 10, 1));
+        SmbDirectListener listener = t.listen(SERVER, acceptor);
+        RecordingHandler clientOnA = new RecordingHandler();
+        SmbDirectConnection onA = connect(t, clientOnA);
+        FakeConnection acceptedOnA = engines.get("a").arrive(445, CLIENT);
+        assertEquals("a", onA.providerName());
+        // a connection on b, from before a was preferred over it, through b's engine directly
+        RecordingHandler clientOnB = new RecordingHandler();
+        SmbDirectConnection onB = engines.get("b").connect(SERVER, Duration.ofSeconds(1), clientOnB)
+                .toCompletableFuture().get();
+
+        t.removeProvider(a).toCompletableFuture().get(1, TimeUnit.SECONDS);
+
+        assertEquals(List.of(CloseReason.Kind.PROVIDER_GONE), clientOnA.reasons.stream().map(CloseReason::kind).toList());
+        assertFalse(acceptedOnA.isOpen());
+        assertEquals(CloseReason.Kind.PROVIDER_GONE, acceptedOnA.closeReason.kind());
+        assertTrue(onB.isOpen());
+        assertTrue(clientOnB.reasons.isEmpty());
+        assertEquals("b", listener.providerName(), "listeners reopen on b");
+        assertTrue(listener.isOpen());
+        assertNotNull(engines.get("b").arrive(445, CLIENT));
+        TransportDTO dto = t.getTransportDTO();
+        assertEquals(1, dto.providers.length);
+        assertTrue(dto.providers[0].selected);
+        assertEquals(1, dto.providers[0].listeners);
+    }
+
+    @Test
+    void connectionsOfALeavingProviderAreReportedProviderGoneWhateverTheyNoticedFirst() throws Exception {
+        MultiProviderTransport t = transport("(smbdirect.provider=*)");
+        t.addProvider(a, props("a", 0, 1));
+        t.listen(SERVER, acceptor);
+        RecordingHandler client = new RecordingHandler();
+        connect(t, client);
+        engines.get("a").arrive(445, CLIENT);
+        engines.get("a").closeOnShutdownAs = CloseReason.of(CloseReason.Kind.PEER_DISCONNECT, "peer went first");
+
+        t.removeProvider(a).toCompletableFuture().get();
+
+        for (RecordingHandler h : List.of(client, serverSide)) {
+            assertEquals(1, h.reasons.size());
+            CloseReason r = h.reasons.get(0);
+            assertEquals(CloseReason.Kind.PROVIDER_GONE, r.kind());
+            assertTrue(r.detail().contains("'a' went away") && r.detail().contains("peer went first"), r.detail());
+        }
+    }
+
+    @Test
+    void connectionClosedBeforeItsProviderLeftKeepsItsReason() throws Exception {
+        MultiProviderTransport t = transport("(smbdirect.provider=*)");
+        t.addProvider(a, props("a", 0, 1));
+        RecordingHandler client = new RecordingHandler();
+        connect(t, client).close();
+        t.removeProvider(a).toCompletableFuture().get();
+        assertEquals(List.of(CloseReason.Kind.LOCAL_CLOSE), client.reasons.stream().map(CloseReason::kind).toList());
+    }
+
+    @Test
+    void changingTheFilterMovesNewWorkButKeepsConnectionsOnTheDeselectedProvider() throws Exception {
+        MultiProviderTransport t = transport("(smbdirect.provider=*)");
+        t.addProvider(a, props("a", 10, 1));
+        t.addProvider(b, props("b", 0, 2));
+        SmbDirectListener listener = t.listen(SERVER, acceptor);
+        RecordingHandler clientOnA = new RecordingHandler();
+        SmbDirectConnection onA = connect(t, clientOnA);
+
+        t.configure(TransportSettings.DEFAULTS, ProviderFilter.parse("(smbdirect.provider=b)"));
+
+        assertEquals("b", selected(t.getTransportDTO()));
+        assertEquals("b", connect(t, new RecordingHandler()).providerName());
+        assertEquals("b", listener.providerName());
+        assertTrue(onA.isOpen());
+        assertTrue(clientOnA.reasons.isEmpty());
+        assertNull(engines.get("a").shutdownReason, "a deselected provider is not shut down");
+    }
+
+    @Test
+    void rankingUpdateReselects() throws Exception {
+        MultiProviderTransport t = transport("(smbdirect.provider=*)");
+        t.addProvider(a, props("a", 10, 1));
+        t.addProvider(b, props("b", 0, 2));
+        assertEquals("a", selected(t.getTransportDTO()));
+        t.updateProvider(b, props("b", 20, 2));
+        assertEquals("b", selected(t.getTransportDTO()));
+        assertEquals("b", connect(t, new RecordingHandler()).providerName());
+    }
+
+    @Test
+    void equalRankingPrefersTheOlderService() throws Exception {
+        MultiProviderTransport t = transport("(smbdirect.provider=*)");
+        t.addProvider(b, props("b", 5, 7));
+        t.addProvider(a, props("a", 5, 3));
+        assertEquals("a", selected(t.getTransportDTO()));
+        assertEquals(List.of("a", "b"), t.providerNames());
+    }
+
+    @Test
+    void withoutProviderOperationsFailWithProviderGoneAndListenersWait() throws Exception {
+        MultiProviderTransport t = transport("(smbdirect.provider=*)");
+        ExecutionException e = assertThrows(ExecutionException.class,
+                () -> t.connect(SERVER, Duration.ofSeconds(1), new RecordingHandler()).toCompletableFuture().get());
+        SmbDirectException cause = assertInstanceOf(SmbDirectException.class, e.getCause());
+        assertEquals(SmbDirectException.Kind.NO_PROVIDER, cause.kind());
+        assertEquals(CloseReason.Kind.PROVIDER_GONE, cause.closeReason().kind());
+        SmbDirectException thrown = assertThrows(SmbDirectException.class, () -> t.listen(SERVER, acceptor));
+        assertEquals(SmbDirectException.Kind.NO_PROVIDER, thrown.kind());
+
+        t.addProvider(a, props("a", 0, 1));
+        SmbDirectListener listener = t.listen(new InetSocketAddress("10.0.0.1", 0), acceptor);
+        int port = listener.localAddress().getPort();
+        t.removeProvider(a).toCompletableFuture().get();
+        ListenerDTO waiting = listener.getListenerDTO();
+        assertEquals("WAITING", waiting.state);
+        assertTrue(waiting.stateDetail.contains("(smbdirect.provider=*)"), waiting.stateDetail);
+        assertTrue(listener.isOpen());
+
+        t.addProvider(b, props("b", 0, 2));
+        assertEquals("OPEN", listener.getListenerDTO().state);
+        assertEquals("b", listener.providerName());
+        assertEquals(port, engines.get("b").listeners.get(0).address.getPort(), "a chosen port is kept");
+    }
+
+    @Test
+    void configuredListenerWaitsForAnAcceptHandler() throws Exception {
+        MultiProviderTransport t = transport("(smbdirect.provider=*)");
+        t.addProvider(a, props("a", 0, 1));
+        RelocatingListener l = t.openConfigured("smb", SERVER, null);
+        l.setAcceptHandler(null, "no AcceptHandler service matches (name=x)");
+        ListenerDTO dto = t.getTransportDTO().listeners[0];
+        assertEquals("smb", dto.name);
+        assertEquals("WAITING", dto.state);
+        assertEquals("no AcceptHandler service matches (name=x)", dto.stateDetail);
+        assertTrue(engines.get("a").listeners.isEmpty(), "not bound without a handler");
+
+        l.setAcceptHandler(acceptor, null);
+        assertEquals("OPEN", l.getListenerDTO().state);
+        assertNotNull(engines.get("a").arrive(445, CLIENT));
+        assertEquals(1, l.getListenerDTO().accepted);
+
+        l.setAcceptHandler(null, "no AcceptHandler service matches (name=x)");
+        assertEquals("WAITING", l.getListenerDTO().state);
+        assertTrue(engines.get("a").listeners.isEmpty());
+        assertEquals(1, l.getListenerDTO().accepted, "counters survive re-binding");
+
+        l.close();
+        assertEquals(0, t.getTransportDTO().listeners.length);
+    }
+
+    @Test
+    void configuredListenerWithItsOwnFilterStaysOnItsProvider() throws Exception {
+        MultiProviderTransport t = transport("(smbdirect.provider=*)");
+        t.addProvider(a, props("a", 0, 1));
+        t.addProvider(b, props("b", 10, 2));
+        RelocatingListener l = t.openConfigured("only-a", SERVER, ProviderFilter.parse("(smbdirect.provider=a)"));
+        l.setAcceptHandler(acceptor, null);
+        assertEquals("a", l.providerName());
+        t.removeProvider(a).toCompletableFuture().get();
+        assertEquals("WAITING", l.getListenerDTO().state);
+        assertTrue(l.getListenerDTO().stateDetail.contains("(smbdirect.provider=a)"));
+        assertTrue(engines.get("b").listeners.isEmpty());
+    }
+
+    @Test
+    void acceptHandlerFailureClosesOnlyThatConnection() throws Exception {
+        MultiProviderTransport t = transport("(smbdirect.provider=*)");
+        t.addProvider(a, props("a", 0, 1));
+        RelocatingListener l = t.openConfigured("smb", SERVER, null);
+        l.setAcceptHandler(c -> {
+            throw new IllegalStateException("upper layer broke");
+        }, null);
+        assertNull(engines.get("a").arrive(445, CLIENT));
+        assertEquals(CloseReason.Kind.LOCAL_CLOSE, engines.get("a").closed.get(0).closeReason.kind());
+        assertEquals("OPEN", l.getListenerDTO().state);
+    }
+
+    @Test
+    void failedBindIsRetriedOnTheTimer() throws Exception {
+        MultiProviderTransport t = transport("(smbdirect.provider=*)");
+        t.addProvider(a, props("a", 0, 1));
+        RelocatingListener l = t.openConfigured("smb", SERVER, null);
+        FakeEngine engine = engines.get("a");
+        engine.failNextBinds = 2;
+        l.setAcceptHandler(acceptor, null);
+        assertEquals("FAILED", l.getListenerDTO().state);
+        assertTrue(l.getListenerDTO().stateDetail.contains("address in use"), l.getListenerDTO().stateDetail);
+        scheduler.advance(Duration.ofSeconds(1));
+        assertEquals("FAILED", l.getListenerDTO().state);
+        scheduler.advance(Duration.ofSeconds(1));
+        assertEquals("OPEN", l.getListenerDTO().state);
+        assertEquals(1, scheduler.pending(), "one periodic listener check");
+        l.close();
+        scheduler.advance(Duration.ofSeconds(1));
+        assertEquals(0, scheduler.pending(), "no check without listeners");
+    }
+
+    @Test
+    void endpointClosedByTheProviderIsReopened() throws Exception {
+        MultiProviderTransport t = transport("(smbdirect.provider=*)");
+        t.addProvider(a, props("a", 0, 1));
+        SmbDirectListener l = t.listen(SERVER, acceptor);
+        FakeEngine engine = engines.get("a");
+        engine.listeners.get(0).close(); // as when the device is removed
+        assertNull(engine.arrive(445, CLIENT));
+        scheduler.advance(Duration.ofSeconds(1));
+        assertEquals("OPEN", l.getListenerDTO().state);
+        assertEquals(2, engine.everListened.size());
+        assertNotNull(engine.arrive(445, CLIENT));
+    }
+
+    @Test
+    void dtoListsTheSelectedProviderFirst() throws Exception {
+        MultiProviderTransport t = transport("(smbdirect.provider=b)");
+        t.addProvider(a, props("a", 10, 1));
+        t.addProvider(b, props("b", 0, 2));
+        TransportDTO dto = t.getTransportDTO();
+        assertEquals(List.of("b", "a"), Arrays.stream(dto.providers).map(p -> p.name).toList());
+        assertTrue(dto.providers[0].selected);
+    }
+
+    @Test
+    void dtoAggregatesAllProviders() throws Exception {
+        MultiProviderTransport t = transport("(smbdirect.provider=*)");
+        t.addProvider(a, props("a", 10, 1));
+        t.addProvider(b, props("b", 0, 2));
+        connect(t, new RecordingHandler());
+        engines.get("b").connect(SERVER, Duration.ofSeconds(1), new RecordingHandler());
+        engines.get("b").connect(SERVER, Duration.ofSeconds(1), new RecordingHandler()).toCompletableFuture().get()
+                .close();
+        t.listen(SERVER, acceptor);
+        TransportDTO dto = t.getTransportDTO();
+        assertEquals(List.of("a", "b"), Arrays.stream(dto.providers).map(p -> p.name).toList());
+        ProviderDTO pa = dto.providers[0];
+        assertTrue(pa.selected);
+        assertEquals(10, pa.ranking);
+        assertEquals("ROCE", pa.transportType);
+        assertEquals(1, pa.connections);
+        assertEquals(1, pa.listeners);
+        assertTrue(pa.capabilities.contains("maxSge=2"), pa.capabilities);
+        assertFalse(dto.providers[1].selected);
+        assertEquals(1, dto.providers[1].connections);
+        assertEquals(2, dto.connections.length);
+        assertEquals(1, dto.recentlyClosed.length);
+        assertEquals(2, dto.negotiationFailures);
+        assertEquals("failure on a", dto.lastNegotiationFailure, "the selected provider's failure first");
+        assertEquals(1, dto.listeners.length);
+        assertEquals("OPEN", dto.listeners[0].state);
+    }
+
+    @Test
+    void shutdownClosesEverythingWithShutdown() throws Exception {
+        MultiProviderTransport t = transport("(smbdirect.provider=*)");
+        t.addProvider(a, props("a", 0, 1));
+        SmbDirectListener l = t.listen(SERVER, acceptor);
+        RecordingHandler h = new RecordingHandler();
+        connect(t, h);
+        t.shutdown().toCompletableFuture().get(1, TimeUnit.SECONDS);
+        assertEquals(List.of(CloseReason.Kind.SHUTDOWN), h.reasons.stream().map(CloseReason::kind).toList());
+        assertFalse(l.isOpen());
+        assertTrue(engines.get("a").listeners.isEmpty());
+        t.addProvider(b, props("b", 0, 2));
+        assertNull(engines.get("b"), "no engine after shutdown");
+        assertThrows(SmbDirectException.class, () -> t.listen(SERVER, acceptor));
+    }
+
+    @Test
+    void removingAnUnknownProviderIsHarmless() throws Exception {
+        MultiProviderTransport t = transport("(smbdirect.provider=*)");
+        t.addProvider(a, props("a", 0, 1));
+        t.removeProvider(b).toCompletableFuture().get();
+        t.addProvider(a, props("a", 0, 1));
+        assertEquals(List.of("a"), t.providerNames());
+        assertSame(engines.get("a"), engines.byName.get("a"));
+    }
+}

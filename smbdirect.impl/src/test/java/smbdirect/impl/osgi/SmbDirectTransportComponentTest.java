@@ -1,0 +1,184 @@
+package smbdirect.impl.osgi;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static smbdirect.impl.osgi.Fakes.props;
+import static smbdirect.impl.osgi.Fakes.transportConfig;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import smbdirect.api.CloseReason;
+import smbdirect.api.SmbDirectConnection;
+import smbdirect.api.dto.TransportDTO;
+import smbdirect.impl.engine.TransportSettings;
+import smbdirect.impl.osgi.Fakes.FakeConnection;
+import smbdirect.impl.osgi.Fakes.FakeEngines;
+import smbdirect.impl.osgi.Fakes.FakeProvider;
+import smbdirect.impl.osgi.Fakes.RecordingHandler;
+
+class SmbDirectTransportComponentTest {
+
+    private final FakeEngines engines = new FakeEngines();
+    private SmbDirectTransportComponent component;
+
+    @AfterEach
+    void deactivate() {
+        if (component != null) {
+            component.deactivate();
+        }
+    }
+
+    /** Runs {@code action} and returns the lines it logged (slf4j-simple writes to System.err). */
+    private static List<String> logged(Runnable action) {
+        PrintStream saved = System.err;
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        System.setErr(new PrintStream(out, true, StandardCharsets.UTF_8));
+        try {
+            action.run();
+        } finally {
+            System.setErr(saved);
+        }
+        return Arrays.stream(out.toString(StandardCharsets.UTF_8).split("\\R")).filter(s -> !s.isBlank()).toList();
+    }
+
+    @Test
+    void badValueAtFirstActivationKeepsDefaultsAndStaysUsable() {
+        List<String> lines = logged(() -> component = new SmbDirectTransportComponent(
+                transportConfig("maxReceiveSize", 100), engines));
+        assertEquals(TransportSettings.DEFAULTS.toString(), component.settings().toString());
+        List<String> errors = lines.stream().filter(l -> l.contains("ERROR")).toList();
+        assertEquals(1, errors.size(), lines.toString());
+        assertTrue(errors.get(0).contains("maxReceiveSize=100"), errors.get(0));
+
+        component.addProvider(new FakeProvider("a"), props("a", 0, 1));
+        assertEquals(TransportSettings.DEFAULTS.toString(), engines.get("a").settings().toString());
+        assertNotNull(component.connect(new InetSocketAddress("10.0.0.1", 445), Duration.ofSeconds(1),
+                new RecordingHandler()).toCompletableFuture().getNow(null));
+    }
+
+    @Test
+    void refusedModificationKeepsTheLastGoodSettings() {
+        component = new SmbDirectTransportComponent(transportConfig("receiveCreditMax", 100), engines);
+        component.addProvider(new FakeProvider("a"), props("a", 0, 1));
+        assertEquals(100, engines.get("a").settings().receiveCreditMax());
+        int seen = engines.get("a").settingsSeen.size();
+
+        for (Object[] bad : new Object[][] { { "maxReceiveSize", 100 }, { "maxFragmentedRecvSize", 131071 },
+                { "receiveCreditMax", 0 } }) {
+            List<String> lines = logged(() -> component.modified(transportConfig(bad[0].toString(), bad[1])));
+            List<String> errors = lines.stream().filter(l -> l.contains("ERROR")).toList();
+            assertEquals(1, errors.size(), lines.toString());
+            assertTrue(errors.get(0).contains(bad[0] + "=" + bad[1]), errors.get(0));
+        }
+        assertEquals(100, component.settings().receiveCreditMax());
+        assertEquals(8192, component.settings().maxReceiveSize());
+        assertEquals(seen, engines.get("a").settingsSeen.size(), "a refused configuration reaches no engine");
+        assertEquals(100, component.getTransportDTO().settings.receiveCreditMax);
+    }
+
+    @Test
+    void goodModificationReachesEveryEngineAndTheDto() {
+        component = new SmbDirectTransportComponent(transportConfig(), engines);
+        component.addProvider(new FakeProvider("a"), props("a", 0, 1));
+        component.addProvider(new FakeProvider("b"), props("b", 5, 2));
+        assertTrue(component.configure(transportConfig("receiveCreditMax", 64, "keepaliveIntervalSeconds", 10L)));
+        for (String p : List.of("a", "b")) {
+            assertEquals(64, engines.get(p).settings().receiveCreditMax());
+            assertEquals(Duration.ofSeconds(10), engines.get(p).settings().keepaliveInterval());
+        }
+        TransportDTO dto = component.getTransportDTO();
+        assertEquals(64, dto.settings.receiveCreditMax);
+        assertEquals(10_000, dto.settings.keepaliveIntervalMillis);
+    }
+
+    @Test
+    void badProviderTargetIsRefusedAndTheOldSelectionStays() {
+        component = new SmbDirectTransportComponent(transportConfig("provider.target", "(smbdirect.provider=b)"),
+                engines);
+        List<String> lines = logged(() -> assertFalse(component.configure(
+                transportConfig("provider.target", "(smbdirect.provider=a", "receiveCreditMax", 7))));
+        assertTrue(lines.stream().anyMatch(l -> l.contains("ERROR") && l.contains("provider.target=")), lines.toString());
+        assertEquals(255, component.settings().receiveCreditMax(), "refused as a whole");
+        component.addProvider(new FakeProvider("a"), props("a", 10, 1));
+        component.addProvider(new FakeProvider("b"), props("b", 0, 2));
+        TransportDTO dto = component.getTransportDTO();
+        assertEquals("b", Arrays.stream(dto.providers).filter(p -> p.selected).findFirst().orElseThrow().name);
+    }
+
+    @Test
+    void providerLeavingClosesOnlyItsConnectionsWithProviderGone() throws Exception {
+        component = new SmbDirectTransportComponent(transportConfig(), engines);
+        FakeProvider a = new FakeProvider("a");
+        FakeProvider b = new FakeProvider("b");
+        component.addProvider(a, props("a", 0, 1));
+        RecordingHandler onA = new RecordingHandler();
+        SmbDirectConnection ca = component.connect(new InetSocketAddress("10.0.0.1", 445), Duration.ofSeconds(1), onA)
+                .toCompletableFuture().get(1, TimeUnit.SECONDS);
+        component.addProvider(b, props("b", 10, 2));
+        RecordingHandler onB = new RecordingHandler();
+        SmbDirectConnection cb = component.connect(new InetSocketAddress("10.0.0.1", 445), Duration.ofSeconds(1), onB)
+                .toCompletableFuture().get(1, TimeUnit.SECONDS);
+        assertEquals("a", ca.providerName());
+        assertEquals("b", cb.providerName());
+        assertTrue(ca.isOpen(), "a better provider leaves existing connections alone");
+
+        component.removeProvider(a);
+        assertFalse(ca.isOpen());
+        assertEquals(List.of(CloseReason.Kind.PROVIDER_GONE), onA.reasons.stream().map(CloseReason::kind).toList());
+        assertTrue(cb.isOpen());
+        assertTrue(onB.reasons.isEmpty());
+        TransportDTO dto = component.getTransportDTO();
+        assertEquals(1, dto.connections.length);
+        assertEquals(((FakeConnection) ca).id, dto.recentlyClosed[0].id, "closed connections of a gone provider stay visible");
+    }
+
+    @Test
+    void deactivationShutsEveryEngineDownAndStopsTheTimerThread() throws Exception {
+        component = new SmbDirectTransportComponent(transportConfig(), engines);
+        component.addProvider(new FakeProvider("a"), props("a", 0, 1));
+        RecordingHandler h = new RecordingHandler();
+        component.connect(new InetSocketAddress("10.0.0.1", 445), Duration.ofSeconds(1), h)
+                .toCompletableFuture().get(1, TimeUnit.SECONDS);
+        AtomicReference<String> timerThread = new AtomicReference<>();
+        CountDownLatch ran = new CountDownLatch(1);
+        component.timer().schedule(() -> {
+            timerThread.set(Thread.currentThread().getName() + "/" + Thread.currentThread().isDaemon());
+            ran.countDown();
+        }, 0);
+        assertTrue(ran.await(5, TimeUnit.SECONDS));
+        assertEquals("smbdirect-timer/true", timerThread.get());
+
+        component.deactivate();
+        assertEquals(CloseReason.Kind.SHUTDOWN, engines.get("a").shutdownReason.kind());
+        assertEquals(List.of(CloseReason.Kind.SHUTDOWN), h.reasons.stream().map(CloseReason::kind).toList());
+        assertTrue(component.timer().executor().awaitTermination(5, TimeUnit.SECONDS));
+        Throwable failure = component.connect(new InetSocketAddress("10.0.0.1", 445), Duration.ofSeconds(1), h)
+                .toCompletableFuture().handle((c, t) -> t).get();
+        assertNotNull(failure);
+        component = null;
+    }
+
+    @Test
+    void noProviderMeansNoProviderErrorsAndAnEmptySelection() {
+        component = new SmbDirectTransportComponent(transportConfig(), engines);
+        TransportDTO dto = component.getTransportDTO();
+        assertEquals(0, dto.providers.length);
+        assertNull(dto.lastNegotiationFailure);
+        assertEquals(255, dto.settings.receiveCreditMax);
+    }
+}

@@ -1,0 +1,75 @@
+package smbdirect.impl.osgi.shell;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+
+import org.junit.jupiter.api.Test;
+
+import smbdirect.api.dto.ConnectionDTO;
+import smbdirect.api.dto.TransportDTO;
+
+class DtoTextTest {
+
+    private static ConnectionDTO connection(long id, String state) {
+        ConnectionDTO c = new ConnectionDTO();
+        c.id = id;
+        c.role = "ACTIVE";
+        c.state = state;
+        c.localAddress = "10.0.0.1:49152";
+        c.peerAddress = "10.0.0.1:445";
+        c.maxSendSize = 1364;
+        c.maxReceiveSize = 8192;
+        c.receiveCreditMax = 100;
+        c.messagesSent = 5;
+        c.creditStalls = 2;
+        return c;
+    }
+
+    @Test
+    void connectionsTableListsLiveAndRecentlyClosedWithReasons() {
+        TransportDTO dto = new TransportDTO();
+        dto.connections = new ConnectionDTO[] {connection(3, "ESTABLISHED")};
+        ConnectionDTO closed = connection(1, "CLOSED");
+        closed.closeReason = "PEER_DISCONNECT: the peer disconnected";
+        dto.recentlyClosed = new ConnectionDTO[] {closed};
+        String text = DtoText.connections(dto);
+        String[] lines = text.split("\n");
+        assertTrue(lines[0].startsWith("   ID ROLE"), text);
+        assertTrue(lines[1].matches("\\s+3 ACTIVE\\s+ESTABLISHED\\s+10\\.0\\.0\\.1:49152\\s+10\\.0\\.0\\.1:445\\s+1364\\s+8192\\s+100\\s+5\\s+0\\s+2"),
+                lines[1]);
+        assertEquals("recently closed:", lines[2]);
+        assertTrue(lines[3].endsWith("PEER_DISCONNECT: the peer disconnected"), lines[3]);
+    }
+
+    @Test
+    void emptySnapshotSaysSo() {
+        TransportDTO dto = new TransportDTO();
+        assertTrue(DtoText.providers(dto).contains("(no RDMA provider"));
+        assertTrue(DtoText.listeners(dto).contains("(no listener)"));
+        assertTrue(DtoText.connections(dto).contains("(no live connection)"));
+    }
+
+    @Test
+    void findLooksAtLiveThenClosedConnections() {
+        TransportDTO dto = new TransportDTO();
+        ConnectionDTO live = connection(3, "ESTABLISHED");
+        ConnectionDTO closed = connection(1, "CLOSED");
+        dto.connections = new ConnectionDTO[] {live};
+        dto.recentlyClosed = new ConnectionDTO[] {closed};
+        assertSame(live, DtoText.find(dto, 3));
+        assertSame(closed, DtoText.find(dto, 1));
+        assertNull(DtoText.find(dto, 2));
+    }
+
+    @Test
+    void listenerAddressesBecomeConnectTargetsWithWildcardAsLoopback() throws Exception {
+        assertEquals(new InetSocketAddress(InetAddress.getByName("10.0.0.1"), 445), TestConnections.toAddress("10.0.0.1:445"));
+        assertEquals(new InetSocketAddress(InetAddress.getByName("10.0.0.1"), 445), TestConnections.toAddress("/10.0.0.1:445"));
+        assertEquals(new InetSocketAddress(InetAddress.getLoopbackAddress(), 5445), TestConnections.toAddress("0.0.0.0:5445"));
+    }
+}

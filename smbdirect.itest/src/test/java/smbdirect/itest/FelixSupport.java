@@ -1,0 +1,152 @@
+package smbdirect.itest;
+
+import static org.ops4j.pax.exam.CoreOptions.bundle;
+import static org.ops4j.pax.exam.CoreOptions.cleanCaches;
+import static org.ops4j.pax.exam.CoreOptions.junitBundles;
+import static org.ops4j.pax.exam.CoreOptions.mavenBundle;
+import static org.ops4j.pax.exam.CoreOptions.options;
+import static org.ops4j.pax.exam.CoreOptions.systemProperty;
+
+import java.io.File;
+import java.io.IOException;
+import java.util.Dictionary;
+import java.util.Hashtable;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
+
+import javax.inject.Inject;
+
+import org.ops4j.pax.exam.Option;
+import org.osgi.framework.BundleContext;
+import org.osgi.framework.InvalidSyntaxException;
+import org.osgi.framework.ServiceReference;
+import org.osgi.service.cm.Configuration;
+import org.osgi.service.cm.ConfigurationAdmin;
+
+import smbdirect.api.SmbDirectTransport;
+import smbdirect.api.dto.ListenerDTO;
+import smbdirect.api.dto.ProviderDTO;
+import smbdirect.api.rdma.RdmaProvider;
+import smbdirect.rdma.mock.MockProvider;
+
+/** The Felix runtime of the in-framework tests: SCR, Config Admin, Metatype and our bundles. */
+public abstract class FelixSupport {
+
+    protected static final long TIMEOUT_MILLIS = 10_000;
+
+    @Inject
+    protected BundleContext context;
+
+    @Inject
+    protected ConfigurationAdmin configAdmin;
+
+    protected static Option[] felixOptions(Option... more) {
+        Option[] base = options(
+                mavenBundle("org.osgi", "org.osgi.util.function").versionAsInProject(),
+                mavenBundle("org.osgi", "org.osgi.util.promise").versionAsInProject(),
+                mavenBundle("org.osgi", "org.osgi.service.component").versionAsInProject(),
+                mavenBundle("org.apache.felix", "org.apache.felix.scr").versionAsInProject(),
+                mavenBundle("org.apache.felix", "org.apache.felix.configadmin").versionAsInProject(),
+                mavenBundle("org.apache.felix", "org.apache.felix.log").versionAsInProject(),
+                mavenBundle("org.apache.felix", "org.apache.felix.metatype").versionAsInProject(),
+                reactorBundle("smbdirect.api"),
+                reactorBundle("smbdirect.impl"),
+                reactorBundle("smbdirect.rdma.mock"),
+                junitBundles(),
+                systemProperty("org.ops4j.pax.logging.DefaultServiceLog.level").value("WARN"),
+                cleanCaches(true));
+        Option[] all = new Option[base.length + more.length];
+        System.arraycopy(base, 0, all, 0, base.length);
+        System.arraycopy(more, 0, all, base.length, more.length);
+        return all;
+    }
+
+    /** The jar this reactor built for {@code bsn} (never a copy from the local repository). */
+    protected static Option reactorBundle(String bsn) {
+        String path = System.getProperty("bundle." + bsn);
+        if (path == null || !new File(path).isFile()) {
+            throw new IllegalStateException("system property bundle." + bsn + " does not name a built jar: " + path);
+        }
+        return bundle(new File(path).toURI().toString());
+    }
+
+    /** Waits until {@code condition} holds, failing with {@code what} after the timeout. */
+    protected static void await(String what, BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(TIMEOUT_MILLIS);
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("timed out waiting for: " + what);
+            }
+            Thread.sleep(20);
+        }
+    }
+
+    /** Like {@link #await(String, BooleanSupplier)}, returning the first non-null value. */
+    protected static <T> T awaitValue(String what, Supplier<T> value) throws InterruptedException {
+        Object[] holder = new Object[1];
+        await(what, () -> (holder[0] = value.get()) != null);
+        @SuppressWarnings("unchecked")
+        T t = (T) holder[0];
+        return t;
+    }
+
+    /** Updates (or creates) the configuration of {@code pid}, unbound to any bundle location (P6). */
+    protected Configuration configure(String pid, Object... keyValues) throws IOException {
+        Configuration c = configAdmin.getConfiguration(pid, "?");
+        c.update(dictionary(keyValues));
+        return c;
+    }
+
+    /** Adds a mock RDMA provider (its own fabric) through the mock's factory configuration. */
+    protected Configuration addMockProvider(String name, int ranking) throws IOException {
+        Configuration c = configAdmin.getFactoryConfiguration("smbdirect.rdma.mock", name, "?");
+        c.update(dictionary("smbdirect.provider", name, "service.ranking", ranking));
+        return c;
+    }
+
+    /** The mock provider registered under {@code name}, once it is there. */
+    protected MockProvider mockProvider(String name) throws InterruptedException {
+        return awaitValue("RDMA provider " + name, () -> {
+            try {
+                for (ServiceReference<RdmaProvider> r : context.getServiceReferences(RdmaProvider.class,
+                        "(" + RdmaProvider.PROVIDER_NAME + "=" + name + ")")) {
+                    RdmaProvider p = context.getService(r);
+                    if (p instanceof MockProvider m) {
+                        return m;
+                    }
+                }
+                return null;
+            } catch (InvalidSyntaxException e) {
+                throw new IllegalArgumentException(e);
+            }
+        });
+    }
+
+    /** The name of the provider the transport selects for new work, or null. */
+    protected static String selectedProvider(SmbDirectTransport transport) {
+        for (ProviderDTO p : transport.getTransportDTO().providers) {
+            if (p.selected) {
+                return p.name;
+            }
+        }
+        return null;
+    }
+
+    protected static ListenerDTO listenerDTO(SmbDirectTransport transport, String name) {
+        for (ListenerDTO l : transport.getTransportDTO().listeners) {
+            if (name.equals(l.name)) {
+                return l;
+            }
+        }
+        return null;
+    }
+
+    protected static Dictionary<String, Object> dictionary(Object... keyValues) {
+        Dictionary<String, Object> d = new Hashtable<>();
+        for (int i = 0; i < keyValues.length; i += 2) {
+            d.put((String) keyValues[i], keyValues[i + 1]);
+        }
+        return d;
+    }
+}

@@ -1,0 +1,208 @@
+package smbdirect.itest;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertNotNull;
+import static org.junit.Assert.assertTrue;
+
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+import javax.inject.Inject;
+
+import org.junit.Test;
+import org.junit.runner.RunWith;
+import org.ops4j.pax.exam.Configuration;
+import org.ops4j.pax.exam.Option;
+import org.ops4j.pax.exam.junit.PaxExam;
+import org.ops4j.pax.exam.spi.reactors.ExamReactorStrategy;
+import org.ops4j.pax.exam.spi.reactors.PerClass;
+
+import smbdirect.api.CloseReason;
+import smbdirect.api.SmbDirectConnection;
+import smbdirect.api.SmbDirectException;
+import smbdirect.api.SmbDirectListener;
+import smbdirect.api.SmbDirectTransport;
+import smbdirect.rdma.mock.MockProvider;
+
+/**
+ * Provider hot-swap in Felix under continuous traffic: two mock providers from the mock's factory
+ * configuration (each its own fabric), a listener opened through the API, connections both ways.
+ */
+@RunWith(PaxExam.class)
+@ExamReactorStrategy(PerClass.class)
+public class ProviderSwapIT extends FelixSupport {
+
+    private static final int PORT = 4450;
+
+    @Inject
+    SmbDirectTransport transport;
+
+    @Configuration
+    public Option[] config() {
+        return felixOptions();
+    }
+
+    private record Accepted(SmbDirectConnection connection, Traffic.Receiver receiver) {
+    }
+
+    /** A connection we made and the one our listener accepted for it, with traffic both ways. */
+    private static final class Pair {
+        final SmbDirectConnection client;
+        final Traffic.Receiver clientReceiver;
+        final SmbDirectConnection server;
+        final Traffic.Receiver serverReceiver;
+        final Traffic.Sender clientSender;
+        final Traffic.Sender serverSender;
+
+        Pair(String name, SmbDirectConnection client, Traffic.Receiver clientReceiver, Accepted server) {
+            this.client = client;
+            this.clientReceiver = clientReceiver;
+            this.server = server.connection();
+            this.serverReceiver = server.receiver();
+            clientSender = new Traffic.Sender(client, name + "-c").start();
+            serverSender = new Traffic.Sender(this.server, name + "-s").start();
+        }
+
+        void awaitMore(String what) throws InterruptedException {
+            clientReceiver.awaitReceived(clientReceiver.received() + 50, what);
+            serverReceiver.awaitReceived(serverReceiver.received() + 50, what);
+        }
+
+        void stop() throws InterruptedException {
+            clientSender.stopAndJoin();
+            serverSender.stopAndJoin();
+        }
+
+        /**
+         * Stops the traffic of a connection closed under it: a send whose last fragment could not be
+         * posted because the queue pair was already gone is not always completed by the engine, so
+         * completion of every send is required of surviving connections only.
+         */
+        void stopClosed() throws InterruptedException {
+            clientSender.stop(false);
+            serverSender.stop(false);
+        }
+
+        void assertClean() {
+            for (List<String> problems : List.of(clientReceiver.problems, serverReceiver.problems,
+                    clientSender.problems, serverSender.problems)) {
+                assertEquals(List.of(), problems);
+            }
+        }
+    }
+
+    private Pair open(String name, MockProvider via, BlockingQueue<Accepted> accepted) throws Exception {
+        return open(name, via, PORT, accepted);
+    }
+
+    private Pair open(String name, MockProvider via, int port, BlockingQueue<Accepted> accepted) throws Exception {
+        Traffic.Receiver r = new Traffic.Receiver();
+        SmbDirectConnection c = transport.connect(new InetSocketAddress(via.address(), port), Duration.ofSeconds(10), r)
+                .toCompletableFuture().get(10, TimeUnit.SECONDS);
+        assertEquals(via.name(), c.providerName());
+        Accepted s = accepted.poll(10, TimeUnit.SECONDS);
+        assertNotNull("the listener accepted the connection", s);
+        assertEquals(via.name(), s.connection().providerName());
+        return new Pair(name, c, r, s);
+    }
+
+    @Test
+    public void betterProviderTakesNewWorkAndALeavingProviderTakesOnlyItsConnections() throws Exception {
+        org.osgi.service.cm.Configuration configA = addMockProvider("a", 10);
+        MockProvider a = mockProvider("a");
+        await("a selected", () -> "a".equals(selectedProvider(transport)));
+        BlockingQueue<Accepted> accepted = new LinkedBlockingQueue<>();
+        SmbDirectListener listener = transport.listen(new InetSocketAddress("0.0.0.0", PORT), c -> {
+            Traffic.Receiver r = new Traffic.Receiver();
+            accepted.add(new Accepted(c, r));
+            return r;
+        });
+        assertEquals("a", listener.providerName());
+        Pair onA = open("a", a, accepted);
+        onA.awaitMore("traffic on a");
+
+        org.osgi.service.cm.Configuration configB = addMockProvider("b", 20);
+        MockProvider b = mockProvider("b");
+        await("b selected", () -> "b".equals(selectedProvider(transport)));
+        await("the listener moved to b", () -> "b".equals(listener.providerName()));
+        Pair onB = open("b", b, accepted);
+        onA.awaitMore("traffic on a continues while b takes new work");
+        onB.awaitMore("traffic on b");
+
+        configA.delete();
+        // both ends of this connection are ours, on a: each is reported PROVIDER_GONE
+        assertEquals(CloseReason.Kind.PROVIDER_GONE, onA.clientReceiver.awaitClosed().kind());
+        assertEquals(CloseReason.Kind.PROVIDER_GONE, onA.serverReceiver.awaitClosed().kind());
+        assertFalse(onA.client.isOpen());
+        assertFalse(onA.server.isOpen());
+        assertTrue(onA.clientSender.failure.get(10, TimeUnit.SECONDS) instanceof SmbDirectException);
+        onB.awaitMore("traffic on b continues after a left");
+        assertEquals("b", listener.providerName());
+        await("a is gone from the DTO", () -> transport.getTransportDTO().providers.length == 2);
+
+        onA.stopClosed();
+        onB.stop();
+        assertTrue(onB.client.isOpen() && onB.server.isOpen());
+        onB.serverReceiver.awaitReceived(onB.clientSender.completed.get(), "every completed send arrived");
+        onB.clientReceiver.awaitReceived(onB.serverSender.completed.get(), "every completed send arrived");
+        assertEquals(onB.clientSender.completed.get(), onB.serverReceiver.received());
+        assertEquals(onB.serverSender.completed.get(), onB.clientReceiver.received());
+        assertFalse(onB.clientReceiver.closed.isDone());
+        onA.assertClean();
+        onB.assertClean();
+
+        listener.close();
+        configB.delete();
+        assertEquals(CloseReason.Kind.PROVIDER_GONE, onB.clientReceiver.awaitClosed().kind());
+        assertEquals(CloseReason.Kind.PROVIDER_GONE, onB.serverReceiver.awaitClosed().kind());
+    }
+
+    @Test
+    public void changingTheProviderFilterMovesNewWorkWhileConnectionsStay() throws Exception {
+        int port = PORT + 1;
+        org.osgi.service.cm.Configuration configC = addMockProvider("c", 50);
+        MockProvider c = mockProvider("c");
+        MockProvider mock = mockProvider("mock");
+        await("c selected", () -> "c".equals(selectedProvider(transport)));
+        BlockingQueue<Accepted> accepted = new LinkedBlockingQueue<>();
+        SmbDirectListener listener = transport.listen(new InetSocketAddress("0.0.0.0", port), conn -> {
+            Traffic.Receiver r = new Traffic.Receiver();
+            accepted.add(new Accepted(conn, r));
+            return r;
+        });
+        Pair onC = open("c", c, port, accepted);
+        onC.awaitMore("traffic on c");
+
+        configure("smbdirect.transport", "provider.target", "(smbdirect.provider=mock)");
+        await("mock selected by the filter", () -> "mock".equals(selectedProvider(transport)));
+        await("the listener moved to mock", () -> "mock".equals(listener.providerName()));
+        Pair onMock = open("mock", mock, port, accepted);
+        onC.awaitMore("traffic on the deselected provider continues");
+        onMock.awaitMore("traffic on mock");
+
+        configAdmin.getConfiguration("smbdirect.transport", "?").delete();
+        await("c selected again", () -> "c".equals(selectedProvider(transport)));
+        await("the listener moved back to c", () -> "c".equals(listener.providerName()));
+        onC.awaitMore("traffic on c continues");
+        onMock.awaitMore("traffic on mock continues");
+
+        configC.delete();
+        assertEquals(CloseReason.Kind.PROVIDER_GONE, onC.clientReceiver.awaitClosed().kind());
+        onMock.awaitMore("traffic on mock continues after c left");
+        onC.stopClosed();
+        onMock.stop();
+        onMock.serverReceiver.awaitReceived(onMock.clientSender.completed.get(), "every completed send arrived");
+        onMock.clientReceiver.awaitReceived(onMock.serverSender.completed.get(), "every completed send arrived");
+        assertEquals(onMock.clientSender.completed.get(), onMock.serverReceiver.received());
+        assertEquals(onMock.serverSender.completed.get(), onMock.clientReceiver.received());
+        onC.assertClean();
+        onMock.assertClean();
+        onMock.client.close().toCompletableFuture().get(10, TimeUnit.SECONDS);
+        listener.close().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    }
+}

@@ -1,0 +1,99 @@
+package smbdirect.itest;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertNotNull;
+import static org.junit.Assert.assertTrue;
+import static org.ops4j.pax.exam.CoreOptions.systemPackage;
+
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+import javax.inject.Inject;
+
+import org.junit.Assume;
+import org.junit.Test;
+import org.junit.runner.RunWith;
+import org.ops4j.pax.exam.Configuration;
+import org.ops4j.pax.exam.Option;
+import org.ops4j.pax.exam.junit.PaxExam;
+import org.ops4j.pax.exam.spi.reactors.ExamReactorStrategy;
+import org.ops4j.pax.exam.spi.reactors.PerClass;
+import org.osgi.framework.Bundle;
+import org.osgi.framework.ServiceReference;
+
+import smbdirect.api.SmbDirectConnection;
+import smbdirect.api.SmbDirectListener;
+import smbdirect.api.SmbDirectTransport;
+import smbdirect.api.dto.ProviderDTO;
+import smbdirect.api.rdma.RdmaProvider;
+import smbdirect.rdma.mock.MockProvider;
+
+/**
+ * The verbs provider installed next to the mock on a machine without libdisni: it registers no
+ * provider, says why, and the transport keeps serving over the mock. Skipped where libdisni loads.
+ */
+@RunWith(PaxExam.class)
+@ExamReactorStrategy(PerClass.class)
+public class VerbsWithoutLibdisniIT extends FelixSupport {
+
+    @Inject
+    SmbDirectTransport transport;
+
+    @Configuration
+    public Option[] config() {
+        return felixOptions(reactorBundle("smbdirect.rdma.verbs"), systemPackage("sun.nio.ch"));
+    }
+
+    @Test
+    public void verbsRegistersNoProviderAndSaysWhyWhileTheMockServes() throws Exception {
+        Bundle verbs = Arrays.stream(context.getBundles())
+                .filter(b -> "smbdirect.rdma.verbs".equals(b.getSymbolicName())).findFirst().orElseThrow();
+        assertEquals(Bundle.ACTIVE, verbs.getState());
+        ServiceReference<?> status = awaitValue("the verbs status service", () -> {
+            try {
+                ServiceReference<?>[] refs = context.getServiceReferences((String) null,
+                        "(&(smbdirect.provider=verbs)(smbdirect.provider.status=*))");
+                return refs == null ? null : refs[0];
+            } catch (org.osgi.framework.InvalidSyntaxException e) {
+                throw new IllegalArgumentException(e);
+            }
+        });
+        String text = String.valueOf(status.getProperty("smbdirect.provider.status"));
+        Assume.assumeFalse("libdisni loads on this machine: " + text, text.equals("available"));
+        assertTrue(text, text.startsWith("unavailable: "));
+        assertTrue(text, text.contains("libdisni"));
+        assertEquals("no verbs RdmaProvider", 0,
+                context.getServiceReferences(RdmaProvider.class, "(smbdirect.provider=verbs)").size());
+        for (ProviderDTO p : transport.getTransportDTO().providers) {
+            assertTrue("only the mock is known: " + p.name, !"verbs".equals(p.name));
+        }
+
+        MockProvider mock = mockProvider("mock");
+        await("the mock is selected", () -> "mock".equals(selectedProvider(transport)));
+        BlockingQueue<Traffic.Receiver> accepted = new LinkedBlockingQueue<>();
+        SmbDirectListener listener = transport.listen(new InetSocketAddress("0.0.0.0", 4480), c -> {
+            Traffic.Receiver r = new Traffic.Receiver();
+            accepted.add(r);
+            return r;
+        });
+        try {
+            SmbDirectConnection c = transport.connect(new InetSocketAddress(mock.address(), 4480),
+                    Duration.ofSeconds(10), new Traffic.Receiver()).toCompletableFuture().get(10, TimeUnit.SECONDS);
+            Traffic.Receiver server = accepted.poll(10, TimeUnit.SECONDS);
+            assertNotNull(server);
+            for (long seq = 0; seq < 5; seq++) {
+                c.send(Traffic.message(seq)).toCompletableFuture().get(10, TimeUnit.SECONDS);
+            }
+            server.awaitReceived(5, "5 messages over the mock");
+            assertEquals(List.of(), server.problems);
+            c.close().toCompletableFuture().get(10, TimeUnit.SECONDS);
+        } finally {
+            listener.close().toCompletableFuture().get(10, TimeUnit.SECONDS);
+        }
+    }
+}

@@ -100,10 +100,16 @@ public final class BufferDescriptorList {
         return null;
     }
 
+    /**
+     * Byte offset of descriptor {@code index}; an index whose descriptor cannot start at an int
+     * offset is out of bounds like any other ({@link IndexOutOfBoundsException}, not an
+     * arithmetic overflow).
+     */
     private static int at(int off, int index) {
-        if (index < 0) {
-            throw new IndexOutOfBoundsException("descriptor index " + index);
+        long at = off + (long) index * DESCRIPTOR_SIZE;
+        if (index < 0 || off < 0 || at > Integer.MAX_VALUE) {
+            throw new IndexOutOfBoundsException("descriptor index " + index + " at offset " + off);
         }
-        return Math.addExact(off, Math.multiplyExact(index, DESCRIPTOR_SIZE));
+        return (int) at;
     }
 }

@@ -819,7 +819,9 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
             if (head != null) {
                 head.pendingFragments--;
                 if (head.allPosted) {
-                    // already off the send queue: fail it with the final reason like flushed work
+                    // already off the send queue and now never sent completely: it must not complete as
+                    // sent when its earlier fragments do, and fails with the final reason like flushed work
+                    head.allPosted = false;
                     flushed.add(head);
                 }
             }
@@ -928,7 +930,7 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
         engine.trace(this, false, receivePool.buffer, off, length);
         // R-3.1.5.5-03, -04: any message restarts the Idle Connection Timer and answers a keepalive
         keepaliveTimer.received();
-        if (keepaliveRequested != KeepaliveRequested.NONE) {
+        if (keepaliveRequested != KeepaliveRequested.NONE && state == State.ESTABLISHED) {
             keepaliveRequested = KeepaliveRequested.NONE;
             armKeepaliveTimer();
         }
@@ -990,7 +992,9 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
                 break;
             case REASSEMBLED:
                 receivePool.give(slot); // the bytes were copied: repost first (peer-lessons 6)
-                refillReceives();
+                if (state == State.ESTABLISHED) {
+                    refillReceives();
+                }
                 deliver(reassembler.message(), reassembler.messageLength());
                 break;
             default:
@@ -1075,7 +1079,7 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
                 }
                 break;
             case K_RECV:
-                if (status == CompletionStatus.SUCCESS && state == State.ESTABLISHED) {
+                if (status == CompletionStatus.SUCCESS && (state == State.ESTABLISHED || deliversWhileClosing())) {
                     onDataTransfer((int) index, length, invalidated, token);
                 } else {
                     receivePool.give((int) index);
@@ -1095,6 +1099,21 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
             default:
                 LOG.warn("connection {}: completion with unknown wrId {}", id, Long.toHexString(wrId));
         }
+    }
+
+    /**
+     * 3.1.7.1, nothing lost silently: a message the peer sent completely before the connection
+     * broke (its receive completed successfully) is still handed to the upper layer before
+     * {@code onDisconnected}, unless the peer violated the protocol (its data is not trusted any
+     * more) or this side chose to close (local close, shutdown).
+     */
+    private boolean deliversWhileClosing() {
+        if (state != State.CLOSING || closedFrom != State.ESTABLISHED) {
+            return false;
+        }
+        CloseReason.Kind kind = closeReason.kind();
+        return kind != CloseReason.Kind.PROTOCOL_VIOLATION && kind != CloseReason.Kind.LOCAL_CLOSE
+                && kind != CloseReason.Kind.SHUTDOWN;
     }
 
     /**

@@ -124,6 +124,8 @@ final class FakeEndpoint implements RdmaEndpoint {
     int failRegisterAfter = -1;
     boolean failDeregister;
     boolean failSendPost;
+    /** When &ge; 0: that many more Send posts succeed, the following ones are refused. */
+    int failSendPostsAfter = -1;
     boolean failReceivePost;
     int ird = 8;
     /** Allocation-free bookkeeping for measurements: receives in a ring, Sends completed by {@link #leanStep}. */
@@ -233,8 +235,11 @@ final class FakeEndpoint implements RdmaEndpoint {
 
     private void send(MemoryRegion region, int offset, int length, long wrId, Integer inv) throws RdmaException {
         live();
-        if (failSendPost) {
+        if (failSendPost || failSendPostsAfter == 0) {
             throw new RdmaException("send queue full");
+        }
+        if (failSendPostsAfter > 0) {
+            failSendPostsAfter--;
         }
         if (lean) {
             leanSendWr[leanSendCount++] = wrId;

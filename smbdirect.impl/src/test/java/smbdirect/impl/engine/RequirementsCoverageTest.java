@@ -251,6 +251,25 @@ class RequirementsCoverageTest {
     }
 
     @Test
+    @DisplayName("R-3.1.4.2-06: a message whose last fragment is refused is reported failed, not sent, when its first fragments complete")
+    void R_3_1_4_2_06_refusedLaterFragmentIsNotReportedSent() {
+        Connection c = established();
+        FakeEndpoint e = h.provider.last();
+        List<Throwable> outcome = new ArrayList<>();
+        e.failSendPostsAfter = 2; // of the three fragments, the last one is refused
+        e.deferDisconnect = true; // the provider still completes the first fragments' Sends successfully
+        c.send(ByteBuffer.wrap(Harness.bytes(3000, 3)), (m, x) -> outcome.add(x == null ? new AssertionError("sent") : x));
+        assertFalse(c.isOpen(), "the refused post ends the connection");
+        e.completeSends();
+        assertTrue(outcome.stream().noneMatch(AssertionError.class::isInstance),
+                "not reported sent when its first fragments complete: " + outcome);
+        e.flushAndDisconnect(smbdirect.api.rdma.DisconnectCause.LOCAL, "");
+        assertEquals(1, outcome.size(), "reported exactly once: " + outcome);
+        assertInstanceOf(SmbDirectException.class, outcome.get(0), "a message not sent completely is a failure");
+        h.provider.assertNoLeaks();
+    }
+
+    @Test
     void R_3_1_5_9_06_noSendWhenNoReceiveCanBePosted() {
         Connection c = established();
         FakeEndpoint e = h.provider.last();

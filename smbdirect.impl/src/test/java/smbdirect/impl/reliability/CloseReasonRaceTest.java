@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.util.concurrent.atomic.AtomicInteger;
 
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -43,15 +42,12 @@ class CloseReasonRaceTest {
 
     /**
      * A message whose Send completed successfully at the sender lies in the receiver's receive
-     * buffers before the sender's graceful disconnect; the receiver should hand it up before
-     * {@code onDisconnected}. Today the receiver's engine, processing the first fragment's
-     * completion after the endpoint went down, has a credit-grant post refused, starts closing and
-     * discards the later fragments' successful receive completions (Connection.handleCompletion,
-     * K_RECV: delivered only while ESTABLISHED). Deterministic: fails for n = 3, 15, 29, ...
+     * buffers before the sender's graceful disconnect; the receiver hands it up before
+     * {@code onDisconnected}, even when processing the first fragment's completion after the
+     * endpoint went down had a credit-grant post refused and started the close. Deterministic over
+     * every interleaving of the first 60 fabric steps.
      */
     @Test
-    @Disabled("engine: successful receive completions that precede a peer disconnect are dropped once a refused"
-            + " post started the close; see RELIABILITY.md, open issues")
     @DisplayName("3.1.7.1: messages placed in our receive buffers before the peer's disconnect are delivered")
     void messagesReceivedBeforeAPeerDisconnectAreDelivered() throws Exception {
         TransportSettings s = TransportSettings.builder().receiveCreditMax(4).sendCreditTarget(4).build();

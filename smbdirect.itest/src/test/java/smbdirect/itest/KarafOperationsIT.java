@@ -24,6 +24,7 @@ import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import javax.inject.Inject;
@@ -181,7 +182,7 @@ public class KarafOperationsIT {
     }
 
     @Test
-    public void statusPageInKarafsWebConsoleListsTheConnection() throws Exception {
+    public void statusPageInKarafsWebConsoleListsAndClosesTheConnection() throws Exception {
         Live live = open();
         try {
             String page = getWhenReady("/system/console/smbdirect");
@@ -189,9 +190,40 @@ public class KarafOperationsIT {
             assertTrue(page, page.contains("data-connection-id='" + live.client().id() + "'"));
             assertTrue(page, page.contains("data-connection-id='" + live.server().id() + "'"));
             assertTrue(page, page.contains("mock"));
+
+            // the page's Close button ends any live connection, here the accepted one
+            Matcher token = Pattern.compile("name='token' value='([0-9a-f]+)'").matcher(page);
+            assertTrue("the page carries its form token", token.find());
+            int status = post("/system/console/smbdirect", "token=" + token.group(1) + "&action=close&id="
+                    + live.server().id() + "&provider=mock");
+            assertTrue("POST answered " + status, status == 200 || status == 302 || status == 303);
+            CloseReason reason = live.serverSide().awaitClosed();
+            assertEquals(CloseReason.Kind.LOCAL_CLOSE, reason.kind());
+            assertEquals("closed by operator (Web Console)", reason.detail());
         } finally {
             close(live);
         }
+    }
+
+    private static String basicKaraf() {
+        return "Basic " + Base64.getEncoder().encodeToString("karaf:karaf".getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** POSTs a form to {@code path} as karaf/karaf; returns the status (redirects not followed). */
+    private static int post(String path, String form) throws IOException {
+        HttpURLConnection http = (HttpURLConnection) new URL("http://127.0.0.1:" + System.getProperty(HTTP_PORT_PROPERTY)
+                + path).openConnection();
+        http.setInstanceFollowRedirects(false);
+        http.setConnectTimeout(5000);
+        http.setReadTimeout(60000);
+        http.setRequestMethod("POST");
+        http.setDoOutput(true);
+        http.setRequestProperty("Authorization", basicKaraf());
+        http.setRequestProperty("Content-Type", "application/x-www-form-urlencoded");
+        try (var out = http.getOutputStream()) {
+            out.write(form.getBytes(StandardCharsets.UTF_8));
+        }
+        return http.getResponseCode();
     }
 
     /** GETs {@code path} as karaf/karaf until Karaf's HTTP service and Web Console serve it. */
@@ -206,8 +238,7 @@ public class KarafOperationsIT {
                         .openConnection();
                 http.setConnectTimeout(5000);
                 http.setReadTimeout(30000);
-                http.setRequestProperty("Authorization", "Basic "
-                        + Base64.getEncoder().encodeToString("karaf:karaf".getBytes(StandardCharsets.UTF_8)));
+                http.setRequestProperty("Authorization", basicKaraf());
                 int status = http.getResponseCode();
                 if (status == 200) {
                     try (InputStream in = http.getInputStream()) {

@@ -275,6 +275,20 @@ public final class SmbDirectEngine implements SmbDirectTransport {
         listeners.remove(l);
     }
 
+    /**
+     * Closes the live connection {@code id} with {@code reason} (an operator's close of any
+     * connection, whoever owns it); its upper layer is told through
+     * {@code ConnectionHandler.onDisconnected} as for any other close.
+     *
+     * @return completes when the connection is released, or {@code null} when no live connection
+     *     of this engine has that id
+     */
+    public CompletionStage<Void> closeConnection(long id, CloseReason reason) {
+        Objects.requireNonNull(reason, "reason");
+        Connection c = connections.get(id);
+        return c == null ? null : c.closeAsync(reason);
+    }
+
     /** Live connections (for tests and management). */
     int connectionCount() {
         return connections.size();

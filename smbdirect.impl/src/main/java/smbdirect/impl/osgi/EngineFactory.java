@@ -58,6 +58,11 @@ final class EngineFactory {
         }
 
         @Override
+        public CompletionStage<Void> closeConnection(long id, CloseReason reason) {
+            return engine.closeConnection(id, reason);
+        }
+
+        @Override
         public CompletionStage<Void> shutdown(CloseReason reason) {
             return engine.shutdown(reason);
         }

@@ -326,6 +326,48 @@ final class MultiProviderTransport implements SmbDirectTransport {
     }
 
     /**
+     * Closes the live connection {@code id} (on provider {@code provider}, or on the one provider
+     * where it is live when {@code null}) with {@code reason}.
+     *
+     * @return completes when it is released, or {@code null} when no live connection matches
+     * @throws IllegalArgumentException when the id is live on more than one provider and none is named
+     */
+    CompletionStage<Void> closeConnection(long id, String provider, CloseReason reason) {
+        Objects.requireNonNull(reason, "reason");
+        List<ProviderEntry> holders = new ArrayList<>();
+        for (ProviderEntry e : snapshot) {
+            if ((provider == null || provider.equals(e.name)) && hasLive(e, id)) {
+                holders.add(e);
+            }
+        }
+        if (holders.size() > 1) {
+            throw new IllegalArgumentException("connection id " + id + " is live on providers "
+                    + holders.stream().map(e -> e.name).toList() + "; name the provider");
+        }
+        if (holders.isEmpty()) {
+            return null;
+        }
+        ProviderEntry entry = holders.get(0);
+        CompletionStage<Void> closing = entry.engine.closeConnection(id, reason);
+        if (closing != null) {
+            LOG.info("Connection {} on RDMA provider {} closed: {}", id, entry.name, reason);
+        }
+        return closing;
+    }
+
+    private static boolean hasLive(ProviderEntry entry, long id) {
+        ConnectionDTO[] live = entry.engine.getTransportDTO().connections;
+        if (live != null) {
+            for (ConnectionDTO c : live) {
+                if (c.id == id) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    /**
      * Opens a listener configured by a {@code smbdirect.listener} configuration: it waits (state
      * WAITING) until an accept handler is set and a provider is available.
      *

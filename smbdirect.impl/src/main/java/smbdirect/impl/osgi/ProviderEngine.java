@@ -42,6 +42,14 @@ interface ProviderEngine {
         // an engine without tracing has nothing to install
     }
 
+    /**
+     * Closes the live connection {@code id} of this engine with {@code reason}.
+     *
+     * @return completes when it is released, or {@code null} when this engine has no live
+     *     connection with that id
+     */
+    CompletionStage<Void> closeConnection(long id, CloseReason reason);
+
     /** Closes every connection and listener of the engine with {@code reason}. */
     CompletionStage<Void> shutdown(CloseReason reason);
 

@@ -23,6 +23,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import smbdirect.api.AcceptHandler;
+import smbdirect.api.CloseReason;
 import smbdirect.api.ConnectionHandler;
 import smbdirect.api.SmbDirectConnection;
 import smbdirect.api.SmbDirectException;
@@ -53,10 +54,12 @@ import smbdirect.impl.trace.TraceSink;
  * <p>Owns one timer thread ({@value TimerScheduler#THREAD_NAME}) shared by all engines; on
  * deactivation every engine shuts down with reason SHUTDOWN and the thread stops. Thread-safe.
  */
-@Component(name = SmbDirectTransportComponent.PID, service = { SmbDirectTransport.class, ListenerHost.class, TraceControl.class },
+@Component(name = SmbDirectTransportComponent.PID, service = { SmbDirectTransport.class, ListenerHost.class, TraceControl.class,
+        ConnectionControl.class },
         immediate = true, configurationPolicy = ConfigurationPolicy.OPTIONAL)
 @Designate(ocd = TransportConfig.class)
-public class SmbDirectTransportComponent implements SmbDirectTransport, ListenerHost, TraceControl {
+public class SmbDirectTransportComponent implements SmbDirectTransport, ListenerHost, TraceControl,
+        ConnectionControl {
 
     /** The configuration PID (also the component name). */
     public static final String PID = "smbdirect.transport";
@@ -179,6 +182,11 @@ public class SmbDirectTransportComponent implements SmbDirectTransport, Listener
     public CompletionStage<SmbDirectConnection> connect(InetSocketAddress peer, Duration timeout,
             ConnectionHandler handler) {
         return transport.connect(peer, timeout, handler);
+    }
+
+    @Override
+    public CompletionStage<Void> closeConnection(long id, String provider, CloseReason reason) {
+        return transport.closeConnection(id, provider, reason);
     }
 
     @Override

@@ -68,6 +68,28 @@ class ConnectionLossTest {
     }
 
     @Test
+    void operatorClosesALiveConnectionByIdWithItsReason() {
+        Connection c = established();
+        Connection other = established();
+        loadSends(c);
+        int messages = outcomes.size() + (int) (c.fragmentsSent - 1) + c.sendQueue.size();
+        CloseReason operator = CloseReason.of(CloseReason.Kind.LOCAL_CLOSE, "closed by operator (smbd:close)");
+
+        CompletableFuture<Void> closed = h.engine.closeConnection(c.id, operator).toCompletableFuture();
+
+        assertTrue(closed.isDone());
+        assertFalse(c.isOpen());
+        assertTrue(other.isOpen(), "only the connection with that id closes");
+        assertEquals(List.of(operator), h.recorder.disconnects, "its upper layer is told the operator's reason");
+        assertAllFailed(messages, CloseReason.Kind.LOCAL_CLOSE);
+        assertEquals(1, h.engine.connectionCount());
+        assertEquals(null, h.engine.closeConnection(c.id, operator), "a closed connection is no longer live");
+        assertEquals(null, h.engine.closeConnection(other.id + 100, operator), "unknown id");
+        String recorded = h.engine.getTransportDTO().recentlyClosed[0].closeReason;
+        assertTrue(recorded.contains("LOCAL_CLOSE") && recorded.contains("closed by operator (smbd:close)"), recorded);
+    }
+
+    @Test
     void peerDisconnect() {
         Connection c = established();
         loadSends(c);

@@ -130,10 +130,12 @@ final class Fakes {
     static final class FakeEngines implements ProviderEngine.Factory {
         final Map<String, FakeEngine> byName = new HashMap<>();
         final AtomicLong ids = new AtomicLong();
+        /** When set, every engine numbers its connections from 1, as real engines do. */
+        volatile boolean idsPerEngine;
 
         @Override
         public ProviderEngine create(RdmaProvider provider, TransportSettings settings, Scheduler scheduler) {
-            FakeEngine e = new FakeEngine(provider.name(), settings, ids);
+            FakeEngine e = new FakeEngine(provider.name(), settings, idsPerEngine ? new AtomicLong() : ids);
             byName.put(provider.name(), e);
             return e;
         }
@@ -237,6 +239,17 @@ final class Fakes {
         @Override
         public void updateSettings(TransportSettings settings) {
             settingsSeen.add(settings);
+        }
+
+        @Override
+        public CompletionStage<Void> closeConnection(long id, CloseReason reason) {
+            for (FakeConnection c : connections) {
+                if (c.id() == id) {
+                    c.closeWith(reason);
+                    return CompletableFuture.completedFuture(null);
+                }
+            }
+            return null;
         }
 
         @Override

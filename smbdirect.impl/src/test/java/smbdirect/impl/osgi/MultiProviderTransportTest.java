@@ -359,4 +359,48 @@ class MultiProviderTransportTest {
         assertEquals(List.of("a"), t.providerNames());
         assertSame(engines.get("a"), engines.byName.get("a"));
     }
+
+    @Test
+    void operatorClosesAnyLiveConnectionByIdOnItsProvider() throws Exception {
+        MultiProviderTransport t = transport("(smbdirect.provider=*)");
+        t.addProvider(a, props("a", 0, 1));
+        t.listen(SERVER, acceptor);
+        FakeConnection accepted = engines.get("a").arrive(445, CLIENT);
+        RecordingHandler client = new RecordingHandler();
+        SmbDirectConnection connected = connect(t, client);
+        CloseReason operator = CloseReason.of(CloseReason.Kind.LOCAL_CLOSE, "closed by operator (test)");
+
+        assertNotNull(t.closeConnection(accepted.id(), null, operator), "an accepted connection closes by id");
+        assertEquals(List.of(operator), accepted.disconnects);
+        assertTrue(connected.isOpen(), "only the named connection closes");
+        assertNull(t.closeConnection(accepted.id(), null, operator), "a closed connection is no longer live");
+        assertNull(t.closeConnection(connected.id(), "b", operator), "no such provider");
+        assertNull(t.closeConnection(9999, null, operator), "no such id");
+        assertTrue(connected.isOpen());
+
+        assertNotNull(t.closeConnection(connected.id(), "a", operator));
+        assertEquals(List.of(operator), client.reasons);
+    }
+
+    @Test
+    void closeByIdLiveOnTwoProvidersNeedsTheProviderNamed() throws Exception {
+        engines.idsPerEngine = true;
+        MultiProviderTransport t = transport("(smbdirect.provider=a)");
+        t.addProvider(a, props("a", 0, 1));
+        t.addProvider(b, props("b", 0, 2));
+        SmbDirectConnection onA = connect(t, new RecordingHandler());
+        t.configure(TransportSettings.DEFAULTS, ProviderFilter.parse("(smbdirect.provider=b)"));
+        SmbDirectConnection onB = connect(t, new RecordingHandler());
+        assertEquals(onA.id(), onB.id(), "ids are per provider");
+        CloseReason operator = CloseReason.of(CloseReason.Kind.LOCAL_CLOSE, "closed by operator (test)");
+
+        IllegalArgumentException x = assertThrows(IllegalArgumentException.class,
+                () -> t.closeConnection(onA.id(), null, operator));
+        assertTrue(x.getMessage().contains("[a, b]") || x.getMessage().contains("[b, a]"), x.getMessage());
+        assertTrue(onA.isOpen() && onB.isOpen(), "an ambiguous id closes nothing");
+
+        assertNotNull(t.closeConnection(onB.id(), "b", operator));
+        assertFalse(onB.isOpen());
+        assertTrue(onA.isOpen());
+    }
 }

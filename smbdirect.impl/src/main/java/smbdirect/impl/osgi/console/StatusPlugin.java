@@ -8,6 +8,7 @@ import java.security.MessageDigest;
 import java.security.SecureRandom;
 import java.time.Instant;
 import java.util.HexFormat;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -19,9 +20,12 @@ import javax.servlet.http.HttpServletResponse;
 
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ReferenceCardinality;
+import org.osgi.service.component.annotations.ReferencePolicy;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import smbdirect.api.CloseReason;
 import smbdirect.api.SmbDirectConnection;
 import smbdirect.api.SmbDirectTransport;
 import smbdirect.api.dto.ConnectionDTO;
@@ -29,6 +33,7 @@ import smbdirect.api.dto.ListenerDTO;
 import smbdirect.api.dto.ProviderDTO;
 import smbdirect.api.dto.SettingsDTO;
 import smbdirect.api.dto.TransportDTO;
+import smbdirect.impl.osgi.ConnectionControl;
 import smbdirect.impl.osgi.health.TransportHealth;
 import smbdirect.impl.osgi.shell.DtoText;
 import smbdirect.impl.osgi.shell.TestConnections;
@@ -37,7 +42,8 @@ import smbdirect.impl.osgi.shell.TestConnections;
  * Web Console page "SMB Direct" (label {@value #LABEL}): health, providers, listeners, live and
  * recently closed connections with role, state, negotiated sizes, credits both ways, counters and
  * close reasons, and the settings in force. Two actions, both POST with a per-instance token:
- * open a test connection to the first open listener, close a test connection.
+ * open a test connection to the first open listener, close any live connection (its upper layer
+ * is told LOCAL_CLOSE "closed by operator (Web Console)").
  *
  * <p>Thread-safe: requests are served concurrently; the only state is the immutable token and
  * the health evaluator (synchronized). A delayed component: its class (and javax.servlet) is only
@@ -56,6 +62,10 @@ public class StatusPlugin extends HttpServlet {
     private static final Logger LOG = LoggerFactory.getLogger(StatusPlugin.class);
     private static final long WAIT_SECONDS = 35;
 
+    /** The reason the upper layer of a connection closed on this page is told. */
+    static final CloseReason OPERATOR_CLOSE = CloseReason.of(CloseReason.Kind.LOCAL_CLOSE,
+            "closed by operator (Web Console)");
+
     private final String token = newToken();
     private final transient TransportHealth health = new TransportHealth();
 
@@ -64,6 +74,9 @@ public class StatusPlugin extends HttpServlet {
 
     @Reference
     private transient TestConnections testConnections;
+
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC)
+    private transient volatile ConnectionControl connectionControl;
 
     private static String newToken() {
         byte[] b = new byte[16];
@@ -101,7 +114,8 @@ public class StatusPlugin extends HttpServlet {
         try {
             message = switch (action) {
                 case "connect" -> connect();
-                case "close" -> close(Long.parseLong(String.valueOf(request.getParameter("id"))));
+                case "close" -> close(Long.parseLong(String.valueOf(request.getParameter("id"))),
+                        request.getParameter("provider"));
                 default -> "unknown action " + action;
             };
         } catch (NumberFormatException e) {
@@ -126,10 +140,22 @@ public class StatusPlugin extends HttpServlet {
         }
     }
 
-    private String close(long id) throws InterruptedException {
-        var closing = testConnections.close(id);
+    private String close(long id, String provider) throws InterruptedException {
+        String on = provider == null || provider.isEmpty() ? null : provider;
+        ConnectionControl control = connectionControl;
+        CompletionStage<Void> closing;
+        if (control != null) {
+            try {
+                closing = control.closeConnection(id, on, OPERATOR_CLOSE);
+            } catch (IllegalArgumentException e) {
+                return "Connection " + id + " not closed: " + e.getMessage();
+            }
+        } else {
+            closing = testConnections.close(id);
+        }
         if (closing == null) {
-            return "Connection " + id + " is no open test connection";
+            return "Connection " + id + (on == null ? "" : " on provider " + on) + " is no live connection"
+                    + (control == null ? " opened here" : "");
         }
         try {
             closing.toCompletableFuture().get(WAIT_SECONDS, TimeUnit.SECONDS);
@@ -220,11 +246,13 @@ public class StatusPlugin extends HttpServlet {
                     c.fragmentsSent + " / " + c.fragmentsReceived, c.keepalivesSent + " / " + c.keepalivesReceived,
                     c.creditStalls);
             w.append("<td>");
-            if (testConnections.owns(c.id)) {
+            if (connectionControl != null || testConnections.owns(c.id)) {
                 w.append("<form method='post' style='display:inline'>")
                         .append("<input type='hidden' name='token' value='").append(token).append("'>")
                         .append("<input type='hidden' name='action' value='close'>")
                         .append("<input type='hidden' name='id' value='").append(Long.toString(c.id)).append("'>")
+                        .append("<input type='hidden' name='provider' value='").append(esc(String.valueOf(c.provider)))
+                        .append("'>")
                         .append("<button type='submit' class='smbd-close'>Close</button></form>");
             }
             w.append("</td></tr>");

@@ -20,10 +20,12 @@ import org.osgi.service.component.annotations.Reference;
 import org.osgi.service.component.annotations.ReferenceCardinality;
 import org.osgi.service.component.annotations.ReferencePolicy;
 
+import smbdirect.api.CloseReason;
 import smbdirect.api.SmbDirectConnection;
 import smbdirect.api.SmbDirectListener;
 import smbdirect.api.SmbDirectTransport;
 import smbdirect.api.dto.ConnectionDTO;
+import smbdirect.impl.osgi.ConnectionControl;
 import smbdirect.impl.osgi.TraceControl;
 import smbdirect.impl.perf.Perf;
 import smbdirect.impl.perf.PerfException;
@@ -53,6 +55,10 @@ public class SmbdCommands {
 
     private static final long WAIT_SECONDS = 35;
 
+    /** The reason the upper layer of a connection closed with {@code smbd:close} is told. */
+    public static final CloseReason OPERATOR_CLOSE = CloseReason.of(CloseReason.Kind.LOCAL_CLOSE,
+            "closed by operator (smbd:close)");
+
     private final List<SmbDirectListener> perfServers = new CopyOnWriteArrayList<>();
 
     @Reference
@@ -64,7 +70,21 @@ public class SmbdCommands {
     @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC)
     private volatile TraceControl traceControl;
 
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC)
+    private volatile ConnectionControl connectionControl;
+
     private final AtomicReference<TraceRun> trace = new AtomicReference<>();
+
+    /** For Declarative Services. */
+    public SmbdCommands() {
+    }
+
+    /** With its references given (tests). */
+    SmbdCommands(SmbDirectTransport transport, TestConnections testConnections, ConnectionControl connectionControl) {
+        this.transport = transport;
+        this.testConnections = testConnections;
+        this.connectionControl = connectionControl;
+    }
 
     /** A running trace: its file and writer. */
     private record TraceRun(Path path, PcapTraceWriter writer) {
@@ -115,16 +135,29 @@ public class SmbdCommands {
         }
     }
 
-    @Descriptor("close a connection opened with smbd:connect or the Web Console")
+    @Descriptor("close any live connection by id (its upper layer sees LOCAL_CLOSE 'closed by operator (smbd:close)')")
     public String close(@Descriptor("connection id") long id) throws InterruptedException {
-        CompletionStage<Void> closing = testConnections.close(id);
-        if (closing == null) {
-            ConnectionDTO c = DtoText.find(transport.getTransportDTO(), id);
-            if (c == null) {
-                return "no connection " + id + " (see smbd:connections)\n";
+        return close(id, null);
+    }
+
+    @Descriptor("close live connection ID of PROVIDER (ids are numbered per provider)")
+    public String close(@Descriptor("connection id") long id, @Descriptor("provider name") String provider)
+            throws InterruptedException {
+        ConnectionControl control = connectionControl;
+        CompletionStage<Void> closing;
+        if (control != null) {
+            try {
+                closing = control.closeConnection(id, provider, OPERATOR_CLOSE);
+            } catch (IllegalArgumentException e) {
+                return "close: " + e.getMessage() + " (smbd:close " + id + " PROVIDER)\n";
             }
-            return "connection " + id + " belongs to its upper layer (" + c.role + " " + c.peerAddress
-                    + "); only connections opened with smbd:connect or the Web Console can be closed here\n";
+        } else {
+            // a transport without operator close: only the test connections opened here
+            closing = provider == null ? testConnections.close(id) : null;
+        }
+        if (closing == null) {
+            return "no live connection " + id + (provider == null ? "" : " on provider " + provider)
+                    + (control == null ? " opened with smbd:connect" : "") + " (see smbd:connections)\n";
         }
         try {
             closing.toCompletableFuture().get(WAIT_SECONDS, TimeUnit.SECONDS);

@@ -111,7 +111,7 @@ class VerbsHardwarePingPongTest {
         }
     }
 
-    private static InetSocketAddress server() {
+    static InetSocketAddress server() {
         String value = System.getProperty("smbdirect.verbs.server", "");
         int colon = value.lastIndexOf(':');
         if (colon < 0) {
@@ -125,7 +125,7 @@ class VerbsHardwarePingPongTest {
         }
     }
 
-    private static VerbsRdmaProvider provider(String bind) {
+    static VerbsRdmaProvider provider(String bind) {
         VerbsSettings d = VerbsSettings.defaults();
         VerbsSettings settings = new VerbsSettings(System.getProperty("smbdirect.verbs.device", ""), bind, "AUTO",
                 d.cqSize(), d.maxSendWorkRequests(), d.maxReceiveWorkRequests(), d.maxMessageSize(), d.maxReadDepth(),

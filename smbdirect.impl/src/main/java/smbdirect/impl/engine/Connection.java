@@ -161,7 +161,16 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
     private final ArrayDeque<RdmaOp> rdmaPending = new ArrayDeque<>();
     /** Work flushed by the provider before it reported the disconnect: failed with the final reason. */
     private final List<Object> flushed = new ArrayList<>();
+    /** Posted local invalidates by work id. */
     private final Map<Long, Object> rdmaWork = new HashMap<>();
+    /**
+     * Posted RDMA Read/Write work requests by slot (the work id): the operation and the bytes of the
+     * request; free slots on a stack. Grows by doubling (bounded by ORD plus the write budget).
+     */
+    private RdmaOp[] rdmaSlotOp = new RdmaOp[4];
+    private int[] rdmaSlotLength = new int[4];
+    private int[] rdmaFreeSlots = {3, 2, 1, 0};
+    private int rdmaFreeCount = 4;
     private final ArrayDeque<Runnable> invalidatesPending = new ArrayDeque<>();
     private final Map<Integer, RegisteredBufferImpl> registrations = new HashMap<>();
     private long nextWorkId = 1;
@@ -1089,8 +1098,10 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
                 onSendCompleted((int) index, status, vendorError);
                 break;
             case K_RDMA:
-            case K_INVALIDATE:
                 onRdmaCompleted(index, status, vendorError);
+                break;
+            case K_INVALIDATE:
+                onInvalidateCompleted(index, status, vendorError);
                 break;
             default:
                 LOG.warn("connection {}: completion with unknown wrId {}", id, Long.toHexString(wrId));
@@ -1261,13 +1272,17 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
         }
         flushed.clear();
         for (Object w : rdmaWork.values()) {
-            if (w instanceof RdmaWr rw) {
-                failOp(rw.op, failure);
-            } else if (w instanceof RegisteredBufferImpl rb) {
+            if (w instanceof RegisteredBufferImpl rb) {
                 rb.valid = false;
             }
         }
         rdmaWork.clear();
+        for (int i = 0; i < rdmaSlotOp.length; i++) {
+            if (rdmaSlotOp[i] != null) {
+                failOp(rdmaSlotOp[i], failure);
+                releaseRdmaSlot(i);
+            }
+        }
         for (RegisteredBufferImpl rb : registrations.values()) {
             rb.valid = false;
             rb.deregistered.complete(null);
@@ -1500,8 +1515,24 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
         }
     }
 
-    /** One posted RDMA work request. */
-    private record RdmaWr(RdmaOp op, int length) {
+    /** Serial context: a free slot for a posted RDMA work request, growing the table when all are taken. */
+    private int takeRdmaSlot() {
+        if (rdmaFreeCount == 0) {
+            int n = rdmaSlotOp.length;
+            rdmaSlotOp = java.util.Arrays.copyOf(rdmaSlotOp, 2 * n);
+            rdmaSlotLength = java.util.Arrays.copyOf(rdmaSlotLength, 2 * n);
+            rdmaFreeSlots = new int[2 * n];
+            for (int i = 2 * n - 1; i >= n; i--) {
+                rdmaFreeSlots[rdmaFreeCount++] = i;
+            }
+        }
+        return rdmaFreeSlots[--rdmaFreeCount];
+    }
+
+    private void releaseRdmaSlot(int slot) {
+        rdmaSlotOp[slot] = null;
+        rdmaSlotLength[slot] = 0;
+        rdmaFreeSlots[rdmaFreeCount++] = slot;
     }
 
     /** Posts queued RDMA segments; reads are bounded by ORD (3.1.4.6), writes by the send queue budget. */
@@ -1518,8 +1549,9 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
             MemoryRegion region = op.local.regionAt(localPos);
             int regionOffset = (int) (localPos % op.local.chunkSize);
             long remoteAddress = seg.remoteAddress() + op.segmentDone;
-            long wid = nextWorkId++;
-            rdmaWork.put(wid, new RdmaWr(op, piece));
+            int wid = takeRdmaSlot();
+            rdmaSlotOp[wid] = op;
+            rdmaSlotLength[wid] = piece;
             op.outstanding++;
             if (op.read) {
                 readsInFlight++;
@@ -1543,7 +1575,7 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
                     endpoint.postRdmaWrite(region, regionOffset, piece, remoteAddress, seg.token(), wr(K_RDMA, wid));
                 }
             } catch (RdmaException e) {
-                rdmaWork.remove(wid);
+                releaseRdmaSlot(wid);
                 op.outstanding--;
                 if (op.read) {
                     readsInFlight--;
@@ -1559,7 +1591,7 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
         }
     }
 
-    private void onRdmaCompleted(long wid, CompletionStatus status, int vendorError) {
+    private void onInvalidateCompleted(long wid, CompletionStatus status, int vendorError) {
         Object w = rdmaWork.remove(wid);
         if (w instanceof RegisteredBufferImpl rb) {
             invalidatesInFlight--;
@@ -1576,12 +1608,17 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
                 finishDeregister(rb);
             }
             pumpInvalidates();
-            return;
         }
-        if (!(w instanceof RdmaWr rw)) {
-            return;
+    }
+
+    private void onRdmaCompleted(long wid, CompletionStatus status, int vendorError) {
+        if (wid < 0 || wid >= rdmaSlotOp.length || rdmaSlotOp[(int) wid] == null) {
+            return; // already failed when the connection finished
         }
-        RdmaOp op = rw.op;
+        int slot = (int) wid;
+        RdmaOp op = rdmaSlotOp[slot];
+        int pieceLength = rdmaSlotLength[slot];
+        releaseRdmaSlot(slot);
         op.outstanding--;
         if (op.read) {
             readsInFlight--;
@@ -1602,7 +1639,7 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
             close(reason);
             return;
         }
-        op.bytes += rw.length;
+        op.bytes += pieceLength;
         if (op.allPosted() && op.outstanding == 0 && !op.done) {
             op.done = true;
             if (op.read) {

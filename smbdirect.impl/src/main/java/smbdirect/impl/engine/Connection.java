@@ -159,6 +159,8 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
 
     // ---- RDMA ----
     private final ArrayDeque<RdmaOp> rdmaPending = new ArrayDeque<>();
+    /** Operations that completed successfully, for reuse (serial context only). */
+    private final ArrayDeque<RdmaOp> rdmaOpPool = new ArrayDeque<>();
     /** Work flushed by the provider before it reported the disconnect: failed with the final reason. */
     private final List<Object> flushed = new ArrayList<>();
     /** Posted local invalidates by work id. */
@@ -1503,8 +1505,16 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
                         + " bytes exceeds MaxReadWriteSize " + maxReadWriteSize);
             }
             int maxSegment = (int) Math.min(Math.max(1, caps.maxMessageSize()), rb.chunkSize);
-            List<DescriptorSlicer.Segment> segs = DescriptorSlicer.slice(remote, remoteOffset, length, maxSegment);
-            rdmaPending.addLast(new RdmaOp(read, rb, localOffset, length, segs, completion));
+            RdmaOp op = rdmaOpPool.isEmpty() ? new RdmaOp() : rdmaOpPool.pollFirst();
+            op.init(read, rb, localOffset, length, completion);
+            try {
+                DescriptorSlicer.slice(remote, remoteOffset, length, maxSegment, op);
+            } catch (SmbDirectException e) {
+                op.clear();
+                rdmaOpPool.addLast(op);
+                throw e;
+            }
+            rdmaPending.addLast(op);
             pumpRdma();
         } catch (SmbDirectException e) {
             try {
@@ -1542,13 +1552,15 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
             if (op.read ? readsInFlight >= Math.max(1, outboundReadDepth) : writesInFlight >= RDMA_WRITE_BUDGET) {
                 return;
             }
-            DescriptorSlicer.Segment seg = op.segments.get(op.segmentIndex);
-            long localPos = op.localOffset + seg.localOffset() + op.segmentDone;
+            int si = op.segmentIndex;
+            int segLength = op.segmentLength[si];
+            int segToken = op.segmentToken[si];
+            long localPos = op.localOffset + op.segmentLocalOffset[si] + op.segmentDone;
             long chunkEnd = (localPos / op.local.chunkSize + 1) * op.local.chunkSize;
-            int piece = (int) Math.min(seg.length() - op.segmentDone, chunkEnd - localPos);
+            int piece = (int) Math.min(segLength - op.segmentDone, chunkEnd - localPos);
             MemoryRegion region = op.local.regionAt(localPos);
             int regionOffset = (int) (localPos % op.local.chunkSize);
-            long remoteAddress = seg.remoteAddress() + op.segmentDone;
+            long remoteAddress = op.segmentAddress[si] + op.segmentDone;
             int wid = takeRdmaSlot();
             rdmaSlotOp[wid] = op;
             rdmaSlotLength[wid] = piece;
@@ -1559,7 +1571,7 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
                 writesInFlight++;
             }
             op.segmentDone += piece;
-            if (op.segmentDone == seg.length()) {
+            if (op.segmentDone == segLength) {
                 op.segmentIndex++;
                 op.segmentDone = 0;
             }
@@ -1569,10 +1581,10 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
             try {
                 if (op.read) {
                     // R-3.1.4.6-06
-                    endpoint.postRdmaRead(region, regionOffset, piece, remoteAddress, seg.token(), wr(K_RDMA, wid));
+                    endpoint.postRdmaRead(region, regionOffset, piece, remoteAddress, segToken, wr(K_RDMA, wid));
                 } else {
                     // R-3.1.4.5-06
-                    endpoint.postRdmaWrite(region, regionOffset, piece, remoteAddress, seg.token(), wr(K_RDMA, wid));
+                    endpoint.postRdmaWrite(region, regionOffset, piece, remoteAddress, segToken, wr(K_RDMA, wid));
                 }
             } catch (RdmaException e) {
                 releaseRdmaSlot(wid);
@@ -1627,6 +1639,7 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
         }
         if (status == CompletionStatus.FLUSHED) {
             rdmaPending.remove(op);
+            op.flushed = true; // referenced from the flushed list: never reused
             flushed.add(op);
             return;
         }
@@ -1648,8 +1661,14 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
                 rdmaWrites++;
             }
             rdmaBytes += op.bytes;
+            RdmaCompletion c = op.completion;
+            long b = op.bytes;
+            if (!op.flushed) {
+                op.clear();
+                rdmaOpPool.addLast(op); // done, all posted, nothing outstanding: no reference left to it
+            }
             try {
-                op.completion.rdmaComplete(op.bytes, null);
+                c.rdmaComplete(b, null);
             } catch (RuntimeException e) {
                 LOG.warn("connection {}: RDMA completion threw", id, e);
             }

@@ -217,4 +217,43 @@ class SteadyStateAllocationTest {
         assertTrue(allocated < 4096, "queued completions allocated " + allocated + " bytes in " + ROUNDS / 4
                 + " rounds");
     }
+
+    @Test
+    void rdmaReadAndWriteOverTheInlineMockAllocateNothing() {
+        java.lang.management.ThreadMXBean mx = ManagementFactory.getThreadMXBean();
+        assumeTrue(mx instanceof com.sun.management.ThreadMXBean, "no per-thread allocation counter");
+        com.sun.management.ThreadMXBean counter = (com.sun.management.ThreadMXBean) mx;
+        assumeTrue(counter.isThreadAllocatedMemorySupported(), "per-thread allocation counter unsupported");
+        counter.setThreadAllocatedMemoryEnabled(true);
+
+        MockPair pair = new MockPair(smbdirect.rdma.mock.DeliveryMode.INLINE, EngineOverMockTest.EXAMPLE,
+                EngineOverMockTest.EXAMPLE);
+        Connection c = pair.connect();
+        Connection s = pair.serverConnection();
+        int size = 65536;
+        smbdirect.api.RegisteredBuffer exposed = c.register(MockPair.direct(Harness.bytes(size, 3)),
+                smbdirect.api.RemoteAccess.READ_WRITE).toCompletableFuture().join();
+        ByteBuffer localBuf = ByteBuffer.allocateDirect(size);
+        smbdirect.api.RegisteredBuffer local = s.register(localBuf, smbdirect.api.RemoteAccess.NONE)
+                .toCompletableFuture().join();
+        java.util.List<smbdirect.api.BufferDescriptor> remote = exposed.descriptors();
+        long[] moved = new long[1];
+        smbdirect.api.RdmaCompletion done = (n, x) -> moved[0] += x == null ? n : -(1L << 40);
+        int rounds = 20_000;
+        for (int i = 0; i < rounds; i++) {
+            s.rdmaRead(local, 0, size, remote, 0, done);
+            s.rdmaWrite(local, 0, size, remote, 0, done);
+        }
+        moved[0] = 0;
+        long tid = Thread.currentThread().getId();
+        long before = counter.getThreadAllocatedBytes(tid);
+        for (int i = 0; i < rounds; i++) {
+            s.rdmaRead(local, 0, size, remote, 0, done);
+            s.rdmaWrite(local, 0, size, remote, 0, done);
+        }
+        long allocated = counter.getThreadAllocatedBytes(tid) - before;
+        assertTrue(s.isOpen());
+        assertEquals(2L * rounds * size, moved[0], "every transfer completed in full");
+        assertTrue(allocated < 4096, rounds * 2 + " RDMA transfers allocated " + allocated + " bytes");
+    }
 }

@@ -159,9 +159,20 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
 
     // ---- RDMA ----
     private final ArrayDeque<RdmaOp> rdmaPending = new ArrayDeque<>();
+    /** Operations that completed successfully, for reuse (serial context only). */
+    private final ArrayDeque<RdmaOp> rdmaOpPool = new ArrayDeque<>();
     /** Work flushed by the provider before it reported the disconnect: failed with the final reason. */
     private final List<Object> flushed = new ArrayList<>();
+    /** Posted local invalidates by work id. */
     private final Map<Long, Object> rdmaWork = new HashMap<>();
+    /**
+     * Posted RDMA Read/Write work requests by slot (the work id): the operation and the bytes of the
+     * request; free slots on a stack. Grows by doubling (bounded by ORD plus the write budget).
+     */
+    private RdmaOp[] rdmaSlotOp = new RdmaOp[4];
+    private int[] rdmaSlotLength = new int[4];
+    private int[] rdmaFreeSlots = {3, 2, 1, 0};
+    private int rdmaFreeCount = 4;
     private final ArrayDeque<Runnable> invalidatesPending = new ArrayDeque<>();
     private final Map<Integer, RegisteredBufferImpl> registrations = new HashMap<>();
     private long nextWorkId = 1;
@@ -1093,8 +1104,10 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
                 onSendCompleted((int) index, status, vendorError);
                 break;
             case K_RDMA:
-            case K_INVALIDATE:
                 onRdmaCompleted(index, status, vendorError);
+                break;
+            case K_INVALIDATE:
+                onInvalidateCompleted(index, status, vendorError);
                 break;
             default:
                 LOG.warn("connection {}: completion with unknown wrId {}", id, Long.toHexString(wrId));
@@ -1280,13 +1293,17 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
         }
         flushed.clear();
         for (Object w : rdmaWork.values()) {
-            if (w instanceof RdmaWr rw) {
-                failOp(rw.op, failure);
-            } else if (w instanceof RegisteredBufferImpl rb) {
+            if (w instanceof RegisteredBufferImpl rb) {
                 rb.valid = false;
             }
         }
         rdmaWork.clear();
+        for (int i = 0; i < rdmaSlotOp.length; i++) {
+            if (rdmaSlotOp[i] != null) {
+                failOp(rdmaSlotOp[i], failure);
+                releaseRdmaSlot(i);
+            }
+        }
         for (RegisteredBufferImpl rb : registrations.values()) {
             rb.valid = false;
             rb.deregistered.complete(null);
@@ -1507,8 +1524,16 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
                         + " bytes exceeds MaxReadWriteSize " + maxReadWriteSize);
             }
             int maxSegment = (int) Math.min(Math.max(1, caps.maxMessageSize()), rb.chunkSize);
-            List<DescriptorSlicer.Segment> segs = DescriptorSlicer.slice(remote, remoteOffset, length, maxSegment);
-            rdmaPending.addLast(new RdmaOp(read, rb, localOffset, length, segs, completion));
+            RdmaOp op = rdmaOpPool.isEmpty() ? new RdmaOp() : rdmaOpPool.pollFirst();
+            op.init(read, rb, localOffset, length, completion);
+            try {
+                DescriptorSlicer.slice(remote, remoteOffset, length, maxSegment, op);
+            } catch (SmbDirectException e) {
+                op.clear();
+                rdmaOpPool.addLast(op);
+                throw e;
+            }
+            rdmaPending.addLast(op);
             pumpRdma();
         } catch (SmbDirectException e) {
             try {
@@ -1519,8 +1544,24 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
         }
     }
 
-    /** One posted RDMA work request. */
-    private record RdmaWr(RdmaOp op, int length) {
+    /** Serial context: a free slot for a posted RDMA work request, growing the table when all are taken. */
+    private int takeRdmaSlot() {
+        if (rdmaFreeCount == 0) {
+            int n = rdmaSlotOp.length;
+            rdmaSlotOp = java.util.Arrays.copyOf(rdmaSlotOp, 2 * n);
+            rdmaSlotLength = java.util.Arrays.copyOf(rdmaSlotLength, 2 * n);
+            rdmaFreeSlots = new int[2 * n];
+            for (int i = 2 * n - 1; i >= n; i--) {
+                rdmaFreeSlots[rdmaFreeCount++] = i;
+            }
+        }
+        return rdmaFreeSlots[--rdmaFreeCount];
+    }
+
+    private void releaseRdmaSlot(int slot) {
+        rdmaSlotOp[slot] = null;
+        rdmaSlotLength[slot] = 0;
+        rdmaFreeSlots[rdmaFreeCount++] = slot;
     }
 
     /** Posts queued RDMA segments; reads are bounded by ORD (3.1.4.6), writes by the send queue budget. */
@@ -1530,15 +1571,18 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
             if (op.read ? readsInFlight >= Math.max(1, outboundReadDepth) : writesInFlight >= RDMA_WRITE_BUDGET) {
                 return;
             }
-            DescriptorSlicer.Segment seg = op.segments.get(op.segmentIndex);
-            long localPos = op.localOffset + seg.localOffset() + op.segmentDone;
+            int si = op.segmentIndex;
+            int segLength = op.segmentLength[si];
+            int segToken = op.segmentToken[si];
+            long localPos = op.localOffset + op.segmentLocalOffset[si] + op.segmentDone;
             long chunkEnd = (localPos / op.local.chunkSize + 1) * op.local.chunkSize;
-            int piece = (int) Math.min(seg.length() - op.segmentDone, chunkEnd - localPos);
+            int piece = (int) Math.min(segLength - op.segmentDone, chunkEnd - localPos);
             MemoryRegion region = op.local.regionAt(localPos);
             int regionOffset = (int) (localPos % op.local.chunkSize);
-            long remoteAddress = seg.remoteAddress() + op.segmentDone;
-            long wid = nextWorkId++;
-            rdmaWork.put(wid, new RdmaWr(op, piece));
+            long remoteAddress = op.segmentAddress[si] + op.segmentDone;
+            int wid = takeRdmaSlot();
+            rdmaSlotOp[wid] = op;
+            rdmaSlotLength[wid] = piece;
             op.outstanding++;
             if (op.read) {
                 readsInFlight++;
@@ -1546,7 +1590,7 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
                 writesInFlight++;
             }
             op.segmentDone += piece;
-            if (op.segmentDone == seg.length()) {
+            if (op.segmentDone == segLength) {
                 op.segmentIndex++;
                 op.segmentDone = 0;
             }
@@ -1556,13 +1600,13 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
             try {
                 if (op.read) {
                     // R-3.1.4.6-06
-                    endpoint.postRdmaRead(region, regionOffset, piece, remoteAddress, seg.token(), wr(K_RDMA, wid));
+                    endpoint.postRdmaRead(region, regionOffset, piece, remoteAddress, segToken, wr(K_RDMA, wid));
                 } else {
                     // R-3.1.4.5-06
-                    endpoint.postRdmaWrite(region, regionOffset, piece, remoteAddress, seg.token(), wr(K_RDMA, wid));
+                    endpoint.postRdmaWrite(region, regionOffset, piece, remoteAddress, segToken, wr(K_RDMA, wid));
                 }
             } catch (RdmaException e) {
-                rdmaWork.remove(wid);
+                releaseRdmaSlot(wid);
                 op.outstanding--;
                 if (op.read) {
                     readsInFlight--;
@@ -1578,7 +1622,7 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
         }
     }
 
-    private void onRdmaCompleted(long wid, CompletionStatus status, int vendorError) {
+    private void onInvalidateCompleted(long wid, CompletionStatus status, int vendorError) {
         Object w = rdmaWork.remove(wid);
         if (w instanceof RegisteredBufferImpl rb) {
             invalidatesInFlight--;
@@ -1595,12 +1639,17 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
                 finishDeregister(rb);
             }
             pumpInvalidates();
-            return;
         }
-        if (!(w instanceof RdmaWr rw)) {
-            return;
+    }
+
+    private void onRdmaCompleted(long wid, CompletionStatus status, int vendorError) {
+        if (wid < 0 || wid >= rdmaSlotOp.length || rdmaSlotOp[(int) wid] == null) {
+            return; // already failed when the connection finished
         }
-        RdmaOp op = rw.op;
+        int slot = (int) wid;
+        RdmaOp op = rdmaSlotOp[slot];
+        int pieceLength = rdmaSlotLength[slot];
+        releaseRdmaSlot(slot);
         op.outstanding--;
         if (op.read) {
             readsInFlight--;
@@ -1609,6 +1658,7 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
         }
         if (status == CompletionStatus.FLUSHED) {
             rdmaPending.remove(op);
+            op.flushed = true; // referenced from the flushed list: never reused
             flushed.add(op);
             return;
         }
@@ -1621,7 +1671,7 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
             close(reason);
             return;
         }
-        op.bytes += rw.length;
+        op.bytes += pieceLength;
         if (op.allPosted() && op.outstanding == 0 && !op.done) {
             op.done = true;
             if (op.read) {
@@ -1630,8 +1680,14 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
                 rdmaWrites++;
             }
             rdmaBytes += op.bytes;
+            RdmaCompletion c = op.completion;
+            long b = op.bytes;
+            if (!op.flushed) {
+                op.clear();
+                rdmaOpPool.addLast(op); // done, all posted, nothing outstanding: no reference left to it
+            }
             try {
-                op.completion.rdmaComplete(op.bytes, null);
+                c.rdmaComplete(b, null);
             } catch (RuntimeException e) {
                 LOG.warn("connection {}: RDMA completion threw", id, e);
             }

@@ -26,6 +26,11 @@ final class DescriptorSlicer {
     record Segment(long remoteAddress, int token, int length, long localOffset) {
     }
 
+    /** Receives the segments of a transfer in order. */
+    interface SegmentSink {
+        void segment(long remoteAddress, int token, int length, long localOffset);
+    }
+
     private DescriptorSlicer() {
     }
 
@@ -40,6 +45,17 @@ final class DescriptorSlicer {
      */
     static List<Segment> slice(List<BufferDescriptor> descriptors, long offset, long length, int maxSegment)
             throws SmbDirectException {
+        List<Segment> out = new ArrayList<>();
+        slice(descriptors, offset, length, maxSegment, (a, t, l, o) -> out.add(new Segment(a, t, l, o)));
+        return out;
+    }
+
+    /**
+     * As {@link #slice(List, long, long, int)}, handing each segment to {@code sink}; allocates
+     * nothing (for a random-access list).
+     */
+    static void slice(List<BufferDescriptor> descriptors, long offset, long length, int maxSegment,
+            SegmentSink sink) throws SmbDirectException {
         if (descriptors == null || descriptors.isEmpty()) {
             throw new SmbDirectException(SmbDirectException.Kind.INVALID_ARGUMENT, "no buffer descriptors");
         }
@@ -48,8 +64,8 @@ final class DescriptorSlicer {
                     "offset " + offset + " / length " + length + " unusable");
         }
         long extent = 0;
-        for (BufferDescriptor d : descriptors) {
-            extent += d.lengthAsLong();
+        for (int k = 0, n = descriptors.size(); k < n; k++) {
+            extent += descriptors.get(k).lengthAsLong();
         }
         if (offset + length > extent) {
             throw new SmbDirectException(SmbDirectException.Kind.TRANSFER_TOO_LARGE,
@@ -63,7 +79,6 @@ final class DescriptorSlicer {
             skip -= descriptors.get(i).lengthAsLong();
             i++;
         }
-        List<Segment> out = new ArrayList<>();
         long want = length;
         long local = 0;
         // R-3.1.4.5-04: trim the first; R-3.1.4.5-05: trim the last to the leading part
@@ -75,7 +90,7 @@ final class DescriptorSlicer {
             long done = 0;
             while (done < take) {
                 int piece = (int) Math.min(take - done, maxSegment);
-                out.add(new Segment(addr + done, d.token(), piece, local + done));
+                sink.segment(addr + done, d.token(), piece, local + done);
                 done += piece;
             }
             want -= take;
@@ -86,6 +101,5 @@ final class DescriptorSlicer {
                 avail = descriptors.get(i).lengthAsLong();
             }
         }
-        return out;
     }
 }

@@ -405,10 +405,17 @@ final class FakeEndpoint implements RdmaEndpoint {
         wc.len = message.limit();
         wc.inv = false;
         handler.onCompletion(wc);
+        leanCompleteSends();
+    }
+
+    /** Lean mode: completes every Send posted so far, now (from inside a callback: while busy). */
+    void leanCompleteSends() {
         while (leanSendCount > 0) {
             wc.wrId = leanSendWr[--leanSendCount];
             wc.type = WorkRequestType.SEND;
+            wc.status = CompletionStatus.SUCCESS;
             wc.len = 0;
+            wc.inv = false;
             handler.onCompletion(wc);
         }
     }

@@ -162,4 +162,98 @@ class SteadyStateAllocationTest {
         assertTrue(replies[0] >= 2L * ROUNDS - 1, "every request answered: " + replies[0]);
         assertTrue(allocated < 4096, "request/reply allocated " + allocated + " bytes in " + ROUNDS + " rounds");
     }
+
+    @Test
+    void completionsQueuedOnABusyContextAllocateNothing() {
+        java.lang.management.ThreadMXBean mx = ManagementFactory.getThreadMXBean();
+        assumeTrue(mx instanceof com.sun.management.ThreadMXBean, "no per-thread allocation counter");
+        com.sun.management.ThreadMXBean counter = (com.sun.management.ThreadMXBean) mx;
+        assumeTrue(counter.isThreadAllocatedMemorySupported(), "per-thread allocation counter unsupported");
+        counter.setThreadAllocatedMemoryEnabled(true);
+
+        Harness h = new Harness();
+        ByteBuffer reply = ByteBuffer.wrap(Harness.bytes(3000, 9)); // three fragments
+        long[] replies = new long[1];
+        smbdirect.api.SendCompletion done = (m, x) -> {
+            if (x == null) {
+                replies[0]++;
+            }
+        };
+        FakeEndpoint[] ep = new FakeEndpoint[1];
+        ConnectionHandler echo = new ConnectionHandler() {
+            @Override
+            public void onMessage(SmbDirectConnection connection, ReceivedMessage message) {
+                connection.send(reply, done);
+                connection.send(reply, done);
+                ep[0].leanCompleteSends(); // six Send completions arrive while the context runs this
+            }
+
+            @Override
+            public void onDisconnected(SmbDirectConnection connection, CloseReason reason) {
+            }
+        };
+        java.util.concurrent.CompletableFuture<SmbDirectConnection> f = h.engine
+                .connect(Harness.PEER, java.time.Duration.ofSeconds(5), echo).toCompletableFuture();
+        FakeEndpoint e = h.provider.last();
+        ep[0] = e;
+        e.establish();
+        e.completeSends();
+        e.lean = true;
+        e.deliver(Harness.negResponse(255, 255, 0, 1 << 20, 1364, 8192, 1 << 20));
+        Connection c = (Connection) f.join();
+        ByteBuffer request = Harness.dt(255, 6, 0, 0, Harness.bytes(300, 1)); // grants the replies' credits
+        for (int i = 0; i < ROUNDS / 4; i++) {
+            e.leanStep(request);
+        }
+        long tid = Thread.currentThread().getId();
+        long before = counter.getThreadAllocatedBytes(tid);
+        for (int i = 0; i < ROUNDS / 4; i++) {
+            e.leanStep(request);
+        }
+        long allocated = counter.getThreadAllocatedBytes(tid) - before;
+        assertTrue(c.isOpen());
+        assertEquals(2L * 2 * (ROUNDS / 4), replies[0], "every reply completed");
+        assertEquals(0, c.serial.overflowed(), "the serial context's ring held every queued completion");
+        assertTrue(allocated < 4096, "queued completions allocated " + allocated + " bytes in " + ROUNDS / 4
+                + " rounds");
+    }
+
+    @Test
+    void rdmaReadAndWriteOverTheInlineMockAllocateNothing() {
+        java.lang.management.ThreadMXBean mx = ManagementFactory.getThreadMXBean();
+        assumeTrue(mx instanceof com.sun.management.ThreadMXBean, "no per-thread allocation counter");
+        com.sun.management.ThreadMXBean counter = (com.sun.management.ThreadMXBean) mx;
+        assumeTrue(counter.isThreadAllocatedMemorySupported(), "per-thread allocation counter unsupported");
+        counter.setThreadAllocatedMemoryEnabled(true);
+
+        MockPair pair = new MockPair(smbdirect.rdma.mock.DeliveryMode.INLINE, EngineOverMockTest.EXAMPLE,
+                EngineOverMockTest.EXAMPLE);
+        Connection c = pair.connect();
+        Connection s = pair.serverConnection();
+        int size = 65536;
+        smbdirect.api.RegisteredBuffer exposed = c.register(MockPair.direct(Harness.bytes(size, 3)),
+                smbdirect.api.RemoteAccess.READ_WRITE).toCompletableFuture().join();
+        ByteBuffer localBuf = ByteBuffer.allocateDirect(size);
+        smbdirect.api.RegisteredBuffer local = s.register(localBuf, smbdirect.api.RemoteAccess.NONE)
+                .toCompletableFuture().join();
+        java.util.List<smbdirect.api.BufferDescriptor> remote = exposed.descriptors();
+        long[] moved = new long[1];
+        smbdirect.api.RdmaCompletion done = (n, x) -> moved[0] += x == null ? n : -(1L << 40);
+        int rounds = 20_000;
+        for (int i = 0; i < rounds; i++) {
+            s.rdmaRead(local, 0, size, remote, 0, done);
+            s.rdmaWrite(local, 0, size, remote, 0, done);
+        }
+        moved[0] = 0;
+        long tid = Thread.currentThread().getId();
+        long before = counter.getThreadAllocatedBytes(tid);
+        for (int i = 0; i < rounds; i++) {
+            s.rdmaRead(local, 0, size, remote, 0, done);
+            s.rdmaWrite(local, 0, size, remote, 0, done);
+        }
+        long allocated = counter.getThreadAllocatedBytes(tid) - before;
+        assertTrue(s.isOpen());
+        assertEquals(2L * rounds * size, moved[0], "every transfer completed in full");
+        assertTrue(allocated < 4096, rounds * 2 + " RDMA transfers allocated " + allocated + " bytes");
+    }
 }

@@ -13,6 +13,8 @@ public interface ListenerHost {
      *
      * @param name the configured name (shown in the DTO and log)
      * @param providerFilter its own provider filter, or {@code null} to follow the transport's
+     * @param whyWaiting why it waits until an accept handler is set (shown in the DTO from the start)
      */
-    RelocatingListener openConfigured(String name, InetSocketAddress bindAddress, ProviderFilter providerFilter);
+    RelocatingListener openConfigured(String name, InetSocketAddress bindAddress, ProviderFilter providerFilter,
+            String whyWaiting);
 }

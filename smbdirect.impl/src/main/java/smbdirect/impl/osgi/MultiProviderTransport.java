@@ -374,9 +374,11 @@ final class MultiProviderTransport implements SmbDirectTransport {
      * @param providerFilter the listener's own provider filter, or {@code null} to follow the
      *     transport's selection
      */
-    RelocatingListener openConfigured(String name, InetSocketAddress bindAddress, ProviderFilter providerFilter) {
+    RelocatingListener openConfigured(String name, InetSocketAddress bindAddress, ProviderFilter providerFilter,
+            String whyWaiting) {
         synchronized (lock) {
             RelocatingListener listener = new RelocatingListener(this, name, bindAddress, providerFilter, null);
+            listener.setAcceptHandler(null, whyWaiting); // before the listener is visible
             if (shutDown) {
                 listener.closeForShutdown();
                 return listener;

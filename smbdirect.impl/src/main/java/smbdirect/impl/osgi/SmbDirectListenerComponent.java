@@ -50,8 +50,7 @@ public class SmbDirectListenerComponent {
         InetSocketAddress address = address(config);
         ProviderFilter filter = providerFilter(config.provider_target());
         handlerFilter = config.acceptHandler_target();
-        listener = host.openConfigured(name, address, filter);
-        listener.setAcceptHandler(null, "no AcceptHandler service matches " + handlerFilter);
+        listener = host.openConfigured(name, address, filter, "no AcceptHandler service matches " + handlerFilter);
         LOG.debug("Listener {} configured at {}", name, address);
     }
 

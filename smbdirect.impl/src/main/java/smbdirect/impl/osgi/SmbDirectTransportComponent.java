@@ -196,8 +196,8 @@ public class SmbDirectTransportComponent implements SmbDirectTransport, Listener
 
     @Override
     public RelocatingListener openConfigured(String name, InetSocketAddress bindAddress,
-            ProviderFilter providerFilter) {
-        return transport.openConfigured(name, bindAddress, providerFilter);
+            ProviderFilter providerFilter, String whyWaiting) {
+        return transport.openConfigured(name, bindAddress, providerFilter, whyWaiting);
     }
 
     /** The settings in force (for tests and diagnostics). */

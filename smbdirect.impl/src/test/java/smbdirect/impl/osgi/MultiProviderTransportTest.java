@@ -212,7 +212,7 @@ class MultiProviderTransportTest {
     void configuredListenerWaitsForAnAcceptHandler() throws Exception {
         MultiProviderTransport t = transport("(smbdirect.provider=*)");
         t.addProvider(a, props("a", 0, 1));
-        RelocatingListener l = t.openConfigured("smb", SERVER, null);
+        RelocatingListener l = t.openConfigured("smb", SERVER, null, "no accept handler");
         l.setAcceptHandler(null, "no AcceptHandler service matches (name=x)");
         ListenerDTO dto = t.getTransportDTO().listeners[0];
         assertEquals("smb", dto.name);
@@ -239,7 +239,7 @@ class MultiProviderTransportTest {
         MultiProviderTransport t = transport("(smbdirect.provider=*)");
         t.addProvider(a, props("a", 0, 1));
         t.addProvider(b, props("b", 10, 2));
-        RelocatingListener l = t.openConfigured("only-a", SERVER, ProviderFilter.parse("(smbdirect.provider=a)"));
+        RelocatingListener l = t.openConfigured("only-a", SERVER, ProviderFilter.parse("(smbdirect.provider=a)"), "no accept handler");
         l.setAcceptHandler(acceptor, null);
         assertEquals("a", l.providerName());
         t.removeProvider(a).toCompletableFuture().get();
@@ -252,7 +252,7 @@ class MultiProviderTransportTest {
     void acceptHandlerFailureClosesOnlyThatConnection() throws Exception {
         MultiProviderTransport t = transport("(smbdirect.provider=*)");
         t.addProvider(a, props("a", 0, 1));
-        RelocatingListener l = t.openConfigured("smb", SERVER, null);
+        RelocatingListener l = t.openConfigured("smb", SERVER, null, "no accept handler");
         l.setAcceptHandler(c -> {
             throw new IllegalStateException("upper layer broke");
         }, null);
@@ -265,7 +265,7 @@ class MultiProviderTransportTest {
     void failedBindIsRetriedOnTheTimer() throws Exception {
         MultiProviderTransport t = transport("(smbdirect.provider=*)");
         t.addProvider(a, props("a", 0, 1));
-        RelocatingListener l = t.openConfigured("smb", SERVER, null);
+        RelocatingListener l = t.openConfigured("smb", SERVER, null, "no accept handler");
         FakeEngine engine = engines.get("a");
         engine.failNextBinds = 2;
         l.setAcceptHandler(acceptor, null);

@@ -71,6 +71,21 @@ class SmbDirectListenerComponentTest {
     }
 
     @Test
+    void aConfiguredListenerNamesItsAcceptHandlerFilterFromTheMomentItIsVisible() {
+        transport.addProvider(new FakeProvider("a"), props("a", 0, 1));
+        ListenerDTO[] firstSeen = new ListenerDTO[1];
+        ListenerHost observing = (name, address, filter, whyWaiting) -> {
+            RelocatingListener l = transport.openConfigured(name, address, filter, whyWaiting);
+            firstSeen[0] = transport.getTransportDTO().listeners[0]; // what another thread may see now
+            return l;
+        };
+        new SmbDirectListenerComponent(observing, config("name", "files", "bindAddress", "10.0.0.1", "port", 4450,
+                "acceptHandler.target", "(role=smb)"));
+        assertEquals("WAITING", firstSeen[0].state);
+        assertEquals("no AcceptHandler service matches (role=smb)", firstSeen[0].stateDetail);
+    }
+
+    @Test
     void badListenerConfigurationFailsNamingTheAttribute() {
         IllegalArgumentException port = assertThrows(IllegalArgumentException.class,
                 () -> new SmbDirectListenerComponent(host, config("port", 70000)));

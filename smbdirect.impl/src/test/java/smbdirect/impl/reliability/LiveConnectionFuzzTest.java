@@ -54,12 +54,12 @@ class LiveConnectionFuzzTest {
     private static final com.sun.management.ThreadMXBean THREADS =
             (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
 
-    @FuzzTest(maxDuration = "15m")
+    @FuzzTest(maxDuration = "35m", maxExecutions = 10_000_000)
     void passiveReceivePath(FuzzedDataProvider data) throws Exception {
         fuzz(data, false);
     }
 
-    @FuzzTest(maxDuration = "15m")
+    @FuzzTest(maxDuration = "35m", maxExecutions = 10_000_000)
     void activeReceivePath(FuzzedDataProvider data) throws Exception {
         fuzz(data, true);
     }

@@ -22,13 +22,19 @@ class SteadyStateAllocationTest {
 
     private static final int ROUNDS = 100_000;
 
-    @Test
-    void receivePathAllocatesNothing() {
+    /** The JVM's per-thread allocation counter, enabled; the test is skipped where there is none. */
+    static com.sun.management.ThreadMXBean allocationCounter() {
         java.lang.management.ThreadMXBean mx = ManagementFactory.getThreadMXBean();
         assumeTrue(mx instanceof com.sun.management.ThreadMXBean, "no per-thread allocation counter");
         com.sun.management.ThreadMXBean counter = (com.sun.management.ThreadMXBean) mx;
         assumeTrue(counter.isThreadAllocatedMemorySupported(), "per-thread allocation counter unsupported");
         counter.setThreadAllocatedMemoryEnabled(true);
+        return counter;
+    }
+
+    @Test
+    void receivePathAllocatesNothing() {
+        com.sun.management.ThreadMXBean counter = allocationCounter();
 
         Harness h = new Harness();
         long[] bytes = new long[1];
@@ -70,11 +76,7 @@ class SteadyStateAllocationTest {
 
     @Test
     void sendPathAllocatesNothingWhenTheConnectionIsIdle() {
-        java.lang.management.ThreadMXBean mx = ManagementFactory.getThreadMXBean();
-        assumeTrue(mx instanceof com.sun.management.ThreadMXBean, "no per-thread allocation counter");
-        com.sun.management.ThreadMXBean counter = (com.sun.management.ThreadMXBean) mx;
-        assumeTrue(counter.isThreadAllocatedMemorySupported(), "per-thread allocation counter unsupported");
-        counter.setThreadAllocatedMemoryEnabled(true);
+        com.sun.management.ThreadMXBean counter = allocationCounter();
 
         Harness h = new Harness();
         java.util.concurrent.CompletableFuture<SmbDirectConnection> f = h.connect().toCompletableFuture();
@@ -116,11 +118,7 @@ class SteadyStateAllocationTest {
 
     @Test
     void repliesSentFromInsideOnMessageAllocateNothing() {
-        java.lang.management.ThreadMXBean mx = ManagementFactory.getThreadMXBean();
-        assumeTrue(mx instanceof com.sun.management.ThreadMXBean, "no per-thread allocation counter");
-        com.sun.management.ThreadMXBean counter = (com.sun.management.ThreadMXBean) mx;
-        assumeTrue(counter.isThreadAllocatedMemorySupported(), "per-thread allocation counter unsupported");
-        counter.setThreadAllocatedMemoryEnabled(true);
+        com.sun.management.ThreadMXBean counter = allocationCounter();
 
         Harness h = new Harness();
         ByteBuffer reply = ByteBuffer.wrap(Harness.bytes(800, 9));
@@ -165,11 +163,7 @@ class SteadyStateAllocationTest {
 
     @Test
     void completionsQueuedOnABusyContextAllocateNothing() {
-        java.lang.management.ThreadMXBean mx = ManagementFactory.getThreadMXBean();
-        assumeTrue(mx instanceof com.sun.management.ThreadMXBean, "no per-thread allocation counter");
-        com.sun.management.ThreadMXBean counter = (com.sun.management.ThreadMXBean) mx;
-        assumeTrue(counter.isThreadAllocatedMemorySupported(), "per-thread allocation counter unsupported");
-        counter.setThreadAllocatedMemoryEnabled(true);
+        com.sun.management.ThreadMXBean counter = allocationCounter();
 
         Harness h = new Harness();
         ByteBuffer reply = ByteBuffer.wrap(Harness.bytes(3000, 9)); // three fragments
@@ -220,11 +214,7 @@ class SteadyStateAllocationTest {
 
     @Test
     void rdmaReadAndWriteOverTheInlineMockAllocateNothing() {
-        java.lang.management.ThreadMXBean mx = ManagementFactory.getThreadMXBean();
-        assumeTrue(mx instanceof com.sun.management.ThreadMXBean, "no per-thread allocation counter");
-        com.sun.management.ThreadMXBean counter = (com.sun.management.ThreadMXBean) mx;
-        assumeTrue(counter.isThreadAllocatedMemorySupported(), "per-thread allocation counter unsupported");
-        counter.setThreadAllocatedMemoryEnabled(true);
+        com.sun.management.ThreadMXBean counter = allocationCounter();
 
         MockPair pair = new MockPair(smbdirect.rdma.mock.DeliveryMode.INLINE, EngineOverMockTest.EXAMPLE,
                 EngineOverMockTest.EXAMPLE);

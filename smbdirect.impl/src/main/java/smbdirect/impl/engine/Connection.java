@@ -95,7 +95,28 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
     final boolean initiator;
     final EngineListener listener;
     final SerialExecutor serial = new SerialExecutor();
-    private final CompletionTasks completionTasks = new CompletionTasks(this);
+    private final ProviderEvents providerEvents = new ProviderEvents(serial, new ProviderEvents.Sink() {
+        @Override
+        public void completion(long wrId, WorkRequestType type, CompletionStatus status, int length,
+                boolean invalidated, int token, int vendorError) {
+            handleCompletion(wrId, type, status, length, invalidated, token, vendorError);
+        }
+
+        @Override
+        public void established() {
+            Connection.this.established(establishedData);
+        }
+
+        @Override
+        public void disconnected() {
+            endpointGone(goneCause, goneDetail);
+        }
+    });
+    /** The peer's private data of onEstablished, kept until the serial context takes the event. */
+    private ByteBuffer establishedData;
+    /** The cause of onDisconnected, kept until the serial context takes the event. */
+    private DisconnectCause goneCause;
+    private String goneDetail;
     private final TransportSettings initial;
     private final long createdMillis;
     private final long budget;
@@ -362,7 +383,16 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
         if (peerPrivateData != null) {
             copy.put(peerPrivateData.duplicate()).flip();
         }
-        serial.execute(() -> established(copy));
+        if (serial.tryEnterIdle()) {
+            try {
+                established(copy);
+            } finally {
+                serial.exit();
+            }
+        } else {
+            establishedData = copy;
+            providerEvents.established();
+        }
     }
 
     private void established(ByteBuffer peerPrivateData) {
@@ -1049,19 +1079,7 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
                 serial.exit();
             }
         } else {
-            Runnable task = completionTasks.obtain(wc);
-            if (task != null) {
-                serial.execute(task);
-                return;
-            }
-            long wrId = wc.wrId();
-            WorkRequestType type = wc.type();
-            CompletionStatus status = wc.status();
-            int len = wc.byteLength();
-            boolean inv = wc.hasInvalidatedToken();
-            int tok = wc.invalidatedToken();
-            int vendor = wc.vendorError();
-            serial.execute(() -> handleCompletion(wrId, type, status, len, inv, tok, vendor));
+            providerEvents.completion(wc);
         }
     }
 
@@ -1165,7 +1183,17 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
     @Override
     public void onDisconnected(DisconnectCause cause, String detail, ByteBuffer privateData) {
         String d = detail == null ? "" : detail;
-        serial.execute(() -> endpointGone(cause, d));
+        if (serial.tryEnterIdle()) {
+            try {
+                endpointGone(cause, d);
+            } finally {
+                serial.exit();
+            }
+        } else {
+            goneCause = cause;
+            goneDetail = d;
+            providerEvents.disconnected();
+        }
     }
 
     private void endpointGone(DisconnectCause cause, String detail) {

@@ -659,12 +659,14 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
         }
     }
 
+    /**
+     * The stall is over. The credit timer is left to run out (a lazy deadline, as idle-state timers
+     * do): it finds no stall and ends, or a later stall's deadline and re-arms for the rest, so a
+     * sender that stalls and resumes many times a second schedules one timer per timeout, not one
+     * per stall.
+     */
     private void creditsAvailable() {
         creditStallSince = -1;
-        if (creditTimer != null) {
-            creditTimer.cancel();
-            creditTimer = null;
-        }
     }
 
     /** The transport's settings changed: timers follow at once. */

@@ -1,5 +1,7 @@
 package smbdirect.impl.engine;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -84,6 +86,20 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
     private static final int RDMA_WRITE_BUDGET = 16;
     private static final int INVALIDATE_BUDGET = 16;
     private static final int OUT_POOL = 64;
+    /** Entries kept for sends and RDMA requests queued by other threads while the connection is busy. */
+    private static final int SHARED_POOL = 16;
+    private static final VarHandle SHARED_OUT;
+    private static final VarHandle SHARED_RDMA;
+
+    static {
+        try {
+            MethodHandles.Lookup l = MethodHandles.lookup();
+            SHARED_OUT = l.findVarHandle(Connection.class, "sharedOut", SharedPool.class);
+            SHARED_RDMA = l.findVarHandle(Connection.class, "sharedRdma", SharedPool.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
     /** How long a closing connection waits for the provider's disconnect report before releasing. */
     static final long CLOSE_DEADLINE_NANOS = 30_000_000_000L;
 
@@ -133,6 +149,9 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
     final ArrayDeque<OutMessage> sendQueue = new ArrayDeque<>();
     /** Entries of messages that completed successfully, for reuse (serial context only). */
     private final ArrayDeque<OutMessage> outPool = new ArrayDeque<>();
+    /** Entries for sends from threads that found the context busy (any thread; created on first use). */
+    private volatile SharedPool<OutMessage> sharedOut;
+    private volatile SharedPool<PendingRdma> sharedRdma;
     private Reassembler reassembler;
     KeepaliveRequested keepaliveRequested = KeepaliveRequested.NONE;
     boolean sendImmediate;
@@ -721,8 +740,44 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
             // from inside one of this connection's callbacks, with nothing queued before it
             enqueue(pooled().init(message, completion, invalidate, token));
         } else {
-            serial.execute(new OutMessage(this).init(message, completion, invalidate, token));
+            // behind the work already waiting; the entry comes from the pool shared with other threads
+            SharedPool<OutMessage> pool = sharedOut();
+            OutMessage m = pool.poll();
+            if (m == null) {
+                m = new OutMessage(this);
+                m.shared = true;
+            }
+            serial.execute(m.init(message, completion, invalidate, token));
         }
+    }
+
+    /** Entries for sends queued by threads that found the serial context busy (created on first use). */
+    private SharedPool<OutMessage> sharedOut() {
+        SharedPool<OutMessage> p = sharedOut;
+        if (p == null) {
+            p = new SharedPool<>(SHARED_POOL);
+            if (!SHARED_OUT.compareAndSet(this, null, p)) {
+                p = sharedOut;
+            }
+        }
+        return p;
+    }
+
+    /** Requests for RDMA issued by threads that found the serial context busy (created on first use). */
+    private SharedPool<PendingRdma> sharedRdma() {
+        SharedPool<PendingRdma> p = sharedRdma;
+        if (p == null) {
+            p = new SharedPool<>(SHARED_POOL);
+            if (!SHARED_RDMA.compareAndSet(this, null, p)) {
+                p = sharedRdma;
+            }
+        }
+        return p;
+    }
+
+    /** A queued RDMA request's entry is free again (its values were taken). */
+    void release(PendingRdma r) {
+        sharedRdma.offer(r);
     }
 
     private OutMessage pooled() {
@@ -732,8 +787,10 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
 
     /** A message completed successfully and nothing refers to its entry any more: reuse it. */
     private void recycle(OutMessage m) {
-        if (outPool.size() < OUT_POOL) {
-            m.clear();
+        m.clear();
+        if (m.shared) {
+            sharedOut.offer(m);
+        } else if (outPool.size() < OUT_POOL) {
             outPool.addFirst(m);
         }
     }
@@ -1515,7 +1572,7 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
                 serial.exit();
             }
         } else {
-            serial.execute(() -> startRdma(false, source, sourceOffset, length, remote, remoteOffset, completion));
+            serial.execute(pendingRdma().init(false, source, sourceOffset, length, remote, remoteOffset, completion));
         }
     }
 
@@ -1529,12 +1586,17 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
                 serial.exit();
             }
         } else {
-            serial.execute(() -> startRdma(true, destination, destinationOffset, length, remote, remoteOffset,
+            serial.execute(pendingRdma().init(true, destination, destinationOffset, length, remote, remoteOffset,
                     completion));
         }
     }
 
-    private void startRdma(boolean read, RegisteredBuffer local, int localOffset, int length,
+    private PendingRdma pendingRdma() {
+        PendingRdma r = sharedRdma().poll();
+        return r != null ? r : new PendingRdma(this);
+    }
+
+    void startRdma(boolean read, RegisteredBuffer local, int localOffset, int length,
             List<BufferDescriptor> remote, long remoteOffset, RdmaCompletion completion) {
         try {
             if (state != State.ESTABLISHED) {

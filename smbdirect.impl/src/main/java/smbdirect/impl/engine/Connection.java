@@ -1,5 +1,7 @@
 package smbdirect.impl.engine;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -84,6 +86,20 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
     private static final int RDMA_WRITE_BUDGET = 16;
     private static final int INVALIDATE_BUDGET = 16;
     private static final int OUT_POOL = 64;
+    /** Entries kept for sends and RDMA requests queued by other threads while the connection is busy. */
+    private static final int SHARED_POOL = 16;
+    private static final VarHandle SHARED_OUT;
+    private static final VarHandle SHARED_RDMA;
+
+    static {
+        try {
+            MethodHandles.Lookup l = MethodHandles.lookup();
+            SHARED_OUT = l.findVarHandle(Connection.class, "sharedOut", SharedPool.class);
+            SHARED_RDMA = l.findVarHandle(Connection.class, "sharedRdma", SharedPool.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
     /** How long a closing connection waits for the provider's disconnect report before releasing. */
     static final long CLOSE_DEADLINE_NANOS = 30_000_000_000L;
 
@@ -95,7 +111,28 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
     final boolean initiator;
     final EngineListener listener;
     final SerialExecutor serial = new SerialExecutor();
-    private final CompletionTasks completionTasks = new CompletionTasks(this);
+    private final ProviderEvents providerEvents = new ProviderEvents(serial, new ProviderEvents.Sink() {
+        @Override
+        public void completion(long wrId, WorkRequestType type, CompletionStatus status, int length,
+                boolean invalidated, int token, int vendorError) {
+            handleCompletion(wrId, type, status, length, invalidated, token, vendorError);
+        }
+
+        @Override
+        public void established() {
+            Connection.this.established(establishedData);
+        }
+
+        @Override
+        public void disconnected() {
+            endpointGone(goneCause, goneDetail);
+        }
+    });
+    /** The peer's private data of onEstablished, kept until the serial context takes the event. */
+    private ByteBuffer establishedData;
+    /** The cause of onDisconnected, kept until the serial context takes the event. */
+    private DisconnectCause goneCause;
+    private String goneDetail;
     private final TransportSettings initial;
     private final long createdMillis;
     private final long budget;
@@ -112,6 +149,9 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
     final ArrayDeque<OutMessage> sendQueue = new ArrayDeque<>();
     /** Entries of messages that completed successfully, for reuse (serial context only). */
     private final ArrayDeque<OutMessage> outPool = new ArrayDeque<>();
+    /** Entries for sends from threads that found the context busy (any thread; created on first use). */
+    private volatile SharedPool<OutMessage> sharedOut;
+    private volatile SharedPool<PendingRdma> sharedRdma;
     private Reassembler reassembler;
     KeepaliveRequested keepaliveRequested = KeepaliveRequested.NONE;
     boolean sendImmediate;
@@ -362,7 +402,16 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
         if (peerPrivateData != null) {
             copy.put(peerPrivateData.duplicate()).flip();
         }
-        serial.execute(() -> established(copy));
+        if (serial.tryEnterIdle()) {
+            try {
+                established(copy);
+            } finally {
+                serial.exit();
+            }
+        } else {
+            establishedData = copy;
+            providerEvents.established();
+        }
     }
 
     private void established(ByteBuffer peerPrivateData) {
@@ -629,12 +678,14 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
         }
     }
 
+    /**
+     * The stall is over. The credit timer is left to run out (a lazy deadline, as idle-state timers
+     * do): it finds no stall and ends, or a later stall's deadline and re-arms for the rest, so a
+     * sender that stalls and resumes many times a second schedules one timer per timeout, not one
+     * per stall.
+     */
     private void creditsAvailable() {
         creditStallSince = -1;
-        if (creditTimer != null) {
-            creditTimer.cancel();
-            creditTimer = null;
-        }
     }
 
     /** The transport's settings changed: timers follow at once. */
@@ -689,8 +740,44 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
             // from inside one of this connection's callbacks, with nothing queued before it
             enqueue(pooled().init(message, completion, invalidate, token));
         } else {
-            serial.execute(new OutMessage(this).init(message, completion, invalidate, token));
+            // behind the work already waiting; the entry comes from the pool shared with other threads
+            SharedPool<OutMessage> pool = sharedOut();
+            OutMessage m = pool.poll();
+            if (m == null) {
+                m = new OutMessage(this);
+                m.shared = true;
+            }
+            serial.execute(m.init(message, completion, invalidate, token));
         }
+    }
+
+    /** Entries for sends queued by threads that found the serial context busy (created on first use). */
+    private SharedPool<OutMessage> sharedOut() {
+        SharedPool<OutMessage> p = sharedOut;
+        if (p == null) {
+            p = new SharedPool<>(SHARED_POOL);
+            if (!SHARED_OUT.compareAndSet(this, null, p)) {
+                p = sharedOut;
+            }
+        }
+        return p;
+    }
+
+    /** Requests for RDMA issued by threads that found the serial context busy (created on first use). */
+    private SharedPool<PendingRdma> sharedRdma() {
+        SharedPool<PendingRdma> p = sharedRdma;
+        if (p == null) {
+            p = new SharedPool<>(SHARED_POOL);
+            if (!SHARED_RDMA.compareAndSet(this, null, p)) {
+                p = sharedRdma;
+            }
+        }
+        return p;
+    }
+
+    /** A queued RDMA request's entry is free again (its values were taken). */
+    void release(PendingRdma r) {
+        sharedRdma.offer(r);
     }
 
     private OutMessage pooled() {
@@ -700,8 +787,10 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
 
     /** A message completed successfully and nothing refers to its entry any more: reuse it. */
     private void recycle(OutMessage m) {
-        if (outPool.size() < OUT_POOL) {
-            m.clear();
+        m.clear();
+        if (m.shared) {
+            sharedOut.offer(m);
+        } else if (outPool.size() < OUT_POOL) {
             outPool.addFirst(m);
         }
     }
@@ -1049,19 +1138,7 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
                 serial.exit();
             }
         } else {
-            Runnable task = completionTasks.obtain(wc);
-            if (task != null) {
-                serial.execute(task);
-                return;
-            }
-            long wrId = wc.wrId();
-            WorkRequestType type = wc.type();
-            CompletionStatus status = wc.status();
-            int len = wc.byteLength();
-            boolean inv = wc.hasInvalidatedToken();
-            int tok = wc.invalidatedToken();
-            int vendor = wc.vendorError();
-            serial.execute(() -> handleCompletion(wrId, type, status, len, inv, tok, vendor));
+            providerEvents.completion(wc);
         }
     }
 
@@ -1165,7 +1242,17 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
     @Override
     public void onDisconnected(DisconnectCause cause, String detail, ByteBuffer privateData) {
         String d = detail == null ? "" : detail;
-        serial.execute(() -> endpointGone(cause, d));
+        if (serial.tryEnterIdle()) {
+            try {
+                endpointGone(cause, d);
+            } finally {
+                serial.exit();
+            }
+        } else {
+            goneCause = cause;
+            goneDetail = d;
+            providerEvents.disconnected();
+        }
     }
 
     private void endpointGone(DisconnectCause cause, String detail) {
@@ -1485,7 +1572,7 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
                 serial.exit();
             }
         } else {
-            serial.execute(() -> startRdma(false, source, sourceOffset, length, remote, remoteOffset, completion));
+            serial.execute(pendingRdma().init(false, source, sourceOffset, length, remote, remoteOffset, completion));
         }
     }
 
@@ -1499,12 +1586,17 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
                 serial.exit();
             }
         } else {
-            serial.execute(() -> startRdma(true, destination, destinationOffset, length, remote, remoteOffset,
+            serial.execute(pendingRdma().init(true, destination, destinationOffset, length, remote, remoteOffset,
                     completion));
         }
     }
 
-    private void startRdma(boolean read, RegisteredBuffer local, int localOffset, int length,
+    private PendingRdma pendingRdma() {
+        PendingRdma r = sharedRdma().poll();
+        return r != null ? r : new PendingRdma(this);
+    }
+
+    void startRdma(boolean read, RegisteredBuffer local, int localOffset, int length,
             List<BufferDescriptor> remote, long remoteOffset, RdmaCompletion completion) {
         try {
             if (state != State.ESTABLISHED) {

@@ -11,12 +11,15 @@ import smbdirect.api.SendCompletion;
  *
  * <p>Owned by the connection's serial context once run; the message buffer belongs to the transport
  * until {@link SendCompletion#sendComplete} was called (its position and limit are never changed).
- * Entries are pooled per connection so that a send issued while the connection is idle allocates
- * nothing.
+ * Entries are pooled per connection, in the serial context's own pool for sends issued while it is
+ * idle or from its callbacks, and in a pool shared with other threads for sends that find it busy, so
+ * neither allocates in steady state.
  */
 final class OutMessage implements Runnable {
 
     final Connection connection;
+    /** Whether the entry belongs to the pool shared with other threads (else the serial context's own). */
+    boolean shared;
     ByteBuffer message;
     SendCompletion completion;
     boolean invalidate;

@@ -156,6 +156,34 @@ class KeepaliveAndTimerTest {
     }
 
     @Test
+    void aSecondStallGetsTheWholeCreditGrantTimeoutAndOneTimerServesManyStalls() {
+        Connection c = established();
+        FakeEndpoint e = h.provider.last();
+        while (c.credits.sendCredits > 0) {
+            c.send(ByteBuffer.wrap(Harness.bytes(10, 1)), (m, x) -> { });
+        }
+        c.send(ByteBuffer.wrap(Harness.bytes(10, 1)), (m, x) -> { }); // stall 1 at t=0
+        int timers = h.scheduler.scheduledCount();
+        h.scheduler.advance(Duration.ofSeconds(3));
+        e.deliver(Harness.dt(10, 1, 0, 0, new byte[0])); // one credit: the waiting message goes
+        assertEquals(0, c.sendQueue.size());
+        for (int i = 0; i < 50; i++) { // many short stalls, each ended by a grant
+            c.send(ByteBuffer.wrap(Harness.bytes(10, 1)), (m, x) -> { });
+            e.deliver(Harness.dt(10, 1, 0, 0, new byte[0]));
+        }
+        assertEquals(timers, h.scheduler.scheduledCount(), "no timer scheduled per stall while one is pending");
+        h.scheduler.advance(Duration.ofSeconds(1));
+        c.send(ByteBuffer.wrap(Harness.bytes(10, 1)), (m, x) -> { }); // stall 2 at t=4 s: deadline t=9 s
+        h.scheduler.advance(Duration.ofSeconds(4)); // t=8 s: the first timer (t=5 s) re-armed for the rest
+        assertTrue(c.isOpen(), "the second stall has its own 5 s");
+        h.scheduler.advance(Duration.ofMillis(999));
+        assertTrue(c.isOpen());
+        h.scheduler.advance(Duration.ofMillis(1));
+        assertFalse(c.isOpen());
+        assertEquals(CloseReason.Kind.CREDIT_GRANT_TIMEOUT, h.recorder.disconnects.get(0).kind());
+    }
+
+    @Test
     void creditGrantTimeoutZeroDisables() {
         Harness hh = new Harness(TransportSettings.builder().creditGrantTimeout(Duration.ZERO).build());
         Connection c = hh.active(10, 10, 1024, 1024, 131072);

@@ -13,6 +13,7 @@ public final class ManualScheduler implements Scheduler {
             ? Long.compare(a.due, b.due) : Long.compare(a.seq, b.seq));
     private long now = 1_000_000_000L;
     private long seq;
+    private int scheduled;
 
     @Override
     public synchronized long nanoTime() {
@@ -22,6 +23,7 @@ public final class ManualScheduler implements Scheduler {
     @Override
     public synchronized Cancellable schedule(Runnable task, long delayNanos) {
         boolean[] cancelled = new boolean[1];
+        scheduled++;
         tasks.add(new Task(now + Math.max(0, delayNanos), seq++, task, cancelled));
         return () -> cancelled[0] = true;
     }
@@ -47,6 +49,11 @@ public final class ManualScheduler implements Scheduler {
                 t.run.run();
             }
         }
+    }
+
+    /** Calls of {@link #schedule} so far. */
+    public synchronized int scheduledCount() {
+        return scheduled;
     }
 
     /** Timers scheduled and not cancelled. */

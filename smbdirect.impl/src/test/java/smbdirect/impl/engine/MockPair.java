@@ -26,9 +26,17 @@ final class MockPair implements AutoCloseable {
         final List<CloseReason> disconnects = Collections.synchronizedList(new ArrayList<>());
         /** Whether every message is sent back from inside the callback. */
         volatile boolean echo;
+        /** Whether messages are only counted (allocation measurements), not kept. */
+        volatile boolean countOnly;
+        /** Payload bytes of the messages only counted. */
+        volatile long counted;
 
         @Override
         public void onMessage(SmbDirectConnection connection, ReceivedMessage message) {
+            if (countOnly) {
+                counted += message.length();
+                return;
+            }
             byte[] b = new byte[message.length()];
             message.payload().duplicate().get(b);
             messages.add(b);

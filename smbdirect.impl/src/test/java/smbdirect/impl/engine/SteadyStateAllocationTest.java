@@ -246,4 +246,56 @@ class SteadyStateAllocationTest {
         assertEquals(2L * rounds * size, moved[0], "every transfer completed in full");
         assertTrue(allocated < 4096, rounds * 2 + " RDMA transfers allocated " + allocated + " bytes");
     }
+
+    /**
+     * A send or RDMA request that finds the serial context busy (another thread holds it, or work is
+     * queued) waits in an entry from the pool the connection shares with other threads; nothing is
+     * allocated once the pool holds the entries in use at once.
+     */
+    @Test
+    void sendsAndRdmaRequestsThatFindTheContextBusyAllocateNothing() {
+        com.sun.management.ThreadMXBean counter = allocationCounter();
+
+        MockPair pair = new MockPair(smbdirect.rdma.mock.DeliveryMode.INLINE, EngineOverMockTest.EXAMPLE,
+                EngineOverMockTest.EXAMPLE);
+        Connection c = pair.connect();
+        Connection s = pair.serverConnection();
+        pair.clientSide.countOnly = true;
+        int size = 4096;
+        smbdirect.api.RegisteredBuffer exposed = c.register(MockPair.direct(Harness.bytes(size, 3)),
+                smbdirect.api.RemoteAccess.READ_WRITE).toCompletableFuture().join();
+        smbdirect.api.RegisteredBuffer local = s.register(ByteBuffer.allocateDirect(size),
+                smbdirect.api.RemoteAccess.NONE).toCompletableFuture().join();
+        java.util.List<smbdirect.api.BufferDescriptor> remote = exposed.descriptors();
+        ByteBuffer message = ByteBuffer.wrap(Harness.bytes(200, 5));
+        long[] done = new long[2];
+        smbdirect.api.SendCompletion sent = (m, x) -> done[0] += x == null ? 1 : -(1L << 40);
+        smbdirect.api.RdmaCompletion moved = (n, x) -> done[1] += x == null ? n : -(1L << 40);
+        Runnable nothing = () -> { };
+        Runnable busy = () -> {
+            s.serial.execute(nothing); // queued work: what follows must wait behind it
+            for (int i = 0; i < 4; i++) {
+                s.send(message, sent);
+                s.rdmaWrite(local, 0, size, remote, 0, moved);
+                s.rdmaRead(local, 0, size, remote, 0, moved);
+            }
+        };
+        int rounds = 20_000;
+        for (int i = 0; i < rounds; i++) {
+            s.serial.execute(busy);
+        }
+        long sentBefore = done[0];
+        long movedBefore = done[1];
+        long tid = Thread.currentThread().getId();
+        long before = counter.getThreadAllocatedBytes(tid);
+        for (int i = 0; i < rounds; i++) {
+            s.serial.execute(busy);
+        }
+        long allocated = counter.getThreadAllocatedBytes(tid) - before;
+        assertTrue(s.isOpen() && c.isOpen());
+        assertEquals(4L * rounds, done[0] - sentBefore, "every queued send completed");
+        assertEquals(2L * 4 * 200 * rounds, pair.clientSide.counted, "every message arrived");
+        assertEquals(2L * 4 * rounds * size, done[1] - movedBefore, "every queued transfer completed in full");
+        assertTrue(allocated < 4096, 12 * rounds + " queued requests allocated " + allocated + " bytes");
+    }
 }

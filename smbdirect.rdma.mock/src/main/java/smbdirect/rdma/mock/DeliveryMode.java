@@ -20,9 +20,12 @@ public enum DeliveryMode {
      */
     INLINE,
     /**
-     * Work requests execute inside the {@code post} call; callbacks run on a small pool of daemon
-     * threads named {@code smbdirect-mock-<fabric>-<n>}, one endpoint or listener at a time, in
-     * order. The pool stops when the fabric is closed.
+     * Work requests execute inside the {@code post} call; callbacks run on a fixed set of daemon
+     * threads named {@code smbdirect-mock-<fabric>-<n>} (see
+     * {@link MockFabric.Builder#completionThreads(int)}). Each endpoint or listener is bound to one
+     * of them for its life, so its callbacks run one at a time, in order; an idle thread spins
+     * briefly, then yields, then parks until work is queued for it. No allocation per operation.
+     * The threads stop when the fabric is closed.
      */
     THREADED
 }

@@ -164,8 +164,12 @@ class DeliveryModeTest {
                 Set.of(smbdirect.api.rdma.MemoryAccess.LOCAL_WRITE));
         MemoryRegion serverRecv = f.serverEp.register(java.nio.ByteBuffer.allocateDirect(8),
                 Set.of(smbdirect.api.rdma.MemoryAccess.LOCAL_WRITE));
-        f.client.onCompletion = wc -> checkOrder(wc, clientNext, orderErrors, clientDone, f.clientEp, clientRecv);
-        f.server.onCompletion = wc -> checkOrder(wc, serverNext, orderErrors, serverDone, f.serverEp, serverRecv);
+        CountDownLatch clientSent = new CountDownLatch(messages);
+        CountDownLatch serverSent = new CountDownLatch(messages);
+        f.client.onCompletion = wc -> checkOrder(wc, clientNext, orderErrors, clientDone, clientSent, f.clientEp,
+                clientRecv);
+        f.server.onCompletion = wc -> checkOrder(wc, serverNext, orderErrors, serverDone, serverSent, f.serverEp,
+                serverRecv);
         for (int i = 0; i < 32; i++) {
             f.clientEp.postReceive(clientRecv, 0, 8, i);
             f.serverEp.postReceive(serverRecv, 0, 8, i);
@@ -181,6 +185,11 @@ class DeliveryModeTest {
         b.join(10_000);
         assertTrue(clientDone.await(10, TimeUnit.SECONDS), "client received " + (messages - clientDone.getCount()));
         assertTrue(serverDone.await(10, TimeUnit.SECONDS), "server received " + (messages - serverDone.getCount()));
+        // a Send's completion and the peer's receive completion are delivered by different threads
+        assertTrue(clientSent.await(10, TimeUnit.SECONDS),
+                "client Sends completed " + (messages - clientSent.getCount()));
+        assertTrue(serverSent.await(10, TimeUnit.SECONDS),
+                "server Sends completed " + (messages - serverSent.getCount()));
         assertEquals(100_000 + messages, clientNext.get(), "every Send completed once");
         assertEquals(100_000 + messages, serverNext.get(), "every Send completed once");
         assertEquals(List.of(), orderErrors);
@@ -217,7 +226,7 @@ class DeliveryModeTest {
     }
 
     private static void checkOrder(WorkCompletion wc, AtomicInteger nextSend, List<String> errors,
-            CountDownLatch received, MockEndpoint ep, MemoryRegion recv) {
+            CountDownLatch received, CountDownLatch sent, MockEndpoint ep, MemoryRegion recv) {
         if (wc.status() != CompletionStatus.SUCCESS) {
             errors.add("unexpected " + wc);
             return;
@@ -227,6 +236,7 @@ class DeliveryModeTest {
             if (wc.wrId() != expected) {
                 errors.add("Send completion " + wc.wrId() + " arrived where " + expected + " was due");
             }
+            sent.countDown();
         } else if (wc.type() == WorkRequestType.RECEIVE) {
             if (wc.byteLength() != 8) {
                 errors.add("receive of " + wc.byteLength() + " bytes");

@@ -15,7 +15,7 @@ import smbdirect.rdma.mock.DeliveryMode;
  * connection, so a transmission touching both sides needs one lock and different connections
  * never contend).
  */
-abstract class Deliverable {
+abstract class Deliverable extends DeliveryWorker.Node {
     private static final Logger LOG = LoggerFactory.getLogger(Deliverable.class);
     private static final int THREADED_BATCH = 64;
 
@@ -26,13 +26,16 @@ abstract class Deliverable {
     private Thread deliverer;
     boolean held;
     private int budget;
+    /** THREADED: in its worker's queue or being delivered by it (so queued at most once at a time). */
     private boolean scheduled;
     private int parkedTickets;
-    private final Runnable drainTask = this::drainThreaded;
+    /** THREADED: the worker that delivers this target's callbacks, for its life; else null. */
+    private final DeliveryWorker worker;
 
     Deliverable(FabricImpl fabric, Object lock) {
         this.fabric = fabric;
         this.lock = lock;
+        this.worker = fabric.assignWorker();
     }
 
     /** Under lock. */
@@ -225,14 +228,16 @@ abstract class Deliverable {
             }
             scheduled = true;
         }
-        if (!fabric.execute(drainTask)) {
+        if (!worker.offer(this)) {
+            LOG.debug("{} is shut down; callback of {} not delivered", fabric, this);
             synchronized (lock) {
                 scheduled = false;
             }
         }
     }
 
-    private void drainThreaded() {
+    /** THREADED, on this target's worker: delivers a batch, then queues the target again if needed. */
+    final void drainThreaded() {
         int delivered = 0;
         try {
             while (delivered < THREADED_BATCH && deliverOne()) {

@@ -15,9 +15,6 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -76,7 +73,9 @@ public final class FabricImpl implements MockFabric {
     private final List<Runnable> stepChecks = new CopyOnWriteArrayList<>();
     private final Object taskLock = new Object();
     private final ArrayDeque<Object> tasks = new ArrayDeque<>();
-    private final ThreadPoolExecutor executor;
+    /** THREADED: the delivery workers, each with its own thread; targets are spread over them. */
+    private final DeliveryWorker[] workers;
+    private final AtomicInteger nextWorker = new AtomicInteger();
     private volatile boolean closed;
 
     public FabricImpl(String name, DeliveryMode mode, TransportType transportType, RdmaCapabilities capabilities,
@@ -86,15 +85,15 @@ public final class FabricImpl implements MockFabric {
         this.transportType = transportType;
         this.capabilities = capabilities;
         if (mode == DeliveryMode.THREADED) {
-            AtomicInteger threadNumber = new AtomicInteger();
-            executor = new ThreadPoolExecutor(completionThreads, completionThreads, 0, TimeUnit.SECONDS,
-                    new LinkedBlockingQueue<>(), r -> {
-                        Thread t = new Thread(r, "smbdirect-mock-" + name + "-" + threadNumber.incrementAndGet());
-                        t.setDaemon(true);
-                        return t;
-                    });
+            workers = new DeliveryWorker[completionThreads];
+            for (int i = 0; i < completionThreads; i++) {
+                workers[i] = new DeliveryWorker("smbdirect-mock-" + name + "-" + (i + 1));
+            }
+            for (DeliveryWorker w : workers) {
+                w.start();
+            }
         } else {
-            executor = null;
+            workers = null;
         }
     }
 
@@ -280,14 +279,12 @@ public final class FabricImpl implements MockFabric {
         return inline.get();
     }
 
-    boolean execute(Runnable task) {
-        try {
-            executor.execute(task);
-            return true;
-        } catch (RejectedExecutionException e) {
-            LOG.debug("Fabric {} is shut down; callback not delivered", name);
-            return false;
+    /** THREADED: the worker for a new endpoint or listener (round robin); otherwise null. */
+    DeliveryWorker assignWorker() {
+        if (workers == null) {
+            return null;
         }
+        return workers[Math.floorMod(nextWorker.getAndIncrement(), workers.length)];
     }
 
     // ---- keys, addresses, ports
@@ -408,16 +405,31 @@ public final class FabricImpl implements MockFabric {
             p.shutdown(DisconnectCause.PROVIDER_SHUTDOWN, "fabric " + name + " shut down");
         }
         closed = true;
-        if (executor != null) {
-            executor.shutdown();
-            try {
-                if (!executor.awaitTermination(5, TimeUnit.SECONDS)) {
-                    LOG.warn("Completion threads of fabric {} did not stop within 5 s; interrupting", name);
-                    executor.shutdownNow();
-                }
-            } catch (InterruptedException e) {
-                executor.shutdownNow();
-                Thread.currentThread().interrupt();
+        if (workers != null) {
+            stopWorkers();
+        }
+    }
+
+    /** Lets the workers deliver what is queued and end, together within 5 s; then aborts them. */
+    private void stopWorkers() {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        boolean stopped = true;
+        for (DeliveryWorker w : workers) {
+            w.stop();
+        }
+        try {
+            for (DeliveryWorker w : workers) {
+                long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+                stopped &= w.awaitStop(Math.max(1, left));
+            }
+        } catch (InterruptedException e) {
+            stopped = false;
+            Thread.currentThread().interrupt();
+        }
+        if (!stopped) {
+            LOG.warn("Completion threads of fabric {} did not stop within 5 s; interrupting", name);
+            for (DeliveryWorker w : workers) {
+                w.abort();
             }
         }
     }

@@ -1,0 +1,98 @@
+package smbdirect.rdma.mock;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.Test;
+
+import smbdirect.api.rdma.MemoryRegion;
+import smbdirect.api.rdma.WorkRequestType;
+
+/** THREADED delivery: the completion threads survive what handlers do to them. */
+class ThreadedDeliveryTest {
+
+    @Test
+    void aHandlerThatInterruptsItsCompletionThreadLeavesItIdleAndDelivering() throws Exception {
+        Fixture f = new Fixture(MockFabric.builder().name("intr").mode(DeliveryMode.THREADED).completionThreads(1)
+                .build());
+        f.connect();
+        CountDownLatch received = new CountDownLatch(2);
+        f.server.onCompletion = wc -> {
+            if (wc.type() == WorkRequestType.RECEIVE) {
+                Thread.currentThread().interrupt();
+                received.countDown();
+            }
+        };
+        MemoryRegion src = Fixture.region(f.clientEp, new byte[4]);
+        f.clientEp.postSend(src, 0, 4, 1);
+        Thread completionThread = completionThread("intr");
+        assertTrue(parksSteadily(completionThread), "the interrupted completion thread parks when idle");
+        f.clientEp.postSend(src, 0, 4, 2);
+        assertTrue(received.await(5, TimeUnit.SECONDS), "both Sends received");
+        assertTrue(parksSteadily(completionThread), "and parks again");
+        f.clientEp.disconnect();
+        assertTrue(f.server.disconnectedLatch.await(5, TimeUnit.SECONDS));
+        f.closeAll();
+        completionThread.join(5_000);
+        assertFalse(completionThread.isAlive(), "stopped with the fabric");
+    }
+
+    @Test
+    void anErrorThrownByAHandlerIsRecordedAndTheThreadGoesOnDelivering() throws Exception {
+        MockFabric fabric = MockFabric.builder().name("err").mode(DeliveryMode.THREADED).completionThreads(1).build();
+        Fixture f = new Fixture(fabric);
+        f.connect();
+        CountDownLatch received = new CountDownLatch(2);
+        f.server.onCompletion = wc -> {
+            if (wc.type() == WorkRequestType.RECEIVE) {
+                received.countDown();
+                if (wc.wrId() == 1000) {
+                    throw new Error("handler bug (expected by the test)");
+                }
+            }
+        };
+        MemoryRegion src = Fixture.region(f.clientEp, new byte[4]);
+        f.clientEp.postSend(src, 0, 4, 1);
+        f.clientEp.postSend(src, 0, 4, 2);
+        assertTrue(received.await(5, TimeUnit.SECONDS), "the Send after the failing callback is delivered");
+        f.clientEp.disconnect();
+        assertTrue(f.client.disconnectedLatch.await(5, TimeUnit.SECONDS), "the client's callbacks go on");
+        assertTrue(f.server.disconnectedLatch.await(5, TimeUnit.SECONDS));
+        List<String> leaks = fabric.leaks();
+        assertTrue(leaks.stream().anyMatch(l -> l.startsWith("handler failure:") && l.contains("handler bug")),
+                leaks.toString());
+        f.clientEp.close();
+        f.serverEp.close();
+        f.listener.close();
+        Thread completionThread = completionThread("err");
+        fabric.close();
+        completionThread.join(5_000);
+        assertFalse(completionThread.isAlive(), "stopped with the fabric");
+    }
+
+    private static Thread completionThread(String fabricName) {
+        List<Thread> threads = Thread.getAllStackTraces().keySet().stream()
+                .filter(t -> t.getName().startsWith("smbdirect-mock-" + fabricName + "-")).toList();
+        assertEquals(1, threads.size(), threads.toString());
+        return threads.get(0);
+    }
+
+    /** The thread is seen waiting (parked) in 50 consecutive looks 1 ms apart, within 5 s. */
+    private static boolean parksSteadily(Thread t) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        int seen = 0;
+        while (System.nanoTime() < deadline) {
+            seen = t.getState() == Thread.State.WAITING ? seen + 1 : 0;
+            if (seen == 50) {
+                return true;
+            }
+            Thread.sleep(1);
+        }
+        return false;
+    }
+}

@@ -404,7 +404,12 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
         }
         if (serial.tryEnterIdle()) {
             try {
-                established(copy);
+                if (providerEvents.isEmpty()) {
+                    established(copy);
+                } else {
+                    establishedData = copy;
+                    providerEvents.established();
+                }
             } finally {
                 serial.exit();
             }
@@ -1132,8 +1137,12 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
     public void onCompletion(WorkCompletion wc) {
         if (serial.tryEnterIdle()) {
             try {
-                handleCompletion(wc.wrId(), wc.type(), wc.status(), wc.byteLength(), wc.hasInvalidatedToken(),
-                        wc.invalidatedToken(), wc.vendorError());
+                if (providerEvents.isEmpty()) {
+                    handleCompletion(wc.wrId(), wc.type(), wc.status(), wc.byteLength(), wc.hasInvalidatedToken(),
+                            wc.invalidatedToken(), wc.vendorError());
+                } else {
+                    providerEvents.completion(wc); // behind the earlier ones, taken before exit() returns
+                }
             } finally {
                 serial.exit();
             }
@@ -1244,7 +1253,13 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
         String d = detail == null ? "" : detail;
         if (serial.tryEnterIdle()) {
             try {
-                endpointGone(cause, d);
+                if (providerEvents.isEmpty()) {
+                    endpointGone(cause, d);
+                } else {
+                    goneCause = cause;
+                    goneDetail = d;
+                    providerEvents.disconnected();
+                }
             } finally {
                 serial.exit();
             }

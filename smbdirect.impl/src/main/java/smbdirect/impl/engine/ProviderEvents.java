@@ -153,8 +153,11 @@ final class ProviderEvents implements Runnable {
         r[i] = wrId;
         r[i + 1] = meta;
         r[i + 2] = aux;
-        PRODUCED.setRelease(this, p + 1);
-        if (!scheduled && SCHEDULED.compareAndSet(this, false, true)) {
+        // A volatile store and load on each side (here: produced then scheduled; in run(): scheduled
+        // then produced), so that at least one side sees the other's store and no record is left
+        // without a scheduled task (a release store could be reordered after the load).
+        PRODUCED.setVolatile(this, p + 1);
+        if (!(boolean) SCHEDULED.getVolatile(this) && SCHEDULED.compareAndSet(this, false, true)) {
             serial.execute(this);
         }
     }
@@ -184,7 +187,7 @@ final class ProviderEvents implements Runnable {
             return;
         }
         SCHEDULED.setVolatile(this, false);
-        if (c != (long) PRODUCED.getAcquire(this) && SCHEDULED.compareAndSet(this, false, true)) {
+        if (c != (long) PRODUCED.getVolatile(this) && SCHEDULED.compareAndSet(this, false, true)) {
             serial.execute(this);
         }
     }
@@ -211,6 +214,11 @@ final class ProviderEvents implements Runnable {
     /** Segments added since creation (the queue grew that many times). */
     int grown() {
         return grown;
+    }
+
+    /** Whether no record waits (any thread; exact when the producer asks). */
+    boolean isEmpty() {
+        return (long) PRODUCED.getVolatile(this) == (long) CONSUMED.getVolatile(this);
     }
 
     /** Records queued and not yet taken. */

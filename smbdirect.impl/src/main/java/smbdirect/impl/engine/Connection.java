@@ -58,10 +58,14 @@ import smbdirect.impl.wire.Violation;
  * time. Provider callbacks run inline when the serial context is idle (no copy, no allocation) and
  * are copied and queued otherwise (re-entrant inline completions). Nothing blocks.
  *
- * <p><b>Buffers.</b> A 1 KiB region holds the initial 512-byte receive and the negotiate message;
- * after negotiation one receive region ((ReceiveCreditMax + 1) x MaxReceiveSize) and one send region
- * (slots x MaxSendSize) are registered once and sliced. A message sent is copied once into send
- * slots; a single-fragment message received is handed up as a view of its receive slot.
+ * <p><b>Buffers.</b> An initial region holds the initial 512-byte receive (and, on the passive side,
+ * room for a negotiate failure response); it is deregistered as soon as negotiation succeeded. The
+ * send buffers ({@link SendBuffers}: slots of MaxSendSize) start with a few slots, registered before
+ * the Negotiate Request (active) or Response (passive) goes out from one of them, and grow by
+ * registered chunks when a send waits for a slot, up to the usable send credits + 1. After
+ * negotiation one receive region ((ReceiveCreditMax + 1) x MaxReceiveSize) is registered once and
+ * sliced. A message sent is copied once into send slots; a single-fragment message received is
+ * handed up as a view of its receive slot.
  *
  * <p><b>DTO snapshot.</b> {@link #getConnectionDTO()} reads the serial-context fields without
  * synchronisation: each value is one the connection held, the set is not atomic.
@@ -79,6 +83,7 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
     private static final int K_RDMA = 5;
     private static final int K_INVALIDATE = 6;
 
+    /** The initial region of the passive side: the initial receive and a negotiate failure response. */
     private static final int INITIAL_REGION = 1024;
     private static final int NEG_SEND_OFFSET = 512;
     private static final int RDMA_WRITE_BUDGET = 16;
@@ -141,9 +146,15 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
     private MemoryRegion initRegion;
     private BufferPool receivePool;
     private ByteBuffer recvView;
-    private BufferPool sendPool;
+    private SendBuffers sendPool;
+    /** The message each send slot carries a fragment of (null: a control or negotiate message); grows with the slots. */
     private OutMessage[] sendOwner;
+    /** The most send slots: usable send credits + 1, within the send queue. */
     private int sendSlots = 1;
+    /** Send completions to wait for after a refused growth before registering again. */
+    private int sendGrowthBackoff;
+    /** Growths of the send buffers refused by the provider. */
+    private long sendGrowthFailures;
     private final ReceivedMessageImpl received = new ReceivedMessageImpl();
 
     // ---- timers ----
@@ -237,6 +248,9 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
                 endpoint = engine.provider().createEndpoint(endpointConfig(), this); // R-3.1.4.1-03
                 caps = endpoint.capabilities();
                 setUpInitialRegion();
+                // the Negotiate Request goes out from a send slot: the initial region is then free
+                // as soon as the response arrived in it
+                setUpSendBuffers();
                 // R-3.1.4.1-11: one receive of at least 512 bytes before connecting
                 endpoint.postReceive(initRegion, 0, SmbdWire.INITIAL_RECEIVE_SIZE, wr(K_INIT_RECV, 0));
                 inboundReadDepth = Math.min(initial.inboundReadDepth(), caps.maxInboundReadDepth());
@@ -352,8 +366,82 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
     }
 
     private void setUpInitialRegion() throws RdmaException {
-        initBuf = ByteBuffer.allocateDirect(INITIAL_REGION).order(ByteOrder.LITTLE_ENDIAN);
+        // the active side sends nothing from it (its Negotiate Request goes out from a send slot)
+        initBuf = ByteBuffer.allocateDirect(initiator ? SmbdWire.INITIAL_RECEIVE_SIZE : INITIAL_REGION)
+                .order(ByteOrder.LITTLE_ENDIAN);
         initRegion = endpoint.register(initBuf, EnumSet.of(MemoryAccess.LOCAL_WRITE));
+    }
+
+    /**
+     * Negotiation succeeded and the initial receive completed: the initial region is not needed any
+     * more (nothing was sent from it: the negotiate messages of a success go out from send slots).
+     */
+    private void releaseInitialRegion() {
+        MemoryRegion r = initRegion;
+        initRegion = null;
+        initBuf = null;
+        if (r != null) {
+            try {
+                endpoint.deregister(r);
+            } catch (RdmaException | RuntimeException e) {
+                // still released with the endpoint
+                LOG.debug("connection {}: deregistering the initial region failed", id, e);
+            }
+        }
+    }
+
+    /** The first chunk of send slots (MaxSendSize as it stands: negotiation only lowers it). */
+    private void setUpSendBuffers() throws RdmaException {
+        sendPool = SendBuffers.register(endpoint, sendSlotCount(), maxSendSize);
+        sendOwner = new OutMessage[sendPool.capacity()];
+    }
+
+    /**
+     * Every send slot is in use and a send waits: registers the next chunk (the capacity doubles, up
+     * to the usable send credits + 1). A refused registration loses nothing: the send waits for a slot
+     * to complete (every slot is in flight), and growth is tried again after as many completions as
+     * there are slots.
+     *
+     * @return whether a slot is free now
+     */
+    private boolean growSendBuffers() {
+        if (sendGrowthBackoff > 0 || sendPool.capacity() >= sendPool.maxSlots()) {
+            return false;
+        }
+        try {
+            sendPool.grow(endpoint);
+        } catch (RdmaException | RuntimeException e) {
+            sendGrowthFailures++;
+            sendGrowthBackoff = sendPool.capacity();
+            LOG.warn("connection {}: registering more send buffers failed ({} of at most {} slots registered); "
+                    + "sends wait for a slot to complete: {}", id, sendPool.capacity(), sendPool.maxSlots(),
+                    e.getMessage());
+            return false;
+        }
+        OutMessage[] owners = new OutMessage[sendPool.capacity()];
+        System.arraycopy(sendOwner, 0, owners, 0, sendOwner.length);
+        sendOwner = owners;
+        return true;
+    }
+
+    /** Send slots registered now (tests). */
+    int sendSlotCapacity() {
+        return sendPool == null ? 0 : sendPool.capacity();
+    }
+
+    /** Send buffer chunks registered now (tests). */
+    int sendBufferChunks() {
+        return sendPool == null ? 0 : sendPool.chunks();
+    }
+
+    /** Growths of the send buffers the provider refused (tests). */
+    long sendGrowthFailures() {
+        return sendGrowthFailures;
+    }
+
+    /** Whether the initial negotiation region is still registered (tests). */
+    boolean holdsInitialRegion() {
+        return initRegion != null;
     }
 
     @Override
@@ -392,13 +480,17 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
         if (endpoint.inboundReadDepth() > 0) {
             inboundReadDepth = Math.min(inboundReadDepth, endpoint.inboundReadDepth());
         }
-        // R-3.1.4.1-14, 3.1.5.2: the first message is the Negotiate Request
-        NegotiateRequest.encode(initBuf, NEG_SEND_OFFSET, SmbdWire.PROTOCOL_V1, SmbdWire.PROTOCOL_V1,
+        // R-3.1.4.1-14, 3.1.5.2: the first message is the Negotiate Request (from a send slot, owner none)
+        int slot = sendPool.take();
+        ByteBuffer b = sendPool.buffer(slot);
+        int off = sendPool.offset(slot);
+        NegotiateRequest.encode(b, off, SmbdWire.PROTOCOL_V1, SmbdWire.PROTOCOL_V1,
                 credits.sendCreditTarget, maxSendSize, maxReceiveSize, maxFragmentedRecvSize);
         try {
-            endpoint.postSend(initRegion, NEG_SEND_OFFSET, SmbdWire.NEGOTIATE_REQUEST_SIZE, wr(K_NEG_SEND, 0));
-            engine.trace(this, true, initBuf, NEG_SEND_OFFSET, SmbdWire.NEGOTIATE_REQUEST_SIZE);
+            endpoint.postSend(sendPool.region(slot), off, SmbdWire.NEGOTIATE_REQUEST_SIZE, wr(K_SEND, slot));
+            engine.trace(this, true, b, off, SmbdWire.NEGOTIATE_REQUEST_SIZE);
         } catch (RdmaException e) {
+            sendPool.give(slot);
             close(CloseReason.of(CloseReason.Kind.CONNECT_FAILED, "posting the Negotiate Request failed: " + e.getMessage()));
         }
     }
@@ -454,16 +546,22 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
         }
         int granted = credits.takeGrant();
         // R-3.1.5.6-18, 3.1.5.3: the success response
-        NegotiateResponse.encode(initBuf, NEG_SEND_OFFSET, SmbdWire.PROTOCOL_V1, SmbdWire.PROTOCOL_V1, protocol,
+        // (from a send slot, owner none: the initial region is free once it is posted)
+        int slot = sendPool.take();
+        ByteBuffer b = sendPool.buffer(slot);
+        int off = sendPool.offset(slot);
+        NegotiateResponse.encode(b, off, SmbdWire.PROTOCOL_V1, SmbdWire.PROTOCOL_V1, protocol,
                 credits.sendCreditTarget, granted, SmbdWire.STATUS_SUCCESS, maxReadWriteSize, maxSendSize,
                 maxReceiveSize, maxFragmentedRecvSize);
         try {
-            endpoint.postSend(initRegion, NEG_SEND_OFFSET, SmbdWire.NEGOTIATE_RESPONSE_SIZE, wr(K_NEG_SEND, 0));
-            engine.trace(this, true, initBuf, NEG_SEND_OFFSET, SmbdWire.NEGOTIATE_RESPONSE_SIZE);
+            endpoint.postSend(sendPool.region(slot), off, SmbdWire.NEGOTIATE_RESPONSE_SIZE, wr(K_SEND, slot));
+            engine.trace(this, true, b, off, SmbdWire.NEGOTIATE_RESPONSE_SIZE);
         } catch (RdmaException e) {
+            sendPool.give(slot);
             close(CloseReason.of(CloseReason.Kind.PROVIDER_ERROR, "posting the Negotiate Response failed: " + e.getMessage()));
             return;
         }
+        releaseInitialRegion(); // its receive completed (the request); nothing else uses it
         // R-3.1.5.6-20..22 (the upper layer is told right after, A-41)
         cancelNegotiationTimer();
         role = Role.ESTABLISHED;
@@ -516,6 +614,7 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
                 NegotiateResponse.maxReadWriteSize(initBuf, 0)); // -15
         credits.addSendCredits(NegotiateResponse.creditsGranted(initBuf, 0)); // -16
         maxFragmentedSendSize = NegotiateResponse.maxFragmentedSize(initBuf, 0); // -17
+        releaseInitialRegion(); // its receive completed (the response); the request went from a send slot
         try {
             setUpDataRegions();
             postNegotiationReceives(); // R-3.1.5.7-18
@@ -548,8 +647,9 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
         receivePool = BufferPool.register(endpoint, credits.receiveCapacity(), maxReceiveSize,
                 EnumSet.of(MemoryAccess.LOCAL_WRITE));
         recvView = receivePool.buffer.asReadOnlyBuffer();
-        sendPool = BufferPool.register(endpoint, sendSlotCount(), maxSendSize, EnumSet.noneOf(MemoryAccess.class));
-        sendOwner = new OutMessage[sendPool.slots()];
+        if (sendPool == null) {
+            setUpSendBuffers(); // passive (the active side registered them before its Negotiate Request)
+        }
     }
 
     // =====================================================================================
@@ -759,7 +859,7 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
                 stalledOnCredits();
                 return;
             }
-            if (sendPool.available() == 0) {
+            if (sendPool.available() == 0 && !growSendBuffers()) {
                 return; // resumes when a send completes
             }
             if (credits.sendCredits == 1) {
@@ -794,9 +894,11 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
             armKeepaliveTimer();
         }
         int slot = sendPool.take();
+        ByteBuffer buf = sendPool.buffer(slot);
+        MemoryRegion region = sendPool.region(slot);
         int base = sendPool.offset(slot);
         // R-3.1.5.1-09, R-3.1.5.4-03..18
-        int total = Fragmenter.next(sendPool.buffer, base, maxSendSize, head, credits.sendCreditTarget, granted, flags);
+        int total = Fragmenter.next(buf, base, maxSendSize, head, credits.sendCreditTarget, granted, flags);
         credits.sendCredits--; // R-3.1.5.1-08
         sendImmediate = false; // R-3.1.5.1-16
         sendOwner[slot] = head;
@@ -812,18 +914,18 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
             }
         }
         fragmentsSent++;
-        engine.trace(this, true, sendPool.buffer, base, total);
+        engine.trace(this, true, buf, base, total);
         try {
             if (head != null && head.invalidate && !head.tokenAttached) {
                 head.tokenAttached = true;
                 if (caps.sendWithInvalidate()) {
                     // R-3.1.5.4-19, R-3.1.5.1-13: exactly one fragment carries the token
-                    endpoint.postSendWithInvalidate(sendPool.region, base, total, head.remoteToken, wr(K_SEND, slot));
+                    endpoint.postSendWithInvalidate(region, base, total, head.remoteToken, wr(K_SEND, slot));
                     return;
                 }
                 // R-3.1.5.1-14: the provider cannot invalidate; the token is dropped
             }
-            endpoint.postSend(sendPool.region, base, total, wr(K_SEND, slot)); // R-3.1.5.1-15
+            endpoint.postSend(region, base, total, wr(K_SEND, slot)); // R-3.1.5.1-15
         } catch (RdmaException e) {
             sendOwner[slot] = null;
             sendPool.give(slot);
@@ -844,6 +946,9 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
         OutMessage owner = sendOwner[slot];
         sendOwner[slot] = null;
         sendPool.give(slot);
+        if (sendGrowthBackoff > 0) {
+            sendGrowthBackoff--;
+        }
         if (status == CompletionStatus.FLUSHED) {
             // the queue pair is going down; onDisconnected follows with the reason
             if (owner != null) {

@@ -99,7 +99,7 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
     final long id;
     final boolean initiator;
     final EngineListener listener;
-    final SerialExecutor serial = new SerialExecutor();
+    final SerialExecutor serial;
     private final CompletionTasks completionTasks = new CompletionTasks(this);
     private final TransportSettings initial;
     private final long createdMillis;
@@ -165,7 +165,7 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
     private final Runnable keepaliveTask = this::onKeepaliveTimer;
     private final KeepaliveTimer keepaliveTimer;
     private final Runnable creditTask = this::onCreditTimer;
-    private final Runnable creditTimerTask = () -> serial.execute(creditTask);
+    private final Runnable creditTimerTask = this::queueCreditTask;
     private final Runnable pumpTask = this::pump;
 
     // ---- RDMA ----
@@ -215,6 +215,7 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
         this.listener = listener;
         this.initial = settings;
         this.budget = budget;
+        this.serial = new SerialExecutor(serialRingCapacity(settings));
         this.createdMillis = engine.epochMillis();
         // R-3.1.4.1-04..09 / R-3.1.7.2-07..10: initial values
         this.role = initiator ? Role.ACTIVE : Role.PASSIVE;
@@ -228,6 +229,24 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
 
     long budget() {
         return budget;
+    }
+
+    /**
+     * Ring slots of the serial context: the work requests that can complete in one burst (the send
+     * and receive queues as {@link #endpointConfig()} sizes them at most, before any device limit)
+     * plus room for timers, provider events and the upper layer's tasks, as a power of two within
+     * [64, {@link SerialExecutor#DEFAULT_CAPACITY}]. A connection with few credits does not carry the
+     * ring of one with 255.
+     */
+    static int serialRingCapacity(TransportSettings settings) {
+        long sendQueue = Math.min(settings.sendCreditTarget(), 255) + 1L + 1 + settings.outboundReadDepth()
+                + RDMA_WRITE_BUDGET + INVALIDATE_BUDGET;
+        long receiveQueue = settings.receiveCreditMax() + 2L;
+        long work = sendQueue + receiveQueue + 16;
+        if (work >= SerialExecutor.DEFAULT_CAPACITY) {
+            return SerialExecutor.DEFAULT_CAPACITY;
+        }
+        return Math.max(64, Integer.highestOneBit((int) work - 1) << 1);
     }
 
     // =====================================================================================
@@ -716,6 +735,11 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
         close(CloseReason.of(CloseReason.Kind.CREDIT_GRANT_TIMEOUT, "no Send Credit granted within "
                 + engine.settings().creditGrantTimeout().toMillis() + " ms while " + sendQueue.size()
                 + " message(s) wait; " + credits));
+    }
+
+    /** The Credit Grant Timer fired (scheduler thread): its work runs on the serial context. */
+    private void queueCreditTask() {
+        serial.execute(creditTask);
     }
 
     private void stalledOnCredits() {

@@ -249,4 +249,26 @@ class SendBufferGrowthTest {
         assertEquals(4, b.capacity());
         assertEquals(4, b.available());
     }
+
+    /**
+     * The serial ring sized for 32 credits holds every completion a full credit window produces when
+     * all of them arrive while the connection's serial context is busy.
+     */
+    @Test
+    void aFullWindowOfCompletionsOnABusyContextFitsTheSizedSerialRing() {
+        pair = new MockPair(smbdirect.rdma.mock.DeliveryMode.INLINE, SETTINGS, SETTINGS);
+        Connection c = pair.connect();
+        MockEndpoint e = endpointOf(pair.clientProvider);
+        e.holdCompletions();
+        List<byte[]> messages = burst(200);
+        List<Throwable> outcomes = sendAll(c, messages);
+        int held = e.pendingCallbacks();
+        assertTrue(held >= 32, "a credit window of completions held: " + held);
+        // delivered from inside a task of the connection: every one finds the context busy
+        c.serial.execute(e::releaseCompletions);
+        assertDeliveredInOrder(messages, pair.serverSide.messages);
+        assertEquals(messages.size(), outcomes.size());
+        assertEquals(0, c.serial.overflowed(), "no task beyond the ring");
+        assertEquals(0, pair.serverConnection().serial.overflowed(), "server: no task beyond the ring");
+    }
 }

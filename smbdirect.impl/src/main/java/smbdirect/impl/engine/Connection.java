@@ -918,9 +918,10 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
             armKeepaliveTimer();
         }
         int slot = sendPool.take();
-        ByteBuffer buf = sendPool.buffer(slot);
-        MemoryRegion region = sendPool.region(slot);
-        int base = sendPool.offset(slot);
+        int chunk = sendPool.chunk(slot);
+        ByteBuffer buf = sendPool.chunkBuffer(chunk);
+        MemoryRegion region = sendPool.chunkRegion(chunk);
+        int base = sendPool.offset(chunk, slot);
         // R-3.1.5.1-09, R-3.1.5.4-03..18
         int total = Fragmenter.next(buf, base, maxSendSize, head, credits.sendCreditTarget, granted, flags);
         credits.sendCredits--; // R-3.1.5.1-08

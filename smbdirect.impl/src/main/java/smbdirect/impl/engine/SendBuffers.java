@@ -30,6 +30,8 @@ final class SendBuffers {
     /** Bytes per slot. */
     final int slotSize;
     private final int first;
+    /** log2(first): the first chunk is a power of two, so a slot's chunk is found by shifts. */
+    private final int firstShift;
     private final int maxSlots;
     private final ByteBuffer[] chunkBuffer;
     private final MemoryRegion[] chunkRegion;
@@ -40,6 +42,7 @@ final class SendBuffers {
 
     private SendBuffers(int first, int maxSlots, int slotSize) {
         this.first = first;
+        this.firstShift = Integer.numberOfTrailingZeros(first);
         this.maxSlots = maxSlots;
         this.slotSize = slotSize;
         int maxChunks = 1;
@@ -63,8 +66,8 @@ final class SendBuffers {
 
     static SendBuffers register(RdmaEndpoint endpoint, int firstChunk, int maxSlots, int slotSize)
             throws RdmaException {
-        if (maxSlots < 1 || firstChunk < 1 || slotSize < 1) {
-            throw new IllegalArgumentException("send buffers of " + firstChunk + " of at most " + maxSlots
+        if (maxSlots < 1 || firstChunk < 1 || Integer.bitCount(firstChunk) != 1 || slotSize < 1) {
+            throw new IllegalArgumentException("send buffers of " + firstChunk + " (a power of two) of at most " + maxSlots
                     + " slots of " + slotSize + " bytes");
         }
         SendBuffers b = new SendBuffers(Math.min(firstChunk, maxSlots), maxSlots, slotSize);
@@ -136,8 +139,23 @@ final class SendBuffers {
     }
 
     /** The chunk holding {@code slot}. */
-    private int chunk(int slot) {
-        return slot < first ? 0 : 32 - Integer.numberOfLeadingZeros(slot / first);
+    int chunk(int slot) {
+        return 32 - Integer.numberOfLeadingZeros(slot >>> firstShift);
+    }
+
+    /** The (little-endian) buffer of chunk {@code k}. */
+    ByteBuffer chunkBuffer(int k) {
+        return chunkBuffer[k];
+    }
+
+    /** The registration of chunk {@code k}. */
+    MemoryRegion chunkRegion(int k) {
+        return chunkRegion[k];
+    }
+
+    /** Byte offset of {@code slot} in its chunk {@code k}. */
+    int offset(int k, int slot) {
+        return (k == 0 ? slot : slot - (first << (k - 1))) * slotSize;
     }
 
     /** The (little-endian) buffer holding {@code slot}. */
@@ -152,9 +170,7 @@ final class SendBuffers {
 
     /** Byte offset of {@code slot} in its {@link #buffer(int)} and {@link #region(int)}. */
     int offset(int slot) {
-        int k = chunk(slot);
-        int start = k == 0 ? 0 : first << (k - 1);
-        return (slot - start) * slotSize;
+        return offset(chunk(slot), slot);
     }
 
     /** Registered bytes. */

@@ -212,11 +212,26 @@ class SendBufferGrowthTest {
         assertEquals(6, b.chunks());
         assertEquals(before + 6, e.regions.size(), "one registration per chunk");
         assertFalse(b.grow(e), "never beyond the maximum");
+        assertSlotsDistinct(e, b);
+        for (int[] firstAndMax : new int[][] {{1, 1}, {1, 9}, {2, 2}, {4, 100}, {2, 256}}) {
+            SendBuffers o = SendBuffers.register(e, firstAndMax[0], firstAndMax[1], 64);
+            while (o.grow(e)) {
+                // up to the maximum
+            }
+            assertEquals(firstAndMax[1], o.capacity());
+            assertSlotsDistinct(e, o);
+        }
+        assertThrows(IllegalArgumentException.class, () -> SendBuffers.register(e, 3, 10, 64),
+                "the first chunk is a power of two");
+    }
 
+    private static void assertSlotsDistinct(FakeEndpoint e, SendBuffers b) {
         Set<Integer> slots = new HashSet<>();
         Set<String> places = new HashSet<>();
+        int n = b.capacity();
         while (b.available() > 0) {
             int slot = b.take();
+            assertTrue(slot >= 0 && slot < n, "slot " + slot + " within the capacity");
             assertTrue(slots.add(slot), "slot " + slot + " taken once");
             ByteBuffer buf = b.buffer(slot);
             MemoryRegion r = b.region(slot);
@@ -226,11 +241,11 @@ class SendBufferGrowthTest {
             assertEquals(buf.capacity(), ((FakeEndpoint.Region) r).buffer.capacity(), "the chunk's own region");
             assertTrue(places.add(System.identityHashCode(buf) + "@" + off), "slot " + slot + " has bytes of its own");
         }
-        assertEquals(37, slots.size());
+        assertEquals(n, slots.size());
         for (int s : slots) {
             b.give(s);
         }
-        assertEquals(37, b.available());
+        assertEquals(n, b.available());
     }
 
     @Test

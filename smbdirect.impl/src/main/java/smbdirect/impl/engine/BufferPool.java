@@ -11,8 +11,9 @@ import smbdirect.api.rdma.RdmaException;
 
 /**
  * One direct buffer registered once for a connection and sliced into equal slots (the receive
- * buffers or the send buffers of the connection). Slots are taken and given back; whoever takes a
- * slot gives it back exactly once, when its work request completed.
+ * buffers of the connection; the send buffers grow by need, see {@link SendBuffers}). Slots are
+ * taken and given back; whoever takes a slot gives it back exactly once, when its work request
+ * completed.
  *
  * <p>Not thread-safe: owned by the connection's serial context. Allocation-free after creation.
  */

@@ -60,10 +60,14 @@ import smbdirect.impl.wire.Violation;
  * time. Provider callbacks run inline when the serial context is idle (no copy, no allocation) and
  * are copied and queued otherwise (re-entrant inline completions). Nothing blocks.
  *
- * <p><b>Buffers.</b> A 1 KiB region holds the initial 512-byte receive and the negotiate message;
- * after negotiation one receive region ((ReceiveCreditMax + 1) x MaxReceiveSize) and one send region
- * (slots x MaxSendSize) are registered once and sliced. A message sent is copied once into send
- * slots; a single-fragment message received is handed up as a view of its receive slot.
+ * <p><b>Buffers.</b> An initial region holds the initial 512-byte receive (and, on the passive side,
+ * room for a negotiate failure response); it is deregistered as soon as negotiation succeeded. The
+ * send buffers ({@link SendBuffers}: slots of MaxSendSize) start with a few slots, registered before
+ * the Negotiate Request (active) or Response (passive) goes out from one of them, and grow by
+ * registered chunks when a send waits for a slot, up to the usable send credits + 1. After
+ * negotiation one receive region ((ReceiveCreditMax + 1) x MaxReceiveSize) is registered once and
+ * sliced. A message sent is copied once into send slots; a single-fragment message received is
+ * handed up as a view of its receive slot.
  *
  * <p><b>DTO snapshot.</b> {@link #getConnectionDTO()} reads the serial-context fields without
  * synchronisation: each value is one the connection held, the set is not atomic.
@@ -81,6 +85,7 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
     private static final int K_RDMA = 5;
     private static final int K_INVALIDATE = 6;
 
+    /** The initial region of the passive side: the initial receive and a negotiate failure response. */
     private static final int INITIAL_REGION = 1024;
     private static final int NEG_SEND_OFFSET = 512;
     private static final int RDMA_WRITE_BUDGET = 16;
@@ -110,8 +115,9 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
     final long id;
     final boolean initiator;
     final EngineListener listener;
-    final SerialExecutor serial = new SerialExecutor();
-    private final ProviderEvents providerEvents = new ProviderEvents(serial, new ProviderEvents.Sink() {
+    final SerialExecutor serial;
+    private final ProviderEvents providerEvents;
+    private final ProviderEvents.Sink providerSink = new ProviderEvents.Sink() {
         @Override
         public void completion(long wrId, WorkRequestType type, CompletionStatus status, int length,
                 boolean invalidated, int token, int vendorError) {
@@ -127,7 +133,7 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
         public void disconnected() {
             endpointGone(goneCause, goneDetail);
         }
-    });
+    };
     /** The peer's private data of onEstablished, kept until the serial context takes the event. */
     private ByteBuffer establishedData;
     /** The cause of onDisconnected, kept until the serial context takes the event. */
@@ -181,9 +187,15 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
     private MemoryRegion initRegion;
     private BufferPool receivePool;
     private ByteBuffer recvView;
-    private BufferPool sendPool;
+    private SendBuffers sendPool;
+    /** The message each send slot carries a fragment of (null: a control or negotiate message); grows with the slots. */
     private OutMessage[] sendOwner;
+    /** The most send slots: usable send credits + 1, within the send queue. */
     private int sendSlots = 1;
+    /** Send completions to wait for after a refused growth before registering again. */
+    private int sendGrowthBackoff;
+    /** Growths of the send buffers refused by the provider. */
+    private long sendGrowthFailures;
     private final ReceivedMessageImpl received = new ReceivedMessageImpl();
 
     // ---- timers ----
@@ -194,7 +206,7 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
     private final Runnable keepaliveTask = this::onKeepaliveTimer;
     private final KeepaliveTimer keepaliveTimer;
     private final Runnable creditTask = this::onCreditTimer;
-    private final Runnable creditTimerTask = () -> serial.execute(creditTask);
+    private final Runnable creditTimerTask = this::queueCreditTask;
     private final Runnable pumpTask = this::pump;
 
     // ---- RDMA ----
@@ -244,6 +256,8 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
         this.listener = listener;
         this.initial = settings;
         this.budget = budget;
+        this.serial = new SerialExecutor(serialRingCapacity(settings));
+        this.providerEvents = new ProviderEvents(serial, providerSink);
         this.createdMillis = engine.epochMillis();
         // R-3.1.4.1-04..09 / R-3.1.7.2-07..10: initial values
         this.role = initiator ? Role.ACTIVE : Role.PASSIVE;
@@ -257,6 +271,24 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
 
     long budget() {
         return budget;
+    }
+
+    /**
+     * Ring slots of the serial context: the work requests that can complete in one burst (the send
+     * and receive queues as {@link #endpointConfig()} sizes them at most, before any device limit)
+     * plus room for timers, provider events and the upper layer's tasks, as a power of two within
+     * [64, {@link SerialExecutor#DEFAULT_CAPACITY}]. A connection with few credits does not carry the
+     * ring of one with 255.
+     */
+    static int serialRingCapacity(TransportSettings settings) {
+        long sendQueue = Math.min(settings.sendCreditTarget(), 255) + 1L + 1 + settings.outboundReadDepth()
+                + RDMA_WRITE_BUDGET + INVALIDATE_BUDGET;
+        long receiveQueue = settings.receiveCreditMax() + 2L;
+        long work = sendQueue + receiveQueue + 16;
+        if (work >= SerialExecutor.DEFAULT_CAPACITY) {
+            return SerialExecutor.DEFAULT_CAPACITY;
+        }
+        return Math.max(64, Integer.highestOneBit((int) work - 1) << 1);
     }
 
     // =====================================================================================
@@ -277,6 +309,9 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
                 endpoint = engine.provider().createEndpoint(endpointConfig(), this); // R-3.1.4.1-03
                 caps = endpoint.capabilities();
                 setUpInitialRegion();
+                // the Negotiate Request goes out from a send slot: the initial region is then free
+                // as soon as the response arrived in it
+                setUpSendBuffers();
                 // R-3.1.4.1-11: one receive of at least 512 bytes before connecting
                 endpoint.postReceive(initRegion, 0, SmbdWire.INITIAL_RECEIVE_SIZE, wr(K_INIT_RECV, 0));
                 inboundReadDepth = Math.min(initial.inboundReadDepth(), caps.maxInboundReadDepth());
@@ -392,8 +427,82 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
     }
 
     private void setUpInitialRegion() throws RdmaException {
-        initBuf = ByteBuffer.allocateDirect(INITIAL_REGION).order(ByteOrder.LITTLE_ENDIAN);
+        // the active side sends nothing from it (its Negotiate Request goes out from a send slot)
+        initBuf = ByteBuffer.allocateDirect(initiator ? SmbdWire.INITIAL_RECEIVE_SIZE : INITIAL_REGION)
+                .order(ByteOrder.LITTLE_ENDIAN);
         initRegion = endpoint.register(initBuf, EnumSet.of(MemoryAccess.LOCAL_WRITE));
+    }
+
+    /**
+     * Negotiation succeeded and the initial receive completed: the initial region is not needed any
+     * more (nothing was sent from it: the negotiate messages of a success go out from send slots).
+     */
+    private void releaseInitialRegion() {
+        MemoryRegion r = initRegion;
+        initRegion = null;
+        initBuf = null;
+        if (r != null) {
+            try {
+                endpoint.deregister(r);
+            } catch (RdmaException | RuntimeException e) {
+                // still released with the endpoint
+                LOG.debug("connection {}: deregistering the initial region failed", id, e);
+            }
+        }
+    }
+
+    /** The first chunk of send slots (MaxSendSize as it stands: negotiation only lowers it). */
+    private void setUpSendBuffers() throws RdmaException {
+        sendPool = SendBuffers.register(endpoint, sendSlotCount(), maxSendSize);
+        sendOwner = new OutMessage[sendPool.capacity()];
+    }
+
+    /**
+     * Every send slot is in use and a send waits: registers the next chunk (the capacity doubles, up
+     * to the usable send credits + 1). A refused registration loses nothing: the send waits for a slot
+     * to complete (every slot is in flight), and growth is tried again after as many completions as
+     * there are slots.
+     *
+     * @return whether a slot is free now
+     */
+    private boolean growSendBuffers() {
+        if (sendGrowthBackoff > 0 || sendPool.capacity() >= sendPool.maxSlots()) {
+            return false;
+        }
+        try {
+            sendPool.grow(endpoint);
+        } catch (RdmaException | RuntimeException e) {
+            sendGrowthFailures++;
+            sendGrowthBackoff = sendPool.capacity();
+            LOG.warn("connection {}: registering more send buffers failed ({} of at most {} slots registered); "
+                    + "sends wait for a slot to complete: {}", id, sendPool.capacity(), sendPool.maxSlots(),
+                    e.getMessage());
+            return false;
+        }
+        OutMessage[] owners = new OutMessage[sendPool.capacity()];
+        System.arraycopy(sendOwner, 0, owners, 0, sendOwner.length);
+        sendOwner = owners;
+        return true;
+    }
+
+    /** Send slots registered now (tests). */
+    int sendSlotCapacity() {
+        return sendPool == null ? 0 : sendPool.capacity();
+    }
+
+    /** Send buffer chunks registered now (tests). */
+    int sendBufferChunks() {
+        return sendPool == null ? 0 : sendPool.chunks();
+    }
+
+    /** Growths of the send buffers the provider refused (tests). */
+    long sendGrowthFailures() {
+        return sendGrowthFailures;
+    }
+
+    /** Whether the initial negotiation region is still registered (tests). */
+    boolean holdsInitialRegion() {
+        return initRegion != null;
     }
 
     @Override
@@ -446,13 +555,17 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
         if (endpoint.inboundReadDepth() > 0) {
             inboundReadDepth = Math.min(inboundReadDepth, endpoint.inboundReadDepth());
         }
-        // R-3.1.4.1-14, 3.1.5.2: the first message is the Negotiate Request
-        NegotiateRequest.encode(initBuf, NEG_SEND_OFFSET, SmbdWire.PROTOCOL_V1, SmbdWire.PROTOCOL_V1,
+        // R-3.1.4.1-14, 3.1.5.2: the first message is the Negotiate Request (from a send slot, owner none)
+        int slot = sendPool.take();
+        ByteBuffer b = sendPool.buffer(slot);
+        int off = sendPool.offset(slot);
+        NegotiateRequest.encode(b, off, SmbdWire.PROTOCOL_V1, SmbdWire.PROTOCOL_V1,
                 credits.sendCreditTarget, maxSendSize, maxReceiveSize, maxFragmentedRecvSize);
         try {
-            endpoint.postSend(initRegion, NEG_SEND_OFFSET, SmbdWire.NEGOTIATE_REQUEST_SIZE, wr(K_NEG_SEND, 0));
-            engine.trace(this, true, initBuf, NEG_SEND_OFFSET, SmbdWire.NEGOTIATE_REQUEST_SIZE);
+            endpoint.postSend(sendPool.region(slot), off, SmbdWire.NEGOTIATE_REQUEST_SIZE, wr(K_SEND, slot));
+            engine.trace(this, true, b, off, SmbdWire.NEGOTIATE_REQUEST_SIZE);
         } catch (RdmaException e) {
+            sendPool.give(slot);
             close(CloseReason.of(CloseReason.Kind.CONNECT_FAILED, "posting the Negotiate Request failed: " + e.getMessage()));
         }
     }
@@ -508,16 +621,22 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
         }
         int granted = credits.takeGrant();
         // R-3.1.5.6-18, 3.1.5.3: the success response
-        NegotiateResponse.encode(initBuf, NEG_SEND_OFFSET, SmbdWire.PROTOCOL_V1, SmbdWire.PROTOCOL_V1, protocol,
+        // (from a send slot, owner none: the initial region is free once it is posted)
+        int slot = sendPool.take();
+        ByteBuffer b = sendPool.buffer(slot);
+        int off = sendPool.offset(slot);
+        NegotiateResponse.encode(b, off, SmbdWire.PROTOCOL_V1, SmbdWire.PROTOCOL_V1, protocol,
                 credits.sendCreditTarget, granted, SmbdWire.STATUS_SUCCESS, maxReadWriteSize, maxSendSize,
                 maxReceiveSize, maxFragmentedRecvSize);
         try {
-            endpoint.postSend(initRegion, NEG_SEND_OFFSET, SmbdWire.NEGOTIATE_RESPONSE_SIZE, wr(K_NEG_SEND, 0));
-            engine.trace(this, true, initBuf, NEG_SEND_OFFSET, SmbdWire.NEGOTIATE_RESPONSE_SIZE);
+            endpoint.postSend(sendPool.region(slot), off, SmbdWire.NEGOTIATE_RESPONSE_SIZE, wr(K_SEND, slot));
+            engine.trace(this, true, b, off, SmbdWire.NEGOTIATE_RESPONSE_SIZE);
         } catch (RdmaException e) {
+            sendPool.give(slot);
             close(CloseReason.of(CloseReason.Kind.PROVIDER_ERROR, "posting the Negotiate Response failed: " + e.getMessage()));
             return;
         }
+        releaseInitialRegion(); // its receive completed (the request); nothing else uses it
         // R-3.1.5.6-20..22 (the upper layer is told right after, A-41)
         cancelNegotiationTimer();
         role = Role.ESTABLISHED;
@@ -570,6 +689,7 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
                 NegotiateResponse.maxReadWriteSize(initBuf, 0)); // -15
         credits.addSendCredits(NegotiateResponse.creditsGranted(initBuf, 0)); // -16
         maxFragmentedSendSize = NegotiateResponse.maxFragmentedSize(initBuf, 0); // -17
+        releaseInitialRegion(); // its receive completed (the response); the request went from a send slot
         try {
             setUpDataRegions();
             postNegotiationReceives(); // R-3.1.5.7-18
@@ -602,8 +722,9 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
         receivePool = BufferPool.register(endpoint, credits.receiveCapacity(), maxReceiveSize,
                 EnumSet.of(MemoryAccess.LOCAL_WRITE));
         recvView = receivePool.buffer.asReadOnlyBuffer();
-        sendPool = BufferPool.register(endpoint, sendSlotCount(), maxSendSize, EnumSet.noneOf(MemoryAccess.class));
-        sendOwner = new OutMessage[sendPool.slots()];
+        if (sendPool == null) {
+            setUpSendBuffers(); // passive (the active side registered them before its Negotiate Request)
+        }
     }
 
     // =====================================================================================
@@ -670,6 +791,11 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
         close(CloseReason.of(CloseReason.Kind.CREDIT_GRANT_TIMEOUT, "no Send Credit granted within "
                 + engine.settings().creditGrantTimeout().toMillis() + " ms while " + sendQueue.size()
                 + " message(s) wait; " + credits));
+    }
+
+    /** The Credit Grant Timer fired (scheduler thread): its work runs on the serial context. */
+    private void queueCreditTask() {
+        serial.execute(creditTask);
     }
 
     private void stalledOnCredits() {
@@ -853,7 +979,7 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
                 stalledOnCredits();
                 return;
             }
-            if (sendPool.available() == 0) {
+            if (sendPool.available() == 0 && !growSendBuffers()) {
                 return; // resumes when a send completes
             }
             if (credits.sendCredits == 1) {
@@ -888,9 +1014,12 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
             armKeepaliveTimer();
         }
         int slot = sendPool.take();
-        int base = sendPool.offset(slot);
+        int chunk = sendPool.chunk(slot);
+        ByteBuffer buf = sendPool.chunkBuffer(chunk);
+        MemoryRegion region = sendPool.chunkRegion(chunk);
+        int base = sendPool.offset(chunk, slot);
         // R-3.1.5.1-09, R-3.1.5.4-03..18
-        int total = Fragmenter.next(sendPool.buffer, base, maxSendSize, head, credits.sendCreditTarget, granted, flags);
+        int total = Fragmenter.next(buf, base, maxSendSize, head, credits.sendCreditTarget, granted, flags);
         credits.sendCredits--; // R-3.1.5.1-08
         sendImmediate = false; // R-3.1.5.1-16
         sendOwner[slot] = head;
@@ -906,18 +1035,18 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
             }
         }
         fragmentsSent++;
-        engine.trace(this, true, sendPool.buffer, base, total);
+        engine.trace(this, true, buf, base, total);
         try {
             if (head != null && head.invalidate && !head.tokenAttached) {
                 head.tokenAttached = true;
                 if (caps.sendWithInvalidate()) {
                     // R-3.1.5.4-19, R-3.1.5.1-13: exactly one fragment carries the token
-                    endpoint.postSendWithInvalidate(sendPool.region, base, total, head.remoteToken, wr(K_SEND, slot));
+                    endpoint.postSendWithInvalidate(region, base, total, head.remoteToken, wr(K_SEND, slot));
                     return;
                 }
                 // R-3.1.5.1-14: the provider cannot invalidate; the token is dropped
             }
-            endpoint.postSend(sendPool.region, base, total, wr(K_SEND, slot)); // R-3.1.5.1-15
+            endpoint.postSend(region, base, total, wr(K_SEND, slot)); // R-3.1.5.1-15
         } catch (RdmaException e) {
             sendOwner[slot] = null;
             sendPool.give(slot);
@@ -938,6 +1067,9 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
         OutMessage owner = sendOwner[slot];
         sendOwner[slot] = null;
         sendPool.give(slot);
+        if (sendGrowthBackoff > 0) {
+            sendGrowthBackoff--;
+        }
         if (status == CompletionStatus.FLUSHED) {
             // the queue pair is going down; onDisconnected follows with the reason
             if (owner != null) {

@@ -147,4 +147,17 @@ class UnitsTest {
         assertEquals(Reassembler.Outcome.VIOLATION, r.onFragment(src, 0, 10, 131072));
         assertEquals("R-3.1.5.8-05", r.violationRule());
     }
+
+    @Test
+    void serialRingSizedByTheWorkRequestsThatCanCompleteAtOnce() {
+        // defaults (255 credits each way): the full ring
+        assertEquals(SerialExecutor.DEFAULT_CAPACITY, Connection.serialRingCapacity(TransportSettings.DEFAULTS));
+        // 16 credits each way (the scale test): send queue 17 + 1 + 8 + 16 + 16, receive queue 18, 16 spare
+        TransportSettings small = TransportSettings.builder().sendCreditTarget(16).receiveCreditMax(16).build();
+        assertEquals(128, Connection.serialRingCapacity(small));
+        assertTrue(Connection.serialRingCapacity(small) >= (17 + 1 + 8 + 16 + 16) + 18 + 16);
+        TransportSettings tiny = TransportSettings.builder().sendCreditTarget(1).receiveCreditMax(1)
+                .outboundReadDepth(1).build();
+        assertEquals(64, Connection.serialRingCapacity(tiny), "never below 64");
+    }
 }

@@ -25,6 +25,8 @@ import smbdirect.rdma.mock.DeliveryMode;
  * <li>{@code copyFloor}: the two copies the design makes of every byte, direct to direct, one
  * fragment at a time: source into a send slot, then the (received) slot into the reassembly
  * buffer.</li>
+ * <li>{@code copyFloorOverFabric}: those two plus the third the mock fabric makes (its Send copies
+ * the slot into the receiver's buffer): every copy the path over the mock makes.</li>
  * <li>{@code rawMock}: the fragments (MaxSendSize bytes each, the last shorter) posted as Sends
  * through the SPI with no protocol, receives reposted at once; the mock's copy stands for the
  * NIC's DMA.</li>
@@ -70,6 +72,7 @@ public class BulkBench {
     public static class Floor {
         ByteBuffer source;
         ByteBuffer slots;
+        ByteBuffer receives;
         ByteBuffer reassembly;
         int slot;
 
@@ -77,6 +80,7 @@ public class BulkBench {
         public void setUp(Shape shape) {
             source = Buffers.pattern(shape.messageSize);
             slots = ByteBuffer.allocateDirect(SEND_SLOTS * shape.sendSize);
+            receives = ByteBuffer.allocateDirect(SEND_SLOTS * shape.sendSize);
             reassembly = ByteBuffer.allocateDirect(shape.messageSize);
         }
     }
@@ -146,6 +150,27 @@ public class BulkBench {
             int base = f.slot * stride + HEADER;
             f.slots.put(base, f.source, at, n);       // into the registered send slot
             f.reassembly.put(at, f.slots, base, n);   // from the receive slot into the reassembly buffer
+            f.slot = f.slot + 1 == SEND_SLOTS ? 0 : f.slot + 1;
+        }
+        return f.slot;
+    }
+
+    /**
+     * The copies a message costs over the mock fabric: the two of {@link #copyFloor} plus the
+     * fabric's own (the mock's Send copies the slot into the peer's receive buffer, where a NIC would
+     * DMA without the CPU).
+     */
+    @Benchmark
+    public int copyFloorOverFabric(Shape shape, Floor f) {
+        int payload = shape.payload();
+        int size = shape.messageSize;
+        int stride = shape.sendSize;
+        for (int at = 0; at < size; at += payload) {
+            int n = Math.min(payload, size - at);
+            int base = f.slot * stride;
+            f.slots.put(base + HEADER, f.source, at, n);              // into the registered send slot
+            f.receives.put(base, f.slots, base, HEADER + n);          // the fabric: slot to receive buffer
+            f.reassembly.put(at, f.receives, base + HEADER, n);       // into the reassembly buffer
             f.slot = f.slot + 1 == SEND_SLOTS ? 0 : f.slot + 1;
         }
         return f.slot;

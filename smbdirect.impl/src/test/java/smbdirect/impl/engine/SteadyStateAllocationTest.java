@@ -298,4 +298,107 @@ class SteadyStateAllocationTest {
         assertEquals(2L * 4 * rounds * size, done[1] - movedBefore, "every queued transfer completed in full");
         assertTrue(allocated < 4096, 12 * rounds + " queued requests allocated " + allocated + " bytes");
     }
+
+    /**
+     * Over the THREADED mock (completions on the fabric's threads, sends and RDMA requests from the
+     * test thread, the serial contexts entered by whichever finds them idle): messages one way with
+     * 32 outstanding, and RDMA Writes and Reads, allocate nothing on any of the threads involved.
+     */
+    @Test
+    void messagesAndRdmaOverTheThreadedMockAllocateNothingOnAnyThread() throws Exception {
+        com.sun.management.ThreadMXBean counter = allocationCounter();
+
+        try (MockPair pair = new MockPair(smbdirect.rdma.mock.DeliveryMode.THREADED, EngineOverMockTest.EXAMPLE,
+                EngineOverMockTest.EXAMPLE)) {
+            Connection c = (Connection) pair.connectAsync().get(10, java.util.concurrent.TimeUnit.SECONDS);
+            Connection s = (Connection) pair.awaitAccepted(java.time.Duration.ofSeconds(10));
+            pair.serverSide.countOnly = true;
+            int size = 16384;
+            smbdirect.api.RegisteredBuffer exposed = s.register(MockPair.direct(Harness.bytes(size, 3)),
+                    smbdirect.api.RemoteAccess.READ_WRITE).toCompletableFuture().get(10, java.util.concurrent.TimeUnit.SECONDS);
+            smbdirect.api.RegisteredBuffer local = c.register(ByteBuffer.allocateDirect(size),
+                    smbdirect.api.RemoteAccess.NONE).toCompletableFuture().get(10, java.util.concurrent.TimeUnit.SECONDS);
+            java.util.List<smbdirect.api.BufferDescriptor> remote = exposed.descriptors();
+            ByteBuffer message = ByteBuffer.wrap(Harness.bytes(64, 5));
+            java.util.concurrent.atomic.AtomicLong sent = new java.util.concurrent.atomic.AtomicLong();
+            java.util.concurrent.atomic.AtomicLong moved = new java.util.concurrent.atomic.AtomicLong();
+            java.util.concurrent.atomic.AtomicLong failed = new java.util.concurrent.atomic.AtomicLong();
+            smbdirect.api.SendCompletion sendDone = (m, x) -> {
+                if (x == null) {
+                    sent.incrementAndGet();
+                } else {
+                    failed.incrementAndGet();
+                }
+            };
+            smbdirect.api.RdmaCompletion rdmaDone = (n, x) -> {
+                if (x == null) {
+                    moved.addAndGet(n);
+                } else {
+                    failed.incrementAndGet();
+                }
+            };
+            int rounds = 20_000;
+            long[] issued = new long[2];
+            Runnable load = () -> {
+                for (int i = 0; i < rounds; i++) {
+                    awaitBelow(sent, issued[0] - 32, failed);
+                    c.send(message, sendDone);
+                    issued[0]++;
+                    if ((i & 7) == 0) {
+                        awaitBelow(moved, issued[1] - 2L * size * 4, failed);
+                        c.rdmaWrite(local, 0, size, remote, 0, rdmaDone);
+                        c.rdmaRead(local, 0, size, remote, 0, rdmaDone);
+                        issued[1] += 2L * size;
+                    }
+                }
+                awaitBelow(sent, issued[0] - 1, failed);
+                awaitBelow(moved, issued[1] - 1, failed);
+            };
+            load.run(); // warm-up: pools and queues reach their working sizes
+            long[] threads = threadsOf("smbdirect-mock-pair-");
+            long before = sum(counter.getThreadAllocatedBytes(threads));
+            load.run();
+            long allocated = sum(counter.getThreadAllocatedBytes(threads)) - before;
+            assertEquals(0, failed.get(), "nothing failed");
+            assertEquals(issued[0], sent.get(), "every send completed");
+            assertEquals(issued[1], moved.get(), "every transfer completed in full");
+            assertEquals(64L * issued[0], pair.serverSide.counted, "every message arrived");
+            assertTrue(c.isOpen() && s.isOpen());
+            assertTrue(allocated < 8192, rounds + " messages and " + rounds / 4 + " RDMA transfers over THREADED "
+                    + "delivery allocated " + allocated + " bytes on the test and completion threads");
+        }
+    }
+
+    /** Spins (bounded by 30 s) until {@code value} exceeds {@code floor}. */
+    private static void awaitBelow(java.util.concurrent.atomic.AtomicLong value, long floor,
+            java.util.concurrent.atomic.AtomicLong failed) {
+        long end = System.nanoTime() + 30_000_000_000L;
+        while (value.get() <= floor) {
+            if (failed.get() > 0 || System.nanoTime() > end) {
+                throw new AssertionError("stalled at " + value.get() + " (waiting for > " + floor + ")");
+            }
+            Thread.onSpinWait();
+        }
+    }
+
+    /** The ids of the test thread and of every live thread whose name starts with {@code prefix}. */
+    private static long[] threadsOf(String prefix) {
+        java.util.List<Long> ids = new java.util.ArrayList<>();
+        for (Thread t : Thread.getAllStackTraces().keySet()) {
+            if (t.getName().startsWith(prefix)) {
+                ids.add(t.getId());
+            }
+        }
+        assertTrue(!ids.isEmpty(), "no completion thread named " + prefix + "*");
+        ids.add(Thread.currentThread().getId());
+        return ids.stream().mapToLong(Long::longValue).toArray();
+    }
+
+    private static long sum(long[] values) {
+        long s = 0;
+        for (long v : values) {
+            s += v;
+        }
+        return s;
+    }
 }

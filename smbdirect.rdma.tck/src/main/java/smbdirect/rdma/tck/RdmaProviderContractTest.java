@@ -500,7 +500,9 @@ public abstract class RdmaProviderContractTest {
         awaitDisconnected(c.client);
         assertEquals(CompletionStatus.LOCAL_LENGTH_ERROR,
                 c.serverRec().completions(WorkRequestType.RECEIVE).get(0).status());
-        assertEquals(DisconnectCause.QP_ERROR, c.serverRec().cause());
+        // the receiver's own failure and the sender's disconnect race (either may end the receiver first)
+        assertTrue(c.serverRec().cause() == DisconnectCause.QP_ERROR || c.serverRec().cause() == DisconnectCause.PEER,
+                "server: " + c.serverRec().cause());
         CompletionStatus send = c.client.completions(WorkRequestType.SEND).get(0).status();
         assertTrue(send == CompletionStatus.REMOTE_INVALID_REQUEST || send == CompletionStatus.FLUSHED,
                 "the sender's Send: " + send);

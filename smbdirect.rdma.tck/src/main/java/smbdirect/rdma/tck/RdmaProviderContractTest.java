@@ -619,6 +619,27 @@ public abstract class RdmaProviderContractTest {
     }
 
     @Test
+    protected void remoteWriteWithoutLocalWriteIsRefusedAndRegistersNothing() throws Exception {
+        TckRecorder client = recorder();
+        RdmaEndpoint ep = track(f.clientProvider().createEndpoint(new EndpointConfig(4, 4), client));
+        assertThrows(RdmaException.class, () -> ep.register(ByteBuffer.allocateDirect(8),
+                access(MemoryAccess.REMOTE_WRITE)));
+        MemoryRegion r = ep.register(ByteBuffer.allocateDirect(8),
+                access(MemoryAccess.LOCAL_WRITE, MemoryAccess.REMOTE_WRITE));
+        assertEquals(access(MemoryAccess.LOCAL_WRITE, MemoryAccess.REMOTE_WRITE), r.access());
+    }
+
+    @Test
+    protected void receivesBeyondTheReceiveQueueDepthAreRefused() throws Exception {
+        TckRecorder client = recorder();
+        RdmaEndpoint ep = track(f.clientProvider().createEndpoint(new EndpointConfig(4, 2), client));
+        MemoryRegion r = region(ep, new byte[32], MemoryAccess.LOCAL_WRITE);
+        ep.postReceive(r, 0, 8, 1);
+        ep.postReceive(r, 8, 8, 2);
+        assertThrows(RdmaException.class, () -> ep.postReceive(r, 16, 8, 3));
+    }
+
+    @Test
     protected void tokensOfLiveRegistrationsAreDistinct() throws Exception {
         TckRecorder client = recorder();
         RdmaEndpoint ep = track(f.clientProvider().createEndpoint(new EndpointConfig(4, 4), client));

@@ -330,8 +330,13 @@ public final class LoopbackBackend implements VerbsBackend {
             active.state = IdState.CONNECTED;
             id.qp.peer = active.qp;
             active.qp.peer = id.qp;
-            event(this, CM_EVENT_ESTABLISHED, null, id);
+            // librdmacm: the active side's ESTABLISHED comes with the REP, the passive side's with the RTU
             event(active.owner, CM_EVENT_ESTABLISHED, null, active);
+            if (net.holdPassiveEstablished) {
+                net.heldEvents.add(() -> event(this, CM_EVENT_ESTABLISHED, null, id));
+            } else {
+                event(this, CM_EVENT_ESTABLISHED, null, id);
+            }
         }
     }
 

@@ -25,6 +25,13 @@ public final class LoopbackNetwork {
     final Map<InetSocketAddress, LoopbackBackend.Id> bound = new HashMap<>();
     final Map<InetSocketAddress, LoopbackBackend.Id> listeners = new HashMap<>();
     final List<LoopbackBackend> backends = new ArrayList<>();
+    /**
+     * Holds back the passive side's ESTABLISHED (as when the active side's RTU is lost and the CM
+     * retransmits): the connection works at the verbs level while the passive provider has not seen
+     * the event yet. Guarded by this.
+     */
+    boolean holdPassiveEstablished;
+    final List<Runnable> heldEvents = new ArrayList<>();
     private int nextPort = 40000;
     private int nextKey = 1;
     private long nextAddress = 0x7f10_0000_0000L;
@@ -44,6 +51,21 @@ public final class LoopbackNetwork {
             backends.add(backend);
             return backend;
         }
+    }
+
+    /** From now on, the passive side's ESTABLISHED waits for {@link #releaseHeldEvents()}. */
+    public synchronized void holdPassiveEstablished() {
+        holdPassiveEstablished = true;
+    }
+
+    /** Delivers the held events and stops holding. */
+    public synchronized void releaseHeldEvents() {
+        holdPassiveEstablished = false;
+        for (Runnable r : heldEvents) {
+            r.run();
+        }
+        heldEvents.clear();
+        notifyAll();
     }
 
     synchronized LoopbackBackend backendAt(InetAddress address) {

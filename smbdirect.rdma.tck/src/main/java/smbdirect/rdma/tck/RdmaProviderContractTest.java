@@ -43,7 +43,9 @@ import smbdirect.api.rdma.WorkRequestType;
  * The RDMA provider SPI contract ({@code smbdirect.api.rdma}: reliable-connected semantics,
  * callback rules, memory registration), checked through the SPI only. A provider's test tree
  * subclasses it and supplies a {@link RdmaTckFixture}; a test the provider cannot pass because of
- * a documented gap is overridden with {@code @Disabled("reason")} in the subclass.
+ * a documented gap is overridden in the subclass with both {@code @Test} and
+ * {@code @Disabled("reason")} (an override without {@code @Test} would silently stop being a
+ * test). Tests that depend on a capability the provider reports state it as an assumption.
  *
  * <p>Every test ends with the fixture's leak check, after the test's endpoints and listeners were
  * closed, and checks that no endpoint saw concurrent callbacks or a callback after

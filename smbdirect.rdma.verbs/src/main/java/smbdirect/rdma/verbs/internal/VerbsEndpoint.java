@@ -97,6 +97,8 @@ final class VerbsEndpoint implements RdmaEndpoint {
     private volatile InetSocketAddress peerAddress;
     /** Group thread only. */
     private long drainDeadline;
+    /** Group thread only: onEstablished was delivered. */
+    private boolean establishedSeen;
 
     VerbsEndpoint(VerbsRdmaProvider provider, CompletionGroup group, VerbsBackend.CmId id,
             VerbsBackend.QueuePair qp, int key, EndpointConfig config, RdmaEndpointHandler handler, boolean passive,
@@ -296,6 +298,7 @@ final class VerbsEndpoint implements RdmaEndpoint {
             }
             state = State.ESTABLISHED;
         }
+        establishedSeen = true;
         try {
             localAddress = backend.localAddress(id);
             peerAddress = backend.peerAddress(id);
@@ -671,6 +674,12 @@ final class VerbsEndpoint implements RdmaEndpoint {
 
     /** Group thread: completion {@code i} of {@code batch} belongs to this endpoint. */
     void onWorkCompletion(CompletionBatch batch, int i) {
+        if (!establishedSeen && batch.status(i) == VerbsConstants.WC_SUCCESS) {
+            // Data can arrive before RDMA_CM_EVENT_ESTABLISHED (the passive side's event comes with
+            // the RTU, which may be late): a successful completion proves the connection is up
+            // (IB_EVENT_COMM_EST), so onEstablished comes first; the late CM event is then ignored.
+            onEstablished();
+        }
         boolean receive = (batch.wrId(i) & RECEIVE_FLAG) != 0;
         if (!receive) {
             drainDeferred();

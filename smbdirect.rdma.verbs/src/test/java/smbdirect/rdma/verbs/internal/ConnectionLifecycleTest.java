@@ -59,6 +59,28 @@ class ConnectionLifecycleTest {
     }
 
     @Test
+    void aSuccessfulCompletionBeforeTheEstablishedEventDeliversOnEstablishedFirstAndOnlyOnce() throws Exception {
+        VerbsEndpoint ep = h.activeEndpoint(handler, 4, 4);
+        MemoryRegion region = ep.register(Harness.direct(64), Harness.access(LOCAL_WRITE));
+        ep.postReceive(region, 0, 64, 1L);
+        ep.connect(Harness.PEER, new ConnectParameters(null, 1, 1));
+        h.backend.event(VerbsConstants.CM_EVENT_ADDR_RESOLVED, null, ep.cmId());
+        h.backend.event(VerbsConstants.CM_EVENT_ROUTE_RESOLVED, null, ep.cmId());
+        h.pump();
+        assertEquals(VerbsEndpoint.State.CONNECTING, ep.state());
+        // the peer's first message lands before RDMA_CM_EVENT_ESTABLISHED is read
+        h.backend.completeRecv(Harness.qp(ep), VerbsConstants.WC_SUCCESS, 24, 0, 0);
+        h.pump();
+        assertEquals(VerbsEndpoint.State.ESTABLISHED, ep.state());
+        assertEquals(2, handler.events.size(), handler.events.toString());
+        assertEquals("established", handler.events.get(0));
+        assertEquals(1L, ((RecordingHandler.Completion) handler.events.get(1)).wrId());
+        h.backend.event(VerbsConstants.CM_EVENT_ESTABLISHED, null, ep.cmId());
+        h.pump();
+        assertEquals(2, handler.events.size(), "the late ESTABLISHED event adds nothing: " + handler.events);
+    }
+
+    @Test
     void readDepthsAreCappedByTheConfiguredDeviceLimit() throws Exception {
         VerbsEndpoint ep = h.activeEndpoint(handler, 4, 4);
         ep.connect(Harness.PEER, new ConnectParameters(null, 200, 100));

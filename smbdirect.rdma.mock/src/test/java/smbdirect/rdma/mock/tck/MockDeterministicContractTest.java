@@ -1,0 +1,14 @@
+package smbdirect.rdma.mock.tck;
+
+import smbdirect.rdma.mock.DeliveryMode;
+import smbdirect.rdma.tck.RdmaProviderContractTest;
+import smbdirect.rdma.tck.RdmaTckFixture;
+
+/** The RDMA provider SPI contract on the mock fabric in {@link DeliveryMode#DETERMINISTIC} mode. */
+class MockDeterministicContractTest extends RdmaProviderContractTest {
+
+    @Override
+    protected RdmaTckFixture createFixture() {
+        return new MockTckFixture(DeliveryMode.DETERMINISTIC);
+    }
+}

@@ -1,0 +1,57 @@
+package smbdirect.rdma.tck;
+
+import java.net.InetSocketAddress;
+import java.time.Duration;
+
+import smbdirect.api.rdma.RdmaProvider;
+
+/**
+ * What the contract suite needs from a provider under test: two providers (devices) that can reach
+ * each other, the address a listener of the server provider binds to, and a way to let the
+ * providers make progress. One fixture per test.
+ */
+public abstract class RdmaTckFixture {
+
+    /** The provider of the active (connecting) side. */
+    public abstract RdmaProvider clientProvider();
+
+    /** The provider of the passive (listening) side; may be the same as the client's. */
+    public abstract RdmaProvider serverProvider();
+
+    /** The address a listener of {@link #serverProvider()} on {@code port} binds to and clients connect to. */
+    public abstract InetSocketAddress serverAddress(int port);
+
+    /**
+     * Lets the providers make progress on the calling thread (a deterministic provider runs its
+     * queued work here); providers with their own threads do nothing. Called repeatedly while the
+     * suite waits for a condition.
+     */
+    public void settle() {
+    }
+
+    /** Whether callbacks may be delivered re-entrantly from inside a {@code post} call on the caller's thread. */
+    public boolean inlineCallbacks() {
+        return false;
+    }
+
+    /**
+     * Whether the provider can tell a connect that found no listener from a consumer's reject. The
+     * SPI reports the former as {@code UNREACHABLE}; a provider whose connection manager reports
+     * both as a reject without a reason it can read (librdmacm's REJECTED, as surfaced by DiSNI
+     * 2.0) returns false, and the suite then expects {@code REJECTED} there.
+     */
+    public boolean reportsMissingListenerAsUnreachable() {
+        return true;
+    }
+
+    /** How long the suite waits for an expected callback before it fails. */
+    public Duration timeout() {
+        return Duration.ofSeconds(10);
+    }
+
+    /**
+     * Called after the test closed every endpoint and listener it made: releases the providers and
+     * fails when something was left behind.
+     */
+    public abstract void close() throws Exception;
+}

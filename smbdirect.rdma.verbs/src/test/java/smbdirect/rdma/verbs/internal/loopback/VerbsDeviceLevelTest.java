@@ -1,0 +1,130 @@
+package smbdirect.rdma.verbs.internal.loopback;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.Test;
+
+import smbdirect.api.rdma.ConnectParameters;
+import smbdirect.api.rdma.DisconnectCause;
+import smbdirect.api.rdma.EndpointConfig;
+import smbdirect.api.rdma.RdmaConnectRequest;
+import smbdirect.api.rdma.RdmaEndpoint;
+import smbdirect.api.rdma.RdmaEndpointHandler;
+import smbdirect.api.rdma.RdmaListenHandler;
+import smbdirect.api.rdma.RdmaListener;
+import smbdirect.api.rdma.WorkCompletion;
+import smbdirect.rdma.verbs.internal.CompletionBatch;
+import smbdirect.rdma.verbs.internal.VerbsBackend;
+import smbdirect.rdma.verbs.internal.VerbsConstants;
+
+/**
+ * What the SPI contract cannot see: the bytes and events at the loopback device under the verbs
+ * provider, and the device's own rules that the contract relies on.
+ */
+class VerbsDeviceLevelTest {
+
+    /** Handler that ignores everything (the device-level checks look below the SPI). */
+    static final class Quiet implements RdmaEndpointHandler, RdmaListenHandler {
+        final CompletableFuture<RdmaConnectRequest> request = new CompletableFuture<>();
+
+        @Override
+        public void onEstablished(ByteBuffer peerPrivateData) {
+        }
+
+        @Override
+        public void onCompletion(WorkCompletion completion) {
+        }
+
+        @Override
+        public void onDisconnected(DisconnectCause cause, String detail, ByteBuffer privateData) {
+        }
+
+        @Override
+        public void onConnectRequest(RdmaConnectRequest r) {
+            request.complete(r);
+        }
+
+        @Override
+        public void onListenerFailed(DisconnectCause cause, String detail) {
+        }
+    }
+
+    @Test
+    void connectPrivateDataReachesTheDeviceWithTheRequestAlthoughDisniCannotSurfaceIt() throws Exception {
+        VerbsTckFixture f = new VerbsTckFixture(false, false);
+        try {
+            privateDataAtTheDevice(f);
+        } finally {
+            f.close();
+        }
+    }
+
+    private static void privateDataAtTheDevice(VerbsTckFixture f) throws Exception {
+        Quiet quiet = new Quiet();
+        RdmaListener listener = f.server.listen(f.serverAddress(4450), quiet);
+        RdmaEndpoint ep = f.client.createEndpoint(new EndpointConfig(2, 2), quiet);
+        ep.connect(f.serverAddress(4450), new ConnectParameters(ByteBuffer.wrap(new byte[] {5, 6, 7}), 1, 1));
+        RdmaConnectRequest request = quiet.request.get(10, TimeUnit.SECONDS);
+        assertEquals(0, request.privateData().remaining(), "DiSNI 2.0 surfaces no private data");
+        List<VerbsBackend.CmId> pending = f.serverBackend.pendingRequests();
+        assertEquals(1, pending.size());
+        assertArrayEquals(new byte[] {5, 6, 7}, f.serverBackend.requestPrivateData(pending.get(0)));
+        request.reject(null);
+        ep.close();
+        listener.close();
+    }
+
+    @Test
+    void aCompletionQueuedAfterArmingRaisesOneEventAndNoneWithoutArming() throws Exception {
+        LoopbackNetwork net = new LoopbackNetwork();
+        LoopbackBackend dev = net.attach("10.9.1.1");
+        VerbsBackend.CmId id = dev.createId();
+        dev.bindAddr(id, new InetSocketAddress(dev.address(), 0));
+        VerbsBackend.ProtectionDomain pd = dev.allocPd(dev.device(id));
+        VerbsBackend.CompletionQueue cq = dev.createCq(dev.device(id), 16, 4);
+        VerbsBackend.QueuePair qp = dev.createQp(id, pd, cq, 4, 4);
+        VerbsBackend.RegisteredMemory mr = dev.register(pd, ByteBuffer.allocateDirect(8), VerbsConstants.ACCESS_LOCAL_WRITE);
+        dev.postRecv(qp, 1, mr.address(), 8, mr.localKey());
+        // not armed: the flush of the receive raises no event
+        dev.disconnect(id);
+        assertFalse(dev.awaitCompletionEvent(cq, 1));
+        dev.requestNotify(cq);
+        dev.postRecv(qp, 2, mr.address(), 8, mr.localKey());
+        assertTrue(dev.awaitCompletionEvent(cq, 1000), "the completion after arming raises an event");
+        assertFalse(dev.awaitCompletionEvent(cq, 1), "one event per arming");
+        CompletionBatch batch = new CompletionBatch(4);
+        assertEquals(2, dev.poll(cq, batch));
+        assertEquals(1, batch.wrId(0));
+        assertEquals(VerbsConstants.WC_WR_FLUSH_ERR, batch.status(0));
+        assertEquals(2, batch.wrId(1));
+        assertThrows(IOException.class, () -> dev.bindAddr(dev.createId(), new InetSocketAddress("10.9.1.2", 0)),
+                "an address of another device");
+        assertFalse(net.leaks().isEmpty());
+        assertThrows(AssertionError.class, net::assertNoLeaks);
+    }
+
+    @Test
+    void theLeakCheckNamesAnEndpointTheProviderWasNotAskedToRelease() throws Exception {
+        VerbsTckFixture f = new VerbsTckFixture(false, false);
+        try {
+            RdmaEndpoint ep = f.client.createEndpoint(new EndpointConfig(2, 2), new Quiet());
+            ep.register(ByteBuffer.allocateDirect(16), java.util.Set.of());
+            List<String> leaks = f.network.leaks();
+            assertTrue(leaks.stream().anyMatch(l -> l.contains("registration of 16 bytes")), leaks.toString());
+            assertTrue(leaks.stream().anyMatch(l -> l.contains("queue pair")), leaks.toString());
+        } finally {
+            f.close();
+        }
+    }
+}

@@ -91,8 +91,13 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
     private static final int RDMA_WRITE_BUDGET = 16;
     private static final int INVALIDATE_BUDGET = 16;
     private static final int OUT_POOL = 64;
-    /** Entries kept for sends and RDMA requests queued by other threads while the connection is busy. */
-    private static final int SHARED_POOL = 16;
+    /**
+     * Entries kept for sends queued by other threads while the connection is busy: an entry is in use
+     * until its message completes, so this covers that many messages in flight (as {@link #OUT_POOL}).
+     */
+    private static final int SHARED_SEND_POOL = 64;
+    /** Entries kept for RDMA requests queued while the connection is busy (in use until started). */
+    private static final int SHARED_RDMA_POOL = 16;
     private static final VarHandle SHARED_OUT;
     private static final VarHandle SHARED_RDMA;
 
@@ -886,7 +891,7 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
     private SharedPool<OutMessage> sharedOut() {
         SharedPool<OutMessage> p = sharedOut;
         if (p == null) {
-            p = new SharedPool<>(SHARED_POOL);
+            p = new SharedPool<>(SHARED_SEND_POOL);
             if (!SHARED_OUT.compareAndSet(this, null, p)) {
                 p = sharedOut;
             }
@@ -898,7 +903,7 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
     private SharedPool<PendingRdma> sharedRdma() {
         SharedPool<PendingRdma> p = sharedRdma;
         if (p == null) {
-            p = new SharedPool<>(SHARED_POOL);
+            p = new SharedPool<>(SHARED_RDMA_POOL);
             if (!SHARED_RDMA.compareAndSet(this, null, p)) {
                 p = sharedRdma;
             }

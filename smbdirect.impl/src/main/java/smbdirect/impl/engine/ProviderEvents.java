@@ -153,6 +153,16 @@ final class ProviderEvents implements Runnable {
         r[i] = wrId;
         r[i + 1] = meta;
         r[i + 2] = aux;
+        if (serial.isOwner()) {
+            // delivered inline from a post made on the context: the consumer is this thread, which
+            // takes the records before it leaves the context; no fence, no shared-ring operation
+            PRODUCED.setRelease(this, p + 1);
+            if (!scheduled) {
+                SCHEDULED.setRelease(this, true);
+                serial.executeFromOwner(this);
+            }
+            return;
+        }
         // A volatile store and load on each side (here: produced then scheduled; in run(): scheduled
         // then produced), so that at least one side sees the other's store and no record is left
         // without a scheduled task (a release store could be reordered after the load).

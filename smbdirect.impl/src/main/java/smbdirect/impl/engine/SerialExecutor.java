@@ -65,6 +65,8 @@ final class SerialExecutor implements Executor {
     private final AtomicBoolean running = new AtomicBoolean();
     /** The thread running tasks right now, or null. */
     private volatile Thread owner;
+    /** A task queued by the owner for itself ({@link #executeFromOwner}); owner only. */
+    private Runnable ownTask;
 
     SerialExecutor() {
         this(DEFAULT_CAPACITY);
@@ -91,6 +93,24 @@ final class SerialExecutor implements Executor {
         drain();
     }
 
+    /** Whether the calling thread holds this context (runs one of its tasks or entered it). */
+    boolean isOwner() {
+        return owner == Thread.currentThread();
+    }
+
+    /**
+     * Owner only ({@link #isOwner()}): queues {@code task} to run before the context is left, without
+     * touching the shared ring (no atomic operation). One such task at a time; a second one goes
+     * through {@link #execute}.
+     */
+    void executeFromOwner(Runnable task) {
+        if (ownTask == null) {
+            ownTask = task;
+        } else {
+            execute(task);
+        }
+    }
+
     /** Tasks that found the ring full (or the overflow in use) and were queued with an allocated node. */
     long overflowed() {
         return (long) OVERFLOWED.getVolatile(this);
@@ -112,6 +132,11 @@ final class SerialExecutor implements Executor {
 
     /** Consumer only: the next task in order, or null when none can be taken now. */
     private Runnable poll() {
+        Runnable own = ownTask;
+        if (own != null) {
+            ownTask = null;
+            return own;
+        }
         long h = (long) HEAD.getVolatile(this);
         int i = (int) (h & mask);
         Runnable r = (Runnable) SLOT.getVolatile(ring, i);
@@ -171,7 +196,7 @@ final class SerialExecutor implements Executor {
      * else waits: work may then be done directly, in order, without queueing.
      */
     boolean inContextAndNothingQueued() {
-        return owner == Thread.currentThread() && isEmpty();
+        return owner == Thread.currentThread() && ownTask == null && isEmpty();
     }
 
     /** Leaves the context entered by {@link #tryEnterIdle()} and runs what was queued meanwhile. */

@@ -194,13 +194,19 @@ class ProviderEventsTest {
         Runnable busy = () -> Thread.onSpinWait();
         // other threads keep entering the context (upper-layer sends, timers), so the queue is drained
         // by whichever of them holds it when records arrive
+        // (bounded: a thread that finds the context busy may have to run everything queued meanwhile,
+        // so endless submitters could keep the producer draining for ever)
         Thread[] others = new Thread[2];
         for (int t = 0; t < others.length; t++) {
             others[t] = new Thread(() -> {
-                while (!stop.get()) {
+                for (int i = 0; i < 200_000 && !stop.get(); i++) {
                     serial.execute(busy);
+                    if ((i & 63) == 0) {
+                        Thread.yield();
+                    }
                 }
             }, "context-user-" + t);
+            others[t].setDaemon(true);
             others[t].start();
         }
         CountDownLatch produced = new CountDownLatch(1);
@@ -217,12 +223,18 @@ class ProviderEventsTest {
                 produced.countDown();
             }
         }, "provider");
+        producer.setDaemon(true);
         producer.start();
-        assertTrue(produced.await(60, TimeUnit.SECONDS), "producer finished");
-        stop.set(true);
-        for (Thread t : others) {
-            t.join(10_000);
+        boolean finished;
+        try {
+            finished = produced.await(60, TimeUnit.SECONDS);
+        } finally {
+            stop.set(true);
+            for (Thread t : others) {
+                t.join(10_000);
+            }
         }
+        assertTrue(finished, "producer finished");
         serial.execute(() -> { }); // drain what is left, on this thread
         assertEquals(null, failure.get());
         CountDownLatch seen = new CountDownLatch(1);

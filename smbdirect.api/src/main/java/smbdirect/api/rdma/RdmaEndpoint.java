@@ -90,7 +90,8 @@ public interface RdmaEndpoint {
     /**
      * Starts an orderly disconnect. Outstanding work requests are flushed and then
      * {@link RdmaEndpointHandler#onDisconnected} is called with {@link DisconnectCause#LOCAL}.
-     * Idempotent; harmless on an endpoint that never connected.
+     * Idempotent; harmless on an endpoint that never connected (no connect or accept was called):
+     * no callback follows, and {@link #close()} releases what was posted.
      */
     void disconnect();
 

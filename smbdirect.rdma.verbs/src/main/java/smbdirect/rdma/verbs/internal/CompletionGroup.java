@@ -53,7 +53,7 @@ final class CompletionGroup {
     private int attached;
     private volatile boolean running;
     private volatile boolean failed;
-    private Thread thread;
+    private volatile Thread thread;
 
     CompletionGroup(VerbsBackend backend, VerbsSettings settings, LongSupplier nanoClock, VerbsBackend.Device device)
             throws IOException {
@@ -137,6 +137,10 @@ final class CompletionGroup {
     /** Runs {@code task} on the group thread (CM events, local disconnects, deferred completions). */
     void execute(Runnable task) {
         tasks.add(task);
+        Thread t = thread;
+        if (t != null) {
+            LockSupport.unpark(t); // wakes a thread parked without endpoints at once (not one blocked in the device)
+        }
     }
 
     /** Group thread: an endpoint entered DISCONNECTING and waits for flushes. */

@@ -322,6 +322,9 @@ final class VerbsEndpoint implements RdmaEndpoint {
                     || state == State.CLOSED) {
                 return;
             }
+            if (state == State.IDLE) {
+                return; // never connected: harmless, no callback (the SPI); close() releases what is posted
+            }
             disconnectRequested = true;
         }
         group.execute(() -> endOnGroup(DisconnectCause.LOCAL, "disconnect() called"));

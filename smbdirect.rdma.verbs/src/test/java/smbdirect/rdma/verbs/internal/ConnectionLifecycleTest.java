@@ -186,7 +186,7 @@ class ConnectionLifecycleTest {
         VerbsEndpoint ep = h.activeEndpoint(handler, 4, 4);
         ep.disconnect();
         h.pump();
-        assertEquals(DisconnectCause.LOCAL, handler.cause);
+        assertEquals(null, handler.cause, "no callback: the SPI calls disconnect harmless before connect");
         ep.close();
         ep.close();
         assertEquals(1, h.backend.destroyedIds.size());

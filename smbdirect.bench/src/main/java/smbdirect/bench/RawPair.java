@@ -112,6 +112,9 @@ final class RawPair implements AutoCloseable {
         volatile boolean disconnected;
         volatile long received;
         volatile long sendsCompleted;
+        /** RDMA Reads and Writes completed, and the bytes of the last one. */
+        volatile long rdmaCompleted;
+        volatile int rdmaLastBytes;
         volatile String failure;
         private long sendWrId;
 
@@ -174,6 +177,9 @@ final class RawPair implements AutoCloseable {
                 received = received + 1; // single writer: callbacks of one endpoint are never concurrent
             } else if (wc.type() == WorkRequestType.SEND) {
                 sendsCompleted = sendsCompleted + 1;
+            } else if (wc.type() == WorkRequestType.RDMA_WRITE || wc.type() == WorkRequestType.RDMA_READ) {
+                rdmaLastBytes = wc.byteLength();
+                rdmaCompleted = rdmaCompleted + 1;
             }
         }
 

@@ -1,6 +1,7 @@
 package smbdirect.bench;
 
 import java.nio.ByteBuffer;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -18,6 +19,9 @@ import smbdirect.api.BufferDescriptor;
 import smbdirect.api.RdmaCompletion;
 import smbdirect.api.RegisteredBuffer;
 import smbdirect.api.RemoteAccess;
+import smbdirect.api.rdma.MemoryAccess;
+import smbdirect.api.rdma.MemoryRegion;
+import smbdirect.api.rdma.RdmaException;
 import smbdirect.impl.engine.TransportSettings;
 import smbdirect.rdma.mock.DeliveryMode;
 
@@ -26,7 +30,9 @@ import smbdirect.rdma.mock.DeliveryMode;
  * {@link smbdirect.api.SmbDirectConnection#rdmaWrite} / {@code rdmaRead}: the client's local
  * registration (access NONE) against the server's registration (READ_WRITE), whose descriptors
  * the server would have sent in an upper-layer message. One operation = one transfer, issued and
- * waited for. Floor: {@code memcpy} of the same size direct to direct.
+ * waited for. Floors: {@code memcpy} of the same size direct to direct, and {@code rawMockWrite} /
+ * {@code rawMockRead}: the same transfer posted through the provider SPI with no protocol on top
+ * (the mock's RDMA is a checked memcpy plus a completion).
  */
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
@@ -121,6 +127,56 @@ public class RdmaBench {
             }
             return want;
         }
+    }
+
+    /** Two raw endpoints: the client's local region and the server's exposed one. */
+    @State(Scope.Benchmark)
+    public static class Raw {
+        RawPair pair;
+        MemoryRegion local;
+        MemoryRegion remote;
+        long issued;
+        long wrId;
+        final Spin spin = new Spin();
+
+        @Setup
+        public void setUp(Size size, Delivery delivery) throws Exception {
+            pair = new RawPair(delivery.mode, 1364, 4, 64, 0);
+            remote = pair.server.endpoint.register(Buffers.pattern(size.size),
+                    EnumSet.of(MemoryAccess.LOCAL_WRITE, MemoryAccess.REMOTE_READ, MemoryAccess.REMOTE_WRITE));
+            local = pair.client.endpoint.register(ByteBuffer.allocateDirect(size.size),
+                    EnumSet.of(MemoryAccess.LOCAL_WRITE));
+        }
+
+        @TearDown
+        public void tearDown() {
+            pair.close();
+        }
+
+        long await(int size) {
+            long want = ++issued;
+            while (pair.client.rdmaCompleted < want) {
+                pair.client.checkHealthy();
+                spin.idle("raw RDMA completion");
+            }
+            spin.reset();
+            if (pair.client.rdmaLastBytes != size) {
+                throw new IllegalStateException("raw RDMA moved " + pair.client.rdmaLastBytes + " bytes, not " + size);
+            }
+            return want;
+        }
+    }
+
+    @Benchmark
+    public long rawMockWrite(Size size, Raw r) throws RdmaException {
+        r.pair.client.endpoint.postRdmaWrite(r.local, 0, size.size, r.remote.address(), r.remote.token(), ++r.wrId);
+        return r.await(size.size);
+    }
+
+    @Benchmark
+    public long rawMockRead(Size size, Raw r) throws RdmaException {
+        r.pair.client.endpoint.postRdmaRead(r.local, 0, size.size, r.remote.address(), r.remote.token(), ++r.wrId);
+        return r.await(size.size);
     }
 
     @Benchmark

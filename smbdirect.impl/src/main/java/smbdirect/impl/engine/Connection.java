@@ -90,7 +90,12 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
     private static final int NEG_SEND_OFFSET = 512;
     private static final int RDMA_WRITE_BUDGET = 16;
     private static final int INVALIDATE_BUDGET = 16;
-    private static final int OUT_POOL = 64;
+    /**
+     * Entries the serial context keeps for reuse: covers the messages in flight at once (an upper
+     * layer that counts delivered messages, not send completions, can have well over 64 while the
+     * completions lag), so a steady stream allocates nothing; each entry is ~48 B.
+     */
+    private static final int OUT_POOL = 256;
     /**
      * Entries kept for sends queued by other threads while the connection is busy: an entry is in use
      * until its message completes, so this covers that many messages in flight (as {@link #OUT_POOL}).

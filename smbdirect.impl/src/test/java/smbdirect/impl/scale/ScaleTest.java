@@ -182,15 +182,27 @@ class ScaleTest {
 
     /**
      * Heap and direct memory in use after the collector has run until both figures are stable. Direct
-     * buffers are freed by the cleaner after a collection, so the direct figure counts only when
-     * it did not change across a collection and a short pause.
+     * buffers are freed by the reference handler after a collection, so the direct figure counts
+     * only when it did not change across a collection whose references were processed.
      */
+    /**
+     * Runs a collection and waits until the reference handler has processed the references it
+     * found (a sentinel's phantom reference is enqueued), which is when the direct buffers the
+     * collection found unreachable are freed.
+     */
+    private static void collect() throws InterruptedException {
+        java.lang.ref.ReferenceQueue<Object> queue = new java.lang.ref.ReferenceQueue<>();
+        java.lang.ref.PhantomReference<Object> sentinel = new java.lang.ref.PhantomReference<>(new Object(), queue);
+        System.gc();
+        queue.remove(1_000);
+        java.lang.ref.Reference.reachabilityFence(sentinel);
+    }
+
     private static long[] settled(MemoryMXBean memory, BufferPoolMXBean direct) throws InterruptedException {
         long lastHeap = Long.MAX_VALUE;
         long lastDirect = -1;
         for (int i = 0; i < 20; i++) {
-            System.gc();
-            Thread.sleep(20); // lets the cleaner free the direct buffers the collection found unreachable
+            collect();
             long heap = memory.getHeapMemoryUsage().getUsed();
             long d = direct.getMemoryUsed();
             if (Math.abs(lastHeap - heap) < 64 * 1024 && d == lastDirect) {

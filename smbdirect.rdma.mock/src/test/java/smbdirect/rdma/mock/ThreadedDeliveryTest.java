@@ -82,16 +82,18 @@ class ThreadedDeliveryTest {
         return threads.get(0);
     }
 
-    /** The thread is seen waiting (parked) in 50 consecutive looks 1 ms apart, within 5 s. */
-    private static boolean parksSteadily(Thread t) throws InterruptedException {
+    /**
+     * The thread is seen parked (WAITING) with its interrupt status clear, within 5 s. A thread in
+     * that state stays parked until it is unparked; one whose interrupt status stayed set returns
+     * from every park at once and busy-loops, so it is never seen so.
+     */
+    private static boolean parksSteadily(Thread t) {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        int seen = 0;
         while (System.nanoTime() < deadline) {
-            seen = t.getState() == Thread.State.WAITING ? seen + 1 : 0;
-            if (seen == 50) {
+            if (t.getState() == Thread.State.WAITING && !t.isInterrupted()) {
                 return true;
             }
-            Thread.sleep(1);
+            Thread.onSpinWait();
         }
         return false;
     }

@@ -1,5 +1,7 @@
 package smbdirect.rdma.mock.internal;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.ArrayDeque;
 
 import org.slf4j.Logger;
@@ -18,10 +20,27 @@ import smbdirect.rdma.mock.DeliveryMode;
 abstract class Deliverable extends DeliveryWorker.Node {
     private static final Logger LOG = LoggerFactory.getLogger(Deliverable.class);
     private static final int THREADED_BATCH = 64;
+    private static final VarHandle QUEUED;
+
+    static {
+        try {
+            QUEUED = MethodHandles.lookup().findVarHandle(Deliverable.class, "queued", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     final FabricImpl fabric;
     final Object lock;
     final ArrayDeque<Event> events = new ArrayDeque<>();
+    /**
+     * The size of {@link #events}, written under the lock (release) and read without it by
+     * {@link #signal()}: a target with nothing queued is passed over without taking the lock. A
+     * stale zero is harmless, because whoever queues a callback signals after queuing it and
+     * reads its own write.
+     */
+    @SuppressWarnings("unused") // through QUEUED
+    private volatile int queued;
     private final ArrayDeque<Event> eventPool = new ArrayDeque<>();
     private Thread deliverer;
     boolean held;
@@ -47,6 +66,7 @@ abstract class Deliverable extends DeliveryWorker.Node {
     /** Under lock: queues a callback. */
     final void enqueue(Event e) {
         events.add(e);
+        queuedChanged();
         if (fabric.mode == DeliveryMode.DETERMINISTIC) {
             fabric.addTask(this);
         }
@@ -60,6 +80,12 @@ abstract class Deliverable extends DeliveryWorker.Node {
             e.clear();
             eventPool.add(e);
         }
+        queuedChanged();
+    }
+
+    /** Under lock, after {@link #events} changed. */
+    final void queuedChanged() {
+        QUEUED.setRelease(this, events.size());
     }
 
     /** Under lock: accounting for a callback removed from the queue (delivered or discarded). */
@@ -70,6 +96,9 @@ abstract class Deliverable extends DeliveryWorker.Node {
 
     /** Outside locks: makes queued callbacks run according to the delivery mode. */
     final void signal() {
+        if ((int) QUEUED.getAcquire(this) == 0) {
+            return; // nothing to deliver (see queued)
+        }
         switch (fabric.mode) {
             case INLINE -> signalInline();
             case THREADED -> schedule();
@@ -94,9 +123,7 @@ abstract class Deliverable extends DeliveryWorker.Node {
         }
         s.depth++;
         try {
-            while (deliverOne()) {
-                // everything queued for this target
-            }
+            deliver(Integer.MAX_VALUE);
         } finally {
             s.depth--;
         }
@@ -109,41 +136,70 @@ abstract class Deliverable extends DeliveryWorker.Node {
     }
 
     /**
-     * Delivers the next queued callback on the calling thread, unless another thread is
-     * delivering for this target (that thread will pick it up) or callbacks are held.
+     * Delivers up to {@code max} queued callbacks on the calling thread, one at a time, unless
+     * another thread is delivering for this target (that thread will pick them up) or callbacks
+     * are held. Putting one callback's event back and taking the next share one lock.
+     *
+     * @return how many were delivered
      */
-    final boolean deliverOne() {
+    final int deliver(int max) {
+        Thread current = Thread.currentThread();
         Event e;
         Thread previous;
-        Thread current = Thread.currentThread();
         synchronized (lock) {
-            if (blocked() || events.isEmpty() || (deliverer != null && deliverer != current)) {
-                return false;
-            }
-            if (held) {
-                budget--;
-            }
-            e = events.poll();
+            e = takeNext(current);
             previous = deliverer;
-            deliverer = current;
-            discarded(e);
-        }
-        try {
-            dispatch(e);
-        } catch (RuntimeException | Error failure) {
-            LOG.error("Handler of {} threw on {}", this, e, failure);
-            fabric.recordHandlerFailure(this + " threw on " + describe(e) + ": " + failure);
-            if (failure instanceof Error err && !(failure instanceof AssertionError)) {
-                throw err;
+            if (e != null) {
+                deliverer = current;
             }
-        } finally {
+        }
+        int delivered = 0;
+        while (e != null) {
+            delivered++;
+            try {
+                dispatch(e);
+            } catch (RuntimeException | Error failure) {
+                LOG.error("Handler of {} threw on {}", this, e, failure);
+                fabric.recordHandlerFailure(this + " threw on " + describe(e) + ": " + failure);
+                if (failure instanceof Error err && !(failure instanceof AssertionError)) {
+                    synchronized (lock) {
+                        deliverer = previous;
+                        e.clear();
+                        eventPool.add(e);
+                    }
+                    throw err;
+                }
+            }
             synchronized (lock) {
                 deliverer = previous;
                 e.clear();
                 eventPool.add(e);
+                e = delivered < max ? takeNext(current) : null;
+                if (e != null) {
+                    deliverer = current;
+                }
             }
         }
-        return true;
+        return delivered;
+    }
+
+    /** Under lock: the next callback to deliver on {@code current}, taken off the queue, or null. */
+    private Event takeNext(Thread current) {
+        if (blocked() || events.isEmpty() || (deliverer != null && deliverer != current)) {
+            return null;
+        }
+        if (held) {
+            budget--;
+        }
+        Event e = events.poll();
+        queuedChanged();
+        discarded(e);
+        return e;
+    }
+
+    /** Delivers the next queued callback on the calling thread (see {@link #deliver(int)}). */
+    final boolean deliverOne() {
+        return deliver(1) == 1;
     }
 
     /** DETERMINISTIC: a ticket of this target came up. */
@@ -238,11 +294,8 @@ abstract class Deliverable extends DeliveryWorker.Node {
 
     /** THREADED, on this target's worker: delivers a batch, then queues the target again if needed. */
     final void drainThreaded() {
-        int delivered = 0;
         try {
-            while (delivered < THREADED_BATCH && deliverOne()) {
-                delivered++;
-            }
+            deliver(THREADED_BATCH);
         } finally {
             synchronized (lock) {
                 scheduled = false;

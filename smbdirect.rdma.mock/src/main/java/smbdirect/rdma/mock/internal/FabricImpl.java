@@ -46,13 +46,23 @@ public final class FabricImpl implements MockFabric {
     /** INLINE: how many deliveries may nest on one thread before further work is trampolined. */
     static final int INLINE_DEPTH = 4;
 
-    /** INLINE: per-thread nesting depth and the targets whose delivery was deferred. */
+    /**
+     * INLINE: per-thread nesting depth and the targets whose delivery was deferred. Only its
+     * thread touches {@code depth} and {@code deferred}.
+     */
     static final class InlineState {
+        final Thread thread = Thread.currentThread();
         int depth;
         final ArrayDeque<Deliverable> deferred = new ArrayDeque<>();
     }
 
     private final ThreadLocal<InlineState> inline = ThreadLocal.withInitial(InlineState::new);
+    /**
+     * The state of the thread that delivered last: a thread delivering again finds its state here
+     * without a {@link ThreadLocal} lookup. Read and written without synchronization: a reader
+     * uses it only if its {@code final} thread is the reader itself.
+     */
+    private InlineState lastInline;
 
     final DeliveryMode mode;
     private final String name;
@@ -276,7 +286,12 @@ public final class FabricImpl implements MockFabric {
     }
 
     InlineState inlineState() {
-        return inline.get();
+        InlineState s = lastInline;
+        if (s == null || s.thread != Thread.currentThread()) {
+            s = inline.get();
+            lastInline = s;
+        }
+        return s;
     }
 
     /** THREADED: the worker for a new endpoint or listener (round robin); otherwise null. */

@@ -99,6 +99,7 @@ final class ListenerImpl extends Deliverable implements RdmaListener {
             }
         }
         events.removeIf(e -> e.kind == Event.CONNECT_REQUEST);
+        queuedChanged();
         return orphans;
     }
 

@@ -63,8 +63,12 @@ final class SerialExecutor implements Executor {
     @SuppressWarnings("unused")
     private volatile long overflowed;
     private final AtomicBoolean running = new AtomicBoolean();
-    /** The thread running tasks right now, or null. */
-    private volatile Thread owner;
+    /**
+     * The thread running tasks right now, or null. A plain field: only the owner writes it (after
+     * taking {@link #running}, before releasing it), and a thread compares it only with itself,
+     * which can see neither a stale value of its own nor another thread's as its own.
+     */
+    private Thread owner;
     /** A task queued by the owner for itself ({@link #executeFromOwner}); owner only. */
     private Runnable ownTask;
 

@@ -172,6 +172,8 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
     KeepaliveRequested keepaliveRequested = KeepaliveRequested.NONE;
     boolean sendImmediate;
     private boolean hasInvalidatedToken;
+    /** The send loop runs ({@link #pump}): a nested call returns at once, the running loop goes on. */
+    private boolean pumping;
     private int invalidatedToken;
 
     // ---- state ----
@@ -969,6 +971,18 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
      * upper-layer message (R-3.1.5.4-21, peer-lessons 4).
      */
     private void pump() {
+        if (pumping) {
+            return; // a completion taken by the loop below: the loop goes on with its effect
+        }
+        pumping = true;
+        try {
+            pumpLoop();
+        } finally {
+            pumping = false;
+        }
+    }
+
+    private void pumpLoop() {
         if (state != State.ESTABLISHED) {
             return;
         }
@@ -977,6 +991,9 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
             return;
         }
         for (;;) {
+            if (state != State.ESTABLISHED) {
+                return; // closed by something a taken completion did
+            }
             OutMessage head = sendQueue.peekFirst();
             boolean controlDue = head == null && (sendImmediate
                     || keepaliveRequested == KeepaliveRequested.PENDING
@@ -986,11 +1003,19 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
                 return;
             }
             if (credits.sendCredits == 0) { // R-3.1.5.1-04
+                if (takeArrivedCompletions()) {
+                    continue;
+                }
                 stalledOnCredits();
                 return;
             }
-            if (sendPool.available() == 0 && !growSendBuffers()) {
-                return; // resumes when a send completes
+            if (sendPool.available() == 0) {
+                if (takeArrivedCompletions()) {
+                    continue;
+                }
+                if (!growSendBuffers()) {
+                    return; // resumes when a send completes
+                }
             }
             if (credits.sendCredits == 1) {
                 // R-3.1.5.9-04, R-3.1.5.1-06, A-16: the last credit goes with a grant that includes one
@@ -1000,16 +1025,35 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
                         return;
                     }
                 } else if (credits.ungranted == 0) {
+                    if (takeArrivedCompletions()) {
+                        continue;
+                    }
                     stalledOnCredits(); // R-3.1.5.9-06
                     return;
                 }
             }
             creditsAvailable();
             sendOne(head);
-            if (state != State.ESTABLISHED) {
-                return;
-            }
         }
+    }
+
+    /**
+     * The send loop is out of credits or send slots: handles the work completions the provider has
+     * already delivered to this connection while the loop ran (queued behind it on the serial
+     * context: send completions free slots, a receive may carry a credit grant), so the loop goes on
+     * with hot slots and fresh credits instead of stalling until it returns. Their calls of
+     * {@link #pump} return at once; this loop continues in their place, posting receives first.
+     *
+     * @return whether any completion was handled (the loop should look again)
+     */
+    private boolean takeArrivedCompletions() {
+        if (providerEvents.takeCompletions() == 0) {
+            return false;
+        }
+        if (state == State.ESTABLISHED) {
+            refillReceives();
+        }
+        return true;
     }
 
     private void sendOne(OutMessage head) {

@@ -177,20 +177,11 @@ final class ProviderEvents implements Runnable {
     @Override
     public void run() {
         long limit = (long) PRODUCED.getAcquire(this);
-        long c = (long) CONSUMED.getOpaque(this);
-        while (c < limit) {
-            Segment s = consumerSegment;
-            if (c == s.jumpAt) {
-                s = s.next;
-                consumerSegment = s;
-            }
-            int i = (int) (c & s.mask) * STRIDE;
-            long[] r = s.records;
-            long wrId = r[i];
-            long meta = r[i + 1];
-            long aux = r[i + 2];
-            CONSUMED.setRelease(this, ++c);
-            dispatch(wrId, meta, aux);
+        long c;
+        // the position is read again for every record: a record's handler may have taken the next
+        // ones already (takeCompletions, from the send loop)
+        while ((c = (long) CONSUMED.getOpaque(this)) < limit) {
+            take(c);
         }
         if (c != (long) PRODUCED.getAcquire(this)) {
             serial.execute(this); // more arrived during the pass: next pass behind the waiting tasks
@@ -200,6 +191,47 @@ final class ProviderEvents implements Runnable {
         if (c != (long) PRODUCED.getVolatile(this) && SCHEDULED.compareAndSet(this, false, true)) {
             serial.execute(this);
         }
+    }
+
+    /**
+     * Serial context, from inside one of its tasks: handles the work completions that have arrived
+     * and wait here, in order, now instead of when this task's turn comes; stops at the first record
+     * that is not a work completion (establishment and disconnect keep their place). The send loop
+     * uses it to reuse send slots and see credit grants whose completions arrived while it ran.
+     *
+     * @return how many were handled
+     */
+    int takeCompletions() {
+        int taken = 0;
+        long c;
+        while ((c = (long) CONSUMED.getOpaque(this)) < (long) PRODUCED.getAcquire(this)) {
+            Segment s = consumerSegment;
+            if (c == s.jumpAt) {
+                s = s.next;
+            }
+            if ((int) (s.records[(int) (c & s.mask) * STRIDE + 1] >>> 56) != (int) TAG_COMPLETION) {
+                break;
+            }
+            take(c);
+            taken++;
+        }
+        return taken;
+    }
+
+    /** Consumer: takes record {@code c} (the next one) off the queue and handles it. */
+    private void take(long c) {
+        Segment s = consumerSegment;
+        if (c == s.jumpAt) {
+            s = s.next;
+            consumerSegment = s;
+        }
+        int i = (int) (c & s.mask) * STRIDE;
+        long[] r = s.records;
+        long wrId = r[i];
+        long meta = r[i + 1];
+        long aux = r[i + 2];
+        CONSUMED.setRelease(this, c + 1);
+        dispatch(wrId, meta, aux);
     }
 
     private void dispatch(long wrId, long meta, long aux) {

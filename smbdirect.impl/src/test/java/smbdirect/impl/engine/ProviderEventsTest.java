@@ -134,6 +134,46 @@ class ProviderEventsTest {
         assertEquals(0, serial.overflowed(), "one serial task carried the whole burst");
     }
 
+    /**
+     * The send loop takes the completions that arrived while it ran (here from inside the handling of
+     * the first one, across a segment boundary): each is handled once, in order, the pass that was
+     * scheduled for them finds them gone, and taking stops at a record that is not a completion.
+     */
+    @Test
+    void completionsTakenEarlyFromInsideTheContextAreHandledOnceInOrderAndStopAtTheDisconnect() {
+        SerialExecutor serial = new SerialExecutor();
+        ProviderEvents[] holder = new ProviderEvents[1];
+        int[] taken = new int[1];
+        Log log = new Log() {
+            @Override
+            public void completion(long wrId, WorkRequestType type, CompletionStatus status, int length,
+                    boolean invalidated, int token, int vendorError) {
+                super.completion(wrId, type, status, length, invalidated, token, vendorError);
+                if (wrId == 0) {
+                    taken[0] = holder[0].takeCompletions(); // the send loop, nested in handling record 0
+                }
+            }
+        };
+        ProviderEvents events = new ProviderEvents(serial, log);
+        holder[0] = events;
+        int burst = ProviderEvents.INITIAL_CAPACITY * 3;
+        Wc wc = new Wc();
+        serial.execute(() -> {
+            for (int i = 0; i < burst; i++) {
+                events.completion(wc.set(i));
+            }
+            events.disconnected();
+            events.completion(wc.set(burst)); // after the disconnect: stays behind it
+        });
+        assertEquals(burst - 1, taken[0], "every completion before the disconnect, not the ones after it");
+        assertEquals(burst + 1, log.count, "each completion handled exactly once");
+        assertTrue(!log.outOfOrder, "in provider order");
+        assertEquals("disconnected", log.seen.get(burst));
+        assertEquals(burst + "", log.seen.get(burst + 1).split(":")[0]);
+        assertEquals(0, events.size());
+        assertEquals(0, events.takeCompletions(), "nothing left to take");
+    }
+
     @Test
     void recordsAddedDuringAPassRunAfterTasksThatWereAlreadyWaiting() {
         SerialExecutor serial = new SerialExecutor();

@@ -29,8 +29,10 @@ import smbdirect.rdma.mock.DeliveryMode;
  * RDMA Write and Read of {@code size} bytes through
  * {@link smbdirect.api.SmbDirectConnection#rdmaWrite} / {@code rdmaRead}: the client's local
  * registration (access NONE) against the server's registration (READ_WRITE), whose descriptors
- * the server would have sent in an upper-layer message. One operation = one transfer, issued and
- * waited for. Floors: {@code memcpy} of the same size direct to direct, and {@code rawMockWrite} /
+ * the server would have sent in an upper-layer message. One operation = one transfer; with
+ * {@code depth} 1 each is issued and waited for (latency bound), with {@code depth} 8 up to 8 are
+ * outstanding, as an SMB server keeps several reads and writes of its clients in flight (throughput;
+ * an operation is counted when issued, after the oldest beyond the depth completed). Floors: {@code memcpy} of the same size direct to direct, and {@code rawMockWrite} /
  * {@code rawMockRead}: the same transfer posted through the provider SPI with no protocol on top
  * (the mock's RDMA is a checked memcpy plus a completion).
  */
@@ -50,6 +52,13 @@ public class RdmaBench {
     public static class Delivery {
         @Param({"INLINE", "THREADED"})
         public DeliveryMode mode;
+    }
+
+    /** Transfers outstanding at once. */
+    @State(Scope.Benchmark)
+    public static class Depth {
+        @Param({"1", "8"})
+        public int depth;
     }
 
     /** Buffers of the floor. */
@@ -77,10 +86,12 @@ public class RdmaBench {
         int expected;
         volatile Throwable failure;
         long issued;
+        int depth;
         final Spin spin = new Spin();
 
         @Setup
-        public void setUp(Size size, Delivery delivery) throws Exception {
+        public void setUp(Size size, Delivery delivery, Depth depth) throws Exception {
+            this.depth = depth.depth;
             pair = new EnginePair(delivery.mode, TransportSettings.DEFAULTS, new Receiver(null), new Receiver(null));
             remote = pair.server.register(Buffers.pattern(size.size), RemoteAccess.READ_WRITE).toCompletableFuture()
                     .get(10, TimeUnit.SECONDS);
@@ -90,7 +101,8 @@ public class RdmaBench {
             expected = size.size;
             // the transfers really move the bytes: a read fills the zeroed local buffer with the pattern
             pair.client.rdmaRead(local, 0, size.size, descriptors, 0, this);
-            await();
+            issued++;
+            awaitBelow(1);
             if (local.buffer().mismatch(remote.buffer()) != -1) {
                 throw new IllegalStateException("RDMA Read did not copy the " + size.size + " bytes");
             }
@@ -98,6 +110,7 @@ public class RdmaBench {
 
         @TearDown
         public void tearDown() throws Exception {
+            awaitBelow(1);
             local.deregister().toCompletableFuture().get(10, TimeUnit.SECONDS);
             remote.deregister().toCompletableFuture().get(10, TimeUnit.SECONDS);
             pair.close();
@@ -112,9 +125,9 @@ public class RdmaBench {
             completed = completed + 1; // single writer: the connection's serial context
         }
 
-        long await() {
-            long want = ++issued;
-            while (completed < want) {
+        /** Waits until fewer than {@code limit} transfers are outstanding; checks each outcome. */
+        void awaitBelow(int limit) {
+            while (issued - completed >= limit) {
                 spin.idle("RDMA completion");
             }
             spin.reset();
@@ -122,10 +135,15 @@ public class RdmaBench {
             if (f != null) {
                 throw new IllegalStateException("RDMA failed", f);
             }
-            if (lastBytes != expected) {
+            if (completed > 0 && lastBytes != expected) {
                 throw new IllegalStateException("RDMA moved " + lastBytes + " bytes, not " + expected);
             }
-            return want;
+        }
+
+        /** Room for one more transfer: waits for the oldest beyond the depth. */
+        long next() {
+            awaitBelow(depth);
+            return ++issued;
         }
     }
 
@@ -137,11 +155,15 @@ public class RdmaBench {
         MemoryRegion remote;
         long issued;
         long wrId;
+        int depth;
+        int size;
         final Spin spin = new Spin();
 
         @Setup
-        public void setUp(Size size, Delivery delivery) throws Exception {
-            pair = new RawPair(delivery.mode, 1364, 4, 64, 0);
+        public void setUp(Size size, Delivery delivery, Depth depth) throws Exception {
+            this.depth = depth.depth;
+            this.size = size.size;
+            pair = new RawPair(delivery.mode, 1364, 16, 64, 0); // a send queue of 17: room for the depth
             remote = pair.server.endpoint.register(Buffers.pattern(size.size),
                     EnumSet.of(MemoryAccess.LOCAL_WRITE, MemoryAccess.REMOTE_READ, MemoryAccess.REMOTE_WRITE));
             local = pair.client.endpoint.register(ByteBuffer.allocateDirect(size.size),
@@ -150,33 +172,41 @@ public class RdmaBench {
 
         @TearDown
         public void tearDown() {
+            awaitBelow(1);
             pair.close();
         }
 
-        long await(int size) {
-            long want = ++issued;
-            while (pair.client.rdmaCompleted < want) {
+        /** Waits until fewer than {@code limit} transfers are outstanding; checks the bytes moved. */
+        void awaitBelow(int limit) {
+            while (issued - pair.client.rdmaCompleted >= limit) {
                 pair.client.checkHealthy();
                 spin.idle("raw RDMA completion");
             }
             spin.reset();
-            if (pair.client.rdmaLastBytes != size) {
+            if (pair.client.rdmaCompleted > 0 && pair.client.rdmaLastBytes != size) {
                 throw new IllegalStateException("raw RDMA moved " + pair.client.rdmaLastBytes + " bytes, not " + size);
             }
-            return want;
+        }
+
+        /** Room for one more transfer: waits for the oldest beyond the depth. */
+        long next() {
+            awaitBelow(depth);
+            return ++issued;
         }
     }
 
     @Benchmark
     public long rawMockWrite(Size size, Raw r) throws RdmaException {
+        long n = r.next();
         r.pair.client.endpoint.postRdmaWrite(r.local, 0, size.size, r.remote.address(), r.remote.token(), ++r.wrId);
-        return r.await(size.size);
+        return n;
     }
 
     @Benchmark
     public long rawMockRead(Size size, Raw r) throws RdmaException {
+        long n = r.next();
         r.pair.client.endpoint.postRdmaRead(r.local, 0, size.size, r.remote.address(), r.remote.token(), ++r.wrId);
-        return r.await(size.size);
+        return n;
     }
 
     @Benchmark
@@ -186,13 +216,15 @@ public class RdmaBench {
 
     @Benchmark
     public long rdmaWrite(Size size, Engine e) {
+        long n = e.next();
         e.pair.client.rdmaWrite(e.local, 0, size.size, e.descriptors, 0, e);
-        return e.await();
+        return n;
     }
 
     @Benchmark
     public long rdmaRead(Size size, Engine e) {
+        long n = e.next();
         e.pair.client.rdmaRead(e.local, 0, size.size, e.descriptors, 0, e);
-        return e.await();
+        return n;
     }
 }

@@ -163,17 +163,13 @@ abstract class Deliverable extends DeliveryWorker.Node {
                 fabric.recordHandlerFailure(this + " threw on " + describe(e) + ": " + failure);
                 if (failure instanceof Error err && !(failure instanceof AssertionError)) {
                     synchronized (lock) {
-                        deliverer = previous;
-                        e.clear();
-                        eventPool.add(e);
+                        putBack(e, previous);
                     }
                     throw err;
                 }
             }
             synchronized (lock) {
-                deliverer = previous;
-                e.clear();
-                eventPool.add(e);
+                putBack(e, previous);
                 e = delivered < max ? takeNext(current) : null;
                 if (e != null) {
                     deliverer = current;
@@ -181,6 +177,13 @@ abstract class Deliverable extends DeliveryWorker.Node {
             }
         }
         return delivered;
+    }
+
+    /** Under lock: a delivered event goes back to the pool, and delivery to whoever delivered before. */
+    private void putBack(Event e, Thread previous) {
+        deliverer = previous;
+        e.clear();
+        eventPool.add(e);
     }
 
     /** Under lock: the next callback to deliver on {@code current}, taken off the queue, or null. */

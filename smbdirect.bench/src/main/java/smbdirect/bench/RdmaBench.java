@@ -32,7 +32,8 @@ import smbdirect.rdma.mock.DeliveryMode;
  * the server would have sent in an upper-layer message. One operation = one transfer; with
  * {@code depth} 1 each is issued and waited for (latency bound), with {@code depth} 8 up to 8 are
  * outstanding, as an SMB server keeps several reads and writes of its clients in flight (throughput;
- * an operation is counted when issued, after the oldest beyond the depth completed). Floors: {@code memcpy} of the same size direct to direct, and {@code rawMockWrite} /
+ * an operation is counted when issued, after the oldest beyond the depth completed). Floors:
+ * {@code memcpy} of the same size direct to direct, and {@code rawMockWrite} /
  * {@code rawMockRead}: the same transfer posted through the provider SPI with no protocol on top
  * (the mock's RDMA is a checked memcpy plus a completion).
  */

@@ -32,10 +32,6 @@ final class CreditManager {
     int receiveCredits;
     /** Receives posted and not yet granted. */
     int ungranted;
-    /** {@link #grantDue}'s threshold for the post target and fraction it was computed for. */
-    private int threshold;
-    private int thresholdTarget = -1;
-    private double thresholdFraction = Double.NaN;
 
     CreditManager(int sendCreditTarget, int receiveCreditMax) {
         this.sendCreditTarget = sendCreditTarget;
@@ -119,12 +115,7 @@ final class CreditManager {
         if (ungranted == 0) {
             return false;
         }
-        int target = postTarget();
-        if (target != thresholdTarget || fraction != thresholdFraction) {
-            threshold = Math.max(1, (int) Math.ceil(fraction * target));
-            thresholdTarget = target;
-            thresholdFraction = fraction;
-        }
+        int threshold = Math.max(1, (int) Math.ceil(fraction * postTarget()));
         return peerCredits() < threshold;
     }
 

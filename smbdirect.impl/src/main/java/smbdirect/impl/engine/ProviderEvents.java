@@ -205,10 +205,7 @@ final class ProviderEvents implements Runnable {
         int taken = 0;
         long c;
         while ((c = (long) CONSUMED.getOpaque(this)) < (long) PRODUCED.getAcquire(this)) {
-            Segment s = consumerSegment;
-            if (c == s.jumpAt) {
-                s = s.next;
-            }
+            Segment s = consumerSegmentAt(c);
             if ((int) (s.records[(int) (c & s.mask) * STRIDE + 1] >>> 56) != (int) TAG_COMPLETION) {
                 break;
             }
@@ -218,13 +215,19 @@ final class ProviderEvents implements Runnable {
         return taken;
     }
 
-    /** Consumer: takes record {@code c} (the next one) off the queue and handles it. */
-    private void take(long c) {
+    /** Consumer: the segment holding record {@code c}, the next one to take (follows the producer's link). */
+    private Segment consumerSegmentAt(long c) {
         Segment s = consumerSegment;
         if (c == s.jumpAt) {
             s = s.next;
             consumerSegment = s;
         }
+        return s;
+    }
+
+    /** Consumer: takes record {@code c} (the next one) off the queue and handles it. */
+    private void take(long c) {
+        Segment s = consumerSegmentAt(c);
         int i = (int) (c & s.mask) * STRIDE;
         long[] r = s.records;
         long wrId = r[i];

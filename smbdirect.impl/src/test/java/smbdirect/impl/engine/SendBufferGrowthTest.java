@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Set;
 
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 import smbdirect.api.rdma.MemoryRegion;
@@ -294,6 +295,7 @@ class SendBufferGrowthTest {
      * grant that has already arrived.
      */
     @Test
+    @DisplayName("R-3.1.5.1-04: the send loop reuses slots and credits whose completions arrived while it ran")
     void theSendLoopReusesSlotsAndCreditsWhoseCompletionsArrivedWhileItRan() {
         TransportSettings settings = TransportSettings.builder().maxSendSize(8192).maxReceiveSize(8192).build();
         pair = new MockPair(smbdirect.rdma.mock.DeliveryMode.INLINE, settings, settings);
@@ -311,5 +313,6 @@ class SendBufferGrowthTest {
         assertEquals(SendBuffers.FIRST_CHUNK, c.sendSlotCapacity(), "the first send slots serve the whole stream");
         assertEquals(0, c.creditStalls, "the grants that arrived during the loop were taken: no stall");
         assertTrue(c.isOpen());
+        assertTrue(pair.serverConnection().isOpen(), "R-3.1.5.1-04: no fragment went out without a Send Credit");
     }
 }

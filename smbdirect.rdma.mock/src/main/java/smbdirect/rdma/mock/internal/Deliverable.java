@@ -21,10 +21,12 @@ abstract class Deliverable extends DeliveryWorker.Node {
     private static final Logger LOG = LoggerFactory.getLogger(Deliverable.class);
     private static final int THREADED_BATCH = 64;
     private static final VarHandle QUEUED;
+    private static final VarHandle SCHEDULED;
 
     static {
         try {
             QUEUED = MethodHandles.lookup().findVarHandle(Deliverable.class, "queued", int.class);
+            SCHEDULED = MethodHandles.lookup().findVarHandle(Deliverable.class, "scheduled", boolean.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -45,9 +47,17 @@ abstract class Deliverable extends DeliveryWorker.Node {
     private Thread deliverer;
     boolean held;
     private int budget;
-    /** THREADED: in its worker's queue or being delivered by it (so queued at most once at a time). */
-    private boolean scheduled;
+    /**
+     * THREADED: in its worker's queue or being delivered by it (so queued at most once at a time).
+     * Written under the lock (release), read without it by {@link #schedule()}: a producer that
+     * queued its callback and then reads true need not take the lock, because the worker clears
+     * the flag after that read and then looks at the queue under the lock again.
+     */
+    @SuppressWarnings("unused") // through SCHEDULED
+    private volatile boolean scheduled;
     private int parkedTickets;
+    /** THREADED: the callbacks taken for one batch (the worker only; made on first use). */
+    private Event[] batch;
     /** THREADED: the worker that delivers this target's callbacks, for its life; else null. */
     private final DeliveryWorker worker;
 
@@ -281,6 +291,9 @@ abstract class Deliverable extends DeliveryWorker.Node {
     }
 
     private void schedule() {
+        if ((boolean) SCHEDULED.getAcquire(this)) {
+            return; // the worker has it (see scheduled)
+        }
         synchronized (lock) {
             if (scheduled || blocked() || events.isEmpty()) {
                 return;
@@ -295,15 +308,67 @@ abstract class Deliverable extends DeliveryWorker.Node {
         }
     }
 
-    /** THREADED, on this target's worker: delivers a batch, then queues the target again if needed. */
+    /**
+     * THREADED, on this target's worker: takes up to {@value #THREADED_BATCH} queued callbacks under
+     * one lock (as a poll of a completion queue takes a batch; their work requests leave the queue
+     * depth at once), delivers them in order outside it, puts them back under one lock, then queues
+     * the target again if more arrived. A handler that throws does not stop the batch; an
+     * {@link Error} other than an {@link AssertionError} is rethrown after it (the worker logs it and
+     * goes on).
+     */
     final void drainThreaded() {
         try {
-            deliver(THREADED_BATCH);
+            deliverBatch();
         } finally {
             synchronized (lock) {
                 scheduled = false;
             }
             schedule();
+        }
+    }
+
+    private void deliverBatch() {
+        Event[] b = batch;
+        if (b == null) {
+            b = batch = new Event[THREADED_BATCH]; // only this target's worker touches it
+        }
+        Thread current = Thread.currentThread();
+        Thread previous;
+        int n = 0;
+        synchronized (lock) {
+            previous = deliverer;
+            Event e;
+            while (n < b.length && (e = takeNext(current)) != null) {
+                b[n++] = e;
+            }
+            if (n == 0) {
+                return;
+            }
+            deliverer = current;
+        }
+        Error rethrow = null;
+        for (int i = 0; i < n; i++) {
+            Event e = b[i];
+            try {
+                dispatch(e);
+            } catch (RuntimeException | Error failure) {
+                LOG.error("Handler of {} threw on {}", this, e, failure);
+                fabric.recordHandlerFailure(this + " threw on " + describe(e) + ": " + failure);
+                if (failure instanceof Error err && !(failure instanceof AssertionError) && rethrow == null) {
+                    rethrow = err;
+                }
+            }
+        }
+        synchronized (lock) {
+            for (int i = 0; i < n; i++) {
+                b[i].clear();
+                eventPool.add(b[i]);
+                b[i] = null;
+            }
+            deliverer = previous;
+        }
+        if (rethrow != null) {
+            throw rethrow;
         }
     }
 }

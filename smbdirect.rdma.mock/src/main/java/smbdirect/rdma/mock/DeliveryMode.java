@@ -23,8 +23,11 @@ public enum DeliveryMode {
      * Work requests execute inside the {@code post} call; callbacks run on a fixed set of daemon
      * threads named {@code smbdirect-mock-<fabric>-<n>} (see
      * {@link MockFabric.Builder#completionThreads(int)}). Each endpoint or listener is bound to one
-     * of them for its life, so its callbacks run one at a time, in order; an idle thread spins
-     * briefly, then yields, then parks until work is queued for it. No allocation per operation.
+     * of them for its life, so its callbacks run one at a time, in order. The thread takes up to 64
+     * of an endpoint's queued callbacks at once, as a poll of a completion queue does: their work
+     * requests leave the queue depth together, before the first of them is delivered. An idle
+     * thread spins briefly, then yields, then parks until work is queued for it. No allocation per
+     * operation.
      * The threads stop when the fabric is closed.
      */
     THREADED

@@ -5,12 +5,15 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
 
+import smbdirect.api.rdma.EndpointConfig;
 import smbdirect.api.rdma.MemoryRegion;
+import smbdirect.api.rdma.RdmaException;
 import smbdirect.api.rdma.WorkRequestType;
 
 /** THREADED delivery: the completion threads survive what handlers do to them. */
@@ -73,6 +76,51 @@ class ThreadedDeliveryTest {
         fabric.close();
         completionThread.join(5_000);
         assertFalse(completionThread.isAlive(), "stopped with the fabric");
+    }
+
+    @Test
+    void aCompletionThreadTakesQueuedCompletionsTogetherSoTheirWorkRequestsLeaveTheQueueDepthAtOnce()
+            throws Exception {
+        MockFabric fabric = MockFabric.builder().name("batch").mode(DeliveryMode.THREADED).completionThreads(1)
+                .build();
+        Fixture f = new Fixture(fabric);
+        f.clientConfig = new EndpointConfig(4, 16);
+        f.serverReceives = 8;
+        f.connect();
+        MemoryRegion src = Fixture.region(f.clientEp, new byte[4]);
+        List<Integer> outstandingSeen = new CopyOnWriteArrayList<>();
+        List<Throwable> refused = new CopyOnWriteArrayList<>();
+        CountDownLatch completed = new CountDownLatch(8);
+        CountDownLatch firstHandled = new CountDownLatch(1);
+        f.client.onCompletion = wc -> {
+            if (wc.type() != WorkRequestType.SEND) {
+                return;
+            }
+            outstandingSeen.add(f.clientEp.outstandingWorkRequests());
+            if (wc.wrId() == 1) {
+                try { // the queue depth is 4: these fit only if all four completions were taken
+                    for (int i = 5; i <= 8; i++) {
+                        f.clientEp.postSend(src, 0, 4, i);
+                    }
+                } catch (RdmaException e) {
+                    refused.add(e);
+                }
+                firstHandled.countDown();
+            }
+            completed.countDown();
+        };
+        int receives = f.clientEp.outstandingWorkRequests(); // the client's posted receives
+        f.clientEp.holdCompletions();
+        for (int i = 1; i <= 4; i++) {
+            f.clientEp.postSend(src, 0, 4, i);
+        }
+        assertEquals(receives + 4, f.clientEp.outstandingWorkRequests(), "held: the send queue is full");
+        f.clientEp.releaseCompletions();
+        assertTrue(firstHandled.await(5, TimeUnit.SECONDS), "the first send completion");
+        assertEquals(List.of(), refused, "the 4 posts from the first completion's handler fit the queue");
+        assertTrue(completed.await(5, TimeUnit.SECONDS), "8 send completions");
+        assertEquals(receives, outstandingSeen.get(0), "all 4 Sends taken before the first was delivered");
+        f.closeAll();
     }
 
     private static Thread completionThread(String fabricName) {

@@ -1025,9 +1025,6 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
                         return;
                     }
                 } else if (credits.ungranted == 0) {
-                    if (takeArrivedCompletions()) {
-                        continue;
-                    }
                     stalledOnCredits(); // R-3.1.5.9-06
                     return;
                 }

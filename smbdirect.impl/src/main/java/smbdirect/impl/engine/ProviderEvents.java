@@ -181,7 +181,7 @@ final class ProviderEvents implements Runnable {
         // the position is read again for every record: a record's handler may have taken the next
         // ones already (takeCompletions, from the send loop)
         while ((c = (long) CONSUMED.getOpaque(this)) < limit) {
-            take(c);
+            take(consumerSegmentAt(c), c);
         }
         if (c != (long) PRODUCED.getAcquire(this)) {
             serial.execute(this); // more arrived during the pass: next pass behind the waiting tasks
@@ -209,7 +209,7 @@ final class ProviderEvents implements Runnable {
             if ((int) (s.records[(int) (c & s.mask) * STRIDE + 1] >>> 56) != (int) TAG_COMPLETION) {
                 break;
             }
-            take(c);
+            take(s, c);
             taken++;
         }
         return taken;
@@ -225,9 +225,8 @@ final class ProviderEvents implements Runnable {
         return s;
     }
 
-    /** Consumer: takes record {@code c} (the next one) off the queue and handles it. */
-    private void take(long c) {
-        Segment s = consumerSegmentAt(c);
+    /** Consumer: takes record {@code c} (the next one, in segment {@code s}) off the queue and handles it. */
+    private void take(Segment s, long c) {
         int i = (int) (c & s.mask) * STRIDE;
         long[] r = s.records;
         long wrId = r[i];

@@ -87,8 +87,7 @@ abstract class Deliverable extends DeliveryWorker.Node {
         Event e;
         while ((e = events.poll()) != null) {
             discarded(e);
-            e.clear();
-            eventPool.add(e);
+            recycle(e);
         }
         queuedChanged();
     }
@@ -166,17 +165,12 @@ abstract class Deliverable extends DeliveryWorker.Node {
         int delivered = 0;
         while (e != null) {
             delivered++;
-            try {
-                dispatch(e);
-            } catch (RuntimeException | Error failure) {
-                LOG.error("Handler of {} threw on {}", this, e, failure);
-                fabric.recordHandlerFailure(this + " threw on " + describe(e) + ": " + failure);
-                if (failure instanceof Error err && !(failure instanceof AssertionError)) {
-                    synchronized (lock) {
-                        putBack(e, previous);
-                    }
-                    throw err;
+            Error fatal = dispatchRecorded(e);
+            if (fatal != null) {
+                synchronized (lock) {
+                    putBack(e, previous);
                 }
+                throw fatal;
             }
             synchronized (lock) {
                 putBack(e, previous);
@@ -189,9 +183,32 @@ abstract class Deliverable extends DeliveryWorker.Node {
         return delivered;
     }
 
+    /**
+     * Hands {@code e} to the consumer; a handler's failure is logged and recorded for the fabric's
+     * leak report.
+     *
+     * @return an {@link Error} other than an {@link AssertionError} that the handler threw, for the
+     *     caller to rethrow once its events are back in the pool; else null
+     */
+    private Error dispatchRecorded(Event e) {
+        try {
+            dispatch(e);
+            return null;
+        } catch (RuntimeException | Error failure) {
+            LOG.error("Handler of {} threw on {}", this, e, failure);
+            fabric.recordHandlerFailure(this + " threw on " + describe(e) + ": " + failure);
+            return failure instanceof Error err && !(failure instanceof AssertionError) ? err : null;
+        }
+    }
+
     /** Under lock: a delivered event goes back to the pool, and delivery to whoever delivered before. */
     private void putBack(Event e, Thread previous) {
         deliverer = previous;
+        recycle(e);
+    }
+
+    /** Under lock: an event no longer queued or delivered goes back to the pool. */
+    private void recycle(Event e) {
         e.clear();
         eventPool.add(e);
     }
@@ -348,21 +365,14 @@ abstract class Deliverable extends DeliveryWorker.Node {
         }
         Error rethrow = null;
         for (int i = 0; i < n; i++) {
-            Event e = b[i];
-            try {
-                dispatch(e);
-            } catch (RuntimeException | Error failure) {
-                LOG.error("Handler of {} threw on {}", this, e, failure);
-                fabric.recordHandlerFailure(this + " threw on " + describe(e) + ": " + failure);
-                if (failure instanceof Error err && !(failure instanceof AssertionError) && rethrow == null) {
-                    rethrow = err;
-                }
+            Error fatal = dispatchRecorded(b[i]);
+            if (rethrow == null) {
+                rethrow = fatal;
             }
         }
         synchronized (lock) {
             for (int i = 0; i < n; i++) {
-                b[i].clear();
-                eventPool.add(b[i]);
+                recycle(b[i]);
                 b[i] = null;
             }
             deliverer = previous;

@@ -1,0 +1,268 @@
+package smbdirect.interop.vm;
+
+import java.io.File;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.time.Duration;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.Assumptions;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The siw VM of {@code tools/siw-vm}: a QEMU guest with a stock Debian kernel, Linux soft-iWARP
+ * ({@code siw0} on {@code eth0}), rdma-core's tools, ksmbd and cifs with SMB Direct.
+ *
+ * <p>{@link #require()} finds the image that {@code build.sh} made for the repository's tool files
+ * (in {@code $SIW_VM_CACHE}, default {@code /var/tmp/siw-vm}). When there is none it runs
+ * {@code build.sh} once per machine (as root, through apt-get; a few minutes the first time, under
+ * a minute when only the tool files changed), with its log in {@code target/siw-vm/}. Where the image
+ * cannot be built the calling test is skipped with one line naming what is missing (not root, no
+ * apt-get, build failed and its log, not x86_64 Linux, a missing host tool);
+ * {@code -Dsmbdirect.siwvm.build=false} skips instead of building. {@link #start} boots a VM that
+ * runs one guest command. Immutable, thread-safe.
+ */
+public final class SiwVm {
+
+    /** System property: the {@code tools/siw-vm} directory (the module's pom sets it). */
+    public static final String TOOL_PROPERTY = "smbdirect.siwvm.tool";
+    /** System property: where console logs and the build log go (default {@code target/siw-vm}). */
+    public static final String LOGS_PROPERTY = "smbdirect.siwvm.logs";
+    /** System property: {@code false} skips the VM tests when the image is missing instead of building it. */
+    public static final String BUILD_PROPERTY = "smbdirect.siwvm.build";
+
+    private static final Logger LOG = LoggerFactory.getLogger(SiwVm.class);
+    /** Bound of one image build (apt downloads and three kernel module builds on a busy machine). */
+    private static final Duration BUILD_TIMEOUT = Duration.ofMinutes(30);
+    /** Bound from starting run.sh to the guest command's start (TCG boots in 3 to 8 s here). */
+    private static final Duration BOOT_TIMEOUT = Duration.ofSeconds(120);
+    private static final int START_ATTEMPTS = 3;
+    private static final DateTimeFormatter STAMP = DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss-SSS", Locale.ROOT);
+
+    private final Path tool;
+    private final Path image;
+    private final Path logs;
+
+    private SiwVm(Path tool, Path image, Path logs) {
+        this.tool = tool;
+        this.image = image;
+        this.logs = logs;
+    }
+
+    /** The image was looked for (and built if need be) once per JVM: this holds the outcome. */
+    private static final class Prepared {
+        static final Object OUTCOME = prepareAndReport();
+    }
+
+    private static Object prepareAndReport() {
+        Object o = prepare();
+        if (!(o instanceof SiwVm)) {
+            LOG.warn("siw VM tests skipped: {}", o);
+        }
+        return o;
+    }
+
+    /**
+     * The VM, ready to boot; otherwise aborts the calling test (JUnit: skipped) with one line that
+     * says what is missing.
+     */
+    public static SiwVm require() {
+        Object o = Prepared.OUTCOME;
+        if (o instanceof SiwVm vm) {
+            return vm;
+        }
+        Assumptions.abort("siw VM tests skipped: " + o);
+        throw new AssertionError("unreachable");
+    }
+
+    /** The image directory (vmlinuz, initramfs.cpio.gz). */
+    public Path image() {
+        return image;
+    }
+
+    private static Object prepare() {
+        Path tool = toolDir();
+        if (tool == null) {
+            return "tools/siw-vm not found above " + Paths.get("").toAbsolutePath() + " (set -D" + TOOL_PROPERTY + ")";
+        }
+        Path logs = Paths.get(System.getProperty(LOGS_PROPERTY, "target/siw-vm")).toAbsolutePath();
+        String os = System.getProperty("os.name", "") + "/" + System.getProperty("os.arch", "");
+        if (!os.equals("Linux/amd64")) {
+            return "the siw VM needs an x86_64 Linux host (this is " + os + ")";
+        }
+        if (onPath("bash") == null) {
+            return "bash not on PATH";
+        }
+        try {
+            Exec found = exec(List.of("bash", tool.resolve("build.sh").toString(), "--print-image"), Duration.ofSeconds(60),
+                    null);
+            if (found.exit != 0) {
+                String missing = found.output.strip();
+                if (!Boolean.parseBoolean(System.getProperty(BUILD_PROPERTY, "true"))) {
+                    return missing + "; -D" + BUILD_PROPERTY + "=false";
+                }
+                if (uid() != 0) {
+                    return missing + "; building it needs root (run " + tool.resolve("build.sh") + " as root once)";
+                }
+                if (onPath("apt-get") == null) {
+                    return missing + "; building it needs apt-get (a Debian 12 host)";
+                }
+                Files.createDirectories(logs);
+                Path log = logs.resolve("siw-vm-build.log");
+                LOG.info("building the siw VM image (once per machine and tool version), log {}", log);
+                long t0 = System.nanoTime();
+                Exec build = exec(List.of("bash", tool.resolve("build.sh").toString()), BUILD_TIMEOUT, log);
+                if (build.exit != 0) {
+                    return "building the image failed (" + (build.timedOut ? "killed after " + BUILD_TIMEOUT
+                            : "exit " + build.exit) + "), log: " + log;
+                }
+                LOG.info("siw VM image built in {} s", TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - t0));
+                found = exec(List.of("bash", tool.resolve("build.sh").toString(), "--print-image"),
+                        Duration.ofSeconds(60), null);
+                if (found.exit != 0) {
+                    return "build.sh succeeded but found no image: " + found.output.strip() + ", log: " + log;
+                }
+            }
+            for (String t : List.of("qemu-system-x86_64", "cpio", "gzip", "python3")) {
+                if (onPath(t) == null) {
+                    return t + " not on PATH (apt-get install qemu-system-x86 cpio gzip python3)";
+                }
+            }
+            return new SiwVm(tool, Paths.get(found.output.strip()), logs);
+        } catch (IOException e) {
+            return "looking for the image failed: " + e;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return "interrupted while looking for the image";
+        }
+    }
+
+    /**
+     * Boots a VM running {@code spec}'s command and returns once the command started (the forwards
+     * are then in place). A host port that another process took between picking and binding makes
+     * QEMU fail at once; the start is then retried with other ports.
+     *
+     * @throws AssertionError when the VM does not reach the command (with the console's tail)
+     */
+    public SiwVmRun start(SiwVmSpec spec) throws IOException, InterruptedException {
+        for (int attempt = 1; ; attempt++) {
+            Map<Integer, Integer> hostPorts = new LinkedHashMap<>();
+            List<String> cmd = new ArrayList<>(List.of("bash", tool.resolve("run.sh").toString(),
+                    "--timeout", Long.toString(spec.timeout().toSeconds())));
+            for (int guestPort : spec.forwards()) {
+                int hostPort = freePort();
+                hostPorts.put(guestPort, hostPort);
+                cmd.addAll(List.of("--fwd", hostPort + ":" + guestPort));
+            }
+            for (Map.Entry<Integer, Integer> g : spec.guestForwards().entrySet()) {
+                cmd.addAll(List.of("--guestfwd", g.getKey() + ":" + g.getValue()));
+            }
+            for (SiwVmSpec.Put p : spec.puts()) {
+                cmd.addAll(List.of("--put", p.file().toAbsolutePath() + ":" + p.guestPath()));
+            }
+            cmd.add("--");
+            cmd.add(spec.command());
+            Path log = logs.resolve(spec.name() + "-" + LocalDateTime.now().format(STAMP) + ".log");
+            SiwVmRun run = new SiwVmRun(spec, cmd, hostPorts, log);
+            try {
+                run.awaitLine(l -> l.contains(SiwVmResult.BEGIN), "start of the guest command",
+                        BOOT_TIMEOUT.compareTo(spec.timeout()) < 0 ? BOOT_TIMEOUT : spec.timeout());
+                return run;
+            } catch (AssertionError e) {
+                boolean portTaken = run.endedBeforeCommand()
+                        && run.console().stream().anyMatch(l -> l.contains("Could not set up host forwarding rule"));
+                run.close();
+                if (!portTaken || attempt == START_ATTEMPTS) {
+                    throw e;
+                }
+                LOG.info("siw VM {}: a forwarded host port was taken meanwhile, starting again", spec.name());
+            }
+        }
+    }
+
+    /** Boots a VM running {@code spec}'s command and waits until it powers off. */
+    public SiwVmResult run(SiwVmSpec spec) throws IOException, InterruptedException {
+        try (SiwVmRun r = start(spec)) {
+            return r.awaitExit();
+        }
+    }
+
+    /** A TCP port on 127.0.0.1 that was free a moment ago. */
+    public static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return s.getLocalPort();
+        }
+    }
+
+    private static Path toolDir() {
+        String p = System.getProperty(TOOL_PROPERTY);
+        if (p != null && !p.isBlank()) {
+            Path d = Paths.get(p).toAbsolutePath().normalize();
+            return Files.isRegularFile(d.resolve("run.sh")) ? d : null;
+        }
+        for (Path dir = Paths.get("").toAbsolutePath(); dir != null; dir = dir.getParent()) {
+            Path d = dir.resolve("tools/siw-vm");
+            if (Files.isRegularFile(d.resolve("run.sh"))) {
+                return d;
+            }
+        }
+        return null;
+    }
+
+    /** An executable of that name on PATH, or null. */
+    static Path onPath(String name) {
+        String path = System.getenv("PATH");
+        if (path == null) {
+            return null;
+        }
+        for (String dir : path.split(File.pathSeparator)) {
+            Path p = dir.isEmpty() ? null : Paths.get(dir, name);
+            if (p != null && Files.isRegularFile(p) && Files.isExecutable(p)) {
+                return p;
+            }
+        }
+        return null;
+    }
+
+    /** This process's user id (the owner of /proc/self). */
+    private static int uid() throws IOException {
+        return (Integer) Files.getAttribute(Paths.get("/proc/self"), "unix:uid");
+    }
+
+    private record Exec(int exit, boolean timedOut, String output) {
+    }
+
+    /** Runs a command with a time limit; its output goes to {@code log}, or is returned when null. */
+    private static Exec exec(List<String> cmd, Duration timeout, Path log) throws IOException, InterruptedException {
+        Path out = log != null ? log : Files.createTempFile("siwvm", ".out");
+        try {
+            Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(out.toFile())
+                    .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null"))).start();
+            boolean done = p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS);
+            if (!done) {
+                p.descendants().forEach(ProcessHandle::destroyForcibly);
+                p.destroyForcibly();
+                p.waitFor(10, TimeUnit.SECONDS);
+            }
+            String text = log != null ? "" : Files.readString(out, StandardCharsets.UTF_8);
+            return new Exec(done ? p.exitValue() : -1, !done, text);
+        } finally {
+            if (log == null) {
+                Files.deleteIfExists(out);
+            }
+        }
+    }
+}

@@ -35,7 +35,7 @@ class SiwHostPeerTest {
             "0x02", "Read Response", "0x03", "Send");
 
     private static final String GUEST = String.join("\n",
-            "rping -s -a 10.0.2.15 -p 7174 -C 1 -v > /tmp/srv.log 2>&1 &",
+            "timeout 60 rping -s -a 10.0.2.15 -p 7174 -C 1 -v > /tmp/srv.log 2>&1 &",
             "SRV=$!",
             "i=0; until netstat -ltn | grep -q ':7174 '; do i=$((i+1)); [ $i -gt 300 ] && break; sleep 0.1; done",
             "echo 'RPING LISTENING'",
@@ -97,6 +97,7 @@ class SiwHostPeerTest {
         assertTrue(peerText.contains("RDMAP ctrl 0x40: RV=1 rsvd=0 opcode=0 (RDMA Write)")
                 && peerText.contains("payload 64 bytes: " + ping), "siw's RDMA Write of the echo:\n" + peerText);
         String all = String.join("\n", r.output()) + "\n" + r.tail(0);
+        assertEquals(List.of(), r.kernelFaults(), all);
         assertEquals(0, r.exitCode(), all);
         assertTrue(r.output().contains("rping server rc=0"), all);
         assertTrue(r.output().contains("server ping data: "

@@ -47,6 +47,15 @@ public record SiwVmResult(int exitCode, List<String> console, Duration wall, Pat
         return out;
     }
 
+    /**
+     * Console lines where the guest kernel reports a crash (an oops, a BUG, a general protection
+     * fault, a panic); empty for a healthy run.
+     */
+    public List<String> kernelFaults() {
+        return console.stream().filter(l -> l.contains("BUG: ") || l.contains("Oops: ")
+                || l.contains("general protection fault") || l.contains("Kernel panic")).toList();
+    }
+
     /** The last {@code n} console lines, for failure messages. */
     public String tail(int n) {
         return SiwVmRun.tail(console, n) + "\n(console log: " + consoleLog + ")";

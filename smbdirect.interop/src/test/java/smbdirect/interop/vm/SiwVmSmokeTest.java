@@ -36,17 +36,17 @@ class SiwVmSmokeTest {
 
     private static final String GUEST = String.join("\n",
             "rdma link show siw0/1",
-            "rping -s -a 10.0.2.15 -p 7174 -C 3 -v -V > /tmp/srv.log 2>&1 &",
+            "timeout 60 rping -s -a 10.0.2.15 -p 7174 -C 3 -v -V > /tmp/srv.log 2>&1 &",
             "SRV=$!",
             // the rping server listens through rdma_cm (siw's listener is a kernel TCP socket)
             awaitGuestListener(7174),
-            "rping -c -a 10.0.2.15 -p 7174 -C 3 -v -V; echo \"rping client rc=$?\"",
+            "timeout 60 rping -c -a 10.0.2.15 -p 7174 -C 3 -v -V; echo \"rping client rc=$?\"",
             "wait $SRV; echo \"rping server rc=$?\"",
             "sed 's/^/srv: /' /tmp/srv.log",
             // --guestfwd: 10.0.2.100:5445 in the guest reaches the host's listener
-            "echo guest-to-host | nc 10.0.2.100 5445; echo \"guestfwd rc=$?\"",
+            "echo guest-to-host | timeout 120 nc 10.0.2.100 5445; echo \"guestfwd rc=$?\"",
             // --fwd: the host reaches a server in the guest
-            "(echo guest-reply | nc -l -p 7000 > /tmp/fwd.txt) &",
+            "(echo guest-reply | timeout 120 nc -l -p 7000 > /tmp/fwd.txt) &",
             "FWD=$!",
             awaitGuestListener(7000),
             "echo 'FWD READY'",
@@ -81,7 +81,8 @@ class SiwVmSmokeTest {
                 SiwVmResult r = run.awaitExit();
                 List<String> out = r.output();
                 String all = String.join("\n", out) + "\n" + r.tail(0);
-                assertEquals(0, r.exitCode(), all);
+                assertEquals(List.of(), r.kernelFaults(), all);
+        assertEquals(0, r.exitCode(), all);
                 assertTrue(out.stream().anyMatch(l -> l.matches("link siw0/1 state ACTIVE physical_state LINK_UP netdev eth0\\s*")),
                         "siw0 is ACTIVE on eth0:\n" + all);
                 for (int i = 0; i < 3; i++) {

@@ -50,6 +50,21 @@ class RpingPairTest {
         return out;
     }
 
+    /** What a test does with a fresh provider pair. */
+    interface Body {
+        void run(RdmaTckFixture f) throws Exception;
+    }
+
+    /** Runs {@code body} on a fresh pair and closes it (which checks for leaks). */
+    static void with(Supplier<RdmaTckFixture> peers, Body body) throws Exception {
+        RdmaTckFixture f = peers.get();
+        try {
+            body.run(f);
+        } finally {
+            f.close();
+        }
+    }
+
     /** Runs one client against one server; both reports, or the first failure. */
     static RpingReport[] run(RdmaTckFixture f, RpingOptions server, RpingOptions client) throws Exception {
         try (RpingServer s = RpingServer.listen(f.serverProvider(), f.serverAddress(0), server);
@@ -64,8 +79,7 @@ class RpingPairTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("peers")
     void fiveIterationsCompleteByteExactAndTheClientDisconnects(Supplier<RdmaTckFixture> peers) throws Exception {
-        RdmaTckFixture f = peers.get();
-        try {
+        with(peers, f -> {
             RpingReport[] r = run(f, RpingOptions.of(5), RpingOptions.of(5));
             assertEquals(5, r[0].iterations());
             assertEquals(expectedLines("ping data: ", 5, 64), r[0].lines());
@@ -73,9 +87,7 @@ class RpingPairTest {
             assertEquals(5, r[1].iterations());
             assertEquals(expectedLines("server ping data: ", 5, 64), r[1].lines());
             assertEquals(DisconnectCause.PEER, r[1].cause());
-        } finally {
-            f.close();
-        }
+        });
     }
 
     static Stream<Arguments> peersAndSizes() {
@@ -85,82 +97,73 @@ class RpingPairTest {
     @ParameterizedTest(name = "{0}, -S {1}")
     @MethodSource("peersAndSizes")
     void everySizeRpingAcceptsIsEchoedByteExact(Supplier<RdmaTckFixture> peers, int size) throws Exception {
-        RdmaTckFixture f = peers.get();
-        try {
+        with(peers, f -> {
             RpingOptions o = RpingOptions.of(3).withSize(size);
             RpingReport[] r = run(f, o, o);
             assertEquals(expectedLines("ping data: ", 3, size), r[0].lines());
             assertEquals(expectedLines("server ping data: ", 3, size), r[1].lines());
-        } finally {
-            f.close();
-        }
+        });
     }
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("peers")
     void sixtyIterationsCarryThePatternStartAroundFromLowercaseZToA(Supplier<RdmaTckFixture> peers) throws Exception {
-        RdmaTckFixture f = peers.get();
-        try {
+        with(peers, f -> {
             RpingReport[] r = run(f, RpingOptions.of(60), RpingOptions.of(60));
             assertEquals(60, r[1].iterations());
             assertEquals(expectedLines("ping data: ", 60, 64), r[0].lines());
             assertTrue(r[0].lines().get(58).startsWith("ping data: rdma-ping-58: ABC"), r[0].lines().get(58));
-        } finally {
-            f.close();
-        }
+        });
     }
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("peers")
     void aPauseBeforeTheFirstSendChangesNothingOnTheWire(Supplier<RdmaTckFixture> peers) throws Exception {
-        RdmaTckFixture f = peers.get();
-        try {
-            RpingReport[] r = run(f, RpingOptions.of(2),
-                    RpingOptions.of(2).withFirstSendDelay(Duration.ofMillis(20)));
+        with(peers, f -> {
+            RpingReport[] r = run(f, RpingOptions.of(2), RpingOptions.of(2).withFirstSendDelay(Duration.ofMillis(20)));
             assertEquals(expectedLines("ping data: ", 2, 64), r[0].lines());
             assertEquals(2, r[1].iterations());
-        } finally {
-            f.close();
-        }
+        });
     }
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("peers")
     void aServerWhoseBufferIsSmallerThanTheClientsRefusesThePingAndBothSidesFail(Supplier<RdmaTckFixture> peers)
             throws Exception {
-        RdmaTckFixture f = peers.get();
-        try (RpingServer s = RpingServer.listen(f.serverProvider(), f.serverAddress(0), RpingOptions.of(1).withSize(32));
-                RpingClient c = RpingClient.connect(f.clientProvider(), f.serverAddress(s.localAddress().getPort()),
-                        RpingOptions.of(1))) {
-            ExecutionException se = assertThrows(ExecutionException.class, () -> Peers.await(f, s.result(), "server"));
-            assertInstanceOf(RpingException.class, se.getCause());
-            assertEquals("the client's buffer (64 bytes) is larger than the server's (32, -S)",
-                    se.getCause().getMessage());
-            ExecutionException ce = assertThrows(ExecutionException.class, () -> Peers.await(f, c.result(), "client"));
-            assertTrue(ce.getCause().getMessage().startsWith("client DISCONNECT EVENT in state RDMA_READ_ADV after 0"),
-                    ce.getCause().getMessage());
-        } finally {
-            f.close();
-        }
+        with(peers, f -> {
+            try (RpingServer s = RpingServer.listen(f.serverProvider(), f.serverAddress(0),
+                    RpingOptions.of(1).withSize(32));
+                    RpingClient c = RpingClient.connect(f.clientProvider(),
+                            f.serverAddress(s.localAddress().getPort()), RpingOptions.of(1))) {
+                ExecutionException se = assertThrows(ExecutionException.class,
+                        () -> Peers.await(f, s.result(), "server"));
+                assertInstanceOf(RpingException.class, se.getCause());
+                assertEquals("the client's buffer (64 bytes) is larger than the server's (32, -S)",
+                        se.getCause().getMessage());
+                ExecutionException ce = assertThrows(ExecutionException.class,
+                        () -> Peers.await(f, c.result(), "client"));
+                assertTrue(ce.getCause().getMessage()
+                        .startsWith("client DISCONNECT EVENT in state RDMA_READ_ADV after 0"), ce.getCause().getMessage());
+            }
+        });
     }
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("peers")
     void theServerServesOneConnectionAndRejectsTheNext(Supplier<RdmaTckFixture> peers) throws Exception {
-        RdmaTckFixture f = peers.get();
-        try (RpingServer s = RpingServer.listen(f.serverProvider(), f.serverAddress(0), RpingOptions.of(1))) {
-            InetSocketAddress at = f.serverAddress(s.localAddress().getPort());
-            try (RpingClient first = RpingClient.connect(f.clientProvider(), at, RpingOptions.of(1))) {
-                assertEquals(1, Peers.await(f, first.result(), "first client").iterations());
-                assertEquals(1, Peers.await(f, s.result(), "server").iterations());
+        with(peers, f -> {
+            try (RpingServer s = RpingServer.listen(f.serverProvider(), f.serverAddress(0), RpingOptions.of(1))) {
+                InetSocketAddress at = f.serverAddress(s.localAddress().getPort());
+                try (RpingClient first = RpingClient.connect(f.clientProvider(), at, RpingOptions.of(1))) {
+                    assertEquals(1, Peers.await(f, first.result(), "first client").iterations());
+                    assertEquals(1, Peers.await(f, s.result(), "server").iterations());
+                }
+                try (RpingClient second = RpingClient.connect(f.clientProvider(), at, RpingOptions.of(1))) {
+                    ExecutionException e = assertThrows(ExecutionException.class,
+                            () -> Peers.await(f, second.result(), "second client"));
+                    assertTrue(e.getCause().getMessage().contains("REJECTED"), e.getCause().getMessage());
+                }
             }
-            try (RpingClient second = RpingClient.connect(f.clientProvider(), at, RpingOptions.of(1))) {
-                ExecutionException e = assertThrows(ExecutionException.class,
-                        () -> Peers.await(f, second.result(), "second client"));
-                assertTrue(e.getCause().getMessage().contains("REJECTED"), e.getCause().getMessage());
-            }
-        } finally {
-            f.close();
-        }
+        });
     }
 }

@@ -64,14 +64,22 @@ class RpingWireTest {
         return out;
     }
 
+    /** Connects the raw peer to {@code s} as rping's client; returns its source (holding {@code data}) and sink. */
+    private MemoryRegion[] rawClient(RpingServer s, byte[] data) throws Exception {
+        raw.receiveSize(64).connect(f.serverAddress(s.localAddress().getPort()), new byte[0]);
+        raw.awaitEstablished(T);
+        MemoryRegion source = raw.register(64, EnumSet.of(MemoryAccess.REMOTE_READ));
+        source.buffer().put(0, data);
+        MemoryRegion sink = raw.register(64, EnumSet.of(MemoryAccess.LOCAL_WRITE, MemoryAccess.REMOTE_WRITE));
+        return new MemoryRegion[] {source, sink};
+    }
+
     @Test
     void theServerReadsTheSourceSendsSixteenZeroBytesWritesTheEchoAndSendsSixteenZeroBytesAgain() throws Exception {
         try (RpingServer s = RpingServer.listen(f.serverProvider(), f.serverAddress(0), RpingOptions.of(1))) {
-            raw.receiveSize(64).connect(f.serverAddress(s.localAddress().getPort()), new byte[0]);
-            raw.awaitEstablished(T);
-            MemoryRegion source = raw.register(64, EnumSet.of(MemoryAccess.REMOTE_READ));
-            source.buffer().put(0, Rping.data(7, 64));
-            MemoryRegion sink = raw.register(64, EnumSet.of(MemoryAccess.LOCAL_WRITE, MemoryAccess.REMOTE_WRITE));
+            MemoryRegion[] b = rawClient(s, Rping.data(7, 64));
+            MemoryRegion source = b[0];
+            MemoryRegion sink = b[1];
             raw.send(info(source.address(), source.token(), 64));
             List<RawMessage> m = raw.awaitMessages(1, T);
             assertArrayEquals(GO_AHEAD, m.get(0).bytes(), "the go ahead after the RDMA Read");
@@ -91,11 +99,9 @@ class RpingWireTest {
     @Test
     void theServerWritesBackOnlyTheCStringAndItsTerminator() throws Exception {
         try (RpingServer s = RpingServer.listen(f.serverProvider(), f.serverAddress(0), RpingOptions.of(1))) {
-            raw.receiveSize(64).connect(f.serverAddress(s.localAddress().getPort()), new byte[0]);
-            raw.awaitEstablished(T);
-            MemoryRegion source = raw.register(64, EnumSet.of(MemoryAccess.REMOTE_READ));
-            source.buffer().put(0, "short\0tail".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
-            MemoryRegion sink = raw.register(64, EnumSet.of(MemoryAccess.LOCAL_WRITE, MemoryAccess.REMOTE_WRITE));
+            MemoryRegion[] b = rawClient(s, "short\0tail".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            MemoryRegion source = b[0];
+            MemoryRegion sink = b[1];
             sink.buffer().put(0, new byte[] {'x', 'x', 'x', 'x', 'x', 'x', 'x', 'x'});
             raw.send(info(source.address(), source.token(), 64));
             raw.awaitMessages(1, T);

@@ -232,30 +232,33 @@ final class Receiver {
         int stag = Ddp.stag(cur, 0);
         long to = Ddp.taggedOffset(cur, 0);
         RegionImpl r = regions.lookup(RegionImpl.index(stag));
-        String what = "RDMA Write of " + payload + " bytes to STag 0x" + Integer.toHexString(stag) + " TO 0x"
-                + Long.toHexString(to) + ": ";
         if (r == null) {
-            return fail(TerminateError.DDP_INVALID_STAG, what + "no such registration", true);
+            return writeFails(TerminateError.DDP_INVALID_STAG, stag, to, "no such registration");
         }
         if (r.stag != stag) {
-            return fail(TerminateError.DDP_INVALID_STAG, what + "key mismatch", true);
+            return writeFails(TerminateError.DDP_INVALID_STAG, stag, to, "key mismatch");
         }
         if (!r.valid || !r.registered) {
-            return fail(TerminateError.DDP_INVALID_STAG, what + "the registration is invalidated", true);
+            return writeFails(TerminateError.DDP_INVALID_STAG, stag, to, "the registration is invalidated");
         }
         if (!r.remoteWrite) {
-            return fail(TerminateError.DDP_INVALID_STAG,
-                    what + "the registration lacks REMOTE_WRITE (DDP has no access code; reported as siw does)", true);
+            return writeFails(TerminateError.DDP_INVALID_STAG, stag, to,
+                    "the registration lacks REMOTE_WRITE (DDP has no access code; reported as siw does)");
         }
         if (Long.compareUnsigned(to + payload, to) < 0) {
-            return fail(TerminateError.DDP_TO_WRAP, what + "TO + length wraps 2^64", true);
+            return writeFails(TerminateError.DDP_TO_WRAP, stag, to, "TO + length wraps 2^64");
         }
         if (Long.compareUnsigned(to, r.base) < 0 || Long.compareUnsigned(to + payload, r.base + r.length) > 0) {
-            return fail(TerminateError.DDP_BASE_BOUNDS, what + "outside the registration [0x"
-                    + Long.toHexString(r.base) + ", +" + r.length + ")", true);
+            return writeFails(TerminateError.DDP_BASE_BOUNDS, stag, to, "outside the registration [0x"
+                    + Long.toHexString(r.base) + ", +" + r.length + ")");
         }
         target = r.placement((int) (to - r.base), payload);
         return true;
+    }
+
+    private boolean writeFails(TerminateError error, int stag, long to, String why) {
+        return fail(error, "RDMA Write of " + payload + " bytes to STag 0x" + Integer.toHexString(stag) + " TO 0x"
+                + Long.toHexString(to) + ": " + why, true);
     }
 
     /** Read Response (RFC 5040 §4.5): must answer the oldest outstanding Read Request exactly. */

@@ -39,6 +39,10 @@ import java.util.regex.Pattern;
  *     as Linux siw) or 1 (RFC 5044 only, for peers that speak nothing else). Default 2
  * @param peerToPeer the RTR frames an initiator offers (RFC 6581 §5). Default {@link RtrMode#NONE}
  * @param maxReadDepth the largest IRD and ORD an endpoint uses (Linux siw: 128); 1 to 128. Default 16
+ * @param firstFpduDelayMillis how long an initiator waits after the MPA Reply before its first FPDU;
+ *     0 to 10000, default 0. Linux siw 6.1 as responder sends its Reply before it attaches its receive
+ *     path, so an FPDU arriving in that gap can sit unread ("siw accept race", measured: 500 ms
+ *     always worked); set it when connecting to siw (ksmbd over siw)
  */
 public record IwarpSettings(
         List<String> listenAddresses,
@@ -53,7 +57,8 @@ public record IwarpSettings(
         int maxConnections,
         int mpaRevision,
         RtrMode peerToPeer,
-        int maxReadDepth) {
+        int maxReadDepth,
+        int firstFpduDelayMillis) {
 
     /** The port SMB Direct uses over iWARP ([MS-SMBD] 2.1). */
     public static final int SMB_DIRECT_PORT = 5445;
@@ -84,12 +89,14 @@ public record IwarpSettings(
         require(peerToPeer == RtrMode.NONE || mpaRevision == 2, "peerToPeer", peerToPeer,
                 "NONE unless mpaRevision is 2 (RTR frames are negotiated in the RFC 6581 word)");
         require(maxReadDepth >= 1 && maxReadDepth <= 128, "maxReadDepth", maxReadDepth, "1..128");
+        require(firstFpduDelayMillis >= 0 && firstFpduDelayMillis <= 10_000, "firstFpduDelayMillis",
+                firstFpduDelayMillis, "0..10000");
     }
 
     /** The defaults (also the Metatype defaults). */
     public static IwarpSettings defaults() {
         return new IwarpSettings(List.of("127.0.0.1:" + SMB_DIRECT_PORT), true, 1460, 2, 5000, 10000, true, 0, 0,
-                1024, 2, RtrMode.NONE, 16);
+                1024, 2, RtrMode.NONE, 16, 0);
     }
 
     public static Builder builder() {
@@ -195,6 +202,7 @@ public record IwarpSettings(
         private int mpaRevision;
         private RtrMode peerToPeer;
         private int maxReadDepth;
+        private int firstFpduDelayMillis;
 
         private Builder(IwarpSettings s) {
             listenAddresses = s.listenAddresses;
@@ -210,6 +218,7 @@ public record IwarpSettings(
             mpaRevision = s.mpaRevision;
             peerToPeer = s.peerToPeer;
             maxReadDepth = s.maxReadDepth;
+            firstFpduDelayMillis = s.firstFpduDelayMillis;
         }
 
         public Builder listenAddresses(String... entries) {
@@ -282,10 +291,15 @@ public record IwarpSettings(
             return this;
         }
 
+        public Builder firstFpduDelayMillis(int value) {
+            firstFpduDelayMillis = value;
+            return this;
+        }
+
         public IwarpSettings build() {
             return new IwarpSettings(listenAddresses, crc, maxFpduSize, ioThreads, mpaRequestTimeoutMillis,
                     mpaReplyTimeoutMillis, tcpNoDelay, sendBufferSize, receiveBufferSize, maxConnections, mpaRevision,
-                    peerToPeer, maxReadDepth);
+                    peerToPeer, maxReadDepth, firstFpduDelayMillis);
         }
     }
 
@@ -293,8 +307,8 @@ public record IwarpSettings(
     public String toString() {
         return String.format(Locale.ROOT, "IwarpSettings[listen %s, crc %s, maxFpduSize %d, ioThreads %d, "
                 + "mpa timeouts %d/%d ms, tcpNoDelay %s, buffers %d/%d, maxConnections %d, MPA rev %d, p2p %s, "
-                + "maxReadDepth %d]", listenAddresses, crc, maxFpduSize, ioThreads, mpaRequestTimeoutMillis,
+                + "maxReadDepth %d, first FPDU delay %d ms]", listenAddresses, crc, maxFpduSize, ioThreads, mpaRequestTimeoutMillis,
                 mpaReplyTimeoutMillis, tcpNoDelay, sendBufferSize, receiveBufferSize, maxConnections, mpaRevision,
-                peerToPeer, maxReadDepth);
+                peerToPeer, maxReadDepth, firstFpduDelayMillis);
     }
 }

@@ -44,6 +44,7 @@ class IwarpSettingsTest {
         assertTrue(refusal(IwarpSettings.builder().maxConnections(0)).contains("maxConnections = 0"));
         assertTrue(refusal(IwarpSettings.builder().mpaRevision(3)).contains("mpaRevision = 3"));
         assertTrue(refusal(IwarpSettings.builder().maxReadDepth(129)).contains("maxReadDepth = 129"));
+        assertTrue(refusal(IwarpSettings.builder().firstFpduDelayMillis(10_001)).contains("firstFpduDelayMillis = 10001"));
         assertTrue(refusal(IwarpSettings.builder().mpaRevision(1).peerToPeer(RtrMode.WRITE)).contains("peerToPeer = WRITE"));
         assertTrue(refusal(IwarpSettings.builder().listenAddresses("host.example")).contains(
                 "listenAddresses = host.example"));

@@ -97,6 +97,7 @@ final class EndpointImpl implements RdmaEndpoint, IoHandler {
     private final WorkCompletionImpl completion = new WorkCompletionImpl();
     private final ByteBuffer empty = ByteBuffer.allocate(0).asReadOnlyBuffer();
     private final Deadline replyTimeout = new Deadline(this::onReplyTimeout);
+    private final Deadline firstFpduDelay = new Deadline(this::afterFirstFpduDelay);
 
     private volatile State state;
     private volatile InetSocketAddress localAddress;
@@ -125,6 +126,7 @@ final class EndpointImpl implements RdmaEndpoint, IoHandler {
     private boolean ended;
     private boolean completionsReady;
     private boolean crcOn;
+    private RtrMode rtrMode = RtrMode.NONE;
 
     /** An active endpoint. */
     EndpointImpl(ProviderImpl provider, IoLoop loop, EndpointConfig config, RdmaEndpointHandler handler) {
@@ -473,14 +475,11 @@ final class EndpointImpl implements RdmaEndpoint, IoHandler {
         }
         channel.interest(SelectionKey.OP_READ);
         if (!passive) {
-            tx.openGate();
-            if (rtr == RtrMode.WRITE) {
-                tx.queueWriteRtr();
-            } else if (rtr == RtrMode.READ) {
-                SendWr read = new SendWr();
-                read.type = WorkRequestType.RDMA_READ;
-                read.internal = true;
-                tx.queueReadRtr(read);
+            rtrMode = rtr;
+            if (settings.firstFpduDelayMillis() > 0) {
+                loop.arm(firstFpduDelay, TimeUnit.MILLISECONDS.toNanos(settings.firstFpduDelayMillis()));
+            } else {
+                openInitiatorGate();
             }
         }
         if (LOG.isDebugEnabled()) {
@@ -493,6 +492,27 @@ final class EndpointImpl implements RdmaEndpoint, IoHandler {
                 LOG.error("onEstablished handler of {} failed", this, e);
             }
         }
+        runScheduled();
+    }
+
+    /** The initiator may send (RFC 5044 §7.1.2): its RTR frame first when peer-to-peer was negotiated. */
+    private void openInitiatorGate() {
+        if (ended) {
+            return;
+        }
+        tx.openGate();
+        if (rtrMode == RtrMode.WRITE) {
+            tx.queueWriteRtr();
+        } else if (rtrMode == RtrMode.READ) {
+            SendWr read = new SendWr();
+            read.type = WorkRequestType.RDMA_READ;
+            read.internal = true;
+            tx.queueReadRtr(read);
+        }
+    }
+
+    private void afterFirstFpduDelay() {
+        openInitiatorGate();
         runScheduled();
     }
 
@@ -732,6 +752,7 @@ final class EndpointImpl implements RdmaEndpoint, IoHandler {
 
     private void closeOnLoop() {
         loop.disarm(replyTimeout);
+        loop.disarm(firstFpduDelay);
         if (ended) {
             return;
         }
@@ -1066,6 +1087,7 @@ final class EndpointImpl implements RdmaEndpoint, IoHandler {
             }
         }
         loop.disarm(replyTimeout);
+        loop.disarm(firstFpduDelay);
         if (LOG.isDebugEnabled()) {
             LOG.debug("{} ends: {}: {}", this, cause, detail);
         }

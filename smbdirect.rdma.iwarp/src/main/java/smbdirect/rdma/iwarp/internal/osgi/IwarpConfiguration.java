@@ -79,6 +79,12 @@ public @interface IwarpConfiguration {
             min = "1", max = "128")
     int maxReadDepth() default 16;
 
+    @AttributeDefinition(name = "First FPDU delay (ms)",
+            description = "How long an initiator waits after the MPA Reply before its first FPDU. Linux siw 6.1 as "
+                    + "responder can leave an FPDU that arrives right after its Reply unread (its accept race); 500 "
+                    + "avoids it when connecting to siw (ksmbd over siw). 0: send at once", min = "0", max = "10000")
+    int firstFpduDelayMillis() default 0;
+
     @AttributeDefinition(name = "Service ranking",
             description = "Ranking of the RdmaProvider service (the verbs provider: 100, the mock: -100)")
     int service_ranking() default 50;

@@ -154,6 +154,7 @@ final class ProviderLifecycle {
                 .mpaRevision(value("mpaRevision", c::mpaRevision))
                 .peerToPeer(mode)
                 .maxReadDepth(value("maxReadDepth", c::maxReadDepth))
+                .firstFpduDelayMillis(value("firstFpduDelayMillis", c::firstFpduDelayMillis))
                 .build();
     }
 

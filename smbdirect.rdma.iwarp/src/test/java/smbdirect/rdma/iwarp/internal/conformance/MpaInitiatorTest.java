@@ -257,6 +257,23 @@ class MpaInitiatorTest {
     }
 
     @Test
+    void theFirstFpduWaitsTheConfiguredDelayAfterTheReplyForSiwsAcceptRace() throws Exception {
+        Rig.Side client = connect(IwarpSettings.builder().firstFpduDelayMillis(400).build(), 1);
+        try (RawPeer peer = RawPeer.accept(server)) {
+            peer.readFrame();
+            peer.send(RawPeer.frame(RawPeer.KEY_REP, 0x50, 2, RawPeer.word(4, 4)));
+            client.events.awaitEstablished();
+            MemoryRegion src = client.endpoint.register(ByteBuffer.allocateDirect(4), EnumSet.noneOf(MemoryAccess.class));
+            client.endpoint.postSend(src, 0, 4, 1);
+            long posted = System.nanoTime();
+            peer.crc = true;
+            peer.readFpdu();
+            long waited = (System.nanoTime() - posted) / 1_000_000;
+            assertTrue(waited >= 300, "the first FPDU came after " + waited + " ms");
+        }
+    }
+
+    @Test
     void connectToAPortWithoutListenerIsUnreachable() throws Exception {
         int port = server.getLocalPort();
         server.close();

@@ -66,9 +66,9 @@ class ProviderLifecycleTest {
                 Map.entry("mpaRequestTimeoutMillis", 100), Map.entry("mpaReplyTimeoutMillis", 200),
                 Map.entry("tcpNoDelay", false), Map.entry("sendBufferSize", 65536),
                 Map.entry("receiveBufferSize", 131072), Map.entry("maxConnections", 7), Map.entry("mpaRevision", 1),
-                Map.entry("peerToPeer", "NONE"), Map.entry("maxReadDepth", 32))));
+                Map.entry("peerToPeer", "NONE"), Map.entry("maxReadDepth", 32), Map.entry("firstFpduDelayMillis", 500))));
         assertEquals(new IwarpSettings(List.of("127.0.0.1", "*:5445"), false, 9000, 3, 100, 200, false, 65536, 131072,
-                7, 1, RtrMode.NONE, 32), lifecycle.settings());
+                7, 1, RtrMode.NONE, 32, 500), lifecycle.settings());
     }
 
     @Test
@@ -223,6 +223,11 @@ class ProviderLifecycleTest {
             @Override
             public int maxReadDepth() {
                 return (Integer) get("maxReadDepth", 16);
+            }
+
+            @Override
+            public int firstFpduDelayMillis() {
+                return (Integer) get("firstFpduDelayMillis", 0);
             }
 
             @Override

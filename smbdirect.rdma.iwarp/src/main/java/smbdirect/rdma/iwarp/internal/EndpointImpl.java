@@ -83,8 +83,8 @@ final class EndpointImpl implements RdmaEndpoint, IoHandler {
     final ProviderImpl provider;
     final IoLoop loop;
     final IwarpSettings settings;
-    final SendQueue sq;
-    final ReceiveQueue rq;
+    final WorkRing<SendWr> sq;
+    final WorkRing<RecvWr> rq;
     final RegionTable regions;
     final AtomicBoolean scheduled = new AtomicBoolean();
     /** The loop's work list link (written before the list's CAS publishes it). */
@@ -142,8 +142,8 @@ final class EndpointImpl implements RdmaEndpoint, IoHandler {
         this.handler = Objects.requireNonNull(handler, "handler");
         this.setup = setup;
         this.passive = setup != null;
-        this.sq = new SendQueue(config.sendQueueDepth());
-        this.rq = new ReceiveQueue(config.receiveQueueDepth());
+        this.sq = new WorkRing<>(config.sendQueueDepth(), SendWr::new);
+        this.rq = new WorkRing<>(config.receiveQueueDepth(), RecvWr::new);
         this.regions = new RegionTable(provider.random());
         this.state = passive ? State.REQUESTED : State.IDLE;
         if (passive) {

@@ -38,7 +38,7 @@ final class Receiver {
     private final EndpointImpl ep;
     private final SocketChannel socket;
     private final CRC32C crc;
-    private final ReceiveQueue rq;
+    private final WorkRing<RecvWr> rq;
     private final RegionTable regions;
     private final InboundReads ird;
     private final OutboundReads orq;
@@ -64,12 +64,14 @@ final class Receiver {
     private int expectedSendMsn = 1;
     private int expectedReadMsn = 1;
     private RecvWr recv;
+    /** Posted receives handed to incoming Sends so far. */
+    private long taken;
     private int sendMo;
     private SendWr readWr;
     private boolean firstFpduSeen;
     private long fpdusReceived;
 
-    Receiver(EndpointImpl ep, SocketChannel socket, boolean crcOn, ReceiveQueue rq, RegionTable regions,
+    Receiver(EndpointImpl ep, SocketChannel socket, boolean crcOn, WorkRing<RecvWr> rq, RegionTable regions,
             InboundReads ird, OutboundReads orq) {
         this.ep = ep;
         this.socket = socket;
@@ -316,7 +318,7 @@ final class Receiver {
                     + ", expected " + sendMo + " (RFC 5041 §5.3)", true);
         }
         if (recv == null) {
-            recv = rq.take();
+            recv = taken < rq.tail() ? rq.at(taken++) : null;
             if (recv == null) {
                 return fail(TerminateError.DDP_NO_BUFFER, Rdmap.name(opcode) + " MSN "
                         + Integer.toUnsignedString(msn) + " found no posted receive (RFC 5041 §7.2)", true);

@@ -3,7 +3,7 @@ package smbdirect.rdma.iwarp.internal;
 import smbdirect.api.rdma.CompletionStatus;
 
 /** A pooled posted receive: request fields by the posting thread, outcome by the I/O thread. */
-final class RecvWr {
+final class RecvWr implements WorkRing.Slot {
 
     RegionImpl region;
     int offset;
@@ -16,7 +16,8 @@ final class RecvWr {
     boolean invalidated;
     int invalidatedStag;
 
-    void reset() {
+    @Override
+    public void reset() {
         done = false;
         status = null;
         byteLength = 0;

@@ -5,10 +5,10 @@ import smbdirect.api.rdma.WorkRequestType;
 
 /**
  * A pooled send-queue work request. The posting thread fills the request fields under the
- * endpoint's lock before publishing the slot ({@link SendQueue#publish}); the progress and outcome
+ * endpoint's lock before publishing the slot ({@link WorkRing#publish}); the progress and outcome
  * fields belong to the I/O thread from then on.
  */
-final class SendWr {
+final class SendWr implements WorkRing.Slot {
 
     // request (posting thread, published by the queue's volatile tail)
     WorkRequestType type;
@@ -36,7 +36,8 @@ final class SendWr {
     CompletionStatus status;
     int byteLength;
 
-    void reset() {
+    @Override
+    public void reset() {
         sent = 0;
         received = 0;
         readMsn = 0;

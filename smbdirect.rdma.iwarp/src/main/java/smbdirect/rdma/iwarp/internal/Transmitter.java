@@ -39,7 +39,7 @@ final class Transmitter {
     private final SocketChannel socket;
     private final CRC32C crc;
     private final int maxFpdu;
-    private final SendQueue sq;
+    private final WorkRing<SendWr> sq;
     private final InboundReads ird;
     private final OutboundReads orq;
     private final ByteBuffer[] iov = new ByteBuffer[3 * MAX_BATCH + 1];
@@ -48,6 +48,8 @@ final class Transmitter {
     private final SendWr[] fpduCompletes = new SendWr[MAX_BATCH];
     private final long[] fpduBytesEnd = new long[MAX_BATCH];
     private final int[] fpduIovEnd = new int[MAX_BATCH];
+    /** The next send-queue request to transmit. */
+    private long txNext;
     private int fpdus;
     private int accounted;
     private int iovCount;
@@ -63,7 +65,7 @@ final class Transmitter {
     private boolean aborted;
     private long fpdusSent;
 
-    Transmitter(EndpointImpl ep, SocketChannel socket, boolean crcOn, int maxFpdu, SendQueue sq, InboundReads ird,
+    Transmitter(EndpointImpl ep, SocketChannel socket, boolean crcOn, int maxFpdu, WorkRing<SendWr> sq, InboundReads ird,
             OutboundReads orq) {
         this.ep = ep;
         this.socket = socket;
@@ -173,17 +175,17 @@ final class Transmitter {
     private boolean startNext() {
         if (!gateOpen) {
             // nothing goes on the wire yet; a local invalidate at the head of the queue needs no wire
-            if (sq.txNext < sq.tail() && sq.at(sq.txNext).type == WorkRequestType.LOCAL_INVALIDATE) {
-                SendWr w = sq.at(sq.txNext);
-                sq.txNext++;
+            if (txNext < sq.tail() && sq.at(txNext).type == WorkRequestType.LOCAL_INVALIDATE) {
+                SendWr w = sq.at(txNext);
+                txNext++;
                 ep.localInvalidate(w);
                 return !aborted;
             }
             return false;
         }
-        boolean sqReady = sq.txNext < sq.tail();
+        boolean sqReady = txNext < sq.tail();
         if (sqReady) {
-            SendWr head = sq.at(sq.txNext);
+            SendWr head = sq.at(txNext);
             sqReady = head.type != WorkRequestType.RDMA_READ || !orq.isFull();
         }
         InboundRead read = ird.peek();
@@ -195,17 +197,17 @@ final class Transmitter {
             return false;
         }
         irdBurst = 0;
-        SendWr w = sq.at(sq.txNext);
+        SendWr w = sq.at(txNext);
         switch (w.type) {
             case LOCAL_INVALIDATE:
-                sq.txNext++;
+                txNext++;
                 ep.localInvalidate(w);
                 return !aborted;
             case RDMA_READ:
                 if (!ep.checkLocal(w)) {
                     return false;
                 }
-                sq.txNext++;
+                txNext++;
                 readMsn++;
                 w.readMsn = readMsn;
                 ByteBuffer h = headers[fpdus].clear();
@@ -251,7 +253,7 @@ final class Transmitter {
         w.sent += payload;
         if (last) {
             current = null;
-            sq.txNext++;
+            txNext++;
         }
         add(h, headerBytes, view, payload, last ? w : null);
     }

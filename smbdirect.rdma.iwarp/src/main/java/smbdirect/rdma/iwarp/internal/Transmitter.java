@@ -31,6 +31,8 @@ import smbdirect.rdma.iwarp.internal.wire.TerminateError;
 final class Transmitter {
 
     static final int MAX_BATCH = 16;
+    /** Batches one call of {@link #pump()} writes at most. */
+    private static final int BATCHES_PER_PUMP = 8;
     private static final int HEADER_SLOT = Rdmap.READ_REQUEST_HEADER;
     private static final int TRAILER_SLOT = 8;
     private static final int IRD_BURST = 4;
@@ -109,8 +111,13 @@ final class Transmitter {
         return fpdusSent;
     }
 
-    /** Writes what the batch holds and builds further batches until TCP takes no more or nothing is left. */
+    /**
+     * Writes what the batch holds and builds further batches until TCP takes no more, nothing is
+     * left, or {@link #BATCHES_PER_PUMP} batches went out (then the endpoint is scheduled again, so
+     * that one busy connection does not hold its I/O thread from the others).
+     */
     void pump() throws IOException {
+        int batches = 0;
         while (!aborted) {
             if (iovStart < iovCount) {
                 long n = socket.write(iov, iovStart, iovCount - iovStart);
@@ -125,6 +132,10 @@ final class Transmitter {
                 }
             }
             resetBatch();
+            if (++batches > BATCHES_PER_PUMP) {
+                ep.kickTransmit();
+                return;
+            }
             if (!fill()) {
                 ep.wantWrite(false);
                 return;

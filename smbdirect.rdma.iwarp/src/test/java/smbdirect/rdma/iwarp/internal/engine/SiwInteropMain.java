@@ -65,7 +65,7 @@ public final class SiwInteropMain {
         int port = Integer.parseInt(args[1]);
         boolean crc = args.length > 2 && args[2].equals("crc");
         IwarpSettings settings = IwarpSettings.builder().listenAddresses("127.0.0.1").crc(crc)
-                .firstFpduDelayMillis(500).build();
+                .firstFpduDelayMillis(Integer.getInteger("firstFpduDelayMillis", 500)).build();
         boolean ok;
         try (IwarpProvider provider = IwarpProvider.open("siw-interop", settings)) {
             ok = switch (mode) {

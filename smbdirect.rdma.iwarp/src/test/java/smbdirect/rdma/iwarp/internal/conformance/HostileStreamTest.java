@@ -54,7 +54,7 @@ class HostileStreamTest {
                     side.events.awaitEstablished();
                     byte[] stream = mutate ? mutated(peer, exposed, random) : random(random);
                     peer.send(stream);
-                    peer.close();
+                    peer.hangUp();
                     DisconnectCause cause = side.events.awaitDisconnected();
                     String detail = side.events.detail();
                     assertNotNull(detail);

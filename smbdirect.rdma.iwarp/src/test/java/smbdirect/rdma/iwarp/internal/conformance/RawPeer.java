@@ -230,6 +230,11 @@ final class RawPeer implements AutoCloseable {
         return body;
     }
 
+    /** Closes the connection (the provider sees the FIN). */
+    void hangUp() throws IOException {
+        socket.close();
+    }
+
     @Override
     public void close() throws IOException {
         socket.close();

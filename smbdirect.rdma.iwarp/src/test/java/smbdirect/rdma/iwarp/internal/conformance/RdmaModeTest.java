@@ -520,7 +520,7 @@ class RdmaModeTest {
     @Test
     void thePeersFinEndsTheConnectionAsPeer() throws Exception {
         established(2, 16);
-        peer.close();
+        peer.hangUp();
         assertEquals(DisconnectCause.PEER, side.events.awaitDisconnected());
         assertEquals(2, side.events.completions().size());
     }
@@ -530,7 +530,7 @@ class RdmaModeTest {
         established(2, 16);
         byte[] f = peer.fpdu(RawPeer.send(1, 0, true, new byte[8]));
         peer.send(java.util.Arrays.copyOf(f, 10));
-        peer.close();
+        peer.hangUp();
         assertEquals(DisconnectCause.PEER, side.events.awaitDisconnected());
         assertTrue(side.events.detail().contains("middle of an FPDU"), side.events.detail());
     }

@@ -117,7 +117,7 @@ final class Rig implements AutoCloseable {
     }
 
     @Override
-    public void close() throws Exception {
+    public void close() {
         synchronized (this) {
             for (RdmaEndpoint ep : endpoints) {
                 ep.close();

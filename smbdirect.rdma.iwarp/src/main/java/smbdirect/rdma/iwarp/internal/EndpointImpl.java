@@ -114,7 +114,6 @@ final class EndpointImpl implements RdmaEndpoint, IoHandler {
     private Phase phase = Phase.TCP_CONNECT;
     private int requestedIrdFlags;
     private int requestedOrdFlags;
-    private int requestFlags;
     private int requestIrd;
     private int requestOrd;
     private ByteBuffer privateData;
@@ -252,8 +251,7 @@ final class EndpointImpl implements RdmaEndpoint, IoHandler {
                 requestOrd = Math.max(1, requestOrd); // the Read RTR takes an ORD slot (siw forces ORD >= 1)
             }
         }
-        requestFlags = (settings.crc() ? MpaFrame.FLAG_CRC : 0) | (enhanced ? MpaFrame.FLAG_ENHANCED : 0);
-        mpa = MpaSetup.frame(true, requestFlags, settings.mpaRevision(), enhanced, requestIrd, requestOrd, irdFlags,
+        mpa = MpaSetup.frame(true, settings.crc() ? MpaFrame.FLAG_CRC : 0, settings.mpaRevision(), enhanced, requestIrd, requestOrd, irdFlags,
                 ordFlags, privateData);
         requestedIrdFlags = irdFlags;
         requestedOrdFlags = ordFlags;
@@ -320,65 +318,18 @@ final class EndpointImpl implements RdmaEndpoint, IoHandler {
 
     /** The complete Reply (RFC 5044 §7.1, RFC 6581 §5; iwarp.md §2.4, §7). */
     private void processReply() {
-        int flags = MpaFrame.flags(mpa, 0);
-        int revision = MpaFrame.revision(mpa, 0);
-        int pd = MpaFrame.pdLength(mpa, 0);
-        boolean enhanced = settings.mpaRevision() == 2 && revision == 2 && (flags & MpaFrame.FLAG_ENHANCED) != 0;
-        if (revision > settings.mpaRevision()) {
-            end(DisconnectCause.CONNECT_ERROR, "MPA Reply revision " + revision + " is above our Request's "
-                    + settings.mpaRevision() + " (RFC 5044 §7.1)", null, null);
+        MpaNegotiation.Result result = MpaNegotiation.reply(mpa, settings, requestIrd, requestOrd, requestedIrdFlags,
+                requestedOrdFlags);
+        if (result instanceof MpaNegotiation.Refused r) {
+            end(r.cause(), r.detail(), r.terminate() == null ? null : rawTerminate(r.terminate()), r.rejectData());
             return;
         }
-        if (enhanced && pd < MpaV2Control.SIZE) {
-            end(DisconnectCause.CONNECT_ERROR, "MPA Reply with the enhanced flag carries " + pd
-                    + " bytes of private data, no RFC 6581 IRD/ORD word", null, null);
-            return;
-        }
-        int ulpStart = MpaFrame.HEADER_SIZE + (enhanced ? MpaV2Control.SIZE : 0);
-        ByteBuffer ulp = MpaSetup.readOnlyCopy(mpa, ulpStart, MpaFrame.HEADER_SIZE + pd - ulpStart);
-        if ((flags & MpaFrame.FLAG_REJECT) != 0) {
-            end(DisconnectCause.REJECTED, "the peer rejected the connection (MPA Reply with R=1, "
-                    + ulp.remaining() + " bytes of private data)", null, ulp);
-            return;
-        }
-        if ((flags & MpaFrame.FLAG_MARKERS) != 0) {
-            end(DisconnectCause.CONNECT_ERROR, "the peer asks for MPA markers (RFC 5044 §5), which this provider"
-                    + " does not insert (neither does Linux siw)", null, null);
-            return;
-        }
-        boolean crc = settings.crc() || (flags & MpaFrame.FLAG_CRC) != 0;
-        int ird = requestIrd;
-        int ord = requestOrd;
-        RtrMode rtr = RtrMode.NONE;
-        if (enhanced) {
-            int repIrd = MpaV2Control.ird(mpa, MpaFrame.HEADER_SIZE);
-            int repOrd = MpaV2Control.ord(mpa, MpaFrame.HEADER_SIZE);
-            ord = Math.min(requestOrd, repIrd);
-            if (repOrd > ird) {
-                if (repOrd > settings.maxReadDepth()) {
-                    end(DisconnectCause.CONNECT_ERROR, "the peer's ORD " + repOrd + " exceeds our largest IRD "
-                            + settings.maxReadDepth() + "; sent Terminate " + TerminateError.MPA_INSUFFICIENT_IRD,
-                            rawTerminate(TerminateError.MPA_INSUFFICIENT_IRD), null);
-                    return;
-                }
-                ird = repOrd; // relaxed IRD negotiation, as siw
-            }
-            if (requestedIrdFlags != 0) {
-                int chosen = MpaV2Control.ordFlags(mpa, MpaFrame.HEADER_SIZE) & requestedOrdFlags;
-                if ((MpaV2Control.irdFlags(mpa, MpaFrame.HEADER_SIZE) & MpaV2Control.PEER_TO_PEER) == 0
-                        || chosen == 0) {
-                    end(DisconnectCause.CONNECT_ERROR, "the MPA Reply picks none of the RTR frames we offered"
-                            + " (RFC 6581 §5); sent Terminate " + TerminateError.MPA_NO_MATCHING_RTR,
-                            rawTerminate(TerminateError.MPA_NO_MATCHING_RTR), null);
-                    return;
-                }
-                rtr = (chosen & MpaV2Control.WRITE_RTR) != 0 ? RtrMode.WRITE : RtrMode.READ;
-            }
-        } else if (settings.mpaRevision() == 2 && LOG.isDebugEnabled()) {
+        MpaNegotiation.Agreed a = (MpaNegotiation.Agreed) result;
+        if (!a.enhanced() && settings.mpaRevision() == 2 && LOG.isDebugEnabled()) {
             LOG.debug("{}: the peer answered MPA revision {} without the RFC 6581 word; IRD/ORD come from the ULP",
-                    this, revision);
+                    this, MpaFrame.revision(mpa, 0));
         }
-        establish(crc, ird, ord, rtr, ulp);
+        establish(a.crc(), a.ird(), a.ord(), a.rtr(), a.ulpPrivateData());
     }
 
     @Override
@@ -418,29 +369,12 @@ final class EndpointImpl implements RdmaEndpoint, IoHandler {
         }
         channel = setup.channel();
         channel.owner(this);
-        boolean enhanced = setup.enhanced();
-        int ird = requestIrd;
-        int ord = requestOrd;
-        int irdFlags = 0;
-        int ordFlags = 0;
-        if (enhanced) {
-            ird = Math.min(requestIrd, setup.peerOutboundReadDepth());
-            ord = Math.min(requestOrd, setup.peerInboundReadDepth());
-            if ((setup.peerIrdFlags() & MpaV2Control.PEER_TO_PEER) != 0) {
-                irdFlags = MpaV2Control.PEER_TO_PEER;
-                int offered = setup.peerOrdFlags();
-                ordFlags = (offered & MpaV2Control.WRITE_RTR) != 0 ? MpaV2Control.WRITE_RTR
-                        : (offered & MpaV2Control.READ_RTR) != 0 ? MpaV2Control.READ_RTR : MpaV2Control.WRITE_RTR;
-                if (ordFlags == MpaV2Control.READ_RTR) {
-                    ird = Math.max(ird, 1); // the Read RTR needs an IRD slot
-                }
-            }
-        }
-        replyCrc = setup.crcRequested() || settings.crc();
-        replyIrd = ird;
-        replyOrd = ord;
-        mpa = MpaSetup.frame(false, replyCrc ? MpaFrame.FLAG_CRC : 0, setup.revision(), enhanced, ird, ord, irdFlags,
-                ordFlags, privateData);
+        MpaNegotiation.Answer answer = MpaNegotiation.answer(setup, settings, requestIrd, requestOrd);
+        replyCrc = answer.crc();
+        replyIrd = answer.ird();
+        replyOrd = answer.ord();
+        mpa = MpaSetup.frame(false, replyCrc ? MpaFrame.FLAG_CRC : 0, answer.revision(), answer.enhanced(),
+                answer.ird(), answer.ord(), answer.irdFlags(), answer.ordFlags(), privateData);
         phase = Phase.WRITE_MPA;
         try {
             writeMpa();

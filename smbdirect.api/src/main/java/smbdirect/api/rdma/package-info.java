@@ -13,6 +13,18 @@
  * connection on both sides; RDMA Read and Write are checked against the peer's live memory region
  * (token, access, bounds) and a violation breaks the connection.
  *
+ * <h2>iWARP</h2>
+ * On iWARP (RDMAP over DDP over MPA over TCP, RFC 5040/5041/5044) there is no acknowledgement and
+ * no receiver-not-ready retry: a Send or RDMA Write completes with SUCCESS once it was handed to TCP,
+ * and a completed Write is placed at the peer only when the peer reaches it on the stream (a later
+ * Read Response or message of the peer shows it). A failure at the receiver (no receive posted, a
+ * receive too short, a bad token, access right or bounds for a Write) reaches the sender as the
+ * peer's Terminate message: the sender's connection ends with {@code QP_ERROR} and a detail naming
+ * the Terminate's layer, type and code, everything not yet completed is flushed, and the receiver
+ * ends too. An RDMA Read that the peer refuses completes with {@code REMOTE_ACCESS_ERROR} as
+ * everywhere. The responder of a connection sends nothing before the initiator's first message
+ * arrived (RFC 5044 §7.1.2): its posted Sends, Writes and Reads wait until then.
+ *
  * <h2>Callbacks</h2>
  * <ul>
  * <li>Callbacks for one endpoint (or one listener) are never concurrent with each other.</li>

@@ -44,6 +44,23 @@ public abstract class RdmaTckFixture {
         return true;
     }
 
+    /**
+     * Whether a Send or RDMA Write completes only once the peer acknowledged it, as on InfiniBand
+     * and RoCE reliable connections: a completed Write is then placed at the peer, and a failure at
+     * the receiver (receiver not ready, remote invalid request, remote access error) is the status
+     * of the completion. iWARP (RFC 5040) has no acknowledgement: a Send or RDMA Write completes once
+     * handed to TCP, its data is placed when the peer gets to it (a later Read Response or message of
+     * the peer proves it), and a failure at the receiver (no receive posted, a receive too short, a
+     * bad STag, access right or bounds for a Write) reaches the sender only as the peer's Terminate,
+     * which breaks the connection. A provider returning false: the suite expects such a Send or Write
+     * to complete with SUCCESS and the connection to end on both sides with QP_ERROR at the sender,
+     * everything else flushed, and looks at written memory only after a later Read completed. RDMA
+     * Read failures are reported in the Read's completion by every provider.
+     */
+    public boolean sendsAndWritesCompleteOnAcknowledgement() {
+        return true;
+    }
+
     /** How long the suite waits for an expected callback before it fails. */
     public Duration timeout() {
         return Duration.ofSeconds(10);

@@ -21,6 +21,7 @@ import smbdirect.api.SmbDirectListener;
 import smbdirect.impl.engine.ExecutorScheduler;
 import smbdirect.impl.engine.SmbDirectEngine;
 import smbdirect.impl.engine.TransportSettings;
+import smbdirect.rdma.tck.EngineScenario;
 
 /**
  * The SMB Direct engine end to end over the verbs provider between two processes on real RDMA

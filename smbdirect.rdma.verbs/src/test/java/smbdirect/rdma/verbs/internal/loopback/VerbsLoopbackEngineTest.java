@@ -13,7 +13,7 @@ import smbdirect.api.SmbDirectListener;
 import smbdirect.impl.engine.ExecutorScheduler;
 import smbdirect.impl.engine.SmbDirectEngine;
 import smbdirect.impl.engine.TransportSettings;
-import smbdirect.rdma.verbs.internal.EngineScenario;
+import smbdirect.rdma.tck.EngineScenario;
 import smbdirect.rdma.verbs.internal.VerbsRdmaProvider;
 
 /**

@@ -1,4 +1,4 @@
-package smbdirect.rdma.verbs.internal;
+package smbdirect.rdma.tck;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -15,9 +15,6 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import smbdirect.api.BufferDescriptor;
 import smbdirect.api.CloseReason;
 import smbdirect.api.ConnectionHandler;
@@ -27,10 +24,10 @@ import smbdirect.api.RemoteAccess;
 import smbdirect.api.SmbDirectConnection;
 
 /**
- * The SMB Direct engine scenario shared by {@link VerbsHardwareEngineTest} (two processes on
- * RNICs) and {@code loopback.VerbsLoopbackEngineTest} (one JVM, two verbs providers on the
- * loopback device), over the public API only: the tests set up the engines and the connection,
- * this class holds both sides' handlers, the client's steps and the outcome checks.
+ * An SMB Direct engine scenario over any RDMA provider, shared by the providers' end-to-end tests
+ * (the verbs provider between two processes on RNICs and on its loopback device, the iWARP provider
+ * in one JVM and between two JVMs), over the public API only: the tests set up the engines and the
+ * connection, this class holds both sides' handlers, the client's steps and the outcome checks.
  *
  * <p>The server ({@link EchoServer}) echoes every message whose first byte is {@code 'E'}. The
  * client ({@link #runClient}) sends one such message of each configured size (those above the
@@ -45,7 +42,6 @@ import smbdirect.api.SmbDirectConnection;
  */
 public final class EngineScenario {
 
-    private static final Logger LOG = LoggerFactory.getLogger(EngineScenario.class);
     static final byte ECHO = 'E';
     static final byte RDMA = 'R';
     static final byte DONE = 'D';
@@ -185,7 +181,6 @@ public final class EngineScenario {
         }
 
         private synchronized void record(Throwable x) {
-            LOG.error("server side failed", x);
             failures.add(x);
         }
 

@@ -1,0 +1,327 @@
+package smbdirect.rdma.iwarp.internal;
+
+import java.io.IOException;
+import java.net.BindException;
+import java.net.InetSocketAddress;
+import java.net.StandardSocketOptions;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import smbdirect.api.rdma.EndpointConfig;
+import smbdirect.api.rdma.RdmaCapabilities;
+import smbdirect.api.rdma.RdmaEndpoint;
+import smbdirect.api.rdma.RdmaEndpointHandler;
+import smbdirect.api.rdma.RdmaException;
+import smbdirect.api.rdma.RdmaListenHandler;
+import smbdirect.api.rdma.RdmaListener;
+import smbdirect.rdma.iwarp.IwarpSettings;
+
+/**
+ * The software iWARP provider: its I/O loops, listeners, endpoints and pending connection
+ * requests, the connection cap, and the capabilities it reports. Thread-safe.
+ */
+public final class ProviderImpl {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ProviderImpl.class);
+    /** Largest send or receive queue depth an endpoint may ask for. */
+    static final int MAX_WORK_REQUESTS = 16384;
+
+    private final String instanceName;
+    private final IwarpSettings settings;
+    private final SecureRandom random = new SecureRandom();
+    private final IoLoop[] loops;
+    private final AtomicInteger nextLoop = new AtomicInteger();
+    private final AtomicInteger connections = new AtomicInteger();
+    private final AtomicLong terminatesSent = new AtomicLong();
+    private final AtomicLong terminatesReceived = new AtomicLong();
+    private final Set<ListenerImpl> listeners = ConcurrentHashMap.newKeySet();
+    private final Set<EndpointImpl> endpoints = ConcurrentHashMap.newKeySet();
+    private final Set<PassiveSetup> setups = ConcurrentHashMap.newKeySet();
+    private final RdmaCapabilities capabilities;
+    private volatile boolean shutdown;
+
+    private ProviderImpl(String instanceName, IwarpSettings settings, IoLoop[] loops) {
+        this.instanceName = instanceName;
+        this.settings = settings;
+        this.loops = loops;
+        this.capabilities = new RdmaCapabilities(MAX_WORK_REQUESTS, MAX_WORK_REQUESTS, 1, 0, 1 << 30,
+                settings.maxReadDepth(), settings.maxReadDepth(), Integer.MAX_VALUE, true);
+    }
+
+    /** Starts a provider with {@code settings.ioThreads()} I/O threads named {@code smbdirect-iwarp-<instance>-io-<n>}. */
+    public static ProviderImpl open(String instanceName, IwarpSettings settings) throws IOException {
+        Objects.requireNonNull(settings, "settings");
+        IoLoop[] loops = new IoLoop[settings.ioThreads()];
+        try {
+            for (int i = 0; i < loops.length; i++) {
+                loops[i] = new IoLoop("smbdirect-iwarp-" + instanceName + "-io-" + i);
+            }
+        } catch (IOException e) {
+            for (IoLoop l : loops) {
+                if (l != null) {
+                    l.start();
+                    l.stop(1000);
+                }
+            }
+            throw e;
+        }
+        for (IoLoop l : loops) {
+            l.start();
+        }
+        LOG.debug("iWARP provider {} started: {}", instanceName, settings);
+        return new ProviderImpl(instanceName, settings, loops);
+    }
+
+    public IwarpSettings settings() {
+        return settings;
+    }
+
+    public RdmaCapabilities capabilities() {
+        return capabilities;
+    }
+
+    public String instanceName() {
+        return instanceName;
+    }
+
+    SecureRandom random() {
+        return random;
+    }
+
+    IoLoop nextLoop() {
+        return loops[Math.floorMod(nextLoop.getAndIncrement(), loops.length)];
+    }
+
+    void checkOpen(String operation) throws RdmaException {
+        if (shutdown) {
+            throw new RdmaException(operation + ": the iWARP provider " + instanceName + " is shut down");
+        }
+    }
+
+    void checkConfig(EndpointConfig config) throws RdmaException {
+        if (config.sendQueueDepth() > MAX_WORK_REQUESTS || config.receiveQueueDepth() > MAX_WORK_REQUESTS) {
+            throw new RdmaException("EndpointConfig " + config + " exceeds the largest queue depth "
+                    + MAX_WORK_REQUESTS);
+        }
+    }
+
+    public RdmaListener listen(InetSocketAddress bindAddress, RdmaListenHandler handler) throws RdmaException {
+        Objects.requireNonNull(bindAddress, "bindAddress");
+        Objects.requireNonNull(handler, "handler");
+        checkOpen("listen");
+        if (!settings.allowsListen(bindAddress)) {
+            throw new RdmaException("listen: " + bindAddress + " is not allowed by listenAddresses "
+                    + settings.listenAddresses() + " (smbdirect.rdma.iwarp)");
+        }
+        IoLoop loop = nextLoop();
+        ServerSocketChannel server = null;
+        try {
+            server = ServerSocketChannel.open();
+            server.setOption(StandardSocketOptions.SO_REUSEADDR, true);
+            if (settings.receiveBufferSize() > 0) {
+                server.setOption(StandardSocketOptions.SO_RCVBUF, settings.receiveBufferSize());
+            }
+            server.bind(bindAddress, 128);
+            InetSocketAddress local = (InetSocketAddress) server.getLocalAddress();
+            ListenerImpl listener = new ListenerImpl(this, loop, server, handler, local);
+            ServerSocketChannel s = server;
+            IOException[] failure = new IOException[1];
+            boolean done = loop.runAndWait(() -> {
+                try {
+                    listener.start();
+                } catch (IOException e) {
+                    failure[0] = e;
+                }
+            }, 5000);
+            if (!done || failure[0] != null) {
+                s.close();
+                throw new RdmaException("listen on " + bindAddress + ": registering with the I/O thread failed"
+                        + (failure[0] == null ? "" : ": " + failure[0]));
+            }
+            listeners.add(listener);
+            if (shutdown) {
+                listener.close();
+                throw new RdmaException("listen: the iWARP provider " + instanceName + " is shut down");
+            }
+            LOG.debug("iWARP listener on {}", local);
+            return listener;
+        } catch (BindException e) {
+            closeQuietly(server);
+            throw new RdmaException("listen on " + bindAddress + " failed: " + e.getMessage(), e);
+        } catch (IOException | RuntimeException e) {
+            closeQuietly(server);
+            if (e instanceof RdmaException r) {
+                throw r;
+            }
+            throw new RdmaException("listen on " + bindAddress + " failed: " + e, e);
+        }
+    }
+
+    private static void closeQuietly(ServerSocketChannel server) {
+        if (server != null) {
+            try {
+                server.close();
+            } catch (IOException ignored) {
+                // nothing bound
+            }
+        }
+    }
+
+    public RdmaEndpoint createEndpoint(EndpointConfig config, RdmaEndpointHandler handler) throws RdmaException {
+        Objects.requireNonNull(config, "config");
+        Objects.requireNonNull(handler, "handler");
+        checkOpen("createEndpoint");
+        checkConfig(config);
+        EndpointImpl ep = new EndpointImpl(this, nextLoop(), config, handler);
+        track(ep);
+        return ep;
+    }
+
+    void track(EndpointImpl ep) throws RdmaException {
+        endpoints.add(ep);
+        if (shutdown) {
+            endpoints.remove(ep);
+            throw new RdmaException("the iWARP provider " + instanceName + " is shut down");
+        }
+    }
+
+    void forget(EndpointImpl ep) {
+        endpoints.remove(ep);
+    }
+
+    void forget(ListenerImpl listener) {
+        listeners.remove(listener);
+    }
+
+    boolean trackSetup(PassiveSetup setup) {
+        setups.add(setup);
+        if (shutdown) {
+            setups.remove(setup);
+            return false;
+        }
+        return true;
+    }
+
+    void forgetSetup(PassiveSetup setup) {
+        setups.remove(setup);
+    }
+
+    /** Takes one unit of the connection cap (a TCP connection); false when the cap is reached. */
+    boolean tryOpenConnection() {
+        while (true) {
+            int n = connections.get();
+            if (n >= settings.maxConnections()) {
+                return false;
+            }
+            if (connections.compareAndSet(n, n + 1)) {
+                return true;
+            }
+        }
+    }
+
+    void connectionClosed() {
+        connections.decrementAndGet();
+    }
+
+    /** Applies the configured socket options (TCP_NODELAY as siw, buffer sizes when set). */
+    void configure(SocketChannel socket) throws IOException {
+        socket.setOption(StandardSocketOptions.TCP_NODELAY, settings.tcpNoDelay());
+        if (settings.sendBufferSize() > 0) {
+            socket.setOption(StandardSocketOptions.SO_SNDBUF, settings.sendBufferSize());
+        }
+        if (settings.receiveBufferSize() > 0) {
+            socket.setOption(StandardSocketOptions.SO_RCVBUF, settings.receiveBufferSize());
+        }
+    }
+
+    void terminateSent() {
+        terminatesSent.incrementAndGet();
+    }
+
+    void terminateReceived() {
+        terminatesReceived.incrementAndGet();
+    }
+
+    public int openListeners() {
+        return listeners.size();
+    }
+
+    public int openEndpoints() {
+        return endpoints.size();
+    }
+
+    public int openConnections() {
+        return connections.get();
+    }
+
+    public int pendingRequests() {
+        return setups.size();
+    }
+
+    public long terminatesSent() {
+        return terminatesSent.get();
+    }
+
+    public long terminatesReceived() {
+        return terminatesReceived.get();
+    }
+
+    public boolean isShutdown() {
+        return shutdown;
+    }
+
+    /**
+     * Stops the provider: listeners fail with PROVIDER_SHUTDOWN, endpoints end with
+     * PROVIDER_SHUTDOWN (flushed, then onDisconnected), pending requests are closed, then the I/O
+     * threads stop. Waits up to {@code millis} in all. Idempotent.
+     */
+    public void shutdown(long millis) {
+        if (shutdown) {
+            return;
+        }
+        shutdown = true;
+        long deadline = System.nanoTime() + millis * 1_000_000L;
+        for (ListenerImpl l : new ArrayList<>(listeners)) {
+            l.loop().execute(() -> l.fail(smbdirect.api.rdma.DisconnectCause.PROVIDER_SHUTDOWN,
+                    "the iWARP provider " + instanceName + " is shutting down"));
+        }
+        listeners.clear();
+        for (EndpointImpl e : new ArrayList<>(endpoints)) {
+            e.loop.execute(() -> e.shutdown("the iWARP provider " + instanceName + " is shutting down"));
+        }
+        for (PassiveSetup s : new ArrayList<>(setups)) {
+            s.channel().loop.execute(s::shutdown);
+        }
+        setups.clear();
+        // let every loop run its shutdown tasks, then give closing connections their linger time
+        List<IoLoop> all = List.of(loops);
+        for (IoLoop l : all) {
+            l.runAndWait(() -> { }, Math.max(1, remaining(deadline)));
+        }
+        for (IoLoop l : all) {
+            l.stop(Math.max(1, remaining(deadline)));
+        }
+        LOG.debug("iWARP provider {} stopped", instanceName);
+    }
+
+    private static long remaining(long deadline) {
+        return (deadline - System.nanoTime()) / 1_000_000L;
+    }
+
+    @Override
+    public String toString() {
+        return "iWARP provider " + instanceName + " (" + connections.get() + " connections, " + endpoints.size()
+                + " endpoints, " + listeners.size() + " listeners)";
+    }
+}

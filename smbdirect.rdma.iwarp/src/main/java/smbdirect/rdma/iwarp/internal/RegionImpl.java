@@ -1,0 +1,128 @@
+package smbdirect.rdma.iwarp.internal;
+
+import java.nio.ByteBuffer;
+import java.util.Collections;
+import java.util.EnumSet;
+import java.util.Set;
+
+import smbdirect.api.rdma.MemoryAccess;
+import smbdirect.api.rdma.MemoryRegion;
+
+/**
+ * One registration of one endpoint: a 32-bit STag (24-bit random index, 8-bit random key;
+ * iwarp.md §6.1), a random page-aligned 64-bit base address that tagged offsets are checked against
+ * (iwarp.md §1.3), the access rights, and views of the registered memory.
+ *
+ * <p>Thread-safety: {@code registered} and {@code valid} are volatile (user threads deregister and
+ * the peer's Send with Invalidate invalidates on the I/O thread). The placement and transmit views
+ * belong to the endpoint's I/O thread; the consumer's {@link #buffer()} view is never used by the
+ * provider, so its position and limit do not matter.
+ */
+final class RegionImpl implements MemoryRegion {
+
+    /** Transmit views per region: one per FPDU of a gather-write batch. */
+    static final int TX_VIEWS = Transmitter.MAX_BATCH;
+
+    final EndpointImpl owner;
+    final int stag;
+    final int localKey;
+    final long base;
+    final int length;
+    final boolean localWrite;
+    final boolean remoteRead;
+    final boolean remoteWrite;
+    private final ByteBuffer memory;
+    private final ByteBuffer userView;
+    private final Set<MemoryAccess> access;
+    /** I/O thread only: where received payload is placed. */
+    private final ByteBuffer rxView;
+    /** I/O thread only: created on first use. */
+    private final ByteBuffer[] txViews = new ByteBuffer[TX_VIEWS];
+    volatile boolean registered = true;
+    volatile boolean valid = true;
+
+    RegionImpl(EndpointImpl owner, ByteBuffer registered, Set<MemoryAccess> access, int stag, int localKey, long base) {
+        this.owner = owner;
+        this.memory = registered.slice();
+        this.userView = memory.duplicate();
+        this.rxView = memory.duplicate();
+        this.length = memory.capacity();
+        this.stag = stag;
+        this.localKey = localKey;
+        this.base = base;
+        EnumSet<MemoryAccess> copy = access.isEmpty() ? EnumSet.noneOf(MemoryAccess.class) : EnumSet.copyOf(access);
+        this.access = Collections.unmodifiableSet(copy);
+        this.localWrite = copy.contains(MemoryAccess.LOCAL_WRITE);
+        this.remoteRead = copy.contains(MemoryAccess.REMOTE_READ);
+        this.remoteWrite = copy.contains(MemoryAccess.REMOTE_WRITE);
+    }
+
+    /** The STag's 24-bit index (iwarp.md §6.1). */
+    static int index(int stag) {
+        return stag >>> 8;
+    }
+
+    /** I/O thread: the placement view limited to {@code [offset, offset + length)} of the region. */
+    ByteBuffer placement(int offset, int length) {
+        rxView.limit(offset + length).position(offset);
+        return rxView;
+    }
+
+    /** I/O thread: transmit view {@code i} limited to {@code [offset, offset + length)}. */
+    ByteBuffer transmit(int i, int offset, int length) {
+        ByteBuffer v = txViews[i];
+        if (v == null) {
+            v = memory.duplicate();
+            txViews[i] = v;
+        }
+        v.limit(offset + length).position(offset);
+        return v;
+    }
+
+    /** The memory, for absolute copies on the I/O thread. */
+    ByteBuffer memory() {
+        return memory;
+    }
+
+    @Override
+    public int token() {
+        return stag;
+    }
+
+    @Override
+    public int localKey() {
+        return localKey;
+    }
+
+    @Override
+    public long address() {
+        return base;
+    }
+
+    @Override
+    public int length() {
+        return length;
+    }
+
+    /** The same view on every call; the provider never uses its position or limit. */
+    @Override
+    public ByteBuffer buffer() {
+        return userView;
+    }
+
+    @Override
+    public Set<MemoryAccess> access() {
+        return access;
+    }
+
+    @Override
+    public boolean isValid() {
+        return valid && registered;
+    }
+
+    @Override
+    public String toString() {
+        return "MemoryRegion[STag 0x" + Integer.toHexString(stag) + ", base 0x" + Long.toHexString(base) + ", length "
+                + length + ", " + access + (registered ? valid ? "" : ", invalidated" : ", deregistered") + "]";
+    }
+}

@@ -1,0 +1,54 @@
+package smbdirect.rdma.iwarp.internal.osgi;
+
+import org.osgi.framework.BundleContext;
+import org.osgi.framework.ServiceRegistration;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.ConfigurationPolicy;
+import org.osgi.service.component.annotations.Deactivate;
+import org.osgi.service.component.annotations.Modified;
+import org.osgi.service.metatype.annotations.Designate;
+
+import smbdirect.api.rdma.RdmaProvider;
+import smbdirect.rdma.iwarp.IwarpProvider;
+
+/**
+ * The software iWARP provider's component (configuration PID {@code smbdirect.rdma.iwarp}, optional:
+ * the defaults open no port beyond what {@code listenAddresses} allows). It registers the
+ * {@link RdmaProvider} service itself ({@code smbdirect.provider=iwarp},
+ * {@code smbdirect.provider.transport=IWARP}, {@code service.ranking} 50 by default) so that a
+ * configuration change can be validated first and applied by re-registering: a bad value is
+ * refused with an ERROR naming the attribute and the running provider stays; a good change closes
+ * the old provider (its connections end with PROVIDER_SHUTDOWN) and registers a new one.
+ * Thread-safety: SCR serialises activate, modified and deactivate.
+ */
+@Component(name = ProviderLifecycle.PID, configurationPid = ProviderLifecycle.PID, service = {}, immediate = true,
+        configurationPolicy = ConfigurationPolicy.OPTIONAL)
+@Designate(ocd = IwarpConfiguration.class)
+public final class IwarpProviderComponent {
+
+    private ProviderLifecycle lifecycle;
+
+    @Activate
+    void activate(BundleContext context, IwarpConfiguration config) {
+        lifecycle = new ProviderLifecycle((provider, properties) -> {
+            ServiceRegistration<RdmaProvider> registration = context.registerService(RdmaProvider.class, provider,
+                    properties);
+            return registration::unregister;
+        }, IwarpProvider::open);
+        lifecycle.configure(config);
+    }
+
+    @Modified
+    void modified(IwarpConfiguration config) {
+        lifecycle.configure(config);
+    }
+
+    @Deactivate
+    void deactivate() {
+        if (lifecycle != null) {
+            lifecycle.stop();
+            lifecycle = null;
+        }
+    }
+}

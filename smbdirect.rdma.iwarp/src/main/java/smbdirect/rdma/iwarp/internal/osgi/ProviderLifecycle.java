@@ -1,0 +1,170 @@
+package smbdirect.rdma.iwarp.internal.osgi;
+
+import java.util.Arrays;
+import java.util.Dictionary;
+import java.util.Hashtable;
+import java.util.Locale;
+import java.util.function.Supplier;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import smbdirect.api.rdma.RdmaException;
+import smbdirect.api.rdma.RdmaProvider;
+import smbdirect.rdma.iwarp.IwarpProvider;
+import smbdirect.rdma.iwarp.IwarpSettings;
+import smbdirect.rdma.iwarp.RtrMode;
+
+/**
+ * What the component does, without OSGi types: turns a configuration into {@link IwarpSettings}
+ * (a bad value is refused with one ERROR naming the attribute, and the last good settings stay in
+ * force), and applies a change by closing the old provider (its connections end with
+ * PROVIDER_SHUTDOWN, its listeners fail) and registering a new one. Thread-safe (synchronized; SCR
+ * serialises the calls anyway).
+ */
+final class ProviderLifecycle {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ProviderLifecycle.class);
+    static final String PID = "smbdirect.rdma.iwarp";
+
+    /** Registers the provider service; returns what unregisters it. */
+    interface Registrar {
+        Runnable register(RdmaProvider provider, Dictionary<String, Object> properties);
+    }
+
+    /** Opens a provider (IwarpProvider::open in production). */
+    interface Opener {
+        IwarpProvider open(String instanceName, IwarpSettings settings) throws RdmaException;
+    }
+
+    /** What a configuration did. */
+    enum Outcome {
+        APPLIED, UNCHANGED, REFUSED
+    }
+
+    private final Registrar registrar;
+    private final Opener opener;
+    private IwarpSettings settings;
+    private int ranking;
+    private IwarpProvider provider;
+    private Runnable registration;
+    private String lastRefusal;
+
+    ProviderLifecycle(Registrar registrar, Opener opener) {
+        this.registrar = registrar;
+        this.opener = opener;
+    }
+
+    synchronized Outcome configure(IwarpConfiguration c) {
+        IwarpSettings next;
+        int nextRanking;
+        try {
+            next = settings(c);
+            nextRanking = value("service.ranking", c::service_ranking);
+        } catch (IllegalArgumentException e) {
+            lastRefusal = e.getMessage();
+            LOG.error("{}; {}", e.getMessage(), provider == null ? "no iWARP provider is registered"
+                    : "the last good settings stay in force");
+            return Outcome.REFUSED;
+        }
+        if (provider != null && next.equals(settings) && nextRanking == ranking) {
+            return Outcome.UNCHANGED;
+        }
+        IwarpProvider opened;
+        try {
+            opened = opener.open(IwarpProvider.NAME, next);
+        } catch (RdmaException e) {
+            lastRefusal = "smbdirect.rdma.iwarp: " + e.getMessage();
+            LOG.error("smbdirect.rdma.iwarp: the provider could not be opened with {}: {}; {}", next, e.getMessage(),
+                    provider == null ? "none is registered" : "the previous one stays");
+            return Outcome.REFUSED;
+        }
+        stopProvider();
+        provider = opened;
+        settings = next;
+        ranking = nextRanking;
+        Dictionary<String, Object> props = new Hashtable<>();
+        props.put(RdmaProvider.PROVIDER_NAME, IwarpProvider.NAME);
+        props.put(RdmaProvider.TRANSPORT_TYPE, opened.transportType().name());
+        props.put("service.ranking", nextRanking);
+        props.put("smbdirect.iwarp.listenAddresses", next.listenAddresses().toArray(new String[0]));
+        registration = registrar.register(opened, props);
+        LOG.info("iWARP RDMA provider registered: {}", next);
+        return Outcome.APPLIED;
+    }
+
+    /**
+     * Opens the new provider before the old one closes, so that a failure to open leaves the old
+     * one; listeners on the old one end (PROVIDER_SHUTDOWN) before the new one is registered, so a
+     * consumer that moves its listener finds the port free.
+     */
+    private void stopProvider() {
+        Runnable r = registration;
+        registration = null;
+        if (r != null) {
+            r.run();
+        }
+        IwarpProvider p = provider;
+        provider = null;
+        if (p != null) {
+            p.close();
+            LOG.info("iWARP RDMA provider closed (connections ended with PROVIDER_SHUTDOWN)");
+        }
+    }
+
+    synchronized void stop() {
+        stopProvider();
+        settings = null;
+    }
+
+    synchronized IwarpProvider provider() {
+        return provider;
+    }
+
+    synchronized IwarpSettings settings() {
+        return settings;
+    }
+
+    synchronized String lastRefusal() {
+        return lastRefusal;
+    }
+
+    /** The configuration as settings; a bad value throws naming the attribute. */
+    static IwarpSettings settings(IwarpConfiguration c) {
+        String p2p = value("peerToPeer", c::peerToPeer);
+        RtrMode mode;
+        try {
+            mode = RtrMode.valueOf(p2p == null ? "NONE" : p2p.trim().toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("smbdirect.rdma.iwarp: peerToPeer = " + p2p
+                    + " is invalid (must be one of " + Arrays.toString(RtrMode.values()) + ")");
+        }
+        String[] listen = value("listenAddresses", c::listenAddresses);
+        return IwarpSettings.builder()
+                .listenAddresses(listen == null ? new String[0] : listen)
+                .crc(value("crc", c::crc))
+                .maxFpduSize(value("maxFpduSize", c::maxFpduSize))
+                .ioThreads(value("ioThreads", c::ioThreads))
+                .mpaRequestTimeoutMillis(value("mpaRequestTimeoutMillis", c::mpaRequestTimeoutMillis))
+                .mpaReplyTimeoutMillis(value("mpaReplyTimeoutMillis", c::mpaReplyTimeoutMillis))
+                .tcpNoDelay(value("tcpNoDelay", c::tcpNoDelay))
+                .sendBufferSize(value("sendBufferSize", c::sendBufferSize))
+                .receiveBufferSize(value("receiveBufferSize", c::receiveBufferSize))
+                .maxConnections(value("maxConnections", c::maxConnections))
+                .mpaRevision(value("mpaRevision", c::mpaRevision))
+                .peerToPeer(mode)
+                .maxReadDepth(value("maxReadDepth", c::maxReadDepth))
+                .firstFpduDelayMillis(value("firstFpduDelayMillis", c::firstFpduDelayMillis))
+                .build();
+    }
+
+    /** Reads one attribute; a value Declarative Services cannot convert is refused naming the attribute. */
+    private static <T> T value(String attribute, Supplier<T> read) {
+        try {
+            return read.get();
+        } catch (RuntimeException e) {
+            throw new IllegalArgumentException("smbdirect.rdma.iwarp: " + attribute + " cannot be read ("
+                    + e.getMessage() + ")", e);
+        }
+    }
+}

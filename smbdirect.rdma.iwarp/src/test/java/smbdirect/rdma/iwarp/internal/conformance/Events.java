@@ -1,0 +1,117 @@
+package smbdirect.rdma.iwarp.internal.conformance;
+
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+
+import smbdirect.api.rdma.CompletionStatus;
+import smbdirect.api.rdma.DisconnectCause;
+import smbdirect.api.rdma.RdmaEndpointHandler;
+import smbdirect.api.rdma.WorkCompletion;
+import smbdirect.api.rdma.WorkRequestType;
+
+/** Records one endpoint's callbacks (completions copied) and lets a test wait for them, bounded. */
+final class Events implements RdmaEndpointHandler {
+
+    record Completion(long wrId, WorkRequestType type, CompletionStatus status, int bytes, boolean invalidated,
+            int token) {
+    }
+
+    private final List<Completion> completions = new ArrayList<>();
+    private byte[] establishedData;
+    private DisconnectCause cause;
+    private String detail;
+    private byte[] disconnectData;
+    private int callbacksAfterDisconnect;
+
+    @Override
+    public synchronized void onEstablished(ByteBuffer peerPrivateData) {
+        establishedData = copy(peerPrivateData);
+        notifyAll();
+    }
+
+    @Override
+    public synchronized void onCompletion(WorkCompletion wc) {
+        if (cause != null) {
+            callbacksAfterDisconnect++;
+        }
+        completions.add(new Completion(wc.wrId(), wc.type(), wc.status(), wc.byteLength(), wc.hasInvalidatedToken(),
+                wc.invalidatedToken()));
+        notifyAll();
+    }
+
+    @Override
+    public synchronized void onDisconnected(DisconnectCause c, String d, ByteBuffer privateData) {
+        if (cause != null) {
+            callbacksAfterDisconnect++;
+        }
+        cause = c;
+        detail = d;
+        disconnectData = copy(privateData);
+        notifyAll();
+    }
+
+    private static byte[] copy(ByteBuffer b) {
+        byte[] out = new byte[b.remaining()];
+        b.duplicate().get(out);
+        return out;
+    }
+
+    synchronized void await(String what, BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(RawPeer.TIMEOUT_MILLIS);
+        while (!condition.getAsBoolean()) {
+            long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+            if (left <= 0) {
+                fail("timed out waiting for " + what + "; completions " + completions + ", disconnect " + cause + " "
+                        + detail);
+            }
+            wait(left);
+        }
+    }
+
+    byte[] awaitEstablished() throws InterruptedException {
+        await("onEstablished", () -> establishedData != null || cause != null);
+        if (establishedData == null) {
+            fail("not established: " + cause + " " + detail);
+        }
+        return establishedData;
+    }
+
+    DisconnectCause awaitDisconnected() throws InterruptedException {
+        await("onDisconnected", () -> cause != null);
+        return cause;
+    }
+
+    List<Completion> awaitCompletions(int n) throws InterruptedException {
+        await(n + " completions", () -> completions.size() >= n);
+        return completions();
+    }
+
+    synchronized List<Completion> completions() {
+        return new ArrayList<>(completions);
+    }
+
+    synchronized String detail() {
+        return detail;
+    }
+
+    synchronized DisconnectCause cause() {
+        return cause;
+    }
+
+    synchronized byte[] disconnectData() {
+        return disconnectData;
+    }
+
+    synchronized boolean established() {
+        return establishedData != null;
+    }
+
+    synchronized int callbacksAfterDisconnect() {
+        return callbacksAfterDisconnect;
+    }
+}

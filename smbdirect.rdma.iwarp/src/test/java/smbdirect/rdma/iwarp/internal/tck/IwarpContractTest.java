@@ -1,0 +1,14 @@
+package smbdirect.rdma.iwarp.internal.tck;
+
+import smbdirect.rdma.iwarp.IwarpSettings;
+import smbdirect.rdma.tck.RdmaProviderContractTest;
+import smbdirect.rdma.tck.RdmaTckFixture;
+
+/** The RDMA provider SPI contract over two iWARP providers on loopback TCP with the default settings (CRC on, 1460-byte FPDUs). */
+class IwarpContractTest extends RdmaProviderContractTest {
+
+    @Override
+    protected RdmaTckFixture createFixture() throws Exception {
+        return new IwarpTckFixture(IwarpSettings.defaults());
+    }
+}

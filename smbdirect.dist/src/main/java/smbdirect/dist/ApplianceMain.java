@@ -38,6 +38,7 @@ import smbdirect.api.SmbDirectTransport;
 import smbdirect.api.dto.ListenerDTO;
 import smbdirect.api.dto.ProviderDTO;
 import smbdirect.api.dto.TransportDTO;
+import smbdirect.dist.launch.ApplianceHome;
 import smbdirect.impl.perf.Perf;
 import smbdirect.impl.perf.PerfException;
 import smbdirect.impl.perf.PerfOptions;
@@ -263,6 +264,8 @@ public class ApplianceMain implements Callable<Integer> {
         String base = "http://" + host + ":" + port + "/system/console";
         stream.println();
         stream.println("SMB Direct runtime is up.");
+        stream.println("  Home:         " + property(ApplianceHome.HOME, System.getProperty("user.dir"))
+                + "   (configuration files in etc/, framework state in data/)");
         stream.println("  Web Console:  " + base + "/smbdirect   (status page; configuration under "
                 + base + "/configMgr)");
         stream.println("  Credentials:  " + credentials());

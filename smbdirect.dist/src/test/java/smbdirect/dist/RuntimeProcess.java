@@ -9,9 +9,13 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /** The exported runtime jar started as a child process, its output captured to a file. */
 final class RuntimeProcess implements AutoCloseable {
+
+    private static final Pattern GENERATED = Pattern.compile("Credentials: +admin / (\\S+) +\\(generated");
 
     final Process process;
     final Path output;
@@ -52,6 +56,15 @@ final class RuntimeProcess implements AutoCloseable {
         try (ServerSocket s = new ServerSocket(0)) {
             return s.getLocalPort();
         }
+    }
+
+    /** The Web Console password the banner printed (generated at the first start of this home). */
+    String generatedPassword() throws IOException {
+        Matcher m = GENERATED.matcher(output());
+        if (!m.find()) {
+            throw new AssertionError("the banner shows no generated Web Console password:\n" + output());
+        }
+        return m.group(1);
     }
 
     String output() throws IOException {

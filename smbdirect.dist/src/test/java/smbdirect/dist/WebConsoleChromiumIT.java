@@ -41,7 +41,7 @@ class WebConsoleChromiumIT {
                         + "): install the Debian packages chromium and chromium-driver to run this test");
         try (RuntimeProcess runtime = RuntimeProcess.start(dir.resolve("runtime"))) {
             runtime.awaitOutput("SMB Direct runtime is up.", Duration.ofSeconds(60));
-            String base = "http://admin:admin@127.0.0.1:" + runtime.httpPort + "/system/console";
+            String base = "http://admin:" + runtime.generatedPassword() + "@127.0.0.1:" + runtime.httpPort + "/system/console";
             WebDriver driver = chrome();
             try {
                 WebDriverWait wait = new WebDriverWait(driver, Duration.ofSeconds(30));

@@ -58,7 +58,13 @@ class RuntimeIT {
                     HttpResponse.BodyHandlers.ofString());
             assertEquals(200, ok.statusCode());
             assertTrue(ok.body().contains("id='smbd-listeners'"), ok.body());
-            assertTrue(ok.body().contains("<td>default</td><td>10.0.0.1:445</td><td>mock</td><td>OPEN</td>"), ok.body());
+            HttpResponse<String> json = http.send(HttpRequest.newBuilder(URI.create(page + ".json"))
+                    .header("Authorization", basic).build(), HttpResponse.BodyHandlers.ofString());
+            assertEquals(200, json.statusCode());
+            assertEquals("application/json;charset=utf-8", json.headers().firstValue("Content-Type").orElse("")
+                    .toLowerCase().replace(" ", ""));
+            assertTrue(json.body().contains("{\"name\":\"default\",\"address\":\"10.0.0.1:445\",\"provider\":\"mock\","
+                    + "\"state\":\"OPEN\""), json.body());
             assertEquals(0, runtime.terminate(Duration.ofSeconds(30)), runtime.output());
         }
     }

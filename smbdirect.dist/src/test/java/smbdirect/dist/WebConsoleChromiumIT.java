@@ -47,8 +47,9 @@ class WebConsoleChromiumIT {
                 WebDriverWait wait = new WebDriverWait(driver, Duration.ofSeconds(30));
 
                 driver.get(base + "/smbdirect");
-                wait.until(ExpectedConditions.presenceOfElementLocated(By.id("smbd-settings")));
-                assertEquals("255", driver.findElement(By.cssSelector("#smbd-settings td.receiveCreditMax")).getText());
+                wait.until(ExpectedConditions.presenceOfElementLocated(By.cssSelector("#smbd-settings td.receiveCreditMax")));
+                assertEquals("255", driver.findElement(By.cssSelector("#smbd-settings td.receiveCreditMax"))
+                        .getAttribute("data-value"));
                 assertTrue(driver.findElement(By.id("smbd-listeners")).getText().contains("OPEN"),
                         driver.findElement(By.id("smbd-listeners")).getText());
 
@@ -63,17 +64,23 @@ class WebConsoleChromiumIT {
                 wait.until(ExpectedConditions.invisibilityOfElementLocated(By.name("receiveCreditMax")));
 
                 driver.get(base + "/smbdirect");
-                wait.until(ExpectedConditions.textToBe(By.cssSelector("#smbd-settings td.receiveCreditMax"), "100"));
+                wait.until(ExpectedConditions.attributeToBe(By.cssSelector("#smbd-settings td.receiveCreditMax"),
+                        "data-value", "100"));
                 driver.findElement(By.id("smbd-connect")).click();
                 wait.until(ExpectedConditions.presenceOfElementLocated(By.id("smbd-message")));
                 String message = driver.findElement(By.id("smbd-message")).getText();
                 assertTrue(message.startsWith("Test connection"), message);
 
+                wait.until(d -> d.findElements(By.cssSelector("#smbd-connections tr[data-connection-id]")).size() == 2);
                 List<WebElement> rows = driver.findElements(By.cssSelector("#smbd-connections tr[data-connection-id]"));
                 assertEquals(2, rows.size(), "both ends of the test connection are listed");
                 for (WebElement row : rows) {
-                    assertEquals("100", row.findElement(By.cssSelector("td.receiveCreditMax")).getText(), row.getText());
                     assertTrue(row.getText().contains("ESTABLISHED"), row.getText());
+                    row.findElement(By.cssSelector("td.toggle button")).click();
+                    String key = row.getAttribute("data-key");
+                    WebElement details = wait.until(ExpectedConditions.visibilityOfElementLocated(
+                            By.cssSelector("tr[data-details-of='" + key + "'] dd.receiveCreditMax")));
+                    assertEquals("100", details.getText(), "ReceiveCreditMax negotiated on " + key);
                 }
             } finally {
                 driver.quit();

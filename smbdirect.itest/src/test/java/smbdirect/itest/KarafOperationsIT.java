@@ -187,9 +187,16 @@ public class KarafOperationsIT {
         try {
             String page = getWhenReady("/system/console/smbdirect");
             assertTrue(page, page.contains("id='smbd-connections'"));
-            assertTrue(page, page.contains("data-connection-id='" + live.client().id() + "'"));
-            assertTrue(page, page.contains("data-connection-id='" + live.server().id() + "'"));
-            assertTrue(page, page.contains("mock"));
+            assertTrue(page, page.contains("/system/console/smbdirect/res/status.js"));
+            // the page draws itself from the JSON of the same DTOs; its script and Chart.js are served as they are
+            String json = get("/system/console/smbdirect.json");
+            for (SmbDirectConnection c : List.of(live.client(), live.server())) {
+                assertTrue(json, json.contains("{\"id\":" + c.id() + ",\"role\":"));
+            }
+            assertTrue(json, json.contains("\"name\":\"mock\""));
+            assertTrue(json, json.contains("\"history\":{\"providers\":{\"mock\":{\"timeMillis\":["));
+            assertTrue(get("/system/console/smbdirect/res/chart.umd.js").startsWith("/*!\n * Chart.js v4.4.1"));
+            assertTrue(get("/system/console/smbdirect/res/status.js").contains("smbdirect.json"));
 
             // the page's Close button ends any live connection, here the accepted one
             Matcher token = Pattern.compile("name='token' value='([0-9a-f]+)'").matcher(page);
@@ -224,6 +231,19 @@ public class KarafOperationsIT {
             out.write(form.getBytes(StandardCharsets.UTF_8));
         }
         return http.getResponseCode();
+    }
+
+    /** GETs {@code path} as karaf/karaf (must answer 200). */
+    private static String get(String path) throws IOException {
+        HttpURLConnection http = (HttpURLConnection) new URL("http://127.0.0.1:" + System.getProperty(HTTP_PORT_PROPERTY)
+                + path).openConnection();
+        http.setConnectTimeout(5000);
+        http.setReadTimeout(30000);
+        http.setRequestProperty("Authorization", basicKaraf());
+        assertEquals("GET " + path, 200, http.getResponseCode());
+        try (InputStream in = http.getInputStream()) {
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
     }
 
     /** GETs {@code path} as karaf/karaf until Karaf's HTTP service and Web Console serve it. */

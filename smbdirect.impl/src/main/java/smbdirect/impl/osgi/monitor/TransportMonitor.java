@@ -1,5 +1,6 @@
 package smbdirect.impl.osgi.monitor;
 
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -45,6 +46,8 @@ public final class TransportMonitor {
     public static final long INTERVAL_MILLIS = 1000;
     /** Samples kept per series (five minutes). */
     public static final int SAMPLES = 300;
+    /** How long a connection must lack Send Credits with messages queued to count as starved. */
+    public static final long STARVED_MILLIS = 5000;
     /** Connections with a history at a time. */
     public static final int MAX_CONNECTION_HISTORIES = 256;
     static final String THREAD_NAME = "smbdirect-monitor";
@@ -73,6 +76,8 @@ public final class TransportMonitor {
     private final Map<String, Series> providers = new LinkedHashMap<>();
     private final Map<String, Series> connections = new LinkedHashMap<>();
     private Map<String, Counters> previous = new HashMap<>();
+    private final ArrayDeque<long[]> negotiationFailures = new ArrayDeque<>();
+    private final Map<String, Long> starvedSince = new HashMap<>();
 
     @Activate
     public TransportMonitor(@Reference SmbDirectTransport transport) {
@@ -146,6 +151,11 @@ public final class TransportMonitor {
             }
             sample[Metric.SEND_CREDITS.ordinal()] = c.sendCredits;
             sample[Metric.PEER_CREDITS.ordinal()] = c.peerCredits;
+            if (starvedNow(c)) {
+                starvedSince.putIfAbsent(key, now);
+            } else {
+                starvedSince.remove(key);
+            }
             float[] total = perProvider.computeIfAbsent(c.provider, p -> new float[METRICS]);
             for (int m = 0; m < METRICS; m++) {
                 total[m] += sample[m];
@@ -160,11 +170,16 @@ public final class TransportMonitor {
             }
         }
         connections.keySet().retainAll(seen.keySet());
+        starvedSince.keySet().retainAll(seen.keySet());
         providers.keySet().retainAll(perProvider.keySet());
         for (Map.Entry<String, float[]> e : perProvider.entrySet()) {
             providers.computeIfAbsent(e.getKey(), p -> new Series(SAMPLES)).add(now, e.getValue());
         }
         previous = seen;
+        negotiationFailures.addLast(new long[] { now, dto.negotiationFailures });
+        while (negotiationFailures.size() > SAMPLES) {
+            negotiationFailures.removeFirst();
+        }
         latest = new Snapshot(now, dto);
         return latest;
     }
@@ -207,6 +222,40 @@ public final class TransportMonitor {
         Map<String, Float> m = new HashMap<>();
         connections.forEach((k, v) -> m.put(k, v.last(metric)));
         return m;
+    }
+
+    /** The newest sample of every connection that has a history (values by {@link Metric} ordinal), by key. */
+    public synchronized Map<String, float[]> latestOfConnections() {
+        Map<String, float[]> m = new LinkedHashMap<>();
+        connections.forEach((k, v) -> {
+            float[] last = new float[METRICS];
+            for (Metric metric : Metric.values()) {
+                last[metric.ordinal()] = v.last(metric);
+            }
+            m.put(k, last);
+        });
+        return m;
+    }
+
+    /**
+     * Whether connection {@code c} has been starved of Send Credits (established, none held, messages
+     * queued) in every sample of at least the last {@code millis}; a moment without credits under full
+     * load is no starvation.
+     */
+    public synchronized boolean starvedFor(ConnectionDTO c, long millis) {
+        Long since = starvedSince.get(key(c.provider, c.id));
+        return since != null && latest != null && latest.timeMillis() - since >= millis;
+    }
+
+    /** Starved of Send Credits now: established, none held, messages queued. */
+    public static boolean starvedNow(ConnectionDTO c) {
+        return "ESTABLISHED".equals(c.state) && c.sendCredits == 0 && c.sendQueueDepth > 0;
+    }
+
+    /** Negotiation failures within the history window (the last five minutes): newest minus oldest count. */
+    public synchronized long negotiationFailuresInWindow() {
+        return negotiationFailures.isEmpty() ? 0
+                : negotiationFailures.getLast()[1] - negotiationFailures.getFirst()[1];
     }
 
     /** Calls {@code listener} with every new snapshot (on the sampling thread). */

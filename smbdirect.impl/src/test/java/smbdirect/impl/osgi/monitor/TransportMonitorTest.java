@@ -26,6 +26,7 @@ class TransportMonitorTest {
         t.providers = providers.stream().map(n -> {
             ProviderDTO p = new ProviderDTO();
             p.name = n;
+            p.selected = true;
             return p;
         }).toArray(ProviderDTO[]::new);
         t.connections = connections;
@@ -109,6 +110,43 @@ class TransportMonitorTest {
             keys.add(TransportMonitor.key(c.provider, c.id));
         }
         assertEquals(TransportMonitor.MAX_CONNECTION_HISTORIES, monitor.connectionHistory(keys).size());
+    }
+
+    @Test
+    void negotiationFailuresAreCountedOverTheWindow() {
+        current = transport(List.of("mock"));
+        current.negotiationFailures = 3;
+        monitor.sample(1_000);
+        assertEquals(0, monitor.negotiationFailuresInWindow());
+        current = transport(List.of("mock"));
+        current.negotiationFailures = 5;
+        monitor.sample(2_000);
+        assertEquals(2, monitor.negotiationFailuresInWindow());
+        for (int s = 3; s < 3 + TransportMonitor.SAMPLES; s++) {
+            monitor.sample(s * 1000L);
+        }
+        assertEquals(0, monitor.negotiationFailuresInWindow(), "older than five minutes");
+    }
+
+    @Test
+    void aConnectionIsStarvedOnlyWhenItLacksCreditsForFiveSeconds() {
+        ConnectionDTO c = connection("mock", 1, 0, 0, 0, 0, 0, 0, 0, 0);
+        c.state = "ESTABLISHED";
+        c.sendQueueDepth = 3;
+        current = transport(List.of("mock"), c);
+        for (long t = 0; t <= 4_000; t += 1_000) {
+            monitor.sample(t);
+            assertTrue(!monitor.starvedFor(c, TransportMonitor.STARVED_MILLIS), "only " + t + " ms");
+        }
+        monitor.sample(5_000);
+        assertTrue(monitor.starvedFor(c, TransportMonitor.STARVED_MILLIS));
+        assertEquals(smbdirect.impl.osgi.health.TransportHealth.Status.WARN,
+                smbdirect.impl.osgi.health.TransportHealth.evaluate(current, monitor).status());
+        c.sendCredits = 1; // a grant arrived: the streak ends
+        monitor.sample(6_000);
+        c.sendCredits = 0;
+        monitor.sample(7_000);
+        assertTrue(!monitor.starvedFor(c, TransportMonitor.STARVED_MILLIS));
     }
 
     @Test

@@ -1,6 +1,8 @@
 package smbdirect.dist;
 
+import org.osgi.framework.Bundle;
 import org.osgi.framework.BundleContext;
+import org.osgi.framework.Constants;
 import org.osgi.service.log.LogEntry;
 import org.osgi.service.log.LogLevel;
 import org.osgi.service.log.LogListener;
@@ -26,8 +28,10 @@ public final class LogBridge implements LogListener, AutoCloseable {
     static final String FILEINSTALL = "org.apache.felix.fileinstall";
 
     private final ServiceTracker<LogReaderService, LogReaderService> readers;
+    private final Bundle framework;
 
     private LogBridge(BundleContext context) {
+        framework = context.getBundle(Constants.SYSTEM_BUNDLE_LOCATION);
         readers = new ServiceTracker<>(context, LogReaderService.class, null) {
             @Override
             public LogReaderService addingService(org.osgi.framework.ServiceReference<LogReaderService> ref) {
@@ -64,6 +68,9 @@ public final class LogBridge implements LogListener, AutoCloseable {
         LogLevel level = entry.getLogLevel();
         if (level != LogLevel.ERROR && level != LogLevel.WARN && level != LogLevel.AUDIT) {
             return;
+        }
+        if (level != LogLevel.ERROR && framework != null && framework.getState() == Bundle.STOPPING) {
+            return; // warnings of bundles torn down while the runtime stops (EventAdmin: "interrupted")
         }
         Logger log = LoggerFactory.getLogger(source);
         String text = FILEINSTALL.equals(source) ? ConfigFileFailure.explain(entry.getMessage()).orElse(line(entry))

@@ -127,7 +127,11 @@ public final class ConfigFile {
             for (String line : header) {
                 lines.add(line.isEmpty() ? "#" : "# " + line);
             }
-            lines.add("");
+            String first = values.keySet().stream().filter(k -> !notInFiles(k)).findFirst().orElse(null);
+            List<String> firstComment = first == null ? List.of() : comments.getOrDefault(first, List.of());
+            if (firstComment.isEmpty() || !firstComment.get(0).isEmpty()) {
+                lines.add(""); // else the first key's comment starts with its own blank line
+            }
             p.setHeader(lines);
         }
         boolean typed = false;
@@ -146,7 +150,7 @@ public final class ConfigFile {
             if (notInFiles(e.getKey()) || e.getValue() == null) {
                 continue;
             }
-            Object value = typed ? e.getValue() : String.valueOf(e.getValue());
+            Object value = typed ? asArray(e.getValue()) : String.valueOf(e.getValue());
             Object old = p.get(e.getKey());
             List<String> comment = comments.get(e.getKey());
             if (old == null && comment != null && !comment.isEmpty()) {
@@ -307,6 +311,30 @@ public final class ConfigFile {
             }
         }
         return p;
+    }
+
+    /**
+     * A collection as an array of its element type: FileInstall 3.7.4 reads a multi-line typed
+     * collection ("( ... )") back as one string, an array ("[ ... ]") as an array.
+     */
+    static Object asArray(Object v) {
+        if (!(v instanceof Collection<?> c)) {
+            return v;
+        }
+        Class<?> type = null;
+        for (Object o : c) {
+            Class<?> t = o == null ? null : o.getClass();
+            type = type == null ? t : (type == t ? type : Object.class);
+        }
+        if (type == null || type == Object.class) {
+            return c.stream().map(String::valueOf).toArray(String[]::new);
+        }
+        Object array = Array.newInstance(type, c.size());
+        int i = 0;
+        for (Object o : c) {
+            Array.set(array, i++, o);
+        }
+        return array;
     }
 
     private static boolean isMultiValued(Object v) {

@@ -69,6 +69,31 @@ class ConfigFileTest {
     }
 
     @Test
+    void fileInstallReadsBackWhatIsWrittenWithItsTypes() throws Exception {
+        // what the Web Console saves for its own configuration: strings, a boolean, a Vector of strings
+        Path f = etc.resolve("org.apache.felix.webconsole.internal.servlet.OsgiManager.cfg");
+        Files.writeString(f, "# header\nusername = admin\npassword = {sha-256}abc-1000-xyz=\n");
+        ConfigFile.write(f, map("username", "admin", "password", "{sha-256}abc-1000-xyz=", "plugins",
+                new java.util.Vector<>(List.of("a.B", "c.D")), "secret.heuristic.enabled", false, "port", 8080),
+                List.of(), false);
+        // FileInstall 3.7.4's own reader (its shaded copy of Felix utils)
+        org.apache.felix.fileinstall.shaded.util.properties.TypedProperties read =
+                new org.apache.felix.fileinstall.shaded.util.properties.TypedProperties((name, key, value) -> null);
+        try (var r = Files.newBufferedReader(f, StandardCharsets.ISO_8859_1)) {
+            read.load(r);
+        }
+        assertEquals("admin", read.get("username"));
+        assertEquals(List.of("a.B", "c.D"), List.of((String[]) read.get("plugins")));
+        assertEquals(Boolean.FALSE, read.get("secret.heuristic.enabled"));
+        assertEquals(8080, read.get("port"));
+        // writing back what was read keeps the values, and settles (no write loop with FileInstall)
+        Map<String, Object> values = ConfigFile.read(f);
+        ConfigFile.write(f, values, List.of(), false);
+        assertEquals(values.keySet(), ConfigFile.read(f).keySet());
+        assertFalse(ConfigFile.write(f, ConfigFile.read(f), List.of(), false));
+    }
+
+    @Test
     void theFileIsReplacedByARenameNeverRewrittenInPlace() throws Exception {
         Path f = etc.resolve("smbdirect.listener-default.cfg");
         ConfigFile.write(f, map("name", "default", "port", "445"), List.of("the default listener"), false);

@@ -64,7 +64,7 @@ final class ConfigValues {
                 throw new SettingsException(key, raw, what);
             }
             try {
-                long v = Long.parseLong(raw.toString().trim());
+                long v = Long.parseLong(raw.toString().strip());
                 if (v < min || v > max) {
                     throw new SettingsException(key, raw, what);
                 }
@@ -76,7 +76,7 @@ final class ConfigValues {
                 return;
             }
             try {
-                double v = Double.parseDouble(raw.toString().trim());
+                double v = Double.parseDouble(raw.toString().strip());
                 if (Double.isNaN(v)) {
                     throw new SettingsException(key, raw, "not a number");
                 }
@@ -84,7 +84,7 @@ final class ConfigValues {
                 throw new SettingsException(key, raw, "not a number");
             }
         } else if (t == boolean.class) {
-            String s = raw.toString().trim();
+            String s = raw.toString().strip();
             if (!(raw instanceof Boolean) && !s.equalsIgnoreCase("true") && !s.equalsIgnoreCase("false")) {
                 throw new SettingsException(key, raw, "not true or false");
             }

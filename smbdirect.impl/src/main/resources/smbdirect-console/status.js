@@ -197,10 +197,22 @@
     return { grid: grid, charts: charts };
   }
 
+  /** The x axis: the whole minutes the history covers, up to the window the server keeps. */
+  function span(history, nowMillis) {
+    var t = history && history.timeMillis;
+    var age = t && t.length ? (nowMillis - t[0]) / 1000 : 0;
+    return Math.min(windowSeconds, Math.max(60, Math.ceil(age / 60) * 60));
+  }
+
+  function step(shown) {
+    return shown <= 60 ? 10 : shown <= 180 ? 30 : 60;
+  }
+
   function drawCharts(charts, history, nowMillis) {
     if (typeof window.Chart !== 'function') {
       return;
     }
+    var shown = span(history, nowMillis);
     charts.forEach(function (c) {
       var datasets = c.spec.lines.map(function (line) {
         var points = [];
@@ -232,8 +244,8 @@
                 label: function (ctx) { return ctx.dataset.label + ': ' + c.spec.format(ctx.parsed.y); } } }
             },
             scales: {
-              x: { type: 'linear', min: -windowSeconds, max: 0, grid: { color: '#eef0f3' },
-                ticks: { stepSize: 60, font: { size: 10 }, callback: function (v) { return ago(v); } } },
+              x: { type: 'linear', min: -shown, max: 0, grid: { color: '#eef0f3' },
+                ticks: { stepSize: step(shown), font: { size: 10 }, callback: function (v) { return ago(v); } } },
               y: { beginAtZero: true, grace: '5%', grid: { color: '#eef0f3' },
                 ticks: { maxTicksLimit: 4, font: { size: 10 }, callback: function (v) { return c.spec.format(v); } } }
             }
@@ -241,6 +253,8 @@
         });
       } else {
         c.chart.data.datasets.forEach(function (d, i) { d.data = datasets[i]; });
+        c.chart.options.scales.x.min = -shown;
+        c.chart.options.scales.x.ticks.stepSize = step(shown);
         c.chart.update('none');
       }
     });

@@ -136,6 +136,7 @@ public final class TransportMonitor {
             Counters now0 = Counters.of(c);
             seen.put(key, now0);
             Counters prev = previous.get(key);
+            boolean progressed = prev != null && now0.messagesSent() > prev.messagesSent();
             if (prev == null) {
                 // new since the last sample: count from zero if it was created since, else start here
                 prev = before != null && c.createdMillis >= before.timeMillis() ? new Counters(0, 0, 0, 0, 0) : now0;
@@ -151,7 +152,7 @@ public final class TransportMonitor {
             }
             sample[Metric.SEND_CREDITS.ordinal()] = c.sendCredits;
             sample[Metric.PEER_CREDITS.ordinal()] = c.peerCredits;
-            if (starvedNow(c)) {
+            if (starvedNow(c) && !progressed) {
                 starvedSince.putIfAbsent(key, now);
             } else {
                 starvedSince.remove(key);
@@ -239,8 +240,9 @@ public final class TransportMonitor {
 
     /**
      * Whether connection {@code c} has been starved of Send Credits (established, none held, messages
-     * queued) in every sample of at least the last {@code millis}; a moment without credits under full
-     * load is no starvation.
+     * queued, none sent since the sample before) in every sample of at least the last {@code millis}.
+     * A sender at full load holds no credits at most instants, but its messages go out: that is no
+     * starvation.
      */
     public synchronized boolean starvedFor(ConnectionDTO c, long millis) {
         Long since = starvedSince.get(key(c.provider, c.id));

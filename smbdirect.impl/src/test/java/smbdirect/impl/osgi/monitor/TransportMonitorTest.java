@@ -147,6 +147,13 @@ class TransportMonitorTest {
         c.sendCredits = 0;
         monitor.sample(7_000);
         assertTrue(!monitor.starvedFor(c, TransportMonitor.STARVED_MILLIS));
+
+        // a sender at full load: no credits at each sample, but messages go out
+        for (long t = 8_000; t <= 20_000; t += 1_000) {
+            c.messagesSent += 1000;
+            monitor.sample(t);
+        }
+        assertTrue(!monitor.starvedFor(c, TransportMonitor.STARVED_MILLIS));
     }
 
     @Test

@@ -12,6 +12,7 @@ import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
 import java.net.HttpURLConnection;
 import java.net.InetSocketAddress;
 import java.net.URL;
@@ -28,6 +29,8 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import javax.inject.Inject;
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
 
 import org.apache.karaf.shell.api.console.Session;
 import org.apache.karaf.shell.api.console.SessionFactory;
@@ -207,6 +210,29 @@ public class KarafOperationsIT {
             CloseReason reason = live.serverSide().awaitClosed();
             assertEquals(CloseReason.Kind.LOCAL_CLOSE, reason.kind());
             assertEquals("closed by operator (Web Console)", reason.detail());
+        } finally {
+            close(live);
+        }
+    }
+
+    @Test
+    public void mbeansAreInKarafsMBeanServer() throws Exception {
+        Live live = open();
+        try {
+            ServiceReference<MBeanServer> ref = context.getServiceReference(MBeanServer.class);
+            MBeanServer server = ref != null ? context.getService(ref) : ManagementFactory.getPlatformMBeanServer();
+            ObjectName client = new ObjectName("smbdirect:type=Connection,provider=mock,id=" + live.client().id());
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (!server.isRegistered(client)) {
+                if (System.nanoTime() > deadline) {
+                    throw new AssertionError(client + " never registered; smbdirect MBeans: "
+                            + server.queryNames(new ObjectName("smbdirect:*"), null));
+                }
+                Thread.sleep(100);
+            }
+            assertEquals("ESTABLISHED", server.getAttribute(client, "state"));
+            assertEquals("mock", server.getAttribute(new ObjectName("smbdirect:type=Transport"), "selectedProvider"));
+            assertTrue(server.isRegistered(new ObjectName("smbdirect:type=Provider,name=mock")));
         } finally {
             close(live);
         }

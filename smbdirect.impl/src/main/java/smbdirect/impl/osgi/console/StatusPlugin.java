@@ -142,12 +142,9 @@ public class StatusPlugin extends HttpServlet {
 
     /** The JSON of the page and of smbdirect.json, with the histories of the connections {@code keys}. */
     void writeJson(Writer out, List<String> keys) throws IOException {
-        TransportMonitor.Snapshot latest = monitor.latest();
-        long now = System.currentTimeMillis();
-        TransportDTO dto = latest != null && now - latest.timeMillis() < 2 * TransportMonitor.INTERVAL_MILLIS
-                ? latest.transport() : transport.getTransportDTO();
+        TransportDTO dto = transport.getTransportDTO(); // fresh: what was just done shows at once
         TransportHealth.Report health = TransportHealth.evaluate(dto, monitor);
-        StatusJson.write(out, latest == null ? now : latest.timeMillis(), dto, health, monitor.latestOfConnections(),
+        StatusJson.write(out, System.currentTimeMillis(), dto, health, monitor.latestOfConnections(),
                 monitor.providerHistory(), monitor.connectionHistory(keys));
     }
 

@@ -266,6 +266,7 @@ public class ApplianceMain implements Callable<Integer> {
                 + base + "/configMgr)");
         stream.println("  Credentials:  " + credentials());
         stream.println("  Listeners:    " + listeners());
+        stream.println("  Monitoring:   " + base + "/smbdirect.json (JSON), JMX domain smbdirect, health check tag smbdirect");
         stream.println("  Shell:        smbd:connections, smbd:listeners, smbd:providers, smbd:perf --help, smbd:trace");
         stream.println();
     }

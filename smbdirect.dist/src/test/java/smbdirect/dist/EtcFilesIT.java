@@ -11,7 +11,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Predicate;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -57,20 +56,6 @@ class EtcFilesIT {
                 + "port = 5445\nacceptHandler.target = (smbdirect.acceptHandler=perf)\n");
         Files.writeString(etc.resolve(ConsolePassword.PID + ".cfg"), "username = admin\npassword = "
                 + new ConsolePassword(new SecureRandom()).hash(PASSWORD) + "\n");
-    }
-
-    private static void awaitJson(RuntimeProcess runtime, String password, Predicate<Map<String, Object>> condition,
-            String what) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        Map<String, Object> json = Map.of();
-        while (System.nanoTime() < deadline) {
-            json = runtime.json(password, null);
-            if (condition.test(json)) {
-                return;
-            }
-            TimeUnit.MILLISECONDS.sleep(200);
-        }
-        throw new AssertionError(what + " never seen in smbdirect.json: " + json + "\n" + runtime.output());
     }
 
     /** The ERROR lines of the output that mention {@code text}. */
@@ -148,7 +133,7 @@ class EtcFilesIT {
                     + "acceptHandler.target = (smbdirect.acceptHandler=perf)\n");
             oneErrorLine(runtime, broken.toRealPath().toString(), "not applied, line 3: port = 4\\uZZZZ5: a \\u escape needs four hex digits",
                     "the other files are unaffected");
-            awaitJson(runtime, PASSWORD, j -> listener(j, "good") != null && "OPEN".equals(listener(j, "good").get("state")),
+            runtime.awaitJson(PASSWORD, j -> listener(j, "good") != null && "OPEN".equals(listener(j, "good").get("state")),
                     "listener good OPEN");
 
             // a running listener given a port that is no number keeps its endpoint

@@ -140,7 +140,7 @@ class OperatorRestartIT {
             Path transport = home.resolve(TRANSPORT_FILE);
             Files.writeString(transport, Files.readString(transport).replace("\nsendCreditTarget = 255\n",
                     "\nsendCreditTarget = 64\n"));
-            awaitJson(again, j -> ((Number) settings(j).get("sendCreditTarget")).intValue() == 64, "sendCreditTarget 64");
+            again.awaitJson(NEW_PASSWORD, j -> ((Number) settings(j).get("sendCreditTarget")).intValue() == 64, "sendCreditTarget 64");
             again.awaitOutput("Configuration smbdirect.transport from " + transport.toRealPath() + " applied",
                     Duration.ofSeconds(10));
 
@@ -148,30 +148,16 @@ class OperatorRestartIT {
             Path second = home.resolve("etc/smbdirect.listener-second.cfg");
             Files.writeString(second, "name = second\nbindAddress = 10.0.0.1\nport = 4450\n"
                     + "acceptHandler.target = (smbdirect.acceptHandler=perf)\n");
-            awaitJson(again, j -> listeners(j).stream().anyMatch(l -> "second".equals(l.get("name"))
+            again.awaitJson(NEW_PASSWORD, j -> listeners(j).stream().anyMatch(l -> "second".equals(l.get("name"))
                     && "OPEN".equals(l.get("state"))), "listener second OPEN");
             Files.delete(second);
-            awaitJson(again, j -> listeners(j).stream().noneMatch(l -> "second".equals(l.get("name"))),
+            again.awaitJson(NEW_PASSWORD, j -> listeners(j).stream().noneMatch(l -> "second".equals(l.get("name"))),
                     "listener second closed");
             assertTrue(listeners(again.json(NEW_PASSWORD, null)).stream().anyMatch(l -> "default".equals(l.get("name"))
                     && "OPEN".equals(l.get("state"))), "the default listener stays open");
             again.awaitOutput("Listener second at /10.0.0.1:4450 closed", Duration.ofSeconds(10));
             assertEquals(0, again.terminate(Duration.ofSeconds(30)), again.output());
         }
-    }
-
-    private void awaitJson(RuntimeProcess runtime, java.util.function.Predicate<Map<String, Object>> condition, String what)
-            throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        Map<String, Object> json = Map.of();
-        while (System.nanoTime() < deadline) {
-            json = runtime.json(NEW_PASSWORD, null);
-            if (condition.test(json)) {
-                return;
-            }
-            TimeUnit.MILLISECONDS.sleep(200);
-        }
-        throw new AssertionError(what + " never seen in smbdirect.json: " + json + "\n" + runtime.output());
     }
 
     private static Map<String, Object> parse(String cfg) {

@@ -125,6 +125,21 @@ final class RuntimeProcess implements AutoCloseable {
         return new JSONParser(r.body()).getParsed();
     }
 
+    /** Waits (bounded) until smbdirect.json satisfies {@code condition}; fails naming {@code what}. */
+    void awaitJson(String password, java.util.function.Predicate<Map<String, Object>> condition, String what)
+            throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        Map<String, Object> json = Map.of();
+        while (System.nanoTime() < deadline) {
+            json = json(password, null);
+            if (condition.test(json)) {
+                return;
+            }
+            TimeUnit.MILLISECONDS.sleep(200);
+        }
+        throw new AssertionError(what + " never seen in smbdirect.json: " + json + "\n" + output());
+    }
+
     /** Process id (for the attach API). */
     long pid() {
         return process.pid();

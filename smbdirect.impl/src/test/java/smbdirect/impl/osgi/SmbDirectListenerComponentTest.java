@@ -6,13 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static smbdirect.impl.osgi.Fakes.logged;
 import static smbdirect.impl.osgi.Fakes.props;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -103,19 +100,6 @@ class SmbDirectListenerComponentTest {
         IllegalArgumentException address = assertThrows(IllegalArgumentException.class,
                 () -> new SmbDirectListenerComponent(host, config("bindAddress", " ")));
         assertTrue(address.getMessage().contains("bindAddress"), address.getMessage());
-    }
-
-    /** Runs {@code action} and returns the lines it logged (slf4j-simple writes to System.err). */
-    private static List<String> logged(Runnable action) {
-        PrintStream saved = System.err;
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        System.setErr(new PrintStream(out, true, StandardCharsets.UTF_8));
-        try {
-            action.run();
-        } finally {
-            System.setErr(saved);
-        }
-        return Arrays.stream(out.toString(StandardCharsets.UTF_8).split("\\R")).filter(l -> !l.isBlank()).toList();
     }
 
     private static Map<String, Object> fromFile(String file, Object... kv) {

@@ -5,13 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static smbdirect.impl.osgi.Fakes.logged;
 import static smbdirect.impl.osgi.Fakes.props;
 import static smbdirect.impl.osgi.Fakes.transportConfig;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -43,19 +41,6 @@ class SmbDirectTransportComponentTest {
         if (component != null) {
             component.deactivate();
         }
-    }
-
-    /** Runs {@code action} and returns the lines it logged (slf4j-simple writes to System.err). */
-    private static List<String> logged(Runnable action) {
-        PrintStream saved = System.err;
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        System.setErr(new PrintStream(out, true, StandardCharsets.UTF_8));
-        try {
-            action.run();
-        } finally {
-            System.setErr(saved);
-        }
-        return Arrays.stream(out.toString(StandardCharsets.UTF_8).split("\\R")).filter(s -> !s.isBlank()).toList();
     }
 
     @Test

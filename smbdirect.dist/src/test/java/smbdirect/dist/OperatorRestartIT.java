@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -11,6 +12,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -27,8 +30,9 @@ import smbdirect.dist.etc.ConsolePassword;
  * What an operator does to an appliance, end to end: start the runtime, log in with the password
  * the banner printed, change {@code receiveCreditMax} and the Web Console password in the Web
  * Console (headless Chromium), stop the runtime with SIGTERM, start it again, and find both in force;
- * then edit a file under {@code etc/} of the running runtime and see it applied, and delete a
- * listener's file and see that listener closed and nothing else.
+ * then edit a file under {@code etc/} of the running runtime and see it applied, delete a
+ * listener's file and see that listener closed and nothing else, and create and delete a listener in
+ * the Web Console and see its file come and go.
  */
 class OperatorRestartIT {
 
@@ -156,6 +160,23 @@ class OperatorRestartIT {
             assertTrue(listeners(again.json(NEW_PASSWORD, null)).stream().anyMatch(l -> "default".equals(l.get("name"))
                     && "OPEN".equals(l.get("state"))), "the default listener stays open");
             again.awaitOutput("Listener second at /10.0.0.1:4450 closed", Duration.ofSeconds(10));
+
+            // a listener created in the Web Console (its form posts this) gets a file; deleting it there removes the file
+            String created = again.post("/configMgr/" + URLEncoder.encode("[Temporary PID replaced by real PID upon save]",
+                    StandardCharsets.UTF_8).replace("+", "%20"), NEW_PASSWORD, "apply=true&action=ajaxConfigManager"
+                    + "&factoryPid=smbdirect.listener&propertylist=name,bindAddress,port,acceptHandler.target"
+                    + "&name=backup&bindAddress=10.0.0.1&port=4455&acceptHandler.target="
+                    + URLEncoder.encode("(smbdirect.acceptHandler=perf)", StandardCharsets.UTF_8)).body();
+            String backup = awaitFile(Path.of("etc", "smbdirect.listener-backup.cfg"), t -> t.contains("\nport = 4455\n"),
+                    "the Web Console's listener (" + created + ")");
+            again.awaitJson(NEW_PASSWORD, j -> listeners(j).stream().anyMatch(l -> "backup".equals(l.get("name"))
+                    && "OPEN".equals(l.get("state"))), "listener backup OPEN");
+            Matcher pid = Pattern.compile("# Configuration (smbdirect\\.listener\\S+), written").matcher(backup);
+            assertTrue(pid.find(), backup);
+            again.post("/configMgr/" + pid.group(1), NEW_PASSWORD, "apply=true&delete=true&action=ajaxConfigManager");
+            awaitFile(Path.of("etc", "smbdirect.listener-backup.cfg"), String::isEmpty, "the file deleted");
+            again.awaitJson(NEW_PASSWORD, j -> listeners(j).stream().noneMatch(l -> "backup".equals(l.get("name"))),
+                    "listener backup closed");
             assertEquals(0, again.terminate(Duration.ofSeconds(30)), again.output());
         }
     }

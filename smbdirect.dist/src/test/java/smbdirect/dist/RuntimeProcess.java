@@ -116,6 +116,15 @@ final class RuntimeProcess implements AutoCloseable {
                         .getBytes(StandardCharsets.UTF_8))).build(), HttpResponse.BodyHandlers.ofString());
     }
 
+    /** POSTs the form {@code form} (already URL-encoded) to {@code path} of the Web Console as admin. */
+    HttpResponse<String> post(String path, String password, String form) throws IOException, InterruptedException {
+        return HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(console() + path))
+                .header("Authorization", "Basic " + Base64.getEncoder().encodeToString(("admin:" + password)
+                        .getBytes(StandardCharsets.UTF_8)))
+                .header("Content-Type", "application/x-www-form-urlencoded")
+                .POST(HttpRequest.BodyPublishers.ofString(form)).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
     /** The status page's JSON (smbdirect.json), parsed. */
     Map<String, Object> json(String password, String query) throws IOException, InterruptedException {
         HttpResponse<String> r = get("/smbdirect.json" + (query == null ? "" : "?" + query), password);

@@ -163,13 +163,10 @@ public class ConfigFileWriter implements ConfigurationListener {
         if (factory.contains("-")) {
             return null;
         }
-        String name;
-        if (pid.startsWith(factory + "~")) {
-            name = pid.substring(factory.length() + 1);
-        } else {
-            Object n = props.get("name");
-            name = n instanceof String s && !s.isBlank() ? s : pid.substring(pid.lastIndexOf('.') + 1);
-        }
+        // the configuration's own name (a listener's) reads best; else the PID's unique part
+        Object n = props.get("name");
+        String name = n instanceof String s && !s.isBlank() ? s.strip()
+                : pid.startsWith(factory + "~") ? pid.substring(factory.length() + 1) : pid.substring(pid.lastIndexOf('.') + 1);
         String base = factory + "-" + name.replaceAll("[^A-Za-z0-9._~]", "_");
         Path candidate = etc.resolve(base + ".cfg");
         for (int i = 2; Files.exists(candidate) || files.containsValue(candidate); i++) {

@@ -78,17 +78,16 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
 
     private static final long KIND_SHIFT = 56;
     private static final long INDEX_MASK = (1L << KIND_SHIFT) - 1;
-    private static final int K_INIT_RECV = 1;
-    private static final int K_NEG_SEND = 2;
-    private static final int K_RECV = 3;
-    private static final int K_SEND = 4;
-    private static final int K_RDMA = 5;
-    private static final int K_INVALIDATE = 6;
+    static final int K_INIT_RECV = 1;
+    static final int K_NEG_SEND = 2;
+    static final int K_RECV = 3;
+    static final int K_SEND = 4;
+    static final int K_RDMA = 5;
+    static final int K_INVALIDATE = 6;
 
     /** The initial region of the passive side: the initial receive and a negotiate failure response. */
     private static final int INITIAL_REGION = 1024;
     private static final int NEG_SEND_OFFSET = 512;
-    private static final int RDMA_WRITE_BUDGET = 16;
     private static final int INVALIDATE_BUDGET = 16;
     /**
      * Entries the serial context keeps for reuse: covers the messages in flight at once (an upper
@@ -101,16 +100,12 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
      * until its message completes, so this covers that many messages in flight (as {@link #OUT_POOL}).
      */
     private static final int SHARED_SEND_POOL = 64;
-    /** Entries kept for RDMA requests queued while the connection is busy (in use until started). */
-    private static final int SHARED_RDMA_POOL = 16;
     private static final VarHandle SHARED_OUT;
-    private static final VarHandle SHARED_RDMA;
 
     static {
         try {
             MethodHandles.Lookup l = MethodHandles.lookup();
             SHARED_OUT = l.findVarHandle(Connection.class, "sharedOut", SharedPool.class);
-            SHARED_RDMA = l.findVarHandle(Connection.class, "sharedRdma", SharedPool.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -167,7 +162,6 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
     private final ArrayDeque<OutMessage> outPool = new ArrayDeque<>();
     /** Entries for sends from threads that found the context busy (any thread; created on first use). */
     private volatile SharedPool<OutMessage> sharedOut;
-    private volatile SharedPool<PendingRdma> sharedRdma;
     private Reassembler reassembler;
     KeepaliveRequested keepaliveRequested = KeepaliveRequested.NONE;
     boolean sendImmediate;
@@ -221,27 +215,15 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
     private final Runnable creditTimerTask = this::queueCreditTask;
     private final Runnable pumpTask = this::pump;
 
-    // ---- RDMA ----
-    private final ArrayDeque<RdmaOp> rdmaPending = new ArrayDeque<>();
-    /** Operations that completed successfully, for reuse (serial context only). */
-    private final ArrayDeque<RdmaOp> rdmaOpPool = new ArrayDeque<>();
+    // ---- RDMA and registrations ----
+    final RdmaOperations rdma = new RdmaOperations(this);
     /** Work flushed by the provider before it reported the disconnect: failed with the final reason. */
     private final List<Object> flushed = new ArrayList<>();
     /** Posted local invalidates by work id. */
     private final Map<Long, Object> rdmaWork = new HashMap<>();
-    /**
-     * Posted RDMA Read/Write work requests by slot (the work id): the operation and the bytes of the
-     * request; free slots on a stack. Grows by doubling (bounded by ORD plus the write budget).
-     */
-    private RdmaOp[] rdmaSlotOp = new RdmaOp[4];
-    private int[] rdmaSlotLength = new int[4];
-    private int[] rdmaFreeSlots = {3, 2, 1, 0};
-    private int rdmaFreeCount = 4;
     private final ArrayDeque<Runnable> invalidatesPending = new ArrayDeque<>();
     private final Map<Integer, RegisteredBufferImpl> registrations = new HashMap<>();
     private long nextWorkId = 1;
-    private int readsInFlight;
-    private int writesInFlight;
     private int invalidatesInFlight;
 
     // ---- counters (DTO) ----
@@ -255,9 +237,6 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
     long keepalivesReceived;
     long creditGrantsSent;
     long creditStalls;
-    long rdmaReads;
-    long rdmaWrites;
-    long rdmaBytes;
     private long closedMillis;
 
     Connection(SmbDirectEngine engine, long id, boolean initiator, EngineListener listener, TransportSettings settings,
@@ -294,7 +273,7 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
      */
     static int serialRingCapacity(TransportSettings settings) {
         long sendQueue = Math.min(settings.sendCreditTarget(), 255) + 1L + 1 + settings.outboundReadDepth()
-                + RDMA_WRITE_BUDGET + INVALIDATE_BUDGET;
+                + RdmaOperations.WRITE_BUDGET + INVALIDATE_BUDGET;
         long receiveQueue = settings.receiveCreditMax() + 2L;
         long work = sendQueue + receiveQueue + 16;
         if (work >= SerialExecutor.DEFAULT_CAPACITY) {
@@ -427,7 +406,7 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
     private EndpointConfig endpointConfig() {
         int rq = Math.min(caps.maxReceiveWorkRequests(), initial.receiveCreditMax() + 2);
         credits.limitReceiveCreditMax(Math.max(1, rq - 2));
-        int fixed = 1 + initial.outboundReadDepth() + RDMA_WRITE_BUDGET + INVALIDATE_BUDGET;
+        int fixed = 1 + initial.outboundReadDepth() + RdmaOperations.WRITE_BUDGET + INVALIDATE_BUDGET;
         sendSlots = Math.max(1, Math.min(Math.min(initial.sendCreditTarget(), 255) + 1,
                 caps.maxSendWorkRequests() - fixed));
         int sq = Math.min(caps.maxSendWorkRequests(), sendSlots + fixed);
@@ -906,22 +885,6 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
         return p;
     }
 
-    /** Requests for RDMA issued by threads that found the serial context busy (created on first use). */
-    private SharedPool<PendingRdma> sharedRdma() {
-        SharedPool<PendingRdma> p = sharedRdma;
-        if (p == null) {
-            p = new SharedPool<>(SHARED_RDMA_POOL);
-            if (!SHARED_RDMA.compareAndSet(this, null, p)) {
-                p = sharedRdma;
-            }
-        }
-        return p;
-    }
-
-    /** A queued RDMA request's entry is free again (its values were taken). */
-    void release(PendingRdma r) {
-        sharedRdma.offer(r);
-    }
 
     private OutMessage pooled() {
         OutMessage m = outPool.pollFirst();
@@ -1373,7 +1336,7 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
                 onSendCompleted((int) index, status, vendorError);
                 break;
             case K_RDMA:
-                onRdmaCompleted(index, status, vendorError);
+                rdma.onCompleted(index, status, vendorError);
                 break;
             case K_INVALIDATE:
                 onInvalidateCompleted(index, status, vendorError);
@@ -1403,12 +1366,12 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
      * the provider's report is still queued): the reason is provisional and gives way to the cause
      * the endpoint reports with its disconnect.
      */
-    private void closeAfterPostFailure(String what, RdmaException e) {
+    void closeAfterPostFailure(String what, RdmaException e) {
         close(CloseReason.of(CloseReason.Kind.PROVIDER_ERROR, what + " failed: " + e.getMessage()));
         provisionalReason = true;
     }
 
-    private CloseReason providerError(String what, CompletionStatus status, int vendorError) {
+    CloseReason providerError(String what, CompletionStatus status, int vendorError) {
         String detail;
         switch (status) {
             case RECEIVER_NOT_READY:
@@ -1529,10 +1492,7 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
         while ((m = sendQueue.pollFirst()) != null) {
             complete(m, failure);
         }
-        RdmaOp op;
-        while ((op = rdmaPending.pollFirst()) != null) {
-            failOp(op, failure);
-        }
+        rdma.failQueued(failure);
         if (endpoint != null && endpointStarted) {
             endpoint.disconnect(); // the endpoint reports onDisconnected after flushing every request
             if (state == State.CLOSING) {
@@ -1572,23 +1532,16 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
         for (Object w : flushed) {
             if (w instanceof OutMessage om) {
                 complete(om, failure);
-            } else if (w instanceof RdmaOp op) {
-                failOp(op, failure);
             }
         }
         flushed.clear();
+        rdma.failInFlight(failure);
         for (Object w : rdmaWork.values()) {
             if (w instanceof RegisteredBufferImpl rb) {
                 rb.valid = false;
             }
         }
         rdmaWork.clear();
-        for (int i = 0; i < rdmaSlotOp.length; i++) {
-            if (rdmaSlotOp[i] != null) {
-                failOp(rdmaSlotOp[i], failure);
-                releaseRdmaSlot(i);
-            }
-        }
         for (RegisteredBufferImpl rb : registrations.values()) {
             rb.valid = false;
             rb.deregistered.complete(null);
@@ -1763,153 +1716,13 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
     @Override
     public void rdmaWrite(RegisteredBuffer source, int sourceOffset, int length, List<BufferDescriptor> remote,
             long remoteOffset, RdmaCompletion completion) {
-        if (serial.tryEnterIdle()) {
-            try {
-                startRdma(false, source, sourceOffset, length, remote, remoteOffset, completion);
-            } finally {
-                serial.exit();
-            }
-        } else {
-            serial.execute(pendingRdma().init(false, source, sourceOffset, length, remote, remoteOffset, completion));
-        }
+        rdma.write(source, sourceOffset, length, remote, remoteOffset, completion);
     }
 
     @Override
     public void rdmaRead(RegisteredBuffer destination, int destinationOffset, int length,
             List<BufferDescriptor> remote, long remoteOffset, RdmaCompletion completion) {
-        if (serial.tryEnterIdle()) {
-            try {
-                startRdma(true, destination, destinationOffset, length, remote, remoteOffset, completion);
-            } finally {
-                serial.exit();
-            }
-        } else {
-            serial.execute(pendingRdma().init(true, destination, destinationOffset, length, remote, remoteOffset,
-                    completion));
-        }
-    }
-
-    private PendingRdma pendingRdma() {
-        PendingRdma r = sharedRdma().poll();
-        return r != null ? r : new PendingRdma(this);
-    }
-
-    void startRdma(boolean read, RegisteredBuffer local, int localOffset, int length,
-            List<BufferDescriptor> remote, long remoteOffset, RdmaCompletion completion) {
-        try {
-            if (state != State.ESTABLISHED) {
-                throw SmbDirectException.closed(closeReason != null ? closeReason
-                        : CloseReason.of(CloseReason.Kind.LOCAL_CLOSE, "connection not established"));
-            }
-            if (!(local instanceof RegisteredBufferImpl rb) || rb.connection != this || !rb.valid) {
-                throw new SmbDirectException(SmbDirectException.Kind.INVALID_ARGUMENT,
-                        "the local buffer is not a valid registration of connection " + id);
-            }
-            if (localOffset < 0 || length <= 0 || (long) localOffset + length > rb.length()) {
-                throw new SmbDirectException(SmbDirectException.Kind.INVALID_ARGUMENT, "local range " + localOffset
-                        + "+" + length + " outside the registered " + rb.length() + " bytes");
-            }
-            if (length > maxReadWriteSize) {
-                throw new SmbDirectException(SmbDirectException.Kind.TRANSFER_TOO_LARGE, "transfer of " + length
-                        + " bytes exceeds MaxReadWriteSize " + maxReadWriteSize);
-            }
-            int maxSegment = (int) Math.min(Math.max(1, caps.maxMessageSize()), rb.chunkSize);
-            RdmaOp op = rdmaOpPool.isEmpty() ? new RdmaOp() : rdmaOpPool.pollFirst();
-            op.init(read, rb, localOffset, length, completion);
-            try {
-                DescriptorSlicer.slice(remote, remoteOffset, length, maxSegment, op);
-            } catch (SmbDirectException e) {
-                op.clear();
-                rdmaOpPool.addLast(op);
-                throw e;
-            }
-            rdmaPending.addLast(op);
-            pumpRdma();
-        } catch (SmbDirectException e) {
-            try {
-                completion.rdmaComplete(0, e);
-            } catch (RuntimeException ex) {
-                LOG.warn("connection {}: RDMA completion threw", id, ex);
-            }
-        }
-    }
-
-    /** Serial context: a free slot for a posted RDMA work request, growing the table when all are taken. */
-    private int takeRdmaSlot() {
-        if (rdmaFreeCount == 0) {
-            int n = rdmaSlotOp.length;
-            rdmaSlotOp = java.util.Arrays.copyOf(rdmaSlotOp, 2 * n);
-            rdmaSlotLength = java.util.Arrays.copyOf(rdmaSlotLength, 2 * n);
-            rdmaFreeSlots = new int[2 * n];
-            for (int i = 2 * n - 1; i >= n; i--) {
-                rdmaFreeSlots[rdmaFreeCount++] = i;
-            }
-        }
-        return rdmaFreeSlots[--rdmaFreeCount];
-    }
-
-    private void releaseRdmaSlot(int slot) {
-        rdmaSlotOp[slot] = null;
-        rdmaSlotLength[slot] = 0;
-        rdmaFreeSlots[rdmaFreeCount++] = slot;
-    }
-
-    /** Posts queued RDMA segments; reads are bounded by ORD (3.1.4.6), writes by the send queue budget. */
-    private void pumpRdma() {
-        while (state == State.ESTABLISHED && !rdmaPending.isEmpty()) {
-            RdmaOp op = rdmaPending.peekFirst();
-            if (op.read ? readsInFlight >= Math.max(1, outboundReadDepth) : writesInFlight >= RDMA_WRITE_BUDGET) {
-                return;
-            }
-            int si = op.segmentIndex;
-            int segLength = op.segmentLength[si];
-            int segToken = op.segmentToken[si];
-            long localPos = op.localOffset + op.segmentLocalOffset[si] + op.segmentDone;
-            long chunkEnd = (localPos / op.local.chunkSize + 1) * op.local.chunkSize;
-            int piece = (int) Math.min(segLength - op.segmentDone, chunkEnd - localPos);
-            MemoryRegion region = op.local.regionAt(localPos);
-            int regionOffset = (int) (localPos % op.local.chunkSize);
-            long remoteAddress = op.segmentAddress[si] + op.segmentDone;
-            int wid = takeRdmaSlot();
-            rdmaSlotOp[wid] = op;
-            rdmaSlotLength[wid] = piece;
-            op.outstanding++;
-            if (op.read) {
-                readsInFlight++;
-            } else {
-                writesInFlight++;
-            }
-            op.segmentDone += piece;
-            if (op.segmentDone == segLength) {
-                op.segmentIndex++;
-                op.segmentDone = 0;
-            }
-            if (op.allPosted()) {
-                rdmaPending.pollFirst();
-            }
-            try {
-                if (op.read) {
-                    // R-3.1.4.6-06
-                    endpoint.postRdmaRead(region, regionOffset, piece, remoteAddress, segToken, wr(K_RDMA, wid));
-                } else {
-                    // R-3.1.4.5-06
-                    endpoint.postRdmaWrite(region, regionOffset, piece, remoteAddress, segToken, wr(K_RDMA, wid));
-                }
-            } catch (RdmaException e) {
-                releaseRdmaSlot(wid);
-                op.outstanding--;
-                if (op.read) {
-                    readsInFlight--;
-                } else {
-                    writesInFlight--;
-                }
-                rdmaPending.remove(op);
-                failOp(op, new SmbDirectException(SmbDirectException.Kind.PROVIDER_ERROR,
-                        "posting an RDMA " + (op.read ? "Read" : "Write") + " failed: " + e.getMessage(), null, e));
-                closeAfterPostFailure("posting an RDMA operation", e);
-                return;
-            }
-        }
+        rdma.read(destination, destinationOffset, length, remote, remoteOffset, completion);
     }
 
     private void onInvalidateCompleted(long wid, CompletionStatus status, int vendorError) {
@@ -1932,76 +1745,33 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
         }
     }
 
-    private void onRdmaCompleted(long wid, CompletionStatus status, int vendorError) {
-        if (wid < 0 || wid >= rdmaSlotOp.length || rdmaSlotOp[(int) wid] == null) {
-            return; // already failed when the connection finished
-        }
-        int slot = (int) wid;
-        RdmaOp op = rdmaSlotOp[slot];
-        int pieceLength = rdmaSlotLength[slot];
-        releaseRdmaSlot(slot);
-        op.outstanding--;
-        if (op.read) {
-            readsInFlight--;
-        } else {
-            writesInFlight--;
-        }
-        if (status == CompletionStatus.FLUSHED) {
-            rdmaPending.remove(op);
-            op.flushed = true; // referenced from the flushed list: never reused
-            flushed.add(op);
-            return;
-        }
-        if (status != CompletionStatus.SUCCESS) {
-            CloseReason reason = providerError(op.read ? "RDMA Read" : "RDMA Write", status, vendorError);
-            // R-3.1.4.5-07, R-3.1.4.6-07: the failure goes to the caller
-            failOp(op, new SmbDirectException(SmbDirectException.Kind.PROVIDER_ERROR, reason.detail(),
-                    closeReason != null ? closeReason : reason, null));
-            rdmaPending.remove(op);
-            close(reason);
-            return;
-        }
-        op.bytes += pieceLength;
-        if (op.allPosted() && op.outstanding == 0 && !op.done) {
-            op.done = true;
-            if (op.read) {
-                rdmaReads++;
-            } else {
-                rdmaWrites++;
-            }
-            rdmaBytes += op.bytes;
-            RdmaCompletion c = op.completion;
-            long b = op.bytes;
-            if (!op.flushed) {
-                op.clear();
-                rdmaOpPool.addLast(op); // done, all posted, nothing outstanding: no reference left to it
-            }
-            try {
-                c.rdmaComplete(b, null);
-            } catch (RuntimeException e) {
-                LOG.warn("connection {}: RDMA completion threw", id, e);
-            }
-        }
-        pumpRdma();
-    }
-
-    private void failOp(RdmaOp op, Throwable failure) {
-        if (op.done) {
-            return;
-        }
-        op.done = true;
-        try {
-            op.completion.rdmaComplete(op.bytes, failure);
-        } catch (RuntimeException e) {
-            LOG.warn("connection {}: RDMA completion threw", id, e);
-        }
-    }
-
     // =====================================================================================
     // Queries
     // =====================================================================================
 
-    private static long wr(int kind, long index) {
+    /** Whether the connection is established (negotiated and not closing). */
+    boolean isEstablished() {
+        return state == State.ESTABLISHED;
+    }
+
+    /** The failure of an operation that needs an established connection. */
+    SmbDirectException notEstablished() {
+        CloseReason r = closeReason;
+        return SmbDirectException.closed(r != null ? r
+                : CloseReason.of(CloseReason.Kind.LOCAL_CLOSE, "connection not established"));
+    }
+
+    /** The endpoint (null before it was created). */
+    RdmaEndpoint endpoint() {
+        return endpoint;
+    }
+
+    /** The endpoint's capabilities (the provider's before the endpoint exists). */
+    RdmaCapabilities capabilities() {
+        return caps;
+    }
+
+    static long wr(int kind, long index) {
         return ((long) kind << KIND_SHIFT) | index;
     }
 
@@ -2072,7 +1842,6 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
         d.receiveCreditMax = credits.receiveCreditMax;
         d.keepaliveRequested = keepaliveRequested.name();
         d.sendQueueDepth = sendQueue.size();
-        d.rdmaInFlight = readsInFlight + writesInFlight;
         d.registrations = registrations.size();
         d.messagesSent = messagesSent;
         d.messagesReceived = messagesReceived;
@@ -2084,9 +1853,7 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
         d.keepalivesReceived = keepalivesReceived;
         d.creditGrantsSent = creditGrantsSent;
         d.creditStalls = creditStalls;
-        d.rdmaReads = rdmaReads;
-        d.rdmaWrites = rdmaWrites;
-        d.rdmaBytes = rdmaBytes;
+        rdma.describeTo(d);
         CloseReason r = closeReason;
         d.closeReason = r == null ? null : r.toString();
         d.closedMillis = closedMillis;

@@ -144,7 +144,7 @@ class RdmaTest {
         e.completeRdma();
         assertEquals(1500, done.get(0)[0]);
         assertNull(failures.get(0));
-        assertEquals(2, c.rdmaWrites);
+        assertEquals(2, c.rdma.writes());
     }
 
     @Test
@@ -165,7 +165,7 @@ class RdmaTest {
         }
         assertEquals(16, e.rdma.size());
         assertEquals(16 * 4096, done.get(0)[0]);
-        assertEquals(1, c.rdmaReads);
+        assertEquals(1, c.rdma.reads());
     }
 
     @Test

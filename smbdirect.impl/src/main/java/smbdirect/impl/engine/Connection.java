@@ -88,7 +88,6 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
     /** The initial region of the passive side: the initial receive and a negotiate failure response. */
     private static final int INITIAL_REGION = 1024;
     private static final int NEG_SEND_OFFSET = 512;
-    private static final int INVALIDATE_BUDGET = 16;
     /**
      * Entries the serial context keeps for reuse: covers the messages in flight at once (an upper
      * layer that counts delivered messages, not send completions, can have well over 64 while the
@@ -216,15 +215,10 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
     private final Runnable pumpTask = this::pump;
 
     // ---- RDMA and registrations ----
-    final RdmaOperations rdma = new RdmaOperations(this);
+    final MemoryRegistrations registrations = new MemoryRegistrations(this);
+    final RdmaOperations rdma = new RdmaOperations(this, registrations);
     /** Work flushed by the provider before it reported the disconnect: failed with the final reason. */
     private final List<Object> flushed = new ArrayList<>();
-    /** Posted local invalidates by work id. */
-    private final Map<Long, Object> rdmaWork = new HashMap<>();
-    private final ArrayDeque<Runnable> invalidatesPending = new ArrayDeque<>();
-    private final Map<Integer, RegisteredBufferImpl> registrations = new HashMap<>();
-    private long nextWorkId = 1;
-    private int invalidatesInFlight;
 
     // ---- counters (DTO) ----
     long messagesSent;
@@ -273,7 +267,7 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
      */
     static int serialRingCapacity(TransportSettings settings) {
         long sendQueue = Math.min(settings.sendCreditTarget(), 255) + 1L + 1 + settings.outboundReadDepth()
-                + RdmaOperations.WRITE_BUDGET + INVALIDATE_BUDGET;
+                + RdmaOperations.WRITE_BUDGET + MemoryRegistrations.INVALIDATE_BUDGET;
         long receiveQueue = settings.receiveCreditMax() + 2L;
         long work = sendQueue + receiveQueue + 16;
         if (work >= SerialExecutor.DEFAULT_CAPACITY) {
@@ -406,7 +400,7 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
     private EndpointConfig endpointConfig() {
         int rq = Math.min(caps.maxReceiveWorkRequests(), initial.receiveCreditMax() + 2);
         credits.limitReceiveCreditMax(Math.max(1, rq - 2));
-        int fixed = 1 + initial.outboundReadDepth() + RdmaOperations.WRITE_BUDGET + INVALIDATE_BUDGET;
+        int fixed = 1 + initial.outboundReadDepth() + RdmaOperations.WRITE_BUDGET + MemoryRegistrations.INVALIDATE_BUDGET;
         sendSlots = Math.max(1, Math.min(Math.min(initial.sendCreditTarget(), 255) + 1,
                 caps.maxSendWorkRequests() - fixed));
         int sq = Math.min(caps.maxSendWorkRequests(), sendSlots + fixed);
@@ -1219,11 +1213,7 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
             // R-3.1.5.8-17: InvalidatedToken (A-36: on any fragment)
             hasInvalidatedToken = true;
             invalidatedToken = token;
-            RegisteredBufferImpl rb = registrations.get(token);
-            if (rb != null) {
-                rb.valid = false;
-                rb.remotelyInvalidated = true;
-            }
+            registrations.remotelyInvalidated(token);
         }
         Reassembler.Outcome outcome = reassembler.onFragment(receivePool.buffer, off + (int) dataOffset, (int) dataLength,
                 remaining); // R-3.1.5.8-15, -16
@@ -1339,7 +1329,7 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
                 rdma.onCompleted(index, status, vendorError);
                 break;
             case K_INVALIDATE:
-                onInvalidateCompleted(index, status, vendorError);
+                registrations.onInvalidateCompleted(index, status, vendorError);
                 break;
             default:
                 LOG.warn("connection {}: completion with unknown wrId {}", id, Long.toHexString(wrId));
@@ -1536,17 +1526,7 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
         }
         flushed.clear();
         rdma.failInFlight(failure);
-        for (Object w : rdmaWork.values()) {
-            if (w instanceof RegisteredBufferImpl rb) {
-                rb.valid = false;
-            }
-        }
-        rdmaWork.clear();
-        for (RegisteredBufferImpl rb : registrations.values()) {
-            rb.valid = false;
-            rb.deregistered.complete(null);
-        }
-        registrations.clear();
+        registrations.releaseAll();
         if (!endpointStarted && request != null) {
             request.reject(ByteBuffer.allocate(0)); // also releases an endpoint created from it
         }
@@ -1581,136 +1561,7 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
 
     @Override
     public CompletionStage<RegisteredBuffer> register(ByteBuffer buffer, RemoteAccess access) {
-        CompletableFuture<RegisteredBuffer> result = new CompletableFuture<>();
-        serial.execute(() -> doRegister(buffer, access, result));
-        return result;
-    }
-
-    private void doRegister(ByteBuffer buffer, RemoteAccess access, CompletableFuture<RegisteredBuffer> result) {
-        if (state != State.ESTABLISHED) {
-            result.completeExceptionally(SmbDirectException.closed(closeReason != null ? closeReason
-                    : CloseReason.of(CloseReason.Kind.LOCAL_CLOSE, "connection not established")));
-            return;
-        }
-        if (buffer == null || !buffer.isDirect() || !buffer.hasRemaining() || access == null) {
-            result.completeExceptionally(new SmbDirectException(SmbDirectException.Kind.INVALID_ARGUMENT,
-                    "register needs a non-empty direct buffer and an access; got " + buffer + ", " + access));
-            return;
-        }
-        ByteBuffer slice = buffer.slice();
-        Set<MemoryAccess> rights = rights(access); // R-3.1.4.3-03
-        long chunk = Math.max(4096, Math.min(caps.maxRegionSize(), Integer.MAX_VALUE));
-        List<MemoryRegion> regions = new ArrayList<>();
-        try {
-            for (long at = 0; at < slice.capacity(); at += chunk) {
-                int len = (int) Math.min(chunk, slice.capacity() - at);
-                ByteBuffer part = slice.slice((int) at, len);
-                regions.add(endpoint.register(part, rights)); // R-3.1.4.3-02, -04
-            }
-        } catch (RdmaException e) {
-            // R-3.1.4.3-05, -06: nothing stays accessible
-            for (MemoryRegion r : regions) {
-                try {
-                    endpoint.deregister(r);
-                } catch (RdmaException ex) {
-                    LOG.debug("connection {}: deregistration after a failed registration failed", id, ex);
-                }
-            }
-            result.completeExceptionally(new SmbDirectException(SmbDirectException.Kind.RESOURCE,
-                    "registration refused by the provider: " + e.getMessage(), null, e));
-            return;
-        }
-        List<BufferDescriptor> descriptors = new ArrayList<>();
-        if (access != RemoteAccess.NONE) {
-            for (MemoryRegion r : regions) {
-                descriptors.add(new BufferDescriptor(r.address(), r.token(), r.length())); // R-3.1.4.3-07
-            }
-        }
-        RegisteredBufferImpl rb = new RegisteredBufferImpl(this, slice, access, List.copyOf(regions), chunk,
-                List.copyOf(descriptors));
-        for (MemoryRegion r : regions) {
-            registrations.put(r.token(), rb);
-        }
-        result.complete(rb);
-    }
-
-    static Set<MemoryAccess> rights(RemoteAccess access) {
-        switch (access) {
-            case READ:
-                return EnumSet.of(MemoryAccess.REMOTE_READ);
-            case WRITE:
-                return EnumSet.of(MemoryAccess.REMOTE_WRITE, MemoryAccess.LOCAL_WRITE);
-            case READ_WRITE:
-                return EnumSet.of(MemoryAccess.REMOTE_READ, MemoryAccess.REMOTE_WRITE, MemoryAccess.LOCAL_WRITE);
-            default:
-                return EnumSet.of(MemoryAccess.LOCAL_WRITE);
-        }
-    }
-
-    /** Deregistration (3.1.4.4): invalidate locally, wait, then deregister. */
-    void deregister(RegisteredBufferImpl rb) {
-        serial.execute(() -> {
-            if (rb.deregistering || rb.deregistered.isDone()) {
-                return;
-            }
-            rb.deregistering = true;
-            if (state == State.CLOSING || state == State.CLOSED || endpoint == null) {
-                rb.valid = false;
-                return; // completes when the connection releases its registrations
-            }
-            boolean remoteAccess = rb.access != RemoteAccess.NONE && !rb.remotelyInvalidated;
-            rb.valid = false;
-            if (!remoteAccess) {
-                finishDeregister(rb);
-                return;
-            }
-            // R-3.1.4.4-04: fence remote access with a local invalidate per region
-            rb.invalidatesOutstanding = rb.regions.size();
-            for (MemoryRegion r : rb.regions) {
-                invalidatesPending.add(() -> postInvalidate(rb, r));
-            }
-            pumpInvalidates();
-        });
-    }
-
-    private void pumpInvalidates() {
-        while (invalidatesInFlight < INVALIDATE_BUDGET && !invalidatesPending.isEmpty()) {
-            invalidatesPending.pollFirst().run();
-        }
-    }
-
-    private void postInvalidate(RegisteredBufferImpl rb, MemoryRegion r) {
-        long wid = nextWorkId++;
-        rdmaWork.put(wid, rb);
-        invalidatesInFlight++;
-        try {
-            endpoint.postLocalInvalidate(r, wr(K_INVALIDATE, wid));
-        } catch (RdmaException e) {
-            rdmaWork.remove(wid);
-            invalidatesInFlight--;
-            rb.deregistered.completeExceptionally(new SmbDirectException(SmbDirectException.Kind.PROVIDER_ERROR,
-                    "local invalidate failed: " + e.getMessage(), null, e));
-            closeAfterPostFailure("posting a local invalidate", e);
-        }
-    }
-
-    private void finishDeregister(RegisteredBufferImpl rb) {
-        RdmaException failure = null;
-        for (MemoryRegion r : rb.regions) {
-            registrations.remove(r.token());
-            try {
-                endpoint.deregister(r); // R-3.1.4.4-02
-            } catch (RdmaException e) {
-                failure = e;
-            }
-        }
-        if (failure != null) {
-            // R-3.1.4.4-03
-            rb.deregistered.completeExceptionally(new SmbDirectException(SmbDirectException.Kind.PROVIDER_ERROR,
-                    "deregistration failed: " + failure.getMessage(), null, failure));
-        } else {
-            rb.deregistered.complete(null);
-        }
+        return registrations.register(buffer, access);
     }
 
     @Override
@@ -1723,26 +1574,6 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
     public void rdmaRead(RegisteredBuffer destination, int destinationOffset, int length,
             List<BufferDescriptor> remote, long remoteOffset, RdmaCompletion completion) {
         rdma.read(destination, destinationOffset, length, remote, remoteOffset, completion);
-    }
-
-    private void onInvalidateCompleted(long wid, CompletionStatus status, int vendorError) {
-        Object w = rdmaWork.remove(wid);
-        if (w instanceof RegisteredBufferImpl rb) {
-            invalidatesInFlight--;
-            if (status == CompletionStatus.FLUSHED) {
-                return; // the connection is going down: its registrations are released when it finishes
-            }
-            if (status != CompletionStatus.SUCCESS) {
-                rb.deregistered.completeExceptionally(new SmbDirectException(SmbDirectException.Kind.PROVIDER_ERROR,
-                        "local invalidate failed: " + status, closeReason, null));
-                if (status != CompletionStatus.FLUSHED) {
-                    close(providerError("local invalidate", status, vendorError));
-                }
-            } else if (--rb.invalidatesOutstanding == 0) {
-                finishDeregister(rb);
-            }
-            pumpInvalidates();
-        }
     }
 
     // =====================================================================================
@@ -1842,7 +1673,7 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
         d.receiveCreditMax = credits.receiveCreditMax;
         d.keepaliveRequested = keepaliveRequested.name();
         d.sendQueueDepth = sendQueue.size();
-        d.registrations = registrations.size();
+        d.registrations = registrations.count();
         d.messagesSent = messagesSent;
         d.messagesReceived = messagesReceived;
         d.bytesSent = bytesSent;

@@ -53,6 +53,7 @@ final class RdmaOperations {
     }
 
     private final Connection connection;
+    private final MemoryRegistrations registrations;
     private final ArrayDeque<RdmaOp> pending = new ArrayDeque<>();
     /** Operations that completed successfully, for reuse (serial context only). */
     private final ArrayDeque<RdmaOp> opPool = new ArrayDeque<>();
@@ -74,8 +75,9 @@ final class RdmaOperations {
     private long writes;
     private long bytes;
 
-    RdmaOperations(Connection connection) {
+    RdmaOperations(Connection connection, MemoryRegistrations registrations) {
         this.connection = connection;
+        this.registrations = registrations;
     }
 
     /** The upper layer's RDMA Write (3.1.4.5), from any thread. */
@@ -135,7 +137,7 @@ final class RdmaOperations {
             if (!connection.isEstablished()) {
                 throw connection.notEstablished();
             }
-            if (!(local instanceof RegisteredBufferImpl rb) || rb.connection != connection || !rb.valid) {
+            if (!(local instanceof RegisteredBufferImpl rb) || !registrations.owns(rb) || !rb.valid) {
                 throw new SmbDirectException(SmbDirectException.Kind.INVALID_ARGUMENT,
                         "the local buffer is not a valid registration of connection " + connection.id);
             }

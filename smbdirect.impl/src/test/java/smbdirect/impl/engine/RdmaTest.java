@@ -48,9 +48,9 @@ class RdmaTest {
 
     @Test
     void R_3_1_4_3_03_leastPrivilegeAccess_A_40() {
-        assertEquals(Set.of(MemoryAccess.REMOTE_READ), Connection.rights(RemoteAccess.READ));
-        assertEquals(Set.of(MemoryAccess.REMOTE_WRITE, MemoryAccess.LOCAL_WRITE), Connection.rights(RemoteAccess.WRITE));
-        assertEquals(Set.of(MemoryAccess.LOCAL_WRITE), Connection.rights(RemoteAccess.NONE));
+        assertEquals(Set.of(MemoryAccess.REMOTE_READ), MemoryRegistrations.rights(RemoteAccess.READ));
+        assertEquals(Set.of(MemoryAccess.REMOTE_WRITE, MemoryAccess.LOCAL_WRITE), MemoryRegistrations.rights(RemoteAccess.WRITE));
+        assertEquals(Set.of(MemoryAccess.LOCAL_WRITE), MemoryRegistrations.rights(RemoteAccess.NONE));
         Connection c = established();
         register(c, 4096, RemoteAccess.READ);
         FakeEndpoint e = h.provider.last();

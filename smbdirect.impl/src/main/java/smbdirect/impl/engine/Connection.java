@@ -162,7 +162,6 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
     /** Entries for sends from threads that found the context busy (any thread; created on first use). */
     private volatile SharedPool<OutMessage> sharedOut;
     private Reassembler reassembler;
-    KeepaliveRequested keepaliveRequested = KeepaliveRequested.NONE;
     boolean sendImmediate;
     private boolean hasInvalidatedToken;
     /** The send loop runs ({@link #pump}): a nested call returns at once, the running loop goes on. */
@@ -204,14 +203,7 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
     private final ReceivedMessageImpl received = new ReceivedMessageImpl();
 
     // ---- timers ----
-    private Scheduler.Cancellable negotiationTimer;
-    private Scheduler.Cancellable creditTimer;
-    private long creditStallSince = -1;
-    private final Runnable negotiationTimeoutTask = this::onNegotiationTimeout;
-    private final Runnable keepaliveTask = this::onKeepaliveTimer;
-    private final KeepaliveTimer keepaliveTimer;
-    private final Runnable creditTask = this::onCreditTimer;
-    private final Runnable creditTimerTask = this::queueCreditTask;
+    final Timers timers;
     private final Runnable pumpTask = this::pump;
 
     // ---- RDMA and registrations ----
@@ -227,10 +219,8 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
     long bytesReceived;
     long fragmentsSent;
     long fragmentsReceived;
-    long keepalivesSent;
     long keepalivesReceived;
     long creditGrantsSent;
-    long creditStalls;
     private long closedMillis;
 
     Connection(SmbDirectEngine engine, long id, boolean initiator, EngineListener listener, TransportSettings settings,
@@ -251,7 +241,7 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
         this.maxFragmentedRecvSize = settings.maxFragmentedRecvSize();
         this.maxReadWriteSize = initiator ? 0 : settings.maxReadWriteSize();
         this.credits = new CreditManager(settings.sendCreditTarget(), settings.receiveCreditMax());
-        this.keepaliveTimer = new KeepaliveTimer(engine.scheduler(), () -> serial.execute(keepaliveTask));
+        this.timers = new Timers(this, engine.scheduler());
     }
 
     long budget() {
@@ -287,8 +277,7 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
         this.connectFuture = future;
         serial.execute(() -> {
             // R-3.1.4.1-10: the Negotiation Timer covers connect and negotiation
-            negotiationTimer = engine.scheduler().schedule(() -> serial.execute(negotiationTimeoutTask),
-                    timeout.toNanos());
+            timers.startNegotiationTimer(timeout.toNanos());
             try {
                 caps = engine.provider().capabilities();
                 endpoint = engine.provider().createEndpoint(endpointConfig(), this); // R-3.1.4.1-03
@@ -328,8 +317,7 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
             this.localAddress = connectRequest.localAddress();
             state = State.NEGOTIATING;
             // R-3.1.7.2-03: Negotiation Timer from arrival
-            negotiationTimer = engine.scheduler().schedule(() -> serial.execute(negotiationTimeoutTask),
-                    engine.settings().passiveNegotiationTimeout().toNanos());
+            timers.startNegotiationTimer(engine.settings().passiveNegotiationTimeout().toNanos());
             try {
                 caps = engine.provider().capabilities();
                 int ird = Math.min(initial.inboundReadDepth(), caps.maxInboundReadDepth());
@@ -623,11 +611,9 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
         }
         releaseInitialRegion(); // its receive completed (the request); nothing else uses it
         // R-3.1.5.6-20..22 (the upper layer is told right after, A-41)
-        cancelNegotiationTimer();
+        timers.negotiated(); // R-3.1.5.6-20, -21
         role = Role.ESTABLISHED;
         state = State.ESTABLISHED;
-        keepaliveTimer.received();
-        armKeepaliveTimer(); // R-3.1.5.6-21
         engine.onEstablished(this);
         // R-3.1.5.6-19, A-41: indicate the negotiated connection to the upper layer
         ConnectionHandler h = null;
@@ -685,11 +671,9 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
             close(new CloseReason(CloseReason.Kind.RESOURCE_LIMIT, "R-3.1.5.7-19", "no receive could be posted"));
             return;
         }
-        cancelNegotiationTimer(); // -20
+        timers.negotiated(); // -20, -21
         role = Role.ESTABLISHED; // -22
         state = State.ESTABLISHED;
-        keepaliveTimer.received();
-        armKeepaliveTimer(); // -21
         engine.onEstablished(this);
         CompletableFuture<SmbDirectConnection> f = connectFuture;
         connectFuture = null;
@@ -712,117 +696,9 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
         }
     }
 
-    // =====================================================================================
-    // Timers (3.1.2, 3.1.6)
-    // =====================================================================================
-
-    private void onNegotiationTimeout() {
-        if (state == State.CONNECTING || state == State.NEGOTIATING) {
-            // R-3.1.6.1-01, -02
-            close(new CloseReason(CloseReason.Kind.NEGOTIATION_TIMEOUT, "R-3.1.6.1-01",
-                    "no negotiation within the Negotiation Timer (role " + (initiator ? "ACTIVE" : "PASSIVE") + ")"));
-        }
-    }
-
-    private void cancelNegotiationTimer() {
-        if (negotiationTimer != null) {
-            negotiationTimer.cancel();
-            negotiationTimer = null;
-        }
-    }
-
-    /** (Re)arms the Idle Connection Timer for the current keepalive state and settings. */
-    private void armKeepaliveTimer() {
-        keepaliveTimer.arm(keepaliveRequested, engine.settings());
-    }
-
-    private void onKeepaliveTimer() {
-        if (state != State.ESTABLISHED) {
-            return;
-        }
-        if (!keepaliveTimer.due(keepaliveRequested, engine.settings())) {
-            armKeepaliveTimer(); // a message arrived meanwhile: wait for the rest
-            return;
-        }
-        if (keepaliveRequested != KeepaliveRequested.NONE) {
-            // R-3.1.6.2-01
-            close(new CloseReason(CloseReason.Kind.KEEPALIVE_TIMEOUT, "R-3.1.6.2-01",
-                    "no message within " + engine.settings().keepaliveResponseTimeout().toMillis()
-                            + " ms after a keepalive (KeepaliveRequested " + keepaliveRequested + ")"));
-            return;
-        }
-        // R-3.1.6.2-02, -03, -04
-        keepaliveRequested = KeepaliveRequested.PENDING;
-        keepaliveTimer.keepaliveRequested();
-        armKeepaliveTimer();
-        pump();
-    }
-
-    private void onCreditTimer() {
-        creditTimer = null;
-        if (state != State.ESTABLISHED || creditStallSince < 0) {
-            return;
-        }
-        long timeout = engine.settings().creditGrantTimeout().toNanos();
-        if (timeout == 0) {
-            return;
-        }
-        long now = engine.scheduler().nanoTime();
-        long deadline = creditStallSince + timeout;
-        if (now < deadline) {
-            creditTimer = engine.scheduler().schedule(creditTimerTask, deadline - now);
-            return;
-        }
-        close(CloseReason.of(CloseReason.Kind.CREDIT_GRANT_TIMEOUT, "no Send Credit granted within "
-                + engine.settings().creditGrantTimeout().toMillis() + " ms while " + sendQueue.size()
-                + " message(s) wait; " + credits));
-    }
-
-    /** The Credit Grant Timer fired (scheduler thread): its work runs on the serial context. */
-    private void queueCreditTask() {
-        serial.execute(creditTask);
-    }
-
-    private void stalledOnCredits() {
-        if (creditStallSince < 0) {
-            creditStallSince = engine.scheduler().nanoTime();
-            creditStalls++;
-            long timeout = engine.settings().creditGrantTimeout().toNanos();
-            if (timeout > 0 && creditTimer == null) {
-                creditTimer = engine.scheduler().schedule(creditTimerTask, timeout);
-            }
-        }
-    }
-
-    /**
-     * The stall is over. The credit timer is left to run out (a lazy deadline, as idle-state timers
-     * do): it finds no stall and ends, or a later stall's deadline and re-arms for the rest, so a
-     * sender that stalls and resumes many times a second schedules one timer per timeout, not one
-     * per stall.
-     */
-    private void creditsAvailable() {
-        creditStallSince = -1;
-    }
-
     /** The transport's settings changed: timers follow at once. */
     void onSettingsChanged() {
-        serial.execute(() -> {
-            if (state != State.ESTABLISHED) {
-                return;
-            }
-            armKeepaliveTimer();
-            if (creditStallSince >= 0) {
-                if (creditTimer != null) {
-                    creditTimer.cancel();
-                    creditTimer = null;
-                }
-                long timeout = engine.settings().creditGrantTimeout().toNanos();
-                if (timeout > 0) {
-                    long left = creditStallSince + timeout - engine.scheduler().nanoTime();
-                    creditTimer = engine.scheduler().schedule(creditTimerTask, left);
-                }
-            }
-        });
+        serial.execute(timers::settingsChanged);
     }
 
     // =====================================================================================
@@ -927,7 +803,7 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
      * flags ride on the next fragment, no other message ever goes between the fragments of one
      * upper-layer message (R-3.1.5.4-21, peer-lessons 4).
      */
-    private void pump() {
+    void pump() {
         if (pumping) {
             return; // a completion taken by the loop below: the loop goes on with its effect
         }
@@ -953,17 +829,17 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
             }
             OutMessage head = sendQueue.peekFirst();
             boolean controlDue = head == null && (sendImmediate
-                    || keepaliveRequested == KeepaliveRequested.PENDING
+                    || timers.keepalivePending()
                     || credits.grantDue(engine.settings().creditRefillFraction()));
             if (head == null && !controlDue) {
-                creditsAvailable();
+                timers.creditsAvailable();
                 return;
             }
             if (credits.sendCredits == 0) { // R-3.1.5.1-04
                 if (takeArrivedCompletions()) {
                     continue;
                 }
-                stalledOnCredits();
+                timers.creditStall();
                 return;
             }
             if (sendPool.available() == 0) {
@@ -982,11 +858,11 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
                         return;
                     }
                 } else if (credits.ungranted == 0) {
-                    stalledOnCredits(); // R-3.1.5.9-06
+                    timers.creditStall(); // R-3.1.5.9-06
                     return;
                 }
             }
-            creditsAvailable();
+            timers.creditsAvailable();
             sendOne(head);
         }
     }
@@ -1012,15 +888,7 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
 
     private void sendOne(OutMessage head) {
         int granted = credits.takeGrant(); // R-3.1.5.1-05
-        int flags = 0; // R-3.1.5.1-12
-        if (keepaliveRequested == KeepaliveRequested.PENDING) {
-            // R-3.1.5.1-10, -11
-            flags = SmbdWire.FLAG_RESPONSE_REQUESTED;
-            keepaliveRequested = KeepaliveRequested.SENT;
-            keepaliveTimer.keepaliveRequested();
-            keepalivesSent++;
-            armKeepaliveTimer();
-        }
+        int flags = timers.flagsForNextMessage(); // R-3.1.5.1-10, -11, -12
         int slot = sendPool.take();
         int chunk = sendPool.chunk(slot);
         ByteBuffer buf = sendPool.chunkBuffer(chunk);
@@ -1174,11 +1042,7 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
         int off = slot * maxReceiveSize;
         engine.trace(this, false, receivePool.buffer, off, length);
         // R-3.1.5.5-03, -04: any message restarts the Idle Connection Timer and answers a keepalive
-        keepaliveTimer.received();
-        if (keepaliveRequested != KeepaliveRequested.NONE && state == State.ESTABLISHED) {
-            keepaliveRequested = KeepaliveRequested.NONE;
-            armKeepaliveTimer();
-        }
+        timers.messageReceived();
         fragmentsReceived++;
         // R-3.1.5.8-01..06
         Violation v = DataTransfer.check(receivePool.buffer, off, length, maxFragmentedRecvSize);
@@ -1471,12 +1335,7 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
         closedFrom = state;
         closeReason = reason;
         state = State.CLOSING;
-        cancelNegotiationTimer();
-        keepaliveTimer.cancel();
-        if (creditTimer != null) {
-            creditTimer.cancel();
-            creditTimer = null;
-        }
+        timers.cancelAll();
         SmbDirectException failure = SmbDirectException.closed(reason);
         OutMessage m;
         while ((m = sendQueue.pollFirst()) != null) {
@@ -1580,6 +1439,17 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
     // Queries
     // =====================================================================================
 
+    /** Whether the connection is connecting or negotiating. */
+    boolean isNegotiating() {
+        State s = state;
+        return s == State.CONNECTING || s == State.NEGOTIATING;
+    }
+
+    /** Messages in Connection.SendQueue. */
+    int sendQueueDepth() {
+        return sendQueue.size();
+    }
+
     /** Whether the connection is established (negotiated and not closing). */
     boolean isEstablished() {
         return state == State.ESTABLISHED;
@@ -1671,7 +1541,6 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
         d.peerCredits = credits.peerCredits();
         d.receiveCreditTarget = credits.receiveCreditTarget;
         d.receiveCreditMax = credits.receiveCreditMax;
-        d.keepaliveRequested = keepaliveRequested.name();
         d.sendQueueDepth = sendQueue.size();
         d.registrations = registrations.count();
         d.messagesSent = messagesSent;
@@ -1680,10 +1549,9 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
         d.bytesReceived = bytesReceived;
         d.fragmentsSent = fragmentsSent;
         d.fragmentsReceived = fragmentsReceived;
-        d.keepalivesSent = keepalivesSent;
         d.keepalivesReceived = keepalivesReceived;
         d.creditGrantsSent = creditGrantsSent;
-        d.creditStalls = creditStalls;
+        timers.describeTo(d);
         rdma.describeTo(d);
         CloseReason r = closeReason;
         d.closeReason = r == null ? null : r.toString();

@@ -100,7 +100,7 @@ class DataPathTest {
         assertEquals(0, DataTransfer.remainingDataLength(last, 0));
         assertArrayEquals(data, reassemble(dataOnly(e, before), 0), "byte-exact");
         assertEquals(1, outcomes.size(), "one completion per message");
-        assertTrue(c.creditStalls > 0);
+        assertTrue(c.timers.creditStalls() > 0);
     }
 
     private static int emptyGrantsSince(FakeEndpoint e, int from) {
@@ -151,7 +151,7 @@ class DataPathTest {
             inMessage = DataTransfer.remainingDataLength(m, 0) > 0;
         }
         assertFalse(inMessage, "the message finished");
-        assertEquals(0, c.keepalivesSent, "the replies carried Flags 0 (A-8)");
+        assertEquals(0, c.timers.keepalivesSent(), "the replies carried Flags 0 (A-8)");
     }
 
     @Test

@@ -206,12 +206,12 @@ class EngineOverMockTest {
         Connection c = pair.connect();
         Connection s = pair.serverConnection();
         pair.advance(Duration.ofSeconds(121));
-        assertTrue(c.keepalivesSent + s.keepalivesSent >= 1);
-        assertEquals(c.keepalivesSent, s.keepalivesReceived);
-        assertEquals(s.keepalivesSent, c.keepalivesReceived);
+        assertTrue(c.timers.keepalivesSent() + s.timers.keepalivesSent() >= 1);
+        assertEquals(c.timers.keepalivesSent(), s.keepalivesReceived);
+        assertEquals(s.timers.keepalivesSent(), c.keepalivesReceived);
         pair.advance(Duration.ofMinutes(10));
         assertTrue(c.isOpen() && s.isOpen());
-        assertEquals(KeepaliveRequested.NONE, c.keepaliveRequested);
+        assertEquals(KeepaliveRequested.NONE, c.timers.keepaliveRequested());
     }
 
     @Test

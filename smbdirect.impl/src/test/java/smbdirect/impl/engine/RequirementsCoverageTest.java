@@ -53,7 +53,7 @@ class RequirementsCoverageTest {
         assertEquals(1048576, c.maxFragmentedRecvSize, "R-3.1.4.1-04");
         assertEquals(Duration.ofSeconds(120), c.parameters().keepaliveInterval(), "R-3.1.4.1-04");
         assertEquals(0, c.maxReadWriteSize, "R-3.1.4.1-05");
-        assertEquals(KeepaliveRequested.NONE, c.keepaliveRequested, "R-3.1.4.1-06, R-3.1.1.1-03");
+        assertEquals(KeepaliveRequested.NONE, c.timers.keepaliveRequested(), "R-3.1.4.1-06, R-3.1.1.1-03");
         assertEquals(0, c.credits.sendCredits, "R-3.1.4.1-07");
         assertEquals(0, c.credits.receiveCredits, "R-3.1.4.1-07: the 512-byte receive is not a credit");
         assertTrue(c.sendQueue.isEmpty(), "R-3.1.4.1-08");
@@ -79,7 +79,7 @@ class RequirementsCoverageTest {
         assertTrue(r.endpoint.events.contains("accept"), "R-3.1.7.2-04");
         assertEquals(8 << 20, c.maxReadWriteSize, "R-3.1.7.2-07");
         assertEquals(255, c.credits.receiveCreditMax, "R-3.1.7.2-07");
-        assertEquals(KeepaliveRequested.NONE, c.keepaliveRequested, "R-3.1.7.2-08");
+        assertEquals(KeepaliveRequested.NONE, c.timers.keepaliveRequested(), "R-3.1.7.2-08");
         assertEquals(0, c.protocol, "R-3.1.7.2-09");
         assertEquals(0, c.credits.sendCredits + c.credits.receiveCredits, "R-3.1.7.2-09");
         assertTrue(c.sendQueue.isEmpty(), "R-3.1.7.2-10");
@@ -343,9 +343,9 @@ class RequirementsCoverageTest {
         Connection c = established();
         h.scheduler.advance(Duration.ofSeconds(119));
         assertTrue(c.isOpen(), "R-3.1.5.7-20: the Negotiation Timer no longer fires");
-        assertEquals(0, c.keepalivesSent);
+        assertEquals(0, c.timers.keepalivesSent());
         h.scheduler.advance(Duration.ofSeconds(1));
-        assertEquals(1, c.keepalivesSent, "R-3.1.5.7-21: Idle Connection Timer at KeepaliveInterval");
+        assertEquals(1, c.timers.keepalivesSent(), "R-3.1.5.7-21: Idle Connection Timer at KeepaliveInterval");
     }
 
     @Test

@@ -311,7 +311,7 @@ class SendBufferGrowthTest {
             assertNull(x, "every send completed successfully");
         }
         assertEquals(SendBuffers.FIRST_CHUNK, c.sendSlotCapacity(), "the first send slots serve the whole stream");
-        assertEquals(0, c.creditStalls, "the grants that arrived during the loop were taken: no stall");
+        assertEquals(0, c.timers.creditStalls(), "the grants that arrived during the loop were taken: no stall");
         assertTrue(c.isOpen());
         assertTrue(pair.serverConnection().isOpen(), "R-3.1.5.1-04: no fragment went out without a Send Credit");
     }

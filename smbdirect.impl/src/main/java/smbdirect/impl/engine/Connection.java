@@ -1,18 +1,11 @@
 package smbdirect.impl.engine;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.time.Duration;
-import java.util.ArrayDeque;
-import java.util.ArrayList;
 import java.util.EnumSet;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
@@ -44,7 +37,6 @@ import smbdirect.api.rdma.RdmaException;
 import smbdirect.api.rdma.TransportType;
 import smbdirect.api.rdma.WorkCompletion;
 import smbdirect.api.rdma.WorkRequestType;
-import smbdirect.impl.wire.DataTransfer;
 import smbdirect.impl.wire.IrdOrdHeader;
 import smbdirect.impl.wire.NegotiateRequest;
 import smbdirect.impl.wire.NegotiateResponse;
@@ -88,27 +80,6 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
     /** The initial region of the passive side: the initial receive and a negotiate failure response. */
     private static final int INITIAL_REGION = 1024;
     private static final int NEG_SEND_OFFSET = 512;
-    /**
-     * Entries the serial context keeps for reuse: covers the messages in flight at once (an upper
-     * layer that counts delivered messages, not send completions, can have well over 64 while the
-     * completions lag), so a steady stream allocates nothing; each entry is ~48 B.
-     */
-    private static final int OUT_POOL = 256;
-    /**
-     * Entries kept for sends queued by other threads while the connection is busy: an entry is in use
-     * until its message completes, so this covers that many messages in flight (as {@link #OUT_POOL}).
-     */
-    private static final int SHARED_SEND_POOL = 64;
-    private static final VarHandle SHARED_OUT;
-
-    static {
-        try {
-            MethodHandles.Lookup l = MethodHandles.lookup();
-            SHARED_OUT = l.findVarHandle(Connection.class, "sharedOut", SharedPool.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
     /** How long a closing connection waits for the provider's disconnect report before releasing. */
     static final long CLOSE_DEADLINE_NANOS = 30_000_000_000L;
 
@@ -156,17 +127,6 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
     int maxFragmentedRecvSize;
     int maxReadWriteSize;
     final CreditManager credits;
-    final ArrayDeque<OutMessage> sendQueue = new ArrayDeque<>();
-    /** Entries of messages that completed successfully, for reuse (serial context only). */
-    private final ArrayDeque<OutMessage> outPool = new ArrayDeque<>();
-    /** Entries for sends from threads that found the context busy (any thread; created on first use). */
-    private volatile SharedPool<OutMessage> sharedOut;
-    private Reassembler reassembler;
-    boolean sendImmediate;
-    private boolean hasInvalidatedToken;
-    /** The send loop runs ({@link #pump}): a nested call returns at once, the running loop goes on. */
-    private boolean pumping;
-    private int invalidatedToken;
 
     // ---- state ----
     volatile State state = State.CONNECTING;
@@ -189,39 +149,16 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
     // ---- buffers ----
     private ByteBuffer initBuf;
     private MemoryRegion initRegion;
-    private BufferPool receivePool;
-    private ByteBuffer recvView;
-    private SendBuffers sendPool;
-    /** The message each send slot carries a fragment of (null: a control or negotiate message); grows with the slots. */
-    private OutMessage[] sendOwner;
-    /** The most send slots: usable send credits + 1, within the send queue. */
-    private int sendSlots = 1;
-    /** Send completions to wait for after a refused growth before registering again. */
-    private int sendGrowthBackoff;
-    /** Growths of the send buffers refused by the provider. */
-    private long sendGrowthFailures;
-    private final ReceivedMessageImpl received = new ReceivedMessageImpl();
 
-    // ---- timers ----
-    final Timers timers;
-    private final Runnable pumpTask = this::pump;
-
-    // ---- RDMA and registrations ----
-    final MemoryRegistrations registrations = new MemoryRegistrations(this);
-    final RdmaOperations rdma = new RdmaOperations(this, registrations);
-    /** Work flushed by the provider before it reported the disconnect: failed with the final reason. */
-    private final List<Object> flushed = new ArrayList<>();
-
-    // ---- counters (DTO) ----
-    long messagesSent;
-    long messagesReceived;
-    long bytesSent;
-    long bytesReceived;
-    long fragmentsSent;
-    long fragmentsReceived;
-    long keepalivesReceived;
-    long creditGrantsSent;
     private long closedMillis;
+
+    // ---- the concerns ----
+    final Timers timers;
+    final MemoryRegistrations registrations;
+    final RdmaOperations rdma;
+    final ReceivePath receivePath;
+    final SendPath sendPath;
+    private final Runnable pumpTask;
 
     Connection(SmbDirectEngine engine, long id, boolean initiator, EngineListener listener, TransportSettings settings,
             long budget) {
@@ -242,6 +179,12 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
         this.maxReadWriteSize = initiator ? 0 : settings.maxReadWriteSize();
         this.credits = new CreditManager(settings.sendCreditTarget(), settings.receiveCreditMax());
         this.timers = new Timers(this, engine.scheduler());
+        this.registrations = new MemoryRegistrations(this);
+        this.rdma = new RdmaOperations(this, registrations);
+        this.receivePath = new ReceivePath(this, credits, timers, registrations);
+        this.sendPath = new SendPath(this, credits, timers, receivePath);
+        receivePath.sendPath(sendPath);
+        this.pumpTask = sendPath::pump;
     }
 
     long budget() {
@@ -285,7 +228,7 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
                 setUpInitialRegion();
                 // the Negotiate Request goes out from a send slot: the initial region is then free
                 // as soon as the response arrived in it
-                setUpSendBuffers();
+                sendPath.setUpBuffers(maxSendSize); // MaxSendSize as it stands: negotiation only lowers it
                 // R-3.1.4.1-11: one receive of at least 512 bytes before connecting
                 endpoint.postReceive(initRegion, 0, SmbdWire.INITIAL_RECEIVE_SIZE, wr(K_INIT_RECV, 0));
                 inboundReadDepth = Math.min(initial.inboundReadDepth(), caps.maxInboundReadDepth());
@@ -389,14 +332,11 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
         int rq = Math.min(caps.maxReceiveWorkRequests(), initial.receiveCreditMax() + 2);
         credits.limitReceiveCreditMax(Math.max(1, rq - 2));
         int fixed = 1 + initial.outboundReadDepth() + RdmaOperations.WRITE_BUDGET + MemoryRegistrations.INVALIDATE_BUDGET;
-        sendSlots = Math.max(1, Math.min(Math.min(initial.sendCreditTarget(), 255) + 1,
+        int sendSlots = Math.max(1, Math.min(Math.min(initial.sendCreditTarget(), 255) + 1,
                 caps.maxSendWorkRequests() - fixed));
+        sendPath.limitSlots(sendSlots);
         int sq = Math.min(caps.maxSendWorkRequests(), sendSlots + fixed);
         return new EndpointConfig(Math.max(1, sq), Math.max(3, rq));
-    }
-
-    private int sendSlotCount() {
-        return sendSlots;
     }
 
     private void setUpInitialRegion() throws RdmaException {
@@ -422,55 +362,6 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
                 LOG.debug("connection {}: deregistering the initial region failed", id, e);
             }
         }
-    }
-
-    /** The first chunk of send slots (MaxSendSize as it stands: negotiation only lowers it). */
-    private void setUpSendBuffers() throws RdmaException {
-        sendPool = SendBuffers.register(endpoint, sendSlotCount(), maxSendSize);
-        sendOwner = new OutMessage[sendPool.capacity()];
-    }
-
-    /**
-     * Every send slot is in use and a send waits: registers the next chunk (the capacity doubles, up
-     * to the usable send credits + 1). A refused registration loses nothing: the send waits for a slot
-     * to complete (every slot is in flight), and growth is tried again after as many completions as
-     * there are slots.
-     *
-     * @return whether a slot is free now
-     */
-    private boolean growSendBuffers() {
-        if (sendGrowthBackoff > 0 || sendPool.capacity() >= sendPool.maxSlots()) {
-            return false;
-        }
-        try {
-            sendPool.grow(endpoint);
-        } catch (RdmaException | RuntimeException e) {
-            sendGrowthFailures++;
-            sendGrowthBackoff = sendPool.capacity();
-            LOG.warn("connection {}: registering more send buffers failed ({} of at most {} slots registered); "
-                    + "sends wait for a slot to complete: {}", id, sendPool.capacity(), sendPool.maxSlots(),
-                    e.getMessage());
-            return false;
-        }
-        OutMessage[] owners = new OutMessage[sendPool.capacity()];
-        System.arraycopy(sendOwner, 0, owners, 0, sendOwner.length);
-        sendOwner = owners;
-        return true;
-    }
-
-    /** Send slots registered now (tests). */
-    int sendSlotCapacity() {
-        return sendPool == null ? 0 : sendPool.capacity();
-    }
-
-    /** Send buffer chunks registered now (tests). */
-    int sendBufferChunks() {
-        return sendPool == null ? 0 : sendPool.chunks();
-    }
-
-    /** Growths of the send buffers the provider refused (tests). */
-    long sendGrowthFailures() {
-        return sendGrowthFailures;
     }
 
     /** Whether the initial negotiation region is still registered (tests). */
@@ -529,16 +420,12 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
             inboundReadDepth = Math.min(inboundReadDepth, endpoint.inboundReadDepth());
         }
         // R-3.1.4.1-14, 3.1.5.2: the first message is the Negotiate Request (from a send slot, owner none)
-        int slot = sendPool.take();
-        ByteBuffer b = sendPool.buffer(slot);
-        int off = sendPool.offset(slot);
-        NegotiateRequest.encode(b, off, SmbdWire.PROTOCOL_V1, SmbdWire.PROTOCOL_V1,
-                credits.sendCreditTarget, maxSendSize, maxReceiveSize, maxFragmentedRecvSize);
+        int slot = sendPath.takeNegotiateSlot();
+        NegotiateRequest.encode(sendPath.slotBuffer(slot), sendPath.slotOffset(slot), SmbdWire.PROTOCOL_V1,
+                SmbdWire.PROTOCOL_V1, credits.sendCreditTarget, maxSendSize, maxReceiveSize, maxFragmentedRecvSize);
         try {
-            endpoint.postSend(sendPool.region(slot), off, SmbdWire.NEGOTIATE_REQUEST_SIZE, wr(K_SEND, slot));
-            engine.trace(this, true, b, off, SmbdWire.NEGOTIATE_REQUEST_SIZE);
+            sendPath.postNegotiate(slot, SmbdWire.NEGOTIATE_REQUEST_SIZE);
         } catch (RdmaException e) {
-            sendPool.give(slot);
             close(CloseReason.of(CloseReason.Kind.CONNECT_FAILED, "posting the Negotiate Request failed: " + e.getMessage()));
         }
     }
@@ -581,7 +468,7 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
         // R-3.1.5.6-16: receives and receive credits through 3.1.5.9
         try {
             setUpDataRegions();
-            postNegotiationReceives();
+            receivePath.postNegotiationReceives();
         } catch (RdmaException e) {
             LOG.debug("connection {}: receive set-up failed", id, e);
         }
@@ -595,23 +482,20 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
         int granted = credits.takeGrant();
         // R-3.1.5.6-18, 3.1.5.3: the success response
         // (from a send slot, owner none: the initial region is free once it is posted)
-        int slot = sendPool.take();
-        ByteBuffer b = sendPool.buffer(slot);
-        int off = sendPool.offset(slot);
-        NegotiateResponse.encode(b, off, SmbdWire.PROTOCOL_V1, SmbdWire.PROTOCOL_V1, protocol,
-                credits.sendCreditTarget, granted, SmbdWire.STATUS_SUCCESS, maxReadWriteSize, maxSendSize,
-                maxReceiveSize, maxFragmentedRecvSize);
+        int slot = sendPath.takeNegotiateSlot();
+        NegotiateResponse.encode(sendPath.slotBuffer(slot), sendPath.slotOffset(slot), SmbdWire.PROTOCOL_V1,
+                SmbdWire.PROTOCOL_V1, protocol, credits.sendCreditTarget, granted, SmbdWire.STATUS_SUCCESS,
+                maxReadWriteSize, maxSendSize, maxReceiveSize, maxFragmentedRecvSize);
         try {
-            endpoint.postSend(sendPool.region(slot), off, SmbdWire.NEGOTIATE_RESPONSE_SIZE, wr(K_SEND, slot));
-            engine.trace(this, true, b, off, SmbdWire.NEGOTIATE_RESPONSE_SIZE);
+            sendPath.postNegotiate(slot, SmbdWire.NEGOTIATE_RESPONSE_SIZE);
         } catch (RdmaException e) {
-            sendPool.give(slot);
             close(CloseReason.of(CloseReason.Kind.PROVIDER_ERROR, "posting the Negotiate Response failed: " + e.getMessage()));
             return;
         }
         releaseInitialRegion(); // its receive completed (the request); nothing else uses it
         // R-3.1.5.6-20..22 (the upper layer is told right after, A-41)
         timers.negotiated(); // R-3.1.5.6-20, -21
+        sendPath.open(maxSendSize, maxFragmentedSendSize);
         role = Role.ESTABLISHED;
         state = State.ESTABLISHED;
         engine.onEstablished(this);
@@ -663,7 +547,7 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
         releaseInitialRegion(); // its receive completed (the response); the request went from a send slot
         try {
             setUpDataRegions();
-            postNegotiationReceives(); // R-3.1.5.7-18
+            receivePath.postNegotiationReceives(); // R-3.1.5.7-18
         } catch (RdmaException e) {
             LOG.debug("connection {}: receive set-up failed", id, e);
         }
@@ -672,6 +556,7 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
             return;
         }
         timers.negotiated(); // -20, -21
+        sendPath.open(maxSendSize, maxFragmentedSendSize);
         role = Role.ESTABLISHED; // -22
         state = State.ESTABLISHED;
         engine.onEstablished(this);
@@ -682,17 +567,15 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
         serial.execute(pumpTask);
     }
 
-    private static String describe(Violation v) {
+    static String describe(Violation v) {
         return v.field() + "=" + v.value() + (v.detail() == null || v.detail().isEmpty() ? "" : ": " + v.detail());
     }
 
     private void setUpDataRegions() throws RdmaException {
-        reassembler = new Reassembler(maxFragmentedRecvSize);
-        receivePool = BufferPool.register(endpoint, credits.receiveCapacity(), maxReceiveSize,
-                EnumSet.of(MemoryAccess.LOCAL_WRITE));
-        recvView = receivePool.buffer.asReadOnlyBuffer();
-        if (sendPool == null) {
-            setUpSendBuffers(); // passive (the active side registered them before its Negotiate Request)
+        receivePath.setUp(maxReceiveSize, maxFragmentedRecvSize);
+        if (!sendPath.hasBuffers()) {
+            // passive (the active side registered them before its Negotiate Request)
+            sendPath.setUpBuffers(maxSendSize);
         }
     }
 
@@ -702,431 +585,32 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
     }
 
     // =====================================================================================
-    // Sending (3.1.4.2, 3.1.5.1, 3.1.5.4)
+    // Sending (3.1.4.2)
     // =====================================================================================
 
     @Override
     public void send(ByteBuffer message, SendCompletion completion) {
-        submit(message, completion, false, 0);
+        sendPath.submit(message, completion, false, 0);
     }
 
     @Override
     public void sendWithInvalidate(ByteBuffer message, int remoteToken, SendCompletion completion) {
-        submit(message, completion, true, remoteToken);
+        sendPath.submit(message, completion, true, remoteToken);
     }
 
-    /**
-     * Hands a message to the serial context: at once with a pooled entry when the context is idle
-     * or the caller is one of its callbacks with nothing queued (no allocation; the send queue and
-     * the credit gate are consistent at every callback), else queued in a new entry behind the
-     * work already waiting, which keeps each thread's sends in order.
-     */
-    private void submit(ByteBuffer message, SendCompletion completion, boolean invalidate, int token) {
-        if (serial.tryEnterIdle()) {
-            try {
-                enqueue(pooled().init(message, completion, invalidate, token));
-            } finally {
-                serial.exit();
-            }
-        } else if (serial.inContextAndNothingQueued()) {
-            // from inside one of this connection's callbacks, with nothing queued before it
-            enqueue(pooled().init(message, completion, invalidate, token));
-        } else {
-            // behind the work already waiting; the entry comes from the pool shared with other threads
-            SharedPool<OutMessage> pool = sharedOut();
-            OutMessage m = pool.poll();
-            if (m == null) {
-                m = new OutMessage(this);
-                m.shared = true;
-            }
-            serial.execute(m.init(message, completion, invalidate, token));
-        }
-    }
-
-    /** Entries for sends queued by threads that found the serial context busy (created on first use). */
-    private SharedPool<OutMessage> sharedOut() {
-        SharedPool<OutMessage> p = sharedOut;
-        if (p == null) {
-            p = new SharedPool<>(SHARED_SEND_POOL);
-            if (!SHARED_OUT.compareAndSet(this, null, p)) {
-                p = sharedOut;
-            }
-        }
-        return p;
-    }
-
-
-    private OutMessage pooled() {
-        OutMessage m = outPool.pollFirst();
-        return m != null ? m : new OutMessage(this);
-    }
-
-    /** A message completed successfully and nothing refers to its entry any more: reuse it. */
-    private void recycle(OutMessage m) {
-        m.clear();
-        if (m.shared) {
-            sharedOut.offer(m);
-        } else if (outPool.size() < OUT_POOL) {
-            outPool.addFirst(m);
-        }
-    }
-
-    /** Serial context: an upper-layer message enters Connection.SendQueue (R-3.1.5.1-02). */
-    void enqueue(OutMessage m) {
-        if (m.completion == null) {
-            LOG.warn("connection {}: send without a completion refused", id);
-            return;
-        }
-        if (m.message == null || m.length == 0) {
-            complete(m, new SmbDirectException(SmbDirectException.Kind.INVALID_ARGUMENT, "empty message"));
-            return;
-        }
-        if (state != State.ESTABLISHED) {
-            CloseReason r = closeReason != null ? closeReason
-                    : CloseReason.of(CloseReason.Kind.LOCAL_CLOSE, "connection not established");
-            complete(m, SmbDirectException.closed(r));
-            return;
-        }
-        if (m.length > maxFragmentedSendSize) {
-            // R-3.1.4.2-02, -03, R-3.1.5.4-02: refused, nothing sent
-            complete(m, new SmbDirectException(SmbDirectException.Kind.MESSAGE_TOO_LARGE, "message of " + m.length
-                    + " bytes exceeds the peer's MaxFragmentedSize " + maxFragmentedSendSize + " (R-3.1.4.2-03)"));
-            return;
-        }
-        sendQueue.addLast(m);
-        pump();
-    }
-
-    /**
-     * The credit gate (3.1.5.1): sends fragments of the queue head, or one empty message when a
-     * credit grant, keepalive or keepalive reply is due and nothing is queued. Because grants and
-     * flags ride on the next fragment, no other message ever goes between the fragments of one
-     * upper-layer message (R-3.1.5.4-21, peer-lessons 4).
-     */
+    /** The send loop (3.1.5.1) runs: a grant, keepalive or reply may be due. */
     void pump() {
-        if (pumping) {
-            return; // a completion taken by the loop below: the loop goes on with its effect
-        }
-        pumping = true;
-        try {
-            pumpLoop();
-        } finally {
-            pumping = false;
-        }
-    }
-
-    private void pumpLoop() {
-        if (state != State.ESTABLISHED) {
-            return;
-        }
-        refillReceives();
-        if (state != State.ESTABLISHED) {
-            return;
-        }
-        for (;;) {
-            if (state != State.ESTABLISHED) {
-                return; // closed by something a taken completion did
-            }
-            OutMessage head = sendQueue.peekFirst();
-            boolean controlDue = head == null && (sendImmediate
-                    || timers.keepalivePending()
-                    || credits.grantDue(engine.settings().creditRefillFraction()));
-            if (head == null && !controlDue) {
-                timers.creditsAvailable();
-                return;
-            }
-            if (credits.sendCredits == 0) { // R-3.1.5.1-04
-                if (takeArrivedCompletions()) {
-                    continue;
-                }
-                timers.creditStall();
-                return;
-            }
-            if (sendPool.available() == 0) {
-                if (takeArrivedCompletions()) {
-                    continue;
-                }
-                if (!growSendBuffers()) {
-                    return; // resumes when a send completes
-                }
-            }
-            if (credits.sendCredits == 1) {
-                // R-3.1.5.9-04, R-3.1.5.1-06, A-16: the last credit goes with a grant that includes one
-                // more receive, so that the peer can answer and still grant back (no grant ping-pong)
-                if (credits.mayPostExtra() && receivePool.available() > 0) {
-                    if (!postOneReceive()) {
-                        return;
-                    }
-                } else if (credits.ungranted == 0) {
-                    timers.creditStall(); // R-3.1.5.9-06
-                    return;
-                }
-            }
-            timers.creditsAvailable();
-            sendOne(head);
-        }
+        sendPath.pump();
     }
 
     /**
-     * The send loop is out of credits or send slots: handles the work completions the provider has
-     * already delivered to this connection while the loop ran (queued behind it on the serial
-     * context: send completions free slots, a receive may carry a credit grant), so the loop goes on
-     * with hot slots and fresh credits instead of stalling until it returns. Their calls of
-     * {@link #pump} return at once; this loop continues in their place, posting receives first.
+     * From inside a task of the serial context: handles the work completions that have arrived and
+     * wait for it, now (see {@link ProviderEvents#takeCompletions()}).
      *
-     * @return whether any completion was handled (the loop should look again)
+     * @return how many were handled
      */
-    private boolean takeArrivedCompletions() {
-        if (providerEvents.takeCompletions() == 0) {
-            return false;
-        }
-        if (state == State.ESTABLISHED) {
-            refillReceives();
-        }
-        return true;
-    }
-
-    private void sendOne(OutMessage head) {
-        int granted = credits.takeGrant(); // R-3.1.5.1-05
-        int flags = timers.flagsForNextMessage(); // R-3.1.5.1-10, -11, -12
-        int slot = sendPool.take();
-        int chunk = sendPool.chunk(slot);
-        ByteBuffer buf = sendPool.chunkBuffer(chunk);
-        MemoryRegion region = sendPool.chunkRegion(chunk);
-        int base = sendPool.offset(chunk, slot);
-        // R-3.1.5.1-09, R-3.1.5.4-03..18
-        int total = Fragmenter.next(buf, base, maxSendSize, head, credits.sendCreditTarget, granted, flags);
-        credits.sendCredits--; // R-3.1.5.1-08
-        sendImmediate = false; // R-3.1.5.1-16
-        sendOwner[slot] = head;
-        if (head == null) {
-            if (granted > 0 && flags == 0) {
-                creditGrantsSent++;
-            }
-        } else {
-            head.pendingFragments++;
-            if (head.unsent() == 0) {
-                head.allPosted = true;
-                sendQueue.pollFirst(); // R-3.1.5.1-07
-            }
-        }
-        fragmentsSent++;
-        engine.trace(this, true, buf, base, total);
-        try {
-            if (head != null && head.invalidate && !head.tokenAttached) {
-                head.tokenAttached = true;
-                if (caps.sendWithInvalidate()) {
-                    // R-3.1.5.4-19, R-3.1.5.1-13: exactly one fragment carries the token
-                    endpoint.postSendWithInvalidate(region, base, total, head.remoteToken, wr(K_SEND, slot));
-                    return;
-                }
-                // R-3.1.5.1-14: the provider cannot invalidate; the token is dropped
-            }
-            endpoint.postSend(region, base, total, wr(K_SEND, slot)); // R-3.1.5.1-15
-        } catch (RdmaException e) {
-            sendOwner[slot] = null;
-            sendPool.give(slot);
-            if (head != null) {
-                head.pendingFragments--;
-                if (head.allPosted) {
-                    // already off the send queue and now never sent completely: it must not complete as
-                    // sent when its earlier fragments do, and fails with the final reason like flushed work
-                    head.allPosted = false;
-                    flushed.add(head);
-                }
-            }
-            closeAfterPostFailure("posting a Send", e);
-        }
-    }
-
-    private void onSendCompleted(int slot, CompletionStatus status, int vendorError) {
-        OutMessage owner = sendOwner[slot];
-        sendOwner[slot] = null;
-        sendPool.give(slot);
-        if (sendGrowthBackoff > 0) {
-            sendGrowthBackoff--;
-        }
-        if (status == CompletionStatus.FLUSHED) {
-            // the queue pair is going down; onDisconnected follows with the reason
-            if (owner != null) {
-                owner.pendingFragments--;
-                flushed.add(owner);
-            }
-            return;
-        }
-        if (status != CompletionStatus.SUCCESS) {
-            CloseReason reason = providerError("Send", status, vendorError);
-            if (owner != null) {
-                owner.pendingFragments--;
-                complete(owner, SmbDirectException.closed(closeReason != null ? closeReason : reason));
-            }
-            close(reason);
-            return;
-        }
-        if (owner != null) {
-            owner.pendingFragments--;
-            if (owner.allPosted && owner.pendingFragments == 0 && !owner.done) {
-                messagesSent++;
-                bytesSent += owner.length;
-                complete(owner, null);
-                recycle(owner);
-            }
-        }
-        if (state == State.ESTABLISHED) {
-            pump();
-        }
-    }
-
-    private void complete(OutMessage m, Throwable failure) {
-        if (m.done) {
-            return;
-        }
-        m.done = true;
-        try {
-            m.completion.sendComplete(m.message, failure);
-        } catch (RuntimeException e) {
-            LOG.warn("connection {}: send completion threw", id, e);
-        }
-    }
-
-    // =====================================================================================
-    // Receiving (3.1.5.5, 3.1.5.8) and receive credits (3.1.5.9)
-    // =====================================================================================
-
-    /** 3.1.5.9: post receives up to the target (R-3.1.5.9-04..09). */
-    private void refillReceives() {
-        int want = credits.receivesWanted();
-        while (want-- > 0 && receivePool.available() > 0) {
-            if (!postOneReceive()) {
-                return;
-            }
-        }
-    }
-
-    private boolean postOneReceive() {
-        return postOneReceive(true);
-    }
-
-    /**
-     * Posts one receive of MaxReceiveSize.
-     *
-     * @param fatal whether a refused post ends the connection (during negotiation the caller answers
-     *     with a failure instead, R-3.1.5.6-17 / R-3.1.5.7-19)
-     */
-    private boolean postOneReceive(boolean fatal) {
-        int slot = receivePool.take();
-        try {
-            endpoint.postReceive(receivePool.region, slot * maxReceiveSize, maxReceiveSize, wr(K_RECV, slot));
-            credits.onReceivePosted();
-            return true;
-        } catch (RdmaException e) {
-            receivePool.give(slot);
-            if (fatal) {
-                closeAfterPostFailure("posting a receive", e);
-            } else {
-                LOG.debug("connection {}: posting a receive during negotiation failed", id, e);
-            }
-            return false;
-        }
-    }
-
-    /** 3.1.5.9 during negotiation: posts what it can, a refused post is answered by the caller. */
-    private void postNegotiationReceives() {
-        int want = credits.receivesWanted();
-        while (want-- > 0 && receivePool.available() > 0 && postOneReceive(false)) {
-            // posted
-        }
-    }
-
-    private void onDataTransfer(int slot, int length, boolean invalidated, int token) {
-        int off = slot * maxReceiveSize;
-        engine.trace(this, false, receivePool.buffer, off, length);
-        // R-3.1.5.5-03, -04: any message restarts the Idle Connection Timer and answers a keepalive
-        timers.messageReceived();
-        fragmentsReceived++;
-        // R-3.1.5.8-01..06
-        Violation v = DataTransfer.check(receivePool.buffer, off, length, maxFragmentedRecvSize);
-        if (v != null) {
-            receivePool.give(slot);
-            credits.receiveCredits--;
-            close(new CloseReason(CloseReason.Kind.PROTOCOL_VIOLATION, v.rule(), describe(v)));
-            return;
-        }
-        if (!credits.onMessageReceived()) { // R-3.1.5.8-07
-            receivePool.give(slot);
-            close(new CloseReason(CloseReason.Kind.PROTOCOL_VIOLATION, "R-3.1.5.1-04",
-                    "the peer sent a message without holding a Send Credit; " + credits));
-            return;
-        }
-        long creditsRequested = DataTransfer.creditsRequested(receivePool.buffer, off);
-        long creditsGranted = DataTransfer.creditsGranted(receivePool.buffer, off);
-        long flags = DataTransfer.flags(receivePool.buffer, off);
-        long remaining = DataTransfer.remainingDataLength(receivePool.buffer, off);
-        long dataOffset = DataTransfer.dataOffset(receivePool.buffer, off);
-        long dataLength = DataTransfer.dataLength(receivePool.buffer, off);
-        credits.receiveCreditTarget = (int) creditsRequested; // R-3.1.5.8-10
-        if ((flags & SmbdWire.FLAG_RESPONSE_REQUESTED) != 0) {
-            // R-3.1.5.8-11, -12 as Windows and Linux do: reply promptly with Flags 0
-            sendImmediate = true;
-            keepalivesReceived++;
-        }
-        if (creditsGranted > 0) {
-            credits.addSendCredits((int) creditsGranted); // R-3.1.5.8-13
-        }
-        if (invalidated) {
-            // R-3.1.5.8-17: InvalidatedToken (A-36: on any fragment)
-            hasInvalidatedToken = true;
-            invalidatedToken = token;
-            registrations.remotelyInvalidated(token);
-        }
-        Reassembler.Outcome outcome = reassembler.onFragment(receivePool.buffer, off + (int) dataOffset, (int) dataLength,
-                remaining); // R-3.1.5.8-15, -16
-        switch (outcome) {
-            case VIOLATION:
-                receivePool.give(slot);
-                close(new CloseReason(CloseReason.Kind.PROTOCOL_VIOLATION, reassembler.violationRule(),
-                        reassembler.violationDetail()));
-                return;
-            case SINGLE:
-                // zero copy: the receive slot itself, during the callback
-                recvView.clear();
-                recvView.position(off + (int) dataOffset);
-                recvView.limit(off + (int) dataOffset + (int) dataLength);
-                deliver(recvView, (int) dataLength);
-                receivePool.give(slot);
-                break;
-            case REASSEMBLED:
-                receivePool.give(slot); // the bytes were copied: repost first (peer-lessons 6)
-                if (state == State.ESTABLISHED) {
-                    refillReceives();
-                }
-                deliver(reassembler.message(), reassembler.messageLength());
-                break;
-            default:
-                receivePool.give(slot);
-                break;
-        }
-        if (state == State.ESTABLISHED) {
-            pump(); // R-3.1.5.8-08, -09, -14
-        }
-    }
-
-    private void deliver(ByteBuffer payload, int length) {
-        messagesReceived++;
-        bytesReceived += length;
-        // R-3.1.5.8-19, -20: the token goes up with the complete message, then is cleared
-        received.set(payload, length, hasInvalidatedToken, invalidatedToken);
-        hasInvalidatedToken = false;
-        invalidatedToken = 0;
-        ConnectionHandler h = handler;
-        if (h == null) {
-            return;
-        }
-        try {
-            h.onMessage(this, received);
-        } catch (RuntimeException e) {
-            LOG.warn("connection {}: message handler threw", id, e);
-        }
+    int takeArrivedCompletions() {
+        return providerEvents.takeCompletions();
     }
 
     // =====================================================================================
@@ -1176,18 +660,10 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
                 }
                 break;
             case K_RECV:
-                if (status == CompletionStatus.SUCCESS && (state == State.ESTABLISHED || deliversWhileClosing())) {
-                    onDataTransfer((int) index, length, invalidated, token);
-                } else {
-                    receivePool.give((int) index);
-                    credits.onReceiveFlushed();
-                    if (status != CompletionStatus.SUCCESS && status != CompletionStatus.FLUSHED) {
-                        close(providerError("receive", status, vendorError));
-                    }
-                }
+                receivePath.onCompleted((int) index, status, length, invalidated, token, vendorError);
                 break;
             case K_SEND:
-                onSendCompleted((int) index, status, vendorError);
+                sendPath.onCompleted((int) index, status, vendorError);
                 break;
             case K_RDMA:
                 rdma.onCompleted(index, status, vendorError);
@@ -1206,7 +682,7 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
      * {@code onDisconnected}, unless the peer violated the protocol (its data is not trusted any
      * more) or this side chose to close (local close, shutdown).
      */
-    private boolean deliversWhileClosing() {
+    boolean deliversWhileClosing() {
         if (state != State.CLOSING || closedFrom != State.ESTABLISHED) {
             return false;
         }
@@ -1337,10 +813,7 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
         state = State.CLOSING;
         timers.cancelAll();
         SmbDirectException failure = SmbDirectException.closed(reason);
-        OutMessage m;
-        while ((m = sendQueue.pollFirst()) != null) {
-            complete(m, failure);
-        }
+        sendPath.failQueued(failure);
         rdma.failQueued(failure);
         if (endpoint != null && endpointStarted) {
             endpoint.disconnect(); // the endpoint reports onDisconnected after flushing every request
@@ -1370,20 +843,7 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
         closedMillis = engine.epochMillis();
         CloseReason reason = closeReason;
         SmbDirectException failure = SmbDirectException.closed(reason);
-        if (sendOwner != null) {
-            for (int i = 0; i < sendOwner.length; i++) {
-                if (sendOwner[i] != null) {
-                    complete(sendOwner[i], failure);
-                    sendOwner[i] = null;
-                }
-            }
-        }
-        for (Object w : flushed) {
-            if (w instanceof OutMessage om) {
-                complete(om, failure);
-            }
-        }
-        flushed.clear();
+        sendPath.failInFlight(failure);
         rdma.failInFlight(failure);
         registrations.releaseAll();
         if (!endpointStarted && request != null) {
@@ -1447,7 +907,7 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
 
     /** Messages in Connection.SendQueue. */
     int sendQueueDepth() {
-        return sendQueue.size();
+        return sendPath.queueDepth();
     }
 
     /** Whether the connection is established (negotiated and not closing). */
@@ -1460,6 +920,11 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
         CloseReason r = closeReason;
         return SmbDirectException.closed(r != null ? r
                 : CloseReason.of(CloseReason.Kind.LOCAL_CLOSE, "connection not established"));
+    }
+
+    /** The upper layer's handler of this connection (null before it was accepted or connected). */
+    ConnectionHandler handler() {
+        return handler;
     }
 
     /** The endpoint (null before it was created). */
@@ -1541,17 +1006,10 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
         d.peerCredits = credits.peerCredits();
         d.receiveCreditTarget = credits.receiveCreditTarget;
         d.receiveCreditMax = credits.receiveCreditMax;
-        d.sendQueueDepth = sendQueue.size();
         d.registrations = registrations.count();
-        d.messagesSent = messagesSent;
-        d.messagesReceived = messagesReceived;
-        d.bytesSent = bytesSent;
-        d.bytesReceived = bytesReceived;
-        d.fragmentsSent = fragmentsSent;
-        d.fragmentsReceived = fragmentsReceived;
-        d.keepalivesReceived = keepalivesReceived;
-        d.creditGrantsSent = creditGrantsSent;
         timers.describeTo(d);
+        sendPath.describeTo(d);
+        receivePath.describeTo(d);
         rdma.describeTo(d);
         CloseReason r = closeReason;
         d.closeReason = r == null ? null : r.toString();

@@ -51,7 +51,7 @@ class ConnectionLossTest {
     void R_3_1_7_1_01_localCloseToldOnceAndEverythingReleased() {
         Connection c = established();
         loadSends(c);
-        int messages = outcomes.size() + (int) (c.fragmentsSent - 1) + c.sendQueue.size();
+        int messages = outcomes.size() + (int) (c.sendPath.fragmentsSent() - 1) + c.sendPath.queueDepth();
         CompletableFuture<Void> closed = c.close().toCompletableFuture();
         assertTrue(closed.isDone());
         assertFalse(c.isOpen());
@@ -72,7 +72,7 @@ class ConnectionLossTest {
         Connection c = established();
         Connection other = established();
         loadSends(c);
-        int messages = outcomes.size() + (int) (c.fragmentsSent - 1) + c.sendQueue.size();
+        int messages = outcomes.size() + (int) (c.sendPath.fragmentsSent() - 1) + c.sendPath.queueDepth();
         CloseReason operator = CloseReason.of(CloseReason.Kind.LOCAL_CLOSE, "closed by operator (smbd:close)");
 
         CompletableFuture<Void> closed = h.engine.closeConnection(c.id, operator).toCompletableFuture();

@@ -240,7 +240,7 @@ class DataPathTest {
         assertArrayEquals(data, h.recorder.messages.get(0));
         assertTrue(h.recorder.zeroCopy.get(0), "a view of the registered receive buffer");
         assertEquals(posted, e.receives.size(), "reposted at once");
-        assertEquals(1, c.messagesReceived);
+        assertEquals(1, c.receivePath.messagesReceived());
     }
 
     @Test
@@ -419,7 +419,7 @@ class DataPathTest {
             for (int j = before; j < e.sends.size(); j++) {
                 granted += DataTransfer.creditsGranted(e.sends.get(j).message(), 0);
             }
-            long consumed = c.fragmentsReceived;
+            long consumed = c.receivePath.fragmentsReceived();
             assertTrue(granted - consumed <= c.credits.receiveCredits, "outstanding grants <= posted receives");
             assertEquals(c.credits.receiveCredits, e.receives.size(), "ReceiveCredits = receives posted");
             assertTrue(c.credits.receiveCredits <= c.credits.receiveCapacity());
@@ -442,7 +442,7 @@ class DataPathTest {
         e.deliver(Harness.dt(100, 0, 0, 0, Harness.bytes(10, 1)));
         assertEquals(before + 1, e.sends.size(), "refill below 25 %");
         assertEquals(76, DataTransfer.creditsGranted(e.sends.get(before).message(), 0), "in one batch");
-        assertEquals(2, c.creditGrantsSent, "the grant after negotiation and the refill");
+        assertEquals(2, c.sendPath.creditGrantsSent(), "the grant after negotiation and the refill");
     }
 
     @Test

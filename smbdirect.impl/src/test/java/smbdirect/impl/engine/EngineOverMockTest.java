@@ -174,9 +174,9 @@ class EngineOverMockTest {
         pair.run();
         assertArrayEquals(big, pair.serverSide.messages.get(20));
         // quiet: no endless empty-message exchange; runUntilIdle returned, so it is bounded
-        long before = c.fragmentsSent + s.fragmentsSent;
+        long before = c.sendPath.fragmentsSent() + s.sendPath.fragmentsSent();
         pair.run();
-        assertEquals(before, c.fragmentsSent + s.fragmentsSent);
+        assertEquals(before, c.sendPath.fragmentsSent() + s.sendPath.fragmentsSent());
         assertTrue(c.credits.sendCredits >= 1 && s.credits.sendCredits >= 1, "both can send again");
         pair.advance(Duration.ofSeconds(30));
         assertTrue(c.isOpen() && s.isOpen(), "no credit-grant timeout");
@@ -207,8 +207,8 @@ class EngineOverMockTest {
         Connection s = pair.serverConnection();
         pair.advance(Duration.ofSeconds(121));
         assertTrue(c.timers.keepalivesSent() + s.timers.keepalivesSent() >= 1);
-        assertEquals(c.timers.keepalivesSent(), s.keepalivesReceived);
-        assertEquals(s.timers.keepalivesSent(), c.keepalivesReceived);
+        assertEquals(c.timers.keepalivesSent(), s.receivePath.keepalivesReceived());
+        assertEquals(s.timers.keepalivesSent(), c.receivePath.keepalivesReceived());
         pair.advance(Duration.ofMinutes(10));
         assertTrue(c.isOpen() && s.isOpen());
         assertEquals(KeepaliveRequested.NONE, c.timers.keepaliveRequested());

@@ -96,8 +96,8 @@ class KeepaliveAndTimerTest {
         assertEquals(0, DataTransfer.flags(reply, 0), "A-8: Flags 0");
         assertEquals(20, reply.remaining());
         assertEquals(KeepaliveRequested.NONE, c.timers.keepaliveRequested(), "no keepalive echo loop");
-        assertFalse(c.sendImmediate, "R-3.1.5.1-16");
-        assertEquals(1, c.keepalivesReceived);
+        assertFalse(c.sendPath.sendImmediate(), "R-3.1.5.1-16");
+        assertEquals(1, c.receivePath.keepalivesReceived());
     }
 
     @Test
@@ -152,7 +152,7 @@ class KeepaliveAndTimerTest {
         e.deliver(Harness.dt(10, 5, 0, 0, new byte[0]));
         h.scheduler.advance(Duration.ofSeconds(10));
         assertTrue(c.isOpen());
-        assertEquals(0, c.sendQueue.size());
+        assertEquals(0, c.sendPath.queueDepth());
     }
 
     @Test
@@ -166,7 +166,7 @@ class KeepaliveAndTimerTest {
         int timers = h.scheduler.scheduledCount();
         h.scheduler.advance(Duration.ofSeconds(3));
         e.deliver(Harness.dt(10, 1, 0, 0, new byte[0])); // one credit: the waiting message goes
-        assertEquals(0, c.sendQueue.size());
+        assertEquals(0, c.sendPath.queueDepth());
         for (int i = 0; i < 50; i++) { // many short stalls, each ended by a grant
             c.send(ByteBuffer.wrap(Harness.bytes(10, 1)), (m, x) -> { });
             e.deliver(Harness.dt(10, 1, 0, 0, new byte[0]));

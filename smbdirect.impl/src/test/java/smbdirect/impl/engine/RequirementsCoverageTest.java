@@ -56,8 +56,8 @@ class RequirementsCoverageTest {
         assertEquals(KeepaliveRequested.NONE, c.timers.keepaliveRequested(), "R-3.1.4.1-06, R-3.1.1.1-03");
         assertEquals(0, c.credits.sendCredits, "R-3.1.4.1-07");
         assertEquals(0, c.credits.receiveCredits, "R-3.1.4.1-07: the 512-byte receive is not a credit");
-        assertTrue(c.sendQueue.isEmpty(), "R-3.1.4.1-08");
-        assertFalse(c.sendImmediate, "R-3.1.4.1-09");
+        assertTrue(c.sendPath.queueDepth() == 0, "R-3.1.4.1-08");
+        assertFalse(c.sendPath.sendImmediate(), "R-3.1.4.1-09");
         assertTrue(h.provider.last().events.contains("connect"), "R-3.1.4.1-12");
     }
 
@@ -82,7 +82,7 @@ class RequirementsCoverageTest {
         assertEquals(KeepaliveRequested.NONE, c.timers.keepaliveRequested(), "R-3.1.7.2-08");
         assertEquals(0, c.protocol, "R-3.1.7.2-09");
         assertEquals(0, c.credits.sendCredits + c.credits.receiveCredits, "R-3.1.7.2-09");
-        assertTrue(c.sendQueue.isEmpty(), "R-3.1.7.2-10");
+        assertTrue(c.sendPath.queueDepth() == 0, "R-3.1.7.2-10");
         assertEquals(1, h.engine.connectionCount(), "R-3.1.7.2-01");
     }
 

@@ -422,7 +422,7 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
         // R-3.1.4.1-14, 3.1.5.2: the first message is the Negotiate Request (from a send slot, owner none)
         int slot = sendPath.takeNegotiateSlot();
         NegotiateRequest.encode(sendPath.slotBuffer(slot), sendPath.slotOffset(slot), SmbdWire.PROTOCOL_V1,
-                SmbdWire.PROTOCOL_V1, credits.sendCreditTarget, maxSendSize, maxReceiveSize, maxFragmentedRecvSize);
+                SmbdWire.PROTOCOL_V1, credits.sendCreditTarget(), maxSendSize, maxReceiveSize, maxFragmentedRecvSize);
         try {
             sendPath.postNegotiate(slot, SmbdWire.NEGOTIATE_REQUEST_SIZE);
         } catch (RdmaException e) {
@@ -462,7 +462,7 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
         // R-3.1.5.6-10, -11
         maxReceiveSize = (int) Math.max(SmbdWire.MIN_RECEIVE_SIZE, Math.min(maxReceiveSize, preferredSendSize));
         protocol = SmbdWire.PROTOCOL_V1; // R-3.1.5.6-12
-        credits.receiveCreditTarget = (int) creditsRequested; // R-3.1.5.6-13
+        credits.onCreditsRequested((int) creditsRequested); // R-3.1.5.6-13
         maxSendSize = (int) Math.min(maxSendSize, peerMaxReceiveSize); // R-3.1.5.6-14
         maxFragmentedSendSize = peerMaxFragmented; // R-3.1.5.6-15
         // R-3.1.5.6-16: receives and receive credits through 3.1.5.9
@@ -472,7 +472,7 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
         } catch (RdmaException e) {
             LOG.debug("connection {}: receive set-up failed", id, e);
         }
-        if (credits.receiveCredits == 0) {
+        if (credits.noReceivePosted()) {
             // R-3.1.5.6-17: failure response with an error status
             sendFailureResponse(SmbdWire.STATUS_INSUFFICIENT_RESOURCES,
                     new CloseReason(CloseReason.Kind.RESOURCE_LIMIT, "R-3.1.5.6-17",
@@ -484,7 +484,7 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
         // (from a send slot, owner none: the initial region is free once it is posted)
         int slot = sendPath.takeNegotiateSlot();
         NegotiateResponse.encode(sendPath.slotBuffer(slot), sendPath.slotOffset(slot), SmbdWire.PROTOCOL_V1,
-                SmbdWire.PROTOCOL_V1, protocol, credits.sendCreditTarget, granted, SmbdWire.STATUS_SUCCESS,
+                SmbdWire.PROTOCOL_V1, protocol, credits.sendCreditTarget(), granted, SmbdWire.STATUS_SUCCESS,
                 maxReadWriteSize, maxSendSize, maxReceiveSize, maxFragmentedRecvSize);
         try {
             sendPath.postNegotiate(slot, SmbdWire.NEGOTIATE_RESPONSE_SIZE);
@@ -536,7 +536,7 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
             return;
         }
         protocol = SmbdWire.PROTOCOL_V1; // R-3.1.5.7-10
-        credits.receiveCreditTarget = NegotiateResponse.creditsRequested(initBuf, 0); // R-3.1.5.7-11
+        credits.onCreditsRequested(NegotiateResponse.creditsRequested(initBuf, 0)); // R-3.1.5.7-11
         long preferred = NegotiateResponse.preferredSendSize(initBuf, 0);
         maxReceiveSize = (int) Math.max(SmbdWire.MIN_RECEIVE_SIZE, Math.min(maxReceiveSize, preferred)); // -12, -13
         maxSendSize = (int) Math.min(maxSendSize, NegotiateResponse.maxReceiveSize(initBuf, 0)); // -14
@@ -551,7 +551,7 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
         } catch (RdmaException e) {
             LOG.debug("connection {}: receive set-up failed", id, e);
         }
-        if (credits.receiveCredits == 0) {
+        if (credits.noReceivePosted()) {
             close(new CloseReason(CloseReason.Kind.RESOURCE_LIMIT, "R-3.1.5.7-19", "no receive could be posted"));
             return;
         }
@@ -999,13 +999,7 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
         d.keepaliveIntervalMillis = engine.settings().keepaliveInterval().toMillis();
         d.inboundReadDepth = inboundReadDepth;
         d.outboundReadDepth = outboundReadDepth;
-        d.sendCredits = credits.sendCredits;
-        d.sendCreditTarget = credits.sendCreditTarget;
-        d.receiveCredits = credits.receiveCredits;
-        d.receiveCreditsUngranted = credits.ungranted;
-        d.peerCredits = credits.peerCredits();
-        d.receiveCreditTarget = credits.receiveCreditTarget;
-        d.receiveCreditMax = credits.receiveCreditMax;
+        credits.describeTo(d);
         d.registrations = registrations.count();
         timers.describeTo(d);
         sendPath.describeTo(d);

@@ -148,7 +148,7 @@ final class ReceivePath {
         Violation v = DataTransfer.check(buffer, off, length, maxFragmentedRecvSize);
         if (v != null) {
             pool.give(slot);
-            credits.receiveCredits--;
+            credits.onInvalidMessage();
             connection.close(new CloseReason(CloseReason.Kind.PROTOCOL_VIOLATION, v.rule(), Connection.describe(v)));
             return;
         }
@@ -164,7 +164,7 @@ final class ReceivePath {
         long remaining = DataTransfer.remainingDataLength(buffer, off);
         long dataOffset = DataTransfer.dataOffset(buffer, off);
         long dataLength = DataTransfer.dataLength(buffer, off);
-        credits.receiveCreditTarget = (int) creditsRequested; // R-3.1.5.8-10
+        credits.onCreditsRequested((int) creditsRequested); // R-3.1.5.8-10
         if ((flags & SmbdWire.FLAG_RESPONSE_REQUESTED) != 0) {
             // R-3.1.5.8-11, -12 as Windows and Linux do: reply promptly with Flags 0
             sendPath.sendImmediately();

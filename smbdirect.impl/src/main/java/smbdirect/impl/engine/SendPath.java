@@ -338,7 +338,7 @@ final class SendPath {
                 timers.creditsAvailable();
                 return;
             }
-            if (credits.sendCredits == 0) { // R-3.1.5.1-04
+            if (!credits.hasSendCredit()) { // R-3.1.5.1-04
                 if (takeArrivedCompletions()) {
                     continue;
                 }
@@ -353,14 +353,14 @@ final class SendPath {
                     return; // resumes when a send completes
                 }
             }
-            if (credits.sendCredits == 1) {
+            if (credits.spendsLastCredit()) {
                 // R-3.1.5.9-04, R-3.1.5.1-06, A-16: the last credit goes with a grant that includes one
                 // more receive, so that the peer can answer and still grant back (no grant ping-pong)
                 if (credits.mayPostExtra() && receivePath.bufferAvailable()) {
                     if (!receivePath.postOne(true)) {
                         return;
                     }
-                } else if (credits.ungranted == 0) {
+                } else if (credits.lastCreditWaits()) {
                     timers.creditStall(); // R-3.1.5.9-06
                     return;
                 }
@@ -390,7 +390,7 @@ final class SendPath {
     }
 
     private void sendOne(OutMessage head) {
-        int granted = credits.takeGrant(); // R-3.1.5.1-05
+        int granted = credits.onSend(); // R-3.1.5.1-05, -08
         int flags = timers.flagsForNextMessage(); // R-3.1.5.1-10, -11, -12
         int slot = buffers.take();
         int chunk = buffers.chunk(slot);
@@ -398,8 +398,7 @@ final class SendPath {
         MemoryRegion region = buffers.chunkRegion(chunk);
         int base = buffers.offset(chunk, slot);
         // R-3.1.5.1-09, R-3.1.5.4-03..18
-        int total = Fragmenter.next(buf, base, maxSendSize, head, credits.sendCreditTarget, granted, flags);
-        credits.sendCredits--; // R-3.1.5.1-08
+        int total = Fragmenter.next(buf, base, maxSendSize, head, credits.sendCreditTarget(), granted, flags);
         sendImmediate = false; // R-3.1.5.1-16
         owner[slot] = head;
         if (head == null) {

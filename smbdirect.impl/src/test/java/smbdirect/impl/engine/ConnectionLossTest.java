@@ -33,7 +33,7 @@ class ConnectionLossTest {
 
     /** Queues one in-flight and one credit-blocked message. */
     void loadSends(Connection c) {
-        while (c.credits.sendCredits > 0) {
+        while (c.credits.sendCredits() > 0) {
             c.send(ByteBuffer.wrap(Harness.bytes(10, 1)), (m, x) -> outcomes.add(x));
         }
         c.send(ByteBuffer.wrap(Harness.bytes(10, 1)), (m, x) -> outcomes.add(x));

@@ -118,7 +118,7 @@ class KeepaliveAndTimerTest {
     @DisplayName("R-3.1.6.2-02 R-3.1.5.4-08: a pending keepalive waits for a credit")
     void keepaliveWithoutSendCreditsStillTimesOut() {
         Connection c = h.passive(10, 1024, 1024, 131072);
-        assertEquals(0, c.credits.sendCredits);
+        assertEquals(0, c.credits.sendCredits());
         h.scheduler.advance(Duration.ofSeconds(120));
         assertEquals(KeepaliveRequested.PENDING, c.timers.keepaliveRequested(), "A-24: no credit to send it");
         h.scheduler.advance(Duration.ofSeconds(5));
@@ -129,7 +129,7 @@ class KeepaliveAndTimerTest {
     @Test
     void creditGrantTimerClosesWhenThePeerNeverGrants() {
         Connection c = established();
-        while (c.credits.sendCredits > 0) {
+        while (c.credits.sendCredits() > 0) {
             c.send(ByteBuffer.wrap(Harness.bytes(10, 1)), (m, x) -> { });
         }
         c.send(ByteBuffer.wrap(Harness.bytes(10, 1)), (m, x) -> { });
@@ -144,7 +144,7 @@ class KeepaliveAndTimerTest {
     void creditGrantInTimeResumes() {
         Connection c = established();
         FakeEndpoint e = h.provider.last();
-        while (c.credits.sendCredits > 0) {
+        while (c.credits.sendCredits() > 0) {
             c.send(ByteBuffer.wrap(Harness.bytes(10, 1)), (m, x) -> { });
         }
         c.send(ByteBuffer.wrap(Harness.bytes(10, 1)), (m, x) -> { });
@@ -159,7 +159,7 @@ class KeepaliveAndTimerTest {
     void aSecondStallGetsTheWholeCreditGrantTimeoutAndOneTimerServesManyStalls() {
         Connection c = established();
         FakeEndpoint e = h.provider.last();
-        while (c.credits.sendCredits > 0) {
+        while (c.credits.sendCredits() > 0) {
             c.send(ByteBuffer.wrap(Harness.bytes(10, 1)), (m, x) -> { });
         }
         c.send(ByteBuffer.wrap(Harness.bytes(10, 1)), (m, x) -> { }); // stall 1 at t=0
@@ -189,7 +189,7 @@ class KeepaliveAndTimerTest {
         Connection c = hh.active(10, 10, 1024, 1024, 131072);
         hh.provider.last().autoCompleteSends = true;
         hh.provider.last().completeSends();
-        while (c.credits.sendCredits > 0) {
+        while (c.credits.sendCredits() > 0) {
             c.send(ByteBuffer.wrap(Harness.bytes(10, 1)), (m, x) -> { });
         }
         c.send(ByteBuffer.wrap(Harness.bytes(10, 1)), (m, x) -> { });

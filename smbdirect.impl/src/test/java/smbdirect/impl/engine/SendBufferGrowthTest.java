@@ -100,7 +100,7 @@ class SendBufferGrowthTest {
         pair = new MockPair(SETTINGS);
         Connection c = pair.connect();
         pair.run();
-        int credits = c.credits.sendCredits;
+        int credits = c.credits.sendCredits();
         assertTrue(credits > SendBuffers.FIRST_CHUNK, "the peer granted more credits than there are slots: " + credits);
 
         List<byte[]> messages = burst(120);

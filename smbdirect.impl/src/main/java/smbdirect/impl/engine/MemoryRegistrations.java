@@ -167,7 +167,7 @@ final class MemoryRegistrations {
             invalidatesInFlight--;
             rb.deregistered.completeExceptionally(new SmbDirectException(SmbDirectException.Kind.PROVIDER_ERROR,
                     "local invalidate failed: " + e.getMessage(), null, e));
-            connection.closeAfterPostFailure("posting a local invalidate", e);
+            connection.closing.closeAfterPostFailure("posting a local invalidate", e);
         }
     }
 
@@ -203,7 +203,7 @@ final class MemoryRegistrations {
         if (status != CompletionStatus.SUCCESS) {
             rb.deregistered.completeExceptionally(new SmbDirectException(SmbDirectException.Kind.PROVIDER_ERROR,
                     "local invalidate failed: " + status, connection.closeReason, null));
-            connection.close(connection.providerError("local invalidate", status, vendorError));
+            connection.close(connection.closing.providerError("local invalidate", status, vendorError));
         } else if (--rb.invalidatesOutstanding == 0) {
             finishDeregister(rb);
         }

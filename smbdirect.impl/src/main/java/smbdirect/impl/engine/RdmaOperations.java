@@ -69,6 +69,9 @@ final class RdmaOperations {
     private int[] slotLength = new int[4];
     private int[] freeSlots = {3, 2, 1, 0};
     private int freeCount = 4;
+    /** Connection.MaxReadWriteSize and the outbound RDMA Read depth (ORD) as negotiated. */
+    private int maxReadWriteSize;
+    private int outboundReadDepth;
     private int readsInFlight;
     private int writesInFlight;
     private long reads;
@@ -78,6 +81,12 @@ final class RdmaOperations {
     RdmaOperations(Connection connection, MemoryRegistrations registrations) {
         this.connection = connection;
         this.registrations = registrations;
+    }
+
+    /** Negotiation completed: the limits transfers are made by. */
+    void open(int negotiatedMaxReadWriteSize, int negotiatedOutboundReadDepth) {
+        this.maxReadWriteSize = negotiatedMaxReadWriteSize;
+        this.outboundReadDepth = negotiatedOutboundReadDepth;
     }
 
     /** The upper layer's RDMA Write (3.1.4.5), from any thread. */
@@ -145,7 +154,6 @@ final class RdmaOperations {
                 throw new SmbDirectException(SmbDirectException.Kind.INVALID_ARGUMENT, "local range " + localOffset
                         + "+" + length + " outside the registered " + rb.length() + " bytes");
             }
-            int maxReadWriteSize = connection.maxReadWriteSize;
             if (length > maxReadWriteSize) {
                 throw new SmbDirectException(SmbDirectException.Kind.TRANSFER_TOO_LARGE, "transfer of " + length
                         + " bytes exceeds MaxReadWriteSize " + maxReadWriteSize);
@@ -195,7 +203,7 @@ final class RdmaOperations {
     private void post() {
         while (connection.isEstablished() && !pending.isEmpty()) {
             RdmaOp op = pending.peekFirst();
-            if (op.read ? readsInFlight >= Math.max(1, connection.outboundReadDepth) : writesInFlight >= WRITE_BUDGET) {
+            if (op.read ? readsInFlight >= Math.max(1, outboundReadDepth) : writesInFlight >= WRITE_BUDGET) {
                 return;
             }
             int si = op.segmentIndex;
@@ -245,7 +253,7 @@ final class RdmaOperations {
                 pending.remove(op);
                 fail(op, new SmbDirectException(SmbDirectException.Kind.PROVIDER_ERROR,
                         "posting an RDMA " + (op.read ? "Read" : "Write") + " failed: " + e.getMessage(), null, e));
-                connection.closeAfterPostFailure("posting an RDMA operation", e);
+                connection.closing.closeAfterPostFailure("posting an RDMA operation", e);
                 return;
             }
         }
@@ -273,7 +281,7 @@ final class RdmaOperations {
             return;
         }
         if (status != CompletionStatus.SUCCESS) {
-            CloseReason reason = connection.providerError(op.read ? "RDMA Read" : "RDMA Write", status, vendorError);
+            CloseReason reason = connection.closing.providerError(op.read ? "RDMA Read" : "RDMA Write", status, vendorError);
             // R-3.1.4.5-07, R-3.1.4.6-07: the failure goes to the caller
             CloseReason current = connection.closeReason;
             fail(op, new SmbDirectException(SmbDirectException.Kind.PROVIDER_ERROR, reason.detail(),

@@ -115,7 +115,7 @@ final class ReceivePath {
         } catch (RdmaException e) {
             pool.give(slot);
             if (fatal) {
-                connection.closeAfterPostFailure("posting a receive", e);
+                connection.closing.closeAfterPostFailure("posting a receive", e);
             } else {
                 LOG.debug("connection {}: posting a receive during negotiation failed", connection.id, e);
             }
@@ -126,14 +126,14 @@ final class ReceivePath {
     /** A posted receive completed. */
     void onCompleted(int slot, CompletionStatus status, int length, boolean invalidated, int token,
             int vendorError) {
-        if (status == CompletionStatus.SUCCESS && (connection.isEstablished() || connection.deliversWhileClosing())) {
+        if (status == CompletionStatus.SUCCESS && (connection.isEstablished() || connection.closing.deliversWhileClosing())) {
             onDataTransfer(slot, length, invalidated, token);
             return;
         }
         pool.give(slot);
         credits.onReceiveFlushed();
         if (status != CompletionStatus.SUCCESS && status != CompletionStatus.FLUSHED) {
-            connection.close(connection.providerError("receive", status, vendorError));
+            connection.close(connection.closing.providerError("receive", status, vendorError));
         }
     }
 
@@ -149,7 +149,7 @@ final class ReceivePath {
         if (v != null) {
             pool.give(slot);
             credits.onInvalidMessage();
-            connection.close(new CloseReason(CloseReason.Kind.PROTOCOL_VIOLATION, v.rule(), Connection.describe(v)));
+            connection.close(Closing.reason(CloseReason.Kind.PROTOCOL_VIOLATION, v));
             return;
         }
         if (!credits.onMessageReceived()) { // R-3.1.5.8-07

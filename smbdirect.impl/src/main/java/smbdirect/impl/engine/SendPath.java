@@ -438,7 +438,7 @@ final class SendPath {
                     flushed.add(head);
                 }
             }
-            connection.closeAfterPostFailure("posting a Send", e);
+            connection.closing.closeAfterPostFailure("posting a Send", e);
         }
     }
 
@@ -459,7 +459,7 @@ final class SendPath {
             return;
         }
         if (status != CompletionStatus.SUCCESS) {
-            CloseReason reason = connection.providerError("Send", status, vendorError);
+            CloseReason reason = connection.closing.providerError("Send", status, vendorError);
             if (m != null) {
                 m.pendingFragments--;
                 CloseReason current = connection.closeReason;

@@ -149,8 +149,8 @@ public final class SmbDirectEngine implements SmbDirectTransport {
         }
         List<CompletableFuture<Void>> all = new ArrayList<>();
         for (Connection c : List.copyOf(connections.values())) {
-            c.closeAsync(reason);
-            all.add(c.closedFuture());
+            c.closing.closeAsync(reason);
+            all.add(c.closing.closedFuture());
         }
         return CompletableFuture.allOf(all.toArray(new CompletableFuture<?>[0]));
     }
@@ -286,7 +286,7 @@ public final class SmbDirectEngine implements SmbDirectTransport {
     public CompletionStage<Void> closeConnection(long id, CloseReason reason) {
         Objects.requireNonNull(reason, "reason");
         Connection c = connections.get(id);
-        return c == null ? null : c.closeAsync(reason);
+        return c == null ? null : c.closing.closeAsync(reason);
     }
 
     /** Live connections (for tests and management). */

@@ -138,7 +138,7 @@ final class Timers {
         keepaliveRequested = KeepaliveRequested.PENDING;
         requestedNanos = scheduler.nanoTime();
         armIdleTimer();
-        connection.pump();
+        connection.sendPath.pump();
     }
 
     /**
@@ -217,7 +217,7 @@ final class Timers {
             return;
         }
         connection.close(CloseReason.of(CloseReason.Kind.CREDIT_GRANT_TIMEOUT, "no Send Credit granted within "
-                + settings().creditGrantTimeout().toMillis() + " ms while " + connection.sendQueueDepth()
+                + settings().creditGrantTimeout().toMillis() + " ms while " + connection.sendPath.queueDepth()
                 + " message(s) wait; " + connection.credits));
     }
 

@@ -207,7 +207,7 @@ class KeepaliveAndTimerTest {
         assertEquals(0, c.timers.keepalivesSent());
         h.scheduler.advance(Duration.ofSeconds(1));
         assertEquals(1, c.timers.keepalivesSent(), "30 s from the last receive");
-        assertEquals(1024, c.maxReceiveSize, "negotiated values stay");
+        assertEquals(1024, c.negotiation.maxReceiveSize(), "negotiated values stay");
         assertEquals(Duration.ofSeconds(30), c.parameters().keepaliveInterval());
         // a new connection negotiates with the new values
         h.connect();

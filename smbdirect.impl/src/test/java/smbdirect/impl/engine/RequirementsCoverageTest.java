@@ -45,14 +45,14 @@ class RequirementsCoverageTest {
     void R_3_1_4_1_01_02_04_08_09_activeConnectionStartsWithTheInitialAdm() {
         h.connect();
         Connection c = h.engine.connection(1);
-        assertEquals(Role.ACTIVE, c.role, "R-3.1.4.1-02, R-3.1.1.1-01");
+        assertEquals(Role.ACTIVE, c.negotiation.role(), "R-3.1.4.1-02, R-3.1.1.1-01");
         assertEquals(255, c.credits.receiveCreditMax(), "R-3.1.4.1-04");
         assertEquals(255, c.credits.sendCreditTarget(), "R-3.1.4.1-04");
-        assertEquals(1364, c.maxSendSize, "R-3.1.4.1-04");
-        assertEquals(8192, c.maxReceiveSize, "R-3.1.4.1-04");
-        assertEquals(1048576, c.maxFragmentedRecvSize, "R-3.1.4.1-04");
+        assertEquals(1364, c.negotiation.maxSendSize(), "R-3.1.4.1-04");
+        assertEquals(8192, c.negotiation.maxReceiveSize(), "R-3.1.4.1-04");
+        assertEquals(1048576, c.negotiation.maxFragmentedRecvSize(), "R-3.1.4.1-04");
         assertEquals(Duration.ofSeconds(120), c.parameters().keepaliveInterval(), "R-3.1.4.1-04");
-        assertEquals(0, c.maxReadWriteSize, "R-3.1.4.1-05");
+        assertEquals(0, c.negotiation.maxReadWriteSize(), "R-3.1.4.1-05");
         assertEquals(KeepaliveRequested.NONE, c.timers.keepaliveRequested(), "R-3.1.4.1-06, R-3.1.1.1-03");
         assertEquals(0, c.credits.sendCredits(), "R-3.1.4.1-07");
         assertEquals(0, c.credits.receiveCredits(), "R-3.1.4.1-07: the 512-byte receive is not a credit");
@@ -75,12 +75,12 @@ class RequirementsCoverageTest {
     void R_3_1_7_2_01_02_04_07_to_10_passiveConnectionStartsWithTheInitialAdm() {
         FakeProvider.FakeRequest r = h.request(null);
         Connection c = h.engine.connection(1);
-        assertEquals(Role.PASSIVE, c.role, "R-3.1.7.2-02");
+        assertEquals(Role.PASSIVE, c.negotiation.role(), "R-3.1.7.2-02");
         assertTrue(r.endpoint.events.contains("accept"), "R-3.1.7.2-04");
-        assertEquals(8 << 20, c.maxReadWriteSize, "R-3.1.7.2-07");
+        assertEquals(8 << 20, c.negotiation.maxReadWriteSize(), "R-3.1.7.2-07");
         assertEquals(255, c.credits.receiveCreditMax(), "R-3.1.7.2-07");
         assertEquals(KeepaliveRequested.NONE, c.timers.keepaliveRequested(), "R-3.1.7.2-08");
-        assertEquals(0, c.protocol, "R-3.1.7.2-09");
+        assertEquals(0, c.negotiation.protocol(), "R-3.1.7.2-09");
         assertEquals(0, c.credits.sendCredits() + c.credits.receiveCredits(), "R-3.1.7.2-09");
         assertTrue(c.sendPath.queueDepth() == 0, "R-3.1.7.2-10");
         assertEquals(1, h.engine.connectionCount(), "R-3.1.7.2-01");

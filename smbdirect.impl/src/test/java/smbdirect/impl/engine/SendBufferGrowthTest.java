@@ -86,7 +86,7 @@ class SendBufferGrowthTest {
         Connection c = pair.connect();
         Connection s = pair.serverConnection();
         for (Connection x : List.of(c, s)) {
-            assertFalse(x.holdsInitialRegion(), "initial region released after negotiation");
+            assertFalse(x.negotiation.holdsInitialRegion(), "initial region released after negotiation");
             assertEquals(SendBuffers.FIRST_CHUNK, x.sendPath.slotCapacity(), "a few send slots to start with");
             assertEquals(1, x.sendPath.bufferChunks());
         }

@@ -22,7 +22,7 @@ import smbdirect.api.rdma.RdmaException;
  *
  * <p>Not thread-safe: owned by the connection's serial context.
  */
-final class SendBuffers {
+final class SendBuffers extends FreeSlots {
 
     /** Slots of the first chunk: one control message (credit grant, keepalive) and one data message. */
     static final int FIRST_CHUNK = 2;
@@ -37,10 +37,9 @@ final class SendBuffers {
     private final MemoryRegion[] chunkRegion;
     private int chunks;
     private int capacity;
-    private int[] free;
-    private int count;
 
     private SendBuffers(int first, int maxSlots, int slotSize) {
+        super(first);
         this.first = first;
         this.firstShift = Integer.numberOfTrailingZeros(first);
         this.maxSlots = maxSlots;
@@ -51,7 +50,6 @@ final class SendBuffers {
         }
         this.chunkBuffer = new ByteBuffer[maxChunks];
         this.chunkRegion = new MemoryRegion[maxChunks];
-        this.free = new int[first];
     }
 
     /**
@@ -98,29 +96,7 @@ final class SendBuffers {
         chunks++;
         int start = capacity;
         capacity += slots;
-        if (free.length < capacity) {
-            int[] f = new int[capacity];
-            System.arraycopy(free, 0, f, 0, count);
-            free = f;
-        }
-        for (int s = capacity - 1; s >= start; s--) {
-            free[count++] = s;
-        }
-    }
-
-    /** Takes a free slot; call only when {@link #available()} is positive. */
-    int take() {
-        return free[--count];
-    }
-
-    /** Gives a slot back. */
-    void give(int slot) {
-        free[count++] = slot;
-    }
-
-    /** Free slots. */
-    int available() {
-        return count;
+        addFree(start, capacity);
     }
 
     /** Slots registered now. */

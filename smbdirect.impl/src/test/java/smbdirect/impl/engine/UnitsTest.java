@@ -163,6 +163,23 @@ class UnitsTest {
     }
 
     @Test
+    void freeSlotsAreTakenLastGivenFirstAndHoldEverySlotAfterGrowingWhileTaken() {
+        FreeSlots f = new FreeSlots(2);
+        f.addFree(0, 2);
+        assertEquals(0, f.take(), "the lowest new slot first");
+        assertEquals(1, f.take());
+        assertEquals(0, f.available());
+        f.addFree(2, 4); // more slots while the first two are taken
+        assertEquals(2, f.take());
+        f.give(1);
+        f.give(0);
+        f.give(2);
+        assertEquals(4, f.available(), "every slot back");
+        assertEquals(2, f.take(), "the slot given back last is taken first");
+        assertEquals(0, f.take());
+    }
+
+    @Test
     void reassemblerSingleAndEmpty() {
         Reassembler r = new Reassembler(131072);
         ByteBuffer src = ByteBuffer.allocate(100);

@@ -4,6 +4,9 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.EnumSet;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import smbdirect.api.rdma.MemoryAccess;
 import smbdirect.api.rdma.MemoryRegion;
 import smbdirect.api.rdma.RdmaEndpoint;
@@ -24,6 +27,8 @@ import smbdirect.api.rdma.RdmaException;
  */
 final class SendBuffers extends FreeSlots {
 
+    private static final Logger LOG = LoggerFactory.getLogger(SendBuffers.class);
+
     /** Slots of the first chunk: one control message (credit grant, keepalive) and one data message. */
     static final int FIRST_CHUNK = 2;
 
@@ -37,6 +42,10 @@ final class SendBuffers extends FreeSlots {
     private final MemoryRegion[] chunkRegion;
     private int chunks;
     private int capacity;
+    /** Send completions to wait for after a refused growth before registering again. */
+    private int growthBackoff;
+    /** Growths refused by the provider. */
+    private long growthFailures;
 
     private SendBuffers(int first, int maxSlots, int slotSize) {
         super(first);
@@ -86,6 +95,43 @@ final class SendBuffers extends FreeSlots {
         }
         addChunk(endpoint, Math.min(capacity, maxSlots - capacity));
         return true;
+    }
+
+    /**
+     * A send waits and every slot is in use: registers the next chunk (the capacity doubles, up to the
+     * maximum). A refused registration loses nothing: the send waits for a slot to complete (every
+     * slot is in flight), and growth is tried again after as many completions as there are slots.
+     *
+     * @param connectionId for the log line of a refusal
+     * @return whether slots were added
+     */
+    boolean growForWaitingSend(RdmaEndpoint endpoint, long connectionId) {
+        if (growthBackoff > 0 || capacity >= maxSlots) {
+            return false;
+        }
+        try {
+            grow(endpoint);
+        } catch (RdmaException | RuntimeException e) {
+            growthFailures++;
+            growthBackoff = capacity;
+            LOG.warn("connection {}: registering more send buffers failed ({} of at most {} slots registered); "
+                    + "sends wait for a slot to complete: {}", connectionId, capacity, maxSlots, e.getMessage());
+            return false;
+        }
+        return true;
+    }
+
+    /** The Send of {@code slot} completed: the slot is free again. */
+    void completed(int slot) {
+        give(slot);
+        if (growthBackoff > 0) {
+            growthBackoff--;
+        }
+    }
+
+    /** Growths refused by the provider. */
+    long growthFailures() {
+        return growthFailures;
     }
 
     private void addChunk(RdmaEndpoint endpoint, int slots) throws RdmaException {

@@ -5,6 +5,7 @@ import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 import org.slf4j.Logger;
@@ -82,10 +83,6 @@ final class SendPath {
     private OutMessage[] owner;
     /** The most send slots: usable send credits + 1, within the send queue. */
     private int maxSlots = 1;
-    /** Send completions to wait for after a refused growth before registering again. */
-    private int growthBackoff;
-    /** Growths of the send buffers refused by the provider. */
-    private long growthFailures;
     private long messagesSent;
     private long bytesSent;
     private long fragmentsSent;
@@ -122,30 +119,16 @@ final class SendPath {
     }
 
     /**
-     * Every send slot is in use and a send waits: registers the next chunk (the capacity doubles, up
-     * to the usable send credits + 1). A refused registration loses nothing: the send waits for a slot
-     * to complete (every slot is in flight), and growth is tried again after as many completions as
-     * there are slots.
+     * Every send slot is in use and a send waits: the send buffers grow (up to the usable send
+     * credits + 1) unless the provider refused it lately.
      *
      * @return whether a slot is free now
      */
     private boolean growBuffers() {
-        if (growthBackoff > 0 || buffers.capacity() >= buffers.maxSlots()) {
+        if (!buffers.growForWaitingSend(connection.endpoint(), connection.id)) {
             return false;
         }
-        try {
-            buffers.grow(connection.endpoint());
-        } catch (RdmaException | RuntimeException e) {
-            growthFailures++;
-            growthBackoff = buffers.capacity();
-            LOG.warn("connection {}: registering more send buffers failed ({} of at most {} slots registered); "
-                    + "sends wait for a slot to complete: {}", connection.id, buffers.capacity(), buffers.maxSlots(),
-                    e.getMessage());
-            return false;
-        }
-        OutMessage[] owners = new OutMessage[buffers.capacity()];
-        System.arraycopy(owner, 0, owners, 0, owner.length);
-        owner = owners;
+        owner = Arrays.copyOf(owner, buffers.capacity());
         return true;
     }
 
@@ -161,7 +144,7 @@ final class SendPath {
 
     /** Growths of the send buffers the provider refused (tests). */
     long growthFailures() {
-        return growthFailures;
+        return buffers == null ? 0 : buffers.growthFailures();
     }
 
     // ---- negotiate messages (3.1.5.2, 3.1.5.3) ----
@@ -446,10 +429,7 @@ final class SendPath {
     void onCompleted(int slot, CompletionStatus status, int vendorError) {
         OutMessage m = owner[slot];
         owner[slot] = null;
-        buffers.give(slot);
-        if (growthBackoff > 0) {
-            growthBackoff--;
-        }
+        buffers.completed(slot);
         if (status == CompletionStatus.FLUSHED) {
             // the queue pair is going down; onDisconnected follows with the reason
             if (m != null) {

@@ -34,20 +34,10 @@ import smbdirect.api.rdma.WorkRequestType;
  * One SMB Direct connection in either role ([MS-SMBD] 3.1.1.1, "Per RDMA Transport Connection"):
  * its identity, its state machine (CONNECTING, NEGOTIATING, ESTABLISHED, CLOSING, CLOSED), the
  * serial context that owns all of its state, its endpoint, and the wiring of the concerns that carry
- * out the protocol, each owning its own state:
- *
- * <ul>
- * <li>{@link Negotiation} ({@link ActiveNegotiation}, {@link PassiveNegotiation}): establishment and
- * negotiation, 3.1.4.1, 3.1.7.2, 3.1.5.2 - 3.1.5.7, appendix 6, and the negotiated ADM values;</li>
- * <li>{@link SendPath}: Send Message and the send queue, 3.1.4.2, 3.1.5.1, 3.1.5.4;</li>
- * <li>{@link ReceivePath}: receive buffers, Receiving a Data Transfer Message and reassembly, 3.1.5.8;</li>
- * <li>{@link CreditManager}: every credit rule, 3.1.5.9 with 3.1.5.1 and 3.1.5.8;</li>
- * <li>{@link Timers}: the Negotiation, Idle Connection and Credit Grant Timers and KeepaliveRequested,
- * 3.1.2, 3.1.6;</li>
- * <li>{@link MemoryRegistrations}: Register and Deregister Buffer, 3.1.4.3, 3.1.4.4;</li>
- * <li>{@link RdmaOperations}: RDMA Write and Read, 3.1.4.5, 3.1.4.6;</li>
- * <li>{@link Closing}: Connection Loss, 3.1.7.1.</li>
- * </ul>
+ * out the protocol, each owning its own state: {@link Negotiation} ({@link ActiveNegotiation},
+ * {@link PassiveNegotiation}), {@link SendPath}, {@link ReceivePath}, {@link CreditManager},
+ * {@link Timers}, {@link MemoryRegistrations}, {@link RdmaOperations} and {@link Closing} (the
+ * package documentation shows which sections each carries out and how a message travels).
  *
  * <p><b>Threading.</b> Thread-safe as {@link SmbDirectConnection} requires: every public method hands
  * its work to the connection's {@link SerialExecutor}; all state changes there, one task at a time,
@@ -82,7 +72,6 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
     final EngineListener listener;
     final SerialExecutor serial;
     private final ProviderEvents providerEvents;
-    private final TransportSettings initial;
     private final long createdMillis;
     private final long budget;
 
@@ -91,7 +80,6 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
     /** Why the connection closes (null while it is open). */
     volatile CloseReason closeReason;
     private RdmaEndpoint endpoint;
-    /** Whether connect or accept was called on the endpoint (it reports a disconnect from then on). */
     private boolean endpointStarted;
     private RdmaCapabilities caps;
     private ConnectionHandler handler;
@@ -116,7 +104,6 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
         this.id = id;
         this.initiator = initiator;
         this.listener = listener;
-        this.initial = settings;
         this.budget = budget;
         this.serial = new SerialExecutor(serialRingCapacity(settings));
         this.providerEvents = new ProviderEvents(serial, new ProviderEvents.Sink() {
@@ -153,10 +140,6 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
         return budget;
     }
 
-    // =====================================================================================
-    // Sizing
-    // =====================================================================================
-
     /**
      * Ring slots of the serial context: the work requests that can complete in one burst (the send
      * and receive queues as {@link Negotiation#endpointConfig()} sizes them at most, before any device limit)
@@ -182,18 +165,12 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
     /** Connecting to the Peer (3.1.4.1), from the upper layer's thread. */
     void startActive(InetSocketAddress peer, Duration timeout, ConnectionHandler connectionHandler,
             CompletableFuture<SmbDirectConnection> future) {
-        if (!(negotiation instanceof ActiveNegotiation active)) {
-            throw new IllegalStateException("connection " + id + " is passive");
-        }
-        active.start(peer, timeout, connectionHandler, future);
+        ((ActiveNegotiation) negotiation).start(peer, timeout, connectionHandler, future);
     }
 
     /** Connection Arrival (3.1.7.2), from the listener's thread. */
     void startPassive(RdmaConnectRequest request) {
-        if (!(negotiation instanceof PassiveNegotiation passive)) {
-            throw new IllegalStateException("connection " + id + " is active");
-        }
-        passive.start(request);
+        ((PassiveNegotiation) negotiation).start(request);
     }
 
     /** The transport's settings changed: timers follow at once. */
@@ -425,7 +402,7 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
         this.caps = created.capabilities();
     }
 
-    /** Connect or accept is called on the endpoint now. */
+    /** Connect or accept is called on the endpoint now (it reports a disconnect from then on). */
     void endpointStarted() {
         endpointStarted = true;
     }

@@ -127,7 +127,7 @@ final class Closing {
             return;
         }
         closedMillis = connection.engine.epochMillis();
-        CloseReason reason = connection.closeReason;
+        CloseReason reason = connection.closeReason();
         SmbDirectException failure = SmbDirectException.closed(reason);
         connection.sendPath.failInFlight(failure);
         connection.rdma.failInFlight(failure);
@@ -166,7 +166,7 @@ final class Closing {
         if (connection.state() != Connection.State.CLOSING || closedFrom != Connection.State.ESTABLISHED) {
             return false;
         }
-        CloseReason.Kind kind = connection.closeReason.kind();
+        CloseReason.Kind kind = connection.closeReason().kind();
         return kind != CloseReason.Kind.PROTOCOL_VIOLATION && kind != CloseReason.Kind.LOCAL_CLOSE
                 && kind != CloseReason.Kind.SHUTDOWN;
     }

@@ -78,7 +78,7 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
     // ---- state ----
     private volatile State state = State.CONNECTING;
     /** Why the connection closes (null while it is open). */
-    volatile CloseReason closeReason;
+    private volatile CloseReason closeReason;
     private RdmaEndpoint endpoint;
     private boolean endpointStarted;
     private RdmaCapabilities caps;
@@ -378,6 +378,11 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
         }
         state = State.CLOSED;
         return true;
+    }
+
+    /** Why the connection closes (null while it is open). */
+    CloseReason closeReason() {
+        return closeReason;
     }
 
     /** The failure of an operation that needs an established connection. */

@@ -202,7 +202,7 @@ final class MemoryRegistrations {
         }
         if (status != CompletionStatus.SUCCESS) {
             rb.deregistered.completeExceptionally(new SmbDirectException(SmbDirectException.Kind.PROVIDER_ERROR,
-                    "local invalidate failed: " + status, connection.closeReason, null));
+                    "local invalidate failed: " + status, connection.closeReason(), null));
             connection.close(connection.closing.providerError("local invalidate", status, vendorError));
         } else if (--rb.invalidatesOutstanding == 0) {
             finishDeregister(rb);

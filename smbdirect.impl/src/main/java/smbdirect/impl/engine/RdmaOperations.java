@@ -283,7 +283,7 @@ final class RdmaOperations {
         if (status != CompletionStatus.SUCCESS) {
             CloseReason reason = connection.closing.providerError(op.read ? "RDMA Read" : "RDMA Write", status, vendorError);
             // R-3.1.4.5-07, R-3.1.4.6-07: the failure goes to the caller
-            CloseReason current = connection.closeReason;
+            CloseReason current = connection.closeReason();
             fail(op, new SmbDirectException(SmbDirectException.Kind.PROVIDER_ERROR, reason.detail(),
                     current != null ? current : reason, null));
             pending.remove(op);

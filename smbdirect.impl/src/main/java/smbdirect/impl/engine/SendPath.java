@@ -442,7 +442,7 @@ final class SendPath {
             CloseReason reason = connection.closing.providerError("Send", status, vendorError);
             if (m != null) {
                 m.pendingFragments--;
-                CloseReason current = connection.closeReason;
+                CloseReason current = connection.closeReason();
                 complete(m, SmbDirectException.closed(current != null ? current : reason));
             }
             connection.close(reason);

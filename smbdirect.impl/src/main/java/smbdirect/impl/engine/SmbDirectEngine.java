@@ -256,11 +256,11 @@ public final class SmbDirectEngine implements SmbDirectTransport {
         if (c.listener != null) {
             c.listener.onClosed(established);
         }
-        CloseReason.Kind kind = c.closeReason == null ? null : c.closeReason.kind();
+        CloseReason.Kind kind = c.closeReason() == null ? null : c.closeReason().kind();
         if (from == Connection.State.NEGOTIATING || kind == CloseReason.Kind.NEGOTIATION_FAILED
                 || kind == CloseReason.Kind.NEGOTIATION_TIMEOUT) {
             negotiationFailures.incrementAndGet();
-            lastNegotiationFailure = "connection " + c.id + " " + c.closeReason;
+            lastNegotiationFailure = "connection " + c.id + " " + c.closeReason();
         }
         ConnectionDTO dto = c.getConnectionDTO();
         synchronized (recentlyClosed) {

@@ -20,10 +20,11 @@ import smbdirect.api.rdma.MemoryRegion;
 import smbdirect.api.rdma.RdmaException;
 
 /**
- * The send path of one connection: the upper layer's Send Message (3.1.4.2) into Connection.SendQueue,
- * Sending Upper Layer Messages (3.1.5.1) through the credit gate of {@link CreditManager}, and
- * Sending a Data Transfer Message (3.1.5.4), fragment by fragment ({@link Fragmenter}) into
- * registered send buffers; the negotiate messages (3.1.5.2, 3.1.5.3) also go out from a send slot.
+ * The send path of one connection: the upper layer's Send Message ([MS-SMBD] 3.1.4.2) into
+ * Connection.SendQueue, Sending Upper Layer Messages (3.1.5.1) through the credit gate of
+ * {@link CreditManager}, and Sending a Data Transfer Message (3.1.5.4), fragment by fragment
+ * ({@link Fragmenter}) into registered send buffers; the negotiate messages (3.1.5.2, 3.1.5.3) also
+ * go out from a send slot.
  *
  * <p>Owns Connection.SendQueue and Connection.SendImmediate, the send buffers ({@link SendBuffers},
  * grown by need up to the usable send credits + 1) with the message each slot carries a fragment of,

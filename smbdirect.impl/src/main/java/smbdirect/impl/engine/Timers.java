@@ -147,7 +147,13 @@ final class Timers {
      */
     void messageReceived() {
         lastReceiveNanos = scheduler.nanoTime();
-        if (keepaliveRequested != KeepaliveRequested.NONE && connection.isEstablished()) {
+        if (keepaliveRequested != KeepaliveRequested.NONE) {
+            keepaliveAnswered(); // (apart, so that this method stays small enough to be inlined per message)
+        }
+    }
+
+    private void keepaliveAnswered() {
+        if (connection.isEstablished()) {
             keepaliveRequested = KeepaliveRequested.NONE;
             armIdleTimer();
         }

@@ -20,7 +20,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
 
-import org.junit.jupiter.api.Named;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -114,179 +113,25 @@ class FaultMatrixTest {
         return null;
     }
 
-    static Stream<Arguments> cases(State s) {
-        return cases(Side.ACTIVE, s);
-    }
-
-    static Stream<Arguments> cases(Side side, State s) {
+    /** Every applicable combination of role, state and fault. */
+    static Stream<Arguments> matrix() {
         List<Arguments> out = new ArrayList<>();
-        for (Fault f : Fault.values()) {
-            String why = inapplicable(s, f);
-            if (why == null) {
-                out.add(Arguments.of(Named.of(f.name(), f)));
+        for (Side side : Side.values()) {
+            for (State s : State.values()) {
+                for (Fault f : Fault.values()) {
+                    if (inapplicable(s, f) == null) {
+                        out.add(Arguments.of(side, s, f));
+                    }
+                }
             }
         }
         return out.stream();
     }
 
-    static Stream<Arguments> connecting() {
-        return cases(State.CONNECTING);
-    }
-
-    static Stream<Arguments> negotiating() {
-        return cases(State.NEGOTIATING);
-    }
-
-    static Stream<Arguments> established() {
-        return cases(State.ESTABLISHED_IDLE);
-    }
-
-    static Stream<Arguments> midReceive() {
-        return cases(State.MID_FRAGMENTED_RECEIVE);
-    }
-
-    static Stream<Arguments> midSend() {
-        return cases(State.MID_FRAGMENTED_SEND);
-    }
-
-    static Stream<Arguments> starved() {
-        return cases(State.CREDIT_STARVED);
-    }
-
-    static Stream<Arguments> rdma() {
-        return cases(State.RDMA_IN_FLIGHT);
-    }
-
-    static Stream<Arguments> closing() {
-        return cases(State.CLOSING);
-    }
-
-    static Stream<Arguments> passiveConnecting() {
-        return cases(Side.PASSIVE, State.CONNECTING);
-    }
-
-    static Stream<Arguments> passiveNegotiating() {
-        return cases(Side.PASSIVE, State.NEGOTIATING);
-    }
-
-    static Stream<Arguments> passiveEstablished() {
-        return cases(Side.PASSIVE, State.ESTABLISHED_IDLE);
-    }
-
-    static Stream<Arguments> passiveMidReceive() {
-        return cases(Side.PASSIVE, State.MID_FRAGMENTED_RECEIVE);
-    }
-
-    static Stream<Arguments> passiveMidSend() {
-        return cases(Side.PASSIVE, State.MID_FRAGMENTED_SEND);
-    }
-
-    static Stream<Arguments> passiveStarved() {
-        return cases(Side.PASSIVE, State.CREDIT_STARVED);
-    }
-
-    static Stream<Arguments> passiveRdma() {
-        return cases(Side.PASSIVE, State.RDMA_IN_FLIGHT);
-    }
-
-    static Stream<Arguments> passiveClosing() {
-        return cases(Side.PASSIVE, State.CLOSING);
-    }
-
-    @ParameterizedTest(name = "connecting x {0}")
-    @MethodSource("connecting")
-    void connecting(Fault f) throws Exception {
-        new Case(State.CONNECTING, f).run();
-    }
-
-    @ParameterizedTest(name = "negotiating x {0}")
-    @MethodSource("negotiating")
-    void negotiating(Fault f) throws Exception {
-        new Case(State.NEGOTIATING, f).run();
-    }
-
-    @ParameterizedTest(name = "established idle x {0}")
-    @MethodSource("established")
-    void establishedIdle(Fault f) throws Exception {
-        new Case(State.ESTABLISHED_IDLE, f).run();
-    }
-
-    @ParameterizedTest(name = "mid-fragmented receive x {0}")
-    @MethodSource("midReceive")
-    void midFragmentedReceive(Fault f) throws Exception {
-        new Case(State.MID_FRAGMENTED_RECEIVE, f).run();
-    }
-
-    @ParameterizedTest(name = "mid-fragmented send x {0}")
-    @MethodSource("midSend")
-    void midFragmentedSend(Fault f) throws Exception {
-        new Case(State.MID_FRAGMENTED_SEND, f).run();
-    }
-
-    @ParameterizedTest(name = "credit-starved x {0}")
-    @MethodSource("starved")
-    void creditStarved(Fault f) throws Exception {
-        new Case(State.CREDIT_STARVED, f).run();
-    }
-
-    @ParameterizedTest(name = "RDMA in flight x {0}")
-    @MethodSource("rdma")
-    void rdmaInFlight(Fault f) throws Exception {
-        new Case(State.RDMA_IN_FLIGHT, f).run();
-    }
-
-    @ParameterizedTest(name = "closing x {0}")
-    @MethodSource("closing")
-    void closing(Fault f) throws Exception {
-        new Case(State.CLOSING, f).run();
-    }
-
-    @ParameterizedTest(name = "passive, connect request taken x {0}")
-    @MethodSource("passiveConnecting")
-    void passiveConnecting(Fault f) throws Exception {
-        new Case(Side.PASSIVE, State.CONNECTING, f).run();
-    }
-
-    @ParameterizedTest(name = "passive, negotiating x {0}")
-    @MethodSource("passiveNegotiating")
-    void passiveNegotiating(Fault f) throws Exception {
-        new Case(Side.PASSIVE, State.NEGOTIATING, f).run();
-    }
-
-    @ParameterizedTest(name = "passive, established with traffic x {0}")
-    @MethodSource("passiveEstablished")
-    void passiveEstablished(Fault f) throws Exception {
-        new Case(Side.PASSIVE, State.ESTABLISHED_IDLE, f).run();
-    }
-
-    @ParameterizedTest(name = "passive, mid-fragmented receive x {0}")
-    @MethodSource("passiveMidReceive")
-    void passiveMidFragmentedReceive(Fault f) throws Exception {
-        new Case(Side.PASSIVE, State.MID_FRAGMENTED_RECEIVE, f).run();
-    }
-
-    @ParameterizedTest(name = "passive, mid-fragmented send x {0}")
-    @MethodSource("passiveMidSend")
-    void passiveMidFragmentedSend(Fault f) throws Exception {
-        new Case(Side.PASSIVE, State.MID_FRAGMENTED_SEND, f).run();
-    }
-
-    @ParameterizedTest(name = "passive, credit-starved x {0}")
-    @MethodSource("passiveStarved")
-    void passiveCreditStarved(Fault f) throws Exception {
-        new Case(Side.PASSIVE, State.CREDIT_STARVED, f).run();
-    }
-
-    @ParameterizedTest(name = "passive, RDMA in flight x {0}")
-    @MethodSource("passiveRdma")
-    void passiveRdmaInFlight(Fault f) throws Exception {
-        new Case(Side.PASSIVE, State.RDMA_IN_FLIGHT, f).run();
-    }
-
-    @ParameterizedTest(name = "passive, closing x {0}")
-    @MethodSource("passiveClosing")
-    void passiveClosing(Fault f) throws Exception {
-        new Case(Side.PASSIVE, State.CLOSING, f).run();
+    @ParameterizedTest(name = "{0} {1} x {2}")
+    @MethodSource("matrix")
+    void matrix(Side side, State state, Fault fault) throws Exception {
+        new Case(side, state, fault).run();
     }
 
     /** One completion callback: how often it was called and with what. */
@@ -322,10 +167,6 @@ class FaultMatrixTest {
         volatile boolean subjectDone;
         /** The subject's connection id (from the engine's DTOs once the connection exists). */
         long subjectId = -1;
-
-        Case(State state, Fault fault) {
-            this(Side.ACTIVE, state, fault);
-        }
 
         Case(Side side, State state, Fault fault) {
             this.side = side;

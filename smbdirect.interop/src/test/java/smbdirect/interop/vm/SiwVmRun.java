@@ -198,6 +198,11 @@ public final class SiwVmRun implements AutoCloseable {
         return result;
     }
 
+    /** Console lines so far where the guest kernel reports a crash ({@link SiwVmResult#kernelFaults()}). */
+    public List<String> kernelFaults() {
+        return SiwVmResult.kernelFaults(console());
+    }
+
     /** The guest command's exit status from the end marker, or -1 while none was printed. */
     public synchronized int guestExitCode() {
         for (String line : console) {

@@ -16,7 +16,8 @@ import java.util.Map;
  * @param values field name to the field's raw bytes in hex ({@code value}), first occurrence
  * @param crc Wireshark's CRC verdict for an FPDU: {@code "good"}, {@code "bad"}, or {@code "none"}
  *     when the connection did not negotiate CRC
- * @param problems malformed-packet and expert items Wireshark attached to this PDU (empty when clean)
+ * @param problems malformed-packet and expert items Wireshark attached to this PDU, each prefixed with
+ *     the innermost protocol it sits in ({@code "spnego: ..."}); empty when clean
  */
 public record CapturedPdu(int frame, int stream, int srcPort, int dstPort, Kind kind, Map<String, String> fields,
         Map<String, String> values, String crc, List<String> problems) {

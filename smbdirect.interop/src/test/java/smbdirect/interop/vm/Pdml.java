@@ -101,7 +101,7 @@ final class Pdml {
                             current.problems.add("no MPA PDU before " + name);
                         }
                         if (name.startsWith("_ws.malformed")) {
-                            current.problems.add(proto.getAttribute("showname"));
+                            current.problems.add(name + ": " + proto.getAttribute("showname"));
                         }
                         collect(proto, current.fields, current.values, current.problems);
                     }
@@ -114,21 +114,30 @@ final class Pdml {
         return out;
     }
 
-    /** Adds every field under {@code e} (first occurrence wins); expert items go to {@code problems}. */
+    /**
+     * Adds every field under {@code e} (first occurrence wins); expert items go to {@code problems},
+     * each prefixed with the innermost protocol it sits in ({@code "spnego: ..."}).
+     */
     private static void collect(Element e, Map<String, String> shown, Map<String, String> values, List<String> problems) {
+        collect(e, e.getAttribute("name"), shown, values, problems);
+    }
+
+    private static void collect(Element e, String proto, Map<String, String> shown, Map<String, String> values,
+            List<String> problems) {
         for (Node n = e.getFirstChild(); n != null; n = n.getNextSibling()) {
             if (n instanceof Element c) {
                 String name = c.getAttribute("name");
+                String inner = c.getTagName().equals("proto") && !name.startsWith("_ws.") ? name : proto;
                 if (!name.isEmpty()) {
                     if (problems != null && (name.equals("_ws.expert") || name.startsWith("_ws.malformed"))) {
-                        problems.add(c.getAttribute("showname"));
+                        problems.add(proto + ": " + c.getAttribute("showname"));
                     }
                     shown.putIfAbsent(name, c.getAttribute("show"));
                     if (c.hasAttribute("value")) {
                         values.putIfAbsent(name, c.getAttribute("value"));
                     }
                 }
-                collect(c, shown, values, problems);
+                collect(c, inner, shown, values, problems);
             }
         }
     }

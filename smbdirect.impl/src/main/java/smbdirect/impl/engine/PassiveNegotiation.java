@@ -65,9 +65,9 @@ final class PassiveNegotiation extends Negotiation {
                 if (engine.provider().transportType() == TransportType.IWARP
                         && priv.remaining() >= SmbdWire.IRD_ORD_HEADER_SIZE
                         && IrdOrdHeader.check(priv, priv.position(), priv.remaining()) == null) {
-                    // R-6.2-01: the requester's IRD/ORD header
-                    peerIrd = (int) IrdOrdHeader.ird(priv, priv.position());
-                    peerOrd = (int) IrdOrdHeader.ord(priv, priv.position());
+                    // R-6.2-01: the requester's IRD/ORD header, in either byte order
+                    peerIrd = IrdOrdHeader.clampToInt(IrdOrdHeader.ird(priv, priv.position()));
+                    peerOrd = IrdOrdHeader.clampToInt(IrdOrdHeader.ord(priv, priv.position()));
                     header = true;
                 }
                 // R-6.2-02: our IRD bounded by the peer's ORD and vice versa

@@ -4,8 +4,10 @@ import java.nio.ByteBuffer;
 
 /**
  * The IRD/ORD negotiate header of [MS-SMBD] 6.1 (informative): the first 8 bytes of the
- * connection private data on iWARP providers without RFC 6581, {IRD u32, ORD u32}, written
- * big-endian as Linux sends it (A-45).
+ * connection private data on iWARP providers without RFC 6581, {IRD u32, ORD u32}. A sender
+ * writes both big-endian; a receiver accepts both byte orders (A-45): Linux's cifs client writes
+ * them little-endian ({@code 20 00 00 00 01 00 00 00} for IRD 32, ORD 1), so a big-endian reading
+ * at or above 2^16 is taken as the other order.
  *
  * <p>Static codec at an absolute offset; independent of the buffer's byte order, never changes
  * position or limit, allocates nothing on the success path. Thread-safe (stateless).
@@ -33,14 +35,34 @@ public final class IrdOrdHeader {
         Le.putBeU32(b, off + ORD, ord);
     }
 
-    /** IRD (incoming RDMA Read depth of the sender), unsigned. */
+    /** The smallest big-endian reading taken as the other byte order. */
+    static final long OTHER_ORDER = 1L << 16;
+
+    /** IRD (incoming RDMA Read depth of the sender), unsigned, in either byte order. */
     public static long ird(ByteBuffer b, int off) {
-        return Le.beU32(b, off + IRD);
+        return depth(Le.beU32(b, off + IRD));
     }
 
-    /** ORD (outgoing RDMA Read depth of the sender), unsigned. */
+    /** ORD (outgoing RDMA Read depth of the sender), unsigned, in either byte order. */
     public static long ord(ByteBuffer b, int off) {
-        return Le.beU32(b, off + ORD);
+        return depth(Le.beU32(b, off + ORD));
+    }
+
+    /**
+     * A depth read big-endian, or its byte-swapped value when the reading is at or above 2^16 and
+     * the swapped value is smaller (A-45: a little-endian sender such as Linux's cifs client).
+     */
+    static long depth(long bigEndian) {
+        if (bigEndian < OTHER_ORDER) {
+            return bigEndian;
+        }
+        long swapped = Integer.toUnsignedLong(Integer.reverseBytes((int) bigEndian));
+        return Math.min(bigEndian, swapped);
+    }
+
+    /** {@code depth} clamped to {@code int} range, for the engine's int depths. */
+    public static int clampToInt(long depth) {
+        return (int) Math.min(depth, Integer.MAX_VALUE);
     }
 
     /**

@@ -231,6 +231,20 @@ class PassiveEstablishmentTest {
     }
 
     @Test
+    @DisplayName("R-6.2-01 / A-45: cifs's little-endian header (IRD 32, ORD 1) bounds our depths; the echo is big-endian")
+    void R_6_2_01_A_45_littleEndianHeaderOfLinuxCifsIsReadAndEchoedBigEndian() {
+        h.provider.transportType = TransportType.IWARP;
+        ByteBuffer pd = ByteBuffer.wrap(new byte[] {0x20, 0, 0, 0, 1, 0, 0, 0});
+        FakeProvider.FakeRequest r = h.request(pd);
+        assertFalse(r.rejected);
+        ByteBuffer reply = r.endpoint.acceptParameters.privateData();
+        assertEquals(8, reply.remaining());
+        assertEquals(1, reply.getInt(0), "R-6.2-02: our IRD bounded by the requester's ORD 1, written big-endian");
+        assertTrue(reply.getInt(4) >= 1 && reply.getInt(4) <= 32, "R-6.2-02: our ORD bounded by the requester's IRD 32");
+        assertEquals(1, r.endpoint.acceptParameters.inboundReadDepth(), "R-6.2-04");
+    }
+
+    @Test
     void R_6_1_02_headerWithZeroDepthsIsNotTrusted() {
         h.provider.transportType = TransportType.IWARP;
         ByteBuffer pd = ByteBuffer.allocate(8);

@@ -29,6 +29,33 @@ class IrdOrdHeaderTest {
     }
 
     @Test
+    @DisplayName("R-6.2-01 / A-45: a little-endian header (Linux cifs: 20 00 00 00 01 00 00 00) reads IRD 32, ORD 1")
+    void R_6_2_01_A_45_littleEndianHeaderIsReadInTheOtherByteOrder() {
+        ByteBuffer b = ByteBuffer.wrap(new byte[] {0x20, 0, 0, 0, 1, 0, 0, 0});
+        assertEquals(32, IrdOrdHeader.ird(b, 0));
+        assertEquals(1, IrdOrdHeader.ord(b, 0));
+        assertNull(IrdOrdHeader.check(b, 0, 8));
+    }
+
+    @Test
+    @DisplayName("A-45: readings below 2^16 are big-endian; at or above, the smaller of both orders")
+    void A_45_aReadingAtOrAbove2To16IsTheOtherByteOrder() {
+        assertEquals(0xFFFF, IrdOrdHeader.depth(0xFFFF), "below 2^16: as read");
+        assertEquals(0x100, IrdOrdHeader.depth(0x1_0000), "2^16 read big-endian is 256 little-endian");
+        assertEquals(0x20, IrdOrdHeader.depth(0x2000_0000L));
+        assertEquals(0xFFFF_FFFFL, IrdOrdHeader.depth(0xFFFF_FFFFL), "both orders the same: as read");
+        assertEquals(0x0001_0001L, IrdOrdHeader.depth(0x0001_0001L), "swapped (0x01000100) is not smaller: as read");
+    }
+
+    @Test
+    @DisplayName("A-45: a depth too large for an int is clamped before the cast, never negative")
+    void A_45_depthsAreClampedInLongBeforeTheIntCast() {
+        assertEquals(Integer.MAX_VALUE, IrdOrdHeader.clampToInt(0xFFFF_FFFFL));
+        assertEquals(Integer.MAX_VALUE, IrdOrdHeader.clampToInt(0x8000_0000L));
+        assertEquals(32, IrdOrdHeader.clampToInt(32));
+    }
+
+    @Test
     void R_6_2_01_headerShorterThan8BytesIsAbsent() {
         ByteBuffer b = ByteBuffer.allocate(8);
         IrdOrdHeader.encode(b, 0, 1, 1);

@@ -158,6 +158,10 @@ class LinuxPeerReplayTest {
             ConnectionDTO d = conn.getConnectionDTO();
             assertEquals(1364, d.maxSendSize, "min(our 1364, cifs's MaxReceiveSize 1364)");
             assertEquals(173910, d.maxFragmentedSendSize);
+            // R-6.2-01 / A-45: cifs's little-endian header read as IRD 32, ORD 1; the echo is big-endian
+            assertEquals(1, d.inboundReadDepth, "our IRD bounded by cifs's ORD 1");
+            assertEquals(8, d.outboundReadDepth, "our ORD 8 (the default) bounded by cifs's IRD 32");
+            assertArrayEquals(HEX.parseHex("0000000100000008"), reply, "the echoed header, big-endian");
             LOG.info("cifs replay: accept private data {}, engine IRD {} ORD {}, response {}", HEX.formatHex(reply),
                     d.inboundReadDepth, d.outboundReadDepth, HEX.formatHex(resp));
         } finally {

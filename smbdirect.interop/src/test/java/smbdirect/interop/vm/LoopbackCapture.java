@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 
 import org.junit.jupiter.api.Assumptions;
 
@@ -38,11 +39,20 @@ public final class LoopbackCapture implements AutoCloseable {
      * captures; aborts the calling test (skipped, one line) when tshark is missing or may not capture.
      */
     public static LoopbackCapture start(int port, Path file) throws IOException, InterruptedException {
+        return start(file, List.of(port));
+    }
+
+    /** Starts capturing every TCP connection to or from one of {@code ports} on {@code lo} (see {@link #start(int, Path)}). */
+    public static LoopbackCapture start(Path file, List<Integer> ports) throws IOException, InterruptedException {
         Assumptions.assumeTrue(SiwVm.onPath("tshark") != null,
                 "tshark not on PATH (apt-get install -y tshark): loopback capture skipped");
+        if (ports.isEmpty()) {
+            throw new IllegalArgumentException("no port to capture");
+        }
         Files.createDirectories(file.toAbsolutePath().getParent());
         Path log = file.resolveSibling(file.getFileName() + ".tshark.log");
-        Process p = new ProcessBuilder("tshark", "-i", "lo", "-f", "tcp port " + port, "-w", file.toString(), "-q")
+        String filter = ports.stream().map(p -> "tcp port " + p).collect(Collectors.joining(" or "));
+        Process p = new ProcessBuilder("tshark", "-i", "lo", "-f", filter, "-w", file.toString(), "-q")
                 .redirectErrorStream(true).redirectOutput(log.toFile())
                 .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null"))).start();
         long deadline = System.nanoTime() + START.toNanos();
@@ -100,6 +110,48 @@ public final class LoopbackCapture implements AutoCloseable {
                 "iwarp_mpa,iwarp_ddp_rdmap,smb_direct"));
         Files.writeString(file.resolveSibling(file.getFileName() + ".txt"), text, StandardCharsets.UTF_8);
         return text;
+    }
+
+    /**
+     * Every MPA frame and FPDU of the capture as Wireshark's iWARP (MPA, DDP/RDMAP), SMB Direct and
+     * SMB2 dissectors decode them, in capture order, with malformed-packet and expert items
+     * attached to the PDU they concern. The PDML tshark wrote is kept next to the capture.
+     */
+    public List<CapturedPdu> pdus() throws IOException, InterruptedException {
+        Path pdml = file.resolveSibling(file.getFileName() + ".pdml");
+        Files.writeString(pdml, run(List.of("tshark", "-r", file.toString(), "-o", HEURISTICS, "-T", "pdml", "-Y",
+                "iwarp_mpa || iwarp_ddp_rdmap || _ws.malformed")), StandardCharsets.UTF_8);
+        return Pdml.parse(pdml);
+    }
+
+    /**
+     * The bytes of TCP stream {@code stream} (tshark's index) in each direction, as tshark
+     * reassembles them ({@code -z follow,tcp,raw}).
+     */
+    public TcpStream stream(int stream) throws IOException, InterruptedException {
+        return TcpStream.parse(run(List.of("tshark", "-r", file.toString(), "-q", "-z", "follow,tcp,raw," + stream)));
+    }
+
+    /**
+     * One line per TCP segment that carries FIN or RST: {@code stream srcport dstport F|R}; shows how
+     * each connection ended.
+     */
+    public List<String> tcpEnds() throws IOException, InterruptedException {
+        String out = run(List.of("tshark", "-r", file.toString(), "-Y", "tcp.flags.fin == 1 || tcp.flags.reset == 1",
+                "-T", "fields", "-e", "tcp.stream", "-e", "tcp.srcport", "-e", "tcp.dstport", "-e", "tcp.flags.fin",
+                "-e", "tcp.flags.reset"));
+        List<String> ends = new ArrayList<>();
+        for (String line : out.split("\n")) {
+            String[] f = line.split("\t", -1);
+            if (f.length == 5) {
+                ends.add(f[0] + " " + f[1] + " " + f[2] + " " + (isSet(f[4]) ? "R" : "F"));
+            }
+        }
+        return ends;
+    }
+
+    private static boolean isSet(String flag) {
+        return flag.equals("1") || flag.equalsIgnoreCase("true") || flag.equals("True");
     }
 
     private String run(List<String> cmd) throws IOException, InterruptedException {

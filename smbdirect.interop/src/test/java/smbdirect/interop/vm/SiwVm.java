@@ -88,6 +88,11 @@ public final class SiwVm {
         throw new AssertionError("unreachable");
     }
 
+    /** Where console logs, captures and the image build log go ({@value #LOGS_PROPERTY}, default target/siw-vm). */
+    public static Path logs() {
+        return Paths.get(System.getProperty(LOGS_PROPERTY, "target/siw-vm")).toAbsolutePath();
+    }
+
     /** The image directory (vmlinuz, initramfs.cpio.gz). */
     public Path image() {
         return image;
@@ -98,7 +103,7 @@ public final class SiwVm {
         if (tool == null) {
             return "tools/siw-vm not found above " + Paths.get("").toAbsolutePath() + " (set -D" + TOOL_PROPERTY + ")";
         }
-        Path logs = Paths.get(System.getProperty(LOGS_PROPERTY, "target/siw-vm")).toAbsolutePath();
+        Path logs = logs();
         String os = System.getProperty("os.name", "") + "/" + System.getProperty("os.arch", "");
         if (!os.equals("Linux/amd64")) {
             return "the siw VM needs an x86_64 Linux host (this is " + os + ")";

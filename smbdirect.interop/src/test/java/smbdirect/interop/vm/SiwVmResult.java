@@ -52,6 +52,11 @@ public record SiwVmResult(int exitCode, List<String> console, Duration wall, Pat
      * fault, a panic); empty for a healthy run.
      */
     public List<String> kernelFaults() {
+        return kernelFaults(console);
+    }
+
+    /** The lines of {@code console} where the guest kernel reports a crash. */
+    static List<String> kernelFaults(List<String> console) {
         return console.stream().filter(l -> l.contains("BUG: ") || l.contains("Oops: ")
                 || l.contains("general protection fault") || l.contains("Kernel panic")).toList();
     }

@@ -31,6 +31,8 @@ import org.slf4j.LoggerFactory;
 public final class SiwVmRun implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(SiwVmRun.class);
+    /** How long a guest whose kernel faulted may still run ({@link #awaitExit()}). */
+    static final Duration AFTER_FAULT = Duration.ofSeconds(15);
     private static final Pattern QEMU_PID = Pattern.compile("\\[run\\.sh\\] qemu pid (\\d+)");
     private static final Pattern END_RC = Pattern.compile("=== SIWVM OUTPUT END rc=(\\d+) ===");
     /** Console escape sequences (SeaBIOS clears the screen) and carriage returns. */
@@ -175,15 +177,31 @@ public final class SiwVmRun implements AutoCloseable {
     }
 
     /**
-     * Waits for the VM to power off (at most its time limit plus 30 s; then it is killed).
+     * Waits for the VM to power off (at most its time limit plus 30 s; then it is killed). A guest
+     * whose kernel faulted gets {@link #AFTER_FAULT} more to finish its console and is then killed:
+     * after an oops its command may hang in the kernel for good.
      *
      * @return how it ended
      */
     public SiwVmResult awaitExit() throws InterruptedException {
         Duration bound = spec.timeout().plusSeconds(30);
-        if (!process.waitFor(bound.toMillis(), TimeUnit.MILLISECONDS)) {
-            LOG.warn("siw VM {}: run.sh still running {} after its start, killing it", spec.name(), bound);
-            kill();
+        long deadline = System.nanoTime() + bound.toNanos();
+        long faultDeadline = Long.MAX_VALUE;
+        while (!process.waitFor(1, TimeUnit.SECONDS)) {
+            long now = System.nanoTime();
+            if (faultDeadline == Long.MAX_VALUE && !kernelFaults().isEmpty()) {
+                faultDeadline = now + AFTER_FAULT.toNanos();
+            }
+            if (now - faultDeadline >= 0) {
+                LOG.warn("siw VM {}: the guest kernel faulted ({}), killing the VM", spec.name(), kernelFaults().get(0));
+                kill();
+                break;
+            }
+            if (now - deadline >= 0) {
+                LOG.warn("siw VM {}: run.sh still running {} after its start, killing it", spec.name(), bound);
+                kill();
+                break;
+            }
         }
         reader.join(TimeUnit.SECONDS.toMillis(10));
         return finish();
@@ -196,6 +214,11 @@ public final class SiwVmRun implements AutoCloseable {
             LOG.info("siw VM {} ended: exit {}, {} ms", spec.name(), code, result.wall().toMillis());
         }
         return result;
+    }
+
+    /** Console lines so far where the guest kernel reports a crash ({@link SiwVmResult#kernelFaults()}). */
+    public List<String> kernelFaults() {
+        return SiwVmResult.kernelFaults(console());
     }
 
     /** The guest command's exit status from the end marker, or -1 while none was printed. */

@@ -43,6 +43,7 @@ public final class ProviderImpl {
     private final IoLoop[] loops;
     private final AtomicInteger nextLoop = new AtomicInteger();
     private final AtomicInteger connections = new AtomicInteger();
+    private final AtomicInteger handshakes = new AtomicInteger();
     private final AtomicLong terminatesSent = new AtomicLong();
     private final AtomicLong terminatesReceived = new AtomicLong();
     private final AtomicLong internalErrors;
@@ -235,6 +236,26 @@ public final class ProviderImpl {
 
     void connectionClosed() {
         connections.decrementAndGet();
+    }
+
+    /**
+     * Takes one unit of the pending-connection cap (an accepted connection whose MPA Request is not
+     * complete); false when the cap is reached.
+     */
+    boolean tryOpenHandshake() {
+        while (true) {
+            int n = handshakes.get();
+            if (n >= settings.maxPendingConnections()) {
+                return false;
+            }
+            if (handshakes.compareAndSet(n, n + 1)) {
+                return true;
+            }
+        }
+    }
+
+    void handshakeEnded() {
+        handshakes.decrementAndGet();
     }
 
     /** Applies the configured socket options (TCP_NODELAY as siw, buffer sizes when set). */

@@ -8,7 +8,9 @@ import java.io.InputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -17,8 +19,17 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 import smbdirect.api.rdma.CompletionStatus;
+import smbdirect.api.rdma.ConnectParameters;
 import smbdirect.api.rdma.DisconnectCause;
+import smbdirect.api.rdma.EndpointConfig;
+import smbdirect.api.rdma.MemoryAccess;
+import smbdirect.api.rdma.MemoryRegion;
+import smbdirect.api.rdma.RdmaConnectRequest;
+import smbdirect.api.rdma.RdmaEndpoint;
+import smbdirect.api.rdma.RdmaListenHandler;
+import smbdirect.api.rdma.RdmaListener;
 import smbdirect.rdma.iwarp.IwarpSettings;
+import smbdirect.rdma.iwarp.internal.conformance.Events;
 import smbdirect.rdma.iwarp.internal.conformance.RawPeer;
 
 /**
@@ -132,11 +143,12 @@ class MpaSetupFaultTest {
     }
 
     @Test
-    void aFloodOfConnectsAndHalfOpenHandshakesBeyondTheCapIsShedWhileEstablishedConnectionsWork() throws Exception {
-        int cap = 12;
-        try (FaultRig rig = new FaultRig("flood", IwarpSettings.builder().maxConnections(cap))) {
+    void aFloodOfConnectsAndHalfOpenHandshakesIsShedWhileEstablishedConnectionsAndConnectsWork() throws Exception {
+        int cap = 40;
+        int pendingCap = 8;
+        try (FaultRig rig = new FaultRig("flood", IwarpSettings.builder().maxConnections(cap)
+                .maxPendingConnections(pendingCap))) {
             FaultRig.RawSession established = rig.raw(false, 4, 64);
-            // the bystander and this connection hold 2 of the cap; the flood takes the rest and more
             int flood = 120;
             List<Socket> sockets = new ArrayList<>();
             long start = System.nanoTime();
@@ -149,12 +161,14 @@ class MpaSetupFaultTest {
                     }
                     sockets.add(s);
                 }
-                // while the flood holds the cap, the established connections go on
+                // while the flood is on, the established connections go on and the provider can still connect out
                 rig.bystander.awaitRounds(20);
                 established.peer().send(established.peer().fpdu(RawPeer.send(1, 0, true, new byte[] {42})));
                 assertEquals(CompletionStatus.SUCCESS, established.events().awaitCompletions(1).get(0).status());
-                assertTrue(rig.subject.statistics().connections() <= cap, "connections " + rig.subject.statistics());
-                // every flood connection ends: beyond the cap at once, the rest after the MPA request timeout
+                assertTrue(rig.subject.statistics().pendingRequests() <= pendingCap, "pending connections beyond "
+                        + pendingCap + ": " + rig.subject.statistics());
+                aConnectOutSucceeds(rig);
+                // every flood connection ends: beyond the pending cap at once, the rest after the MPA request timeout
                 int closedAtOnce = 0;
                 for (Socket s : sockets) {
                     long t0 = System.nanoTime();
@@ -164,7 +178,7 @@ class MpaSetupFaultTest {
                     }
                 }
                 long shed = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
-                assertTrue(closedAtOnce >= flood - cap, closedAtOnce + " of " + flood + " closed at once");
+                assertTrue(closedAtOnce >= flood - pendingCap, closedAtOnce + " of " + flood + " closed at once");
                 assertTrue(shed < FaultRig.MPA_REQUEST_TIMEOUT_MILLIS + 2 * SLACK_MILLIS, "the flood took " + shed + " ms");
             } finally {
                 for (Socket s : sockets) {
@@ -180,6 +194,43 @@ class MpaSetupFaultTest {
             rig.assertRecovered();
             aGoodConnectionIsServed(rig);
             rig.assertRecovered();
+        }
+    }
+
+    /** The subject connects to a listener of the helper provider, sends one message, and disconnects. */
+    private static void aConnectOutSucceeds(FaultRig rig) throws Exception {
+        java.util.concurrent.BlockingQueue<RdmaConnectRequest> requests = new java.util.concurrent.LinkedBlockingQueue<>();
+        RdmaListener target = rig.helper.listen(new InetSocketAddress("127.0.0.1", 0), new RdmaListenHandler() {
+            @Override
+            public void onConnectRequest(RdmaConnectRequest request) {
+                requests.add(request);
+            }
+
+            @Override
+            public void onListenerFailed(DisconnectCause cause, String detail) {
+            }
+        });
+        try {
+            Events out = new Events();
+            RdmaEndpoint active = rig.track(rig.subject.createEndpoint(new EndpointConfig(4, 4), out));
+            active.connect(target.localAddress(), new ConnectParameters(ByteBuffer.allocate(0), 1, 1));
+            RdmaConnectRequest request = requests.poll(RawPeer.TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
+            assertTrue(request != null, "the subject's connect reached the helper");
+            Events in = new Events();
+            RdmaEndpoint passive = request.createEndpoint(new EndpointConfig(4, 4), in);
+            MemoryRegion receive = passive.register(ByteBuffer.allocateDirect(64), EnumSet.of(MemoryAccess.LOCAL_WRITE));
+            passive.postReceive(receive, 0, 64, 0);
+            passive.accept(new ConnectParameters(ByteBuffer.allocate(0), 1, 1));
+            out.awaitEstablished();
+            MemoryRegion send = active.register(ByteBuffer.allocateDirect(8), EnumSet.of(MemoryAccess.LOCAL_WRITE));
+            active.postSend(send, 0, 8, 1);
+            assertEquals(8, in.awaitCompletions(1).get(0).bytes());
+            active.disconnect();
+            assertEquals(DisconnectCause.LOCAL, out.awaitDisconnected());
+            assertEquals(DisconnectCause.PEER, in.awaitDisconnected());
+            passive.close();
+        } finally {
+            target.close();
         }
     }
 }

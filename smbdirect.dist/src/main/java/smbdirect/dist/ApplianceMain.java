@@ -4,13 +4,11 @@ import java.io.Console;
 import java.io.FileDescriptor;
 import java.io.FileInputStream;
 import java.io.FileOutputStream;
-import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.lang.reflect.Method;
 import java.util.Arrays;
-import java.util.Dictionary;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
@@ -21,8 +19,6 @@ import org.apache.felix.service.command.CommandSession;
 import org.osgi.framework.BundleContext;
 import org.osgi.framework.InvalidSyntaxException;
 import org.osgi.framework.ServiceReference;
-import org.osgi.service.cm.Configuration;
-import org.osgi.service.cm.ConfigurationAdmin;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Deactivate;
@@ -38,6 +34,8 @@ import smbdirect.api.SmbDirectTransport;
 import smbdirect.api.dto.ListenerDTO;
 import smbdirect.api.dto.ProviderDTO;
 import smbdirect.api.dto.TransportDTO;
+import smbdirect.dist.etc.ConsoleCredentials;
+import smbdirect.dist.launch.ApplianceHome;
 import smbdirect.impl.perf.Perf;
 import smbdirect.impl.perf.PerfException;
 import smbdirect.impl.perf.PerfOptions;
@@ -67,7 +65,6 @@ public class ApplianceMain implements Callable<Integer> {
 
     private static final Logger LOG = LoggerFactory.getLogger(ApplianceMain.class);
     private static final String LAUNCHER_ARGUMENTS = "launcher.arguments";
-    private static final String WEBCONSOLE_PID = "org.apache.felix.webconsole.internal.servlet.OsgiManager";
     private static final long STARTUP_WAIT_MILLIS = 15_000;
 
     private final AtomicReference<ShutdownSignal> running = new AtomicReference<>();
@@ -79,7 +76,7 @@ public class ApplianceMain implements Callable<Integer> {
     private volatile CommandProcessor commandProcessor;
 
     @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC)
-    private volatile ConfigurationAdmin configurationAdmin;
+    private volatile ConsoleCredentials consoleCredentials;
 
     @Activate
     void activate(BundleContext bundleContext) {
@@ -263,32 +260,26 @@ public class ApplianceMain implements Callable<Integer> {
         String base = "http://" + host + ":" + port + "/system/console";
         stream.println();
         stream.println("SMB Direct runtime is up.");
+        stream.println("  Home:         " + property(ApplianceHome.HOME, System.getProperty("user.dir"))
+                + "   (configuration files in etc/, framework state in data/)");
         stream.println("  Web Console:  " + base + "/smbdirect   (status page; configuration under "
                 + base + "/configMgr)");
         stream.println("  Credentials:  " + credentials());
         stream.println("  Listeners:    " + listeners());
+        stream.println("  Monitoring:   " + base + "/smbdirect.json (JSON), JMX domain smbdirect, health check tag smbdirect");
         stream.println("  Shell:        smbd:connections, smbd:listeners, smbd:providers, smbd:perf --help, smbd:trace");
         stream.println();
     }
 
     private String credentials() {
-        String user = "admin";
-        boolean passwordChanged = false;
-        ConfigurationAdmin cm = configurationAdmin;
-        if (cm != null) {
-            try {
-                Configuration[] c = cm.listConfigurations("(service.pid=" + WEBCONSOLE_PID + ")");
-                if (c != null && c.length > 0 && c[0].getProperties() != null) {
-                    Dictionary<String, Object> p = c[0].getProperties();
-                    user = p.get("username") != null ? String.valueOf(p.get("username")) : user;
-                    passwordChanged = p.get("password") != null;
-                }
-            } catch (IOException | InvalidSyntaxException e) {
-                LOG.debug("cannot read the Web Console configuration: {}", e.toString());
-            }
+        ConsoleCredentials c = consoleCredentials;
+        if (c == null) {
+            return "not known (smbdirect.dist did not prepare etc/)";
         }
-        return passwordChanged ? "user " + user + ", password as configured"
-                : "admin / admin (change them: Configuration > Apache Felix OSGi Management Console)";
+        return c.takeGenerated()
+                .map(password -> c.user() + " / " + password + "   (generated at this first start and shown only now;"
+                        + " change it: Configuration > Apache Felix OSGi Management Console)")
+                .orElse("user " + c.user() + ", password as configured (hash in " + c.file() + ")");
     }
 
     private String listeners() {

@@ -16,9 +16,9 @@ import smbdirect.impl.perf.PerfServer;
 public class PerfAcceptHandler implements AcceptHandler {
 
     /** Service property naming an accept handler. */
-    static final String NAME_PROPERTY = "smbdirect.acceptHandler";
+    public static final String NAME_PROPERTY = "smbdirect.acceptHandler";
     /** This handler's name. */
-    static final String NAME = "perf";
+    public static final String NAME = "perf";
 
     private final PerfServer server = new PerfServer();
 

@@ -1,6 +1,7 @@
 package smbdirect.dist;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.URI;
@@ -8,6 +9,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Base64;
@@ -36,22 +38,39 @@ class RuntimeIT {
     }
 
     @Test
-    void webConsoleAnswersOnLoopbackWithDefaultCredentialsOnly() throws Exception {
+    void webConsoleAnswersOnLoopbackWithTheGeneratedPasswordOnly() throws Exception {
         try (RuntimeProcess runtime = RuntimeProcess.start(dir)) {
             runtime.awaitOutput("SMB Direct runtime is up.", Duration.ofSeconds(60));
+            String password = runtime.generatedPassword();
             HttpClient http = HttpClient.newHttpClient();
             URI page = URI.create("http://127.0.0.1:" + runtime.httpPort + "/system/console/smbdirect");
             HttpResponse<String> anonymous = http.send(HttpRequest.newBuilder(page).build(),
                     HttpResponse.BodyHandlers.ofString());
             assertEquals(401, anonymous.statusCode());
-            String basic = "Basic " + Base64.getEncoder().encodeToString("admin:admin".getBytes(StandardCharsets.UTF_8));
+            HttpResponse<String> felixDefault = http.send(HttpRequest.newBuilder(page)
+                    .header("Authorization", basic("admin", "admin")).build(), HttpResponse.BodyHandlers.ofString());
+            assertEquals(401, felixDefault.statusCode(), "the Felix default password admin/admin is not accepted");
+            String stored = Files.readString(dir.resolve("etc/org.apache.felix.webconsole.internal.servlet.OsgiManager.cfg"));
+            assertTrue(stored.matches("(?s).*password = \\{sha-256\\}[0-9a-f]{16}-1000-\\S+=\\n.*"), stored);
+            assertFalse(stored.contains(password), "only the hash is stored");
+            String basic = basic("admin", password);
             HttpResponse<String> ok = http.send(HttpRequest.newBuilder(page).header("Authorization", basic).build(),
                     HttpResponse.BodyHandlers.ofString());
             assertEquals(200, ok.statusCode());
             assertTrue(ok.body().contains("id='smbd-listeners'"), ok.body());
-            assertTrue(ok.body().contains("<td>default</td><td>10.0.0.1:445</td><td>mock</td><td>OPEN</td>"), ok.body());
+            HttpResponse<String> json = http.send(HttpRequest.newBuilder(URI.create(page + ".json"))
+                    .header("Authorization", basic).build(), HttpResponse.BodyHandlers.ofString());
+            assertEquals(200, json.statusCode());
+            assertEquals("application/json;charset=utf-8", json.headers().firstValue("Content-Type").orElse("")
+                    .toLowerCase().replace(" ", ""));
+            assertTrue(json.body().contains("{\"name\":\"default\",\"address\":\"10.0.0.1:445\",\"provider\":\"mock\","
+                    + "\"state\":\"OPEN\""), json.body());
             assertEquals(0, runtime.terminate(Duration.ofSeconds(30)), runtime.output());
         }
+    }
+
+    static String basic(String user, String password) {
+        return "Basic " + Base64.getEncoder().encodeToString((user + ":" + password).getBytes(StandardCharsets.UTF_8));
     }
 
     @Test
@@ -75,7 +94,7 @@ class RuntimeIT {
             String out = runtime.output();
             assertEquals(0, runtime.process.exitValue(), out);
             assertTrue(out.contains("trace " + pcap.toAbsolutePath() + ": 40 messages written"), out);
-            byte[] bytes = java.nio.file.Files.readAllBytes(pcap);
+            byte[] bytes = Files.readAllBytes(pcap);
             assertEquals(0xD4, bytes[0] & 0xFF, "pcap magic, little-endian");
             assertEquals(0xA1, bytes[3] & 0xFF, "pcap magic, little-endian");
             assertEquals(252, bytes[20] & 0xFF, "linktype 252 (exported PDU)");

@@ -2,16 +2,28 @@ package smbdirect.dist;
 
 import java.io.IOException;
 import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import org.apache.felix.utils.json.JSONParser;
 
 /** The exported runtime jar started as a child process, its output captured to a file. */
 final class RuntimeProcess implements AutoCloseable {
+
+    private static final Pattern GENERATED = Pattern.compile("Credentials: +admin / (\\S+) +\\(generated");
 
     final Process process;
     final Path output;
@@ -33,15 +45,24 @@ final class RuntimeProcess implements AutoCloseable {
 
     /** Starts the jar with stdin from /dev/null (no terminal), the Web Console on a free port. */
     static RuntimeProcess start(Path workDir, String... args) throws IOException {
+        return start(workDir, List.of(), args);
+    }
+
+    /**
+     * Starts the jar in {@code workDir} (its home unless {@code jvmArgs} set -Dsmbdirect.home) with
+     * stdin from /dev/null (no terminal), the Web Console on a free port, output to a new log file there.
+     */
+    static RuntimeProcess start(Path workDir, List<String> jvmArgs, String... args) throws IOException {
         int port = freePort();
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.add("-Dorg.osgi.service.http.port=" + port);
+        command.addAll(jvmArgs);
         command.add("-jar");
         command.add(jar().toAbsolutePath().toString());
         command.addAll(List.of(args));
         Files.createDirectories(workDir);
-        Path out = workDir.resolve("runtime.log");
+        Path out = Files.createTempFile(workDir, "runtime-", ".log");
         Process p = new ProcessBuilder(command).directory(workDir.toFile()).redirectErrorStream(true)
                 .redirectOutput(out.toFile()).redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
                 .start();
@@ -52,6 +73,15 @@ final class RuntimeProcess implements AutoCloseable {
         try (ServerSocket s = new ServerSocket(0)) {
             return s.getLocalPort();
         }
+    }
+
+    /** The Web Console password the banner printed (generated at the first start of this home). */
+    String generatedPassword() throws IOException {
+        Matcher m = GENERATED.matcher(output());
+        if (!m.find()) {
+            throw new AssertionError("the banner shows no generated Web Console password:\n" + output());
+        }
+        return m.group(1);
     }
 
     String output() throws IOException {
@@ -72,6 +102,56 @@ final class RuntimeProcess implements AutoCloseable {
             TimeUnit.MILLISECONDS.sleep(100);
         }
         throw new AssertionError("runtime did not print '" + text + "' within " + timeout + ":\n" + output());
+    }
+
+    /** The base URL of the Web Console ({@code http://127.0.0.1:PORT/system/console}). */
+    String console() {
+        return "http://127.0.0.1:" + httpPort + "/system/console";
+    }
+
+    /** GETs {@code path} of the Web Console as admin with {@code password}; returns status and body. */
+    HttpResponse<String> get(String path, String password) throws IOException, InterruptedException {
+        return HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(console() + path))
+                .header("Authorization", "Basic " + Base64.getEncoder().encodeToString(("admin:" + password)
+                        .getBytes(StandardCharsets.UTF_8))).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** POSTs the form {@code form} (already URL-encoded) to {@code path} of the Web Console as admin. */
+    HttpResponse<String> post(String path, String password, String form) throws IOException, InterruptedException {
+        return HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(console() + path))
+                .header("Authorization", "Basic " + Base64.getEncoder().encodeToString(("admin:" + password)
+                        .getBytes(StandardCharsets.UTF_8)))
+                .header("Content-Type", "application/x-www-form-urlencoded")
+                .POST(HttpRequest.BodyPublishers.ofString(form)).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** The status page's JSON (smbdirect.json), parsed. */
+    Map<String, Object> json(String password, String query) throws IOException, InterruptedException {
+        HttpResponse<String> r = get("/smbdirect.json" + (query == null ? "" : "?" + query), password);
+        if (r.statusCode() != 200) {
+            throw new AssertionError("smbdirect.json answered " + r.statusCode() + ": " + r.body());
+        }
+        return new JSONParser(r.body()).getParsed();
+    }
+
+    /** Waits (bounded) until smbdirect.json satisfies {@code condition}; fails naming {@code what}. */
+    void awaitJson(String password, java.util.function.Predicate<Map<String, Object>> condition, String what)
+            throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        Map<String, Object> json = Map.of();
+        while (System.nanoTime() < deadline) {
+            json = json(password, null);
+            if (condition.test(json)) {
+                return;
+            }
+            TimeUnit.MILLISECONDS.sleep(200);
+        }
+        throw new AssertionError(what + " never seen in smbdirect.json: " + json + "\n" + output());
+    }
+
+    /** Process id (for the attach API). */
+    long pid() {
+        return process.pid();
     }
 
     /** Sends SIGTERM and returns the exit status. */

@@ -2,9 +2,7 @@ package smbdirect.dist;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -14,9 +12,6 @@ import org.junit.jupiter.api.io.TempDir;
 import org.openqa.selenium.By;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
-import org.openqa.selenium.chrome.ChromeDriver;
-import org.openqa.selenium.chrome.ChromeDriverService;
-import org.openqa.selenium.chrome.ChromeOptions;
 import org.openqa.selenium.support.ui.ExpectedConditions;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
@@ -28,27 +23,23 @@ import org.openqa.selenium.support.ui.WebDriverWait;
  */
 class WebConsoleChromiumIT {
 
-    private static final Path CHROMIUM = Path.of(System.getProperty("chromium.binary", "/usr/bin/chromium"));
-    private static final Path CHROMEDRIVER = Path.of(System.getProperty("chromedriver.binary", "/usr/bin/chromedriver"));
-
     @TempDir
     Path dir;
 
     @Test
     void receiveCreditMaxChangedInTheConfigurationFormAppliesToANewConnection() throws Exception {
-        assumeTrue(Files.isExecutable(CHROMIUM) && Files.isExecutable(CHROMEDRIVER),
-                "Chromium or chromedriver missing (" + CHROMIUM + ", " + CHROMEDRIVER
-                        + "): install the Debian packages chromium and chromium-driver to run this test");
+        Chromium.assumeInstalled();
         try (RuntimeProcess runtime = RuntimeProcess.start(dir.resolve("runtime"))) {
             runtime.awaitOutput("SMB Direct runtime is up.", Duration.ofSeconds(60));
-            String base = "http://admin:admin@127.0.0.1:" + runtime.httpPort + "/system/console";
-            WebDriver driver = chrome();
-            try {
-                WebDriverWait wait = new WebDriverWait(driver, Duration.ofSeconds(30));
+            String base = "http://admin:" + runtime.generatedPassword() + "@127.0.0.1:" + runtime.httpPort + "/system/console";
+            try (Chromium chromium = Chromium.start(dir.resolve("chromium-profile"), 1280, 800)) {
+                WebDriver driver = chromium.driver;
+                WebDriverWait wait = chromium.await(Duration.ofSeconds(30));
 
                 driver.get(base + "/smbdirect");
-                wait.until(ExpectedConditions.presenceOfElementLocated(By.id("smbd-settings")));
-                assertEquals("255", driver.findElement(By.cssSelector("#smbd-settings td.receiveCreditMax")).getText());
+                wait.until(ExpectedConditions.presenceOfElementLocated(By.cssSelector("#smbd-settings td.receiveCreditMax")));
+                assertEquals("255", driver.findElement(By.cssSelector("#smbd-settings td.receiveCreditMax"))
+                        .getAttribute("data-value"));
                 assertTrue(driver.findElement(By.id("smbd-listeners")).getText().contains("OPEN"),
                         driver.findElement(By.id("smbd-listeners")).getText());
 
@@ -63,33 +54,26 @@ class WebConsoleChromiumIT {
                 wait.until(ExpectedConditions.invisibilityOfElementLocated(By.name("receiveCreditMax")));
 
                 driver.get(base + "/smbdirect");
-                wait.until(ExpectedConditions.textToBe(By.cssSelector("#smbd-settings td.receiveCreditMax"), "100"));
+                wait.until(ExpectedConditions.attributeToBe(By.cssSelector("#smbd-settings td.receiveCreditMax"),
+                        "data-value", "100"));
                 driver.findElement(By.id("smbd-connect")).click();
                 wait.until(ExpectedConditions.presenceOfElementLocated(By.id("smbd-message")));
                 String message = driver.findElement(By.id("smbd-message")).getText();
                 assertTrue(message.startsWith("Test connection"), message);
 
+                wait.until(d -> d.findElements(By.cssSelector("#smbd-connections tr[data-connection-id]")).size() == 2);
                 List<WebElement> rows = driver.findElements(By.cssSelector("#smbd-connections tr[data-connection-id]"));
                 assertEquals(2, rows.size(), "both ends of the test connection are listed");
                 for (WebElement row : rows) {
-                    assertEquals("100", row.findElement(By.cssSelector("td.receiveCreditMax")).getText(), row.getText());
                     assertTrue(row.getText().contains("ESTABLISHED"), row.getText());
+                    row.findElement(By.cssSelector("td.toggle button")).click();
+                    String key = row.getAttribute("data-key");
+                    WebElement details = wait.until(ExpectedConditions.visibilityOfElementLocated(
+                            By.cssSelector("tr[data-details-of='" + key + "'] dd.receiveCreditMax")));
+                    assertEquals("100", details.getText(), "ReceiveCreditMax negotiated on " + key);
                 }
-            } finally {
-                driver.quit();
             }
             assertEquals(0, runtime.terminate(Duration.ofSeconds(30)), runtime.output());
         }
-    }
-
-    private WebDriver chrome() {
-        ChromeOptions options = new ChromeOptions();
-        options.setBinary(CHROMIUM.toFile());
-        options.addArguments("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                "--disable-dev-shm-usage", "--user-data-dir=" + dir.resolve("chromium-profile"));
-        ChromeDriverService service = new ChromeDriverService.Builder().usingDriverExecutable(CHROMEDRIVER.toFile())
-                .usingAnyFreePort().build();
-        return new ChromeDriver(service, options);
     }
 }

@@ -12,6 +12,7 @@ import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
 import java.net.HttpURLConnection;
 import java.net.InetSocketAddress;
 import java.net.URL;
@@ -28,6 +29,8 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import javax.inject.Inject;
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
 
 import org.apache.karaf.shell.api.console.Session;
 import org.apache.karaf.shell.api.console.SessionFactory;
@@ -187,9 +190,16 @@ public class KarafOperationsIT {
         try {
             String page = getWhenReady("/system/console/smbdirect");
             assertTrue(page, page.contains("id='smbd-connections'"));
-            assertTrue(page, page.contains("data-connection-id='" + live.client().id() + "'"));
-            assertTrue(page, page.contains("data-connection-id='" + live.server().id() + "'"));
-            assertTrue(page, page.contains("mock"));
+            assertTrue(page, page.contains("/system/console/smbdirect/res/status.js"));
+            // the page draws itself from the JSON of the same DTOs; its script and Chart.js are served as they are
+            String json = get("/system/console/smbdirect.json");
+            for (SmbDirectConnection c : List.of(live.client(), live.server())) {
+                assertTrue(json, json.contains("{\"id\":" + c.id() + ",\"role\":"));
+            }
+            assertTrue(json, json.contains("\"name\":\"mock\""));
+            assertTrue(json, json.contains("\"history\":{\"providers\":{\"mock\":{\"timeMillis\":["));
+            assertTrue(get("/system/console/smbdirect/res/chart.umd.js").startsWith("/*!\n * Chart.js v4.4.1"));
+            assertTrue(get("/system/console/smbdirect/res/status.js").contains("smbdirect.json"));
 
             // the page's Close button ends any live connection, here the accepted one
             Matcher token = Pattern.compile("name='token' value='([0-9a-f]+)'").matcher(page);
@@ -200,6 +210,29 @@ public class KarafOperationsIT {
             CloseReason reason = live.serverSide().awaitClosed();
             assertEquals(CloseReason.Kind.LOCAL_CLOSE, reason.kind());
             assertEquals("closed by operator (Web Console)", reason.detail());
+        } finally {
+            close(live);
+        }
+    }
+
+    @Test
+    public void mbeansAreInKarafsMBeanServer() throws Exception {
+        Live live = open();
+        try {
+            ServiceReference<MBeanServer> ref = context.getServiceReference(MBeanServer.class);
+            MBeanServer server = ref != null ? context.getService(ref) : ManagementFactory.getPlatformMBeanServer();
+            ObjectName client = new ObjectName("smbdirect:type=Connection,provider=mock,id=" + live.client().id());
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (!server.isRegistered(client)) {
+                if (System.nanoTime() > deadline) {
+                    throw new AssertionError(client + " never registered; smbdirect MBeans: "
+                            + server.queryNames(new ObjectName("smbdirect:*"), null));
+                }
+                Thread.sleep(100);
+            }
+            assertEquals("ESTABLISHED", server.getAttribute(client, "state"));
+            assertEquals("mock", server.getAttribute(new ObjectName("smbdirect:type=Transport"), "selectedProvider"));
+            assertTrue(server.isRegistered(new ObjectName("smbdirect:type=Provider,name=mock")));
         } finally {
             close(live);
         }
@@ -224,6 +257,19 @@ public class KarafOperationsIT {
             out.write(form.getBytes(StandardCharsets.UTF_8));
         }
         return http.getResponseCode();
+    }
+
+    /** GETs {@code path} as karaf/karaf (must answer 200). */
+    private static String get(String path) throws IOException {
+        HttpURLConnection http = (HttpURLConnection) new URL("http://127.0.0.1:" + System.getProperty(HTTP_PORT_PROPERTY)
+                + path).openConnection();
+        http.setConnectTimeout(5000);
+        http.setReadTimeout(30000);
+        http.setRequestProperty("Authorization", basicKaraf());
+        assertEquals("GET " + path, 200, http.getResponseCode());
+        try (InputStream in = http.getInputStream()) {
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
     }
 
     /** GETs {@code path} as karaf/karaf until Karaf's HTTP service and Web Console serve it. */

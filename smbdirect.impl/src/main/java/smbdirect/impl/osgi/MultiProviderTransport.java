@@ -435,7 +435,7 @@ final class MultiProviderTransport implements SmbDirectTransport {
             p.selected = entry == chosen;
             p.connections = engine.connections == null ? 0 : engine.connections.length;
             p.listeners = listenersOn.getOrDefault(entry, 0);
-            p.capabilities = String.valueOf(entry.provider.capabilities());
+            p.capabilities = capabilities(entry);
             providerDTOs.add(p);
             if (engine.connections != null) {
                 live.addAll(List.of(engine.connections));
@@ -554,6 +554,14 @@ final class MultiProviderTransport implements SmbDirectTransport {
             }
         }
         return null;
+    }
+
+    private static String capabilities(ProviderEntry entry) {
+        try {
+            return CapabilitiesText.describe(entry.provider.capabilities());
+        } catch (RuntimeException e) {
+            return "(not reported: " + e.getMessage() + ")";
+        }
     }
 
     private static String nameOf(ProviderEntry e) {

@@ -3,12 +3,14 @@ package smbdirect.impl.osgi;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
+import java.util.Map;
 
 import org.osgi.framework.InvalidSyntaxException;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.ConfigurationPolicy;
 import org.osgi.service.component.annotations.Deactivate;
+import org.osgi.service.component.annotations.Modified;
 import org.osgi.service.component.annotations.Reference;
 import org.osgi.service.component.annotations.ReferenceCardinality;
 import org.osgi.service.component.annotations.ReferencePolicy;
@@ -18,6 +20,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import smbdirect.api.AcceptHandler;
+import smbdirect.impl.engine.SettingsException;
 
 /**
  * A configured listening endpoint (factory PID {@value #FACTORY_PID}). It hands each accepted,
@@ -26,9 +29,13 @@ import smbdirect.api.AcceptHandler;
  * connections). While no handler is present the endpoint is not bound and its DTO shows WAITING with
  * the reason, so peers are refused at connection time rather than negotiated and dropped.
  *
- * <p>A configuration change re-creates the endpoint. A configuration that cannot work (bad address,
- * port, or filter) fails activation with a message naming the attribute and value, visible in the
- * SCR runtime and the log. Thread-safe.
+ * <p>Configuration: a change of name, address, port or provider filter re-opens the endpoint; any
+ * other change leaves it alone. A configuration that cannot work (a port that is no number or out of
+ * range, an unknown address, a broken filter) is refused with one ERROR line naming the
+ * configuration, the file it came from, the attribute and the value: a running endpoint keeps its
+ * last good settings; a new one is not opened until its configuration is corrected (deleting the
+ * configuration deactivates the component and closes the endpoint). Thread-safe: DS serializes
+ * activation, modification and deactivation; the endpoint reference is volatile.
  */
 @Component(name = SmbDirectListenerComponent.FACTORY_PID, service = {}, immediate = true,
         configurationPolicy = ConfigurationPolicy.REQUIRE)
@@ -40,32 +47,89 @@ public class SmbDirectListenerComponent {
 
     private static final Logger LOG = LoggerFactory.getLogger(SmbDirectListenerComponent.class);
 
-    private final RelocatingListener listener;
-    private final String handlerFilter;
+    /** What an endpoint is opened with; equal settings leave a running endpoint alone. */
+    record Endpoint(String name, InetSocketAddress address, ProviderFilter filter) {
+    }
+
+    private final ListenerHost host;
+    private volatile RelocatingListener listener;
+    private volatile Endpoint endpoint;
+    private volatile String handlerFilter;
     private volatile AcceptHandler handler;
 
     @Activate
-    public SmbDirectListenerComponent(@Reference(name = "host") ListenerHost host, ListenerConfig config) {
+    public SmbDirectListenerComponent(@Reference(name = "host") ListenerHost host, ListenerConfig config,
+            Map<String, Object> properties) {
+        this.host = host;
+        apply(config, properties);
+    }
+
+    /** For tests: a configuration without raw properties. */
+    SmbDirectListenerComponent(ListenerHost host, ListenerConfig config) {
+        this.host = host;
+        Endpoint e = endpoint(config, Map.of());
+        open(e, config.acceptHandler_target());
+    }
+
+    @Modified
+    void modified(ListenerConfig config, Map<String, Object> properties) {
+        apply(config, properties);
+    }
+
+    private void apply(ListenerConfig config, Map<String, Object> properties) {
+        Endpoint e;
+        try {
+            e = endpoint(config, properties);
+        } catch (IllegalArgumentException refused) {
+            LOG.error("Configuration {}{} not applied, {}; {}", ConfigValues.pid(properties, FACTORY_PID),
+                    ConfigValues.source(properties), refused.getMessage(),
+                    listener == null ? "the listener is not opened" : "the listener keeps its last good settings");
+            return;
+        }
+        String filter = config.acceptHandler_target();
+        RelocatingListener current = listener;
+        if (current != null && e.equals(endpoint)) {
+            handlerFilter = filter;
+            return;
+        }
+        if (current != null) {
+            LOG.info("Listener {} re-opens with its new configuration{}", endpoint.name(), ConfigValues.source(properties));
+            current.close();
+        }
+        open(e, filter);
+    }
+
+    private synchronized void open(Endpoint e, String filter) {
+        endpoint = e;
+        handlerFilter = filter;
+        RelocatingListener l = host.openConfigured(e.name(), e.address(), e.filter(),
+                "no AcceptHandler service matches " + filter);
+        AcceptHandler h = handler;
+        if (h != null) {
+            l.setAcceptHandler(h, null);
+        }
+        listener = l;
+        LOG.debug("Listener {} configured at {}", e.name(), e.address());
+    }
+
+    static Endpoint endpoint(ListenerConfig config, Map<String, ?> properties) {
+        ConfigValues.check(ListenerConfig.class, properties);
         String name = config.name() == null || config.name().isBlank() ? "smb" : config.name().trim();
-        InetSocketAddress address = address(config);
-        ProviderFilter filter = providerFilter(config.provider_target());
-        handlerFilter = config.acceptHandler_target();
-        listener = host.openConfigured(name, address, filter, "no AcceptHandler service matches " + handlerFilter);
-        LOG.debug("Listener {} configured at {}", name, address);
+        return new Endpoint(name, address(config), providerFilter(config.provider_target()));
     }
 
     static InetSocketAddress address(ListenerConfig config) {
         if (config.port() < 0 || config.port() > 65535) {
-            throw new IllegalArgumentException(FACTORY_PID + ": port=" + config.port() + " refused: must be in [0, 65535]");
+            throw new SettingsException("port", config.port(), "must be in [0, 65535]");
         }
         String host = config.bindAddress() == null ? "" : config.bindAddress().trim();
         if (host.isEmpty()) {
-            throw new IllegalArgumentException(FACTORY_PID + ": bindAddress is empty");
+            throw new SettingsException("bindAddress", "", "empty");
         }
         try {
             return new InetSocketAddress(InetAddress.getByName(host), config.port());
         } catch (UnknownHostException e) {
-            throw new IllegalArgumentException(FACTORY_PID + ": bindAddress=" + host + " refused: unknown host", e);
+            throw new SettingsException("bindAddress", host, "unknown host");
         }
     }
 
@@ -76,8 +140,7 @@ public class SmbDirectListenerComponent {
         try {
             return ProviderFilter.parse(target.trim());
         } catch (InvalidSyntaxException e) {
-            throw new IllegalArgumentException(
-                    FACTORY_PID + ": provider.target=" + target + " refused: not an LDAP filter: " + e.getMessage(), e);
+            throw new SettingsException("provider.target", target, "not an LDAP filter: " + e.getMessage());
         }
     }
 
@@ -86,22 +149,32 @@ public class SmbDirectListenerComponent {
             unbind = "unbindAcceptHandler")
     void bindAcceptHandler(AcceptHandler h) {
         handler = h;
-        listener.setAcceptHandler(h, null);
+        RelocatingListener l = listener;
+        if (l != null) {
+            l.setAcceptHandler(h, null);
+        }
     }
 
     void unbindAcceptHandler(AcceptHandler h) {
         if (handler == h) {
             handler = null;
-            listener.setAcceptHandler(null, "no AcceptHandler service matches " + handlerFilter);
+            RelocatingListener l = listener;
+            if (l != null) {
+                l.setAcceptHandler(null, "no AcceptHandler service matches " + handlerFilter);
+            }
         }
     }
 
     @Deactivate
     void deactivate() {
-        listener.close();
+        RelocatingListener l = listener;
+        if (l != null) {
+            l.close();
+            LOG.info("Listener {} at {} closed", endpoint.name(), endpoint.address());
+        }
     }
 
-    /** The endpoint (for tests). */
+    /** The endpoint, or {@code null} while its configuration is refused (for tests). */
     RelocatingListener listener() {
         return listener;
     }

@@ -72,14 +72,18 @@ public class SmbDirectTransportComponent implements SmbDirectTransport, Listener
     private final MultiProviderTransport transport;
 
     @Activate
-    public SmbDirectTransportComponent(TransportConfig config) {
-        this(config, EngineFactory::create);
+    public SmbDirectTransportComponent(TransportConfig config, Map<String, Object> properties) {
+        this(config, properties, EngineFactory::create);
     }
 
     SmbDirectTransportComponent(TransportConfig config, ProviderEngine.Factory engines) {
+        this(config, Map.of(), engines);
+    }
+
+    SmbDirectTransportComponent(TransportConfig config, Map<String, ?> properties, ProviderEngine.Factory engines) {
         timer = new TimerScheduler();
         transport = new MultiProviderTransport(engines, timer, TransportSettings.DEFAULTS, defaultFilter());
-        configure(config);
+        configure(config, properties);
     }
 
     @Override
@@ -88,23 +92,33 @@ public class SmbDirectTransportComponent implements SmbDirectTransport, Listener
     }
 
     @Modified
-    void modified(TransportConfig config) {
-        configure(config);
+    void modified(TransportConfig config, Map<String, Object> properties) {
+        configure(config, properties);
+    }
+
+    /** {@link #configure(TransportConfig, Map)} of a configuration that has no raw properties to check. */
+    boolean configure(TransportConfig config) {
+        return configure(config, Map.of());
     }
 
     /**
-     * Validates {@code config} and applies it, or refuses it and keeps the settings in force.
+     * Validates {@code config} (first the raw {@code properties}: values that are no number of the
+     * attribute's type) and applies it, or refuses it and keeps the settings in force. Log lines name
+     * the file a configuration came from (FileInstall's {@code felix.fileinstall.filename}).
      *
      * @return whether the configuration was applied
      */
-    boolean configure(TransportConfig config) {
+    boolean configure(TransportConfig config, Map<String, ?> properties) {
         TransportSettings settings;
         ProviderFilter filter;
+        String source = ConfigValues.source(properties);
         try {
+            ConfigValues.check(TransportConfig.class, properties);
             settings = TransportConfigs.toSettings(config);
             filter = parseTarget(config.provider_target());
         } catch (SettingsException e) {
-            LOG.error("Configuration {} not applied, {}; the last good settings stay in force", PID, e.getMessage());
+            LOG.error("Configuration {}{} not applied, {}; the last good settings stay in force", PID, source,
+                    e.getMessage());
             return false;
         }
         TransportSettings before = transport.settings();
@@ -114,7 +128,7 @@ public class SmbDirectTransportComponent implements SmbDirectTransport, Listener
             LOG.info("Configuration {}: provider.target={}", PID, filter);
         }
         if (!settings.toString().equals(before.toString())) {
-            LOG.info("Configuration {} applied: {}", PID, settings);
+            LOG.info("Configuration {}{} applied: {}", PID, source, settings);
         }
         return true;
     }

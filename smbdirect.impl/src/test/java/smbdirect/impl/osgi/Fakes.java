@@ -1,11 +1,15 @@
 package smbdirect.impl.osgi;
 
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
 import java.lang.annotation.Annotation;
 import java.lang.reflect.Proxy;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Hashtable;
 import java.util.List;
@@ -51,6 +55,19 @@ final class Fakes {
 
     /** A configuration annotation instance: every attribute its default unless overridden. */
     @SuppressWarnings("unchecked")
+    /** Runs {@code action} and returns the lines it logged (slf4j-simple writes to System.err). */
+    static List<String> logged(Runnable action) {
+        PrintStream saved = System.err;
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        System.setErr(new PrintStream(out, true, StandardCharsets.UTF_8));
+        try {
+            action.run();
+        } finally {
+            System.setErr(saved);
+        }
+        return Arrays.stream(out.toString(StandardCharsets.UTF_8).split("\\R")).filter(s -> !s.isBlank()).toList();
+    }
+
     static <A extends Annotation> A config(Class<A> type, Map<String, Object> overrides) {
         return (A) Proxy.newProxyInstance(type.getClassLoader(), new Class<?>[] { type }, (proxy, method, args) -> {
             String key = method.getName().replace("__", "\u0000").replace('_', '.').replace('\u0000', '_');

@@ -323,7 +323,9 @@ class MultiProviderTransportTest {
         assertEquals("ROCE", pa.transportType);
         assertEquals(1, pa.connections);
         assertEquals(1, pa.listeners);
-        assertTrue(pa.capabilities.contains("maxSge=2"), pa.capabilities);
+        assertEquals("send queue 256 work requests, receive queue 256 work requests, 2 scatter/gather entries, 64 B inline,"
+                + " messages up to 1 GiB, RDMA Reads 16 in (IRD) / 16 out (ORD), registrations up to 1 GiB,"
+                + " Send with Invalidate", pa.capabilities);
         assertFalse(dto.providers[1].selected);
         assertEquals(1, dto.providers[1].connections);
         assertEquals(2, dto.connections.length);

@@ -1,13 +1,17 @@
 package smbdirect.impl.osgi;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static smbdirect.impl.osgi.Fakes.logged;
 import static smbdirect.impl.osgi.Fakes.props;
 
 import java.net.InetSocketAddress;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 import org.junit.jupiter.api.Test;
@@ -96,6 +100,75 @@ class SmbDirectListenerComponentTest {
         IllegalArgumentException address = assertThrows(IllegalArgumentException.class,
                 () -> new SmbDirectListenerComponent(host, config("bindAddress", " ")));
         assertTrue(address.getMessage().contains("bindAddress"), address.getMessage());
+    }
+
+    private static Map<String, Object> fromFile(String file, Object... kv) {
+        Map<String, Object> m = new HashMap<>();
+        m.put("service.pid", "smbdirect.listener~files");
+        m.put("felix.fileinstall.filename", "file:" + file);
+        for (int i = 0; i < kv.length; i += 2) {
+            m.put((String) kv[i], kv[i + 1]);
+        }
+        return m;
+    }
+
+    @Test
+    void aRefusedFirstConfigurationOpensNothingUntilItIsCorrected() {
+        transport.addProvider(new FakeProvider("a"), props("a", 0, 1));
+        Map<String, Object> raw = fromFile("/srv/etc/smbdirect.listener-files.cfg", "name", "files", "bindAddress",
+                "10.0.0.1", "port", "44x5");
+        SmbDirectListenerComponent[] c = new SmbDirectListenerComponent[1];
+        List<String> lines = logged(() -> c[0] = new SmbDirectListenerComponent(host, config(), raw));
+        List<String> errors = lines.stream().filter(l -> l.contains("ERROR")).toList();
+        assertEquals(1, errors.size(), lines.toString());
+        assertTrue(errors.get(0).contains("Configuration smbdirect.listener~files from /srv/etc/smbdirect.listener-files.cfg"
+                + " not applied, port=44x5 refused: not a whole number (32-bit); the listener is not opened"), errors.get(0));
+        assertNull(c[0].listener());
+        assertEquals(0, transport.getTransportDTO().listeners.length);
+
+        raw.put("port", "4450");
+        c[0].modified(config("name", "files", "bindAddress", "10.0.0.1", "port", 4450), raw);
+        assertEquals("10.0.0.1:4450", c[0].listener().getListenerDTO().address);
+    }
+
+    @Test
+    void aRefusedModificationKeepsTheRunningEndpointAndAnEqualOneLeavesItAlone() {
+        transport.addProvider(new FakeProvider("a"), props("a", 0, 1));
+        Map<String, Object> raw = fromFile("/srv/etc/smbdirect.listener-files.cfg", "name", "files", "bindAddress",
+                "10.0.0.1", "port", "4450");
+        SmbDirectListenerComponent c = new SmbDirectListenerComponent(host,
+                config("name", "files", "bindAddress", "10.0.0.1", "port", 4450), raw);
+        c.bindAcceptHandler(conn -> new RecordingHandler());
+        RelocatingListener first = c.listener();
+        assertEquals("OPEN", first.getListenerDTO().state);
+
+        for (Object[] bad : new Object[][] { { "port", "70000", 70000 }, { "bindAddress", "no.such.host.invalid", 4450 },
+                { "provider.target", "(broken", 4450 } }) {
+            Map<String, Object> badRaw = new HashMap<>(raw);
+            badRaw.put((String) bad[0], bad[1]);
+            List<String> lines = logged(() -> c.modified(config("name", "files", "bindAddress",
+                    "bindAddress".equals(bad[0]) ? bad[1] : "10.0.0.1", "port", bad[2], "provider.target",
+                    "provider.target".equals(bad[0]) ? bad[1] : ""), badRaw));
+            List<String> errors = lines.stream().filter(l -> l.contains("ERROR")).toList();
+            assertEquals(1, errors.size(), lines.toString());
+            assertTrue(errors.get(0).contains(bad[0] + "=" + bad[1] + " refused")
+                    && errors.get(0).endsWith("the listener keeps its last good settings"), errors.get(0));
+            assertSame(first, c.listener());
+            assertEquals("OPEN", first.getListenerDTO().state);
+        }
+
+        // the same endpoint written differently (FileInstall reads text): nothing re-opens
+        c.modified(config("name", "files", "bindAddress", "10.0.0.1", "port", 4450, "acceptHandler.target", "(x=y)"), raw);
+        assertSame(first, c.listener());
+
+        // another port: the endpoint re-opens there, with the accept handler it had
+        raw.put("port", "4451");
+        c.modified(config("name", "files", "bindAddress", "10.0.0.1", "port", 4451), raw);
+        assertNotSame(first, c.listener());
+        assertEquals("CLOSED", first.getListenerDTO().state);
+        assertEquals("10.0.0.1:4451", c.listener().getListenerDTO().address);
+        assertEquals("OPEN", c.listener().getListenerDTO().state);
+        assertEquals(1, transport.getTransportDTO().listeners.length);
     }
 
     @Test

@@ -5,16 +5,16 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static smbdirect.impl.osgi.Fakes.logged;
 import static smbdirect.impl.osgi.Fakes.props;
 import static smbdirect.impl.osgi.Fakes.transportConfig;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -43,19 +43,6 @@ class SmbDirectTransportComponentTest {
         }
     }
 
-    /** Runs {@code action} and returns the lines it logged (slf4j-simple writes to System.err). */
-    private static List<String> logged(Runnable action) {
-        PrintStream saved = System.err;
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        System.setErr(new PrintStream(out, true, StandardCharsets.UTF_8));
-        try {
-            action.run();
-        } finally {
-            System.setErr(saved);
-        }
-        return Arrays.stream(out.toString(StandardCharsets.UTF_8).split("\\R")).filter(s -> !s.isBlank()).toList();
-    }
-
     @Test
     void badValueAtFirstActivationKeepsDefaultsAndStaysUsable() {
         List<String> lines = logged(() -> component = new SmbDirectTransportComponent(
@@ -80,7 +67,7 @@ class SmbDirectTransportComponentTest {
 
         for (Object[] bad : new Object[][] { { "maxReceiveSize", 100 }, { "maxFragmentedRecvSize", 131071 },
                 { "receiveCreditMax", 0 } }) {
-            List<String> lines = logged(() -> component.modified(transportConfig(bad[0].toString(), bad[1])));
+            List<String> lines = logged(() -> component.modified(transportConfig(bad[0].toString(), bad[1]), Map.of()));
             List<String> errors = lines.stream().filter(l -> l.contains("ERROR")).toList();
             assertEquals(1, errors.size(), lines.toString());
             assertTrue(errors.get(0).contains(bad[0] + "=" + bad[1]), errors.get(0));
@@ -89,6 +76,29 @@ class SmbDirectTransportComponentTest {
         assertEquals(8192, component.settings().maxReceiveSize());
         assertEquals(seen, engines.get("a").settingsSeen.size(), "a refused configuration reaches no engine");
         assertEquals(100, component.getTransportDTO().settings.receiveCreditMax);
+    }
+
+    @Test
+    void aValueThatIsNoNumberInItsFileIsRefusedNamingTheFileTheAttributeAndTheValue() {
+        component = new SmbDirectTransportComponent(transportConfig("receiveCreditMax", 100), engines);
+        Map<String, Object> raw = new HashMap<>();
+        raw.put("service.pid", "smbdirect.transport");
+        raw.put("felix.fileinstall.filename", "file:/srv/appliance/etc/smbdirect.transport.cfg");
+        raw.put("receiveCreditMax", "lots");
+        List<String> lines = logged(() -> component.modified(transportConfig(), raw));
+        List<String> errors = lines.stream().filter(l -> l.contains("ERROR")).toList();
+        assertEquals(1, errors.size(), lines.toString());
+        assertTrue(errors.get(0).contains("smbdirect.transport from /srv/appliance/etc/smbdirect.transport.cfg not applied,"
+                + " receiveCreditMax=lots refused: not a whole number (32-bit); the last good settings stay in force"),
+                errors.get(0));
+        assertEquals(100, component.settings().receiveCreditMax());
+
+        raw.put("receiveCreditMax", "99999999999");
+        List<String> tooBig = logged(() -> component.modified(transportConfig(), raw));
+        assertTrue(tooBig.stream().anyMatch(l -> l.contains("receiveCreditMax=99999999999 refused")), tooBig.toString());
+        raw.put("receiveCreditMax", " 77 ");
+        assertTrue(component.configure(transportConfig("receiveCreditMax", 77), raw), "numbers in text are accepted");
+        assertEquals(77, component.settings().receiveCreditMax());
     }
 
     @Test

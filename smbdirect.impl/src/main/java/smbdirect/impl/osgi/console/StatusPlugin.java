@@ -2,12 +2,17 @@ package smbdirect.impl.osgi.console;
 
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.io.Writer;
+import java.net.URL;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.SecureRandom;
-import java.time.Instant;
+import java.util.Arrays;
 import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -28,26 +33,30 @@ import org.slf4j.LoggerFactory;
 import smbdirect.api.CloseReason;
 import smbdirect.api.SmbDirectConnection;
 import smbdirect.api.SmbDirectTransport;
-import smbdirect.api.dto.ConnectionDTO;
-import smbdirect.api.dto.ListenerDTO;
-import smbdirect.api.dto.ProviderDTO;
-import smbdirect.api.dto.SettingsDTO;
 import smbdirect.api.dto.TransportDTO;
 import smbdirect.impl.osgi.ConnectionControl;
 import smbdirect.impl.osgi.health.TransportHealth;
-import smbdirect.impl.osgi.shell.DtoText;
+import smbdirect.impl.osgi.monitor.TransportMonitor;
 import smbdirect.impl.osgi.shell.TestConnections;
 
 /**
- * Web Console page "SMB Direct" (label {@value #LABEL}): health, providers, listeners, live and
- * recently closed connections with role, state, negotiated sizes, credits both ways, counters and
- * close reasons, and the settings in force. Two actions, both POST with a per-instance token:
- * open a test connection to the first open listener, close any live connection (its upper layer
- * is told LOCAL_CLOSE "closed by operator (Web Console)").
+ * Web Console page "SMB Direct" (label {@value #LABEL}) an operator keeps open: health, providers
+ * with their capabilities and live charts, listeners, live connections (a compact row each, every
+ * variable and counter and per-connection charts on demand), recently closed connections with their
+ * close reasons, and the settings in force, with units. The page draws itself from
+ * {@code /system/console/smbdirect.json} (also for monitoring scripts: the runtime DTO, the health
+ * evaluation and the {@link TransportMonitor}'s history) and refreshes in place every few seconds;
+ * its script, style sheet and Chart.js (from the WebJar, MIT licence) are served under
+ * {@code /system/console/smbdirect/res/}. Two actions, both POST with a per-instance token: open a
+ * test connection to the first open listener, close any live connection (its upper layer is told
+ * LOCAL_CLOSE "closed by operator (Web Console)").
  *
- * <p>Thread-safe: requests are served concurrently; the only state is the immutable token and
- * the health evaluator (synchronized). A delayed component: its class (and javax.servlet) is only
- * loaded once a Web Console asks for the plugin.
+ * <p>Works the same in the Felix Web Console 5 (legacy plugin support) and Karaf's Web Console: a
+ * plain javax servlet whose non-HTML requests (.json, resources) the consoles pass through
+ * undecorated.
+ *
+ * <p>Thread-safe: requests are served concurrently; the only state is the immutable token. A
+ * delayed component: its class (and javax.servlet) is only loaded once a Web Console asks for it.
  */
 @Component(service = Servlet.class, property = {
         "felix.webconsole.label=" + StatusPlugin.LABEL,
@@ -57,6 +66,16 @@ import smbdirect.impl.osgi.shell.TestConnections;
 public class StatusPlugin extends HttpServlet {
 
     static final String LABEL = "smbdirect";
+    /** Chart.js in this bundle, at its WebJar path (org.webjars.npm:chart.js). */
+    static final String CHART_JS = "/META-INF/resources/webjars/chart.js/4.4.1/";
+    /** The resources the page serves under res/ (nothing else), by their paths in this bundle. */
+    static final Map<String, String> SERVED = Map.of(
+            "status.js", "/smbdirect-console/status.js",
+            "status.css", "/smbdirect-console/status.css",
+            "chart.umd.js", CHART_JS + "dist/chart.umd.js",
+            "chart.js-LICENSE.md", CHART_JS + "LICENSE.md");
+    /** Refresh period of the page. */
+    static final int REFRESH_MILLIS = 2000;
 
     private static final long serialVersionUID = 1L;
     private static final Logger LOG = LoggerFactory.getLogger(StatusPlugin.class);
@@ -67,13 +86,15 @@ public class StatusPlugin extends HttpServlet {
             "closed by operator (Web Console)");
 
     private final String token = newToken();
-    private final transient TransportHealth health = new TransportHealth();
 
     @Reference
     private transient SmbDirectTransport transport;
 
     @Reference
     private transient TestConnections testConnections;
+
+    @Reference
+    private transient TransportMonitor monitor;
 
     @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC)
     private transient volatile ConnectionControl connectionControl;
@@ -84,23 +105,104 @@ public class StatusPlugin extends HttpServlet {
         return HexFormat.of().formatHex(b);
     }
 
+    /**
+     * The page's static resources, found by the Web Console ({@code getResource(String)} of a plugin):
+     * {@code /smbdirect/res/NAME} for the names in {@link #SERVED}.
+     */
+    public URL getResource(String path) {
+        String prefix = "/" + LABEL + "/res/";
+        if (path == null || !path.startsWith(prefix)) {
+            return null;
+        }
+        String resource = SERVED.get(path.substring(prefix.length()));
+        return resource == null ? null : StatusPlugin.class.getResource(resource);
+    }
+
     @Override
     protected void doGet(HttpServletRequest request, HttpServletResponse response) throws IOException {
+        String path = request.getPathInfo() == null ? "" : request.getPathInfo();
+        if (path.endsWith(".json")) {
+            json(request, response);
+            return;
+        }
         response.setContentType("text/html");
         response.setCharacterEncoding("UTF-8");
-        PrintWriter w = response.getWriter();
-        TransportDTO dto = transport.getTransportDTO();
+        page(request, response.getWriter());
+    }
+
+    private void json(HttpServletRequest request, HttpServletResponse response) throws IOException {
+        response.setContentType("application/json");
+        response.setCharacterEncoding("UTF-8");
+        response.setHeader("Cache-Control", "no-store");
+        String[] asked = request.getParameterValues("connection");
+        StringWriter out = new StringWriter();
+        writeJson(out, asked == null ? List.of() : Arrays.asList(asked));
+        response.getWriter().write(out.toString());
+    }
+
+    /** The JSON of the page and of smbdirect.json, with the histories of the connections {@code keys}. */
+    void writeJson(Writer out, List<String> keys) throws IOException {
+        TransportDTO dto = transport.getTransportDTO(); // fresh: what was just done shows at once
+        TransportHealth.Report health = TransportHealth.evaluate(dto, monitor);
+        StatusJson.write(out, System.currentTimeMillis(), dto, health, monitor.latestOfConnections(),
+                monitor.providerHistory(), monitor.connectionHistory(keys));
+    }
+
+    private void page(HttpServletRequest request, PrintWriter w) throws IOException {
+        Object root = request.getAttribute("felix.webconsole.appRoot");
+        String app = root instanceof String s ? s : request.getContextPath() + request.getServletPath();
+        String self = app + "/" + LABEL;
         String message = request.getParameter("message");
+        w.append("<link rel='stylesheet' href='").append(esc(self)).append("/res/status.css'>");
+        w.append("<div id='smbd' data-json='").append(esc(self)).append(".json' data-action='").append(esc(self))
+                .append("' data-token='").append(token).append("' data-refresh='").append(Integer.toString(REFRESH_MILLIS))
+                .append("' data-window='").append(Long.toString(TransportMonitor.SAMPLES * TransportMonitor.INTERVAL_MILLIS / 1000))
+                .append("'>");
         if (message != null && !message.isEmpty()) {
-            w.append("<p id='smbd-message' class='statline ui-state-highlight'>").append(esc(message)).append("</p>");
+            w.append("<p id='smbd-message' class='smbd-message'>").append(esc(message)).append("</p>");
         }
-        health(w, dto);
-        actions(w);
-        providers(w, dto);
-        listeners(w, dto);
-        connections(w, dto);
-        closed(w, dto);
-        settings(w, dto.settings);
+        w.append("<div class='smbd-bar'><span id='smbd-status' class='smbd-badge'>…</span>")
+                .append("<span id='smbd-summary' class='smbd-summary'></span>")
+                .append("<span class='smbd-spacer'></span>")
+                .append("<label class='smbd-live'><input type='checkbox' id='smbd-live' checked> refresh every ")
+                .append(Integer.toString(REFRESH_MILLIS / 1000)).append(" s</label>")
+                .append("<span id='smbd-updated' class='smbd-updated'></span>")
+                .append("<form method='post' id='smbd-connect-form' action='").append(esc(self)).append("'>")
+                .append("<input type='hidden' name='token' value='").append(token).append("'>")
+                .append("<input type='hidden' name='action' value='connect'>")
+                .append("<button type='submit' id='smbd-connect' title='connects to the first open listener with the"
+                        + " settings in force; the connection stays open until closed here'>Open test connection</button>")
+                .append("</form></div>");
+        w.append("<ul id='smbd-health' class='smbd-health'></ul>");
+        w.append("<h2 class='smbd-h'>Providers</h2><div id='smbd-providers' class='smbd-providers'></div>");
+        w.append("<h2 class='smbd-h'>Listeners</h2><table id='smbd-listeners' class='smbd-table'><thead><tr>");
+        head(w, "Name", "Address", "Provider", "State", "Requests", "Accepted", "Refused", "Negotiation failures",
+                "Negotiating", "Live", "Detail");
+        w.append("</tr></thead><tbody></tbody></table>");
+        w.append("<h2 class='smbd-h'>Connections <span id='smbd-connection-count' class='smbd-count'></span></h2>")
+                .append("<table id='smbd-connections' class='smbd-table'><thead><tr>");
+        head(w, "", "Id", "Role", "State", "Provider", "Peer", "Out", "In", "Messages out / in", "Credits held / granted",
+                "Credit stalls", "");
+        w.append("</tr></thead><tbody></tbody></table>");
+        w.append("<h2 class='smbd-h'>Recently closed</h2><table id='smbd-closed' class='smbd-table'><thead><tr>");
+        head(w, "Id", "Role", "Provider", "Peer", "Closed", "Close reason", "Messages out / in", "Credit stalls");
+        w.append("</tr></thead><tbody></tbody></table><p id='smbd-failures' class='smbd-note'></p>");
+        w.append("<h2 class='smbd-h'>Settings in force <span class='smbd-count'>configuration smbdirect.transport</span>")
+                .append("</h2><table id='smbd-settings' class='smbd-table smbd-settings'><tbody></tbody></table>");
+        w.append("<p class='smbd-note'>The same data for scripts: <a href='").append(esc(self)).append(".json'>")
+                .append(esc(self)).append(".json</a> (the runtime DTO, health and the last ")
+                .append(Long.toString(TransportMonitor.SAMPLES * TransportMonitor.INTERVAL_MILLIS / 60_000))
+                .append(" minutes per provider; add <code>?connection=PROVIDER/ID</code> for a connection's).")
+                .append(" Charts: Chart.js 4.4.1 (<a href='").append(esc(self)).append("/res/chart.js-LICENSE.md'>MIT</a>).</p>");
+        w.append("<noscript><p>This page draws itself with JavaScript; the same data: smbdirect.json</p></noscript>");
+        w.append("</div>");
+        StringWriter json = new StringWriter();
+        writeJson(json, List.of());
+        // inside a script element: no "</script" can occur once every '<' is escaped (JSON allows \u003c)
+        w.append("<script type='application/json' id='smbd-initial'>")
+                .append(json.toString().replace("<", "\\u003c")).append("</script>");
+        w.append("<script src='").append(esc(self)).append("/res/chart.umd.js'></script>");
+        w.append("<script src='").append(esc(self)).append("/res/status.js'></script>");
     }
 
     @Override
@@ -180,145 +282,9 @@ public class StatusPlugin extends HttpServlet {
         return host != null && (origin.equals("http://" + host) || origin.equals("https://" + host));
     }
 
-    private void health(PrintWriter w, TransportDTO dto) {
-        TransportHealth.Report r = health.evaluate(dto);
-        section(w, "Health: " + r.status());
-        w.append("<table class='nicetable' id='smbd-health'><tbody>");
-        for (String f : r.findings()) {
-            w.append("<tr><td>").append(esc(f)).append("</td></tr>");
-        }
-        w.append("</tbody></table>");
-    }
-
-    private void actions(PrintWriter w) {
-        w.append("<form method='post' id='smbd-connect-form' style='margin:1em 0'>")
-                .append("<input type='hidden' name='token' value='").append(token).append("'>")
-                .append("<input type='hidden' name='action' value='connect'>")
-                .append("<button type='submit' id='smbd-connect'>Open test connection</button>")
-                .append(" <span>connects to the first open listener with the settings in force; the connection")
-                .append(" stays open until closed here</span></form>");
-    }
-
-    private void providers(PrintWriter w, TransportDTO dto) {
-        section(w, "Providers");
-        w.append("<table class='nicetable' id='smbd-providers'><thead><tr>");
-        head(w, "Name", "Type", "Ranking", "Selected", "Connections", "Listeners", "Capabilities");
-        w.append("</tr></thead><tbody>");
-        for (ProviderDTO p : DtoText.list(dto.providers)) {
-            w.append("<tr>");
-            cells(w, p.name, p.transportType, p.ranking, p.selected ? "yes" : "no", p.connections, p.listeners,
-                    p.capabilities);
-            w.append("</tr>");
-        }
-        w.append("</tbody></table>");
-    }
-
-    private void listeners(PrintWriter w, TransportDTO dto) {
-        section(w, "Listeners");
-        w.append("<table class='nicetable' id='smbd-listeners'><thead><tr>");
-        head(w, "Name", "Address", "Provider", "State", "Detail", "Requests", "Accepted", "Refused",
-                "Negotiation failures", "Negotiating", "Connections");
-        w.append("</tr></thead><tbody>");
-        for (ListenerDTO l : DtoText.list(dto.listeners)) {
-            w.append("<tr>");
-            cells(w, l.name, l.address, l.provider, l.state, l.stateDetail, l.connectRequests, l.accepted, l.refused,
-                    l.negotiationFailures, l.negotiating, l.connections);
-            w.append("</tr>");
-        }
-        w.append("</tbody></table>");
-    }
-
-    private void connections(PrintWriter w, TransportDTO dto) {
-        section(w, "Connections");
-        w.append("<table class='nicetable' id='smbd-connections'><thead><tr>");
-        head(w, "Id", "Role", "State", "Provider", "Local", "Peer", "maxSendSize", "maxReceiveSize",
-                "maxFragmentedSendSize", "maxFragmentedRecvSize", "maxReadWriteSize", "sendCredits",
-                "sendCreditTarget", "receiveCredits", "peerCredits", "receiveCreditTarget", "receiveCreditMax",
-                "Messages out/in", "Bytes out/in", "Fragments out/in", "Keepalives out/in", "Credit stalls", "");
-        w.append("</tr></thead><tbody>");
-        for (ConnectionDTO c : DtoText.list(dto.connections)) {
-            w.append("<tr data-connection-id='").append(Long.toString(c.id)).append("'>");
-            cells(w, c.id, c.role, c.state, c.provider, c.localAddress, c.peerAddress, c.maxSendSize, c.maxReceiveSize,
-                    c.maxFragmentedSendSize, c.maxFragmentedRecvSize, c.maxReadWriteSize, c.sendCredits,
-                    c.sendCreditTarget, c.receiveCredits, c.peerCredits, c.receiveCreditTarget);
-            w.append("<td class='receiveCreditMax'>").append(Integer.toString(c.receiveCreditMax)).append("</td>");
-            cells(w, c.messagesSent + " / " + c.messagesReceived, c.bytesSent + " / " + c.bytesReceived,
-                    c.fragmentsSent + " / " + c.fragmentsReceived, c.keepalivesSent + " / " + c.keepalivesReceived,
-                    c.creditStalls);
-            w.append("<td>");
-            if (connectionControl != null || testConnections.owns(c.id)) {
-                w.append("<form method='post' style='display:inline'>")
-                        .append("<input type='hidden' name='token' value='").append(token).append("'>")
-                        .append("<input type='hidden' name='action' value='close'>")
-                        .append("<input type='hidden' name='id' value='").append(Long.toString(c.id)).append("'>")
-                        .append("<input type='hidden' name='provider' value='").append(esc(String.valueOf(c.provider)))
-                        .append("'>")
-                        .append("<button type='submit' class='smbd-close'>Close</button></form>");
-            }
-            w.append("</td></tr>");
-        }
-        w.append("</tbody></table>");
-    }
-
-    private void closed(PrintWriter w, TransportDTO dto) {
-        section(w, "Recently closed");
-        w.append("<table class='nicetable' id='smbd-closed'><thead><tr>");
-        head(w, "Id", "Role", "Peer", "Closed", "Close reason", "Messages out/in", "Credit stalls");
-        w.append("</tr></thead><tbody>");
-        for (ConnectionDTO c : DtoText.list(dto.recentlyClosed)) {
-            w.append("<tr>");
-            cells(w, c.id, c.role, c.peerAddress, c.closedMillis == 0 ? "" : Instant.ofEpochMilli(c.closedMillis),
-                    c.closeReason, c.messagesSent + " / " + c.messagesReceived, c.creditStalls);
-            w.append("</tr>");
-        }
-        w.append("</tbody></table>");
-        w.append("<p>Negotiation failures since start: ").append(Long.toString(dto.negotiationFailures));
-        if (dto.lastNegotiationFailure != null) {
-            w.append(", last: ").append(esc(dto.lastNegotiationFailure));
-        }
-        w.append("</p>");
-    }
-
-    private void settings(PrintWriter w, SettingsDTO s) {
-        section(w, "Settings in force (configuration smbdirect.transport)");
-        if (s == null) {
-            w.append("<p>(not reported)</p>");
-            return;
-        }
-        w.append("<table class='nicetable' id='smbd-settings'><tbody>");
-        setting(w, "receiveCreditMax", s.receiveCreditMax);
-        setting(w, "sendCreditTarget", s.sendCreditTarget);
-        setting(w, "maxSendSize", s.maxSendSize);
-        setting(w, "maxReceiveSize", s.maxReceiveSize);
-        setting(w, "maxFragmentedRecvSize", s.maxFragmentedRecvSize);
-        setting(w, "maxReadWriteSize", s.maxReadWriteSize);
-        setting(w, "keepaliveInterval (ms)", s.keepaliveIntervalMillis);
-        setting(w, "keepaliveResponseTimeout (ms)", s.keepaliveResponseTimeoutMillis);
-        setting(w, "activeNegotiationTimeout (ms)", s.activeNegotiationTimeoutMillis);
-        setting(w, "passiveNegotiationTimeout (ms)", s.passiveNegotiationTimeoutMillis);
-        setting(w, "creditGrantTimeout (ms)", s.creditGrantTimeoutMillis);
-        setting(w, "creditRefillFraction", s.creditRefillFraction);
-        w.append("</tbody></table>");
-    }
-
-    private static void setting(PrintWriter w, String name, Object value) {
-        w.append("<tr><td>").append(esc(name)).append("</td><td class='").append(name.split(" ")[0]).append("'>")
-                .append(esc(String.valueOf(value))).append("</td></tr>");
-    }
-
-    private static void section(PrintWriter w, String title) {
-        w.append("<h2 style='margin-top:1em'>").append(esc(title)).append("</h2>");
-    }
-
     private static void head(PrintWriter w, String... names) {
         for (String n : names) {
             w.append("<th>").append(esc(n)).append("</th>");
-        }
-    }
-
-    private static void cells(PrintWriter w, Object... values) {
-        for (Object v : values) {
-            w.append("<td>").append(esc(v == null ? "" : String.valueOf(v))).append("</td>");
         }
     }
 

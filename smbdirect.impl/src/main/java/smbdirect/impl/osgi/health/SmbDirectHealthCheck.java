@@ -7,11 +7,13 @@ import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
 
 import smbdirect.api.SmbDirectTransport;
+import smbdirect.impl.osgi.monitor.TransportMonitor;
 
 /**
  * The Felix Health Check "SMB Direct transport" (tag {@code smbdirect}): provider presence,
- * listener state, credit starvation and recent negotiation failures, from the transport's
- * runtime DTO. Only active where the Health Check API is installed (optional import).
+ * listener state, credit starvation (sustained for 5 s) and negotiation failures in the last five
+ * minutes, from the transport's runtime DTO and its {@link TransportMonitor}. Only active where the
+ * Health Check API is installed (optional import).
  *
  * <p>Thread-safe.
  */
@@ -21,14 +23,15 @@ import smbdirect.api.SmbDirectTransport;
 })
 public class SmbDirectHealthCheck implements HealthCheck {
 
-    private final TransportHealth health = new TransportHealth();
-
     @Reference
     private SmbDirectTransport transport;
 
+    @Reference
+    private TransportMonitor monitor;
+
     @Override
     public Result execute() {
-        TransportHealth.Report report = health.evaluate(transport.getTransportDTO());
+        TransportHealth.Report report = TransportHealth.evaluate(transport.getTransportDTO(), monitor);
         FormattingResultLog log = new FormattingResultLog();
         for (String finding : report.findings()) {
             if (finding.startsWith("CRITICAL ")) {

@@ -3,11 +3,13 @@ package smbdirect.impl.osgi.health;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.function.Predicate;
 
 import smbdirect.api.dto.ConnectionDTO;
 import smbdirect.api.dto.ListenerDTO;
 import smbdirect.api.dto.ProviderDTO;
 import smbdirect.api.dto.TransportDTO;
+import smbdirect.impl.osgi.monitor.TransportMonitor;
 
 /**
  * Evaluates a {@link TransportDTO}: CRITICAL without a selected RDMA provider or with a FAILED
@@ -39,6 +41,32 @@ public final class TransportHealth {
 
     /** Evaluates {@code dto}; negotiation failures count as recent when they grew since the last call. */
     public synchronized Report evaluate(TransportDTO dto) {
+        long failures = dto.negotiationFailures;
+        long recent = lastNegotiationFailures >= 0 ? Math.max(0, failures - lastNegotiationFailures) : 0;
+        lastNegotiationFailures = failures;
+        return evaluate(dto, recent, "since the last check", c -> true, "");
+    }
+
+    /**
+     * Evaluates {@code dto} over the {@code monitor}'s window: negotiation failures in the last five
+     * minutes, connections starved of Send Credits for {@value TransportMonitor#STARVED_MILLIS} ms or
+     * more (a moment without credits under full load is no starvation).
+     */
+    public static Report evaluate(TransportDTO dto, TransportMonitor monitor) {
+        return evaluate(dto, monitor.negotiationFailuresInWindow(), "in the last "
+                + TransportMonitor.SAMPLES * TransportMonitor.INTERVAL_MILLIS / 60_000 + " minutes",
+                c -> monitor.starvedFor(c, TransportMonitor.STARVED_MILLIS),
+                " for " + TransportMonitor.STARVED_MILLIS / 1000 + " s or more");
+    }
+
+    /**
+     * Evaluates {@code dto} with {@code recentFailures} negotiation failures counted as recent (for
+     * callers that know the count over a time window, {@code since} says which: "in the last 5
+     * minutes"), and the connections {@code starved} selects reported as starved of Send Credits
+     * ({@code starvedFor} says for how long, e.g. " for 5 s or more"; empty: now). Stateless.
+     */
+    public static Report evaluate(TransportDTO dto, long recentFailures, String since,
+            Predicate<ConnectionDTO> starved, String starvedFor) {
         List<String> findings = new ArrayList<>();
         Status status = Status.OK;
 
@@ -77,32 +105,31 @@ public final class TransportHealth {
         }
         findings.add("OK " + open + " listener(s) open");
 
-        int starved = 0;
+        int starvedCount = 0;
         long stalls = 0;
         if (dto.connections != null) {
             for (ConnectionDTO c : dto.connections) {
                 stalls += c.creditStalls;
-                if ("ESTABLISHED".equals(c.state) && c.sendCredits == 0 && c.sendQueueDepth > 0) {
-                    starved++;
+                if (TransportMonitor.starvedNow(c) && starved.test(c)) {
+                    starvedCount++;
                     status = worse(status, Status.WARN);
-                    findings.add("WARN connection " + c.id + " to " + c.peerAddress + " has no Send Credits and "
-                            + c.sendQueueDepth + " message(s) queued (peer grants none)");
+                    findings.add("WARN connection " + c.id + " to " + c.peerAddress + " has had no Send Credits"
+                            + starvedFor + " with " + c.sendQueueDepth + " message(s) queued (peer grants none)");
                 }
             }
         }
         findings.add("OK " + (dto.connections == null ? 0 : dto.connections.length) + " connection(s), "
-                + starved + " starved, " + stalls + " credit stall(s) in total");
+                + starvedCount + " starved, " + stalls + " credit stall(s) in total");
 
         long failures = dto.negotiationFailures;
-        if (lastNegotiationFailures >= 0 && failures > lastNegotiationFailures) {
+        if (recentFailures > 0) {
             status = worse(status, Status.WARN);
-            findings.add("WARN " + (failures - lastNegotiationFailures) + " negotiation failure(s) since the last check;"
-                    + " last: " + dto.lastNegotiationFailure);
+            findings.add("WARN " + recentFailures + " negotiation failure(s) " + since + "; last: "
+                    + dto.lastNegotiationFailure);
         } else if (failures > 0) {
             findings.add("OK " + failures + " negotiation failure(s) since start, none recent; last: "
                     + dto.lastNegotiationFailure);
         }
-        lastNegotiationFailures = failures;
         return new Report(status, findings);
     }
 

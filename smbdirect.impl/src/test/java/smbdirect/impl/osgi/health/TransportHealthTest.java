@@ -69,7 +69,7 @@ class TransportHealthTest {
         dto.connections = new ConnectionDTO[] {c};
         TransportHealth.Report r = new TransportHealth().evaluate(dto);
         assertEquals(TransportHealth.Status.WARN, r.status());
-        assertTrue(r.findings().stream().anyMatch(f -> f.startsWith("WARN connection 7 to 10.0.0.2:445 has no Send Credits")),
+        assertTrue(r.findings().stream().anyMatch(f -> f.startsWith("WARN connection 7 to 10.0.0.2:445 has had no Send Credits with 3 message(s) queued")),
                 r.findings().toString());
         c.sendCredits = 1;
         assertEquals(TransportHealth.Status.OK, new TransportHealth().evaluate(dto).status());

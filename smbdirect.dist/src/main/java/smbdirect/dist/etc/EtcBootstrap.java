@@ -1,0 +1,247 @@
+package smbdirect.dist.etc;
+
+import java.io.IOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.osgi.framework.Bundle;
+import org.osgi.framework.BundleActivator;
+import org.osgi.framework.BundleContext;
+import org.osgi.framework.InvalidSyntaxException;
+import org.osgi.framework.ServiceReference;
+import org.osgi.framework.ServiceRegistration;
+import org.osgi.service.cm.Configuration;
+import org.osgi.service.cm.ConfigurationAdmin;
+import org.osgi.service.metatype.AttributeDefinition;
+import org.osgi.service.metatype.MetaTypeInformation;
+import org.osgi.service.metatype.MetaTypeService;
+import org.osgi.service.metatype.ObjectClassDefinition;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import smbdirect.dist.LogBridge;
+import smbdirect.dist.PerfAcceptHandler;
+
+/**
+ * Prepares {@code etc/} when smbdirect.dist starts (start level 4: after Config Admin and Metatype,
+ * before FileInstall reads {@code etc/} and before Declarative Services and the Web Console start):
+ *
+ * <ol>
+ * <li>configurations whose file under {@code etc/} was deleted while the runtime was stopped are
+ * deleted (FileInstall only notices deletions while it runs);
+ * <li>at the first start (recorded in this bundle's data area under {@code data/}) the defaults the
+ * runtime uses are written as files: {@code smbdirect.transport.cfg} with the Metatype defaults of
+ * every attribute, and {@code smbdirect.listener-default.cfg}, the default listener (unless
+ * {@code -Dsmbdirect.defaultListener=false}, or a listener file exists already);
+ * <li>when no Web Console password is configured (no file, or the Felix default), a random one is
+ * generated and only its hash stored in {@code etc/}; the {@link ConsoleCredentials} service hands
+ * the password to the banner once.
+ * </ol>
+ * It also bridges the OSGi log to SLF4J ({@link LogBridge}) so that FileInstall's and SCR's
+ * messages reach the runtime's log.
+ */
+public class EtcBootstrap implements BundleActivator {
+
+    static final String TRANSPORT_PID = "smbdirect.transport";
+    static final String LISTENER_FACTORY_PID = "smbdirect.listener";
+    static final String DEFAULT_LISTENER = "default";
+    static final String DEFAULT_LISTENER_ENABLED = "smbdirect.defaultListener";
+    static final String DEFAULT_LISTENER_ADDRESS = "smbdirect.defaultListener.address";
+    static final String DEFAULT_LISTENER_PORT = "smbdirect.defaultListener.port";
+    /** The accept handler of the default listener. */
+    static final String PERF_HANDLER_FILTER = "(" + PerfAcceptHandler.NAME_PROPERTY + "=" + PerfAcceptHandler.NAME + ")";
+    static final String FIRST_START_MARKER = "etc-defaults-written";
+
+    private static final Logger LOG = LoggerFactory.getLogger(EtcBootstrap.class);
+
+    private LogBridge logBridge;
+    private ServiceRegistration<ConsoleCredentials> credentials;
+
+    @Override
+    public void start(BundleContext context) throws IOException, InvalidSyntaxException {
+        logBridge = LogBridge.open(context);
+        Path etc = Etc.directory(context);
+        Files.createDirectories(etc);
+        ConfigurationAdmin cm = service(context, ConfigurationAdmin.class);
+        if (cm != null) {
+            removeConfigurationsOfDeletedFiles(context, cm);
+        } else {
+            LOG.warn("Config Admin is not running: configurations of files deleted while stopped are not removed");
+        }
+        java.io.File marker = context.getDataFile(FIRST_START_MARKER);
+        if (marker != null && !marker.exists()) {
+            writeTransportDefaults(context, etc);
+            writeDefaultListener(context, etc);
+            Files.writeString(marker.toPath(), "the default configuration files were written to " + etc + "\n");
+        }
+        credentials = context.registerService(ConsoleCredentials.class, consoleCredentials(context, etc), null);
+    }
+
+    @Override
+    public void stop(BundleContext context) {
+        if (credentials != null) {
+            credentials.unregister();
+        }
+        if (logBridge != null) {
+            logBridge.close();
+        }
+    }
+
+    static void removeConfigurationsOfDeletedFiles(BundleContext context, ConfigurationAdmin cm)
+            throws IOException, InvalidSyntaxException {
+        Configuration[] all = cm.listConfigurations("(" + ConfigFile.FILENAME + "=*)");
+        if (all == null) {
+            return;
+        }
+        for (Configuration c : all) {
+            Object uri = c.getProperties() == null ? null : c.getProperties().get(ConfigFile.FILENAME);
+            if (!(uri instanceof String s)) {
+                continue;
+            }
+            Path file;
+            try {
+                file = ConfigFile.fromUri(s);
+            } catch (IllegalArgumentException e) {
+                continue;
+            }
+            if (!Files.exists(file)) {
+                LOG.info("Configuration {} removed: its file {} was deleted while the runtime was stopped", c.getPid(),
+                        Etc.describe(context, file));
+                c.delete();
+            }
+        }
+    }
+
+    /** etc/smbdirect.transport.cfg with the Metatype default of every attribute, unless it exists. */
+    static void writeTransportDefaults(BundleContext context, Path etc) throws IOException {
+        Path file = etc.resolve(TRANSPORT_PID + ".cfg");
+        if (Files.exists(file)) {
+            return;
+        }
+        MetaTypeService metaType = service(context, MetaTypeService.class);
+        ObjectClassDefinition ocd = metaType == null ? null : find(context, metaType, TRANSPORT_PID);
+        if (ocd == null) {
+            LOG.warn("No Metatype for {}: {} not written (the transport runs with its built-in defaults)",
+                    TRANSPORT_PID, Etc.describe(context, file));
+            return;
+        }
+        Map<String, Object> values = new LinkedHashMap<>();
+        Map<String, List<String>> comments = new LinkedHashMap<>();
+        for (AttributeDefinition ad : ocd.getAttributeDefinitions(ObjectClassDefinition.ALL)) {
+            String[] d = ad.getDefaultValue();
+            if (d == null || d.length == 0) {
+                continue;
+            }
+            values.put(ad.getID(), d[0]);
+            List<String> comment = new ArrayList<>(List.of("", ad.getName() + ":"));
+            comment.addAll(wrap(ad.getDescription() == null ? "" : ad.getDescription(), 96));
+            comments.put(ad.getID(), comment);
+        }
+        ConfigFile.write(file, values, List.of(
+                ocd.getName() + " (PID " + TRANSPORT_PID + "): the defaults in force, written at the first start.",
+                "Edit a value here (applied within a second) or in the Web Console (Configuration > " + ocd.getName() + ").",
+                "A bad value is refused with a log line naming it; the last good settings stay in force."),
+                comments, false);
+        LOG.info("First start: the transport defaults written to {}", Etc.describe(context, file));
+    }
+
+    /** etc/smbdirect.listener-default.cfg, unless disabled or a listener file exists. */
+    static void writeDefaultListener(BundleContext context, Path etc) throws IOException {
+        if ("false".equalsIgnoreCase(context.getProperty(DEFAULT_LISTENER_ENABLED))) {
+            LOG.info("Default listener disabled by {}=false", DEFAULT_LISTENER_ENABLED);
+            return;
+        }
+        try (DirectoryStream<Path> listeners = Files.newDirectoryStream(etc, LISTENER_FACTORY_PID + "-*.cfg")) {
+            if (listeners.iterator().hasNext()) {
+                return;
+            }
+        }
+        String address = property(context, DEFAULT_LISTENER_ADDRESS, "10.0.0.1");
+        String port = property(context, DEFAULT_LISTENER_PORT, "445");
+        Map<String, Object> values = new LinkedHashMap<>();
+        values.put("name", DEFAULT_LISTENER);
+        values.put("bindAddress", address);
+        values.put("port", port);
+        values.put("acceptHandler.target", PERF_HANDLER_FILTER);
+        Path file = etc.resolve(LISTENER_FACTORY_PID + "-" + DEFAULT_LISTENER + ".cfg");
+        ConfigFile.write(file, values, List.of(
+                "The runtime's default listener (factory PID " + LISTENER_FACTORY_PID + ", name " + DEFAULT_LISTENER
+                        + "), written at the first start:",
+                "the embedded mock fabric's device address; connections go to the perf accept handler.",
+                "Delete this file to close the listener; add smbdirect.listener-NAME.cfg files for more."), false);
+        LOG.info("First start: the default listener ({}:{}) written to {}", address, port, Etc.describe(context, file));
+    }
+
+    /** Generates the Web Console password when none is configured; returns what the banner shows. */
+    static ConsoleCredentials consoleCredentials(BundleContext context, Path etc) throws IOException {
+        Path file = etc.resolve(ConsolePassword.PID + ".cfg");
+        Map<String, Object> values = Files.exists(file) ? ConfigFile.read(file) : new LinkedHashMap<>();
+        Object user = values.get("username");
+        String userName = user instanceof String s && !s.isBlank() ? s : "admin";
+        if (!ConsolePassword.isDefault(values.get("password"))) {
+            return new ConsoleCredentials(userName, Etc.describe(context, file), null);
+        }
+        ConsolePassword passwords = new ConsolePassword(new SecureRandom());
+        String password = passwords.generate();
+        values.put("username", userName);
+        values.put("password", passwords.hash(password));
+        ConfigFile.write(file, values, List.of(
+                "Felix Web Console (PID " + ConsolePassword.PID + ").",
+                "password holds the hash of a password generated at the first start ({sha-256}salt-iterations-hash).",
+                "Change it in the Web Console (Configuration > Apache Felix OSGi Management Console); to reset it,",
+                "stop the runtime, delete this file and start again: a new password is generated and printed once."),
+                true);
+        LOG.info("Generated a Web Console password for user {}; its hash is in {}", userName, Etc.describe(context, file));
+        return new ConsoleCredentials(userName, Etc.describe(context, file), password);
+    }
+
+    static List<String> wrap(String text, int width) {
+        List<String> lines = new ArrayList<>();
+        StringBuilder line = new StringBuilder();
+        for (String word : text.trim().split("\\s+")) {
+            if (line.length() > 0 && line.length() + 1 + word.length() > width) {
+                lines.add(line.toString());
+                line.setLength(0);
+            }
+            if (line.length() > 0) {
+                line.append(' ');
+            }
+            line.append(word);
+        }
+        if (line.length() > 0) {
+            lines.add(line.toString());
+        }
+        return lines;
+    }
+
+    private static ObjectClassDefinition find(BundleContext context, MetaTypeService metaType, String pid) {
+        for (Bundle b : context.getBundles()) {
+            MetaTypeInformation info = metaType.getMetaTypeInformation(b);
+            if (info == null) {
+                continue;
+            }
+            for (String p : info.getPids()) {
+                if (pid.equals(p)) {
+                    return info.getObjectClassDefinition(pid, null);
+                }
+            }
+        }
+        return null;
+    }
+
+    private static <S> S service(BundleContext context, Class<S> type) {
+        ServiceReference<S> ref = context.getServiceReference(type);
+        return ref == null ? null : context.getService(ref);
+    }
+
+    private static String property(BundleContext context, String key, String fallback) {
+        String value = context.getProperty(key);
+        return value == null || value.isBlank() ? fallback : value.trim();
+    }
+}

@@ -84,6 +84,11 @@ public final class RawPeer implements AutoCloseable {
         return b;
     }
 
+    /** Whether bytes wait to be read, without blocking. */
+    public boolean hasInput() throws IOException {
+        return in.available() > 0;
+    }
+
     /** Whether the provider closed the connection (EOF or reset) within the timeout; fails if data arrives. */
     public boolean closedByPeer() throws IOException {
         try {

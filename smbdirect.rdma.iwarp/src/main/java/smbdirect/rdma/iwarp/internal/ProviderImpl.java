@@ -223,15 +223,7 @@ public final class ProviderImpl {
 
     /** Takes one unit of the connection cap (a TCP connection); false when the cap is reached. */
     boolean tryOpenConnection() {
-        while (true) {
-            int n = connections.get();
-            if (n >= settings.maxConnections()) {
-                return false;
-            }
-            if (connections.compareAndSet(n, n + 1)) {
-                return true;
-            }
-        }
+        return tryTake(connections, settings.maxConnections());
     }
 
     void connectionClosed() {
@@ -243,12 +235,16 @@ public final class ProviderImpl {
      * complete); false when the cap is reached.
      */
     boolean tryOpenHandshake() {
+        return tryTake(handshakes, settings.maxPendingConnections());
+    }
+
+    private static boolean tryTake(AtomicInteger counter, int cap) {
         while (true) {
-            int n = handshakes.get();
-            if (n >= settings.maxPendingConnections()) {
+            int n = counter.get();
+            if (n >= cap) {
                 return false;
             }
-            if (handshakes.compareAndSet(n, n + 1)) {
+            if (counter.compareAndSet(n, n + 1)) {
                 return true;
             }
         }

@@ -66,8 +66,8 @@ class ListenSecurityTest {
                 RdmaException e = assertThrows(RdmaException.class, () -> provider.listen(denied, IGNORE),
                         denied.toString());
                 assertTrue(e.getMessage().contains("listenAddresses"), e.getMessage());
-                assertEquals(before, listeningPorts(), "a refused listen on " + denied + " left a port open");
             }
+            assertEquals(before, listeningPorts(), "a refused listen left a port open");
             assertEquals(0, provider.statistics().listeners());
 
             RdmaListener listener = provider.listen(new InetSocketAddress("127.0.0.1", port), IGNORE);

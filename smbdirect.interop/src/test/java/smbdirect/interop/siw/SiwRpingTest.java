@@ -31,7 +31,7 @@ import smbdirect.interop.rping.RpingOptions;
 import smbdirect.interop.rping.RpingReport;
 import smbdirect.interop.rping.RpingServer;
 import smbdirect.interop.vm.CapturedPdu;
-import smbdirect.interop.vm.LoopbackCapture;
+import smbdirect.interop.vm.CaptureReader;
 import smbdirect.interop.vm.SiwVm;
 import smbdirect.interop.vm.SiwVmAttempts;
 import smbdirect.interop.vm.SiwVmResult;
@@ -40,6 +40,7 @@ import smbdirect.interop.vm.SiwVmSpec;
 import smbdirect.rdma.iwarp.IwarpProvider;
 import smbdirect.rdma.iwarp.IwarpSettings;
 import smbdirect.rdma.iwarp.RtrMode;
+import smbdirect.rdma.tck.LoopbackCapture;
 
 /**
  * The software iWARP provider against Linux soft-iWARP (siw, Linux 6.1 in the QEMU VM), with
@@ -223,8 +224,8 @@ class SiwRpingTest {
                 }
                 Map<Case, Object> results = new LinkedHashMap<>();
                 SiwVmResult result;
-                LoopbackCapture capture = LoopbackCapture.start(logs.resolve("siw-rping.pcap"),
-                        List.copyOf(listenPorts.values()));
+                LoopbackCapture capture = LoopbackCapture.start(CaptureReader.tcpPorts(List.copyOf(listenPorts.values())),
+                        logs.resolve("siw-rping.pcap"));
                 try {
                     for (Case c : CASES) {
                         results.put(c, play(c, vmRun, provider.apply(c), listenPorts.get(c), servers.get(c)));
@@ -244,7 +245,7 @@ class SiwRpingTest {
                     outcomes.put(c.name(), new Outcome(c, listenPorts.get(c), r, guest, rc));
                 }
                 capture.decode(); // the full decode, kept next to the capture for people
-                return new Run(outcomes, result, capture.pdus(), capture.tcpEnds());
+                return new Run(outcomes, result, CaptureReader.pdus(capture), CaptureReader.tcpEnds(capture));
             }
         } finally {
             for (AutoCloseable s : servers.values()) {

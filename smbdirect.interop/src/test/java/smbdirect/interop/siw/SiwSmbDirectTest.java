@@ -44,7 +44,7 @@ import smbdirect.impl.engine.ExecutorScheduler;
 import smbdirect.impl.engine.SmbDirectEngine;
 import smbdirect.impl.engine.TransportSettings;
 import smbdirect.interop.vm.CapturedPdu;
-import smbdirect.interop.vm.LoopbackCapture;
+import smbdirect.interop.vm.CaptureReader;
 import smbdirect.interop.vm.SiwVm;
 import smbdirect.interop.vm.SiwVmAttempts;
 import smbdirect.interop.vm.SiwVmResult;
@@ -53,6 +53,7 @@ import smbdirect.interop.vm.SiwVmSpec;
 import smbdirect.interop.vm.TcpStream;
 import smbdirect.rdma.iwarp.IwarpProvider;
 import smbdirect.rdma.iwarp.IwarpSettings;
+import smbdirect.rdma.tck.LoopbackCapture;
 
 /**
  * Our SMB Direct engine over the software iWARP provider against Linux's SMB Direct in the siw VM
@@ -183,7 +184,7 @@ class SiwSmbDirectTest {
                     Ksmbd ksmbd;
                     Cifs cifs;
                     SiwVmResult result;
-                    LoopbackCapture capture = LoopbackCapture.start(pcap, List.of(ksmbdPort, ourPort));
+                    LoopbackCapture capture = LoopbackCapture.start(CaptureReader.tcpPorts(List.of(ksmbdPort, ourPort)), pcap);
                     try {
                         vmRun.awaitLine("KSMBD READY", STEP);
                         ksmbd = againstKsmbd(engine, ksmbdPort);
@@ -194,7 +195,7 @@ class SiwSmbDirectTest {
                         capture.close();
                     }
                     capture.decode(); // the full decode, kept next to the capture for people
-                    List<CapturedPdu> pdus = capture.pdus();
+                    List<CapturedPdu> pdus = CaptureReader.pdus(capture);
                     return new Run(ksmbd, cifs, result, pdus, stream(capture, pdus, ksmbdPort),
                             stream(capture, pdus, ourPort));
                 }
@@ -213,7 +214,7 @@ class SiwSmbDirectTest {
             throws Exception {
         int index = pdus.stream().filter(p -> p.dstPort() == serverPort).mapToInt(CapturedPdu::stream).findFirst()
                 .orElse(-1);
-        return index < 0 ? null : capture.stream(index);
+        return index < 0 ? null : CaptureReader.stream(capture, index);
     }
 
     /** What the client of {@code s} sent (the side that spoke first: the MPA Request). */

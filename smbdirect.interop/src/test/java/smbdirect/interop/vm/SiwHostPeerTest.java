@@ -19,6 +19,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import smbdirect.interop.rping.Rping;
+import smbdirect.rdma.tck.LoopbackCapture;
 
 /**
  * The path a host-side iWARP peer takes to Linux siw, end to end, with a peer known to work: the

@@ -91,7 +91,8 @@ public final class IwarpProvider implements RdmaProvider, AutoCloseable {
     /** A snapshot of the provider's counters. */
     public IwarpStatistics statistics() {
         return new IwarpStatistics(impl.openListeners(), impl.openEndpoints(), impl.openConnections(),
-                impl.pendingRequests(), impl.terminatesSent(), impl.terminatesReceived());
+                impl.pendingRequests(), impl.registrations(), impl.terminatesSent(), impl.terminatesReceived(),
+                impl.internalErrors());
     }
 
     @Override

@@ -35,6 +35,11 @@ import java.util.regex.Pattern;
  * @param receiveBufferSize SO_RCVBUF in bytes, 0 for the system default; else 4096 to 2^30
  * @param maxConnections TCP connections (connecting, handshaking and established) the provider
  *     holds at once; further accepted connections are closed and further connects refused. 1 to 1000000. Default 1024
+ * @param maxPendingConnections accepted TCP connections whose MPA Request is not complete yet that
+ *     the provider holds at once (each for at most {@code mpaRequestTimeoutMillis}); further accepted
+ *     connections are closed at once. A flood of connects or half-open handshakes thus takes at most
+ *     this share of {@code maxConnections}, and established connections and connects keep the rest.
+ *     1 to 1000000. Default 128
  * @param mpaRevision the MPA revision an initiator asks for: 2 (RFC 6581, with the IRD/ORD word,
  *     as Linux siw) or 1 (RFC 5044 only, for peers that speak nothing else). Default 2
  * @param peerToPeer the RTR frames an initiator offers (RFC 6581 §5). Default {@link RtrMode#NONE}
@@ -55,6 +60,7 @@ public record IwarpSettings(
         int sendBufferSize,
         int receiveBufferSize,
         int maxConnections,
+        int maxPendingConnections,
         int mpaRevision,
         RtrMode peerToPeer,
         int maxReadDepth,
@@ -85,6 +91,8 @@ public record IwarpSettings(
         require(receiveBufferSize == 0 || receiveBufferSize >= 4096 && receiveBufferSize <= 1 << 30,
                 "receiveBufferSize", receiveBufferSize, "0 (system default) or 4096..2^30");
         require(maxConnections >= 1 && maxConnections <= 1_000_000, "maxConnections", maxConnections, "1..1000000");
+        require(maxPendingConnections >= 1 && maxPendingConnections <= 1_000_000, "maxPendingConnections",
+                maxPendingConnections, "1..1000000");
         require(mpaRevision == 1 || mpaRevision == 2, "mpaRevision", mpaRevision, "1 or 2");
         require(peerToPeer == RtrMode.NONE || mpaRevision == 2, "peerToPeer", peerToPeer,
                 "NONE unless mpaRevision is 2 (RTR frames are negotiated in the RFC 6581 word)");
@@ -96,7 +104,7 @@ public record IwarpSettings(
     /** The defaults (also the Metatype defaults). */
     public static IwarpSettings defaults() {
         return new IwarpSettings(List.of("127.0.0.1:" + SMB_DIRECT_PORT), true, 1460, 2, 5000, 10000, true, 0, 0,
-                1024, 2, RtrMode.NONE, 16, 0);
+                1024, 128, 2, RtrMode.NONE, 16, 0);
     }
 
     public static Builder builder() {
@@ -199,6 +207,7 @@ public record IwarpSettings(
         private int sendBufferSize;
         private int receiveBufferSize;
         private int maxConnections;
+        private int maxPendingConnections;
         private int mpaRevision;
         private RtrMode peerToPeer;
         private int maxReadDepth;
@@ -215,6 +224,7 @@ public record IwarpSettings(
             sendBufferSize = s.sendBufferSize;
             receiveBufferSize = s.receiveBufferSize;
             maxConnections = s.maxConnections;
+            maxPendingConnections = s.maxPendingConnections;
             mpaRevision = s.mpaRevision;
             peerToPeer = s.peerToPeer;
             maxReadDepth = s.maxReadDepth;
@@ -276,6 +286,11 @@ public record IwarpSettings(
             return this;
         }
 
+        public Builder maxPendingConnections(int value) {
+            maxPendingConnections = value;
+            return this;
+        }
+
         public Builder mpaRevision(int value) {
             mpaRevision = value;
             return this;
@@ -298,17 +313,17 @@ public record IwarpSettings(
 
         public IwarpSettings build() {
             return new IwarpSettings(listenAddresses, crc, maxFpduSize, ioThreads, mpaRequestTimeoutMillis,
-                    mpaReplyTimeoutMillis, tcpNoDelay, sendBufferSize, receiveBufferSize, maxConnections, mpaRevision,
-                    peerToPeer, maxReadDepth, firstFpduDelayMillis);
+                    mpaReplyTimeoutMillis, tcpNoDelay, sendBufferSize, receiveBufferSize, maxConnections,
+                    maxPendingConnections, mpaRevision, peerToPeer, maxReadDepth, firstFpduDelayMillis);
         }
     }
 
     @Override
     public String toString() {
         return String.format(Locale.ROOT, "IwarpSettings[listen %s, crc %s, maxFpduSize %d, ioThreads %d, "
-                + "mpa timeouts %d/%d ms, tcpNoDelay %s, buffers %d/%d, maxConnections %d, MPA rev %d, p2p %s, "
-                + "maxReadDepth %d, first FPDU delay %d ms]", listenAddresses, crc, maxFpduSize, ioThreads, mpaRequestTimeoutMillis,
-                mpaReplyTimeoutMillis, tcpNoDelay, sendBufferSize, receiveBufferSize, maxConnections, mpaRevision,
-                peerToPeer, maxReadDepth, firstFpduDelayMillis);
+                + "mpa timeouts %d/%d ms, tcpNoDelay %s, buffers %d/%d, maxConnections %d, maxPendingConnections %d, "
+                + "MPA rev %d, p2p %s, maxReadDepth %d, first FPDU delay %d ms]", listenAddresses, crc, maxFpduSize,
+                ioThreads, mpaRequestTimeoutMillis, mpaReplyTimeoutMillis, tcpNoDelay, sendBufferSize, receiveBufferSize,
+                maxConnections, maxPendingConnections, mpaRevision, peerToPeer, maxReadDepth, firstFpduDelayMillis);
     }
 }

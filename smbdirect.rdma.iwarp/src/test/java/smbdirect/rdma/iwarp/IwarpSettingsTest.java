@@ -42,6 +42,7 @@ class IwarpSettingsTest {
         assertTrue(refusal(IwarpSettings.builder().sendBufferSize(100)).contains("sendBufferSize = 100"));
         assertTrue(refusal(IwarpSettings.builder().receiveBufferSize(-4)).contains("receiveBufferSize = -4"));
         assertTrue(refusal(IwarpSettings.builder().maxConnections(0)).contains("maxConnections = 0"));
+        assertTrue(refusal(IwarpSettings.builder().maxPendingConnections(0)).contains("maxPendingConnections = 0"));
         assertTrue(refusal(IwarpSettings.builder().mpaRevision(3)).contains("mpaRevision = 3"));
         assertTrue(refusal(IwarpSettings.builder().maxReadDepth(129)).contains("maxReadDepth = 129"));
         assertTrue(refusal(IwarpSettings.builder().firstFpduDelayMillis(10_001)).contains("firstFpduDelayMillis = 10001"));

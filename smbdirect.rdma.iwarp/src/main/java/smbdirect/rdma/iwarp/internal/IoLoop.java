@@ -11,6 +11,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 
@@ -43,9 +44,12 @@ final class IoLoop implements Runnable {
     /** Ready keys seen while only flushing cancelled keys: level-triggered, they are reported again. */
     private final Consumer<SelectionKey> ignore = key -> { };
     private final CountDownLatch stopped = new CountDownLatch(1);
+    /** Failures that reached this loop's catch-alls (shared by the provider's loops). */
+    private final AtomicLong internalErrors;
     private volatile boolean running = true;
 
-    IoLoop(String name) throws IOException {
+    IoLoop(String name, AtomicLong internalErrors) throws IOException {
+        this.internalErrors = internalErrors;
         selector = Selector.open();
         thread = new Thread(this, name);
         thread.setDaemon(true);
@@ -150,6 +154,7 @@ final class IoLoop implements Runnable {
             } catch (ClosedSelectorException e) {
                 break;
             } catch (Throwable t) {
+                internalErrors.incrementAndGet();
                 LOG.error("{}: unexpected failure in the I/O loop; continuing", name(), t);
             }
         }
@@ -191,7 +196,8 @@ final class IoLoop implements Runnable {
         }
     }
 
-    private static void crash(IoHandler handler, Throwable t) {
+    private void crash(IoHandler handler, Throwable t) {
+        internalErrors.incrementAndGet();
         try {
             handler.onCrash(t);
         } catch (Throwable again) {
@@ -208,6 +214,7 @@ final class IoLoop implements Runnable {
             try {
                 task.run();
             } catch (Throwable t) {
+                internalErrors.incrementAndGet();
                 LOG.error("{}: a task failed", name(), t);
             }
         }
@@ -253,6 +260,7 @@ final class IoLoop implements Runnable {
                 try {
                     d.action.run();
                 } catch (Throwable t) {
+                    internalErrors.incrementAndGet();
                     LOG.error("{}: a deadline action failed", name(), t);
                 }
             }

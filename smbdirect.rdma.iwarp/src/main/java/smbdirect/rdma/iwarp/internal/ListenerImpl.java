@@ -17,7 +17,7 @@ import smbdirect.api.rdma.RdmaListener;
  * A listening TCP socket on one {@link IoLoop}. Accepted connections are spread over the provider's
  * loops, each with a {@link PassiveSetup} that reads its MPA Request; complete Requests come back to
  * this listener's loop, so the handler's callbacks are never concurrent. Connections beyond the
- * provider's cap are closed at once.
+ * provider's connection cap, or beyond its cap on connections still in MPA setup, are closed at once.
  *
  * <p>Thread-safe: {@link #close()} may be called from any thread; after it returns no further
  * request is reported and the port is released.
@@ -68,12 +68,14 @@ final class ListenerImpl implements RdmaListener, IoHandler {
                 return;
             }
             if (!provider.tryOpenConnection()) {
-                refused++;
-                if (refused == 1 || refused % 1000 == 0) {
-                    LOG.warn("listener {}: connection refused, the provider holds maxConnections = {} connections"
-                            + " ({} refused so far)", local, provider.settings().maxConnections(), refused);
-                }
-                close(socket);
+                refuse(socket, "the provider holds maxConnections = " + provider.settings().maxConnections()
+                        + " connections");
+                continue;
+            }
+            if (!provider.tryOpenHandshake()) {
+                provider.connectionClosed();
+                refuse(socket, "maxPendingConnections = " + provider.settings().maxPendingConnections()
+                        + " accepted connections are still in MPA setup");
                 continue;
             }
             try {
@@ -87,8 +89,27 @@ final class ListenerImpl implements RdmaListener, IoHandler {
             } catch (IOException | RuntimeException e) {
                 LOG.debug("listener {}: setting up an accepted connection failed: {}", local, e.toString());
                 close(socket);
+                provider.handshakeEnded();
                 provider.connectionClosed();
             }
+        }
+    }
+
+    /** Closes an accepted connection beyond a cap; warns on the first and every 1000th. */
+    private void refuse(SocketChannel socket, String why) {
+        refused++;
+        if (refused == 1 || refused % 1000 == 0) {
+            LOG.warn("listener {}: connection from {} closed at once: {} ({} closed so far)", local, remote(socket), why,
+                    refused);
+        }
+        close(socket);
+    }
+
+    private static Object remote(SocketChannel socket) {
+        try {
+            return socket.getRemoteAddress();
+        } catch (IOException e) {
+            return "?";
         }
     }
 

@@ -46,6 +46,8 @@ final class PassiveSetup implements IoHandler, RdmaConnectRequest {
     private final Deadline timeout = new Deadline(this::onTimeout);
     private boolean headerRead;
     private boolean delivered;
+    /** This setup holds a unit of the provider's pending-connection cap (until the Request is complete or it ends). */
+    private boolean pending = true;
 
     // the Request, fixed once delivered
     private int flags;
@@ -74,6 +76,7 @@ final class PassiveSetup implements IoHandler, RdmaConnectRequest {
     /** I/O thread: starts reading the Request. */
     void start() {
         if (!provider.trackSetup(this)) {
+            releasePending();
             channel.closeNow();
             return;
         }
@@ -197,6 +200,7 @@ final class PassiveSetup implements IoHandler, RdmaConnectRequest {
         }
         privateData = MpaSetup.readOnlyCopy(frame, ulpStart, MpaFrame.HEADER_SIZE + pd - ulpStart);
         loop.disarm(timeout);
+        releasePending();
         channel.interest(0);
         delivered = true;
         if (LOG.isDebugEnabled()) {
@@ -204,6 +208,14 @@ final class PassiveSetup implements IoHandler, RdmaConnectRequest {
                     peer, revision, MpaFrame.describeFlags(flags), peerIrd, peerOrd, privateData.remaining());
         }
         listener.deliver(this);
+    }
+
+    /** I/O thread: gives back the unit of the pending-connection cap, once. */
+    private void releasePending() {
+        if (pending) {
+            pending = false;
+            provider.handshakeEnded();
+        }
     }
 
     private void onTimeout() {
@@ -216,6 +228,7 @@ final class PassiveSetup implements IoHandler, RdmaConnectRequest {
     private void drop(String reason) {
         LOG.debug("connection from {} dropped: {}", peer, reason);
         loop.disarm(timeout);
+        releasePending();
         delivered = true;
         provider.forgetSetup(this);
         channel.closeNow();
@@ -225,6 +238,7 @@ final class PassiveSetup implements IoHandler, RdmaConnectRequest {
     private void refuse(String reason) {
         LOG.debug("MPA Request from {} refused: {}", peer, reason);
         loop.disarm(timeout);
+        releasePending();
         delivered = true;
         synchronized (this) {
             decided = true;
@@ -260,6 +274,7 @@ final class PassiveSetup implements IoHandler, RdmaConnectRequest {
             decided = true;
         }
         loop.disarm(timeout);
+        releasePending();
         channel.closeNow();
     }
 

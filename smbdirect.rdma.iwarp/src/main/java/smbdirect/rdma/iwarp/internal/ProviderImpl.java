@@ -43,18 +43,21 @@ public final class ProviderImpl {
     private final IoLoop[] loops;
     private final AtomicInteger nextLoop = new AtomicInteger();
     private final AtomicInteger connections = new AtomicInteger();
+    private final AtomicInteger handshakes = new AtomicInteger();
     private final AtomicLong terminatesSent = new AtomicLong();
     private final AtomicLong terminatesReceived = new AtomicLong();
+    private final AtomicLong internalErrors;
     private final Set<ListenerImpl> listeners = ConcurrentHashMap.newKeySet();
     private final Set<EndpointImpl> endpoints = ConcurrentHashMap.newKeySet();
     private final Set<PassiveSetup> setups = ConcurrentHashMap.newKeySet();
     private final RdmaCapabilities capabilities;
     private volatile boolean shutdown;
 
-    private ProviderImpl(String instanceName, IwarpSettings settings, IoLoop[] loops) {
+    private ProviderImpl(String instanceName, IwarpSettings settings, IoLoop[] loops, AtomicLong internalErrors) {
         this.instanceName = instanceName;
         this.settings = settings;
         this.loops = loops;
+        this.internalErrors = internalErrors;
         this.capabilities = new RdmaCapabilities(MAX_WORK_REQUESTS, MAX_WORK_REQUESTS, 1, 0, 1 << 30,
                 settings.maxReadDepth(), settings.maxReadDepth(), Integer.MAX_VALUE, true);
     }
@@ -63,9 +66,10 @@ public final class ProviderImpl {
     public static ProviderImpl open(String instanceName, IwarpSettings settings) throws IOException {
         Objects.requireNonNull(settings, "settings");
         IoLoop[] loops = new IoLoop[settings.ioThreads()];
+        AtomicLong internalErrors = new AtomicLong();
         try {
             for (int i = 0; i < loops.length; i++) {
-                loops[i] = new IoLoop("smbdirect-iwarp-" + instanceName + "-io-" + i);
+                loops[i] = new IoLoop("smbdirect-iwarp-" + instanceName + "-io-" + i, internalErrors);
             }
         } catch (IOException e) {
             for (IoLoop l : loops) {
@@ -80,7 +84,7 @@ public final class ProviderImpl {
             l.start();
         }
         LOG.debug("iWARP provider {} started: {}", instanceName, settings);
-        return new ProviderImpl(instanceName, settings, loops);
+        return new ProviderImpl(instanceName, settings, loops, internalErrors);
     }
 
     public IwarpSettings settings() {
@@ -219,19 +223,35 @@ public final class ProviderImpl {
 
     /** Takes one unit of the connection cap (a TCP connection); false when the cap is reached. */
     boolean tryOpenConnection() {
+        return tryTake(connections, settings.maxConnections());
+    }
+
+    void connectionClosed() {
+        connections.decrementAndGet();
+    }
+
+    /**
+     * Takes one unit of the pending-connection cap (an accepted connection whose MPA Request is not
+     * complete); false when the cap is reached.
+     */
+    boolean tryOpenHandshake() {
+        return tryTake(handshakes, settings.maxPendingConnections());
+    }
+
+    private static boolean tryTake(AtomicInteger counter, int cap) {
         while (true) {
-            int n = connections.get();
-            if (n >= settings.maxConnections()) {
+            int n = counter.get();
+            if (n >= cap) {
                 return false;
             }
-            if (connections.compareAndSet(n, n + 1)) {
+            if (counter.compareAndSet(n, n + 1)) {
                 return true;
             }
         }
     }
 
-    void connectionClosed() {
-        connections.decrementAndGet();
+    void handshakeEnded() {
+        handshakes.decrementAndGet();
     }
 
     /** Applies the configured socket options (TCP_NODELAY as siw, buffer sizes when set). */
@@ -275,6 +295,20 @@ public final class ProviderImpl {
 
     public long terminatesReceived() {
         return terminatesReceived.get();
+    }
+
+    /** Registrations alive on the endpoints not yet closed. */
+    public int registrations() {
+        int n = 0;
+        for (EndpointImpl e : endpoints) {
+            n += e.regions.size();
+        }
+        return n;
+    }
+
+    /** Failures that took the internal-error path (IoLoop counts them). */
+    public long internalErrors() {
+        return internalErrors.get();
     }
 
     public boolean isShutdown() {

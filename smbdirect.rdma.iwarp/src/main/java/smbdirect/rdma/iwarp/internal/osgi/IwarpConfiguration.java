@@ -60,6 +60,13 @@ public @interface IwarpConfiguration {
                     + "ones are refused", min = "1", max = "1000000")
     int maxConnections() default 1024;
 
+    @AttributeDefinition(name = "Pending connection cap",
+            description = "Accepted TCP connections whose MPA Request is not complete yet, held at once (each for at most "
+                    + "the MPA Request timeout); further ones are closed at once, so that a flood of connects or half-open "
+                    + "handshakes leaves the rest of the connection cap to established connections and connects",
+            min = "1", max = "1000000")
+    int maxPendingConnections() default 128;
+
     @AttributeDefinition(name = "MPA revision",
             description = "What an initiator asks for: 2 (RFC 6581 with the IRD/ORD word, as Linux siw) or 1 (RFC 5044 "
                     + "only, for peers that speak nothing else). A responder answers what the initiator asks",

@@ -151,6 +151,7 @@ final class ProviderLifecycle {
                 .sendBufferSize(value("sendBufferSize", c::sendBufferSize))
                 .receiveBufferSize(value("receiveBufferSize", c::receiveBufferSize))
                 .maxConnections(value("maxConnections", c::maxConnections))
+                .maxPendingConnections(value("maxPendingConnections", c::maxPendingConnections))
                 .mpaRevision(value("mpaRevision", c::mpaRevision))
                 .peerToPeer(mode)
                 .maxReadDepth(value("maxReadDepth", c::maxReadDepth))

@@ -15,9 +15,9 @@ import smbdirect.api.rdma.WorkCompletion;
 import smbdirect.api.rdma.WorkRequestType;
 
 /** Records one endpoint's callbacks (completions copied) and lets a test wait for them, bounded. */
-final class Events implements RdmaEndpointHandler {
+public final class Events implements RdmaEndpointHandler {
 
-    record Completion(long wrId, WorkRequestType type, CompletionStatus status, int bytes, boolean invalidated,
+    public record Completion(long wrId, WorkRequestType type, CompletionStatus status, int bytes, boolean invalidated,
             int token) {
     }
 
@@ -61,7 +61,7 @@ final class Events implements RdmaEndpointHandler {
         return out;
     }
 
-    synchronized void await(String what, BooleanSupplier condition) throws InterruptedException {
+    public synchronized void await(String what, BooleanSupplier condition) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(RawPeer.TIMEOUT_MILLIS);
         while (!condition.getAsBoolean()) {
             long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
@@ -73,7 +73,7 @@ final class Events implements RdmaEndpointHandler {
         }
     }
 
-    byte[] awaitEstablished() throws InterruptedException {
+    public byte[] awaitEstablished() throws InterruptedException {
         await("onEstablished", () -> establishedData != null || cause != null);
         if (establishedData == null) {
             fail("not established: " + cause + " " + detail);
@@ -81,37 +81,37 @@ final class Events implements RdmaEndpointHandler {
         return establishedData;
     }
 
-    DisconnectCause awaitDisconnected() throws InterruptedException {
+    public DisconnectCause awaitDisconnected() throws InterruptedException {
         await("onDisconnected", () -> cause != null);
         return cause;
     }
 
-    List<Completion> awaitCompletions(int n) throws InterruptedException {
+    public List<Completion> awaitCompletions(int n) throws InterruptedException {
         await(n + " completions", () -> completions.size() >= n);
         return completions();
     }
 
-    synchronized List<Completion> completions() {
+    public synchronized List<Completion> completions() {
         return new ArrayList<>(completions);
     }
 
-    synchronized String detail() {
+    public synchronized String detail() {
         return detail;
     }
 
-    synchronized DisconnectCause cause() {
+    public synchronized DisconnectCause cause() {
         return cause;
     }
 
-    synchronized byte[] disconnectData() {
+    public synchronized byte[] disconnectData() {
         return disconnectData;
     }
 
-    synchronized boolean established() {
+    public synchronized boolean established() {
         return establishedData != null;
     }
 
-    synchronized int callbacksAfterDisconnect() {
+    public synchronized int callbacksAfterDisconnect() {
         return callbacksAfterDisconnect;
     }
 }

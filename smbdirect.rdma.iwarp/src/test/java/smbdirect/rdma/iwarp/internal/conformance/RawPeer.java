@@ -21,14 +21,14 @@ import smbdirect.rdma.iwarp.internal.wire.Hex;
  * layouts of RFC 5044 §4.1, §7.1, RFC 5041 §4, RFC 5040 §4) and reads what the provider sends.
  * Every read is bounded by a timeout.
  */
-final class RawPeer implements AutoCloseable {
+public final class RawPeer implements AutoCloseable {
 
-    static final int TIMEOUT_MILLIS = 10_000;
+    public static final int TIMEOUT_MILLIS = 10_000;
 
     private final Socket socket;
     private final InputStream in;
     private final OutputStream out;
-    boolean crc;
+    public boolean crc;
 
     private RawPeer(Socket socket) throws IOException {
         this.socket = socket;
@@ -38,40 +38,40 @@ final class RawPeer implements AutoCloseable {
         this.out = socket.getOutputStream();
     }
 
-    static RawPeer connect(InetSocketAddress address) throws IOException {
+    public static RawPeer connect(InetSocketAddress address) throws IOException {
         Socket s = new Socket();
         s.connect(address, TIMEOUT_MILLIS);
         return new RawPeer(s);
     }
 
     /** Accepts one connection on {@code server}. */
-    static RawPeer accept(ServerSocket server) throws IOException {
+    public static RawPeer accept(ServerSocket server) throws IOException {
         server.setSoTimeout(TIMEOUT_MILLIS);
         return new RawPeer(server.accept());
     }
 
-    InetSocketAddress localAddress() {
+    public InetSocketAddress localAddress() {
         return (InetSocketAddress) socket.getLocalSocketAddress();
     }
 
-    void send(byte[] bytes) throws IOException {
+    public void send(byte[] bytes) throws IOException {
         out.write(bytes);
         out.flush();
     }
 
-    void sendHex(String hex) throws IOException {
+    public void sendHex(String hex) throws IOException {
         send(Hex.bytes(hex));
     }
 
     /** Writes one byte per write call, so the provider sees the stream in the smallest pieces. */
-    void sendByteByByte(byte[] bytes) throws IOException {
+    public void sendByteByByte(byte[] bytes) throws IOException {
         for (byte b : bytes) {
             out.write(b);
             out.flush();
         }
     }
 
-    byte[] read(int n) throws IOException {
+    public byte[] read(int n) throws IOException {
         byte[] b = new byte[n];
         int at = 0;
         while (at < n) {
@@ -84,8 +84,13 @@ final class RawPeer implements AutoCloseable {
         return b;
     }
 
+    /** Whether bytes wait to be read, without blocking. */
+    public boolean hasInput() throws IOException {
+        return in.available() > 0;
+    }
+
     /** Whether the provider closed the connection (EOF or reset) within the timeout; fails if data arrives. */
-    boolean closedByPeer() throws IOException {
+    public boolean closedByPeer() throws IOException {
         try {
             int b = in.read();
             if (b >= 0) {
@@ -100,7 +105,7 @@ final class RawPeer implements AutoCloseable {
     }
 
     /** Reads nothing for {@code millis}: true when no byte arrived (and the connection is still open). */
-    boolean silentFor(int millis) throws IOException {
+    public boolean silentFor(int millis) throws IOException {
         socket.setSoTimeout(millis);
         try {
             int b = in.read();
@@ -117,11 +122,11 @@ final class RawPeer implements AutoCloseable {
 
     // ------------------------------------------------------------------ MPA frames (RFC 5044 §7.1)
 
-    static final String KEY_REQ = "MPA ID Req Frame";
-    static final String KEY_REP = "MPA ID Rep Frame";
+    public static final String KEY_REQ = "MPA ID Req Frame";
+    public static final String KEY_REP = "MPA ID Rep Frame";
 
     /** Key, flags, revision, PD_Length and the private data (the RFC 6581 word is part of {@code pd} here). */
-    static byte[] frame(String key, int flags, int revision, byte[] pd) {
+    public static byte[] frame(String key, int flags, int revision, byte[] pd) {
         ByteBuffer b = ByteBuffer.allocate(20 + pd.length);
         b.put(key.getBytes(StandardCharsets.US_ASCII)).put((byte) flags).put((byte) revision)
                 .putShort((short) pd.length).put(pd);
@@ -129,11 +134,11 @@ final class RawPeer implements AutoCloseable {
     }
 
     /** The RFC 6581 word: A/B bits and IRD, C/D bits and ORD. */
-    static byte[] word(int irdWord, int ordWord) {
+    public static byte[] word(int irdWord, int ordWord) {
         return ByteBuffer.allocate(4).putShort((short) irdWord).putShort((short) ordWord).array();
     }
 
-    static byte[] concat(byte[]... parts) {
+    public static byte[] concat(byte[]... parts) {
         ByteArrayOutputStream o = new ByteArrayOutputStream();
         for (byte[] p : parts) {
             o.writeBytes(p);
@@ -142,19 +147,19 @@ final class RawPeer implements AutoCloseable {
     }
 
     /** A received MPA Request or Reply. */
-    record Frame(String key, int flags, int revision, byte[] pd) {
-        int word(int i) {
+    public record Frame(String key, int flags, int revision, byte[] pd) {
+        public int word(int i) {
             return ByteBuffer.wrap(pd).getShort(i * 2) & 0xFFFF;
         }
 
-        byte[] pdAfter(int skip) {
+        public byte[] pdAfter(int skip) {
             byte[] rest = new byte[pd.length - skip];
             System.arraycopy(pd, skip, rest, 0, rest.length);
             return rest;
         }
     }
 
-    Frame readFrame() throws IOException {
+    public Frame readFrame() throws IOException {
         byte[] h = read(20);
         int pd = ((h[18] & 0xFF) << 8) | (h[19] & 0xFF);
         return new Frame(new String(h, 0, 16, StandardCharsets.US_ASCII), h[16] & 0xFF, h[17] & 0xFF, read(pd));
@@ -163,7 +168,7 @@ final class RawPeer implements AutoCloseable {
     // ------------------------------------------------------------------ FPDUs (RFC 5044 §4.1, §6.1)
 
     /** Frames a ULPDU: length, ULPDU, PAD, CRC32C little-endian (or zero when {@link #crc} is off). */
-    byte[] fpdu(byte[] ulpdu) {
+    public byte[] fpdu(byte[] ulpdu) {
         int pad = -(ulpdu.length + 2) & 3;
         ByteBuffer b = ByteBuffer.allocate(2 + ulpdu.length + pad + 4);
         b.putShort((short) ulpdu.length).put(ulpdu).position(2 + ulpdu.length + pad);
@@ -178,31 +183,31 @@ final class RawPeer implements AutoCloseable {
     }
 
     /** An untagged ULPDU (RFC 5041 §4.3): control bytes, RsvdULP/Invalidate STag, QN, MSN, MO, payload. */
-    static byte[] untagged(int ddpControl, int rdmapControl, int invalidateStag, int qn, int msn, int mo, byte[] payload) {
+    public static byte[] untagged(int ddpControl, int rdmapControl, int invalidateStag, int qn, int msn, int mo, byte[] payload) {
         return ByteBuffer.allocate(18 + payload.length).put((byte) ddpControl).put((byte) rdmapControl)
                 .putInt(invalidateStag).putInt(qn).putInt(msn).putInt(mo).put(payload).array();
     }
 
     /** A Send (opcode 3) segment, DV 1, RV 1. */
-    static byte[] send(int msn, int mo, boolean last, byte[] payload) {
+    public static byte[] send(int msn, int mo, boolean last, byte[] payload) {
         return untagged(last ? 0x41 : 0x01, 0x43, 0, 0, msn, mo, payload);
     }
 
     /** A tagged ULPDU (RFC 5041 §4.2). */
-    static byte[] tagged(int ddpControl, int rdmapControl, int stag, long to, byte[] payload) {
+    public static byte[] tagged(int ddpControl, int rdmapControl, int stag, long to, byte[] payload) {
         return ByteBuffer.allocate(14 + payload.length).put((byte) ddpControl).put((byte) rdmapControl).putInt(stag)
                 .putLong(to).put(payload).array();
     }
 
     /** An RDMA Read Request (RFC 5040 §4.4) on QN 1. */
-    static byte[] readRequest(int msn, int sinkStag, long sinkTo, int size, int sourceStag, long sourceTo) {
+    public static byte[] readRequest(int msn, int sinkStag, long sinkTo, int size, int sourceStag, long sourceTo) {
         ByteBuffer body = ByteBuffer.allocate(28).putInt(sinkStag).putLong(sinkTo).putInt(size).putInt(sourceStag)
                 .putLong(sourceTo);
         return untagged(0x41, 0x41, 0, 1, msn, 0, body.array());
     }
 
     /** A received FPDU: the ULPDU after its CRC (if on) was checked. */
-    byte[] readFpdu() throws IOException {
+    public byte[] readFpdu() throws IOException {
         byte[] len = read(2);
         int ulpdu = ((len[0] & 0xFF) << 8) | (len[1] & 0xFF);
         byte[] body = read(ulpdu);
@@ -230,8 +235,14 @@ final class RawPeer implements AutoCloseable {
         return body;
     }
 
+    /** Resets the connection (SO_LINGER 0: the close sends an RST instead of a FIN). */
+    public void resetNow() throws IOException {
+        socket.setSoLinger(true, 0);
+        socket.close();
+    }
+
     /** Closes the connection (the provider sees the FIN). */
-    void hangUp() throws IOException {
+    public void hangUp() throws IOException {
         socket.close();
     }
 

@@ -129,6 +129,7 @@ final class Rig implements AutoCloseable {
         IwarpStatistics s = provider.statistics();
         provider.close();
         assertEquals(0, s.endpoints(), "endpoints left: " + s);
+        assertEquals(0, s.internalErrors(), "failures that took the internal-error path: " + s);
         assertEquals(0, provider.statistics().connections(), "connections left: " + provider.statistics());
     }
 

@@ -65,10 +65,11 @@ class ProviderLifecycleTest {
                 Map.entry("crc", false), Map.entry("maxFpduSize", 9000), Map.entry("ioThreads", 3),
                 Map.entry("mpaRequestTimeoutMillis", 100), Map.entry("mpaReplyTimeoutMillis", 200),
                 Map.entry("tcpNoDelay", false), Map.entry("sendBufferSize", 65536),
-                Map.entry("receiveBufferSize", 131072), Map.entry("maxConnections", 7), Map.entry("mpaRevision", 1),
+                Map.entry("receiveBufferSize", 131072), Map.entry("maxConnections", 7), Map.entry("maxPendingConnections", 5),
+                Map.entry("mpaRevision", 1),
                 Map.entry("peerToPeer", "NONE"), Map.entry("maxReadDepth", 32), Map.entry("firstFpduDelayMillis", 500))));
         assertEquals(new IwarpSettings(List.of("127.0.0.1", "*:5445"), false, 9000, 3, 100, 200, false, 65536, 131072,
-                7, 1, RtrMode.NONE, 32, 500), lifecycle.settings());
+                7, 5, 1, RtrMode.NONE, 32, 500), lifecycle.settings());
     }
 
     @Test
@@ -208,6 +209,11 @@ class ProviderLifecycleTest {
             @Override
             public int maxConnections() {
                 return (Integer) get("maxConnections", 1024);
+            }
+
+            @Override
+            public int maxPendingConnections() {
+                return (Integer) get("maxPendingConnections", 128);
             }
 
             @Override

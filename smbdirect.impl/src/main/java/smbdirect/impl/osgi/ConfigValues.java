@@ -91,6 +91,27 @@ final class ConfigValues {
         }
     }
 
+    /**
+     * {@code raw} (already {@linkplain #check checked}) as a value of type {@code t}: a number, or
+     * text parsed as one; the first element of an array.
+     */
+    static Object convert(Class<?> t, Object raw) {
+        Object v = raw;
+        if (v.getClass().isArray()) {
+            v = java.lang.reflect.Array.get(v, 0);
+        }
+        if (t == int.class) {
+            return v instanceof Number n ? n.intValue() : Integer.parseInt(v.toString().strip());
+        } else if (t == long.class) {
+            return v instanceof Number n ? n.longValue() : Long.parseLong(v.toString().strip());
+        } else if (t == double.class) {
+            return v instanceof Number n ? n.doubleValue() : Double.parseDouble(v.toString().strip());
+        } else if (t == boolean.class) {
+            return v instanceof Boolean b ? b : Boolean.parseBoolean(v.toString().strip());
+        }
+        return v.toString();
+    }
+
     /** The component property name of a component property type method (DS 1.4, 112.8.2.1). */
     static String propertyName(String method) {
         StringBuilder b = new StringBuilder(method.length());

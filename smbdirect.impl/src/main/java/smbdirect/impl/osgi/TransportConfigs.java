@@ -1,7 +1,11 @@
 package smbdirect.impl.osgi;
 
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.Map;
+import java.util.TreeSet;
 
 import smbdirect.api.dto.SettingsDTO;
 import smbdirect.impl.engine.SettingsException;
@@ -12,7 +16,7 @@ import smbdirect.impl.engine.TransportSettings;
  * where configuration is validated: the engine's builder checks every value against the spec, and a
  * refusal is reported under the configuration attribute's name and value. Stateless.
  */
-final class TransportConfigs {
+public final class TransportConfigs {
 
     private static final long MIB = 1024L * 1024L;
 
@@ -26,6 +30,53 @@ final class TransportConfigs {
             "receiveBufferBudget", "receiveBufferBudgetMB");
 
     private TransportConfigs() {
+    }
+
+    /**
+     * Validates configuration properties given outside Configuration Admin (the plain-Java entry
+     * point) and builds the settings: the same attribute names, defaults and checks as the
+     * {@value SmbDirectTransportComponent#PID} configuration, because the values are read through
+     * the same {@link TransportConfig} type (an attribute that is absent takes the type's default).
+     * An attribute the configuration does not know is refused (a typo would otherwise be ignored
+     * silently), and so is {@code provider.target}, which selects among providers and has no meaning
+     * for a transport built over one provider.
+     *
+     * @param properties attribute name to value (a number, or text that parses as the attribute's type)
+     * @throws SettingsException naming the first refused attribute and its value
+     */
+    public static TransportSettings fromProperties(Map<String, ?> properties) {
+        Map<String, Method> attributes = new HashMap<>();
+        for (Method m : TransportConfig.class.getDeclaredMethods()) {
+            attributes.put(ConfigValues.propertyName(m.getName()), m);
+        }
+        for (Map.Entry<String, ?> e : properties.entrySet()) {
+            if ("provider.target".equals(e.getKey())) {
+                throw new SettingsException(e.getKey(), e.getValue(),
+                        "selects among RDMA providers; a transport built over one provider has nothing to select");
+            }
+            if (!attributes.containsKey(e.getKey())) {
+                TreeSet<String> known = new TreeSet<>(attributes.keySet());
+                known.remove("provider.target");
+                throw new SettingsException(e.getKey(), e.getValue(),
+                        "not an attribute of " + SmbDirectTransportComponent.PID + "; known: " + known);
+            }
+        }
+        ConfigValues.check(TransportConfig.class, properties);
+        TransportConfig config = (TransportConfig) Proxy.newProxyInstance(TransportConfig.class.getClassLoader(),
+                new Class<?>[] {TransportConfig.class}, (proxy, method, args) -> {
+                    Method attribute = attributes.get(ConfigValues.propertyName(method.getName()));
+                    if (attribute == null) {
+                        return switch (method.getName()) {
+                            case "annotationType" -> TransportConfig.class;
+                            case "hashCode" -> System.identityHashCode(proxy);
+                            case "equals" -> proxy == args[0];
+                            default -> "TransportConfig" + properties;
+                        };
+                    }
+                    Object raw = properties.get(ConfigValues.propertyName(method.getName()));
+                    return raw == null ? method.getDefaultValue() : ConfigValues.convert(method.getReturnType(), raw);
+                });
+        return toSettings(config);
     }
 
     /**

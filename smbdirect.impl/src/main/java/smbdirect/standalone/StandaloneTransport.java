@@ -1,0 +1,297 @@
+package smbdirect.standalone;
+
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import smbdirect.api.AcceptHandler;
+import smbdirect.api.CloseReason;
+import smbdirect.api.ConnectionHandler;
+import smbdirect.api.SmbDirectConnection;
+import smbdirect.api.SmbDirectException;
+import smbdirect.api.SmbDirectListener;
+import smbdirect.api.SmbDirectTransport;
+import smbdirect.api.dto.TransportDTO;
+import smbdirect.api.rdma.RdmaProvider;
+import smbdirect.impl.engine.Scheduler;
+import smbdirect.impl.engine.SmbDirectEngine;
+import smbdirect.impl.engine.TransportSettings;
+import smbdirect.impl.osgi.TransportConfigs;
+
+/**
+ * An {@link SmbDirectTransport} over one {@link RdmaProvider}, built without OSGi.
+ *
+ * <pre>{@code
+ * StandaloneTransport transport = StandaloneTransport.builder(provider)
+ *         .settings(Map.of("receiveCreditMax", 64, "keepaliveIntervalSeconds", 30))
+ *         .build();
+ * SmbDirectListener listener = transport.listen(new InetSocketAddress(0), connection -> handler);
+ * ...
+ * transport.close();   // closes listeners and connections (reason SHUTDOWN), stops its timer thread
+ * }</pre>
+ *
+ * <p>Settings: the attributes of the {@code smbdirect.transport} configuration of the OSGi
+ * component, with its names, defaults and validation ({@code receiveCreditMax},
+ * {@code maxReceiveSize}, {@code keepaliveIntervalSeconds}, {@code creditGrantTimeoutMillis},
+ * {@code receiveBufferBudgetMB}, ...); a value is a number or text that parses as one. A bad value is
+ * refused with an {@link IllegalArgumentException} naming the attribute and the value: by
+ * {@link Builder#build()} (nothing is built) and by {@link #updateSettings(Map)} (the settings in
+ * force stay).
+ *
+ * <p>Time: by default the wall clock and one daemon timer thread named {@code smbdirect-timer},
+ * owned by the transport and stopped by {@link #close()}. {@link Builder#timerExecutor} uses an
+ * executor of the caller's instead (its lifecycle stays with the caller) and
+ * {@link Builder#scheduler} any clock, a virtual one in tests. The transport has no other thread:
+ * work runs on the threads that call in and on the provider's completion threads.
+ *
+ * <p>In a container with bean lifecycles (Spring, CDI, Guice) create it in the bean's
+ * initialisation method and call {@link #close()} from its destroy method; {@code close} is also
+ * what Spring infers as the destroy method of a {@code @Bean}.
+ *
+ * <p>Thread-safe.
+ */
+public final class StandaloneTransport implements SmbDirectTransport, AutoCloseable {
+
+    /** How long {@link #close()} waits for connections to be released. */
+    public static final Duration CLOSE_WAIT = Duration.ofSeconds(10);
+
+    private static final Logger LOG = LoggerFactory.getLogger(StandaloneTransport.class);
+
+    private final SmbDirectEngine engine;
+    private final ScheduledThreadPoolExecutor ownedTimer;
+    private final Object lock = new Object();
+    private Map<String, Object> properties;
+    private CompletionStage<Void> shutdown;
+
+    private StandaloneTransport(SmbDirectEngine engine, ScheduledThreadPoolExecutor ownedTimer,
+            Map<String, Object> properties) {
+        this.engine = engine;
+        this.ownedTimer = ownedTimer;
+        this.properties = properties;
+    }
+
+    /** A builder of a transport over {@code provider}, with the configuration's defaults. */
+    public static Builder builder(RdmaProvider provider) {
+        return new Builder(provider);
+    }
+
+    @Override
+    public SmbDirectListener listen(InetSocketAddress bindAddress, AcceptHandler acceptHandler)
+            throws SmbDirectException {
+        return engine.listen(bindAddress, acceptHandler);
+    }
+
+    @Override
+    public CompletionStage<SmbDirectConnection> connect(InetSocketAddress peer, Duration timeout,
+            ConnectionHandler handler) {
+        return engine.connect(peer, timeout, handler);
+    }
+
+    @Override
+    public TransportDTO getTransportDTO() {
+        return engine.getTransportDTO();
+    }
+
+    /** The RDMA provider this transport runs over. */
+    public RdmaProvider provider() {
+        return engine.provider();
+    }
+
+    /**
+     * Changes settings: {@code changes} are merged over the properties in force and the result is
+     * validated as a whole. New connections negotiate with the new values; live connections keep
+     * their negotiated sizes and credits and apply new timer values at once.
+     *
+     * @throws IllegalArgumentException naming the refused attribute and value; the settings in force stay
+     */
+    public void updateSettings(Map<String, ?> changes) {
+        synchronized (lock) {
+            Map<String, Object> merged = new LinkedHashMap<>(properties);
+            merged.putAll(changes);
+            TransportSettings s = TransportConfigs.fromProperties(merged);
+            engine.updateSettings(s);
+            properties = merged;
+            LOG.info("Settings applied: {}", s);
+        }
+    }
+
+    /** The settings properties in force (the ones given; absent attributes have their defaults). */
+    public Map<String, Object> settings() {
+        synchronized (lock) {
+            return Map.copyOf(properties);
+        }
+    }
+
+    /**
+     * Closes every listener and connection with {@code reason} (connections tell their upper layer
+     * through {@code ConnectionHandler.onDisconnected}); later operations fail with it. Idempotent:
+     * a second call returns the first call's stage. Does not stop the timer thread; {@link #close()} does.
+     *
+     * @return completes when every connection is released (with a virtual-time scheduler, once the
+     *     caller let the provider deliver the disconnects)
+     */
+    public CompletionStage<Void> shutdown(CloseReason reason) {
+        Objects.requireNonNull(reason, "reason");
+        synchronized (lock) {
+            if (shutdown == null) {
+                shutdown = engine.shutdown(reason);
+            }
+            return shutdown;
+        }
+    }
+
+    /**
+     * {@link #shutdown} with reason {@link CloseReason.Kind#SHUTDOWN}; when the transport owns its
+     * timer thread, waits up to {@link #CLOSE_WAIT} for the connections to be released and stops the
+     * thread. With a scheduler or executor of the caller's it does not wait (with a virtual clock
+     * nothing would move while it waited): use {@link #shutdown} and wait for the stage.
+     * Idempotent.
+     */
+    @Override
+    public void close() {
+        CompletionStage<Void> done = shutdown(CloseReason.of(CloseReason.Kind.SHUTDOWN, "transport closed"));
+        if (ownedTimer == null) {
+            return;
+        }
+        try {
+            done.toCompletableFuture().get(CLOSE_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException e) {
+            LOG.warn("SMB Direct transport on {} did not shut down cleanly within {}", engine.provider().name(),
+                    CLOSE_WAIT, e);
+        } finally {
+            ownedTimer.shutdownNow();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "StandaloneTransport[" + engine.provider().name() + "]";
+    }
+
+    /** Builds a {@link StandaloneTransport}. Not thread-safe. */
+    public static final class Builder {
+        private final RdmaProvider provider;
+        private final Map<String, Object> properties = new LinkedHashMap<>();
+        private TransportScheduler scheduler;
+        private ScheduledExecutorService timerExecutor;
+
+        private Builder(RdmaProvider provider) {
+            this.provider = Objects.requireNonNull(provider, "provider");
+        }
+
+        /** Sets the configuration attributes in {@code values} (see the class comment). */
+        public Builder settings(Map<String, ?> values) {
+            properties.putAll(values);
+            return this;
+        }
+
+        /** Sets one configuration attribute, e.g. {@code setting("receiveCreditMax", 64)}. */
+        public Builder setting(String attribute, Object value) {
+            properties.put(Objects.requireNonNull(attribute, "attribute"), Objects.requireNonNull(value, "value"));
+            return this;
+        }
+
+        /** Time and timers from {@code value} (a virtual clock in tests) instead of a thread of the transport's. */
+        public Builder scheduler(TransportScheduler value) {
+            scheduler = Objects.requireNonNull(value, "scheduler");
+            timerExecutor = null;
+            return this;
+        }
+
+        /**
+         * Timers on {@code value}, the caller's executor (its lifecycle stays with the caller), with the
+         * wall clock, instead of a thread of the transport's.
+         */
+        public Builder timerExecutor(ScheduledExecutorService value) {
+            timerExecutor = Objects.requireNonNull(value, "timerExecutor");
+            scheduler = null;
+            return this;
+        }
+
+        /**
+         * Validates the settings and builds the transport.
+         *
+         * @throws IllegalArgumentException naming the first refused attribute and its value
+         */
+        public StandaloneTransport build() {
+            TransportSettings settings = TransportConfigs.fromProperties(properties);
+            ScheduledThreadPoolExecutor owned = null;
+            Scheduler time;
+            if (scheduler != null) {
+                TransportScheduler s = scheduler;
+                time = new Scheduler() {
+                    @Override
+                    public long nanoTime() {
+                        return s.nanoTime();
+                    }
+
+                    @Override
+                    public Cancellable schedule(Runnable task, long delayNanos) {
+                        TransportScheduler.Cancellable c = s.schedule(task, delayNanos);
+                        return c::cancel;
+                    }
+                };
+            } else {
+                ScheduledExecutorService executor = timerExecutor;
+                if (executor == null) {
+                    owned = new ScheduledThreadPoolExecutor(1, r -> {
+                        Thread t = new Thread(r, "smbdirect-timer");
+                        t.setDaemon(true);
+                        return t;
+                    });
+                    owned.setRemoveOnCancelPolicy(true);
+                    owned.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+                    executor = owned;
+                }
+                time = executorScheduler(executor);
+            }
+            StandaloneTransport t = new StandaloneTransport(new SmbDirectEngine(provider, settings, time), owned,
+                    new LinkedHashMap<>(properties));
+            LOG.info("SMB Direct transport on {} ({}) built: {}", provider.name(), provider.transportType(), settings);
+            return t;
+        }
+
+        private static Scheduler executorScheduler(ScheduledExecutorService executor) {
+            return new Scheduler() {
+                @Override
+                public long nanoTime() {
+                    return System.nanoTime();
+                }
+
+                @Override
+                public Cancellable schedule(Runnable task, long delayNanos) {
+                    Runnable guarded = () -> {
+                        try {
+                            task.run();
+                        } catch (RuntimeException | Error e) {
+                            LOG.error("Timer task failed", e);
+                        }
+                    };
+                    ScheduledFuture<?> f;
+                    try {
+                        f = executor.schedule(guarded, Math.max(0, delayNanos), TimeUnit.NANOSECONDS);
+                    } catch (RejectedExecutionException e) {
+                        LOG.debug("Timer executor stopped; task not scheduled");
+                        return () -> { };
+                    }
+                    return () -> f.cancel(false);
+                }
+            };
+        }
+    }
+}

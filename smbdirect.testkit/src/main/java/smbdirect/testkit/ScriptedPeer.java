@@ -1,0 +1,656 @@
+package smbdirect.testkit;
+
+import java.io.ByteArrayOutputStream;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.function.BiConsumer;
+import java.util.function.BooleanSupplier;
+
+import smbdirect.api.BufferDescriptor;
+import smbdirect.api.RemoteAccess;
+import smbdirect.api.rdma.CompletionStatus;
+import smbdirect.api.rdma.MemoryAccess;
+import smbdirect.api.rdma.RdmaException;
+import smbdirect.impl.wire.DataTransfer;
+import smbdirect.impl.wire.NegotiateRequest;
+import smbdirect.impl.wire.NegotiateResponse;
+import smbdirect.impl.wire.SmbdWire;
+import smbdirect.impl.wire.Violation;
+import smbdirect.rdma.mock.RawCompletion;
+import smbdirect.rdma.mock.RawMessage;
+import smbdirect.rdma.mock.RawPeer;
+
+/**
+ * The far end of one SMB Direct connection over the mock fabric, scripted by a test: a correct
+ * [MS-SMBD] peer in either role by default, misbehaving in one chosen way on demand.
+ *
+ * <p>What it does by itself, on every {@link VirtualClock#settle()}:
+ * <ul>
+ * <li>Negotiation: as the active peer it sends the Negotiate Request once connected and checks the
+ * response (3.1.5.2, 3.1.5.7); as the passive peer it checks the request and answers (3.1.5.6).</li>
+ * <li>Credits: it posts {@link #receiveCredits} receives, grants the transport only receives it has
+ * posted and not yet granted (3.1.5.9), up to the transport's CreditsRequested, topping up when the
+ * transport holds half of that or less; it spends one Send Credit per message and its last one
+ * only together with a grant (the last-credit rule, 3.1.5.1); with no credit it waits.</li>
+ * <li>Fragmentation and reassembly: messages given to {@link #send(byte[])} go out in fragments of
+ * the negotiated MaxSendSize with RemainingDataLength counting down (3.1.5.4); fragments received
+ * are reassembled into messages (3.1.5.8).</li>
+ * <li>Keepalive replies: a message with SMB_DIRECT_RESPONSE_REQUESTED is answered promptly.</li>
+ * <li>Checks: every message received is checked with the transport's own codec rules; a violation
+ * is recorded ({@link #violations()}) and the peer disconnects, as a correct peer would.</li>
+ * </ul>
+ *
+ * <p>Misbehaviour: a {@link Hook} sees every message before it goes out and may change any field
+ * or drop it; {@link #withholdCredits}, {@link #floodCredits}, {@link #stall}, {@link #disconnect},
+ * {@link #crash}, {@link #sendWithInvalidate}, {@link #sendRaw} do the rest.
+ *
+ * <p>Created by {@link SmbDirectTestKit#peer()}; configure before {@link #connect} or
+ * {@link #listen}. Driven by the kit's {@link VirtualClock}; not thread-safe.
+ */
+public final class ScriptedPeer implements AutoCloseable {
+
+    /** Sees each message the peer is about to send; may change it. */
+    @FunctionalInterface
+    public interface Hook {
+        /**
+         * Called before {@code frame} is sent.
+         *
+         * @return false to drop the message (it is not sent and costs no credit)
+         */
+        boolean beforeSend(Frame frame);
+    }
+
+    /** Where the connection is. */
+    public enum State {
+        /** Neither connecting nor listening yet. */
+        IDLE,
+        /** Waiting for the RDMA connection (active) or the Negotiate Request (passive). */
+        CONNECTING,
+        /** Negotiate Request sent, waiting for the response (active). */
+        NEGOTIATING,
+        /** Negotiated: Data Transfer messages flow. */
+        ESTABLISHED,
+        /** Ended: by either side, a violation or a failed negotiation. */
+        CLOSED
+    }
+
+    private static final int VERSION = SmbdWire.PROTOCOL_V1;
+
+    private final RawPeer raw;
+    private final VirtualClock clock;
+    private final BooleanSupplier reaction = this::react;
+
+    // configuration
+    private int receiveCredits = 32;
+    private int receiveSize = 8192;
+    private int maxSendSize = 1364;
+    private int maxFragmentedSize = 1 << 20;
+    private int sendCreditTarget = 32;
+    private int maxReadWriteSize = 8 << 20;
+
+    // connection state
+    private State state = State.IDLE;
+    private boolean active;
+    private int processed;
+    private int sendCredits;
+    private int grantedToTransport;
+    private int transportTarget;
+    private int negotiatedMaxSend;
+    private long negotiatedMaxReadWrite;
+    private final ArrayDeque<byte[]> sendQueue = new ArrayDeque<>();
+    private int sendOffset;
+    private boolean responseDue;
+    private boolean requestResponse;
+    private final ByteArrayOutputStream reassembly = new ByteArrayOutputStream();
+
+    // misbehaviour
+    private Hook hook = f -> true;
+    private boolean withhold;
+    private int floodExtra;
+    private boolean stalled;
+
+    // what it saw
+    private final List<PeerFragment> fragments = new ArrayList<>();
+    private final List<byte[]> messages = new ArrayList<>();
+    private final List<Frame> sent = new ArrayList<>();
+    private final List<String> violations = new ArrayList<>();
+    private long creditsGrantedByTransport;
+    private long creditsGrantedToTransport;
+    private int keepalivesAnswered;
+    private byte[] negotiateRequest;
+    private byte[] negotiateResponse;
+    private BiConsumer<ScriptedPeer, byte[]> onMessage = (p, m) -> { };
+
+    ScriptedPeer(RawPeer raw, VirtualClock clock) {
+        this.raw = raw;
+        this.clock = clock;
+        clock.addParticipant(reaction);
+    }
+
+    // ---- configuration ----------------------------------------------------------------------
+
+    /** Receives posted, and so the most credits the peer grants (default 32). */
+    public ScriptedPeer receiveCredits(int count) {
+        requireIdle();
+        receiveCredits = count;
+        return this;
+    }
+
+    /** MaxReceiveSize offered, the size of each receive (default 8192). */
+    public ScriptedPeer maxReceiveSize(int bytes) {
+        requireIdle();
+        receiveSize = bytes;
+        return this;
+    }
+
+    /** MaxSendSize / PreferredSendSize offered (default 1364). */
+    public ScriptedPeer maxSendSize(int bytes) {
+        requireIdle();
+        maxSendSize = bytes;
+        return this;
+    }
+
+    /** MaxFragmentedSize offered (default 1 MiB). */
+    public ScriptedPeer maxFragmentedSize(int bytes) {
+        requireIdle();
+        maxFragmentedSize = bytes;
+        return this;
+    }
+
+    /** CreditsRequested sent (default 32). */
+    public ScriptedPeer sendCreditTarget(int credits) {
+        requireIdle();
+        sendCreditTarget = credits;
+        return this;
+    }
+
+    /** MaxReadWriteSize offered when passive (default 8 MiB). */
+    public ScriptedPeer maxReadWriteSize(int bytes) {
+        requireIdle();
+        maxReadWriteSize = bytes;
+        return this;
+    }
+
+    /** Called with each complete upper-layer message received (the script's "server" or "client"). */
+    public ScriptedPeer onMessage(BiConsumer<ScriptedPeer, byte[]> handler) {
+        onMessage = Objects.requireNonNull(handler, "handler");
+        return this;
+    }
+
+    /** Installs the hook every outgoing message passes (replacing the previous one). */
+    public ScriptedPeer hook(Hook value) {
+        hook = Objects.requireNonNull(value, "hook");
+        return this;
+    }
+
+    private void requireIdle() {
+        if (state != State.IDLE) {
+            throw new IllegalStateException("configure the peer before connecting or listening");
+        }
+    }
+
+    // ---- roles ------------------------------------------------------------------------------
+
+    /** Active role: connects to a transport's listener and negotiates (during the next settle). */
+    public ScriptedPeer connect(InetSocketAddress listener) {
+        requireIdle();
+        active = true;
+        prepare();
+        try {
+            raw.connect(listener, new byte[0]);
+        } catch (RdmaException e) {
+            throw new IllegalStateException("cannot connect to " + listener + ": " + e.getMessage(), e);
+        }
+        state = State.CONNECTING;
+        return this;
+    }
+
+    /** Passive role: listens on its own device and answers the transport's Negotiate Request. */
+    public InetSocketAddress listen() {
+        requireIdle();
+        active = false;
+        prepare();
+        InetSocketAddress a;
+        try {
+            a = raw.listen(new InetSocketAddress(raw.provider().address(), 0));
+        } catch (RdmaException e) {
+            throw new IllegalStateException("cannot listen: " + e.getMessage(), e);
+        }
+        state = State.CONNECTING;
+        return a;
+    }
+
+    private void prepare() {
+        raw.receiveSize(receiveSize).initialReceives(receiveCredits).autoRepost(true);
+    }
+
+    // ---- the upper layer's side -------------------------------------------------------------
+
+    /** Queues an upper-layer message; it goes out in fragments as credits allow. */
+    public ScriptedPeer send(byte[] message) {
+        sendQueue.add(message.clone());
+        return this;
+    }
+
+    /** Asks the transport for a prompt reply with the next message (a keepalive, 3.1.6.2). */
+    public ScriptedPeer sendKeepalive() {
+        requestResponse = true;
+        return this;
+    }
+
+    /** Sends {@code message} as it is (no header added, no credit check): any bytes at all. */
+    public ScriptedPeer sendRaw(byte[] message) {
+        try {
+            raw.send(message);
+        } catch (RdmaException e) {
+            throw new IllegalStateException(e);
+        }
+        return this;
+    }
+
+    /**
+     * Sends {@code payload} as one Data Transfer message (with the grant due and a credit) as a Send
+     * with Invalidate of the transport's {@code token} (3.1.4.2).
+     */
+    public ScriptedPeer sendWithInvalidate(byte[] payload, int token) {
+        byte[] m = dataMessage(0, payload, 0, payload.length, 0);
+        try {
+            raw.sendWithInvalidate(m, token);
+        } catch (RdmaException e) {
+            throw new IllegalStateException(e);
+        }
+        sendCredits--;
+        grantedToTransport += DataTransfer.creditsGranted(ByteBuffer.wrap(m), 0);
+        creditsGrantedToTransport += DataTransfer.creditsGranted(ByteBuffer.wrap(m), 0);
+        return this;
+    }
+
+    /** Registers {@code length} bytes the transport may reach as {@code access} allows. */
+    public PeerBuffer register(int length, RemoteAccess access) {
+        Set<MemoryAccess> a = EnumSet.of(MemoryAccess.LOCAL_WRITE);
+        if (access.allowsRead()) {
+            a.add(MemoryAccess.REMOTE_READ);
+        }
+        if (access.allowsWrite()) {
+            a.add(MemoryAccess.REMOTE_WRITE);
+        }
+        try {
+            return new PeerBuffer(raw.register(length, a));
+        } catch (RdmaException e) {
+            throw new IllegalStateException("registration failed: " + e.getMessage(), e);
+        }
+    }
+
+    /** RDMA Writes {@code data} into the transport's buffer named by {@code remote}. @return the work request id */
+    public long rdmaWrite(byte[] data, BufferDescriptor remote) {
+        try {
+            return raw.rdmaWrite(data, remote.offset(), remote.token());
+        } catch (RdmaException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** RDMA Reads the transport's buffer named by {@code remote} into {@code local}. @return the work request id */
+    public long rdmaRead(PeerBuffer local, BufferDescriptor remote) {
+        try {
+            return raw.rdmaRead(local.region(), 0, remote.length(), remote.offset(), remote.token());
+        } catch (RdmaException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** The status of the work request {@code wrId}, or null while it has not completed. */
+    public CompletionStatus status(long wrId) {
+        for (RawCompletion c : raw.completions()) {
+            if (c.wrId() == wrId) {
+                return c.status();
+            }
+        }
+        return null;
+    }
+
+    // ---- misbehaviour -----------------------------------------------------------------------
+
+    /** From now on grants the transport nothing (true) or again what it may (false). */
+    public ScriptedPeer withholdCredits(boolean value) {
+        withhold = value;
+        return this;
+    }
+
+    /** Grants {@code extra} credits beyond the receives posted with the next message, and sends one now. */
+    public ScriptedPeer floodCredits(int extra) {
+        floodExtra = extra;
+        return this;
+    }
+
+    /** Stops reacting (true): nothing is answered, granted or sent until {@code stall(false)}. */
+    public ScriptedPeer stall(boolean value) {
+        stalled = value;
+        return this;
+    }
+
+    /** Orderly RDMA disconnect. */
+    public void disconnect() {
+        raw.disconnect();
+        state = State.CLOSED;
+    }
+
+    /** The peer's host vanishes: no disconnect reaches the transport. */
+    public void crash() {
+        raw.crash();
+        state = State.CLOSED;
+    }
+
+    @Override
+    public void close() {
+        clock.removeParticipant(reaction);
+        raw.close();
+        state = State.CLOSED;
+    }
+
+    // ---- what it saw ------------------------------------------------------------------------
+
+    /** Where the connection is. */
+    public State state() {
+        if (state != State.CLOSED && raw.disconnectCause() != null) {
+            state = State.CLOSED;
+        }
+        return state;
+    }
+
+    /** Whether negotiation succeeded and the connection has not ended. */
+    public boolean isEstablished() {
+        return state() == State.ESTABLISHED;
+    }
+
+    /** Complete upper-layer messages received, in order (copies). */
+    public List<byte[]> messages() {
+        List<byte[]> out = new ArrayList<>();
+        for (byte[] m : messages) {
+            out.add(m.clone());
+        }
+        return out;
+    }
+
+    /** Every Data Transfer message received, in order. */
+    public List<PeerFragment> fragments() {
+        return List.copyOf(fragments);
+    }
+
+    /** Every message the peer sent, after its hook (dropped ones excluded). */
+    public List<Frame> sent() {
+        return List.copyOf(sent);
+    }
+
+    /** Rules the transport broke, as the peer saw them (empty for a correct transport). */
+    public List<String> violations() {
+        return List.copyOf(violations);
+    }
+
+    /** Send Credits the peer holds now. */
+    public int sendCredits() {
+        return sendCredits;
+    }
+
+    /** Send Credits the transport holds now, as the peer counts them. */
+    public int creditsHeldByTransport() {
+        return grantedToTransport;
+    }
+
+    /** Total credits the transport granted the peer. */
+    public long creditsGrantedByTransport() {
+        return creditsGrantedByTransport;
+    }
+
+    /** Total credits the peer granted the transport. */
+    public long creditsGrantedToTransport() {
+        return creditsGrantedToTransport;
+    }
+
+    /** Keepalives (SMB_DIRECT_RESPONSE_REQUESTED) of the transport the peer answered. */
+    public int keepalivesAnswered() {
+        return keepalivesAnswered;
+    }
+
+    /** Messages still queued to send (waiting for credits). */
+    public int queuedMessages() {
+        return sendQueue.size();
+    }
+
+    /** The MaxSendSize negotiated for the peer's sends (0 before negotiation). */
+    public int negotiatedMaxSendSize() {
+        return negotiatedMaxSend;
+    }
+
+    /** The Negotiate Request received (passive) or sent (active), or null. */
+    public byte[] negotiateRequest() {
+        return negotiateRequest == null ? null : negotiateRequest.clone();
+    }
+
+    /** The Negotiate Response received (active) or sent (passive), or null. */
+    public byte[] negotiateResponse() {
+        return negotiateResponse == null ? null : negotiateResponse.clone();
+    }
+
+    /** The raw peer underneath, for byte-level scripting. */
+    public RawPeer raw() {
+        return raw;
+    }
+
+    // ---- the reaction -----------------------------------------------------------------------
+
+    private boolean react() {
+        if (stalled || state == State.IDLE) {
+            return false;
+        }
+        boolean moved = false;
+        if (state == State.CONNECTING && active && raw.isConnected()) {
+            sendNegotiateRequest();
+            moved = true;
+        }
+        List<RawMessage> in = raw.messages();
+        while (processed < in.size() && !stalled) {
+            receive(in.get(processed++));
+            moved = true;
+        }
+        if (state() == State.ESTABLISHED) {
+            moved |= pump();
+        }
+        return moved;
+    }
+
+    private void sendNegotiateRequest() {
+        byte[] b = new byte[SmbdWire.NEGOTIATE_REQUEST_SIZE];
+        NegotiateRequest.encode(ByteBuffer.wrap(b), 0, VERSION, VERSION, sendCreditTarget, maxSendSize, receiveSize,
+                maxFragmentedSize);
+        Frame f = new Frame(Frame.Kind.NEGOTIATE_REQUEST, b);
+        if (hook.beforeSend(f)) {
+            negotiateRequest = f.bytes();
+            transmit(f);
+        }
+        state = State.NEGOTIATING;
+    }
+
+    private void receive(RawMessage m) {
+        ByteBuffer b = ByteBuffer.wrap(m.bytes()).order(ByteOrder.LITTLE_ENDIAN);
+        int len = m.bytes().length;
+        if (state == State.CONNECTING && !active) {
+            negotiateRequest = m.bytes().clone();
+            answerNegotiateRequest(b, len);
+        } else if (state == State.NEGOTIATING && active) {
+            negotiateResponse = m.bytes().clone();
+            Violation v = NegotiateResponse.check(b, 0, len, receiveSize);
+            if (v != null) {
+                violate("Negotiate Response: " + v);
+                return;
+            }
+            sendCredits = NegotiateResponse.creditsGranted(b, 0);
+            creditsGrantedByTransport += sendCredits;
+            transportTarget = NegotiateResponse.creditsRequested(b, 0);
+            negotiatedMaxSend = (int) Math.min(maxSendSize, NegotiateResponse.maxReceiveSize(b, 0));
+            negotiatedMaxReadWrite = NegotiateResponse.maxReadWriteSize(b, 0);
+            state = State.ESTABLISHED;
+        } else if (state == State.ESTABLISHED) {
+            receiveData(m, b, len);
+        }
+    }
+
+    private void answerNegotiateRequest(ByteBuffer b, int len) {
+        Violation v = NegotiateRequest.check(b, 0, len);
+        if (v != null) {
+            byte[] r = new byte[SmbdWire.NEGOTIATE_RESPONSE_SIZE];
+            NegotiateResponse.encodeFailure(ByteBuffer.wrap(r), 0, SmbdWire.STATUS_NOT_SUPPORTED);
+            transmit(new Frame(Frame.Kind.NEGOTIATE_RESPONSE, r));
+            violate("Negotiate Request: " + v);
+            return;
+        }
+        transportTarget = NegotiateRequest.creditsRequested(b, 0);
+        int grant = withhold ? 0 : Math.min(receiveCredits, transportTarget) + floodExtra;
+        floodExtra = 0;
+        negotiatedMaxSend = (int) Math.min(maxSendSize, NegotiateRequest.maxReceiveSize(b, 0));
+        byte[] r = new byte[SmbdWire.NEGOTIATE_RESPONSE_SIZE];
+        NegotiateResponse.encode(ByteBuffer.wrap(r), 0, VERSION, VERSION, VERSION, sendCreditTarget, grant, 0,
+                maxReadWriteSize, maxSendSize, receiveSize, maxFragmentedSize);
+        Frame f = new Frame(Frame.Kind.NEGOTIATE_RESPONSE, r);
+        if (hook.beforeSend(f)) {
+            negotiateResponse = f.bytes();
+            transmit(f);
+            int granted = f.u16(NegotiateResponse.CREDITS_GRANTED);
+            grantedToTransport += granted;
+            creditsGrantedToTransport += granted;
+        }
+        state = State.ESTABLISHED;
+    }
+
+    private void receiveData(RawMessage m, ByteBuffer b, int len) {
+        Violation v = DataTransfer.check(b, 0, len, maxFragmentedSize);
+        if (v != null) {
+            violate("Data Transfer: " + v);
+            return;
+        }
+        grantedToTransport--;
+        if (grantedToTransport < 0) {
+            violate("the transport sent a message without holding a Send Credit (R-3.1.5.1)");
+            return;
+        }
+        int granted = DataTransfer.creditsGranted(b, 0);
+        int flags = DataTransfer.flags(b, 0);
+        long remaining = DataTransfer.remainingDataLength(b, 0);
+        long dataLength = DataTransfer.dataLength(b, 0);
+        sendCredits += granted;
+        creditsGrantedByTransport += granted;
+        transportTarget = DataTransfer.creditsRequested(b, 0);
+        fragments.add(new PeerFragment(transportTarget, granted, flags, remaining, dataLength, grantedToTransport,
+                m.invalidatedToken() ? m.token() : null));
+        if ((flags & SmbdWire.FLAG_RESPONSE_REQUESTED) != 0) {
+            responseDue = true;
+        }
+        if (dataLength > 0) {
+            reassembly.write(m.bytes(), (int) DataTransfer.dataOffset(b, 0), (int) dataLength);
+            if (reassembly.size() > maxFragmentedSize) {
+                violate("a message of more than MaxFragmentedSize=" + maxFragmentedSize + " bytes (R-3.1.5.8)");
+                return;
+            }
+            if (remaining == 0) {
+                byte[] message = reassembly.toByteArray();
+                reassembly.reset();
+                messages.add(message);
+                onMessage.accept(this, message);
+            }
+        }
+    }
+
+    private boolean pump() {
+        boolean moved = false;
+        for (;;) {
+            int posted = receiveCredits;
+            int grantable = withhold ? 0 : Math.max(0, Math.min(posted, transportTarget) - grantedToTransport);
+            int grant = grantable + floodExtra;
+            boolean data = !sendQueue.isEmpty();
+            boolean topUp = grantable > 0 && grantedToTransport * 2 <= Math.min(posted, transportTarget);
+            if (!data && !responseDue && !requestResponse && !topUp && floodExtra == 0) {
+                return moved;
+            }
+            if (sendCredits == 0 || (sendCredits == 1 && grant == 0)) {
+                return moved;
+            }
+            byte[] message;
+            int flags = requestResponse ? SmbdWire.FLAG_RESPONSE_REQUESTED : 0;
+            boolean last = true;
+            if (data) {
+                byte[] whole = sendQueue.peek();
+                int room = negotiatedMaxSend - SmbdWire.DATA_OFFSET;
+                int chunk = Math.min(room, whole.length - sendOffset);
+                long remaining = whole.length - sendOffset - chunk;
+                message = dataMessage(grant, whole, sendOffset, chunk, remaining, flags);
+                sendOffset += chunk;
+                last = remaining == 0;
+            } else {
+                message = dataMessage(grant, null, 0, 0, 0, flags);
+            }
+            Frame f = new Frame(Frame.Kind.DATA, message);
+            if (hook.beforeSend(f)) {
+                transmit(f);
+                sendCredits--;
+                int granted = f.length() >= 4 ? f.creditsGranted() : 0;
+                grantedToTransport += granted;
+                creditsGrantedToTransport += granted;
+            }
+            if (data && last) {
+                sendQueue.poll();
+                sendOffset = 0;
+            }
+            if (responseDue) {
+                keepalivesAnswered++;
+            }
+            responseDue = false;
+            requestResponse = false;
+            floodExtra = 0;
+            moved = true;
+        }
+    }
+
+    private byte[] dataMessage(int grant, byte[] payload, int from, int length, long remaining) {
+        return dataMessage(grant, payload, from, length, remaining, 0);
+    }
+
+    private byte[] dataMessage(int grant, byte[] payload, int from, int length, long remaining, int flags) {
+        int size = length == 0 ? SmbdWire.DATA_HEADER_SIZE : SmbdWire.DATA_OFFSET + length;
+        byte[] m = new byte[size];
+        ByteBuffer b = ByteBuffer.wrap(m);
+        DataTransfer.encodeHeader(b, 0, sendCreditTarget, Math.min(grant, 0xFFFF), flags, remaining,
+                length == 0 ? 0 : SmbdWire.DATA_OFFSET, length);
+        if (length > 0) {
+            System.arraycopy(payload, from, m, SmbdWire.DATA_OFFSET, length);
+        }
+        return m;
+    }
+
+    private void transmit(Frame f) {
+        try {
+            raw.send(f.bytes());
+            sent.add(f);
+        } catch (RdmaException e) {
+            violate("send failed: " + e.getMessage());
+        }
+    }
+
+    private void violate(String what) {
+        violations.add(what);
+        raw.disconnect();
+        state = State.CLOSED;
+    }
+
+    @Override
+    public String toString() {
+        return "ScriptedPeer[" + (active ? "active" : "passive") + ", " + state + ", sendCredits=" + sendCredits
+                + ", creditsHeldByTransport=" + grantedToTransport + "]";
+    }
+}

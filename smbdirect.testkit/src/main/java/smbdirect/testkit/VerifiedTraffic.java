@@ -1,0 +1,179 @@
+package smbdirect.testkit;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+
+import smbdirect.api.CloseReason;
+import smbdirect.api.ConnectionHandler;
+import smbdirect.api.ReceivedMessage;
+import smbdirect.api.SmbDirectConnection;
+
+/**
+ * For tests in wall-clock time (threaded fabrics, hardware, OSGi containers).
+ * Continuous, verifiable traffic over one connection: a sender thread sends numbered messages of
+ * varying sizes (some fragmented) whose every byte is a function of the number; the receiving
+ * handler checks each message byte by byte and checks that the numbers arrive in order without a
+ * gap.
+ */
+public final class VerifiedTraffic {
+
+    private VerifiedTraffic() {
+    }
+
+    /** The length of message {@code seq}: 8 to 6007 bytes, so some are fragmented. */
+    public static int size(long seq) {
+        return 8 + (int) ((seq * 7919) % 6000);
+    }
+
+    /** Message {@code seq}: its number, then bytes that are a function of the number and the position. */
+    public static ByteBuffer message(long seq) {
+        int n = size(seq);
+        ByteBuffer b = ByteBuffer.allocateDirect(n);
+        b.putLong(seq);
+        for (int i = 8; i < n; i++) {
+            b.put((byte) (seq * 31 + i));
+        }
+        return b.flip();
+    }
+
+    /** Receives and checks; records the first problem. */
+    public static final class Receiver implements ConnectionHandler {
+        private long next;
+        public final List<String> problems = new CopyOnWriteArrayList<>();
+        public final CompletableFuture<CloseReason> closed = new CompletableFuture<>();
+
+        @Override
+        public void onMessage(SmbDirectConnection connection, ReceivedMessage message) {
+            ByteBuffer p = message.payload();
+            int start = p.position();
+            long seq = p.duplicate().order(ByteOrder.BIG_ENDIAN).getLong(start);
+            long expected = received();
+            if (seq != expected) {
+                problems.add("connection " + connection.id() + ": message " + seq + " arrived, expected " + expected);
+            }
+            int n = p.remaining();
+            if (n != size(seq)) {
+                problems.add("message " + seq + " has " + n + " bytes, expected " + size(seq));
+            } else {
+                for (int i = 8; i < n; i++) {
+                    if (p.get(start + i) != (byte) (seq * 31 + i)) {
+                        problems.add("message " + seq + " byte " + i + " differs");
+                        break;
+                    }
+                }
+            }
+            synchronized (this) {
+                next = seq + 1;
+                notifyAll();
+            }
+        }
+
+        @Override
+        public void onDisconnected(SmbDirectConnection connection, CloseReason reason) {
+            if (!closed.complete(reason)) {
+                problems.add("second disconnect notification: " + reason);
+            }
+        }
+
+        /** Messages received in order so far. */
+        public synchronized long received() {
+            return next;
+        }
+
+        /** Waits (woken by each message) until {@code count} messages arrived. */
+        public synchronized void awaitReceived(long count, String what) throws InterruptedException {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (next < count) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    throw new AssertionError("timed out waiting for " + what + ": " + next + " of " + count
+                            + " messages; problems " + problems);
+                }
+                TimeUnit.NANOSECONDS.timedWait(this, left);
+            }
+        }
+
+        /** Waits up to 10 s for the disconnect notification. */
+        public CloseReason awaitClosed() throws Exception {
+            return closed.get(10, TimeUnit.SECONDS);
+        }
+    }
+
+    /** Sends until stopped or the connection fails. */
+    /** Sends numbered messages on a thread of its own, at most {@link #WINDOW} outstanding, until stopped. */
+    public static final class Sender implements Runnable {
+        /** Sends outstanding at most. */
+        public static final int WINDOW = 16;
+        public final SmbDirectConnection connection;
+        public final AtomicBoolean stop = new AtomicBoolean();
+        public final AtomicLong completed = new AtomicLong();
+        public final AtomicLong sent = new AtomicLong();
+        public final CompletableFuture<Throwable> failure = new CompletableFuture<>();
+        public final Semaphore window = new Semaphore(WINDOW);
+        public final List<String> problems = new CopyOnWriteArrayList<>();
+        private final Thread thread;
+
+        /** A sender on {@code connection} whose thread is named {@code name}; not started. */
+        public Sender(SmbDirectConnection connection, String name) {
+            this.connection = connection;
+            thread = new Thread(this, name);
+            thread.setDaemon(true);
+        }
+
+        /** Starts the sending thread. */
+        public Sender start() {
+            thread.start();
+            return this;
+        }
+
+        @Override
+        public void run() {
+            long seq = 0;
+            try {
+                while (!stop.get() && !failure.isDone()) {
+                    if (!window.tryAcquire(100, TimeUnit.MILLISECONDS)) {
+                        continue;
+                    }
+                    long s = seq++;
+                    sent.set(seq);
+                    connection.send(message(s), (m, f) -> {
+                        if (f == null) {
+                            if (completed.getAndIncrement() != s && !failure.isDone()) {
+                                problems.add("send " + s + " completed out of order");
+                            }
+                        } else {
+                            failure.complete(f);
+                        }
+                        window.release();
+                    });
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+
+        /** Stops sending and waits until every send issued has completed (successfully or not). */
+        public void stopAndJoin() throws InterruptedException {
+            stop(true);
+        }
+
+        /**
+         * Stops sending; with {@code requireAllCompleted}, fails unless every send issued completed
+         * (successfully or not) within 10 s.
+         */
+        public void stop(boolean requireAllCompleted) throws InterruptedException {
+            stop.set(true);
+            thread.join(10_000);
+            if (!window.tryAcquire(WINDOW, requireAllCompleted ? 10 : 1, TimeUnit.SECONDS) && requireAllCompleted) {
+                throw new AssertionError("sends on connection " + connection.id() + " never completed");
+            }
+        }
+    }
+}

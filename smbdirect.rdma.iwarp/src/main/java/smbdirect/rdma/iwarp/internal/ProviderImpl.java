@@ -45,6 +45,7 @@ public final class ProviderImpl {
     private final AtomicInteger connections = new AtomicInteger();
     private final AtomicLong terminatesSent = new AtomicLong();
     private final AtomicLong terminatesReceived = new AtomicLong();
+    private final AtomicLong refusedAtCap = new AtomicLong();
     private final Set<ListenerImpl> listeners = ConcurrentHashMap.newKeySet();
     private final Set<EndpointImpl> endpoints = ConcurrentHashMap.newKeySet();
     private final Set<PassiveSetup> setups = ConcurrentHashMap.newKeySet();
@@ -222,6 +223,7 @@ public final class ProviderImpl {
         while (true) {
             int n = connections.get();
             if (n >= settings.maxConnections()) {
+                refusedAtCap.incrementAndGet();
                 return false;
             }
             if (connections.compareAndSet(n, n + 1)) {
@@ -275,6 +277,11 @@ public final class ProviderImpl {
 
     public long terminatesReceived() {
         return terminatesReceived.get();
+    }
+
+    /** TCP connections refused (accepted or connecting) because the cap was reached. */
+    public long refusedAtCap() {
+        return refusedAtCap.get();
     }
 
     public boolean isShutdown() {

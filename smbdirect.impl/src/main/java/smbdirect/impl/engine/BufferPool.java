@@ -12,12 +12,12 @@ import smbdirect.api.rdma.RdmaException;
 /**
  * One direct buffer registered once for a connection and sliced into equal slots (the receive
  * buffers of the connection; the send buffers grow by need, see {@link SendBuffers}). Slots are
- * taken and given back; whoever takes a slot gives it back exactly once, when its work request
- * completed.
+ * taken and given back ({@link FreeSlots}); whoever takes a slot gives it back exactly once, when its
+ * work request completed.
  *
  * <p>Not thread-safe: owned by the connection's serial context. Allocation-free after creation.
  */
-final class BufferPool {
+final class BufferPool extends FreeSlots {
 
     /** The whole registered buffer (little-endian). */
     final ByteBuffer buffer;
@@ -25,18 +25,15 @@ final class BufferPool {
     final MemoryRegion region;
     /** Bytes per slot. */
     final int slotSize;
-    private final int[] free;
-    private int count;
+    private final int slots;
 
     private BufferPool(ByteBuffer buffer, MemoryRegion region, int slots, int slotSize) {
+        super(slots);
         this.buffer = buffer;
         this.region = region;
         this.slotSize = slotSize;
-        this.free = new int[slots];
-        for (int i = 0; i < slots; i++) {
-            free[i] = slots - 1 - i;
-        }
-        this.count = slots;
+        this.slots = slots;
+        addFree(0, slots);
     }
 
     /** Allocates and registers {@code slots} x {@code slotSize} bytes on {@code endpoint}. */
@@ -46,24 +43,9 @@ final class BufferPool {
         return new BufferPool(b, endpoint.register(b, access), slots, slotSize);
     }
 
-    /** Takes a free slot; call only when {@link #available()} is positive. */
-    int take() {
-        return free[--count];
-    }
-
-    /** Gives a slot back. */
-    void give(int slot) {
-        free[count++] = slot;
-    }
-
-    /** Free slots. */
-    int available() {
-        return count;
-    }
-
     /** All slots. */
     int slots() {
-        return free.length;
+        return slots;
     }
 
     /** Byte offset of {@code slot} in the buffer and the region. */

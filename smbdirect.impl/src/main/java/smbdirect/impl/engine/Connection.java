@@ -1,18 +1,9 @@
 package smbdirect.impl.engine;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.time.Duration;
-import java.util.ArrayDeque;
-import java.util.ArrayList;
-import java.util.EnumSet;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
@@ -31,43 +22,29 @@ import smbdirect.api.SmbDirectConnection;
 import smbdirect.api.SmbDirectException;
 import smbdirect.api.dto.ConnectionDTO;
 import smbdirect.api.rdma.CompletionStatus;
-import smbdirect.api.rdma.ConnectParameters;
 import smbdirect.api.rdma.DisconnectCause;
-import smbdirect.api.rdma.EndpointConfig;
-import smbdirect.api.rdma.MemoryAccess;
-import smbdirect.api.rdma.MemoryRegion;
 import smbdirect.api.rdma.RdmaCapabilities;
 import smbdirect.api.rdma.RdmaConnectRequest;
 import smbdirect.api.rdma.RdmaEndpoint;
 import smbdirect.api.rdma.RdmaEndpointHandler;
-import smbdirect.api.rdma.RdmaException;
-import smbdirect.api.rdma.TransportType;
 import smbdirect.api.rdma.WorkCompletion;
 import smbdirect.api.rdma.WorkRequestType;
-import smbdirect.impl.wire.DataTransfer;
-import smbdirect.impl.wire.IrdOrdHeader;
-import smbdirect.impl.wire.NegotiateRequest;
-import smbdirect.impl.wire.NegotiateResponse;
-import smbdirect.impl.wire.SmbdWire;
-import smbdirect.impl.wire.Violation;
 
 /**
- * One SMB Direct connection in either role: the [MS-SMBD] 3.1.1.1 ADM plus the state machine of
- * 3.1.4.1, 3.1.5.x, 3.1.6 and 3.1.7.
+ * One SMB Direct connection in either role ([MS-SMBD] 3.1.1.1, "Per RDMA Transport Connection"):
+ * its identity, its state machine (CONNECTING, NEGOTIATING, ESTABLISHED, CLOSING, CLOSED), the
+ * serial context that owns all of its state, its endpoint, and the wiring of the concerns that carry
+ * out the protocol, each owning its own state: {@link Negotiation} ({@link ActiveNegotiation},
+ * {@link PassiveNegotiation}), {@link SendPath}, {@link ReceivePath}, {@link CreditManager},
+ * {@link Timers}, {@link MemoryRegistrations}, {@link RdmaOperations} and {@link Closing} (the
+ * package documentation shows which sections each carries out and how a message travels).
  *
  * <p><b>Threading.</b> Thread-safe as {@link SmbDirectConnection} requires: every public method hands
- * its work to the connection's {@link SerialExecutor}; all ADM state changes there, one task at a
- * time. Provider callbacks run inline when the serial context is idle (no copy, no allocation) and
- * are copied and queued otherwise (re-entrant inline completions). Nothing blocks.
- *
- * <p><b>Buffers.</b> An initial region holds the initial 512-byte receive (and, on the passive side,
- * room for a negotiate failure response); it is deregistered as soon as negotiation succeeded. The
- * send buffers ({@link SendBuffers}: slots of MaxSendSize) start with a few slots, registered before
- * the Negotiate Request (active) or Response (passive) goes out from one of them, and grow by
- * registered chunks when a send waits for a slot, up to the usable send credits + 1. After
- * negotiation one receive region ((ReceiveCreditMax + 1) x MaxReceiveSize) is registered once and
- * sliced. A message sent is copied once into send slots; a single-fragment message received is
- * handed up as a view of its receive slot.
+ * its work to the connection's {@link SerialExecutor}; all state changes there, one task at a time,
+ * so the concerns need no locks. Provider callbacks run inline when the serial context is idle (no
+ * copy, no allocation) and are copied and queued otherwise ({@link ProviderEvents}: re-entrant inline
+ * completions). Nothing blocks. A work completion finds its concern by the kind encoded in the top
+ * byte of its work request id ({@link #wr}).
  *
  * <p><b>DTO snapshot.</b> {@link #getConnectionDTO()} reads the serial-context fields without
  * synchronisation: each value is one the connection held, the set is not atomic.
@@ -78,45 +55,13 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
 
     private static final long KIND_SHIFT = 56;
     private static final long INDEX_MASK = (1L << KIND_SHIFT) - 1;
-    private static final int K_INIT_RECV = 1;
-    private static final int K_NEG_SEND = 2;
-    private static final int K_RECV = 3;
-    private static final int K_SEND = 4;
-    private static final int K_RDMA = 5;
-    private static final int K_INVALIDATE = 6;
-
-    /** The initial region of the passive side: the initial receive and a negotiate failure response. */
-    private static final int INITIAL_REGION = 1024;
-    private static final int NEG_SEND_OFFSET = 512;
-    private static final int RDMA_WRITE_BUDGET = 16;
-    private static final int INVALIDATE_BUDGET = 16;
-    /**
-     * Entries the serial context keeps for reuse: covers the messages in flight at once (an upper
-     * layer that counts delivered messages, not send completions, can have well over 64 while the
-     * completions lag), so a steady stream allocates nothing; each entry is ~48 B.
-     */
-    private static final int OUT_POOL = 256;
-    /**
-     * Entries kept for sends queued by other threads while the connection is busy: an entry is in use
-     * until its message completes, so this covers that many messages in flight (as {@link #OUT_POOL}).
-     */
-    private static final int SHARED_SEND_POOL = 64;
-    /** Entries kept for RDMA requests queued while the connection is busy (in use until started). */
-    private static final int SHARED_RDMA_POOL = 16;
-    private static final VarHandle SHARED_OUT;
-    private static final VarHandle SHARED_RDMA;
-
-    static {
-        try {
-            MethodHandles.Lookup l = MethodHandles.lookup();
-            SHARED_OUT = l.findVarHandle(Connection.class, "sharedOut", SharedPool.class);
-            SHARED_RDMA = l.findVarHandle(Connection.class, "sharedRdma", SharedPool.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
-    /** How long a closing connection waits for the provider's disconnect report before releasing. */
-    static final long CLOSE_DEADLINE_NANOS = 30_000_000_000L;
+    /** Work request kinds: the initial receive, a negotiate Send from the initial region, ... */
+    static final int K_INIT_RECV = 1;
+    static final int K_NEG_SEND = 2;
+    static final int K_RECV = 3;
+    static final int K_SEND = 4;
+    static final int K_RDMA = 5;
+    static final int K_INVALIDATE = 6;
 
     /** Life-cycle states (ConnectionDTO.state). */
     enum State { CONNECTING, NEGOTIATING, ESTABLISHED, CLOSING, CLOSED }
@@ -127,138 +72,31 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
     final EngineListener listener;
     final SerialExecutor serial;
     private final ProviderEvents providerEvents;
-    private final ProviderEvents.Sink providerSink = new ProviderEvents.Sink() {
-        @Override
-        public void completion(long wrId, WorkRequestType type, CompletionStatus status, int length,
-                boolean invalidated, int token, int vendorError) {
-            handleCompletion(wrId, type, status, length, invalidated, token, vendorError);
-        }
-
-        @Override
-        public void established() {
-            Connection.this.established(establishedData);
-        }
-
-        @Override
-        public void disconnected() {
-            endpointGone(goneCause, goneDetail);
-        }
-    };
-    /** The peer's private data of onEstablished, kept until the serial context takes the event. */
-    private ByteBuffer establishedData;
-    /** The cause of onDisconnected, kept until the serial context takes the event. */
-    private DisconnectCause goneCause;
-    private String goneDetail;
-    private final TransportSettings initial;
     private final long createdMillis;
     private final long budget;
 
-    // ---- ADM (3.1.1.1) ----
-    Role role;
-    int protocol;
-    int maxSendSize;
-    int maxReceiveSize;
-    long maxFragmentedSendSize;
-    int maxFragmentedRecvSize;
-    int maxReadWriteSize;
-    final CreditManager credits;
-    final ArrayDeque<OutMessage> sendQueue = new ArrayDeque<>();
-    /** Entries of messages that completed successfully, for reuse (serial context only). */
-    private final ArrayDeque<OutMessage> outPool = new ArrayDeque<>();
-    /** Entries for sends from threads that found the context busy (any thread; created on first use). */
-    private volatile SharedPool<OutMessage> sharedOut;
-    private volatile SharedPool<PendingRdma> sharedRdma;
-    private Reassembler reassembler;
-    KeepaliveRequested keepaliveRequested = KeepaliveRequested.NONE;
-    boolean sendImmediate;
-    private boolean hasInvalidatedToken;
-    /** The send loop runs ({@link #pump}): a nested call returns at once, the running loop goes on. */
-    private boolean pumping;
-    private int invalidatedToken;
-
     // ---- state ----
-    volatile State state = State.CONNECTING;
+    private volatile State state = State.CONNECTING;
+    /** Why the connection closes (null while it is open). */
+    private volatile CloseReason closeReason;
     private RdmaEndpoint endpoint;
     private boolean endpointStarted;
-    private RdmaConnectRequest request;
+    private RdmaCapabilities caps;
     private ConnectionHandler handler;
-    private CompletableFuture<SmbDirectConnection> connectFuture;
-    private final CompletableFuture<Void> closedFuture = new CompletableFuture<>();
-    volatile CloseReason closeReason;
-    private CloseReason pendingClose;
-    private boolean provisionalReason;
-    private State closedFrom;
     private InetSocketAddress peerAddress;
     private InetSocketAddress localAddress;
-    private RdmaCapabilities caps;
-    int inboundReadDepth;
-    int outboundReadDepth;
 
-    // ---- buffers ----
-    private ByteBuffer initBuf;
-    private MemoryRegion initRegion;
-    private BufferPool receivePool;
-    private ByteBuffer recvView;
-    private SendBuffers sendPool;
-    /** The message each send slot carries a fragment of (null: a control or negotiate message); grows with the slots. */
-    private OutMessage[] sendOwner;
-    /** The most send slots: usable send credits + 1, within the send queue. */
-    private int sendSlots = 1;
-    /** Send completions to wait for after a refused growth before registering again. */
-    private int sendGrowthBackoff;
-    /** Growths of the send buffers refused by the provider. */
-    private long sendGrowthFailures;
-    private final ReceivedMessageImpl received = new ReceivedMessageImpl();
-
-    // ---- timers ----
-    private Scheduler.Cancellable negotiationTimer;
-    private Scheduler.Cancellable creditTimer;
-    private long creditStallSince = -1;
-    private final Runnable negotiationTimeoutTask = this::onNegotiationTimeout;
-    private final Runnable keepaliveTask = this::onKeepaliveTimer;
-    private final KeepaliveTimer keepaliveTimer;
-    private final Runnable creditTask = this::onCreditTimer;
-    private final Runnable creditTimerTask = this::queueCreditTask;
-    private final Runnable pumpTask = this::pump;
-
-    // ---- RDMA ----
-    private final ArrayDeque<RdmaOp> rdmaPending = new ArrayDeque<>();
-    /** Operations that completed successfully, for reuse (serial context only). */
-    private final ArrayDeque<RdmaOp> rdmaOpPool = new ArrayDeque<>();
-    /** Work flushed by the provider before it reported the disconnect: failed with the final reason. */
-    private final List<Object> flushed = new ArrayList<>();
-    /** Posted local invalidates by work id. */
-    private final Map<Long, Object> rdmaWork = new HashMap<>();
-    /**
-     * Posted RDMA Read/Write work requests by slot (the work id): the operation and the bytes of the
-     * request; free slots on a stack. Grows by doubling (bounded by ORD plus the write budget).
-     */
-    private RdmaOp[] rdmaSlotOp = new RdmaOp[4];
-    private int[] rdmaSlotLength = new int[4];
-    private int[] rdmaFreeSlots = {3, 2, 1, 0};
-    private int rdmaFreeCount = 4;
-    private final ArrayDeque<Runnable> invalidatesPending = new ArrayDeque<>();
-    private final Map<Integer, RegisteredBufferImpl> registrations = new HashMap<>();
-    private long nextWorkId = 1;
-    private int readsInFlight;
-    private int writesInFlight;
-    private int invalidatesInFlight;
-
-    // ---- counters (DTO) ----
-    long messagesSent;
-    long messagesReceived;
-    long bytesSent;
-    long bytesReceived;
-    long fragmentsSent;
-    long fragmentsReceived;
-    long keepalivesSent;
-    long keepalivesReceived;
-    long creditGrantsSent;
-    long creditStalls;
-    long rdmaReads;
-    long rdmaWrites;
-    long rdmaBytes;
-    private long closedMillis;
+    // ---- the concerns ----
+    final CreditManager credits;
+    final Timers timers;
+    final MemoryRegistrations registrations;
+    final RdmaOperations rdma;
+    final ReceivePath receivePath;
+    final SendPath sendPath;
+    final Closing closing;
+    final Negotiation negotiation;
+    /** Runs the send loop on the serial context. */
+    final Runnable pumpTask;
 
     Connection(SmbDirectEngine engine, long id, boolean initiator, EngineListener listener, TransportSettings settings,
             long budget) {
@@ -266,19 +104,36 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
         this.id = id;
         this.initiator = initiator;
         this.listener = listener;
-        this.initial = settings;
         this.budget = budget;
         this.serial = new SerialExecutor(serialRingCapacity(settings));
-        this.providerEvents = new ProviderEvents(serial, providerSink);
+        this.providerEvents = new ProviderEvents(serial, new ProviderEvents.Sink() {
+            @Override
+            public void completion(long wrId, WorkRequestType type, CompletionStatus status, int length,
+                    boolean invalidated, int token, int vendorError) {
+                handleCompletion(wrId, type, status, length, invalidated, token, vendorError);
+            }
+
+            @Override
+            public void established(ByteBuffer peerPrivateData) {
+                negotiation.onEstablished(peerPrivateData);
+            }
+
+            @Override
+            public void disconnected(DisconnectCause cause, String detail) {
+                closing.endpointGone(cause, detail);
+            }
+        });
         this.createdMillis = engine.epochMillis();
-        // R-3.1.4.1-04..09 / R-3.1.7.2-07..10 (A-42): initial values
-        this.role = initiator ? Role.ACTIVE : Role.PASSIVE;
-        this.maxSendSize = settings.maxSendSize();
-        this.maxReceiveSize = settings.maxReceiveSize();
-        this.maxFragmentedRecvSize = settings.maxFragmentedRecvSize();
-        this.maxReadWriteSize = initiator ? 0 : settings.maxReadWriteSize();
         this.credits = new CreditManager(settings.sendCreditTarget(), settings.receiveCreditMax());
-        this.keepaliveTimer = new KeepaliveTimer(engine.scheduler(), () -> serial.execute(keepaliveTask));
+        this.timers = new Timers(this, engine.scheduler());
+        this.registrations = new MemoryRegistrations(this);
+        this.rdma = new RdmaOperations(this, registrations);
+        this.receivePath = new ReceivePath(this, credits, timers, registrations);
+        this.sendPath = new SendPath(this, credits, timers, receivePath);
+        receivePath.sendPath(sendPath);
+        this.pumpTask = sendPath::pump;
+        this.closing = new Closing(this);
+        this.negotiation = Negotiation.of(this, settings, initiator);
     }
 
     long budget() {
@@ -287,14 +142,14 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
 
     /**
      * Ring slots of the serial context: the work requests that can complete in one burst (the send
-     * and receive queues as {@link #endpointConfig()} sizes them at most, before any device limit)
+     * and receive queues as {@link Negotiation#endpointConfig()} sizes them at most, before any device limit)
      * plus room for timers, provider events and the upper layer's tasks, as a power of two within
      * [64, {@link SerialExecutor#DEFAULT_CAPACITY}]. A connection with few credits does not carry the
      * ring of one with 255.
      */
     static int serialRingCapacity(TransportSettings settings) {
         long sendQueue = Math.min(settings.sendCreditTarget(), 255) + 1L + 1 + settings.outboundReadDepth()
-                + RDMA_WRITE_BUDGET + INVALIDATE_BUDGET;
+                + RdmaOperations.WRITE_BUDGET + MemoryRegistrations.INVALIDATE_BUDGET;
         long receiveQueue = settings.receiveCreditMax() + 2L;
         long work = sendQueue + receiveQueue + 16;
         if (work >= SerialExecutor.DEFAULT_CAPACITY) {
@@ -304,218 +159,64 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
     }
 
     // =====================================================================================
-    // Establishment, active side (3.1.4.1)
+    // Establishment (3.1.4.1, 3.1.7.2): the negotiation of the role does it
     // =====================================================================================
 
+    /** Connecting to the Peer (3.1.4.1), from the upper layer's thread. */
     void startActive(InetSocketAddress peer, Duration timeout, ConnectionHandler connectionHandler,
             CompletableFuture<SmbDirectConnection> future) {
-        this.peerAddress = peer;
-        this.handler = connectionHandler;
-        this.connectFuture = future;
-        serial.execute(() -> {
-            // R-3.1.4.1-10: the Negotiation Timer covers connect and negotiation
-            negotiationTimer = engine.scheduler().schedule(() -> serial.execute(negotiationTimeoutTask),
-                    timeout.toNanos());
-            try {
-                caps = engine.provider().capabilities();
-                endpoint = engine.provider().createEndpoint(endpointConfig(), this); // R-3.1.4.1-03
-                caps = endpoint.capabilities();
-                setUpInitialRegion();
-                // the Negotiate Request goes out from a send slot: the initial region is then free
-                // as soon as the response arrived in it
-                setUpSendBuffers();
-                // R-3.1.4.1-11: one receive of at least 512 bytes before connecting
-                endpoint.postReceive(initRegion, 0, SmbdWire.INITIAL_RECEIVE_SIZE, wr(K_INIT_RECV, 0));
-                inboundReadDepth = Math.min(initial.inboundReadDepth(), caps.maxInboundReadDepth());
-                outboundReadDepth = Math.min(initial.outboundReadDepth(), caps.maxOutboundReadDepth());
-                ByteBuffer priv = ByteBuffer.allocate(0);
-                if (engine.provider().transportType() == TransportType.IWARP) {
-                    // R-6.1-01: the IRD/ORD header leads the connect private data on iWARP
-                    priv = ByteBuffer.allocate(SmbdWire.IRD_ORD_HEADER_SIZE);
-                    IrdOrdHeader.encode(priv, 0, inboundReadDepth, outboundReadDepth);
-                }
-                endpointStarted = true;
-                endpoint.connect(peer, new ConnectParameters(priv, Math.max(1, inboundReadDepth),
-                        Math.max(1, outboundReadDepth))); // R-3.1.4.1-12
-            } catch (RdmaException | RuntimeException e) {
-                // R-3.1.4.1-13: the lower layer's error goes back to the upper layer
-                close(CloseReason.of(CloseReason.Kind.CONNECT_FAILED, "connect to " + peer + " failed: " + e.getMessage()));
-            }
-        });
+        ((ActiveNegotiation) negotiation).start(peer, timeout, connectionHandler, future);
+    }
+
+    /** Connection Arrival (3.1.7.2), from the listener's thread. */
+    void startPassive(RdmaConnectRequest request) {
+        ((PassiveNegotiation) negotiation).start(request);
+    }
+
+    /** The transport's settings changed: timers follow at once. */
+    void onSettingsChanged() {
+        serial.execute(timers::settingsChanged);
     }
 
     // =====================================================================================
-    // Establishment, passive side (3.1.7.2)
+    // The upper layer's calls (3.1.4.2 - 3.1.4.7)
     // =====================================================================================
 
-    void startPassive(RdmaConnectRequest connectRequest) {
-        serial.execute(() -> {
-            this.request = connectRequest;
-            this.peerAddress = connectRequest.peerAddress();
-            this.localAddress = connectRequest.localAddress();
-            state = State.NEGOTIATING;
-            // R-3.1.7.2-03: Negotiation Timer from arrival
-            negotiationTimer = engine.scheduler().schedule(() -> serial.execute(negotiationTimeoutTask),
-                    engine.settings().passiveNegotiationTimeout().toNanos());
-            try {
-                caps = engine.provider().capabilities();
-                int ird = Math.min(initial.inboundReadDepth(), caps.maxInboundReadDepth());
-                int ord = Math.min(initial.outboundReadDepth(), caps.maxOutboundReadDepth());
-                int peerIrd = connectRequest.peerInboundReadDepth();
-                int peerOrd = connectRequest.peerOutboundReadDepth();
-                ByteBuffer priv = connectRequest.privateData();
-                boolean header = false;
-                if (engine.provider().transportType() == TransportType.IWARP
-                        && priv.remaining() >= SmbdWire.IRD_ORD_HEADER_SIZE
-                        && IrdOrdHeader.check(priv, priv.position(), priv.remaining()) == null) {
-                    // R-6.2-01: the requester's IRD/ORD header
-                    peerIrd = (int) IrdOrdHeader.ird(priv, priv.position());
-                    peerOrd = (int) IrdOrdHeader.ord(priv, priv.position());
-                    header = true;
-                }
-                // R-6.2-02 (A-45): our IRD bounded by the peer's ORD and vice versa
-                if (peerOrd > 0) {
-                    ird = Math.min(ird, peerOrd);
-                }
-                if (peerIrd > 0) {
-                    ord = Math.min(ord, peerIrd);
-                }
-                if (ird <= 0 || ord <= 0) {
-                    // R-6.2-03
-                    refuse(CloseReason.of(CloseReason.Kind.CONNECT_FAILED,
-                            "IRD/ORD negotiated to 0 (IRD " + ird + ", ORD " + ord + ") (R-6.2-03)"));
-                    return;
-                }
-                inboundReadDepth = ird;
-                outboundReadDepth = ord;
-                endpoint = connectRequest.createEndpoint(endpointConfig(), this); // R-3.1.7.2-04
-                caps = endpoint.capabilities();
-                setUpInitialRegion();
-                try {
-                    // R-3.1.7.2-05: at least one receive of at least 512 bytes
-                    endpoint.postReceive(initRegion, 0, SmbdWire.INITIAL_RECEIVE_SIZE, wr(K_INIT_RECV, 0));
-                } catch (RdmaException e) {
-                    // R-3.1.7.2-06
-                    refuse(CloseReason.of(CloseReason.Kind.RESOURCE_LIMIT,
-                            "posting the initial receive failed (R-3.1.7.2-06): " + e.getMessage()));
-                    return;
-                }
-                ByteBuffer reply = ByteBuffer.allocate(0);
-                if (header) {
-                    reply = ByteBuffer.allocate(SmbdWire.IRD_ORD_HEADER_SIZE);
-                    IrdOrdHeader.encode(reply, 0, ird, ord); // R-6.2-01: echo a header
-                }
-                endpointStarted = true;
-                endpoint.accept(new ConnectParameters(reply, ird, ord));
-            } catch (RdmaException | RuntimeException e) {
-                refuse(CloseReason.of(CloseReason.Kind.RESOURCE_LIMIT, "accepting failed: " + e.getMessage()));
-            }
-        });
+    @Override
+    public void send(ByteBuffer message, SendCompletion completion) {
+        sendPath.submit(message, completion, false, 0);
     }
 
-    /** Refuses the request before accepting it: {@link #finish()} rejects it and releases the endpoint. */
-    private void refuse(CloseReason reason) {
-        close(reason);
+    @Override
+    public void sendWithInvalidate(ByteBuffer message, int remoteToken, SendCompletion completion) {
+        sendPath.submit(message, completion, true, remoteToken);
     }
 
-    /**
-     * Queue-pair sizing within the device's limits: the receive queue holds ReceiveCreditMax + 1
-     * data receives plus the initial one (ReceiveCreditMax is lowered to fit, peer-lessons 17); the
-     * send queue holds the send slots, the negotiate message, ORD reads, the RDMA Write and local
-     * invalidate budgets (send slots are lowered to fit).
-     */
-    private EndpointConfig endpointConfig() {
-        int rq = Math.min(caps.maxReceiveWorkRequests(), initial.receiveCreditMax() + 2);
-        credits.limitReceiveCreditMax(Math.max(1, rq - 2));
-        int fixed = 1 + initial.outboundReadDepth() + RDMA_WRITE_BUDGET + INVALIDATE_BUDGET;
-        sendSlots = Math.max(1, Math.min(Math.min(initial.sendCreditTarget(), 255) + 1,
-                caps.maxSendWorkRequests() - fixed));
-        int sq = Math.min(caps.maxSendWorkRequests(), sendSlots + fixed);
-        return new EndpointConfig(Math.max(1, sq), Math.max(3, rq));
+    @Override
+    public CompletionStage<RegisteredBuffer> register(ByteBuffer buffer, RemoteAccess access) {
+        return registrations.register(buffer, access);
     }
 
-    private int sendSlotCount() {
-        return sendSlots;
+    @Override
+    public void rdmaWrite(RegisteredBuffer source, int sourceOffset, int length, List<BufferDescriptor> remote,
+            long remoteOffset, RdmaCompletion completion) {
+        rdma.write(source, sourceOffset, length, remote, remoteOffset, completion);
     }
 
-    private void setUpInitialRegion() throws RdmaException {
-        // the active side sends nothing from it (its Negotiate Request goes out from a send slot)
-        initBuf = ByteBuffer.allocateDirect(initiator ? SmbdWire.INITIAL_RECEIVE_SIZE : INITIAL_REGION)
-                .order(ByteOrder.LITTLE_ENDIAN);
-        initRegion = endpoint.register(initBuf, EnumSet.of(MemoryAccess.LOCAL_WRITE));
+    @Override
+    public void rdmaRead(RegisteredBuffer destination, int destinationOffset, int length,
+            List<BufferDescriptor> remote, long remoteOffset, RdmaCompletion completion) {
+        rdma.read(destination, destinationOffset, length, remote, remoteOffset, completion);
     }
 
-    /**
-     * Negotiation succeeded and the initial receive completed: the initial region is not needed any
-     * more (nothing was sent from it: the negotiate messages of a success go out from send slots).
-     */
-    private void releaseInitialRegion() {
-        MemoryRegion r = initRegion;
-        initRegion = null;
-        initBuf = null;
-        if (r != null) {
-            try {
-                endpoint.deregister(r);
-            } catch (RdmaException | RuntimeException e) {
-                // still released with the endpoint
-                LOG.debug("connection {}: deregistering the initial region failed", id, e);
-            }
-        }
+    @Override
+    public CompletionStage<Void> close() {
+        return closing.closeAsync(CloseReason.of(CloseReason.Kind.LOCAL_CLOSE, "closed by the upper layer"));
     }
 
-    /** The first chunk of send slots (MaxSendSize as it stands: negotiation only lowers it). */
-    private void setUpSendBuffers() throws RdmaException {
-        sendPool = SendBuffers.register(endpoint, sendSlotCount(), maxSendSize);
-        sendOwner = new OutMessage[sendPool.capacity()];
-    }
-
-    /**
-     * Every send slot is in use and a send waits: registers the next chunk (the capacity doubles, up
-     * to the usable send credits + 1). A refused registration loses nothing: the send waits for a slot
-     * to complete (every slot is in flight), and growth is tried again after as many completions as
-     * there are slots.
-     *
-     * @return whether a slot is free now
-     */
-    private boolean growSendBuffers() {
-        if (sendGrowthBackoff > 0 || sendPool.capacity() >= sendPool.maxSlots()) {
-            return false;
-        }
-        try {
-            sendPool.grow(endpoint);
-        } catch (RdmaException | RuntimeException e) {
-            sendGrowthFailures++;
-            sendGrowthBackoff = sendPool.capacity();
-            LOG.warn("connection {}: registering more send buffers failed ({} of at most {} slots registered); "
-                    + "sends wait for a slot to complete: {}", id, sendPool.capacity(), sendPool.maxSlots(),
-                    e.getMessage());
-            return false;
-        }
-        OutMessage[] owners = new OutMessage[sendPool.capacity()];
-        System.arraycopy(sendOwner, 0, owners, 0, sendOwner.length);
-        sendOwner = owners;
-        return true;
-    }
-
-    /** Send slots registered now (tests). */
-    int sendSlotCapacity() {
-        return sendPool == null ? 0 : sendPool.capacity();
-    }
-
-    /** Send buffer chunks registered now (tests). */
-    int sendBufferChunks() {
-        return sendPool == null ? 0 : sendPool.chunks();
-    }
-
-    /** Growths of the send buffers the provider refused (tests). */
-    long sendGrowthFailures() {
-        return sendGrowthFailures;
-    }
-
-    /** Whether the initial negotiation region is still registered (tests). */
-    boolean holdsInitialRegion() {
-        return initRegion != null;
-    }
+    // =====================================================================================
+    // Provider callbacks
+    // =====================================================================================
 
     @Override
     public void onEstablished(ByteBuffer peerPrivateData) {
@@ -523,798 +224,8 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
         if (peerPrivateData != null) {
             copy.put(peerPrivateData.duplicate()).flip();
         }
-        if (serial.tryEnterIdle()) {
-            try {
-                if (providerEvents.isEmpty()) {
-                    established(copy);
-                } else {
-                    establishedData = copy;
-                    providerEvents.established();
-                }
-            } finally {
-                serial.exit();
-            }
-        } else {
-            establishedData = copy;
-            providerEvents.established();
-        }
+        providerEvents.onEstablished(copy);
     }
-
-    private void established(ByteBuffer peerPrivateData) {
-        if (state == State.CLOSING || state == State.CLOSED) {
-            return;
-        }
-        localAddress = endpoint.localAddress();
-        if (endpoint.peerAddress() != null) {
-            peerAddress = endpoint.peerAddress();
-        }
-        if (!initiator) {
-            return; // the passive side waits for the Negotiate Request (3.1.5.5)
-        }
-        state = State.NEGOTIATING;
-        if (engine.provider().transportType() == TransportType.IWARP
-                && peerPrivateData.remaining() >= SmbdWire.IRD_ORD_HEADER_SIZE
-                && IrdOrdHeader.check(peerPrivateData, 0, peerPrivateData.remaining()) == null) {
-            // R-6.2-05: program the values the acceptor returned
-            long peerIrd = IrdOrdHeader.ird(peerPrivateData, 0);
-            long peerOrd = IrdOrdHeader.ord(peerPrivateData, 0);
-            outboundReadDepth = (int) Math.min(outboundReadDepth, peerIrd);
-            inboundReadDepth = (int) Math.min(inboundReadDepth, peerOrd);
-        }
-        if (endpoint.outboundReadDepth() > 0) {
-            outboundReadDepth = Math.min(outboundReadDepth, endpoint.outboundReadDepth());
-        }
-        if (endpoint.inboundReadDepth() > 0) {
-            inboundReadDepth = Math.min(inboundReadDepth, endpoint.inboundReadDepth());
-        }
-        // R-3.1.4.1-14, 3.1.5.2: the first message is the Negotiate Request (from a send slot, owner none)
-        int slot = sendPool.take();
-        ByteBuffer b = sendPool.buffer(slot);
-        int off = sendPool.offset(slot);
-        NegotiateRequest.encode(b, off, SmbdWire.PROTOCOL_V1, SmbdWire.PROTOCOL_V1,
-                credits.sendCreditTarget, maxSendSize, maxReceiveSize, maxFragmentedRecvSize);
-        try {
-            endpoint.postSend(sendPool.region(slot), off, SmbdWire.NEGOTIATE_REQUEST_SIZE, wr(K_SEND, slot));
-            engine.trace(this, true, b, off, SmbdWire.NEGOTIATE_REQUEST_SIZE);
-        } catch (RdmaException e) {
-            sendPool.give(slot);
-            close(CloseReason.of(CloseReason.Kind.CONNECT_FAILED, "posting the Negotiate Request failed: " + e.getMessage()));
-        }
-    }
-
-    // =====================================================================================
-    // Negotiation messages (3.1.5.5 - 3.1.5.7)
-    // =====================================================================================
-
-    private void onNegotiationMessage(int length) {
-        engine.trace(this, false, initBuf, 0, length);
-        if (role == Role.PASSIVE) {
-            onNegotiateRequest(length); // R-3.1.5.5-01
-        } else if (role == Role.ACTIVE) {
-            onNegotiateResponse(length); // R-3.1.5.5-02
-        }
-    }
-
-    private void onNegotiateRequest(int length) {
-        Violation v = NegotiateRequest.check(initBuf, 0, length);
-        if (v != null) {
-            CloseReason reason = new CloseReason(CloseReason.Kind.NEGOTIATION_FAILED, v.rule(), describe(v));
-            if (v.action() == Violation.Action.FAIL_RESPONSE) {
-                // R-3.1.5.6-04: failure response, then graceful termination (R-3.1.5.3-08)
-                sendFailureResponse(v.status(), reason);
-            } else {
-                close(reason); // R-3.1.5.6-02, -09: terminate without a response
-            }
-            return;
-        }
-        long preferredSendSize = NegotiateRequest.preferredSendSize(initBuf, 0);
-        long peerMaxReceiveSize = NegotiateRequest.maxReceiveSize(initBuf, 0);
-        long peerMaxFragmented = NegotiateRequest.maxFragmentedSize(initBuf, 0);
-        long creditsRequested = NegotiateRequest.creditsRequested(initBuf, 0);
-        // R-3.1.5.6-10, -11
-        maxReceiveSize = (int) Math.max(SmbdWire.MIN_RECEIVE_SIZE, Math.min(maxReceiveSize, preferredSendSize));
-        protocol = SmbdWire.PROTOCOL_V1; // R-3.1.5.6-12
-        credits.receiveCreditTarget = (int) creditsRequested; // R-3.1.5.6-13
-        maxSendSize = (int) Math.min(maxSendSize, peerMaxReceiveSize); // R-3.1.5.6-14
-        maxFragmentedSendSize = peerMaxFragmented; // R-3.1.5.6-15
-        // R-3.1.5.6-16: receives and receive credits through 3.1.5.9
-        try {
-            setUpDataRegions();
-            postNegotiationReceives();
-        } catch (RdmaException e) {
-            LOG.debug("connection {}: receive set-up failed", id, e);
-        }
-        if (credits.receiveCredits == 0) {
-            // R-3.1.5.6-17: failure response with an error status
-            sendFailureResponse(SmbdWire.STATUS_INSUFFICIENT_RESOURCES,
-                    new CloseReason(CloseReason.Kind.RESOURCE_LIMIT, "R-3.1.5.6-17",
-                            "no receive could be posted for the peer"));
-            return;
-        }
-        int granted = credits.takeGrant();
-        // R-3.1.5.6-18, 3.1.5.3: the success response
-        // (from a send slot, owner none: the initial region is free once it is posted)
-        int slot = sendPool.take();
-        ByteBuffer b = sendPool.buffer(slot);
-        int off = sendPool.offset(slot);
-        NegotiateResponse.encode(b, off, SmbdWire.PROTOCOL_V1, SmbdWire.PROTOCOL_V1, protocol,
-                credits.sendCreditTarget, granted, SmbdWire.STATUS_SUCCESS, maxReadWriteSize, maxSendSize,
-                maxReceiveSize, maxFragmentedRecvSize);
-        try {
-            endpoint.postSend(sendPool.region(slot), off, SmbdWire.NEGOTIATE_RESPONSE_SIZE, wr(K_SEND, slot));
-            engine.trace(this, true, b, off, SmbdWire.NEGOTIATE_RESPONSE_SIZE);
-        } catch (RdmaException e) {
-            sendPool.give(slot);
-            close(CloseReason.of(CloseReason.Kind.PROVIDER_ERROR, "posting the Negotiate Response failed: " + e.getMessage()));
-            return;
-        }
-        releaseInitialRegion(); // its receive completed (the request); nothing else uses it
-        // R-3.1.5.6-20..22 (the upper layer is told right after, A-41)
-        cancelNegotiationTimer();
-        role = Role.ESTABLISHED;
-        state = State.ESTABLISHED;
-        keepaliveTimer.received();
-        armKeepaliveTimer(); // R-3.1.5.6-21
-        engine.onEstablished(this);
-        // R-3.1.5.6-19, A-41: indicate the negotiated connection to the upper layer
-        ConnectionHandler h = null;
-        try {
-            h = listener.acceptHandler().accepted(this);
-        } catch (RuntimeException e) {
-            LOG.warn("connection {}: accept handler failed", id, e);
-            close(CloseReason.of(CloseReason.Kind.LOCAL_CLOSE, "accept handler failed: " + e));
-            return;
-        }
-        if (h == null) {
-            close(CloseReason.of(CloseReason.Kind.LOCAL_CLOSE, "the accept handler declined the connection"));
-            return;
-        }
-        handler = h;
-        serial.execute(pumpTask);
-    }
-
-    private void sendFailureResponse(int status, CloseReason reason) {
-        // R-3.1.5.3-02..07: versions 0x0100, status, every other field 0
-        NegotiateResponse.encodeFailure(initBuf, NEG_SEND_OFFSET, status);
-        pendingClose = reason;
-        try {
-            endpoint.postSend(initRegion, NEG_SEND_OFFSET, SmbdWire.NEGOTIATE_RESPONSE_SIZE, wr(K_NEG_SEND, 0));
-            engine.trace(this, true, initBuf, NEG_SEND_OFFSET, SmbdWire.NEGOTIATE_RESPONSE_SIZE);
-        } catch (RdmaException e) {
-            close(reason);
-        }
-    }
-
-    private void onNegotiateResponse(int length) {
-        Violation v = NegotiateResponse.check(initBuf, 0, length, maxReceiveSize);
-        if (v != null) {
-            // R-3.1.5.7-09: terminate and fail the connect
-            close(new CloseReason(CloseReason.Kind.NEGOTIATION_FAILED, v.rule(), describe(v)));
-            return;
-        }
-        protocol = SmbdWire.PROTOCOL_V1; // R-3.1.5.7-10
-        credits.receiveCreditTarget = NegotiateResponse.creditsRequested(initBuf, 0); // R-3.1.5.7-11
-        long preferred = NegotiateResponse.preferredSendSize(initBuf, 0);
-        maxReceiveSize = (int) Math.max(SmbdWire.MIN_RECEIVE_SIZE, Math.min(maxReceiveSize, preferred)); // -12, -13
-        maxSendSize = (int) Math.min(maxSendSize, NegotiateResponse.maxReceiveSize(initBuf, 0)); // -14
-        maxReadWriteSize = (int) Math.min(initial.maxReadWriteSize(),
-                NegotiateResponse.maxReadWriteSize(initBuf, 0)); // -15
-        credits.addSendCredits(NegotiateResponse.creditsGranted(initBuf, 0)); // -16
-        maxFragmentedSendSize = NegotiateResponse.maxFragmentedSize(initBuf, 0); // -17
-        releaseInitialRegion(); // its receive completed (the response); the request went from a send slot
-        try {
-            setUpDataRegions();
-            postNegotiationReceives(); // R-3.1.5.7-18
-        } catch (RdmaException e) {
-            LOG.debug("connection {}: receive set-up failed", id, e);
-        }
-        if (credits.receiveCredits == 0) {
-            close(new CloseReason(CloseReason.Kind.RESOURCE_LIMIT, "R-3.1.5.7-19", "no receive could be posted"));
-            return;
-        }
-        cancelNegotiationTimer(); // -20
-        role = Role.ESTABLISHED; // -22
-        state = State.ESTABLISHED;
-        keepaliveTimer.received();
-        armKeepaliveTimer(); // -21
-        engine.onEstablished(this);
-        CompletableFuture<SmbDirectConnection> f = connectFuture;
-        connectFuture = null;
-        f.complete(this); // -23
-        // the upper layer's first message (queued by its completion stage) carries the grant (A-13)
-        serial.execute(pumpTask);
-    }
-
-    private static String describe(Violation v) {
-        return v.field() + "=" + v.value() + (v.detail() == null || v.detail().isEmpty() ? "" : ": " + v.detail());
-    }
-
-    private void setUpDataRegions() throws RdmaException {
-        reassembler = new Reassembler(maxFragmentedRecvSize);
-        receivePool = BufferPool.register(endpoint, credits.receiveCapacity(), maxReceiveSize,
-                EnumSet.of(MemoryAccess.LOCAL_WRITE));
-        recvView = receivePool.buffer.asReadOnlyBuffer();
-        if (sendPool == null) {
-            setUpSendBuffers(); // passive (the active side registered them before its Negotiate Request)
-        }
-    }
-
-    // =====================================================================================
-    // Timers (3.1.2, 3.1.6)
-    // =====================================================================================
-
-    private void onNegotiationTimeout() {
-        if (state == State.CONNECTING || state == State.NEGOTIATING) {
-            // R-3.1.6.1-01, -02
-            close(new CloseReason(CloseReason.Kind.NEGOTIATION_TIMEOUT, "R-3.1.6.1-01",
-                    "no negotiation within the Negotiation Timer (role " + (initiator ? "ACTIVE" : "PASSIVE") + ")"));
-        }
-    }
-
-    private void cancelNegotiationTimer() {
-        if (negotiationTimer != null) {
-            negotiationTimer.cancel();
-            negotiationTimer = null;
-        }
-    }
-
-    /** (Re)arms the Idle Connection Timer for the current keepalive state and settings. */
-    private void armKeepaliveTimer() {
-        keepaliveTimer.arm(keepaliveRequested, engine.settings());
-    }
-
-    private void onKeepaliveTimer() {
-        if (state != State.ESTABLISHED) {
-            return;
-        }
-        if (!keepaliveTimer.due(keepaliveRequested, engine.settings())) {
-            armKeepaliveTimer(); // a message arrived meanwhile: wait for the rest
-            return;
-        }
-        if (keepaliveRequested != KeepaliveRequested.NONE) {
-            // R-3.1.6.2-01
-            close(new CloseReason(CloseReason.Kind.KEEPALIVE_TIMEOUT, "R-3.1.6.2-01",
-                    "no message within " + engine.settings().keepaliveResponseTimeout().toMillis()
-                            + " ms after a keepalive (KeepaliveRequested " + keepaliveRequested + ")"));
-            return;
-        }
-        // R-3.1.6.2-02, -03, -04
-        keepaliveRequested = KeepaliveRequested.PENDING;
-        keepaliveTimer.keepaliveRequested();
-        armKeepaliveTimer();
-        pump();
-    }
-
-    private void onCreditTimer() {
-        creditTimer = null;
-        if (state != State.ESTABLISHED || creditStallSince < 0) {
-            return;
-        }
-        long timeout = engine.settings().creditGrantTimeout().toNanos();
-        if (timeout == 0) {
-            return;
-        }
-        long now = engine.scheduler().nanoTime();
-        long deadline = creditStallSince + timeout;
-        if (now < deadline) {
-            creditTimer = engine.scheduler().schedule(creditTimerTask, deadline - now);
-            return;
-        }
-        close(CloseReason.of(CloseReason.Kind.CREDIT_GRANT_TIMEOUT, "no Send Credit granted within "
-                + engine.settings().creditGrantTimeout().toMillis() + " ms while " + sendQueue.size()
-                + " message(s) wait; " + credits));
-    }
-
-    /** The Credit Grant Timer fired (scheduler thread): its work runs on the serial context. */
-    private void queueCreditTask() {
-        serial.execute(creditTask);
-    }
-
-    private void stalledOnCredits() {
-        if (creditStallSince < 0) {
-            creditStallSince = engine.scheduler().nanoTime();
-            creditStalls++;
-            long timeout = engine.settings().creditGrantTimeout().toNanos();
-            if (timeout > 0 && creditTimer == null) {
-                creditTimer = engine.scheduler().schedule(creditTimerTask, timeout);
-            }
-        }
-    }
-
-    /**
-     * The stall is over. The credit timer is left to run out (a lazy deadline, as idle-state timers
-     * do): it finds no stall and ends, or a later stall's deadline and re-arms for the rest, so a
-     * sender that stalls and resumes many times a second schedules one timer per timeout, not one
-     * per stall.
-     */
-    private void creditsAvailable() {
-        creditStallSince = -1;
-    }
-
-    /** The transport's settings changed: timers follow at once. */
-    void onSettingsChanged() {
-        serial.execute(() -> {
-            if (state != State.ESTABLISHED) {
-                return;
-            }
-            armKeepaliveTimer();
-            if (creditStallSince >= 0) {
-                if (creditTimer != null) {
-                    creditTimer.cancel();
-                    creditTimer = null;
-                }
-                long timeout = engine.settings().creditGrantTimeout().toNanos();
-                if (timeout > 0) {
-                    long left = creditStallSince + timeout - engine.scheduler().nanoTime();
-                    creditTimer = engine.scheduler().schedule(creditTimerTask, left);
-                }
-            }
-        });
-    }
-
-    // =====================================================================================
-    // Sending (3.1.4.2, 3.1.5.1, 3.1.5.4)
-    // =====================================================================================
-
-    @Override
-    public void send(ByteBuffer message, SendCompletion completion) {
-        submit(message, completion, false, 0);
-    }
-
-    @Override
-    public void sendWithInvalidate(ByteBuffer message, int remoteToken, SendCompletion completion) {
-        submit(message, completion, true, remoteToken);
-    }
-
-    /**
-     * Hands a message to the serial context: at once with a pooled entry when the context is idle
-     * or the caller is one of its callbacks with nothing queued (no allocation; the send queue and
-     * the credit gate are consistent at every callback), else queued in a new entry behind the
-     * work already waiting, which keeps each thread's sends in order.
-     */
-    private void submit(ByteBuffer message, SendCompletion completion, boolean invalidate, int token) {
-        if (serial.tryEnterIdle()) {
-            try {
-                enqueue(pooled().init(message, completion, invalidate, token));
-            } finally {
-                serial.exit();
-            }
-        } else if (serial.inContextAndNothingQueued()) {
-            // from inside one of this connection's callbacks, with nothing queued before it
-            enqueue(pooled().init(message, completion, invalidate, token));
-        } else {
-            // behind the work already waiting; the entry comes from the pool shared with other threads
-            SharedPool<OutMessage> pool = sharedOut();
-            OutMessage m = pool.poll();
-            if (m == null) {
-                m = new OutMessage(this);
-                m.shared = true;
-            }
-            serial.execute(m.init(message, completion, invalidate, token));
-        }
-    }
-
-    /** Entries for sends queued by threads that found the serial context busy (created on first use). */
-    private SharedPool<OutMessage> sharedOut() {
-        SharedPool<OutMessage> p = sharedOut;
-        if (p == null) {
-            p = new SharedPool<>(SHARED_SEND_POOL);
-            if (!SHARED_OUT.compareAndSet(this, null, p)) {
-                p = sharedOut;
-            }
-        }
-        return p;
-    }
-
-    /** Requests for RDMA issued by threads that found the serial context busy (created on first use). */
-    private SharedPool<PendingRdma> sharedRdma() {
-        SharedPool<PendingRdma> p = sharedRdma;
-        if (p == null) {
-            p = new SharedPool<>(SHARED_RDMA_POOL);
-            if (!SHARED_RDMA.compareAndSet(this, null, p)) {
-                p = sharedRdma;
-            }
-        }
-        return p;
-    }
-
-    /** A queued RDMA request's entry is free again (its values were taken). */
-    void release(PendingRdma r) {
-        sharedRdma.offer(r);
-    }
-
-    private OutMessage pooled() {
-        OutMessage m = outPool.pollFirst();
-        return m != null ? m : new OutMessage(this);
-    }
-
-    /** A message completed successfully and nothing refers to its entry any more: reuse it. */
-    private void recycle(OutMessage m) {
-        m.clear();
-        if (m.shared) {
-            sharedOut.offer(m);
-        } else if (outPool.size() < OUT_POOL) {
-            outPool.addFirst(m);
-        }
-    }
-
-    /** Serial context: an upper-layer message enters Connection.SendQueue (R-3.1.5.1-02). */
-    void enqueue(OutMessage m) {
-        if (m.completion == null) {
-            LOG.warn("connection {}: send without a completion refused", id);
-            return;
-        }
-        if (m.message == null || m.length == 0) {
-            complete(m, new SmbDirectException(SmbDirectException.Kind.INVALID_ARGUMENT, "empty message"));
-            return;
-        }
-        if (state != State.ESTABLISHED) {
-            CloseReason r = closeReason != null ? closeReason
-                    : CloseReason.of(CloseReason.Kind.LOCAL_CLOSE, "connection not established");
-            complete(m, SmbDirectException.closed(r));
-            return;
-        }
-        if (m.length > maxFragmentedSendSize) {
-            // R-3.1.4.2-02, -03, R-3.1.5.4-02: refused, nothing sent
-            complete(m, new SmbDirectException(SmbDirectException.Kind.MESSAGE_TOO_LARGE, "message of " + m.length
-                    + " bytes exceeds the peer's MaxFragmentedSize " + maxFragmentedSendSize + " (R-3.1.4.2-03)"));
-            return;
-        }
-        sendQueue.addLast(m);
-        pump();
-    }
-
-    /**
-     * The credit gate (3.1.5.1): sends fragments of the queue head, or one empty message when a
-     * credit grant, keepalive or keepalive reply is due and nothing is queued. Because grants and
-     * flags ride on the next fragment, no other message ever goes between the fragments of one
-     * upper-layer message (R-3.1.5.4-21, peer-lessons 4).
-     */
-    private void pump() {
-        if (pumping) {
-            return; // a completion taken by the loop below: the loop goes on with its effect
-        }
-        pumping = true;
-        try {
-            pumpLoop();
-        } finally {
-            pumping = false;
-        }
-    }
-
-    private void pumpLoop() {
-        if (state != State.ESTABLISHED) {
-            return;
-        }
-        refillReceives();
-        if (state != State.ESTABLISHED) {
-            return;
-        }
-        for (;;) {
-            if (state != State.ESTABLISHED) {
-                return; // closed by something a taken completion did
-            }
-            OutMessage head = sendQueue.peekFirst();
-            boolean controlDue = head == null && (sendImmediate
-                    || keepaliveRequested == KeepaliveRequested.PENDING
-                    || credits.grantDue(engine.settings().creditRefillFraction()));
-            if (head == null && !controlDue) {
-                creditsAvailable();
-                return;
-            }
-            if (credits.sendCredits == 0) { // R-3.1.5.1-04
-                if (takeArrivedCompletions()) {
-                    continue;
-                }
-                stalledOnCredits();
-                return;
-            }
-            if (sendPool.available() == 0) {
-                if (takeArrivedCompletions()) {
-                    continue;
-                }
-                if (!growSendBuffers()) {
-                    return; // resumes when a send completes
-                }
-            }
-            if (credits.sendCredits == 1) {
-                // R-3.1.5.9-04, R-3.1.5.1-06, A-16: the last credit goes with a grant that includes one
-                // more receive, so that the peer can answer and still grant back (no grant ping-pong)
-                if (credits.mayPostExtra() && receivePool.available() > 0) {
-                    if (!postOneReceive()) {
-                        return;
-                    }
-                } else if (credits.ungranted == 0) {
-                    stalledOnCredits(); // R-3.1.5.9-06
-                    return;
-                }
-            }
-            creditsAvailable();
-            sendOne(head);
-        }
-    }
-
-    /**
-     * The send loop is out of credits or send slots: handles the work completions the provider has
-     * already delivered to this connection while the loop ran (queued behind it on the serial
-     * context: send completions free slots, a receive may carry a credit grant), so the loop goes on
-     * with hot slots and fresh credits instead of stalling until it returns. Their calls of
-     * {@link #pump} return at once; this loop continues in their place, posting receives first.
-     *
-     * @return whether any completion was handled (the loop should look again)
-     */
-    private boolean takeArrivedCompletions() {
-        if (providerEvents.takeCompletions() == 0) {
-            return false;
-        }
-        if (state == State.ESTABLISHED) {
-            refillReceives();
-        }
-        return true;
-    }
-
-    private void sendOne(OutMessage head) {
-        int granted = credits.takeGrant(); // R-3.1.5.1-05
-        int flags = 0; // R-3.1.5.1-12
-        if (keepaliveRequested == KeepaliveRequested.PENDING) {
-            // R-3.1.5.1-10, -11
-            flags = SmbdWire.FLAG_RESPONSE_REQUESTED;
-            keepaliveRequested = KeepaliveRequested.SENT;
-            keepaliveTimer.keepaliveRequested();
-            keepalivesSent++;
-            armKeepaliveTimer();
-        }
-        int slot = sendPool.take();
-        int chunk = sendPool.chunk(slot);
-        ByteBuffer buf = sendPool.chunkBuffer(chunk);
-        MemoryRegion region = sendPool.chunkRegion(chunk);
-        int base = sendPool.offset(chunk, slot);
-        // R-3.1.5.1-09, R-3.1.5.4-03..18
-        int total = Fragmenter.next(buf, base, maxSendSize, head, credits.sendCreditTarget, granted, flags);
-        credits.sendCredits--; // R-3.1.5.1-08
-        sendImmediate = false; // R-3.1.5.1-16
-        sendOwner[slot] = head;
-        if (head == null) {
-            if (granted > 0 && flags == 0) {
-                creditGrantsSent++;
-            }
-        } else {
-            head.pendingFragments++;
-            if (head.unsent() == 0) {
-                head.allPosted = true;
-                sendQueue.pollFirst(); // R-3.1.5.1-07
-            }
-        }
-        fragmentsSent++;
-        engine.trace(this, true, buf, base, total);
-        try {
-            if (head != null && head.invalidate && !head.tokenAttached) {
-                head.tokenAttached = true;
-                if (caps.sendWithInvalidate()) {
-                    // R-3.1.5.4-19, R-3.1.5.1-13: exactly one fragment carries the token
-                    endpoint.postSendWithInvalidate(region, base, total, head.remoteToken, wr(K_SEND, slot));
-                    return;
-                }
-                // R-3.1.5.1-14: the provider cannot invalidate; the token is dropped
-            }
-            endpoint.postSend(region, base, total, wr(K_SEND, slot)); // R-3.1.5.1-15
-        } catch (RdmaException e) {
-            sendOwner[slot] = null;
-            sendPool.give(slot);
-            if (head != null) {
-                head.pendingFragments--;
-                if (head.allPosted) {
-                    // already off the send queue and now never sent completely: it must not complete as
-                    // sent when its earlier fragments do, and fails with the final reason like flushed work
-                    head.allPosted = false;
-                    flushed.add(head);
-                }
-            }
-            closeAfterPostFailure("posting a Send", e);
-        }
-    }
-
-    private void onSendCompleted(int slot, CompletionStatus status, int vendorError) {
-        OutMessage owner = sendOwner[slot];
-        sendOwner[slot] = null;
-        sendPool.give(slot);
-        if (sendGrowthBackoff > 0) {
-            sendGrowthBackoff--;
-        }
-        if (status == CompletionStatus.FLUSHED) {
-            // the queue pair is going down; onDisconnected follows with the reason (A-49)
-            if (owner != null) {
-                owner.pendingFragments--;
-                flushed.add(owner);
-            }
-            return;
-        }
-        if (status != CompletionStatus.SUCCESS) {
-            CloseReason reason = providerError("Send", status, vendorError);
-            if (owner != null) {
-                owner.pendingFragments--;
-                complete(owner, SmbDirectException.closed(closeReason != null ? closeReason : reason));
-            }
-            close(reason);
-            return;
-        }
-        if (owner != null) {
-            owner.pendingFragments--;
-            if (owner.allPosted && owner.pendingFragments == 0 && !owner.done) {
-                messagesSent++;
-                bytesSent += owner.length;
-                complete(owner, null);
-                recycle(owner);
-            }
-        }
-        if (state == State.ESTABLISHED) {
-            pump();
-        }
-    }
-
-    private void complete(OutMessage m, Throwable failure) {
-        if (m.done) {
-            return;
-        }
-        m.done = true;
-        try {
-            m.completion.sendComplete(m.message, failure);
-        } catch (RuntimeException e) {
-            LOG.warn("connection {}: send completion threw", id, e);
-        }
-    }
-
-    // =====================================================================================
-    // Receiving (3.1.5.5, 3.1.5.8) and receive credits (3.1.5.9)
-    // =====================================================================================
-
-    /** 3.1.5.9: post receives up to the target (R-3.1.5.9-04..09). */
-    private void refillReceives() {
-        int want = credits.receivesWanted();
-        while (want-- > 0 && receivePool.available() > 0) {
-            if (!postOneReceive()) {
-                return;
-            }
-        }
-    }
-
-    private boolean postOneReceive() {
-        return postOneReceive(true);
-    }
-
-    /**
-     * Posts one receive of MaxReceiveSize.
-     *
-     * @param fatal whether a refused post ends the connection (during negotiation the caller answers
-     *     with a failure instead, R-3.1.5.6-17 / R-3.1.5.7-19)
-     */
-    private boolean postOneReceive(boolean fatal) {
-        int slot = receivePool.take();
-        try {
-            endpoint.postReceive(receivePool.region, slot * maxReceiveSize, maxReceiveSize, wr(K_RECV, slot));
-            credits.onReceivePosted();
-            return true;
-        } catch (RdmaException e) {
-            receivePool.give(slot);
-            if (fatal) {
-                closeAfterPostFailure("posting a receive", e);
-            } else {
-                LOG.debug("connection {}: posting a receive during negotiation failed", id, e);
-            }
-            return false;
-        }
-    }
-
-    /** 3.1.5.9 during negotiation: posts what it can, a refused post is answered by the caller. */
-    private void postNegotiationReceives() {
-        int want = credits.receivesWanted();
-        while (want-- > 0 && receivePool.available() > 0 && postOneReceive(false)) {
-            // posted
-        }
-    }
-
-    private void onDataTransfer(int slot, int length, boolean invalidated, int token) {
-        int off = slot * maxReceiveSize;
-        engine.trace(this, false, receivePool.buffer, off, length);
-        // R-3.1.5.5-03, -04: any message restarts the Idle Connection Timer and answers a keepalive
-        keepaliveTimer.received();
-        if (keepaliveRequested != KeepaliveRequested.NONE && state == State.ESTABLISHED) {
-            keepaliveRequested = KeepaliveRequested.NONE;
-            armKeepaliveTimer();
-        }
-        fragmentsReceived++;
-        // R-3.1.5.8-01..06
-        Violation v = DataTransfer.check(receivePool.buffer, off, length, maxFragmentedRecvSize);
-        if (v != null) {
-            receivePool.give(slot);
-            credits.receiveCredits--;
-            close(new CloseReason(CloseReason.Kind.PROTOCOL_VIOLATION, v.rule(), describe(v)));
-            return;
-        }
-        if (!credits.onMessageReceived()) { // R-3.1.5.8-07
-            receivePool.give(slot);
-            close(new CloseReason(CloseReason.Kind.PROTOCOL_VIOLATION, "R-3.1.5.1-04",
-                    "the peer sent a message without holding a Send Credit; " + credits));
-            return;
-        }
-        long creditsRequested = DataTransfer.creditsRequested(receivePool.buffer, off);
-        long creditsGranted = DataTransfer.creditsGranted(receivePool.buffer, off);
-        long flags = DataTransfer.flags(receivePool.buffer, off);
-        long remaining = DataTransfer.remainingDataLength(receivePool.buffer, off);
-        long dataOffset = DataTransfer.dataOffset(receivePool.buffer, off);
-        long dataLength = DataTransfer.dataLength(receivePool.buffer, off);
-        credits.receiveCreditTarget = (int) creditsRequested; // R-3.1.5.8-10
-        if ((flags & SmbdWire.FLAG_RESPONSE_REQUESTED) != 0) {
-            // R-3.1.5.8-11, -12 as Windows and Linux do (A-8): reply promptly with Flags 0
-            sendImmediate = true;
-            keepalivesReceived++;
-        }
-        if (creditsGranted > 0) {
-            credits.addSendCredits((int) creditsGranted); // R-3.1.5.8-13
-        }
-        if (invalidated) {
-            // R-3.1.5.8-17: InvalidatedToken (A-36: on any fragment)
-            hasInvalidatedToken = true;
-            invalidatedToken = token;
-            RegisteredBufferImpl rb = registrations.get(token);
-            if (rb != null) {
-                rb.valid = false;
-                rb.remotelyInvalidated = true;
-            }
-        }
-        Reassembler.Outcome outcome = reassembler.onFragment(receivePool.buffer, off + (int) dataOffset, (int) dataLength,
-                remaining); // R-3.1.5.8-15, -16
-        switch (outcome) {
-            case VIOLATION:
-                receivePool.give(slot);
-                close(new CloseReason(CloseReason.Kind.PROTOCOL_VIOLATION, reassembler.violationRule(),
-                        reassembler.violationDetail()));
-                return;
-            case SINGLE:
-                // zero copy: the receive slot itself, during the callback
-                recvView.clear();
-                recvView.position(off + (int) dataOffset);
-                recvView.limit(off + (int) dataOffset + (int) dataLength);
-                deliver(recvView, (int) dataLength);
-                receivePool.give(slot);
-                break;
-            case REASSEMBLED:
-                receivePool.give(slot); // the bytes were copied: repost first (peer-lessons 6)
-                if (state == State.ESTABLISHED) {
-                    refillReceives();
-                }
-                deliver(reassembler.message(), reassembler.messageLength());
-                break;
-            default:
-                receivePool.give(slot);
-                break;
-        }
-        if (state == State.ESTABLISHED) {
-            pump(); // R-3.1.5.8-08, -09, -14
-        }
-    }
-
-    private void deliver(ByteBuffer payload, int length) {
-        messagesReceived++;
-        bytesReceived += length;
-        // R-3.1.5.8-19, -20: the token goes up with the complete message, then is cleared
-        received.set(payload, length, hasInvalidatedToken, invalidatedToken);
-        hasInvalidatedToken = false;
-        invalidatedToken = 0;
-        ConnectionHandler h = handler;
-        if (h == null) {
-            return;
-        }
-        try {
-            h.onMessage(this, received);
-        } catch (RuntimeException e) {
-            LOG.warn("connection {}: message handler threw", id, e);
-        }
-    }
-
-    // =====================================================================================
-    // Provider callbacks
-    // =====================================================================================
 
     @Override
     public void onCompletion(WorkCompletion wc) {
@@ -1334,676 +245,203 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
         }
     }
 
+    /** Serial context: a work completion goes to the concern that posted the work request. */
     void handleCompletion(long wrId, WorkRequestType type, CompletionStatus status, int length,
             boolean invalidated, int token, int vendorError) {
         int kind = (int) (wrId >>> KIND_SHIFT);
         long index = wrId & INDEX_MASK;
         switch (kind) {
             case K_INIT_RECV:
-                if (status == CompletionStatus.SUCCESS) {
-                    if (state == State.NEGOTIATING || state == State.CONNECTING) {
-                        onNegotiationMessage(length);
-                    }
-                } else if (status != CompletionStatus.FLUSHED) {
-                    close(providerError("initial receive", status, vendorError));
-                }
+                negotiation.onInitialReceive(status, length, vendorError);
                 break;
             case K_NEG_SEND:
-                if (status == CompletionStatus.FLUSHED) {
-                    break;
-                }
-                if (status != CompletionStatus.SUCCESS) {
-                    close(providerError("negotiate Send", status, vendorError));
-                } else if (pendingClose != null) {
-                    close(pendingClose); // graceful termination after a failure response (R-3.1.5.3-08)
-                }
+                negotiation.onInitialSendCompleted(status, vendorError);
                 break;
             case K_RECV:
-                if (status == CompletionStatus.SUCCESS && (state == State.ESTABLISHED || deliversWhileClosing())) {
-                    onDataTransfer((int) index, length, invalidated, token);
-                } else {
-                    receivePool.give((int) index);
-                    credits.onReceiveFlushed();
-                    if (status != CompletionStatus.SUCCESS && status != CompletionStatus.FLUSHED) {
-                        close(providerError("receive", status, vendorError));
-                    }
-                }
+                receivePath.onCompleted((int) index, status, length, invalidated, token, vendorError);
                 break;
             case K_SEND:
-                onSendCompleted((int) index, status, vendorError);
+                sendPath.onCompleted((int) index, status, vendorError);
                 break;
             case K_RDMA:
-                onRdmaCompleted(index, status, vendorError);
+                rdma.onCompleted(index, status, vendorError);
                 break;
             case K_INVALIDATE:
-                onInvalidateCompleted(index, status, vendorError);
+                registrations.onInvalidateCompleted(index, status, vendorError);
                 break;
             default:
                 LOG.warn("connection {}: completion with unknown wrId {}", id, Long.toHexString(wrId));
         }
     }
 
-    /**
-     * 3.1.7.1, nothing lost silently: a message the peer sent completely before the connection
-     * broke (its receive completed successfully) is still handed to the upper layer before
-     * {@code onDisconnected}, unless the peer violated the protocol (its data is not trusted any
-     * more) or this side chose to close (local close, shutdown).
-     */
-    private boolean deliversWhileClosing() {
-        if (state != State.CLOSING || closedFrom != State.ESTABLISHED) {
-            return false;
-        }
-        CloseReason.Kind kind = closeReason.kind();
-        return kind != CloseReason.Kind.PROTOCOL_VIOLATION && kind != CloseReason.Kind.LOCAL_CLOSE
-                && kind != CloseReason.Kind.SHUTDOWN;
-    }
-
-    /**
-     * A post was refused. Usually the queue pair is already going down (the peer disconnected and
-     * the provider's report is still queued): the reason is provisional and gives way to the cause
-     * the endpoint reports with its disconnect.
-     */
-    private void closeAfterPostFailure(String what, RdmaException e) {
-        close(CloseReason.of(CloseReason.Kind.PROVIDER_ERROR, what + " failed: " + e.getMessage()));
-        provisionalReason = true;
-    }
-
-    private CloseReason providerError(String what, CompletionStatus status, int vendorError) {
-        String detail;
-        switch (status) {
-            case RECEIVER_NOT_READY:
-                detail = what + " failed: RECEIVER_NOT_READY (the peer had no receive posted; sending without a credit)";
-                break;
-            case LOCAL_LENGTH_ERROR:
-                detail = what + " failed: LOCAL_LENGTH_ERROR (a message longer than MaxReceiveSize "
-                        + maxReceiveSize + " arrived)";
-                break;
-            case REMOTE_INVALID_REQUEST:
-                detail = what + " failed: REMOTE_INVALID_REQUEST (the peer's receive was too short)";
-                break;
-            default:
-                detail = what + " failed: " + status;
-        }
-        if (vendorError != 0) {
-            detail += " (vendor error 0x" + Integer.toHexString(vendorError) + ")";
-        }
-        return CloseReason.of(state == State.ESTABLISHED || state == State.CLOSING ? CloseReason.Kind.PROVIDER_ERROR
-                : CloseReason.Kind.CONNECT_FAILED, detail);
-    }
-
     @Override
     public void onDisconnected(DisconnectCause cause, String detail, ByteBuffer privateData) {
-        String d = detail == null ? "" : detail;
-        if (serial.tryEnterIdle()) {
-            try {
-                if (providerEvents.isEmpty()) {
-                    endpointGone(cause, d);
-                } else {
-                    goneCause = cause;
-                    goneDetail = d;
-                    providerEvents.disconnected();
-                }
-            } finally {
-                serial.exit();
-            }
-        } else {
-            goneCause = cause;
-            goneDetail = d;
-            providerEvents.disconnected();
-        }
-    }
-
-    private void endpointGone(DisconnectCause cause, String detail) {
-        if (state == State.CLOSED) {
-            return;
-        }
-        if (state != State.CLOSING) {
-            close(reasonFor(cause, detail, state == State.ESTABLISHED));
-        } else if (provisionalReason && cause != DisconnectCause.LOCAL) {
-            // the refused post was a symptom: the endpoint's own cause is the reason
-            closeReason = reasonFor(cause, detail, closedFrom == State.ESTABLISHED);
-        }
-        finish();
-    }
-
-    private CloseReason reasonFor(DisconnectCause cause, String detail, boolean up) {
-        String d = cause + (detail.isEmpty() ? "" : ": " + detail);
-        switch (cause) {
-            case PEER:
-                return CloseReason.of(up ? CloseReason.Kind.PEER_DISCONNECT : CloseReason.Kind.CONNECT_FAILED, d);
-            case REJECTED:
-            case UNREACHABLE:
-            case CONNECT_ERROR:
-                return CloseReason.of(CloseReason.Kind.CONNECT_FAILED, d);
-            case DEVICE_REMOVED:
-                return CloseReason.of(CloseReason.Kind.DEVICE_REMOVED, d);
-            case PROVIDER_SHUTDOWN:
-                return CloseReason.of(CloseReason.Kind.PROVIDER_GONE, d);
-            case LOCAL:
-                return CloseReason.of(CloseReason.Kind.LOCAL_CLOSE, d);
-            default:
-                return CloseReason.of(up ? CloseReason.Kind.PROVIDER_ERROR : CloseReason.Kind.CONNECT_FAILED, d);
-        }
-    }
-
-    // =====================================================================================
-    // Connection loss (3.1.7.1)
-    // =====================================================================================
-
-    @Override
-    public CompletionStage<Void> close() {
-        closeAsync(CloseReason.of(CloseReason.Kind.LOCAL_CLOSE, "closed by the upper layer"));
-        return closedFuture;
-    }
-
-    /** Closes from any thread with {@code reason}. */
-    CompletionStage<Void> closeAsync(CloseReason reason) {
-        serial.execute(() -> close(reason));
-        return closedFuture;
-    }
-
-    CompletableFuture<Void> closedFuture() {
-        return closedFuture;
+        providerEvents.onDisconnected(cause, detail == null ? "" : detail);
     }
 
     /**
-     * Serial context: starts the connection loss (3.1.7.1) once, whatever the cause. Queued work
-     * fails now; work in flight fails as the provider flushes it; {@link #finish()} runs when the
-     * endpoint reported its disconnect (its last callback).
+     * From inside a task of the serial context: handles the work completions that have arrived and
+     * wait for it, now (see {@link ProviderEvents#takeCompletions()}).
+     *
+     * @return how many were handled
      */
+    int takeArrivedCompletions() {
+        return providerEvents.takeCompletions();
+    }
+
+    /** The id of a work request of {@code kind} for the concern's {@code index}. */
+    static long wr(int kind, long index) {
+        return ((long) kind << KIND_SHIFT) | index;
+    }
+
+    // =====================================================================================
+    // State machine (serial context)
+    // =====================================================================================
+
+    State state() {
+        return state;
+    }
+
+    /** Whether the connection is connecting or negotiating. */
+    boolean isNegotiating() {
+        State s = state;
+        return s == State.CONNECTING || s == State.NEGOTIATING;
+    }
+
+    /** Whether the connection is established (negotiated and not closing). */
+    boolean isEstablished() {
+        return state == State.ESTABLISHED;
+    }
+
+    /** Active: the upper layer connects to {@code peer} and will be told through {@code h}. */
+    void connecting(InetSocketAddress peer, ConnectionHandler h) {
+        this.peerAddress = peer;
+        this.handler = h;
+    }
+
+    /** Passive: a connection request arrived; negotiation begins with it. */
+    void arrived(InetSocketAddress local, InetSocketAddress peer) {
+        this.localAddress = local;
+        this.peerAddress = peer;
+        state = State.NEGOTIATING;
+    }
+
+    /** Active: the RDMA connection is established; the Negotiate Request goes out. */
+    void negotiating() {
+        state = State.NEGOTIATING;
+    }
+
+    /** Negotiation completed. */
+    void established() {
+        state = State.ESTABLISHED;
+        engine.onEstablished(this);
+    }
+
+    /** Passive: the upper layer accepted the negotiated connection with {@code h} (A-41). */
+    void accepted(ConnectionHandler h) {
+        this.handler = h;
+    }
+
+    /** Closes with {@code reason} unless the connection closes already (3.1.7.1). */
     void close(CloseReason reason) {
-        if (state == State.CLOSING || state == State.CLOSED) {
-            return;
+        closing.close(reason);
+    }
+
+    /**
+     * The connection begins to close with {@code reason}.
+     *
+     * @return the state it closes from, or null when it closes already
+     */
+    State beginClosing(CloseReason reason) {
+        State from = state;
+        if (from == State.CLOSING || from == State.CLOSED) {
+            return null;
         }
-        closedFrom = state;
         closeReason = reason;
         state = State.CLOSING;
-        cancelNegotiationTimer();
-        keepaliveTimer.cancel();
-        if (creditTimer != null) {
-            creditTimer.cancel();
-            creditTimer = null;
-        }
-        SmbDirectException failure = SmbDirectException.closed(reason);
-        OutMessage m;
-        while ((m = sendQueue.pollFirst()) != null) {
-            complete(m, failure);
-        }
-        RdmaOp op;
-        while ((op = rdmaPending.pollFirst()) != null) {
-            failOp(op, failure);
-        }
-        if (endpoint != null && endpointStarted) {
-            endpoint.disconnect(); // the endpoint reports onDisconnected after flushing every request
-            if (state == State.CLOSING) {
-                // peer-lessons 22: bounded shutdown even when the provider never reports the disconnect
-                engine.scheduler().schedule(() -> serial.execute(this::finishOverdue), CLOSE_DEADLINE_NANOS);
-            }
-        } else {
-            finish();
-        }
+        return from;
     }
 
-    private void finishOverdue() {
-        if (state == State.CLOSING) {
-            LOG.warn("connection {}: the provider did not report the disconnect within {} s; releasing anyway", id,
-                    CLOSE_DEADLINE_NANOS / 1_000_000_000L);
-            finish();
-        }
+    /** A better reason than the one it closes with became known (the endpoint's disconnect cause). */
+    void replaceCloseReason(CloseReason reason) {
+        closeReason = reason;
     }
 
-    /** Serial context: the endpoint is quiet; release everything and tell the upper layer once. */
-    private void finish() {
+    /**
+     * The connection is released.
+     *
+     * @return false when it was already
+     */
+    boolean closed() {
         if (state == State.CLOSED) {
-            return;
+            return false;
         }
         state = State.CLOSED;
-        closedMillis = engine.epochMillis();
-        CloseReason reason = closeReason;
-        SmbDirectException failure = SmbDirectException.closed(reason);
-        if (sendOwner != null) {
-            for (int i = 0; i < sendOwner.length; i++) {
-                if (sendOwner[i] != null) {
-                    complete(sendOwner[i], failure);
-                    sendOwner[i] = null;
-                }
-            }
-        }
-        for (Object w : flushed) {
-            if (w instanceof OutMessage om) {
-                complete(om, failure);
-            } else if (w instanceof RdmaOp op) {
-                failOp(op, failure);
-            }
-        }
-        flushed.clear();
-        for (Object w : rdmaWork.values()) {
-            if (w instanceof RegisteredBufferImpl rb) {
-                rb.valid = false;
-            }
-        }
-        rdmaWork.clear();
-        for (int i = 0; i < rdmaSlotOp.length; i++) {
-            if (rdmaSlotOp[i] != null) {
-                failOp(rdmaSlotOp[i], failure);
-                releaseRdmaSlot(i);
-            }
-        }
-        for (RegisteredBufferImpl rb : registrations.values()) {
-            rb.valid = false;
-            rb.deregistered.complete(null);
-        }
-        registrations.clear();
-        if (!endpointStarted && request != null) {
-            request.reject(ByteBuffer.allocate(0)); // also releases an endpoint created from it
-        }
-        if (endpoint != null) {
-            try {
-                endpoint.close(); // releases the queue pair and every region registered on it
-            } catch (RuntimeException e) {
-                LOG.debug("connection {}: endpoint close failed", id, e);
-            }
-        }
-        engine.onClosed(this, closedFrom);
-        LOG.info("connection {} {} peer {} closed from {}: {}; {}", id, initiator ? "ACTIVE" : "PASSIVE", peerAddress,
-                closedFrom, reason, credits);
-        CompletableFuture<SmbDirectConnection> f = connectFuture;
-        connectFuture = null;
-        if (f != null) {
-            f.completeExceptionally(new SmbDirectException(SmbDirectException.Kind.CONNECT_FAILED,
-                    "connect to " + peerAddress + " failed: " + reason, reason, null));
-        } else if (handler != null) {
-            try {
-                handler.onDisconnected(this, reason);
-            } catch (RuntimeException e) {
-                LOG.warn("connection {}: disconnect handler threw", id, e);
-            }
-        }
-        closedFuture.complete(null);
+        return true;
+    }
+
+    /** Why the connection closes (null while it is open). */
+    CloseReason closeReason() {
+        return closeReason;
+    }
+
+    /** The failure of an operation that needs an established connection. */
+    SmbDirectException notEstablished() {
+        CloseReason r = closeReason;
+        return SmbDirectException.closed(r != null ? r
+                : CloseReason.of(CloseReason.Kind.LOCAL_CLOSE, "connection not established"));
     }
 
     // =====================================================================================
-    // Memory registration and RDMA (3.1.4.3 - 3.1.4.6)
+    // The endpoint
     // =====================================================================================
 
-    @Override
-    public CompletionStage<RegisteredBuffer> register(ByteBuffer buffer, RemoteAccess access) {
-        CompletableFuture<RegisteredBuffer> result = new CompletableFuture<>();
-        serial.execute(() -> doRegister(buffer, access, result));
-        return result;
+    /** The capabilities the queue pair is sized by before the endpoint exists (the provider's). */
+    void useCapabilities(RdmaCapabilities capabilities) {
+        this.caps = capabilities;
     }
 
-    private void doRegister(ByteBuffer buffer, RemoteAccess access, CompletableFuture<RegisteredBuffer> result) {
-        if (state != State.ESTABLISHED) {
-            result.completeExceptionally(SmbDirectException.closed(closeReason != null ? closeReason
-                    : CloseReason.of(CloseReason.Kind.LOCAL_CLOSE, "connection not established")));
-            return;
-        }
-        if (buffer == null || !buffer.isDirect() || !buffer.hasRemaining() || access == null) {
-            result.completeExceptionally(new SmbDirectException(SmbDirectException.Kind.INVALID_ARGUMENT,
-                    "register needs a non-empty direct buffer and an access; got " + buffer + ", " + access));
-            return;
-        }
-        ByteBuffer slice = buffer.slice();
-        Set<MemoryAccess> rights = rights(access); // R-3.1.4.3-03 (A-40)
-        long chunk = Math.max(4096, Math.min(caps.maxRegionSize(), Integer.MAX_VALUE));
-        List<MemoryRegion> regions = new ArrayList<>();
-        try {
-            for (long at = 0; at < slice.capacity(); at += chunk) {
-                int len = (int) Math.min(chunk, slice.capacity() - at);
-                ByteBuffer part = slice.slice((int) at, len);
-                regions.add(endpoint.register(part, rights)); // R-3.1.4.3-02, -04
-            }
-        } catch (RdmaException e) {
-            // R-3.1.4.3-05, -06: nothing stays accessible
-            for (MemoryRegion r : regions) {
-                try {
-                    endpoint.deregister(r);
-                } catch (RdmaException ex) {
-                    LOG.debug("connection {}: deregistration after a failed registration failed", id, ex);
-                }
-            }
-            result.completeExceptionally(new SmbDirectException(SmbDirectException.Kind.RESOURCE,
-                    "registration refused by the provider: " + e.getMessage(), null, e));
-            return;
-        }
-        List<BufferDescriptor> descriptors = new ArrayList<>();
-        if (access != RemoteAccess.NONE) {
-            for (MemoryRegion r : regions) {
-                descriptors.add(new BufferDescriptor(r.address(), r.token(), r.length())); // R-3.1.4.3-07
-            }
-        }
-        RegisteredBufferImpl rb = new RegisteredBufferImpl(this, slice, access, List.copyOf(regions), chunk,
-                List.copyOf(descriptors));
-        for (MemoryRegion r : regions) {
-            registrations.put(r.token(), rb);
-        }
-        result.complete(rb);
+    /** The endpoint was created: its capabilities apply from now on. */
+    void attach(RdmaEndpoint created) {
+        this.endpoint = created;
+        this.caps = created.capabilities();
     }
 
-    static Set<MemoryAccess> rights(RemoteAccess access) {
-        switch (access) {
-            case READ:
-                return EnumSet.of(MemoryAccess.REMOTE_READ);
-            case WRITE:
-                return EnumSet.of(MemoryAccess.REMOTE_WRITE, MemoryAccess.LOCAL_WRITE);
-            case READ_WRITE:
-                return EnumSet.of(MemoryAccess.REMOTE_READ, MemoryAccess.REMOTE_WRITE, MemoryAccess.LOCAL_WRITE);
-            default:
-                return EnumSet.of(MemoryAccess.LOCAL_WRITE);
+    /** Connect or accept is called on the endpoint now (it reports a disconnect from then on). */
+    void endpointStarted() {
+        endpointStarted = true;
+    }
+
+    boolean isEndpointStarted() {
+        return endpointStarted;
+    }
+
+    /** The endpoint is connected: its addresses are known. */
+    void endpointEstablished() {
+        localAddress = endpoint.localAddress();
+        if (endpoint.peerAddress() != null) {
+            peerAddress = endpoint.peerAddress();
         }
     }
 
-    /** Deregistration (3.1.4.4): invalidate locally, wait, then deregister. */
-    void deregister(RegisteredBufferImpl rb) {
-        serial.execute(() -> {
-            if (rb.deregistering || rb.deregistered.isDone()) {
-                return;
-            }
-            rb.deregistering = true;
-            if (state == State.CLOSING || state == State.CLOSED || endpoint == null) {
-                rb.valid = false;
-                return; // completes when the connection releases its registrations
-            }
-            boolean remoteAccess = rb.access != RemoteAccess.NONE && !rb.remotelyInvalidated;
-            rb.valid = false;
-            if (!remoteAccess) {
-                finishDeregister(rb);
-                return;
-            }
-            // R-3.1.4.4-04 (A-39): fence remote access with a local invalidate per region
-            rb.invalidatesOutstanding = rb.regions.size();
-            for (MemoryRegion r : rb.regions) {
-                invalidatesPending.add(() -> postInvalidate(rb, r));
-            }
-            pumpInvalidates();
-        });
+    /** The endpoint (null before it was created). */
+    RdmaEndpoint endpoint() {
+        return endpoint;
     }
 
-    private void pumpInvalidates() {
-        while (invalidatesInFlight < INVALIDATE_BUDGET && !invalidatesPending.isEmpty()) {
-            invalidatesPending.pollFirst().run();
-        }
+    /** The endpoint's capabilities (the provider's before the endpoint exists). */
+    RdmaCapabilities capabilities() {
+        return caps;
     }
 
-    private void postInvalidate(RegisteredBufferImpl rb, MemoryRegion r) {
-        long wid = nextWorkId++;
-        rdmaWork.put(wid, rb);
-        invalidatesInFlight++;
-        try {
-            endpoint.postLocalInvalidate(r, wr(K_INVALIDATE, wid));
-        } catch (RdmaException e) {
-            rdmaWork.remove(wid);
-            invalidatesInFlight--;
-            rb.deregistered.completeExceptionally(new SmbDirectException(SmbDirectException.Kind.PROVIDER_ERROR,
-                    "local invalidate failed: " + e.getMessage(), null, e));
-            closeAfterPostFailure("posting a local invalidate", e);
-        }
-    }
-
-    private void finishDeregister(RegisteredBufferImpl rb) {
-        RdmaException failure = null;
-        for (MemoryRegion r : rb.regions) {
-            registrations.remove(r.token());
-            try {
-                endpoint.deregister(r); // R-3.1.4.4-02
-            } catch (RdmaException e) {
-                failure = e;
-            }
-        }
-        if (failure != null) {
-            // R-3.1.4.4-03
-            rb.deregistered.completeExceptionally(new SmbDirectException(SmbDirectException.Kind.PROVIDER_ERROR,
-                    "deregistration failed: " + failure.getMessage(), null, failure));
-        } else {
-            rb.deregistered.complete(null);
-        }
-    }
-
-    @Override
-    public void rdmaWrite(RegisteredBuffer source, int sourceOffset, int length, List<BufferDescriptor> remote,
-            long remoteOffset, RdmaCompletion completion) {
-        if (serial.tryEnterIdle()) {
-            try {
-                startRdma(false, source, sourceOffset, length, remote, remoteOffset, completion);
-            } finally {
-                serial.exit();
-            }
-        } else {
-            serial.execute(pendingRdma().init(false, source, sourceOffset, length, remote, remoteOffset, completion));
-        }
-    }
-
-    @Override
-    public void rdmaRead(RegisteredBuffer destination, int destinationOffset, int length,
-            List<BufferDescriptor> remote, long remoteOffset, RdmaCompletion completion) {
-        if (serial.tryEnterIdle()) {
-            try {
-                startRdma(true, destination, destinationOffset, length, remote, remoteOffset, completion);
-            } finally {
-                serial.exit();
-            }
-        } else {
-            serial.execute(pendingRdma().init(true, destination, destinationOffset, length, remote, remoteOffset,
-                    completion));
-        }
-    }
-
-    private PendingRdma pendingRdma() {
-        PendingRdma r = sharedRdma().poll();
-        return r != null ? r : new PendingRdma(this);
-    }
-
-    void startRdma(boolean read, RegisteredBuffer local, int localOffset, int length,
-            List<BufferDescriptor> remote, long remoteOffset, RdmaCompletion completion) {
-        try {
-            if (state != State.ESTABLISHED) {
-                throw SmbDirectException.closed(closeReason != null ? closeReason
-                        : CloseReason.of(CloseReason.Kind.LOCAL_CLOSE, "connection not established"));
-            }
-            if (!(local instanceof RegisteredBufferImpl rb) || rb.connection != this || !rb.valid) {
-                throw new SmbDirectException(SmbDirectException.Kind.INVALID_ARGUMENT,
-                        "the local buffer is not a valid registration of connection " + id);
-            }
-            if (localOffset < 0 || length <= 0 || (long) localOffset + length > rb.length()) {
-                throw new SmbDirectException(SmbDirectException.Kind.INVALID_ARGUMENT, "local range " + localOffset
-                        + "+" + length + " outside the registered " + rb.length() + " bytes");
-            }
-            if (length > maxReadWriteSize) {
-                throw new SmbDirectException(SmbDirectException.Kind.TRANSFER_TOO_LARGE, "transfer of " + length
-                        + " bytes exceeds MaxReadWriteSize " + maxReadWriteSize);
-            }
-            int maxSegment = (int) Math.min(Math.max(1, caps.maxMessageSize()), rb.chunkSize);
-            RdmaOp op = rdmaOpPool.isEmpty() ? new RdmaOp() : rdmaOpPool.pollFirst();
-            op.init(read, rb, localOffset, length, completion);
-            try {
-                DescriptorSlicer.slice(remote, remoteOffset, length, maxSegment, op);
-            } catch (SmbDirectException e) {
-                op.clear();
-                rdmaOpPool.addLast(op);
-                throw e;
-            }
-            rdmaPending.addLast(op);
-            pumpRdma();
-        } catch (SmbDirectException e) {
-            try {
-                completion.rdmaComplete(0, e);
-            } catch (RuntimeException ex) {
-                LOG.warn("connection {}: RDMA completion threw", id, ex);
-            }
-        }
-    }
-
-    /** Serial context: a free slot for a posted RDMA work request, growing the table when all are taken. */
-    private int takeRdmaSlot() {
-        if (rdmaFreeCount == 0) {
-            int n = rdmaSlotOp.length;
-            rdmaSlotOp = java.util.Arrays.copyOf(rdmaSlotOp, 2 * n);
-            rdmaSlotLength = java.util.Arrays.copyOf(rdmaSlotLength, 2 * n);
-            rdmaFreeSlots = new int[2 * n];
-            for (int i = 2 * n - 1; i >= n; i--) {
-                rdmaFreeSlots[rdmaFreeCount++] = i;
-            }
-        }
-        return rdmaFreeSlots[--rdmaFreeCount];
-    }
-
-    private void releaseRdmaSlot(int slot) {
-        rdmaSlotOp[slot] = null;
-        rdmaSlotLength[slot] = 0;
-        rdmaFreeSlots[rdmaFreeCount++] = slot;
-    }
-
-    /** Posts queued RDMA segments; reads are bounded by ORD (3.1.4.6), writes by the send queue budget. */
-    private void pumpRdma() {
-        while (state == State.ESTABLISHED && !rdmaPending.isEmpty()) {
-            RdmaOp op = rdmaPending.peekFirst();
-            if (op.read ? readsInFlight >= Math.max(1, outboundReadDepth) : writesInFlight >= RDMA_WRITE_BUDGET) {
-                return;
-            }
-            int si = op.segmentIndex;
-            int segLength = op.segmentLength[si];
-            int segToken = op.segmentToken[si];
-            long localPos = op.localOffset + op.segmentLocalOffset[si] + op.segmentDone;
-            long chunkEnd = (localPos / op.local.chunkSize + 1) * op.local.chunkSize;
-            int piece = (int) Math.min(segLength - op.segmentDone, chunkEnd - localPos);
-            MemoryRegion region = op.local.regionAt(localPos);
-            int regionOffset = (int) (localPos % op.local.chunkSize);
-            long remoteAddress = op.segmentAddress[si] + op.segmentDone;
-            int wid = takeRdmaSlot();
-            rdmaSlotOp[wid] = op;
-            rdmaSlotLength[wid] = piece;
-            op.outstanding++;
-            if (op.read) {
-                readsInFlight++;
-            } else {
-                writesInFlight++;
-            }
-            op.segmentDone += piece;
-            if (op.segmentDone == segLength) {
-                op.segmentIndex++;
-                op.segmentDone = 0;
-            }
-            if (op.allPosted()) {
-                rdmaPending.pollFirst();
-            }
-            try {
-                if (op.read) {
-                    // R-3.1.4.6-06
-                    endpoint.postRdmaRead(region, regionOffset, piece, remoteAddress, segToken, wr(K_RDMA, wid));
-                } else {
-                    // R-3.1.4.5-06
-                    endpoint.postRdmaWrite(region, regionOffset, piece, remoteAddress, segToken, wr(K_RDMA, wid));
-                }
-            } catch (RdmaException e) {
-                releaseRdmaSlot(wid);
-                op.outstanding--;
-                if (op.read) {
-                    readsInFlight--;
-                } else {
-                    writesInFlight--;
-                }
-                rdmaPending.remove(op);
-                failOp(op, new SmbDirectException(SmbDirectException.Kind.PROVIDER_ERROR,
-                        "posting an RDMA " + (op.read ? "Read" : "Write") + " failed: " + e.getMessage(), null, e));
-                closeAfterPostFailure("posting an RDMA operation", e);
-                return;
-            }
-        }
-    }
-
-    private void onInvalidateCompleted(long wid, CompletionStatus status, int vendorError) {
-        Object w = rdmaWork.remove(wid);
-        if (w instanceof RegisteredBufferImpl rb) {
-            invalidatesInFlight--;
-            if (status == CompletionStatus.FLUSHED) {
-                return; // the connection is going down: its registrations are released when it finishes
-            }
-            if (status != CompletionStatus.SUCCESS) {
-                rb.deregistered.completeExceptionally(new SmbDirectException(SmbDirectException.Kind.PROVIDER_ERROR,
-                        "local invalidate failed: " + status, closeReason, null));
-                if (status != CompletionStatus.FLUSHED) {
-                    close(providerError("local invalidate", status, vendorError));
-                }
-            } else if (--rb.invalidatesOutstanding == 0) {
-                finishDeregister(rb);
-            }
-            pumpInvalidates();
-        }
-    }
-
-    private void onRdmaCompleted(long wid, CompletionStatus status, int vendorError) {
-        if (wid < 0 || wid >= rdmaSlotOp.length || rdmaSlotOp[(int) wid] == null) {
-            return; // already failed when the connection finished
-        }
-        int slot = (int) wid;
-        RdmaOp op = rdmaSlotOp[slot];
-        int pieceLength = rdmaSlotLength[slot];
-        releaseRdmaSlot(slot);
-        op.outstanding--;
-        if (op.read) {
-            readsInFlight--;
-        } else {
-            writesInFlight--;
-        }
-        if (status == CompletionStatus.FLUSHED) {
-            rdmaPending.remove(op);
-            op.flushed = true; // referenced from the flushed list: never reused
-            flushed.add(op);
-            return;
-        }
-        if (status != CompletionStatus.SUCCESS) {
-            CloseReason reason = providerError(op.read ? "RDMA Read" : "RDMA Write", status, vendorError);
-            // R-3.1.4.5-07, R-3.1.4.6-07: the failure goes to the caller
-            failOp(op, new SmbDirectException(SmbDirectException.Kind.PROVIDER_ERROR, reason.detail(),
-                    closeReason != null ? closeReason : reason, null));
-            rdmaPending.remove(op);
-            close(reason);
-            return;
-        }
-        op.bytes += pieceLength;
-        if (op.allPosted() && op.outstanding == 0 && !op.done) {
-            op.done = true;
-            if (op.read) {
-                rdmaReads++;
-            } else {
-                rdmaWrites++;
-            }
-            rdmaBytes += op.bytes;
-            RdmaCompletion c = op.completion;
-            long b = op.bytes;
-            if (!op.flushed) {
-                op.clear();
-                rdmaOpPool.addLast(op); // done, all posted, nothing outstanding: no reference left to it
-            }
-            try {
-                c.rdmaComplete(b, null);
-            } catch (RuntimeException e) {
-                LOG.warn("connection {}: RDMA completion threw", id, e);
-            }
-        }
-        pumpRdma();
-    }
-
-    private void failOp(RdmaOp op, Throwable failure) {
-        if (op.done) {
-            return;
-        }
-        op.done = true;
-        try {
-            op.completion.rdmaComplete(op.bytes, failure);
-        } catch (RuntimeException e) {
-            LOG.warn("connection {}: RDMA completion threw", id, e);
-        }
+    /** The upper layer's handler of this connection (null before it was accepted or connected). */
+    ConnectionHandler handler() {
+        return handler;
     }
 
     // =====================================================================================
     // Queries
     // =====================================================================================
-
-    private static long wr(int kind, long index) {
-        return ((long) kind << KIND_SHIFT) | index;
-    }
 
     @Override
     public long id() {
@@ -2039,9 +477,10 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
     @Override
     public ConnectionParameters parameters() {
         // R-3.1.4.7-01
-        return new ConnectionParameters(maxSendSize, maxFragmentedSendSize, maxReceiveSize, maxFragmentedRecvSize,
-                maxReadWriteSize, engine.settings().keepaliveInterval(), inboundReadDepth, outboundReadDepth,
-                caps != null && caps.sendWithInvalidate());
+        Negotiation n = negotiation;
+        return new ConnectionParameters(n.maxSendSize(), n.maxFragmentedSendSize(), n.maxReceiveSize(),
+                n.maxFragmentedRecvSize(), n.maxReadWriteSize(), engine.settings().keepaliveInterval(),
+                n.inboundReadDepth(), n.outboundReadDepth(), caps != null && caps.sendWithInvalidate());
     }
 
     @Override
@@ -2054,42 +493,17 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
         d.localAddress = text(localAddress);
         d.peerAddress = text(peerAddress);
         d.createdMillis = createdMillis;
-        d.protocol = protocol;
-        d.maxSendSize = maxSendSize;
-        d.maxReceiveSize = maxReceiveSize;
-        d.maxFragmentedSendSize = maxFragmentedSendSize;
-        d.maxFragmentedRecvSize = maxFragmentedRecvSize;
-        d.maxReadWriteSize = maxReadWriteSize;
+        negotiation.describeTo(d);
         d.keepaliveIntervalMillis = engine.settings().keepaliveInterval().toMillis();
-        d.inboundReadDepth = inboundReadDepth;
-        d.outboundReadDepth = outboundReadDepth;
-        d.sendCredits = credits.sendCredits;
-        d.sendCreditTarget = credits.sendCreditTarget;
-        d.receiveCredits = credits.receiveCredits;
-        d.receiveCreditsUngranted = credits.ungranted;
-        d.peerCredits = credits.peerCredits();
-        d.receiveCreditTarget = credits.receiveCreditTarget;
-        d.receiveCreditMax = credits.receiveCreditMax;
-        d.keepaliveRequested = keepaliveRequested.name();
-        d.sendQueueDepth = sendQueue.size();
-        d.rdmaInFlight = readsInFlight + writesInFlight;
-        d.registrations = registrations.size();
-        d.messagesSent = messagesSent;
-        d.messagesReceived = messagesReceived;
-        d.bytesSent = bytesSent;
-        d.bytesReceived = bytesReceived;
-        d.fragmentsSent = fragmentsSent;
-        d.fragmentsReceived = fragmentsReceived;
-        d.keepalivesSent = keepalivesSent;
-        d.keepalivesReceived = keepalivesReceived;
-        d.creditGrantsSent = creditGrantsSent;
-        d.creditStalls = creditStalls;
-        d.rdmaReads = rdmaReads;
-        d.rdmaWrites = rdmaWrites;
-        d.rdmaBytes = rdmaBytes;
+        credits.describeTo(d);
+        d.registrations = registrations.count();
+        timers.describeTo(d);
+        sendPath.describeTo(d);
+        receivePath.describeTo(d);
+        rdma.describeTo(d);
         CloseReason r = closeReason;
         d.closeReason = r == null ? null : r.toString();
-        d.closedMillis = closedMillis;
+        d.closedMillis = closing.closedMillis();
         return d;
     }
 
@@ -2100,10 +514,7 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
     /** The log line of an established connection. */
     String describeNegotiated() {
         return "connection " + id + " " + (initiator ? "ACTIVE" : "PASSIVE") + " peer " + peerAddress
-                + " established: MaxSendSize=" + maxSendSize + " MaxReceiveSize=" + maxReceiveSize
-                + " MaxFragmentedSendSize=" + maxFragmentedSendSize + " MaxFragmentedRecvSize=" + maxFragmentedRecvSize
-                + " MaxReadWriteSize=" + maxReadWriteSize + " IRD=" + inboundReadDepth + " ORD=" + outboundReadDepth
-                + " " + credits;
+                + " established: " + negotiation.describeNegotiated() + " " + credits;
     }
 
     @Override

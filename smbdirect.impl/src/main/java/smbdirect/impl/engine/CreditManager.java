@@ -1,9 +1,14 @@
 package smbdirect.impl.engine;
 
+import smbdirect.api.dto.ConnectionDTO;
+
 /**
- * Credit bookkeeping of one connection ([MS-SMBD] 3.1.5.9, 3.1.5.1, 3.1.5.8), with separate
- * counters for receives posted but not yet granted and receives granted to the peer (A-13,
- * peer-lessons 2): a grant never exceeds the receives actually posted.
+ * Credits of one connection: Managing Credits Prior to Sending ([MS-SMBD] 3.1.5.9), the credit gate
+ * of Sending Upper Layer Messages (3.1.5.1), the credits of Receiving a Data Transfer Message
+ * (3.1.5.8) and of negotiation (3.1.5.6, 3.1.5.7). Every credit rule of the engine is here; the send
+ * and receive paths and negotiation ask and report through its methods. Receives posted but not yet
+ * granted and receives granted to the peer are counted apart (A-13, peer-lessons 2): a grant never
+ * exceeds the receives actually posted.
  *
  * <ul>
  * <li>{@code receiveCredits} (ADM ReceiveCredits) = receives posted = {@code ungranted} +
@@ -21,21 +26,51 @@ package smbdirect.impl.engine;
 final class CreditManager {
 
     /** Connection.SendCredits. */
-    int sendCredits;
+    private int sendCredits;
     /** Connection.SendCreditTarget. */
-    final int sendCreditTarget;
+    private final int sendCreditTarget;
     /** Connection.ReceiveCreditMax (lowered to the device's receive queue when smaller). */
-    int receiveCreditMax;
+    private int receiveCreditMax;
     /** Connection.ReceiveCreditTarget (the peer's latest CreditsRequested). */
-    int receiveCreditTarget;
+    private int receiveCreditTarget;
     /** Connection.ReceiveCredits: receives posted. */
-    int receiveCredits;
+    private int receiveCredits;
     /** Receives posted and not yet granted. */
-    int ungranted;
+    private int ungranted;
 
     CreditManager(int sendCreditTarget, int receiveCreditMax) {
         this.sendCreditTarget = sendCreditTarget;
         this.receiveCreditMax = receiveCreditMax;
+    }
+
+    /** Connection.SendCredits. */
+    int sendCredits() {
+        return sendCredits;
+    }
+
+    /** Connection.SendCreditTarget: the CreditsRequested of every message sent (R-3.1.5.1-09). */
+    int sendCreditTarget() {
+        return sendCreditTarget;
+    }
+
+    /** Connection.ReceiveCreditMax. */
+    int receiveCreditMax() {
+        return receiveCreditMax;
+    }
+
+    /** Connection.ReceiveCreditTarget. */
+    int receiveCreditTarget() {
+        return receiveCreditTarget;
+    }
+
+    /** Connection.ReceiveCredits: receives posted. */
+    int receiveCredits() {
+        return receiveCredits;
+    }
+
+    /** Receives posted and not yet granted. */
+    int ungranted() {
+        return ungranted;
     }
 
     /** Lowers ReceiveCreditMax to what the receive queue holds (before negotiation only). */
@@ -69,6 +104,24 @@ final class CreditManager {
         ungranted++;
     }
 
+    /** Whether no receive is posted: negotiation fails (R-3.1.5.6-17, R-3.1.5.7-19). */
+    boolean noReceivePosted() {
+        return receiveCredits == 0;
+    }
+
+    /**
+     * The peer's CreditsRequested of a negotiate or Data Transfer message is the new
+     * ReceiveCreditTarget (R-3.1.5.6-13, R-3.1.5.7-11, R-3.1.5.8-10).
+     */
+    void onCreditsRequested(int creditsRequested) {
+        receiveCreditTarget = creditsRequested;
+    }
+
+    /** A message that broke the rules arrived in one of our receives: the receive is consumed. */
+    void onInvalidMessage() {
+        receiveCredits--;
+    }
+
     /**
      * A message arrived in one of our receives (R-3.1.5.8-07).
      *
@@ -95,6 +148,37 @@ final class CreditManager {
         sendCredits = Math.min(0xFFFF, sendCredits + granted);
     }
 
+    /** R-3.1.5.1-04: a message is sent only while a Send Credit is held. */
+    boolean hasSendCredit() {
+        return sendCredits > 0;
+    }
+
+    /**
+     * R-3.1.5.9-04, R-3.1.5.1-06, A-16: the next message spends the last Send Credit, so it must go
+     * with a grant that includes one more receive ({@link #mayPostExtra()}), so that the peer can
+     * answer and still grant back (no grant ping-pong), or at least with a grant
+     * ({@link #lastCreditWaits()}).
+     */
+    boolean spendsLastCredit() {
+        return sendCredits == 1;
+    }
+
+    /** R-3.1.5.9-06: the last Send Credit waits when no receive could be granted with it. */
+    boolean lastCreditWaits() {
+        return ungranted == 0;
+    }
+
+    /**
+     * A message is sent now: it spends a Send Credit (R-3.1.5.1-08) and grants every receive posted
+     * and not yet granted (R-3.1.5.1-05).
+     *
+     * @return the credits it grants
+     */
+    int onSend() {
+        sendCredits--;
+        return takeGrant();
+    }
+
     /** The credits to grant on the next message sent: every receive posted and not yet granted. */
     int takeGrant() {
         int g = Math.min(ungranted, 0xFFFF);
@@ -117,6 +201,16 @@ final class CreditManager {
         }
         int threshold = Math.max(1, (int) Math.ceil(fraction * postTarget()));
         return peerCredits() < threshold;
+    }
+
+    void describeTo(ConnectionDTO d) {
+        d.sendCredits = sendCredits;
+        d.sendCreditTarget = sendCreditTarget;
+        d.receiveCredits = receiveCredits;
+        d.receiveCreditsUngranted = ungranted;
+        d.peerCredits = peerCredits();
+        d.receiveCreditTarget = receiveCreditTarget;
+        d.receiveCreditMax = receiveCreditMax;
     }
 
     @Override

@@ -17,7 +17,7 @@ import smbdirect.api.SendCompletion;
  */
 final class OutMessage implements Runnable {
 
-    final Connection connection;
+    final SendPath sendPath;
     /** Whether the entry belongs to the pool shared with other threads (else the serial context's own). */
     boolean shared;
     ByteBuffer message;
@@ -37,8 +37,8 @@ final class OutMessage implements Runnable {
     /** Whether the completion was called. */
     boolean done;
 
-    OutMessage(Connection connection) {
-        this.connection = connection;
+    OutMessage(SendPath sendPath) {
+        this.sendPath = sendPath;
     }
 
     /**
@@ -72,6 +72,6 @@ final class OutMessage implements Runnable {
 
     @Override
     public void run() {
-        connection.enqueue(this);
+        sendPath.enqueue(this);
     }
 }

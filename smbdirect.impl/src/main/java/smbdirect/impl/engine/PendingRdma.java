@@ -8,12 +8,12 @@ import smbdirect.api.RegisteredBuffer;
 
 /**
  * An RDMA Read or Write issued while the connection's serial context was busy, waiting to start on
- * it. Entries are reused through the connection's pool shared with other threads: running one takes
- * its values, gives the entry back, then starts the operation.
+ * it. Entries are reused through the pool of {@link RdmaOperations} shared with other threads:
+ * running one takes its values, gives the entry back, then starts the operation.
  */
 final class PendingRdma implements Runnable {
 
-    private final Connection connection;
+    private final RdmaOperations owner;
     private boolean read;
     private RegisteredBuffer local;
     private int localOffset;
@@ -22,8 +22,8 @@ final class PendingRdma implements Runnable {
     private long remoteOffset;
     private RdmaCompletion completion;
 
-    PendingRdma(Connection connection) {
-        this.connection = connection;
+    PendingRdma(RdmaOperations owner) {
+        this.owner = owner;
     }
 
     PendingRdma init(boolean read, RegisteredBuffer local, int localOffset, int length, List<BufferDescriptor> remote,
@@ -50,7 +50,7 @@ final class PendingRdma implements Runnable {
         local = null;
         remote = null;
         completion = null;
-        connection.release(this);
-        connection.startRdma(rd, l, lo, len, r, ro, c);
+        owner.release(this);
+        owner.start(rd, l, lo, len, r, ro, c);
     }
 }

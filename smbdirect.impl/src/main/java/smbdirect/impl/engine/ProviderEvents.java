@@ -2,11 +2,13 @@ package smbdirect.impl.engine;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.nio.ByteBuffer;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import smbdirect.api.rdma.CompletionStatus;
+import smbdirect.api.rdma.DisconnectCause;
 import smbdirect.api.rdma.WorkCompletion;
 import smbdirect.api.rdma.WorkRequestType;
 
@@ -86,9 +88,9 @@ final class ProviderEvents implements Runnable {
         void completion(long wrId, WorkRequestType type, CompletionStatus status, int length, boolean invalidated,
                 int token, int vendorError);
 
-        void established();
+        void established(ByteBuffer peerPrivateData);
 
-        void disconnected();
+        void disconnected(DisconnectCause cause, String detail);
     }
 
     private final SerialExecutor serial;
@@ -108,6 +110,11 @@ final class ProviderEvents implements Runnable {
     private volatile boolean scheduled;
     /** Segments added after the first (for tests and diagnostics). */
     private volatile int grown;
+    /** The peer's private data of the establishment, kept until the serial context takes the event. */
+    private ByteBuffer establishedData;
+    /** The cause of the disconnect, kept until the serial context takes the event. */
+    private DisconnectCause goneCause;
+    private String goneDetail;
 
     ProviderEvents(SerialExecutor serial, Sink sink) {
         this.serial = serial;
@@ -127,13 +134,53 @@ final class ProviderEvents implements Runnable {
         offer(wc.wrId(), meta, aux);
     }
 
-    /** Queues the endpoint's establishment (its data is kept by the connection). */
-    void established() {
+    /**
+     * The endpoint is established: handled at once when the serial context is idle and nothing
+     * waits, else queued behind the completions that arrived before it.
+     */
+    void onEstablished(ByteBuffer peerPrivateData) {
+        if (serial.tryEnterIdle()) {
+            try {
+                if (isEmpty()) {
+                    sink.established(peerPrivateData);
+                } else {
+                    established(peerPrivateData);
+                }
+            } finally {
+                serial.exit();
+            }
+        } else {
+            established(peerPrivateData);
+        }
+    }
+
+    /** The endpoint disconnected (its last callback): handled at once or queued, as {@link #onEstablished}. */
+    void onDisconnected(DisconnectCause cause, String detail) {
+        if (serial.tryEnterIdle()) {
+            try {
+                if (isEmpty()) {
+                    sink.disconnected(cause, detail);
+                } else {
+                    disconnected(cause, detail);
+                }
+            } finally {
+                serial.exit();
+            }
+        } else {
+            disconnected(cause, detail);
+        }
+    }
+
+    /** Queues the endpoint's establishment; its data is kept until the event is taken. */
+    void established(ByteBuffer peerPrivateData) {
+        establishedData = peerPrivateData;
         offer(0, TAG_ESTABLISHED << 56, 0);
     }
 
-    /** Queues the endpoint's disconnect (its cause is kept by the connection). */
-    void disconnected() {
+    /** Queues the endpoint's disconnect; its cause is kept until the event is taken. */
+    void disconnected(DisconnectCause cause, String detail) {
+        goneCause = cause;
+        goneDetail = detail;
         offer(0, TAG_DISCONNECTED << 56, 0);
     }
 
@@ -244,10 +291,10 @@ final class ProviderEvents implements Runnable {
                             (int) meta, (meta & 1L << 32) != 0, (int) (aux >>> 32), (int) aux);
                     break;
                 case (int) TAG_ESTABLISHED:
-                    sink.established();
+                    sink.established(establishedData);
                     break;
                 default:
-                    sink.disconnected();
+                    sink.disconnected(goneCause, goneDetail);
                     break;
             }
         } catch (RuntimeException | Error e) {

@@ -20,7 +20,7 @@ import smbdirect.api.rdma.MemoryRegion;
  */
 final class RegisteredBufferImpl implements RegisteredBuffer {
 
-    final Connection connection;
+    final MemoryRegistrations owner;
     final ByteBuffer buffer;
     final RemoteAccess access;
     final List<MemoryRegion> regions;
@@ -35,9 +35,9 @@ final class RegisteredBufferImpl implements RegisteredBuffer {
     /** Local invalidates posted or queued and not yet completed (serial context only). */
     int invalidatesOutstanding;
 
-    RegisteredBufferImpl(Connection connection, ByteBuffer buffer, RemoteAccess access, List<MemoryRegion> regions,
+    RegisteredBufferImpl(MemoryRegistrations owner, ByteBuffer buffer, RemoteAccess access, List<MemoryRegion> regions,
             long chunkSize, List<BufferDescriptor> descriptors) {
-        this.connection = connection;
+        this.owner = owner;
         this.buffer = buffer;
         this.access = access;
         this.regions = regions;
@@ -72,7 +72,7 @@ final class RegisteredBufferImpl implements RegisteredBuffer {
 
     @Override
     public CompletionStage<Void> deregister() {
-        connection.deregister(this);
+        owner.deregister(this);
         return deregistered;
     }
 

@@ -4,6 +4,9 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.EnumSet;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import smbdirect.api.rdma.MemoryAccess;
 import smbdirect.api.rdma.MemoryRegion;
 import smbdirect.api.rdma.RdmaEndpoint;
@@ -22,7 +25,9 @@ import smbdirect.api.rdma.RdmaException;
  *
  * <p>Not thread-safe: owned by the connection's serial context.
  */
-final class SendBuffers {
+final class SendBuffers extends FreeSlots {
+
+    private static final Logger LOG = LoggerFactory.getLogger(SendBuffers.class);
 
     /** Slots of the first chunk: one control message (credit grant, keepalive) and one data message. */
     static final int FIRST_CHUNK = 2;
@@ -37,10 +42,13 @@ final class SendBuffers {
     private final MemoryRegion[] chunkRegion;
     private int chunks;
     private int capacity;
-    private int[] free;
-    private int count;
+    /** Send completions to wait for after a refused growth before registering again. */
+    private int growthBackoff;
+    /** Growths refused by the provider. */
+    private long growthFailures;
 
     private SendBuffers(int first, int maxSlots, int slotSize) {
+        super(first);
         this.first = first;
         this.firstShift = Integer.numberOfTrailingZeros(first);
         this.maxSlots = maxSlots;
@@ -51,7 +59,6 @@ final class SendBuffers {
         }
         this.chunkBuffer = new ByteBuffer[maxChunks];
         this.chunkRegion = new MemoryRegion[maxChunks];
-        this.free = new int[first];
     }
 
     /**
@@ -90,6 +97,43 @@ final class SendBuffers {
         return true;
     }
 
+    /**
+     * A send waits and every slot is in use: registers the next chunk (the capacity doubles, up to the
+     * maximum). A refused registration loses nothing: the send waits for a slot to complete (every
+     * slot is in flight), and growth is tried again after as many completions as there are slots.
+     *
+     * @param connectionId for the log line of a refusal
+     * @return whether slots were added
+     */
+    boolean growForWaitingSend(RdmaEndpoint endpoint, long connectionId) {
+        if (growthBackoff > 0 || capacity >= maxSlots) {
+            return false;
+        }
+        try {
+            grow(endpoint);
+        } catch (RdmaException | RuntimeException e) {
+            growthFailures++;
+            growthBackoff = capacity;
+            LOG.warn("connection {}: registering more send buffers failed ({} of at most {} slots registered); "
+                    + "sends wait for a slot to complete: {}", connectionId, capacity, maxSlots, e.getMessage());
+            return false;
+        }
+        return true;
+    }
+
+    /** The Send of {@code slot} completed: the slot is free again. */
+    void completed(int slot) {
+        give(slot);
+        if (growthBackoff > 0) {
+            growthBackoff--;
+        }
+    }
+
+    /** Growths refused by the provider. */
+    long growthFailures() {
+        return growthFailures;
+    }
+
     private void addChunk(RdmaEndpoint endpoint, int slots) throws RdmaException {
         ByteBuffer b = ByteBuffer.allocateDirect(slots * slotSize).order(ByteOrder.LITTLE_ENDIAN);
         MemoryRegion r = endpoint.register(b, EnumSet.noneOf(MemoryAccess.class));
@@ -98,29 +142,7 @@ final class SendBuffers {
         chunks++;
         int start = capacity;
         capacity += slots;
-        if (free.length < capacity) {
-            int[] f = new int[capacity];
-            System.arraycopy(free, 0, f, 0, count);
-            free = f;
-        }
-        for (int s = capacity - 1; s >= start; s--) {
-            free[count++] = s;
-        }
-    }
-
-    /** Takes a free slot; call only when {@link #available()} is positive. */
-    int take() {
-        return free[--count];
-    }
-
-    /** Gives a slot back. */
-    void give(int slot) {
-        free[count++] = slot;
-    }
-
-    /** Free slots. */
-    int available() {
-        return count;
+        addFree(start, capacity);
     }
 
     /** Slots registered now. */

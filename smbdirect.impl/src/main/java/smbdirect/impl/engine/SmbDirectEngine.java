@@ -149,8 +149,8 @@ public final class SmbDirectEngine implements SmbDirectTransport {
         }
         List<CompletableFuture<Void>> all = new ArrayList<>();
         for (Connection c : List.copyOf(connections.values())) {
-            c.closeAsync(reason);
-            all.add(c.closedFuture());
+            c.closing.closeAsync(reason);
+            all.add(c.closing.closedFuture());
         }
         return CompletableFuture.allOf(all.toArray(new CompletableFuture<?>[0]));
     }
@@ -256,11 +256,11 @@ public final class SmbDirectEngine implements SmbDirectTransport {
         if (c.listener != null) {
             c.listener.onClosed(established);
         }
-        CloseReason.Kind kind = c.closeReason == null ? null : c.closeReason.kind();
+        CloseReason.Kind kind = c.closeReason() == null ? null : c.closeReason().kind();
         if (from == Connection.State.NEGOTIATING || kind == CloseReason.Kind.NEGOTIATION_FAILED
                 || kind == CloseReason.Kind.NEGOTIATION_TIMEOUT) {
             negotiationFailures.incrementAndGet();
-            lastNegotiationFailure = "connection " + c.id + " " + c.closeReason;
+            lastNegotiationFailure = "connection " + c.id + " " + c.closeReason();
         }
         ConnectionDTO dto = c.getConnectionDTO();
         synchronized (recentlyClosed) {
@@ -286,7 +286,7 @@ public final class SmbDirectEngine implements SmbDirectTransport {
     public CompletionStage<Void> closeConnection(long id, CloseReason reason) {
         Objects.requireNonNull(reason, "reason");
         Connection c = connections.get(id);
-        return c == null ? null : c.closeAsync(reason);
+        return c == null ? null : c.closing.closeAsync(reason);
     }
 
     /** Live connections (for tests and management). */

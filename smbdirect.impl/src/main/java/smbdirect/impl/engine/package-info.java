@@ -8,25 +8,74 @@
  * {@link smbdirect.impl.engine.Scheduler} ({@link smbdirect.impl.engine.ExecutorScheduler} in
  * production, a virtual clock in tests).</li>
  * <li>One serial owner per connection: a {@code SerialExecutor} (a lock-free queue drained by
- * whichever thread finds it idle) runs every state change of a connection, one task at a time.
- * Provider completions run inline when the context is idle and are queued when they arrive
- * re-entrantly from inside a post call.</li>
- * <li>Classes are named after the ADM of [MS-SMBD] 3.1.1.1: {@code Connection} (the ADM and the
- * state machine), {@code CreditManager} (3.1.5.9 with posted-but-ungranted receives counted apart,
- * A-13), {@code OutMessage} (an entry of Connection.SendQueue, fragmented by 3.1.5.4),
- * {@code Reassembler} (3.1.5.8), {@code DescriptorSlicer} (3.1.4.5 / 3.1.4.6),
- * {@link smbdirect.impl.engine.KeepaliveRequested}, {@link smbdirect.impl.engine.Role}.</li>
+ * whichever thread finds it idle) runs every state change of a connection, one task at a time, so
+ * nothing in a connection needs a lock. Provider callbacks run inline when the context is idle and
+ * are queued ({@code ProviderEvents}) when they arrive re-entrantly from inside a post call.</li>
+ * <li>A connection is a small core plus one class per concern, each owning its state and named
+ * after the words of [MS-SMBD]; they collaborate through small methods, never through each other's
+ * fields.</li>
  * </ul>
  *
+ * <h2>Where each concern lives</h2>
+ * <table>
+ * <caption>The classes of one connection</caption>
+ * <tr><th>class</th><th>[MS-SMBD]</th><th>owns</th></tr>
+ * <tr><td>{@code Connection}</td><td>3.1.1.1</td><td>the core: identity, state machine, serial
+ * context, endpoint, the upper layer's handler, the wiring; work completions go to the concern that
+ * posted them by the kind in their work request id</td></tr>
+ * <tr><td>{@code Negotiation}, {@code ActiveNegotiation}, {@code PassiveNegotiation}</td><td>3.1.4.1,
+ * 3.1.7.2, 3.1.5.2 - 3.1.5.7, appendix 6</td><td>the negotiated ADM values (Role, Protocol, the
+ * sizes, IRD/ORD), the initial region, the connect stage (active), the connection request and the
+ * failure response (passive), the queue-pair sizing</td></tr>
+ * <tr><td>{@code SendPath}</td><td>3.1.4.2, 3.1.5.1, 3.1.5.4</td><td>Connection.SendQueue and
+ * SendImmediate, the send buffers ({@code SendBuffers}) and what each slot carries, the pooled
+ * send-queue entries ({@code OutMessage}); fragments are built by {@code Fragmenter}</td></tr>
+ * <tr><td>{@code ReceivePath}</td><td>3.1.5.8, receive posting of 3.1.5.9</td><td>the receive
+ * buffers ({@code BufferPool}), reassembly ({@code Reassembler}), InvalidatedToken, delivery to the
+ * upper layer</td></tr>
+ * <tr><td>{@code CreditManager}</td><td>3.1.5.9, the credit rules of 3.1.5.1, 3.1.5.6 - 3.1.5.8</td>
+ * <td>SendCredits, ReceiveCredits, the targets and maxima, receives posted but not yet granted; every
+ * credit rule</td></tr>
+ * <tr><td>{@code Timers}</td><td>3.1.2, 3.1.6</td><td>the Negotiation Timer, the Idle Connection
+ * Timer with KeepaliveRequested, the Credit Grant Timer</td></tr>
+ * <tr><td>{@code MemoryRegistrations}</td><td>3.1.4.3, 3.1.4.4</td><td>the upper layer's
+ * registrations ({@code RegisteredBufferImpl}) and their local and remote invalidation</td></tr>
+ * <tr><td>{@code RdmaOperations}</td><td>3.1.4.5, 3.1.4.6</td><td>RDMA Reads and Writes
+ * ({@code RdmaOp}, sliced by {@code DescriptorSlicer}) and their work-request slots</td></tr>
+ * <tr><td>{@code Closing}</td><td>3.1.7.1</td><td>closing once for any cause, failing queued and
+ * flushed work, releasing everything, telling the upper layer once; the reasons for closing</td></tr>
+ * </table>
+ *
+ * <h2>How a send travels</h2>
+ * {@code Connection.send} → {@code SendPath.submit} takes a pooled {@code OutMessage} and enters
+ * the serial context (or queues the entry behind the work already waiting) → {@code enqueue} puts
+ * it on Connection.SendQueue → the send loop {@code pump} asks {@code CreditManager} whether a
+ * Send Credit is held and whether the last one may be spent, {@code Timers} for the Flags,
+ * {@code CreditManager.onSend} for the credits to grant → {@code Fragmenter} copies the next
+ * fragment into a registered send slot → {@code RdmaEndpoint.postSend}. When the Send completes,
+ * {@code Connection.onCompletion} hands it to {@code SendPath.onCompleted}, which frees the slot,
+ * calls the upper layer's completion once the last fragment of the message completed and runs the
+ * loop again.
+ *
+ * <h2>How a received fragment travels</h2>
+ * {@code Connection.onCompletion} (inline when the context is idle) → {@code ReceivePath.onCompleted}
+ * → the message restarts the Idle Connection Timer ({@code Timers.messageReceived}), is checked
+ * ({@code DataTransfer.check}), consumes a credit and updates the targets and the peer's grant
+ * ({@code CreditManager}), may ask for a prompt reply ({@code SendPath.sendImmediately}), may name a token the peer
+ * invalidated ({@code MemoryRegistrations.remotelyInvalidated}) →
+ * {@code Reassembler}: a single-fragment message goes up as a view of its receive slot, the last
+ * fragment of a fragmented one goes up from the reassembly buffer after the receives were reposted
+ * → {@code ConnectionHandler.onMessage} → the send loop runs, granting the reposted receives.
+ *
  * <h2>Buffers</h2>
- * Per connection, one receive region ((ReceiveCreditMax + 1) x MaxReceiveSize) and one send region
- * are registered once after negotiation and sliced into slots. A message sent is copied once into
- * send slots; a single-fragment message received is handed up as a read-only view of its receive
- * slot during the callback; a fragmented one is copied once into a reassembly buffer bounded by
+ * Per connection, one receive region ((ReceiveCreditMax + 1) x MaxReceiveSize) is registered once
+ * after negotiation and sliced into slots; the send buffers start with a few slots and grow by
+ * registered chunks up to the usable send credits + 1. A message sent is copied once into send
+ * slots; a single-fragment message received is handed up as a read-only view of its receive slot
+ * during the callback; a fragmented one is copied once into a reassembly buffer bounded by
  * MaxFragmentedRecvSize, and receive slots are reposted as soon as their bytes were consumed. The
- * steady-state receive path allocates nothing; a send issued while the connection's serial context
- * is idle, or from inside one of its callbacks, reuses a pooled send-queue entry and allocates
- * nothing either (a send that has to queue behind other threads' work gets a new entry).
+ * steady-state send and receive paths allocate nothing: send-queue entries, RDMA operations and the
+ * serial context's queue are pooled or preallocated.
  *
  * <h2>Interpretations of the specification</h2>
  * <ul>

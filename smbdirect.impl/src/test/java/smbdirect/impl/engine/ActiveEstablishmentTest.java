@@ -73,14 +73,14 @@ class ActiveEstablishmentTest {
     @DisplayName("R-3.1.5.5-02 R-3.1.5.7-12..17: values from the Negotiate Response")
     void R_3_1_5_7_12_to_17_negotiatedValuesFollowTheResponse() {
         Connection c = h.active(10, 10, 1024, 1024, 131072);
-        assertEquals(1024, c.maxReceiveSize, "R-3.1.5.7-12 min(8192, PreferredSendSize)");
-        assertEquals(1024, c.maxSendSize, "R-3.1.5.7-14 min(1364, MaxReceiveSize)");
-        assertEquals(8 << 20, c.maxReadWriteSize, "R-3.1.5.7-15 min(cap, response)");
-        assertEquals(131072, c.maxFragmentedSendSize, "R-3.1.5.7-17");
-        assertEquals(10, c.credits.receiveCreditTarget, "R-3.1.5.7-11");
-        assertEquals(Role.ESTABLISHED, c.role, "R-3.1.5.7-22");
-        assertEquals(0x100, c.protocol, "R-3.1.5.7-10");
-        assertEquals(10, c.credits.receiveCredits, "R-3.1.5.7-18: receives for the peer's target");
+        assertEquals(1024, c.negotiation.maxReceiveSize(), "R-3.1.5.7-12 min(8192, PreferredSendSize)");
+        assertEquals(1024, c.negotiation.maxSendSize(), "R-3.1.5.7-14 min(1364, MaxReceiveSize)");
+        assertEquals(8 << 20, c.negotiation.maxReadWriteSize(), "R-3.1.5.7-15 min(cap, response)");
+        assertEquals(131072, c.negotiation.maxFragmentedSendSize(), "R-3.1.5.7-17");
+        assertEquals(10, c.credits.receiveCreditTarget(), "R-3.1.5.7-11");
+        assertEquals(Role.ESTABLISHED, c.negotiation.role(), "R-3.1.5.7-22");
+        assertEquals(0x100, c.negotiation.protocol(), "R-3.1.5.7-10");
+        assertEquals(10, c.credits.receiveCredits(), "R-3.1.5.7-18: receives for the peer's target");
         assertEquals(1024, c.parameters().maxReceiveSize(), "R-3.1.4.7-01");
         assertEquals(131072, c.parameters().maxFragmentedSendSize(), "R-3.1.4.7-01");
         assertEquals(Duration.ofSeconds(120), c.parameters().keepaliveInterval(), "R-3.1.4.7-01");
@@ -89,7 +89,7 @@ class ActiveEstablishmentTest {
     @Test
     void R_3_1_5_7_13_maxReceiveSizeFloorIs128() {
         Connection c = h.active(10, 10, 100, 1024, 131072);
-        assertEquals(128, c.maxReceiveSize);
+        assertEquals(128, c.negotiation.maxReceiveSize());
     }
 
     @Test
@@ -98,7 +98,7 @@ class ActiveEstablishmentTest {
         Connection c = h.active(10, 7, 1024, 1024, 131072);
         FakeEndpoint e = h.provider.last();
         // 7 granted by the response, one spent on the first Data Transfer (the grant below)
-        assertEquals(6, c.credits.sendCredits, "R-3.1.5.7-16");
+        assertEquals(6, c.credits.sendCredits(), "R-3.1.5.7-16");
         // the first Data Transfer (here an empty grant, as the upper layer sent nothing) grants 10
         assertEquals(2, e.sends.size(), "the passive peer holds no credit: a grant goes out at once (A-14)");
         ByteBuffer first = e.sends.get(1).message();

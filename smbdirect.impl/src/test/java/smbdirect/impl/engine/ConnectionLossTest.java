@@ -33,7 +33,7 @@ class ConnectionLossTest {
 
     /** Queues one in-flight and one credit-blocked message. */
     void loadSends(Connection c) {
-        while (c.credits.sendCredits > 0) {
+        while (c.credits.sendCredits() > 0) {
             c.send(ByteBuffer.wrap(Harness.bytes(10, 1)), (m, x) -> outcomes.add(x));
         }
         c.send(ByteBuffer.wrap(Harness.bytes(10, 1)), (m, x) -> outcomes.add(x));
@@ -51,7 +51,7 @@ class ConnectionLossTest {
     void R_3_1_7_1_01_localCloseToldOnceAndEverythingReleased() {
         Connection c = established();
         loadSends(c);
-        int messages = outcomes.size() + (int) (c.fragmentsSent - 1) + c.sendQueue.size();
+        int messages = outcomes.size() + (int) (c.sendPath.fragmentsSent() - 1) + c.sendPath.queueDepth();
         CompletableFuture<Void> closed = c.close().toCompletableFuture();
         assertTrue(closed.isDone());
         assertFalse(c.isOpen());
@@ -72,7 +72,7 @@ class ConnectionLossTest {
         Connection c = established();
         Connection other = established();
         loadSends(c);
-        int messages = outcomes.size() + (int) (c.fragmentsSent - 1) + c.sendQueue.size();
+        int messages = outcomes.size() + (int) (c.sendPath.fragmentsSent() - 1) + c.sendPath.queueDepth();
         CloseReason operator = CloseReason.of(CloseReason.Kind.LOCAL_CLOSE, "closed by operator (smbd:close)");
 
         CompletableFuture<Void> closed = h.engine.closeConnection(c.id, operator).toCompletableFuture();

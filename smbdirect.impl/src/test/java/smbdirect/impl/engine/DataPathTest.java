@@ -86,7 +86,7 @@ class DataPathTest {
         assertEquals(1000, DataTransfer.dataLength(f0, 0), "R-3.1.5.4-13: MaxSendSize - 24");
         assertEquals(64536, DataTransfer.remainingDataLength(f0, 0), "R-3.1.5.4-15");
         assertEquals(63536, DataTransfer.remainingDataLength(e.sends.get(before + 1).message(), 0));
-        assertEquals(0, c.credits.sendCredits);
+        assertEquals(0, c.credits.sendCredits());
         e.completeSends();
         // the peer grants in batches until all 66 fragments are out
         int guard = 0;
@@ -100,7 +100,7 @@ class DataPathTest {
         assertEquals(0, DataTransfer.remainingDataLength(last, 0));
         assertArrayEquals(data, reassemble(dataOnly(e, before), 0), "byte-exact");
         assertEquals(1, outcomes.size(), "one completion per message");
-        assertTrue(c.creditStalls > 0);
+        assertTrue(c.timers.creditStalls() > 0);
     }
 
     private static int emptyGrantsSince(FakeEndpoint e, int from) {
@@ -151,7 +151,7 @@ class DataPathTest {
             inMessage = DataTransfer.remainingDataLength(m, 0) > 0;
         }
         assertFalse(inMessage, "the message finished");
-        assertEquals(0, c.keepalivesSent, "the replies carried Flags 0 (A-8)");
+        assertEquals(0, c.timers.keepalivesSent(), "the replies carried Flags 0 (A-8)");
     }
 
     @Test
@@ -202,15 +202,15 @@ class DataPathTest {
         Connection c = established();
         FakeEndpoint e = h.provider.last();
         // spend credits until one is left, with nothing to grant
-        while (c.credits.sendCredits > 1) {
+        while (c.credits.sendCredits() > 1) {
             send(c, Harness.bytes(10, 1));
         }
-        assertEquals(0, c.credits.ungranted);
+        assertEquals(0, c.credits.ungranted());
         int before = e.sends.size();
         send(c, Harness.bytes(10, 2));
         ByteBuffer m = e.sends.get(before).message();
         assertTrue(DataTransfer.creditsGranted(m, 0) >= 1, "R-3.1.5.1-06 / R-3.1.5.9-04");
-        assertEquals(11, c.credits.receiveCredits, "one receive beyond the target for it");
+        assertEquals(11, c.credits.receiveCredits(), "one receive beyond the target for it");
     }
 
     @Test
@@ -218,7 +218,7 @@ class DataPathTest {
     void R_3_1_5_8_13_grantsResumeAQueuedMessage() {
         Connection c = established();
         FakeEndpoint e = h.provider.last();
-        while (c.credits.sendCredits > 0) {
+        while (c.credits.sendCredits() > 0) {
             send(c, Harness.bytes(10, 1));
         }
         int before = e.sends.size();
@@ -240,7 +240,7 @@ class DataPathTest {
         assertArrayEquals(data, h.recorder.messages.get(0));
         assertTrue(h.recorder.zeroCopy.get(0), "a view of the registered receive buffer");
         assertEquals(posted, e.receives.size(), "reposted at once");
-        assertEquals(1, c.messagesReceived);
+        assertEquals(1, c.receivePath.messagesReceived());
     }
 
     @Test
@@ -419,10 +419,10 @@ class DataPathTest {
             for (int j = before; j < e.sends.size(); j++) {
                 granted += DataTransfer.creditsGranted(e.sends.get(j).message(), 0);
             }
-            long consumed = c.fragmentsReceived;
-            assertTrue(granted - consumed <= c.credits.receiveCredits, "outstanding grants <= posted receives");
-            assertEquals(c.credits.receiveCredits, e.receives.size(), "ReceiveCredits = receives posted");
-            assertTrue(c.credits.receiveCredits <= c.credits.receiveCapacity());
+            long consumed = c.receivePath.fragmentsReceived();
+            assertTrue(granted - consumed <= c.credits.receiveCredits(), "outstanding grants <= posted receives");
+            assertEquals(c.credits.receiveCredits(), e.receives.size(), "ReceiveCredits = receives posted");
+            assertTrue(c.credits.receiveCredits() <= c.credits.receiveCapacity());
         }
     }
 
@@ -442,7 +442,7 @@ class DataPathTest {
         e.deliver(Harness.dt(100, 0, 0, 0, Harness.bytes(10, 1)));
         assertEquals(before + 1, e.sends.size(), "refill below 25 %");
         assertEquals(76, DataTransfer.creditsGranted(e.sends.get(before).message(), 0), "in one batch");
-        assertEquals(2, c.creditGrantsSent, "the grant after negotiation and the refill");
+        assertEquals(2, c.sendPath.creditGrantsSent(), "the grant after negotiation and the refill");
     }
 
     @Test

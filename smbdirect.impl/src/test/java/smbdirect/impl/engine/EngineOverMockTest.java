@@ -61,8 +61,8 @@ class EngineOverMockTest {
             assertEquals(131072, p.maxFragmentedReceiveSize());
             assertEquals(1 << 20, p.maxReadWriteSize());
         }
-        assertEquals(10, s.credits.sendCredits, "the initiator's first message granted 10");
-        assertEquals(10, c.credits.receiveCredits);
+        assertEquals(10, s.credits.sendCredits(), "the initiator's first message granted 10");
+        assertEquals(10, c.credits.receiveCredits());
         assertTrue(c.isInitiator());
         assertFalse(s.isInitiator());
         assertEquals(1, pair.listener.getListenerDTO().accepted);
@@ -196,10 +196,10 @@ class EngineOverMockTest {
         pair.run();
         assertArrayEquals(big, pair.serverSide.messages.get(20));
         // quiet: no endless empty-message exchange; runUntilIdle returned, so it is bounded
-        long before = c.fragmentsSent + s.fragmentsSent;
+        long before = c.sendPath.fragmentsSent() + s.sendPath.fragmentsSent();
         pair.run();
-        assertEquals(before, c.fragmentsSent + s.fragmentsSent);
-        assertTrue(c.credits.sendCredits >= 1 && s.credits.sendCredits >= 1, "both can send again");
+        assertEquals(before, c.sendPath.fragmentsSent() + s.sendPath.fragmentsSent());
+        assertTrue(c.credits.sendCredits() >= 1 && s.credits.sendCredits() >= 1, "both can send again");
         pair.advance(Duration.ofSeconds(30));
         assertTrue(c.isOpen() && s.isOpen(), "no credit-grant timeout");
     }
@@ -228,12 +228,12 @@ class EngineOverMockTest {
         Connection c = pair.connect();
         Connection s = pair.serverConnection();
         pair.advance(Duration.ofSeconds(121));
-        assertTrue(c.keepalivesSent + s.keepalivesSent >= 1);
-        assertEquals(c.keepalivesSent, s.keepalivesReceived);
-        assertEquals(s.keepalivesSent, c.keepalivesReceived);
+        assertTrue(c.timers.keepalivesSent() + s.timers.keepalivesSent() >= 1);
+        assertEquals(c.timers.keepalivesSent(), s.receivePath.keepalivesReceived());
+        assertEquals(s.timers.keepalivesSent(), c.receivePath.keepalivesReceived());
         pair.advance(Duration.ofMinutes(10));
         assertTrue(c.isOpen() && s.isOpen());
-        assertEquals(KeepaliveRequested.NONE, c.keepaliveRequested);
+        assertEquals(KeepaliveRequested.NONE, c.timers.keepaliveRequested());
     }
 
     @Test
@@ -341,13 +341,13 @@ class EngineOverMockTest {
                 return; // teardown flushes receives
             }
             checks[0]++;
-            if (c.credits.sendCredits > se.postedReceives() || s.credits.sendCredits > ce.postedReceives()) {
+            if (c.credits.sendCredits() > se.postedReceives() || s.credits.sendCredits() > ce.postedReceives()) {
                 throw new AssertionError("credits held exceed the peer's posted receives: client "
                         + c.credits + " / server posted " + se.postedReceives() + "; server " + s.credits
                         + " / client posted " + ce.postedReceives());
             }
             if (c.credits.peerCredits() < 0 || s.credits.peerCredits() < 0
-                    || c.credits.receiveCredits > c.credits.receiveCapacity()) {
+                    || c.credits.receiveCredits() > c.credits.receiveCapacity()) {
                 throw new AssertionError("grant bookkeeping broken: " + c.credits + " / " + s.credits);
             }
         });

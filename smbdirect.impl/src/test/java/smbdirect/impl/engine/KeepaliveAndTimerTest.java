@@ -42,8 +42,8 @@ class KeepaliveAndTimerTest {
         assertEquals(SmbdWire.FLAG_RESPONSE_REQUESTED, DataTransfer.flags(k, 0), "R-3.1.5.1-10");
         assertEquals(0, DataTransfer.dataOffset(k, 0), "R-3.1.5.4-05");
         assertEquals(0, DataTransfer.dataLength(k, 0), "R-2.2.3-10, R-3.1.5.4-06");
-        assertEquals(KeepaliveRequested.SENT, c.keepaliveRequested);
-        assertEquals(1, c.keepalivesSent);
+        assertEquals(KeepaliveRequested.SENT, c.timers.keepaliveRequested());
+        assertEquals(1, c.timers.keepalivesSent());
     }
 
     @Test
@@ -65,12 +65,12 @@ class KeepaliveAndTimerTest {
         h.scheduler.advance(Duration.ofSeconds(120));
         h.scheduler.advance(Duration.ofSeconds(3));
         e.deliver(Harness.dt(10, 1, 0, 0, Harness.bytes(10, 1)));
-        assertEquals(KeepaliveRequested.NONE, c.keepaliveRequested);
+        assertEquals(KeepaliveRequested.NONE, c.timers.keepaliveRequested());
         h.scheduler.advance(Duration.ofSeconds(119));
         assertTrue(c.isOpen(), "R-3.1.5.5-03: timer restarted at KeepaliveInterval");
-        assertEquals(1, c.keepalivesSent);
+        assertEquals(1, c.timers.keepalivesSent());
         h.scheduler.advance(Duration.ofSeconds(1));
-        assertEquals(2, c.keepalivesSent, "the next keepalive after another interval");
+        assertEquals(2, c.timers.keepalivesSent(), "the next keepalive after another interval");
     }
 
     @Test
@@ -81,7 +81,7 @@ class KeepaliveAndTimerTest {
             h.scheduler.advance(Duration.ofSeconds(100));
             e.deliver(Harness.dt(10, 1, 0, 0, new byte[0]));
         }
-        assertEquals(0, c.keepalivesSent);
+        assertEquals(0, c.timers.keepalivesSent());
     }
 
     @Test
@@ -95,9 +95,9 @@ class KeepaliveAndTimerTest {
         ByteBuffer reply = e.sends.get(before).message();
         assertEquals(0, DataTransfer.flags(reply, 0), "A-8: Flags 0");
         assertEquals(20, reply.remaining());
-        assertEquals(KeepaliveRequested.NONE, c.keepaliveRequested, "no keepalive echo loop");
-        assertFalse(c.sendImmediate, "R-3.1.5.1-16");
-        assertEquals(1, c.keepalivesReceived);
+        assertEquals(KeepaliveRequested.NONE, c.timers.keepaliveRequested(), "no keepalive echo loop");
+        assertFalse(c.sendPath.sendImmediate(), "R-3.1.5.1-16");
+        assertEquals(1, c.receivePath.keepalivesReceived());
     }
 
     @Test
@@ -118,9 +118,9 @@ class KeepaliveAndTimerTest {
     @DisplayName("R-3.1.6.2-02 R-3.1.5.4-08: a pending keepalive waits for a credit")
     void keepaliveWithoutSendCreditsStillTimesOut() {
         Connection c = h.passive(10, 1024, 1024, 131072);
-        assertEquals(0, c.credits.sendCredits);
+        assertEquals(0, c.credits.sendCredits());
         h.scheduler.advance(Duration.ofSeconds(120));
-        assertEquals(KeepaliveRequested.PENDING, c.keepaliveRequested, "A-24: no credit to send it");
+        assertEquals(KeepaliveRequested.PENDING, c.timers.keepaliveRequested(), "A-24: no credit to send it");
         h.scheduler.advance(Duration.ofSeconds(5));
         assertFalse(c.isOpen());
         assertEquals(CloseReason.Kind.KEEPALIVE_TIMEOUT, h.recorder.disconnects.get(0).kind());
@@ -129,7 +129,7 @@ class KeepaliveAndTimerTest {
     @Test
     void creditGrantTimerClosesWhenThePeerNeverGrants() {
         Connection c = established();
-        while (c.credits.sendCredits > 0) {
+        while (c.credits.sendCredits() > 0) {
             c.send(ByteBuffer.wrap(Harness.bytes(10, 1)), (m, x) -> { });
         }
         c.send(ByteBuffer.wrap(Harness.bytes(10, 1)), (m, x) -> { });
@@ -144,7 +144,7 @@ class KeepaliveAndTimerTest {
     void creditGrantInTimeResumes() {
         Connection c = established();
         FakeEndpoint e = h.provider.last();
-        while (c.credits.sendCredits > 0) {
+        while (c.credits.sendCredits() > 0) {
             c.send(ByteBuffer.wrap(Harness.bytes(10, 1)), (m, x) -> { });
         }
         c.send(ByteBuffer.wrap(Harness.bytes(10, 1)), (m, x) -> { });
@@ -152,21 +152,21 @@ class KeepaliveAndTimerTest {
         e.deliver(Harness.dt(10, 5, 0, 0, new byte[0]));
         h.scheduler.advance(Duration.ofSeconds(10));
         assertTrue(c.isOpen());
-        assertEquals(0, c.sendQueue.size());
+        assertEquals(0, c.sendPath.queueDepth());
     }
 
     @Test
     void aSecondStallGetsTheWholeCreditGrantTimeoutAndOneTimerServesManyStalls() {
         Connection c = established();
         FakeEndpoint e = h.provider.last();
-        while (c.credits.sendCredits > 0) {
+        while (c.credits.sendCredits() > 0) {
             c.send(ByteBuffer.wrap(Harness.bytes(10, 1)), (m, x) -> { });
         }
         c.send(ByteBuffer.wrap(Harness.bytes(10, 1)), (m, x) -> { }); // stall 1 at t=0
         int timers = h.scheduler.scheduledCount();
         h.scheduler.advance(Duration.ofSeconds(3));
         e.deliver(Harness.dt(10, 1, 0, 0, new byte[0])); // one credit: the waiting message goes
-        assertEquals(0, c.sendQueue.size());
+        assertEquals(0, c.sendPath.queueDepth());
         for (int i = 0; i < 50; i++) { // many short stalls, each ended by a grant
             c.send(ByteBuffer.wrap(Harness.bytes(10, 1)), (m, x) -> { });
             e.deliver(Harness.dt(10, 1, 0, 0, new byte[0]));
@@ -189,7 +189,7 @@ class KeepaliveAndTimerTest {
         Connection c = hh.active(10, 10, 1024, 1024, 131072);
         hh.provider.last().autoCompleteSends = true;
         hh.provider.last().completeSends();
-        while (c.credits.sendCredits > 0) {
+        while (c.credits.sendCredits() > 0) {
             c.send(ByteBuffer.wrap(Harness.bytes(10, 1)), (m, x) -> { });
         }
         c.send(ByteBuffer.wrap(Harness.bytes(10, 1)), (m, x) -> { });
@@ -204,10 +204,10 @@ class KeepaliveAndTimerTest {
         h.engine.updateSettings(TransportSettings.builder().keepaliveInterval(Duration.ofSeconds(30))
                 .maxReceiveSize(4096).build());
         h.scheduler.advance(Duration.ofSeconds(19));
-        assertEquals(0, c.keepalivesSent);
+        assertEquals(0, c.timers.keepalivesSent());
         h.scheduler.advance(Duration.ofSeconds(1));
-        assertEquals(1, c.keepalivesSent, "30 s from the last receive");
-        assertEquals(1024, c.maxReceiveSize, "negotiated values stay");
+        assertEquals(1, c.timers.keepalivesSent(), "30 s from the last receive");
+        assertEquals(1024, c.negotiation.maxReceiveSize(), "negotiated values stay");
         assertEquals(Duration.ofSeconds(30), c.parameters().keepaliveInterval());
         // a new connection negotiates with the new values
         h.connect();

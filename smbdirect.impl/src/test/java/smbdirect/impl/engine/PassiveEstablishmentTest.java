@@ -57,11 +57,11 @@ class PassiveEstablishmentTest {
         assertEquals(1 << 20, NegotiateResponse.maxFragmentedSize(r, 0)); // R-3.1.5.3-15
         assertEquals(1, h.accepted.size(), "R-3.1.5.6-19, R-3.1.7.2-11");
         Connection c = (Connection) h.accepted.get(0);
-        assertEquals(Role.ESTABLISHED, c.role, "R-3.1.5.6-22");
-        assertEquals(131072, c.maxFragmentedSendSize, "R-3.1.5.6-15");
-        assertEquals(10, c.credits.receiveCreditTarget, "R-3.1.5.6-13");
-        assertEquals(0, c.credits.sendCredits, "A-14: no Send Credit before the first Data Transfer");
-        assertEquals(0x100, c.protocol, "R-3.1.5.6-12");
+        assertEquals(Role.ESTABLISHED, c.negotiation.role(), "R-3.1.5.6-22");
+        assertEquals(131072, c.negotiation.maxFragmentedSendSize(), "R-3.1.5.6-15");
+        assertEquals(10, c.credits.receiveCreditTarget(), "R-3.1.5.6-13");
+        assertEquals(0, c.credits.sendCredits(), "A-14: no Send Credit before the first Data Transfer");
+        assertEquals(0x100, c.negotiation.protocol(), "R-3.1.5.6-12");
         assertEquals(0, h.scheduler.pending() - 1, "R-3.1.5.6-20, -21: only the idle timer is armed");
     }
 

@@ -3,6 +3,7 @@ package smbdirect.impl.engine;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -13,6 +14,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 import smbdirect.api.rdma.CompletionStatus;
+import smbdirect.api.rdma.DisconnectCause;
 import smbdirect.api.rdma.WorkCompletion;
 import smbdirect.api.rdma.WorkRequestType;
 
@@ -69,12 +71,12 @@ class ProviderEventsTest {
         }
 
         @Override
-        public void established() {
+        public void established(ByteBuffer peerPrivateData) {
             seen.add("established");
         }
 
         @Override
-        public void disconnected() {
+        public void disconnected(DisconnectCause cause, String detail) {
             seen.add("disconnected");
         }
     }
@@ -116,11 +118,11 @@ class ProviderEventsTest {
         long[] queuedInside = new long[1];
         // the context is busy (a pump posting a window of fragments) while the burst arrives
         serial.execute(() -> {
-            events.established();
+            events.established(ByteBuffer.allocate(0));
             for (int i = 0; i < burst; i++) {
                 events.completion(wc.set(i));
             }
-            events.disconnected();
+            events.disconnected(DisconnectCause.PEER, "");
             queuedInside[0] = events.size();
         });
         assertEquals(burst + 2, queuedInside[0], "nothing runs nested inside the busy task");
@@ -162,7 +164,7 @@ class ProviderEventsTest {
             for (int i = 0; i < burst; i++) {
                 events.completion(wc.set(i));
             }
-            events.disconnected();
+            events.disconnected(DisconnectCause.PEER, "");
             events.completion(wc.set(burst)); // after the disconnect: stays behind it
         });
         assertEquals(burst - 1, taken[0], "every completion before the disconnect, not the ones after it");
@@ -256,7 +258,7 @@ class ProviderEventsTest {
                 for (int i = 0; i < n; i++) {
                     events.completion(wc.set(i));
                 }
-                events.disconnected();
+                events.disconnected(DisconnectCause.PEER, "");
             } catch (Throwable e) {
                 failure.set(e);
             } finally {

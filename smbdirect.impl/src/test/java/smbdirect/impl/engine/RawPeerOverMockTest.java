@@ -157,7 +157,7 @@ class RawPeerOverMockTest {
             int now = raw.received().size();
             ungrantedAtPeer += now - seen;
             seen = now;
-            if (ungrantedAtPeer >= 7 || c.credits.sendCredits == 0) {
+            if (ungrantedAtPeer >= 7 || c.credits.sendCredits() == 0) {
                 raw.send(bytes(Harness.dt(10, ungrantedAtPeer, 0, 0, new byte[0])));
                 ungrantedAtPeer = 0;
             }

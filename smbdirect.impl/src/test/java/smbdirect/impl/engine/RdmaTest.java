@@ -48,9 +48,9 @@ class RdmaTest {
 
     @Test
     void R_3_1_4_3_03_leastPrivilegeAccess_A_40() {
-        assertEquals(Set.of(MemoryAccess.REMOTE_READ), Connection.rights(RemoteAccess.READ));
-        assertEquals(Set.of(MemoryAccess.REMOTE_WRITE, MemoryAccess.LOCAL_WRITE), Connection.rights(RemoteAccess.WRITE));
-        assertEquals(Set.of(MemoryAccess.LOCAL_WRITE), Connection.rights(RemoteAccess.NONE));
+        assertEquals(Set.of(MemoryAccess.REMOTE_READ), MemoryRegistrations.rights(RemoteAccess.READ));
+        assertEquals(Set.of(MemoryAccess.REMOTE_WRITE, MemoryAccess.LOCAL_WRITE), MemoryRegistrations.rights(RemoteAccess.WRITE));
+        assertEquals(Set.of(MemoryAccess.LOCAL_WRITE), MemoryRegistrations.rights(RemoteAccess.NONE));
         Connection c = established();
         register(c, 4096, RemoteAccess.READ);
         FakeEndpoint e = h.provider.last();
@@ -144,7 +144,7 @@ class RdmaTest {
         e.completeRdma();
         assertEquals(1500, done.get(0)[0]);
         assertNull(failures.get(0));
-        assertEquals(2, c.rdmaWrites);
+        assertEquals(2, c.rdma.writes());
     }
 
     @Test
@@ -165,7 +165,7 @@ class RdmaTest {
         }
         assertEquals(16, e.rdma.size());
         assertEquals(16 * 4096, done.get(0)[0]);
-        assertEquals(1, c.rdmaReads);
+        assertEquals(1, c.rdma.reads());
     }
 
     @Test

@@ -45,19 +45,19 @@ class RequirementsCoverageTest {
     void R_3_1_4_1_01_02_04_08_09_activeConnectionStartsWithTheInitialAdm() {
         h.connect();
         Connection c = h.engine.connection(1);
-        assertEquals(Role.ACTIVE, c.role, "R-3.1.4.1-02, R-3.1.1.1-01");
-        assertEquals(255, c.credits.receiveCreditMax, "R-3.1.4.1-04");
-        assertEquals(255, c.credits.sendCreditTarget, "R-3.1.4.1-04");
-        assertEquals(1364, c.maxSendSize, "R-3.1.4.1-04");
-        assertEquals(8192, c.maxReceiveSize, "R-3.1.4.1-04");
-        assertEquals(1048576, c.maxFragmentedRecvSize, "R-3.1.4.1-04");
+        assertEquals(Role.ACTIVE, c.negotiation.role(), "R-3.1.4.1-02, R-3.1.1.1-01");
+        assertEquals(255, c.credits.receiveCreditMax(), "R-3.1.4.1-04");
+        assertEquals(255, c.credits.sendCreditTarget(), "R-3.1.4.1-04");
+        assertEquals(1364, c.negotiation.maxSendSize(), "R-3.1.4.1-04");
+        assertEquals(8192, c.negotiation.maxReceiveSize(), "R-3.1.4.1-04");
+        assertEquals(1048576, c.negotiation.maxFragmentedRecvSize(), "R-3.1.4.1-04");
         assertEquals(Duration.ofSeconds(120), c.parameters().keepaliveInterval(), "R-3.1.4.1-04");
-        assertEquals(0, c.maxReadWriteSize, "R-3.1.4.1-05");
-        assertEquals(KeepaliveRequested.NONE, c.keepaliveRequested, "R-3.1.4.1-06, R-3.1.1.1-03");
-        assertEquals(0, c.credits.sendCredits, "R-3.1.4.1-07");
-        assertEquals(0, c.credits.receiveCredits, "R-3.1.4.1-07: the 512-byte receive is not a credit");
-        assertTrue(c.sendQueue.isEmpty(), "R-3.1.4.1-08");
-        assertFalse(c.sendImmediate, "R-3.1.4.1-09");
+        assertEquals(0, c.negotiation.maxReadWriteSize(), "R-3.1.4.1-05");
+        assertEquals(KeepaliveRequested.NONE, c.timers.keepaliveRequested(), "R-3.1.4.1-06, R-3.1.1.1-03");
+        assertEquals(0, c.credits.sendCredits(), "R-3.1.4.1-07");
+        assertEquals(0, c.credits.receiveCredits(), "R-3.1.4.1-07: the 512-byte receive is not a credit");
+        assertTrue(c.sendPath.queueDepth() == 0, "R-3.1.4.1-08");
+        assertFalse(c.sendPath.sendImmediate(), "R-3.1.4.1-09");
         assertTrue(h.provider.last().events.contains("connect"), "R-3.1.4.1-12");
     }
 
@@ -75,14 +75,14 @@ class RequirementsCoverageTest {
     void R_3_1_7_2_01_02_04_07_to_10_passiveConnectionStartsWithTheInitialAdm() {
         FakeProvider.FakeRequest r = h.request(null);
         Connection c = h.engine.connection(1);
-        assertEquals(Role.PASSIVE, c.role, "R-3.1.7.2-02");
+        assertEquals(Role.PASSIVE, c.negotiation.role(), "R-3.1.7.2-02");
         assertTrue(r.endpoint.events.contains("accept"), "R-3.1.7.2-04");
-        assertEquals(8 << 20, c.maxReadWriteSize, "R-3.1.7.2-07");
-        assertEquals(255, c.credits.receiveCreditMax, "R-3.1.7.2-07");
-        assertEquals(KeepaliveRequested.NONE, c.keepaliveRequested, "R-3.1.7.2-08");
-        assertEquals(0, c.protocol, "R-3.1.7.2-09");
-        assertEquals(0, c.credits.sendCredits + c.credits.receiveCredits, "R-3.1.7.2-09");
-        assertTrue(c.sendQueue.isEmpty(), "R-3.1.7.2-10");
+        assertEquals(8 << 20, c.negotiation.maxReadWriteSize(), "R-3.1.7.2-07");
+        assertEquals(255, c.credits.receiveCreditMax(), "R-3.1.7.2-07");
+        assertEquals(KeepaliveRequested.NONE, c.timers.keepaliveRequested(), "R-3.1.7.2-08");
+        assertEquals(0, c.negotiation.protocol(), "R-3.1.7.2-09");
+        assertEquals(0, c.credits.sendCredits() + c.credits.receiveCredits(), "R-3.1.7.2-09");
+        assertTrue(c.sendPath.queueDepth() == 0, "R-3.1.7.2-10");
         assertEquals(1, h.engine.connectionCount(), "R-3.1.7.2-01");
     }
 
@@ -220,10 +220,10 @@ class RequirementsCoverageTest {
         FakeEndpoint e = h.provider.last();
         e.autoCompleteSends = true;
         e.deliver(Harness.dt(4, 0, 0, 0, new byte[0]));
-        assertEquals(4, c.credits.receiveCreditTarget);
+        assertEquals(4, c.credits.receiveCreditTarget());
         e.deliver(Harness.dt(20, 0, 0, 0, new byte[0]));
-        assertEquals(20, c.credits.receiveCreditTarget);
-        assertEquals(Math.min(20, 255), c.credits.receiveCredits, "R-3.1.5.9-07: posted up to the new target");
+        assertEquals(20, c.credits.receiveCreditTarget());
+        assertEquals(Math.min(20, 255), c.credits.receiveCredits(), "R-3.1.5.9-07: posted up to the new target");
         int before = e.sends.size();
         for (int i = 0; i < 16; i++) {
             e.deliver(Harness.dt(20, 0, 0, 0, Harness.bytes(5, i)));
@@ -274,7 +274,7 @@ class RequirementsCoverageTest {
         Connection c = established();
         FakeEndpoint e = h.provider.last();
         e.autoCompleteSends = true;
-        while (c.credits.sendCredits > 1) {
+        while (c.credits.sendCredits() > 1) {
             c.send(ByteBuffer.wrap(Harness.bytes(10, 1)), (m, x) -> { });
         }
         int before = e.sends.size();
@@ -343,9 +343,9 @@ class RequirementsCoverageTest {
         Connection c = established();
         h.scheduler.advance(Duration.ofSeconds(119));
         assertTrue(c.isOpen(), "R-3.1.5.7-20: the Negotiation Timer no longer fires");
-        assertEquals(0, c.keepalivesSent);
+        assertEquals(0, c.timers.keepalivesSent());
         h.scheduler.advance(Duration.ofSeconds(1));
-        assertEquals(1, c.keepalivesSent, "R-3.1.5.7-21: Idle Connection Timer at KeepaliveInterval");
+        assertEquals(1, c.timers.keepalivesSent(), "R-3.1.5.7-21: Idle Connection Timer at KeepaliveInterval");
     }
 
     @Test
@@ -412,8 +412,8 @@ class RequirementsCoverageTest {
         e.completeSends();
         e.deliver(Harness.negResponse(255, 255, 0, 1 << 20, 1364, 8192, 1 << 20));
         Connection c = (Connection) f.join();
-        assertEquals(10, c.credits.receiveCreditMax, "ReceiveCreditMax lowered to the receive queue");
-        assertTrue(c.credits.receiveCredits + 1 <= 12);
+        assertEquals(10, c.credits.receiveCreditMax(), "ReceiveCreditMax lowered to the receive queue");
+        assertTrue(c.credits.receiveCredits() + 1 <= 12);
         e.autoCompleteSends = true;
         for (int i = 0; i < 50; i++) {
             c.send(ByteBuffer.wrap(Harness.bytes(1000, i)), (m, x) -> outcomes.add(x));

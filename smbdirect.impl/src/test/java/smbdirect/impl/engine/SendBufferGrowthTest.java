@@ -86,9 +86,9 @@ class SendBufferGrowthTest {
         Connection c = pair.connect();
         Connection s = pair.serverConnection();
         for (Connection x : List.of(c, s)) {
-            assertFalse(x.holdsInitialRegion(), "initial region released after negotiation");
-            assertEquals(SendBuffers.FIRST_CHUNK, x.sendSlotCapacity(), "a few send slots to start with");
-            assertEquals(1, x.sendBufferChunks());
+            assertFalse(x.negotiation.holdsInitialRegion(), "initial region released after negotiation");
+            assertEquals(SendBuffers.FIRST_CHUNK, x.sendPath.slotCapacity(), "a few send slots to start with");
+            assertEquals(1, x.sendPath.bufferChunks());
         }
         // the receive region and the first send chunk, nothing else
         assertEquals(2, endpointOf(pair.clientProvider).registeredRegions());
@@ -100,18 +100,18 @@ class SendBufferGrowthTest {
         pair = new MockPair(SETTINGS);
         Connection c = pair.connect();
         pair.run();
-        int credits = c.credits.sendCredits;
+        int credits = c.credits.sendCredits();
         assertTrue(credits > SendBuffers.FIRST_CHUNK, "the peer granted more credits than there are slots: " + credits);
 
         List<byte[]> messages = burst(120);
         List<Throwable> outcomes = sendAll(c, messages);
         // nothing completed yet: every credit went out, each in a slot of its own
-        int capacity = c.sendSlotCapacity();
+        int capacity = c.sendPath.slotCapacity();
         assertTrue(capacity >= credits, "grew to cover the credits in flight: " + capacity + " slots, " + credits
                 + " credits");
         assertTrue(capacity <= 33, "never beyond the usable send credits + 1: " + capacity);
-        assertTrue(c.sendBufferChunks() > 1, "grew by registered chunks");
-        assertEquals(1 + c.sendBufferChunks(), endpointOf(pair.clientProvider).registeredRegions(),
+        assertTrue(c.sendPath.bufferChunks() > 1, "grew by registered chunks");
+        assertEquals(1 + c.sendPath.bufferChunks(), endpointOf(pair.clientProvider).registeredRegions(),
                 "the receive region and every send chunk");
 
         pair.run();
@@ -120,17 +120,17 @@ class SendBufferGrowthTest {
         for (Throwable x : outcomes) {
             assertNull(x, "every send completed successfully");
         }
-        assertTrue(c.sendSlotCapacity() <= 33);
-        assertEquals(0, c.sendGrowthFailures());
+        assertTrue(c.sendPath.slotCapacity() <= 33);
+        assertEquals(0, c.sendPath.growthFailures());
 
         // the grown buffers stay: a second burst registers nothing more
-        int chunks = c.sendBufferChunks();
+        int chunks = c.sendPath.bufferChunks();
         List<byte[]> again = burst(60);
         pair.serverSide.messages.clear();
         sendAll(c, again);
         pair.run();
         assertDeliveredInOrder(again, pair.serverSide.messages);
-        assertEquals(chunks, c.sendBufferChunks(), "steady state: no further registration");
+        assertEquals(chunks, c.sendPath.bufferChunks(), "steady state: no further registration");
         assertTrue(c.isOpen());
     }
 
@@ -143,8 +143,8 @@ class SendBufferGrowthTest {
 
         List<byte[]> messages = burst(120);
         List<Throwable> outcomes = sendAll(c, messages);
-        assertEquals(1, c.sendGrowthFailures(), "the refused registration is counted (and logged)");
-        assertEquals(SendBuffers.FIRST_CHUNK, c.sendSlotCapacity(), "nothing registered by the failed growth");
+        assertEquals(1, c.sendPath.growthFailures(), "the refused registration is counted (and logged)");
+        assertEquals(SendBuffers.FIRST_CHUNK, c.sendPath.slotCapacity(), "nothing registered by the failed growth");
         assertTrue(outcomes.isEmpty(), "no message failed or completed yet: they wait for a slot");
         assertTrue(c.isOpen(), "a refused growth does not end the connection");
 
@@ -154,8 +154,8 @@ class SendBufferGrowthTest {
         for (Throwable x : outcomes) {
             assertNull(x, "every send completed successfully");
         }
-        assertTrue(c.sendSlotCapacity() > SendBuffers.FIRST_CHUNK, "growth was tried again after completions");
-        assertEquals(1 + c.sendBufferChunks(), endpointOf(pair.clientProvider).registeredRegions());
+        assertTrue(c.sendPath.slotCapacity() > SendBuffers.FIRST_CHUNK, "growth was tried again after completions");
+        assertEquals(1 + c.sendPath.bufferChunks(), endpointOf(pair.clientProvider).registeredRegions());
     }
 
     @Test
@@ -174,8 +174,8 @@ class SendBufferGrowthTest {
         for (Throwable x : outcomes) {
             assertNull(x);
         }
-        assertEquals(SendBuffers.FIRST_CHUNK, c.sendSlotCapacity(), "every growth was refused");
-        assertTrue(c.sendGrowthFailures() >= 1);
+        assertEquals(SendBuffers.FIRST_CHUNK, c.sendPath.slotCapacity(), "every growth was refused");
+        assertTrue(c.sendPath.growthFailures() >= 1);
         assertTrue(c.isOpen());
     }
 
@@ -186,9 +186,9 @@ class SendBufferGrowthTest {
         pair.run();
         sendAll(c, burst(120));
         pair.run();
-        assertTrue(c.sendBufferChunks() > 1);
+        assertTrue(c.sendPath.bufferChunks() > 1);
         MockEndpoint e = endpointOf(pair.clientProvider);
-        assertEquals(1 + c.sendBufferChunks(), e.registeredRegions());
+        assertEquals(1 + c.sendPath.bufferChunks(), e.registeredRegions());
         c.close();
         pair.run();
         assertFalse(c.isOpen());
@@ -310,8 +310,8 @@ class SendBufferGrowthTest {
         for (Throwable x : outcomes) {
             assertNull(x, "every send completed successfully");
         }
-        assertEquals(SendBuffers.FIRST_CHUNK, c.sendSlotCapacity(), "the first send slots serve the whole stream");
-        assertEquals(0, c.creditStalls, "the grants that arrived during the loop were taken: no stall");
+        assertEquals(SendBuffers.FIRST_CHUNK, c.sendPath.slotCapacity(), "the first send slots serve the whole stream");
+        assertEquals(0, c.timers.creditStalls(), "the grants that arrived during the loop were taken: no stall");
         assertTrue(c.isOpen());
         assertTrue(pair.serverConnection().isOpen(), "R-3.1.5.1-04: no fragment went out without a Send Credit");
     }

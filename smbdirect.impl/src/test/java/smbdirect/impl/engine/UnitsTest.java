@@ -1,6 +1,7 @@
 package smbdirect.impl.engine;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -119,11 +120,11 @@ class UnitsTest {
     @DisplayName("R-3.1.5.9-01 R-3.1.5.9-02 R-3.1.5.9-05 R-3.1.5.9-08: credit arithmetic")
     void R_3_1_5_9_creditArithmetic() {
         CreditManager m = new CreditManager(255, 255);
-        m.receiveCreditTarget = 300;
+        m.onCreditsRequested(300);
         assertEquals(255, m.postTarget(), "A-18: bounded by ReceiveCreditMax");
-        m.receiveCreditTarget = 0;
+        m.onCreditsRequested(0);
         assertEquals(1, m.postTarget());
-        m.receiveCreditTarget = 10;
+        m.onCreditsRequested(10);
         assertEquals(10, m.receivesWanted());
         for (int i = 0; i < 10; i++) {
             m.onReceivePosted(); // R-3.1.5.9-08
@@ -133,9 +134,49 @@ class UnitsTest {
         assertEquals(0, m.takeGrant(), "never granted twice");
         assertEquals(10, m.peerCredits());
         assertTrue(m.onMessageReceived());
-        assertEquals(9, m.receiveCredits, "R-3.1.5.8-07");
+        assertEquals(9, m.receiveCredits(), "R-3.1.5.8-07");
         m.addSendCredits(70000);
-        assertEquals(0xFFFF, m.sendCredits);
+        assertEquals(0xFFFF, m.sendCredits());
+    }
+
+    @Test
+    @DisplayName("R-3.1.5.1-04 R-3.1.5.1-05 R-3.1.5.1-08 R-3.1.5.9-04 R-3.1.5.9-06: the credit gate")
+    void creditGate() {
+        CreditManager m = new CreditManager(255, 4);
+        m.onCreditsRequested(2);
+        assertFalse(m.hasSendCredit(), "R-3.1.5.1-04: nothing is sent before the peer granted a credit");
+        m.onReceivePosted();
+        m.onReceivePosted();
+        m.addSendCredits(2);
+        assertTrue(m.hasSendCredit());
+        assertFalse(m.spendsLastCredit());
+        assertEquals(2, m.onSend(), "R-3.1.5.1-05: a message grants every receive posted and not yet granted");
+        assertEquals(1, m.sendCredits(), "R-3.1.5.1-08: and spends a credit");
+        assertTrue(m.spendsLastCredit(), "the next message spends the last credit");
+        assertTrue(m.lastCreditWaits(), "R-3.1.5.9-06: it would grant nothing");
+        assertTrue(m.mayPostExtra(), "R-3.1.5.9-04: one more receive may be posted for its grant");
+        m.onReceivePosted();
+        assertFalse(m.lastCreditWaits());
+        assertEquals(1, m.onSend());
+        assertFalse(m.hasSendCredit());
+        assertEquals(3, m.peerCredits());
+    }
+
+    @Test
+    void freeSlotsAreTakenLastGivenFirstAndHoldEverySlotAfterGrowingWhileTaken() {
+        FreeSlots f = new FreeSlots(2);
+        f.addFree(0, 2);
+        assertEquals(0, f.take(), "the lowest new slot first");
+        assertEquals(1, f.take());
+        assertEquals(0, f.available());
+        f.addFree(2, 4); // more slots while the first two are taken
+        assertEquals(2, f.take());
+        f.give(1);
+        f.give(0);
+        f.give(2);
+        assertEquals(4, f.available(), "every slot back");
+        assertEquals(2, f.take(), "the slot given back last is taken first");
+        assertEquals(0, f.take());
     }
 
     @Test

@@ -4,8 +4,6 @@ import java.util.List;
 import java.util.Objects;
 import java.util.function.Consumer;
 
-import org.osgi.annotation.versioning.ProviderType;
-
 import smbdirect.api.rdma.RdmaCapabilities;
 import smbdirect.api.rdma.TransportType;
 import smbdirect.rdma.mock.internal.FabricImpl;
@@ -30,56 +28,81 @@ import smbdirect.rdma.mock.internal.FabricImpl;
  * fabric.assertNoLeaks();
  * fabric.close();
  * }</pre>
+ *
+ * <p>This class is the fabric's public face; the fabric itself is internal and knows nothing of it.
  */
-@ProviderType
-public interface MockFabric extends AutoCloseable {
+public final class MockFabric implements AutoCloseable {
 
     /** Capabilities of a provider created without explicit ones: roomy, like a current RNIC. */
-    RdmaCapabilities DEFAULT_CAPABILITIES = new RdmaCapabilities(4096, 4096, 16, 256, 1 << 30, 16, 16,
-            Integer.MAX_VALUE, true);
+    public static final RdmaCapabilities DEFAULT_CAPABILITIES = new RdmaCapabilities(4096, 4096, 16, 256, 1 << 30,
+            16, 16, Integer.MAX_VALUE, true);
+
+    private final FabricImpl fabric;
+
+    private MockFabric(FabricImpl fabric) {
+        this.fabric = fabric;
+    }
 
     /** A builder with the defaults: {@link DeliveryMode#DETERMINISTIC}, InfiniBand, {@link #DEFAULT_CAPABILITIES}. */
-    static Builder builder() {
+    public static Builder builder() {
         return new Builder();
     }
 
     /** The fabric's name (used in thread names and messages). */
-    String name();
+    public String name() {
+        return fabric.name();
+    }
 
     /** How work requests execute and callbacks are delivered. */
-    DeliveryMode mode();
+    public DeliveryMode mode() {
+        return fabric.mode();
+    }
 
     /**
      * The provider named {@code name}, created on first use with the fabric's transport type and
      * capabilities and the next free address (10.0.x.y).
      */
-    MockProvider provider(String name);
+    public MockProvider provider(String name) {
+        return fabric.provider(name);
+    }
 
     /**
      * Creates a provider with its own transport type and capabilities.
      *
      * @throws IllegalArgumentException when a provider of that name exists
      */
-    MockProvider provider(String name, TransportType transportType, RdmaCapabilities capabilities);
+    public MockProvider provider(String name, TransportType transportType, RdmaCapabilities capabilities) {
+        return fabric.provider(name, transportType, capabilities);
+    }
 
     /** The providers, in creation order. */
-    List<MockProvider> providers();
+    public List<MockProvider> providers() {
+        return fabric.providers();
+    }
 
     /** A raw peer on a provider of its own (named {@code raw-<n>}). */
-    RawPeer rawPeer();
+    public RawPeer rawPeer() {
+        return fabric.rawPeer();
+    }
 
     /** A raw peer on the given provider of this fabric. */
-    RawPeer rawPeer(MockProvider provider);
+    public RawPeer rawPeer(MockProvider provider) {
+        return fabric.rawPeer(provider);
+    }
 
     /** The endpoints not yet closed, in creation order. */
-    List<MockEndpoint> endpoints();
+    public List<MockEndpoint> endpoints() {
+        return fabric.endpoints();
+    }
 
     /**
      * Calls {@code observer} for every endpoint created from now on, synchronously on the creating
      * thread before the endpoint is returned to its creator, so that faults can be armed before the
      * first work request.
      */
-    void onEndpointCreated(Consumer<MockEndpoint> observer);
+    public void onEndpointCreated(Consumer<MockEndpoint> observer) {
+        fabric.onEndpointCreated(observer);
+    }
 
     /**
      * {@link DeliveryMode#DETERMINISTIC} only: performs the next queued action (one transmission of
@@ -88,7 +111,9 @@ public interface MockFabric extends AutoCloseable {
      * @return false when nothing was left to do
      * @throws IllegalStateException in another mode
      */
-    boolean step();
+    public boolean step() {
+        return fabric.step();
+    }
 
     /**
      * {@link DeliveryMode#DETERMINISTIC} only: steps until nothing is left (callbacks may queue
@@ -97,7 +122,9 @@ public interface MockFabric extends AutoCloseable {
      * @return the number of actions performed
      * @throws IllegalStateException in another mode, or after 10 million actions (a livelock)
      */
-    int runUntilIdle();
+    public int runUntilIdle() {
+        return fabric.runUntilIdle();
+    }
 
     /**
      * {@link DeliveryMode#DETERMINISTIC}: runs {@code check} on the stepping thread after every
@@ -105,25 +132,33 @@ public interface MockFabric extends AutoCloseable {
      * posted) is verified after every single event. An exception thrown by the check propagates
      * out of {@link #step()} / {@link #runUntilIdle()}.
      */
-    void afterEachStep(Runnable check);
+    public void afterEachStep(Runnable check) {
+        fabric.afterEachStep(check);
+    }
 
     /** {@link DeliveryMode#DETERMINISTIC}: queued actions not yet stepped; 0 in other modes. */
-    int pendingActions();
+    public int pendingActions() {
+        return fabric.pendingActions();
+    }
 
     /** Live counts. */
-    MockFabricStats stats();
+    public MockFabricStats stats() {
+        return fabric.stats();
+    }
 
     /**
      * What is left behind: one line per endpoint not closed (with its posted receives,
      * outstanding work requests and regions), listener not closed and connection request
      * unanswered. Empty when everything was released.
      */
-    List<String> leaks();
+    public List<String> leaks() {
+        return fabric.leaks();
+    }
 
     /**
      * @throws AssertionError listing {@link #leaks()} when it is not empty
      */
-    default void assertNoLeaks() {
+    public void assertNoLeaks() {
         List<String> leaks = leaks();
         if (!leaks.isEmpty()) {
             throw new AssertionError("fabric " + name() + " has " + leaks.size() + " leaked resource(s):\n  "
@@ -137,10 +172,17 @@ public interface MockFabric extends AutoCloseable {
      * completion threads stop (after delivering what is queued, up to 5 seconds). Idempotent.
      */
     @Override
-    void close();
+    public void close() {
+        fabric.close();
+    }
+
+    @Override
+    public String toString() {
+        return fabric.toString();
+    }
 
     /** Builds a {@link MockFabric}. Not thread-safe. */
-    final class Builder {
+    public static final class Builder {
         private String name = "fabric";
         private DeliveryMode mode = DeliveryMode.DETERMINISTIC;
         private TransportType transportType = TransportType.INFINIBAND;
@@ -185,7 +227,7 @@ public interface MockFabric extends AutoCloseable {
 
         /** A new, independent fabric. */
         public MockFabric build() {
-            return new FabricImpl(name, mode, transportType, capabilities, completionThreads);
+            return new MockFabric(new FabricImpl(name, mode, transportType, capabilities, completionThreads));
         }
     }
 }

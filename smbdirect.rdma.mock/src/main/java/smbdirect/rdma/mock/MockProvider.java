@@ -15,9 +15,6 @@ import smbdirect.api.rdma.RdmaProvider;
 @ProviderType
 public interface MockProvider extends RdmaProvider {
 
-    /** The fabric the device is attached to. */
-    MockFabric fabric();
-
     /** The device's IP address (listeners bind to it or to the wildcard address). */
     InetAddress address();
 

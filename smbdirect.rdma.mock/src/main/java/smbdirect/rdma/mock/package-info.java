@@ -44,5 +44,5 @@
  * own.
  */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("1.0.0")
+@org.osgi.annotation.versioning.Version("2.0.0")
 package smbdirect.rdma.mock;

@@ -28,7 +28,6 @@ import smbdirect.api.rdma.RdmaCapabilities;
 import smbdirect.api.rdma.TransportType;
 import smbdirect.rdma.mock.DeliveryMode;
 import smbdirect.rdma.mock.MockEndpoint;
-import smbdirect.rdma.mock.MockFabric;
 import smbdirect.rdma.mock.MockFabricStats;
 import smbdirect.rdma.mock.MockProvider;
 import smbdirect.rdma.mock.RawPeer;
@@ -39,7 +38,7 @@ import smbdirect.rdma.mock.RawPeer;
  * the data path takes only the connection's lock (plus the action-queue lock in deterministic
  * mode).
  */
-public final class FabricImpl implements MockFabric {
+public final class FabricImpl {
     private static final Logger LOG = LoggerFactory.getLogger(FabricImpl.class);
     private static final int STEP_LIMIT = 10_000_000;
     private static final int FIRST_EPHEMERAL_PORT = 49152;
@@ -135,17 +134,14 @@ public final class FabricImpl implements MockFabric {
         }
     }
 
-    @Override
     public String name() {
         return name;
     }
 
-    @Override
     public DeliveryMode mode() {
         return mode;
     }
 
-    @Override
     public MockProvider provider(String providerName) {
         Objects.requireNonNull(providerName, "name");
         synchronized (providers) {
@@ -157,7 +153,6 @@ public final class FabricImpl implements MockFabric {
         }
     }
 
-    @Override
     public MockProvider provider(String providerName, TransportType type, RdmaCapabilities caps) {
         Objects.requireNonNull(providerName, "name");
         Objects.requireNonNull(type, "transportType");
@@ -184,19 +179,16 @@ public final class FabricImpl implements MockFabric {
         return p;
     }
 
-    @Override
     public List<MockProvider> providers() {
         synchronized (providers) {
             return List.copyOf(providers.values());
         }
     }
 
-    @Override
     public RawPeer rawPeer() {
         return new RawPeerImpl(this, (ProviderImpl) provider("raw-" + rawPeers.incrementAndGet()));
     }
 
-    @Override
     public RawPeer rawPeer(MockProvider provider) {
         if (!(provider instanceof ProviderImpl p) || p.fabric != this) {
             throw new IllegalArgumentException("provider " + provider + " does not belong to fabric " + name);
@@ -204,14 +196,12 @@ public final class FabricImpl implements MockFabric {
         return new RawPeerImpl(this, p);
     }
 
-    @Override
     public List<MockEndpoint> endpoints() {
         List<EndpointImpl> list = new ArrayList<>(endpoints);
         list.sort((a, b) -> Long.compare(a.id(), b.id()));
         return Collections.unmodifiableList(new ArrayList<>(list));
     }
 
-    @Override
     public void onEndpointCreated(Consumer<MockEndpoint> observer) {
         endpointObservers.add(Objects.requireNonNull(observer, "observer"));
     }
@@ -231,7 +221,6 @@ public final class FabricImpl implements MockFabric {
         }
     }
 
-    @Override
     public boolean step() {
         requireDeterministic("step");
         while (true) {
@@ -253,7 +242,6 @@ public final class FabricImpl implements MockFabric {
         }
     }
 
-    @Override
     public int runUntilIdle() {
         requireDeterministic("runUntilIdle");
         int steps = 0;
@@ -266,13 +254,11 @@ public final class FabricImpl implements MockFabric {
         return steps;
     }
 
-    @Override
     public void afterEachStep(Runnable check) {
         requireDeterministic("afterEachStep");
         stepChecks.add(Objects.requireNonNull(check, "check"));
     }
 
-    @Override
     public int pendingActions() {
         synchronized (taskLock) {
             return tasks.size();
@@ -350,7 +336,6 @@ public final class FabricImpl implements MockFabric {
         handlerFailures.add(description);
     }
 
-    @Override
     public MockFabricStats stats() {
         int listenerCount = listeners.size();
         int endpointCount = 0;
@@ -377,7 +362,6 @@ public final class FabricImpl implements MockFabric {
                 posted, outstanding, regions);
     }
 
-    @Override
     public List<String> leaks() {
         List<String> out = new ArrayList<>();
         for (ListenerImpl l : listeners.values()) {
@@ -407,7 +391,6 @@ public final class FabricImpl implements MockFabric {
         }
     }
 
-    @Override
     public void close() {
         if (closed) {
             return;

@@ -22,7 +22,6 @@ import smbdirect.api.rdma.RdmaListenHandler;
 import smbdirect.api.rdma.RdmaListener;
 import smbdirect.api.rdma.TransportType;
 import smbdirect.rdma.mock.MockEndpoint;
-import smbdirect.rdma.mock.MockFabric;
 import smbdirect.rdma.mock.MockProvider;
 
 /** A simulated device. Thread-safe. */
@@ -62,11 +61,6 @@ final class ProviderImpl implements MockProvider {
     @Override
     public RdmaCapabilities capabilities() {
         return capabilities;
-    }
-
-    @Override
-    public MockFabric fabric() {
-        return fabric;
     }
 
     @Override

@@ -92,9 +92,13 @@ abstract class AbstractMockProviderComponent implements MockProvider {
         return d().createEndpoint(config, handler);
     }
 
-    @Override
+    /** The fabric of its own this provider runs on (tests and diagnostics). */
     public MockFabric fabric() {
-        return d().fabric();
+        MockFabric f = fabric;
+        if (f == null) {
+            throw new IllegalStateException("mock provider component is not active");
+        }
+        return f;
     }
 
     @Override

@@ -97,11 +97,24 @@ public final class Perf {
      * @return the listener; closing it stops accepting
      */
     public static SmbDirectListener serve(SmbDirectTransport transport, PerfOptions options) throws PerfException {
+        return serve(transport, options, new PerfServer());
+    }
+
+    /**
+     * As {@link #serve(SmbDirectTransport, PerfOptions)}, with {@code server} (whose counters tell
+     * what the runs delivered) as the accept handler.
+     */
+    public static SmbDirectListener serve(SmbDirectTransport transport, PerfOptions options, PerfServer server)
+            throws PerfException {
         if (options.listen() == null) {
             throw new PerfException("a perf server end needs --listen host:port");
         }
-        return serve(options.provider() == null ? transport : transport.onProvider(options.provider()),
-                options.listen());
+        SmbDirectTransport on = options.provider() == null ? transport : transport.onProvider(options.provider());
+        try {
+            return on.listen(options.listen(), server);
+        } catch (SmbDirectException e) {
+            throw new PerfException("cannot listen on " + options.listen() + ": " + e.getMessage(), e);
+        }
     }
 
     /**

@@ -169,6 +169,12 @@ public class ApplianceMain implements Callable<Integer> {
                         + STARTUP_WAIT_MILLIS / 1000 + " s");
                 return EXIT_FAILED;
             }
+            ConsoleCredentials console = consoleCredentials;
+            if (console != null) { // a batch run with its Web Console (-Dorg.osgi.service.http.port given)
+                String base = "http://" + property("org.osgi.service.http.host", "127.0.0.1") + ":"
+                        + property("org.osgi.service.http.port", "8080") + "/system/console/smbdirect";
+                out.println("perf: Web Console " + base + ", " + credentials());
+            }
             if (options.provider() != null) {
                 awaitProvider(transport, options);
             }

@@ -32,9 +32,11 @@ class PerfBetweenProcessesIT {
     void twoPerfProcessesInOneHomeRunOverIwarpAndTheServerConfirmsEveryByte() throws Exception {
         int port = RuntimeProcess.freePort();
         String address = "127.0.0.1:" + port;
-        try (RuntimeProcess server = RuntimeProcess.start(dir, "perf", "--provider", "iwarp", "--listen", address)) {
+        // as the README writes them: no Web Console port given, so neither process opens one
+        try (RuntimeProcess server = RuntimeProcess.startAsWritten(dir, "perf", "--provider", "iwarp", "--listen",
+                address)) {
             server.awaitOutput("perf server listening on /" + address + " over iwarp", Duration.ofSeconds(90));
-            try (RuntimeProcess client = RuntimeProcess.start(dir, "perf", "--provider", "iwarp", "--connect", address,
+            try (RuntimeProcess client = RuntimeProcess.startAsWritten(dir, "perf", "--provider", "iwarp", "--connect", address,
                     "--count", "3000", "--size", "16k")) {
                 assertTrue(client.process.waitFor(120, TimeUnit.SECONDS), "client did not finish:\n" + client.output());
                 String out = client.output();
@@ -48,6 +50,7 @@ class PerfBetweenProcessesIT {
                 assertEquals(sent.group(1), confirmed.group(1), "messages the server confirmed:\n" + out);
                 assertEquals(sent.group(2), confirmed.group(2), "bytes the server confirmed:\n" + out);
             }
+            assertTrue(server.output().contains("Jetty not started (HTTP and HTTPS disabled)"), server.output());
             assertEquals(0, server.terminate(Duration.ofSeconds(30)), server.output());
             assertTrue(server.output().contains("perf server: 1 runs confirmed, 3000 messages, " + 3000L * 16384
                     + " bytes received on 1 connections"), server.output());

@@ -43,9 +43,9 @@ import smbdirect.dist.PerfAcceptHandler;
  * generated and only its hash stored in {@code etc/}; the {@link ConsoleCredentials} service hands
  * the password to the banner once.
  * </ol>
- * A batch run ({@code perf}, {@link Etc#batch}) writes nothing to {@code etc/} and generates no
- * password (it opens no Web Console): when {@code etc/} holds no listener file, the default
- * listener is a configuration of this run only.
+ * A batch run ({@code perf}, {@link Etc#batch}) writes nothing to {@code etc/} (except a generated
+ * console password when it runs the Web Console, its port given, and none is configured): when
+ * {@code etc/} holds no listener file, the default listener is a configuration of this run only.
  * It also bridges the OSGi log to SLF4J ({@link LogBridge}) so that FileInstall's and SCR's
  * messages reach the runtime's log.
  */
@@ -84,6 +84,10 @@ public class EtcBootstrap implements BundleActivator {
                 c.update(new java.util.Hashtable<>(listener));
                 LOG.info("No listener in {}: the default listener ({}:{}) serves this run only", Etc.describe(context, etc),
                         listener.get("bindAddress"), listener.get("port"));
+            }
+            if (!"false".equalsIgnoreCase(context.getProperty("org.apache.felix.http.enable"))) {
+                // a batch run with its Web Console (port given): never with the Felix default password
+                credentials = context.registerService(ConsoleCredentials.class, consoleCredentials(context, etc), null);
             }
             return;
         }

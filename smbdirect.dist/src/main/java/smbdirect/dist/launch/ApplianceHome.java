@@ -23,8 +23,9 @@ import java.util.Properties;
  *
  * <p>A batch run ({@code java -jar smbdirect.jar perf ...}) reads {@code etc/} like the runtime
  * but keeps its framework state in a temporary directory of its own, deleted when the process
- * ends, and opens no Web Console ({@value #BATCH} is set to the command): several perf processes
- * run side by side in one home, and next to a running appliance, without sharing
+ * ends, and opens no Web Console unless its port is given ({@code -Dorg.osgi.service.http.port},
+ * to watch the run on the status page); {@value #BATCH} is set to the command. So several perf
+ * processes run side by side in one home, and next to a running appliance, without sharing
  * {@code data/cache} or the console's port.
  *
  * <p>Runs before any logging framework exists: a home that cannot be created ends the process with
@@ -42,6 +43,8 @@ public final class ApplianceHome {
     public static final String BATCH = "smbdirect.batch";
     /** Felix HTTP's switch for its HTTP connector. */
     static final String HTTP_ENABLE = "org.apache.felix.http.enable";
+    /** The HTTP port; given on the command line, a batch run keeps its Web Console. */
+    static final String HTTP_PORT = "org.osgi.service.http.port";
 
     private ApplianceHome() {
     }
@@ -70,7 +73,8 @@ public final class ApplianceHome {
     /**
      * As {@link #prepare(Properties)}; when {@code arguments} (the program's arguments) start with
      * {@code perf}, also sets {@value #BATCH}, a temporary {@value #STORAGE} (unless given; deleted
-     * at exit) and switches the Web Console's HTTP connector off (unless {@value #HTTP_ENABLE} is given).
+     * at exit) and switches the Web Console's HTTP connector off (unless {@value #HTTP_ENABLE} or
+     * {@value #HTTP_PORT} is given).
      *
      * @return the absolute home
      */
@@ -89,7 +93,7 @@ public final class ApplianceHome {
                 Runtime.getRuntime().addShutdownHook(new Thread(() -> deleteQuietly(scratch), "smbdirect-perf-cleanup"));
                 system.setProperty(STORAGE, scratch.resolve("cache").toString());
             }
-            if (system.getProperty(HTTP_ENABLE) == null) {
+            if (system.getProperty(HTTP_ENABLE) == null && system.getProperty(HTTP_PORT) == null) {
                 system.setProperty(HTTP_ENABLE, "false");
             }
         }

@@ -74,4 +74,14 @@ class ApplianceHomeTest {
         assertEquals(List.of(), ApplianceHome.programArguments(List.of("-jar", "smbdirect.jar")));
         assertEquals(List.of(), ApplianceHome.programArguments(List.of("-cp", "x", "Main")));
     }
+
+    @Test
+    void aPerfRunWithAnExplicitConsolePortKeepsItsWebConsole() throws Exception {
+        Properties system = new Properties();
+        system.setProperty("user.dir", dir.toString());
+        system.setProperty(ApplianceHome.HTTP_PORT, "9090");
+        ApplianceHome.prepare(system, List.of("perf", "--duration", "60s"));
+        assertEquals("perf", system.getProperty(ApplianceHome.BATCH));
+        assertNull(system.getProperty(ApplianceHome.HTTP_ENABLE), "the status page can watch the run");
+    }
 }

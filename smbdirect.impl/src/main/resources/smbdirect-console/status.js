@@ -300,10 +300,13 @@
       if (!entry) {
         var head = el('div', { 'class': 'smbd-card-head' });
         var caps = el('div', { 'class': 'smbd-caps' });
+        var settings = el('div', { 'class': 'smbd-caps smbd-provider-settings' });
+        var stats = el('div', { 'class': 'smbd-caps smbd-provider-statistics' });
         var block = chartBlock('smbd-provider-' + p.name);
-        var card = el('div', { 'class': 'smbd-card', 'data-provider': p.name }, [head, caps, block.grid]);
+        var card = el('div', { 'class': 'smbd-card', 'data-provider': p.name }, [head, caps, settings, stats, block.grid]);
         container.appendChild(card);
-        entry = providerCards[p.name] = { card: card, head: head, caps: caps, charts: block.charts };
+        entry = providerCards[p.name] = { card: card, head: head, caps: caps, settings: settings, stats: stats,
+          charts: block.charts };
       }
       while (entry.head.firstChild) {
         entry.head.removeChild(entry.head.firstChild);
@@ -313,6 +316,8 @@
       entry.head.appendChild(el('span', { 'class': 'facts', text: p.transportType + ', ranking ' + p.ranking + ', '
         + p.connections + ' connection(s), ' + p.listeners + ' listener(s)' }));
       entry.caps.textContent = p.capabilities;
+      entry.settings.textContent = p.settings ? 'Settings: ' + p.settings : '';
+      entry.stats.textContent = p.statistics ? 'Statistics: ' + p.statistics : '';
       drawCharts(entry.charts, data.history.providers[p.name], data.timeMillis);
     });
     Object.keys(providerCards).forEach(function (name) {

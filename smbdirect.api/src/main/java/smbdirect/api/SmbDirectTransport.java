@@ -54,4 +54,24 @@ public interface SmbDirectTransport {
 
     /** A snapshot of the transport's runtime state: providers, listeners and live connections. */
     TransportDTO getTransportDTO();
+
+    /**
+     * This transport with new listeners and connections on one RDMA provider instead of the
+     * selected one: an SMB server that listens on port 5445 over iWARP and on port 445 over an
+     * InfiniBand or RoCE device ([MS-SMBD] 2.1), or a test that measures one provider.
+     *
+     * <p>A listener opened through the view stays on that provider: when the provider leaves it
+     * waits and opens again on the provider's return; it never moves to another one. A connection
+     * made through the view runs on that provider until it closes or the provider leaves
+     * ({@link CloseReason.Kind#PROVIDER_GONE}). {@link #getTransportDTO()} of the view is the whole
+     * transport's.
+     *
+     * @param providerName the provider's name, its {@code smbdirect.provider} service property
+     *     ({@code mock}, {@code verbs}, {@code iwarp}, ...)
+     * @return the view; its {@code listen} throws and its {@code connect} completes exceptionally
+     *     with {@link SmbDirectException.Kind#NO_PROVIDER} naming the provider while no provider of
+     *     that name is bound
+     * @since 1.1
+     */
+    SmbDirectTransport onProvider(String providerName);
 }

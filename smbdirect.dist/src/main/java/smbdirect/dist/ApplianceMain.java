@@ -9,6 +9,7 @@ import java.io.OutputStream;
 import java.io.PrintStream;
 import java.lang.reflect.Method;
 import java.util.Arrays;
+import java.util.Hashtable;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
@@ -19,6 +20,8 @@ import org.apache.felix.service.command.CommandSession;
 import org.osgi.framework.BundleContext;
 import org.osgi.framework.InvalidSyntaxException;
 import org.osgi.framework.ServiceReference;
+import org.osgi.service.cm.Configuration;
+import org.osgi.service.cm.ConfigurationAdmin;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Deactivate;
@@ -40,6 +43,7 @@ import smbdirect.impl.perf.Perf;
 import smbdirect.impl.perf.PerfException;
 import smbdirect.impl.perf.PerfOptions;
 import smbdirect.impl.perf.PerfResult;
+import smbdirect.impl.perf.PerfServer;
 
 /**
  * The launcher's main thread (bnd launcher: a {@code Callable<Integer>} service with
@@ -50,7 +54,9 @@ import smbdirect.impl.perf.PerfResult;
  * terminal is attached, and runs until the shell exits, SIGTERM or SIGINT arrives, or the
  * framework is stopped; exit status 0.
  * <li>{@code java -jar smbdirect.jar perf [options]}: runs the perf workload and exits 0 on
- * success, 1 when the run failed, 2 on bad options.
+ * success, 1 when the run failed, 2 on bad options. {@code --provider iwarp} with no iWARP
+ * configuration in {@code etc/} configures the software iWARP provider for this run only: allowed
+ * to listen on the {@code --listen} address, connecting only otherwise.
  * </ul>
  *
  * <p>Thread-safe: {@link #call()} runs once on the launcher's main thread; deactivation may come
@@ -66,6 +72,9 @@ public class ApplianceMain implements Callable<Integer> {
     private static final Logger LOG = LoggerFactory.getLogger(ApplianceMain.class);
     private static final String LAUNCHER_ARGUMENTS = "launcher.arguments";
     private static final long STARTUP_WAIT_MILLIS = 15_000;
+    /** The software iWARP provider: its name and configuration PID. */
+    static final String IWARP = "iwarp";
+    static final String IWARP_PID = "smbdirect.rdma.iwarp";
 
     private final AtomicReference<ShutdownSignal> running = new AtomicReference<>();
     private final PrintStream out = System.out;
@@ -77,6 +86,9 @@ public class ApplianceMain implements Callable<Integer> {
 
     @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC)
     private volatile ConsoleCredentials consoleCredentials;
+
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC)
+    private volatile ConfigurationAdmin configurationAdmin;
 
     @Activate
     void activate(BundleContext bundleContext) {
@@ -117,6 +129,7 @@ public class ApplianceMain implements Callable<Integer> {
         stream.println("       java -jar smbdirect.jar perf [options]  run the perf workload and exit");
         stream.println("perf options: --size N[k|m] --count N | --duration N[ms|s] --depth N");
         stream.println("              --direction send|receive|pingpong --connect host:port | --listen host:port");
+        stream.println("              --provider NAME (mock, verbs, iwarp) --local IP");
         stream.println("              --trace FILE [--trace-limit N] --timeout N[ms|s]");
     }
 
@@ -156,12 +169,25 @@ public class ApplianceMain implements Callable<Integer> {
                         + STARTUP_WAIT_MILLIS / 1000 + " s");
                 return EXIT_FAILED;
             }
+            ConsoleCredentials console = consoleCredentials;
+            if (console != null) { // a batch run with its Web Console (-Dorg.osgi.service.http.port given)
+                String base = "http://" + property("org.osgi.service.http.host", "127.0.0.1") + ":"
+                        + property("org.osgi.service.http.port", "8080") + "/system/console/smbdirect";
+                out.println("perf: Web Console " + base + ", " + credentials());
+            }
+            if (options.provider() != null) {
+                awaitProvider(transport, options);
+            }
             if (options.listen() != null) {
-                SmbDirectListener listener = Perf.serve(transport, options.listen());
+                PerfServer server = new PerfServer();
+                SmbDirectListener listener = Perf.serve(transport, options, server);
                 out.println("perf server listening on " + listener.localAddress() + " over "
                         + listener.providerName() + "; stop with SIGTERM or SIGINT");
+                out.flush();
                 signal.await();
                 listener.close().toCompletableFuture().get(10, TimeUnit.SECONDS);
+                out.println("perf server: " + server.runs() + " runs confirmed, " + server.runMessages() + " messages, "
+                        + server.runBytes() + " bytes received on " + server.connections() + " connections");
                 return EXIT_OK;
             }
             CommandSession trace = options.trace() == null ? null : startTrace(options);
@@ -181,6 +207,64 @@ public class ApplianceMain implements Callable<Integer> {
         } finally {
             running.set(null);
         }
+    }
+
+    /**
+     * Waits (bounded) until the named provider is registered; for {@code iwarp} without a
+     * configuration, first configures it for this run (a batch run writes nothing to etc/).
+     */
+    private void awaitProvider(SmbDirectTransport transport, PerfOptions options)
+            throws PerfException, InterruptedException {
+        String name = options.provider();
+        if (IWARP.equals(name) && !hasProvider(transport, name)) {
+            configureIwarpForThisRun(options);
+        }
+        long deadline = System.currentTimeMillis() + STARTUP_WAIT_MILLIS;
+        while (!hasProvider(transport, name)) {
+            if (System.currentTimeMillis() > deadline) {
+                throw new PerfException("no RDMA provider '" + name + "' is registered"
+                        + (IWARP.equals(name) ? " (see the log for the iWARP configuration refused)" : ""));
+            }
+            TimeUnit.MILLISECONDS.sleep(50);
+        }
+    }
+
+    private void configureIwarpForThisRun(PerfOptions options) throws PerfException {
+        ConfigurationAdmin cm = configurationAdmin;
+        if (cm == null) {
+            throw new PerfException("--provider iwarp needs Config Admin, which is not running");
+        }
+        try {
+            Configuration[] existing = cm.listConfigurations("(service.pid=" + IWARP_PID + ")");
+            if (existing != null) {
+                return; // etc/smbdirect.rdma.iwarp.cfg is in force; the provider is coming or refused
+            }
+            Hashtable<String, Object> props = new Hashtable<>();
+            props.put("listenAddresses", options.listen() == null ? new String[0]
+                    : new String[] {hostPort(options.listen())});
+            cm.getConfiguration(IWARP_PID, "?").update(props);
+            LOG.info("No {} configuration in etc/: the iWARP provider is configured for this run ({})", IWARP_PID,
+                    options.listen() == null ? "connects only" : "may listen on " + hostPort(options.listen()));
+        } catch (java.io.IOException | InvalidSyntaxException e) {
+            throw new PerfException("cannot configure the iWARP provider: " + e.getMessage(), e);
+        }
+    }
+
+    private static String hostPort(java.net.InetSocketAddress a) {
+        String host = a.getAddress() == null ? a.getHostString() : a.getAddress().getHostAddress();
+        return (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + a.getPort();
+    }
+
+    private static boolean hasProvider(SmbDirectTransport transport, String name) {
+        ProviderDTO[] providers = transport.getTransportDTO().providers;
+        if (providers != null) {
+            for (ProviderDTO p : providers) {
+                if (name.equals(p.name)) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     /** Starts {@code smbd:trace} for the run (the command owns the writer and the engine hook). */

@@ -53,10 +53,22 @@ final class RuntimeProcess implements AutoCloseable {
      * stdin from /dev/null (no terminal), the Web Console on a free port, output to a new log file there.
      */
     static RuntimeProcess start(Path workDir, List<String> jvmArgs, String... args) throws IOException {
-        int port = freePort();
+        return start(workDir, true, jvmArgs, args);
+    }
+
+    /** Starts the jar exactly as {@code java -jar smbdirect.jar ARGS} (no Web Console port given). */
+    static RuntimeProcess startAsWritten(Path workDir, String... args) throws IOException {
+        return start(workDir, false, List.of(), args);
+    }
+
+    private static RuntimeProcess start(Path workDir, boolean consolePort, List<String> jvmArgs, String... args)
+            throws IOException {
+        int port = consolePort ? freePort() : 8080;
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        command.add("-Dorg.osgi.service.http.port=" + port);
+        if (consolePort) {
+            command.add("-Dorg.osgi.service.http.port=" + port);
+        }
         command.addAll(jvmArgs);
         command.add("-jar");
         command.add(jar().toAbsolutePath().toString());

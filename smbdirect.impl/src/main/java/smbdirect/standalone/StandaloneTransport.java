@@ -105,6 +105,17 @@ public final class StandaloneTransport implements SmbDirectTransport, AutoClosea
         return engine.getTransportDTO();
     }
 
+    /**
+     * This transport when {@code providerName} is its provider's name; otherwise a view whose
+     * {@code listen} throws and whose {@code connect} fails with
+     * {@link smbdirect.api.SmbDirectException.Kind#NO_PROVIDER}: a standalone transport runs over
+     * one provider.
+     */
+    @Override
+    public SmbDirectTransport onProvider(String providerName) {
+        return providerName.equals(engine.provider().name()) ? this : engine.onProvider(providerName);
+    }
+
     /** The RDMA provider this transport runs over. */
     public RdmaProvider provider() {
         return engine.provider();

@@ -66,6 +66,22 @@ class StandaloneTransportTest {
     }
 
     @Test
+    void onItsOwnProviderTheTransportIsItselfAndOnAnyOtherItRefusesNamingTheProvider() throws Exception {
+        try (MockFabric fabric = MockFabric.builder().build();
+                StandaloneTransport t = StandaloneTransport.builder(fabric.provider("p")).build()) {
+            assertTrue(t.onProvider(t.provider().name()) == t);
+            SmbDirectException e = assertThrows(SmbDirectException.class,
+                    () -> t.onProvider("iwarp").listen(new InetSocketAddress("127.0.0.1", 5445), c -> null));
+            assertEquals(SmbDirectException.Kind.NO_PROVIDER, e.kind());
+            assertTrue(e.getMessage().contains("'iwarp'"), e.getMessage());
+            CompletableFuture<SmbDirectConnection> f = t.onProvider("iwarp")
+                    .connect(new InetSocketAddress("127.0.0.1", 5445), Duration.ofSeconds(1), null)
+                    .toCompletableFuture();
+            assertTrue(f.isCompletedExceptionally());
+        }
+    }
+
+    @Test
     void aRefusedUpdateKeepsTheSettingsInForce() {
         try (MockFabric fabric = MockFabric.builder().build();
                 StandaloneTransport t = StandaloneTransport.builder(fabric.provider("p"))

@@ -18,4 +18,18 @@ public class ProviderDTO extends DTO {
     public int listeners;
     /** The provider's capabilities, as text. */
     public String capabilities;
+    /**
+     * The provider's own settings in words ({@code RdmaProvider.describeSettings()}), or
+     * {@code null} when it reports none.
+     *
+     * @since 1.1
+     */
+    public String settings;
+    /**
+     * The provider's own counters in words ({@code RdmaProvider.describeStatistics()}), or
+     * {@code null} when it keeps none.
+     *
+     * @since 1.1
+     */
+    public String statistics;
 }

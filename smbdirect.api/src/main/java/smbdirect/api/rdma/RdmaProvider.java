@@ -43,4 +43,30 @@ public interface RdmaProvider {
      * @throws RdmaException when the device refuses the queue pair
      */
     RdmaEndpoint createEndpoint(EndpointConfig config, RdmaEndpointHandler handler) throws RdmaException;
+
+    /**
+     * The provider's own settings in words with units, for operators (the runtime DTO, the shell,
+     * the Web Console): what {@link #capabilities()} does not say, such as where it may listen,
+     * e.g. "listens only on 127.0.0.1:5445; MPA CRC32C asked for; FPDUs up to 1,460 B". Called from
+     * any thread; must not block.
+     *
+     * @return one line of text, or {@code null} (the default) when there is nothing to add
+     * @since 1.1
+     */
+    default String describeSettings() {
+        return null;
+    }
+
+    /**
+     * The provider's own counters in words, for operators, e.g. "TCP connections 3 of at most
+     * 1,024, Terminates sent 0 / received 0". Called from any thread, about once a second while
+     * someone watches; must not block.
+     *
+     * @return one line of text, or {@code null} (the default) when the provider keeps no counters
+     *     of its own
+     * @since 1.1
+     */
+    default String describeStatistics() {
+        return null;
+    }
 }

@@ -36,6 +36,9 @@ import org.slf4j.LoggerFactory;
  * password ("admin", or no password) is refused: the previous password, as its file holds it, stays
  * in force.
  *
+ * <p>A batch run ({@code perf}, {@link Etc#batch}) writes nothing: the configurations it creates
+ * (the iWARP provider's for {@code perf --provider iwarp}, the default listener) are its own.
+ *
  * <p>Thread-safe: Config Admin delivers events on one thread; the index of files is concurrent.
  */
 @Component(service = ConfigurationListener.class, immediate = true)
@@ -51,11 +54,13 @@ public class ConfigFileWriter implements ConfigurationListener {
 
     private BundleContext context;
     private Path etc;
+    private boolean batch;
 
     @Activate
     void activate(BundleContext bundleContext) throws IOException, InvalidSyntaxException {
         this.context = bundleContext;
         this.etc = Etc.directory(bundleContext);
+        this.batch = Etc.batch(bundleContext);
         Configuration[] all = configurationAdmin.listConfigurations(null);
         if (all != null) {
             for (Configuration c : all) {
@@ -69,6 +74,9 @@ public class ConfigFileWriter implements ConfigurationListener {
 
     @Override
     public void configurationEvent(ConfigurationEvent event) {
+        if (batch) {
+            return;
+        }
         try {
             switch (event.getType()) {
                 case ConfigurationEvent.CM_UPDATED -> updated(event.getPid());

@@ -25,6 +25,15 @@ public final class Etc {
                 .toAbsolutePath().normalize();
     }
 
+    /**
+     * Whether this process is a batch run ({@code perf}): it reads {@code etc/} but writes nothing
+     * there and opens no Web Console (see {@link ApplianceHome}).
+     */
+    public static boolean batch(BundleContext context) {
+        String v = context.getProperty(ApplianceHome.BATCH);
+        return v != null && !v.isBlank();
+    }
+
     /** {@code file} relative to the home when it lies inside it (for log lines), else absolute. */
     public static String describe(BundleContext context, Path file) {
         Path home = home(context);

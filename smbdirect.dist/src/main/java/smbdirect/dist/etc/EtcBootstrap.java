@@ -43,6 +43,9 @@ import smbdirect.dist.PerfAcceptHandler;
  * generated and only its hash stored in {@code etc/}; the {@link ConsoleCredentials} service hands
  * the password to the banner once.
  * </ol>
+ * A batch run ({@code perf}, {@link Etc#batch}) writes nothing to {@code etc/} (except a generated
+ * console password when it runs the Web Console, its port given, and none is configured): when
+ * {@code etc/} holds no listener file, the default listener is a configuration of this run only.
  * It also bridges the OSGi log to SLF4J ({@link LogBridge}) so that FileInstall's and SCR's
  * messages reach the runtime's log.
  */
@@ -73,6 +76,20 @@ public class EtcBootstrap implements BundleActivator {
             removeConfigurationsOfDeletedFiles(context, cm);
         } else {
             LOG.warn("Config Admin is not running: configurations of files deleted while stopped are not removed");
+        }
+        if (Etc.batch(context)) {
+            Map<String, Object> listener = defaultListener(context, etc);
+            if (cm != null && listener != null) {
+                Configuration c = cm.getFactoryConfiguration(LISTENER_FACTORY_PID, DEFAULT_LISTENER, "?");
+                c.update(new java.util.Hashtable<>(listener));
+                LOG.info("No listener in {}: the default listener ({}:{}) serves this run only", Etc.describe(context, etc),
+                        listener.get("bindAddress"), listener.get("port"));
+            }
+            if (!"false".equalsIgnoreCase(context.getProperty("org.apache.felix.http.enable"))) {
+                // a batch run with its Web Console (port given): never with the Felix default password
+                credentials = context.registerService(ConsoleCredentials.class, consoleCredentials(context, etc), null);
+            }
+            return;
         }
         java.io.File marker = context.getDataFile(FIRST_START_MARKER);
         if (marker != null && !marker.exists()) {
@@ -153,29 +170,41 @@ public class EtcBootstrap implements BundleActivator {
 
     /** etc/smbdirect.listener-default.cfg, unless disabled or a listener file exists. */
     static void writeDefaultListener(BundleContext context, Path etc) throws IOException {
-        if ("false".equalsIgnoreCase(context.getProperty(DEFAULT_LISTENER_ENABLED))) {
-            LOG.info("Default listener disabled by {}=false", DEFAULT_LISTENER_ENABLED);
+        Map<String, Object> values = defaultListener(context, etc);
+        if (values == null) {
             return;
         }
-        try (DirectoryStream<Path> listeners = Files.newDirectoryStream(etc, LISTENER_FACTORY_PID + "-*.cfg")) {
-            if (listeners.iterator().hasNext()) {
-                return;
-            }
-        }
-        String address = property(context, DEFAULT_LISTENER_ADDRESS, "10.0.0.1");
-        String port = property(context, DEFAULT_LISTENER_PORT, "445");
-        Map<String, Object> values = new LinkedHashMap<>();
-        values.put("name", DEFAULT_LISTENER);
-        values.put("bindAddress", address);
-        values.put("port", port);
-        values.put("acceptHandler.target", PERF_HANDLER_FILTER);
+        Object address = values.get("bindAddress");
+        Object port = values.get("port");
         Path file = etc.resolve(LISTENER_FACTORY_PID + "-" + DEFAULT_LISTENER + ".cfg");
         ConfigFile.write(file, values, List.of(
                 "The runtime's default listener (factory PID " + LISTENER_FACTORY_PID + ", name " + DEFAULT_LISTENER
                         + "), written at the first start:",
-                "the embedded mock fabric's device address; connections go to the perf accept handler.",
+                "the embedded mock fabric's device address (pinned to the mock provider); connections go to the perf",
+                "accept handler.",
                 "Delete this file to close the listener; add smbdirect.listener-NAME.cfg files for more."), false);
         LOG.info("First start: the default listener ({}:{}) written to {}", address, port, Etc.describe(context, file));
+    }
+
+    /** The default listener's properties, or {@code null} when it is disabled or a listener file exists. */
+    static Map<String, Object> defaultListener(BundleContext context, Path etc) throws IOException {
+        if ("false".equalsIgnoreCase(context.getProperty(DEFAULT_LISTENER_ENABLED))) {
+            LOG.info("Default listener disabled by {}=false", DEFAULT_LISTENER_ENABLED);
+            return null;
+        }
+        try (DirectoryStream<Path> listeners = Files.newDirectoryStream(etc, LISTENER_FACTORY_PID + "-*.cfg")) {
+            if (listeners.iterator().hasNext()) {
+                return null;
+            }
+        }
+        Map<String, Object> values = new LinkedHashMap<>();
+        values.put("name", DEFAULT_LISTENER);
+        values.put("bindAddress", property(context, DEFAULT_LISTENER_ADDRESS, "10.0.0.1"));
+        values.put("port", property(context, DEFAULT_LISTENER_PORT, "445"));
+        values.put("acceptHandler.target", PERF_HANDLER_FILTER);
+        // the address is the mock fabric's: the listener stays there when another provider is selected
+        values.put("provider.target", "(smbdirect.provider=mock)");
+        return values;
     }
 
     /** Generates the Web Console password when none is configured; returns what the banner shows. */

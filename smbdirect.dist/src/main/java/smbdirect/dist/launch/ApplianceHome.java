@@ -4,6 +4,8 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
 import java.util.Properties;
 
 /**
@@ -19,6 +21,13 @@ import java.util.Properties;
  * {@code felix.fileinstall.dir}) unless they are set on the command line already, and
  * {@value #HOME} to the absolute home for the bundles.
  *
+ * <p>A batch run ({@code java -jar smbdirect.jar perf ...}) reads {@code etc/} like the runtime
+ * but keeps its framework state in a temporary directory of its own, deleted when the process
+ * ends, and opens no Web Console unless its port is given ({@code -Dorg.osgi.service.http.port},
+ * to watch the run on the status page); {@value #BATCH} is set to the command. So several perf
+ * processes run side by side in one home, and next to a running appliance, without sharing
+ * {@code data/cache} or the console's port.
+ *
  * <p>Runs before any logging framework exists: a home that cannot be created ends the process with
  * one line on standard error and exit status 1.
  */
@@ -30,6 +39,12 @@ public final class ApplianceHome {
     static final String STORAGE = "launch.storage.dir";
     /** FileInstall's watched directory. */
     static final String WATCHED = "felix.fileinstall.dir";
+    /** System and framework property naming the batch command of this process ({@code perf}), absent when serving. */
+    public static final String BATCH = "smbdirect.batch";
+    /** Felix HTTP's switch for its HTTP connector. */
+    static final String HTTP_ENABLE = "org.apache.felix.http.enable";
+    /** The HTTP port; given on the command line, a batch run keeps its Web Console. */
+    static final String HTTP_PORT = "org.osgi.service.http.port";
 
     private ApplianceHome() {
     }
@@ -37,7 +52,7 @@ public final class ApplianceHome {
     /** Entry point of {@code Launcher-Agent-Class}: runs before the launcher's main method. */
     public static void agentmain(String args) {
         try {
-            prepare(System.getProperties());
+            prepare(System.getProperties(), commandArguments());
         } catch (IOException | InvalidPathException e) {
             System.err.println("smbdirect: cannot prepare the home directory: " + e.getMessage());
             System.exit(1);
@@ -52,6 +67,18 @@ public final class ApplianceHome {
      * @return the absolute home
      */
     static Path prepare(Properties system) throws IOException {
+        return prepare(system, List.of());
+    }
+
+    /**
+     * As {@link #prepare(Properties)}; when {@code arguments} (the program's arguments) start with
+     * {@code perf}, also sets {@value #BATCH}, a temporary {@value #STORAGE} (unless given; deleted
+     * at exit) and switches the Web Console's HTTP connector off (unless {@value #HTTP_ENABLE} or
+     * {@value #HTTP_PORT} is given).
+     *
+     * @return the absolute home
+     */
+    static Path prepare(Properties system, List<String> arguments) throws IOException {
         Path cwd = Path.of(system.getProperty("user.dir", "."));
         String configured = system.getProperty(HOME);
         Path home = (configured == null || configured.isBlank() ? cwd : cwd.resolve(configured.trim()))
@@ -59,6 +86,17 @@ public final class ApplianceHome {
         Path etc = Files.createDirectories(home.resolve("etc"));
         Path data = Files.createDirectories(home.resolve("data"));
         system.setProperty(HOME, home.toString());
+        if (!arguments.isEmpty() && "perf".equals(arguments.get(0))) {
+            system.setProperty(BATCH, "perf");
+            if (system.getProperty(STORAGE) == null) {
+                Path scratch = Files.createTempDirectory("smbdirect-perf-");
+                Runtime.getRuntime().addShutdownHook(new Thread(() -> deleteQuietly(scratch), "smbdirect-perf-cleanup"));
+                system.setProperty(STORAGE, scratch.resolve("cache").toString());
+            }
+            if (system.getProperty(HTTP_ENABLE) == null && system.getProperty(HTTP_PORT) == null) {
+                system.setProperty(HTTP_ENABLE, "false");
+            }
+        }
         if (system.getProperty(STORAGE) == null) {
             system.setProperty(STORAGE, data.resolve("cache").toString());
         }
@@ -66,5 +104,36 @@ public final class ApplianceHome {
             system.setProperty(WATCHED, etc.toString());
         }
         return home;
+    }
+
+    /**
+     * The program's arguments (after {@code -jar JAR}), read from the process's command line: a
+     * {@code Launcher-Agent-Class} runs before {@code main} and is not given them. Empty when the
+     * command line is not known.
+     */
+    static List<String> commandArguments() {
+        List<String> all = ProcessHandle.current().info().arguments().map(Arrays::asList).orElse(null);
+        if (all == null) {
+            String command = System.getProperty("sun.java.command", "").trim();
+            List<String> words = command.isEmpty() ? List.of() : Arrays.asList(command.split("\\s+"));
+            return words.size() <= 1 ? List.of() : words.subList(1, words.size());
+        }
+        return programArguments(all);
+    }
+
+    /** The arguments after {@code -jar JAR} of a JVM's argument list; empty without {@code -jar}. */
+    static List<String> programArguments(List<String> jvmArguments) {
+        int jar = jvmArguments.indexOf("-jar");
+        return jar < 0 || jar + 2 > jvmArguments.size() ? List.of()
+                : List.copyOf(jvmArguments.subList(jar + 2, jvmArguments.size()));
+    }
+
+    /** Deletes {@code dir} and its content (no nested classes: only this class is on the system class path). */
+    private static void deleteQuietly(Path dir) {
+        try (java.util.stream.Stream<Path> all = Files.walk(dir)) {
+            all.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException | RuntimeException e) {
+            // a temporary directory left behind is harmless; nothing to log to this early
+        }
     }
 }

@@ -1,10 +1,13 @@
 package smbdirect.dist.launch;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Properties;
 
 import org.junit.jupiter.api.Test;
@@ -39,5 +42,46 @@ class ApplianceHomeTest {
         assertEquals(dir.resolve("box").toString(), system.getProperty(ApplianceHome.HOME));
         assertEquals("/var/lib/smbdirect/cache", system.getProperty(ApplianceHome.STORAGE));
         assertEquals(dir.resolve("box/etc").toString(), system.getProperty(ApplianceHome.WATCHED));
+    }
+
+    @Test
+    void aPerfRunKeepsItsFrameworkStateApartAndOpensNoWebConsole() throws Exception {
+        Properties system = new Properties();
+        system.setProperty("user.dir", dir.toString());
+        Path home = ApplianceHome.prepare(system, List.of("perf", "--provider", "iwarp", "--listen", "127.0.0.1:5445"));
+        assertEquals("perf", system.getProperty(ApplianceHome.BATCH));
+        Path storage = Path.of(system.getProperty(ApplianceHome.STORAGE));
+        assertFalse(storage.startsWith(home), "two perf processes in one home must not share " + storage);
+        assertTrue(Files.isDirectory(storage.getParent()));
+        assertEquals("false", system.getProperty(ApplianceHome.HTTP_ENABLE));
+        assertEquals(home.resolve("etc").toString(), system.getProperty(ApplianceHome.WATCHED), "perf reads etc/");
+    }
+
+    @Test
+    void servingKeepsTheHomesDataCacheAndTheWebConsole() throws Exception {
+        Properties system = new Properties();
+        system.setProperty("user.dir", dir.toString());
+        Path home = ApplianceHome.prepare(system, List.of());
+        assertNull(system.getProperty(ApplianceHome.BATCH));
+        assertNull(system.getProperty(ApplianceHome.HTTP_ENABLE));
+        assertEquals(home.resolve("data/cache").toString(), system.getProperty(ApplianceHome.STORAGE));
+    }
+
+    @Test
+    void theProgramArgumentsFollowTheJar() {
+        assertEquals(List.of("perf", "--count", "10"), ApplianceHome.programArguments(
+                List.of("-Dorg.osgi.service.http.port=9090", "-jar", "smbdirect.jar", "perf", "--count", "10")));
+        assertEquals(List.of(), ApplianceHome.programArguments(List.of("-jar", "smbdirect.jar")));
+        assertEquals(List.of(), ApplianceHome.programArguments(List.of("-cp", "x", "Main")));
+    }
+
+    @Test
+    void aPerfRunWithAnExplicitConsolePortKeepsItsWebConsole() throws Exception {
+        Properties system = new Properties();
+        system.setProperty("user.dir", dir.toString());
+        system.setProperty(ApplianceHome.HTTP_PORT, "9090");
+        ApplianceHome.prepare(system, List.of("perf", "--duration", "60s"));
+        assertEquals("perf", system.getProperty(ApplianceHome.BATCH));
+        assertNull(system.getProperty(ApplianceHome.HTTP_ENABLE), "the status page can watch the run");
     }
 }

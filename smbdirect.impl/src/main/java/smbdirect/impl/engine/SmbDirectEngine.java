@@ -309,6 +309,8 @@ public final class SmbDirectEngine implements SmbDirectTransport {
         p.connections = connections.size();
         p.listeners = listeners.size();
         p.capabilities = String.valueOf(provider.capabilities());
+        p.settings = provider.describeSettings();
+        p.statistics = provider.describeStatistics();
         d.providers = new ProviderDTO[] {p};
         d.listeners = listeners.stream().map(EngineListener::getListenerDTO).toArray(ListenerDTO[]::new);
         d.connections = connections.values().stream().map(Connection::getConnectionDTO).toArray(ConnectionDTO[]::new);
@@ -319,6 +321,44 @@ public final class SmbDirectEngine implements SmbDirectTransport {
         d.lastNegotiationFailure = lastNegotiationFailure;
         d.settings = settingsDTO(settings);
         return d;
+    }
+
+    /**
+     * This engine when {@code providerName} is its provider's name; otherwise a transport whose
+     * {@code listen} throws and whose {@code connect} fails with NO_PROVIDER: an engine runs over
+     * one provider.
+     */
+    @Override
+    public SmbDirectTransport onProvider(String providerName) {
+        Objects.requireNonNull(providerName, "providerName");
+        if (providerName.equals(provider.name())) {
+            return this;
+        }
+        SmbDirectEngine engine = this;
+        String why = "no RDMA provider named '" + providerName + "' (this engine runs over " + provider.name() + ")";
+        return new SmbDirectTransport() {
+            @Override
+            public SmbDirectListener listen(InetSocketAddress bindAddress, AcceptHandler acceptHandler)
+                    throws SmbDirectException {
+                throw new SmbDirectException(SmbDirectException.Kind.NO_PROVIDER, why);
+            }
+
+            @Override
+            public CompletionStage<SmbDirectConnection> connect(InetSocketAddress peer, Duration timeout,
+                    ConnectionHandler handler) {
+                return CompletableFuture.failedFuture(new SmbDirectException(SmbDirectException.Kind.NO_PROVIDER, why));
+            }
+
+            @Override
+            public TransportDTO getTransportDTO() {
+                return engine.getTransportDTO();
+            }
+
+            @Override
+            public SmbDirectTransport onProvider(String name) {
+                return engine.onProvider(name);
+            }
+        };
     }
 
     static SettingsDTO settingsDTO(TransportSettings s) {

@@ -13,6 +13,7 @@ import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 
 import org.osgi.framework.Constants;
 import org.slf4j.Logger;
@@ -53,6 +54,9 @@ import smbdirect.impl.trace.TraceSink;
  * there are not affected) and bind the same address and port on the new one. With no provider
  * they wait (state WAITING) and re-open when one arrives. A bind that fails (state FAILED), and
  * an endpoint the provider closed on its own (device removed), are retried every second.</li>
+ * <li>{@link #onProvider} pins new listeners and connections to one provider by name: such a
+ * listener stays on a provider of that name (it waits while there is none), a connection runs
+ * there until it closes or the provider leaves.</li>
  * </ul>
  *
  * <p>Thread-safe. Control operations (providers, configuration, listeners) are serialized by one
@@ -290,17 +294,27 @@ final class MultiProviderTransport implements SmbDirectTransport {
     @Override
     public SmbDirectListener listen(InetSocketAddress bindAddress, AcceptHandler acceptHandler)
             throws SmbDirectException {
+        return listen(bindAddress, acceptHandler, null);
+    }
+
+    /**
+     * Opens an API listener on the selected provider ({@code pinned} null; it follows the
+     * selection) or on the first provider {@code pinned} matches (it stays on such a provider).
+     */
+    private SmbDirectListener listen(InetSocketAddress bindAddress, AcceptHandler acceptHandler,
+            PinnedProvider pinned) throws SmbDirectException {
         Objects.requireNonNull(bindAddress, "bindAddress");
         Objects.requireNonNull(acceptHandler, "acceptHandler");
         synchronized (lock) {
             if (shutDown) {
                 throw noProvider("the transport is stopped");
             }
-            ProviderEntry entry = selected();
+            ProviderEntry entry = pinned == null ? selected() : firstMatching(pinned.filter);
             if (entry == null) {
-                throw noProvider("no RDMA provider matches " + selection);
+                throw noProvider(pinned == null ? "no RDMA provider matches " + selection : pinned.missing(this));
             }
-            RelocatingListener listener = new RelocatingListener(this, null, bindAddress, null, acceptHandler);
+            RelocatingListener listener = new RelocatingListener(this, null, bindAddress,
+                    pinned == null ? null : pinned.filter, acceptHandler);
             listener.openFirst(entry);
             listeners.add(listener);
             reconcileListeners();
@@ -311,18 +325,28 @@ final class MultiProviderTransport implements SmbDirectTransport {
     @Override
     public CompletionStage<SmbDirectConnection> connect(InetSocketAddress peer, Duration timeout,
             ConnectionHandler handler) {
+        return connect(peer, timeout, handler, null);
+    }
+
+    private CompletionStage<SmbDirectConnection> connect(InetSocketAddress peer, Duration timeout,
+            ConnectionHandler handler, PinnedProvider pinned) {
         Objects.requireNonNull(peer, "peer");
         Objects.requireNonNull(timeout, "timeout");
         Objects.requireNonNull(handler, "handler");
         ProviderEntry entry;
         synchronized (lock) {
-            entry = shutDown ? null : selected();
+            entry = shutDown ? null : pinned == null ? selected() : firstMatching(pinned.filter);
             if (entry == null) {
-                return CompletableFuture.failedFuture(noProvider(
-                        shutDown ? "the transport is stopped" : "no RDMA provider matches " + selection));
+                return CompletableFuture.failedFuture(noProvider(shutDown ? "the transport is stopped"
+                        : pinned == null ? "no RDMA provider matches " + selection : pinned.missing(this)));
             }
         }
         return entry.engine.connect(peer, timeout, new ProviderBoundHandler(handler, entry));
+    }
+
+    @Override
+    public SmbDirectTransport onProvider(String providerName) {
+        return new PinnedProvider(this, providerName);
     }
 
     /**
@@ -436,6 +460,8 @@ final class MultiProviderTransport implements SmbDirectTransport {
             p.connections = engine.connections == null ? 0 : engine.connections.length;
             p.listeners = listenersOn.getOrDefault(entry, 0);
             p.capabilities = capabilities(entry);
+            p.settings = described(entry, RdmaProvider::describeSettings);
+            p.statistics = described(entry, RdmaProvider::describeStatistics);
             providerDTOs.add(p);
             if (engine.connections != null) {
                 live.addAll(List.of(engine.connections));
@@ -511,11 +537,13 @@ final class MultiProviderTransport implements SmbDirectTransport {
     /** The provider a listener belongs on (lock held). */
     private ProviderEntry targetFor(RelocatingListener listener) {
         ProviderFilter own = listener.providerFilter();
-        if (own == null) {
-            return selected();
-        }
+        return own == null ? selected() : firstMatching(own);
+    }
+
+    /** The best ranked provider {@code filter} matches (lock held). */
+    private ProviderEntry firstMatching(ProviderFilter filter) {
         for (ProviderEntry e : providers) {
-            if (own.matches(e.properties)) {
+            if (filter.matches(e.properties)) {
                 return e;
             }
         }
@@ -564,6 +592,15 @@ final class MultiProviderTransport implements SmbDirectTransport {
         }
     }
 
+    /** A provider's own description ({@code describeSettings}, {@code describeStatistics}), or null. */
+    private static String described(ProviderEntry entry, Function<RdmaProvider, String> what) {
+        try {
+            return what.apply(entry.provider);
+        } catch (RuntimeException e) {
+            return "(not reported: " + e.getMessage() + ")";
+        }
+    }
+
     private static String nameOf(ProviderEntry e) {
         return e == null ? "none" : e.name;
     }
@@ -579,6 +616,55 @@ final class MultiProviderTransport implements SmbDirectTransport {
     static SmbDirectException noProvider(String detail) {
         return new SmbDirectException(SmbDirectException.Kind.NO_PROVIDER, "no RDMA provider available: " + detail,
                 CloseReason.of(CloseReason.Kind.PROVIDER_GONE, detail), null);
+    }
+
+    /**
+     * The transport with new listeners and connections on the provider named {@code name}
+     * ({@link SmbDirectTransport#onProvider}). Immutable; thread-safe.
+     */
+    static final class PinnedProvider implements SmbDirectTransport {
+        private final MultiProviderTransport transport;
+        private final String name;
+        final ProviderFilter filter;
+
+        PinnedProvider(MultiProviderTransport transport, String name) {
+            this.transport = transport;
+            this.name = Objects.requireNonNull(name, "providerName");
+            this.filter = ProviderFilter.named(name);
+        }
+
+        /** Why no provider matches, naming the ones there are (lock held). */
+        String missing(MultiProviderTransport t) {
+            return "no RDMA provider named '" + name + "' (providers: "
+                    + (t.providers.isEmpty() ? "none" : t.providers.stream().map(e -> e.name).toList()) + ")";
+        }
+
+        @Override
+        public SmbDirectListener listen(InetSocketAddress bindAddress, AcceptHandler acceptHandler)
+                throws SmbDirectException {
+            return transport.listen(bindAddress, acceptHandler, this);
+        }
+
+        @Override
+        public CompletionStage<SmbDirectConnection> connect(InetSocketAddress peer, Duration timeout,
+                ConnectionHandler handler) {
+            return transport.connect(peer, timeout, handler, this);
+        }
+
+        @Override
+        public TransportDTO getTransportDTO() {
+            return transport.getTransportDTO();
+        }
+
+        @Override
+        public SmbDirectTransport onProvider(String providerName) {
+            return transport.onProvider(providerName);
+        }
+
+        @Override
+        public String toString() {
+            return "SMB Direct transport on RDMA provider " + name;
+        }
     }
 
     /**

@@ -7,6 +7,8 @@ import org.osgi.framework.Filter;
 import org.osgi.framework.FrameworkUtil;
 import org.osgi.framework.InvalidSyntaxException;
 
+import smbdirect.api.rdma.RdmaProvider;
+
 /**
  * An LDAP filter over the service properties of an {@code RdmaProvider} (the {@code provider.target}
  * attribute of the transport and of configured listeners). Immutable.
@@ -32,6 +34,22 @@ final class ProviderFilter {
     static ProviderFilter parse(String text) throws InvalidSyntaxException {
         Objects.requireNonNull(text, "text");
         return new ProviderFilter(text, FrameworkUtil.createFilter(text));
+    }
+
+    /** Matches the providers whose {@code smbdirect.provider} is {@code name} (LDAP specials escaped). */
+    static ProviderFilter named(String name) {
+        StringBuilder b = new StringBuilder("(").append(RdmaProvider.PROVIDER_NAME).append('=');
+        for (char c : name.toCharArray()) {
+            if (c == '\\' || c == '*' || c == '(' || c == ')') {
+                b.append('\\');
+            }
+            b.append(c);
+        }
+        try {
+            return parse(b.append(')').toString());
+        } catch (InvalidSyntaxException e) {
+            throw new IllegalArgumentException("provider name " + name + " cannot be matched: " + e.getMessage(), e);
+        }
     }
 
     boolean matches(Map<String, ?> properties) {

@@ -199,6 +199,11 @@ public class SmbDirectTransportComponent implements SmbDirectTransport, Listener
     }
 
     @Override
+    public SmbDirectTransport onProvider(String providerName) {
+        return transport.onProvider(providerName);
+    }
+
+    @Override
     public CompletionStage<Void> closeConnection(long id, String provider, CloseReason reason) {
         return transport.closeConnection(id, provider, reason);
     }

@@ -33,9 +33,11 @@ public final class Perf {
     }
 
     /**
-     * Runs the client end. Without {@link PerfOptions#connect()} a server end is started here on a
-     * free port of the local RDMA address ({@link PerfOptions#local()}, else the address of the
-     * first open listener) over the selected provider and closed afterwards.
+     * Runs the client end over {@link PerfOptions#provider()} (the transport's selected provider when
+     * none is named). Without {@link PerfOptions#connect()} a server end is started here on a free
+     * port of the local RDMA address ({@link PerfOptions#local()}, else the address of the first
+     * open listener on that provider) and closed afterwards; both ends then run on the provider of
+     * that address.
      *
      * @throws PerfException with a message naming what failed
      * @throws InterruptedException when the calling thread was interrupted; the run is abandoned
@@ -49,13 +51,19 @@ public final class Perf {
         SmbDirectConnection connection = null;
         try {
             InetSocketAddress peer = options.connect();
+            SmbDirectTransport on = options.provider() == null ? transport : transport.onProvider(options.provider());
             if (peer == null) {
-                listener = serve(transport, new InetSocketAddress(localAddress(transport, options), 0));
+                ListenerDTO local = localListener(transport, options);
+                InetAddress address = options.local() != null ? options.local() : addressOf(local);
+                if (options.provider() == null && local != null && local.provider != null) {
+                    on = transport.onProvider(local.provider); // the device of that address
+                }
+                listener = serve(on, new InetSocketAddress(address, 0));
                 peer = listener.localAddress();
             }
             PerfClient client = new PerfClient(options);
             try {
-                connection = transport.connect(peer, CONNECT_TIMEOUT, client).toCompletableFuture()
+                connection = on.connect(peer, CONNECT_TIMEOUT, client).toCompletableFuture()
                         .get(CONNECT_TIMEOUT.toSeconds() + 5, TimeUnit.SECONDS);
             } catch (ExecutionException | CompletionException e) {
                 throw new PerfException("cannot connect to " + peer + ": " + message(e.getCause()), e.getCause());
@@ -83,6 +91,33 @@ public final class Perf {
     }
 
     /**
+     * Starts a perf server end on {@link PerfOptions#listen()} over {@link PerfOptions#provider()}
+     * (the selected provider when none is named).
+     *
+     * @return the listener; closing it stops accepting
+     */
+    public static SmbDirectListener serve(SmbDirectTransport transport, PerfOptions options) throws PerfException {
+        return serve(transport, options, new PerfServer());
+    }
+
+    /**
+     * As {@link #serve(SmbDirectTransport, PerfOptions)}, with {@code server} (whose counters tell
+     * what the runs delivered) as the accept handler.
+     */
+    public static SmbDirectListener serve(SmbDirectTransport transport, PerfOptions options, PerfServer server)
+            throws PerfException {
+        if (options.listen() == null) {
+            throw new PerfException("a perf server end needs --listen host:port");
+        }
+        SmbDirectTransport on = options.provider() == null ? transport : transport.onProvider(options.provider());
+        try {
+            return on.listen(options.listen(), server);
+        } catch (SmbDirectException e) {
+            throw new PerfException("cannot listen on " + options.listen() + ": " + e.getMessage(), e);
+        }
+    }
+
+    /**
      * Starts a perf server end on {@code address}.
      *
      * @return the listener; closing it stops accepting
@@ -95,30 +130,42 @@ public final class Perf {
         }
     }
 
-    /** The address of the in-process run: --local, else the first open listener's specific address. */
-    private static InetAddress localAddress(SmbDirectTransport transport, PerfOptions options) throws PerfException {
+    /**
+     * The first open listener with a specific address (on {@link PerfOptions#provider()} when one is
+     * named), or {@code null} when {@code --local} is given.
+     *
+     * @throws PerfException when neither --local nor such a listener gives an address
+     */
+    private static ListenerDTO localListener(SmbDirectTransport transport, PerfOptions options) throws PerfException {
         if (options.local() != null) {
-            return options.local();
+            return null;
         }
         ListenerDTO[] listeners = transport.getTransportDTO().listeners;
         if (listeners != null) {
             for (ListenerDTO l : listeners) {
-                if ("OPEN".equals(l.state) && l.address != null) {
-                    String host = l.address.substring(0, l.address.lastIndexOf(':'));
-                    host = host.startsWith("/") ? host.substring(1) : host;
-                    try {
-                        InetAddress ip = InetAddress.getByName(host);
-                        if (!ip.isAnyLocalAddress()) {
-                            return ip;
-                        }
-                    } catch (UnknownHostException e) {
-                        LOG.debug("listener address {} not usable: {}", l.address, e.toString());
-                    }
+                if ("OPEN".equals(l.state) && l.address != null
+                        && (options.provider() == null || options.provider().equals(l.provider))
+                        && addressOf(l) != null) {
+                    return l;
                 }
             }
         }
-        throw new PerfException("no local RDMA address known: pass --local IP (the device's address), "
+        throw new PerfException("no local RDMA address known" + (options.provider() == null ? ""
+                : " on provider " + options.provider()) + ": pass --local IP (the device's address), "
                 + "or --connect host:port");
+    }
+
+    /** A listener's specific address, or {@code null} for a wildcard or an unparsable one. */
+    private static InetAddress addressOf(ListenerDTO l) {
+        String host = l.address.substring(0, Math.max(0, l.address.lastIndexOf(':')));
+        host = host.startsWith("/") ? host.substring(1) : host;
+        try {
+            InetAddress ip = InetAddress.getByName(host);
+            return ip.isAnyLocalAddress() ? null : ip;
+        } catch (UnknownHostException e) {
+            LOG.debug("listener address {} not usable: {}", l.address, e.toString());
+            return null;
+        }
     }
 
     private static PerfClient.Counts await(PerfClient client, PerfOptions options)

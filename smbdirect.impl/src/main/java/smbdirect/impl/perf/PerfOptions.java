@@ -19,6 +19,9 @@ import java.util.Locale;
  *   --direction D        send | receive | pingpong (default send)
  *   --connect host:port  client end only, against a remote 'perf --listen'
  *   --listen host:port   server end only; runs until stopped
+ *   --provider NAME      the RDMA provider to run over (mock, verbs, iwarp, ...; default: the
+ *                        selected one, or for an in-process run the provider of the first open
+ *                        listener)
  *   --local IP           the RDMA device address both ends use when neither --connect nor
  *                        --listen is given (default: the address of the first open listener)
  *   --trace FILE         write a Wireshark trace of the run (runtime batch mode)
@@ -41,13 +44,14 @@ public final class PerfOptions {
     private final InetSocketAddress connect;
     private final InetSocketAddress listen;
     private final InetAddress local;
+    private final String provider;
     private final Path trace;
     private final int traceLimit;
     private final Duration timeout;
 
     private PerfOptions(int size, long count, Duration duration, int depth, PerfDirection direction,
-            InetSocketAddress connect, InetSocketAddress listen, InetAddress local, Path trace, int traceLimit,
-            Duration timeout) {
+            InetSocketAddress connect, InetSocketAddress listen, InetAddress local, String provider, Path trace,
+            int traceLimit, Duration timeout) {
         this.size = size;
         this.count = count;
         this.duration = duration;
@@ -56,6 +60,7 @@ public final class PerfOptions {
         this.connect = connect;
         this.listen = listen;
         this.local = local;
+        this.provider = provider;
         this.trace = trace;
         this.traceLimit = traceLimit;
         this.timeout = timeout;
@@ -80,6 +85,7 @@ public final class PerfOptions {
         InetSocketAddress connect = null;
         InetSocketAddress listen = null;
         InetAddress local = null;
+        String provider = null;
         Path trace = null;
         int traceLimit = DEFAULT_TRACE_LIMIT;
         Duration timeout = null;
@@ -109,12 +115,13 @@ public final class PerfOptions {
                 case "--connect" -> connect = parseAddress(option, value);
                 case "--listen" -> listen = parseAddress(option, value);
                 case "--local" -> local = parseIp(option, value);
+                case "--provider", "-p" -> provider = parseProvider(option, value);
                 case "--trace" -> trace = Path.of(value);
                 case "--trace-limit" -> traceLimit = (int) Math.min(Integer.MAX_VALUE, parseLong(option, value));
                 case "--timeout" -> timeout = parseDuration(option, value);
                 default -> throw new IllegalArgumentException("unknown perf option '" + option + "'; "
                         + "known: --size --count --duration --depth --direction --connect --listen "
-                        + "--local --trace --trace-limit --timeout");
+                        + "--provider --local --trace --trace-limit --timeout");
             }
         }
         if (size < MIN_SIZE) {
@@ -141,8 +148,27 @@ public final class PerfOptions {
         if (timeout == null) {
             timeout = Duration.ofSeconds(60).plus(duration == null ? Duration.ZERO : duration);
         }
-        return new PerfOptions(size, count, duration, depth, direction, connect, listen, local, trace, traceLimit,
-                timeout);
+        return new PerfOptions(size, count, duration, depth, direction, connect, listen, local, provider, trace,
+                traceLimit, timeout);
+    }
+
+    /** A provider name: what {@code smbdirect.provider} service properties hold (letters, digits, {@code . _ -}). */
+    static String parseProvider(String option, String value) {
+        String v = value.trim();
+        if (!v.matches("[A-Za-z0-9._-]{1,64}")) {
+            throw new IllegalArgumentException("option " + option + " needs a provider name (mock, verbs, iwarp, ...), "
+                    + "not '" + value + "'");
+        }
+        return v;
+    }
+
+    /**
+     * These options with {@code local} as the in-process device address (a runtime that knows the
+     * right address for a provider it opened, such as 127.0.0.1 for a software iWARP provider).
+     */
+    public PerfOptions withLocal(InetAddress local) {
+        return new PerfOptions(size, count, duration, depth, direction, connect, listen, local, provider, trace,
+                traceLimit, timeout);
     }
 
     static long parseSize(String option, String value) {
@@ -246,6 +272,11 @@ public final class PerfOptions {
     /** The local fabric address for an in-process run, or {@code null} to take the first open listener's. */
     public InetAddress local() {
         return local;
+    }
+
+    /** The RDMA provider to run over by name, or {@code null} for the transport's choice. */
+    public String provider() {
+        return provider;
     }
 
     /** Where to write a Wireshark trace, or {@code null}. */

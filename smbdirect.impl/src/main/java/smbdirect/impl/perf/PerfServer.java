@@ -30,6 +30,9 @@ public final class PerfServer implements AcceptHandler {
     private final AtomicLong connections = new AtomicLong();
     private final AtomicLong messages = new AtomicLong();
     private final AtomicLong bytes = new AtomicLong();
+    private final AtomicLong runs = new AtomicLong();
+    private final AtomicLong confirmedMessages = new AtomicLong();
+    private final AtomicLong confirmedBytes = new AtomicLong();
 
     @Override
     public ConnectionHandler accepted(SmbDirectConnection connection) {
@@ -50,6 +53,21 @@ public final class PerfServer implements AcceptHandler {
     /** Payload bytes received on all connections. */
     public long bytes() {
         return bytes.get();
+    }
+
+    /** Runs whose end (FIN) arrived: the client was told the counts below. */
+    public long runs() {
+        return runs.get();
+    }
+
+    /** DATA messages of the runs whose end arrived (what the clients were confirmed). */
+    public long runMessages() {
+        return confirmedMessages.get();
+    }
+
+    /** DATA payload bytes of the runs whose end arrived. */
+    public long runBytes() {
+        return confirmedBytes.get();
     }
 
     /** One connection's state; all methods run on the connection's serial context. */
@@ -85,13 +103,21 @@ public final class PerfServer implements AcceptHandler {
                     runMessages = 0;
                     runBytes = 0;
                 }
-                case PerfHeader.FIN -> control(c, PerfHeader.STATS, runMessages - 1, runBytes - length);
+                case PerfHeader.FIN -> finished(c, runMessages - 1, runBytes - length);
                 case PerfHeader.PULL -> pull(c, PerfHeader.a(p), (int) PerfHeader.b(p), (int) PerfHeader.c(p));
                 case PerfHeader.STOP -> streamRemaining = 0;
                 default -> {
                     // DATA and foreign messages: counted above
                 }
             }
+        }
+
+        private void finished(SmbDirectConnection c, long received, long receivedBytes) {
+            runs.incrementAndGet();
+            confirmedMessages.addAndGet(received);
+            confirmedBytes.addAndGet(receivedBytes);
+            LOG.info("perf run on connection {} ended: {} messages, {} bytes received", c.id(), received, receivedBytes);
+            control(c, PerfHeader.STATS, received, receivedBytes);
         }
 
         private void echo(SmbDirectConnection c, ByteBuffer payload, int length) {

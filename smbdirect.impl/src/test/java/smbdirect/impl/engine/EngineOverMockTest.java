@@ -4,13 +4,17 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -21,6 +25,7 @@ import smbdirect.api.RegisteredBuffer;
 import smbdirect.api.RemoteAccess;
 import smbdirect.api.SmbDirectConnection;
 import smbdirect.api.SmbDirectException;
+import smbdirect.api.SmbDirectTransport;
 
 /** Both roles through the mock fabric: the examples of [MS-SMBD] section 4, credits, keepalive, every close path. */
 class EngineOverMockTest {
@@ -61,6 +66,23 @@ class EngineOverMockTest {
         assertTrue(c.isInitiator());
         assertFalse(s.isInitiator());
         assertEquals(1, pair.listener.getListenerDTO().accepted);
+    }
+
+    @Test
+    void anEngineIsItsOwnTransportOnItsProviderAndRefusesAnyOtherName() throws Exception {
+        pair = new MockPair(EXAMPLE);
+        String own = pair.clientProvider.name();
+        assertSame(pair.client, pair.client.onProvider(own));
+        SmbDirectTransport other = pair.client.onProvider("iwarp");
+        SmbDirectException listen = assertThrows(SmbDirectException.class,
+                () -> other.listen(new InetSocketAddress(pair.clientProvider.address(), 446), c -> null));
+        assertEquals(SmbDirectException.Kind.NO_PROVIDER, listen.kind());
+        assertTrue(listen.getMessage().contains("'iwarp'") && listen.getMessage().contains(own), listen.getMessage());
+        ExecutionException connect = assertThrows(ExecutionException.class, () -> other
+                .connect(pair.listener.localAddress(), Duration.ofSeconds(1), pair.clientSide).toCompletableFuture().get());
+        assertEquals(SmbDirectException.Kind.NO_PROVIDER, ((SmbDirectException) connect.getCause()).kind());
+        assertEquals(0, pair.client.getTransportDTO().connections.length);
+        assertEquals(own, other.getTransportDTO().providers[0].name);
     }
 
     private void sendBothWays(Connection c, Connection s, byte[] data) {

@@ -105,7 +105,7 @@ final class Fakes {
     }
 
     /** A provider that only names itself (the fake engine does the rest). */
-    static final class FakeProvider implements RdmaProvider {
+    static class FakeProvider implements RdmaProvider {
         final String name;
 
         FakeProvider(String name) {

@@ -25,6 +25,7 @@ import smbdirect.api.ConnectionHandler;
 import smbdirect.api.SmbDirectConnection;
 import smbdirect.api.SmbDirectException;
 import smbdirect.api.SmbDirectListener;
+import smbdirect.api.SmbDirectTransport;
 import smbdirect.api.dto.ListenerDTO;
 import smbdirect.api.dto.ProviderDTO;
 import smbdirect.api.dto.TransportDTO;
@@ -404,5 +405,91 @@ class MultiProviderTransportTest {
         assertNotNull(t.closeConnection(onB.id(), "b", operator));
         assertFalse(onB.isOpen());
         assertTrue(onA.isOpen());
+    }
+
+    @Test
+    void aTransportPinnedToAProviderListensAndConnectsThereAndItsListenerStaysWhenTheSelectionMoves()
+            throws Exception {
+        MultiProviderTransport t = transport("(smbdirect.provider=*)");
+        t.addProvider(a, props("a", 10, 1));
+        t.addProvider(b, props("b", 0, 2));
+        SmbDirectTransport onB = t.onProvider("b");
+
+        SmbDirectListener pinned = onB.listen(SERVER, acceptor);
+        SmbDirectConnection viaB = onB.connect(SERVER, Duration.ofSeconds(1), new RecordingHandler())
+                .toCompletableFuture().get(1, TimeUnit.SECONDS);
+
+        assertEquals("a", selected(t.getTransportDTO()), "the selection is unchanged");
+        assertEquals("b", pinned.providerName());
+        assertEquals("b", viaB.providerName());
+        assertEquals("a", connect(t, new RecordingHandler()).providerName(), "the transport itself still uses a");
+        t.updateProvider(b, props("b", 20, 2));
+        t.addProvider(new FakeProvider("c"), props("c", 30, 3));
+        assertEquals("c", selected(t.getTransportDTO()));
+        assertEquals("b", pinned.providerName(), "a pinned listener never follows the selection");
+        assertNotNull(engines.get("b").arrive(445, CLIENT));
+        assertSame(t.getTransportDTO().providers.length, onB.getTransportDTO().providers.length);
+    }
+
+    @Test
+    void aPinnedListenerWaitsWhileItsProviderIsGoneAndOpensAgainWhenItReturns() throws Exception {
+        MultiProviderTransport t = transport("(smbdirect.provider=*)");
+        t.addProvider(a, props("a", 10, 1));
+        t.addProvider(b, props("b", 0, 2));
+        SmbDirectListener pinned = t.onProvider("b").listen(SERVER, acceptor);
+
+        t.removeProvider(b).toCompletableFuture().get(1, TimeUnit.SECONDS);
+
+        ListenerDTO waiting = pinned.getListenerDTO();
+        assertEquals("WAITING", waiting.state, "it does not move to a");
+        assertTrue(waiting.stateDetail.contains("smbdirect.provider=b"), waiting.stateDetail);
+        assertTrue(engines.get("a").listeners.isEmpty());
+        FakeProvider b2 = new FakeProvider("b");
+        t.addProvider(b2, props("b", 0, 4));
+        assertEquals("OPEN", pinned.getListenerDTO().state);
+        assertEquals("b", pinned.providerName());
+        assertNotNull(engines.get("b").arrive(445, CLIENT));
+    }
+
+    @Test
+    void aProviderNameThatIsNotBoundIsRefusedNamingTheProvidersThereAre() throws Exception {
+        MultiProviderTransport t = transport("(smbdirect.provider=*)");
+        t.addProvider(a, props("a", 10, 1));
+        SmbDirectTransport onX = t.onProvider("x*)(y");
+
+        SmbDirectException listen = assertThrows(SmbDirectException.class, () -> onX.listen(SERVER, acceptor));
+        assertEquals(SmbDirectException.Kind.NO_PROVIDER, listen.kind());
+        assertTrue(listen.getMessage().contains("no RDMA provider named 'x*)(y' (providers: [a])"), listen.getMessage());
+        ExecutionException connect = assertThrows(ExecutionException.class,
+                () -> onX.connect(SERVER, Duration.ofSeconds(1), new RecordingHandler()).toCompletableFuture().get());
+        assertEquals(SmbDirectException.Kind.NO_PROVIDER, ((SmbDirectException) connect.getCause()).kind());
+        assertTrue(t.getTransportDTO().listeners.length == 0, "nothing was opened");
+    }
+
+    @Test
+    void theProvidersOwnSettingsAndStatisticsAreInItsDto() throws Exception {
+        MultiProviderTransport t = transport("(smbdirect.provider=*)");
+        FakeProvider described = new FakeProvider("d") {
+            @Override
+            public String describeSettings() {
+                return "listens only on 127.0.0.1:5445";
+            }
+
+            @Override
+            public String describeStatistics() {
+                throw new IllegalStateException("counters unavailable");
+            }
+        };
+        t.addProvider(described, props("d", 0, 1));
+        t.addProvider(a, props("a", -10, 2));
+
+        ProviderDTO d = Arrays.stream(t.getTransportDTO().providers).filter(p -> p.name.equals("d")).findFirst()
+                .orElseThrow();
+        ProviderDTO plain = Arrays.stream(t.getTransportDTO().providers).filter(p -> p.name.equals("a")).findFirst()
+                .orElseThrow();
+        assertEquals("listens only on 127.0.0.1:5445", d.settings);
+        assertEquals("(not reported: counters unavailable)", d.statistics, "a failing provider does not break the DTO");
+        assertNull(plain.settings);
+        assertNull(plain.statistics);
     }
 }

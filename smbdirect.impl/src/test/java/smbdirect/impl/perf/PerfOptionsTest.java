@@ -60,5 +60,21 @@ class PerfOptionsTest {
         assertEquals("option --depth needs a value",
                 assertThrows(IllegalArgumentException.class, () -> PerfOptions.parse(List.of("--depth"))).getMessage());
         assertThrows(IllegalArgumentException.class, () -> PerfOptions.parse(List.of("--bogus", "1")));
+        assertEquals("option --provider needs a provider name (mock, verbs, iwarp, ...), not '(x=*)'",
+                assertThrows(IllegalArgumentException.class, () -> PerfOptions.parse(List.of("--provider", "(x=*)")))
+                        .getMessage());
+    }
+
+    @Test
+    void aProviderIsNamedWithProviderAndKeptWhenTheLocalAddressIsSupplied() throws Exception {
+        assertNull(PerfOptions.defaults().provider());
+        PerfOptions o = PerfOptions.parse(List.of("--provider", "iwarp", "--listen", "127.0.0.1:5445"));
+        assertEquals("iwarp", o.provider());
+        assertEquals(new InetSocketAddress("127.0.0.1", 5445), o.listen());
+        PerfOptions local = PerfOptions.parse(List.of("-p", "iwarp", "--count", "7"))
+                .withLocal(java.net.InetAddress.getByName("127.0.0.1"));
+        assertEquals("iwarp", local.provider());
+        assertEquals(7, local.count());
+        assertEquals("127.0.0.1", local.local().getHostAddress());
     }
 }

@@ -100,6 +100,19 @@ class PerfOverEngineTest {
     }
 
     @Test
+    void aNamedProviderIsUsedAndAnUnknownOneIsRefusedByName() throws Exception {
+        PerfResult r = Perf.run(engine, options("--count", "50", "--provider", device.name()));
+        assertEquals(device.name(), r.provider());
+        assertEquals("server confirmed 50 messages, 409600 bytes", r.confirmation());
+        PerfException e = assertThrows(PerfException.class, () -> Perf.run(engine, options("--provider", "iwarp")));
+        assertTrue(e.getMessage().startsWith("cannot listen on ") && e.getMessage().contains("'iwarp'"),
+                e.getMessage());
+        PerfException serve = assertThrows(PerfException.class, () -> Perf.serve(engine,
+                PerfOptions.parse(List.of("--provider", "iwarp", "--listen", "127.0.0.1:5445"))));
+        assertTrue(serve.getMessage().contains("no RDMA provider named 'iwarp'"), serve.getMessage());
+    }
+
+    @Test
     void serverEndServesARemoteClient() throws Exception {
         SmbDirectListener server = Perf.serve(engine, new InetSocketAddress(device.address(), 5445));
         try {

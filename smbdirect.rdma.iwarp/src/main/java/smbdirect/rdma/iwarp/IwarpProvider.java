@@ -15,6 +15,7 @@ import smbdirect.api.rdma.RdmaListener;
 import smbdirect.api.rdma.RdmaProvider;
 import smbdirect.api.rdma.TransportType;
 import smbdirect.rdma.iwarp.internal.ProviderImpl;
+import smbdirect.rdma.iwarp.internal.Words;
 
 /**
  * A software iWARP RDMA provider: RDMAP (RFC 5040), DDP (RFC 5041) and MPA (RFC 5044, RFC 6581)
@@ -93,6 +94,18 @@ public final class IwarpProvider implements RdmaProvider, AutoCloseable {
         return new IwarpStatistics(impl.openListeners(), impl.openEndpoints(), impl.openConnections(),
                 impl.pendingRequests(), impl.registrations(), impl.terminatesSent(), impl.terminatesReceived(),
                 impl.internalErrors());
+    }
+
+    /** The settings in words ("may listen on 127.0.0.1:5445; MPA revision 2, CRC32C asked for; ..."). */
+    @Override
+    public String describeSettings() {
+        return Words.settings(impl.settings());
+    }
+
+    /** The counters in words ("TCP connections 3 of at most 1,024 (...), 0 refused at the cap; ..."). */
+    @Override
+    public String describeStatistics() {
+        return Words.statistics(statistics(), impl.settings().maxConnections(), impl.refusedAtCap());
     }
 
     @Override

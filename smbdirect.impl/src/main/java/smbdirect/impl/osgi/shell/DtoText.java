@@ -24,6 +24,12 @@ public final class DtoText {
         for (ProviderDTO p : list(dto.providers)) {
             b.append(String.format(Locale.ROOT, "%-10s %-10s %8d %9s %12d %10d  %s%n", p.name, p.transportType,
                     p.ranking, p.selected ? "yes" : "no", p.connections, p.listeners, p.capabilities));
+            if (p.settings != null) {
+                b.append(String.format(Locale.ROOT, "%-10s settings:   %s%n", "", p.settings));
+            }
+            if (p.statistics != null) {
+                b.append(String.format(Locale.ROOT, "%-10s statistics: %s%n", "", p.statistics));
+            }
         }
         if (list(dto.providers).isEmpty()) {
             b.append("(no RDMA provider: connections and listeners wait for one)\n");

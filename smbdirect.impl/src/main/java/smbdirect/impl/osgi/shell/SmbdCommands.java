@@ -189,7 +189,7 @@ public class SmbdCommands {
         }
         try {
             if (options.listen() != null) {
-                SmbDirectListener l = Perf.serve(transport, options.listen());
+                SmbDirectListener l = Perf.serve(transport, options);
                 perfServers.add(l);
                 return "perf server listening on " + l.localAddress() + " over " + l.providerName()
                         + " (stop with 'smbd:perf stop')\n";
@@ -275,6 +275,8 @@ public class SmbdCommands {
               --count N           messages (default 10000) | --duration N[ms|s]
               --depth N           messages in flight (default 16)
               --direction D       send | receive | pingpong (default send)
+              --provider NAME     run over this RDMA provider (mock, verbs, iwarp, ...; default: the selected one,
+                                  or for the in-process ends the provider of the first open listener)
               --local IP          device address of the in-process ends (default: first open listener's)
               --timeout N[ms|s]   give up after (default 60 s + duration)
             """;

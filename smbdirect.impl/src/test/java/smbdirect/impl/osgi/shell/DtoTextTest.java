@@ -11,6 +11,7 @@ import java.net.InetSocketAddress;
 import org.junit.jupiter.api.Test;
 
 import smbdirect.api.dto.ConnectionDTO;
+import smbdirect.api.dto.ProviderDTO;
 import smbdirect.api.dto.TransportDTO;
 
 class DtoTextTest {
@@ -44,6 +45,30 @@ class DtoTextTest {
                 lines[1]);
         assertEquals("recently closed:", lines[2]);
         assertTrue(lines[3].endsWith("PEER_DISCONNECT: the peer disconnected"), lines[3]);
+    }
+
+    @Test
+    void providersTableShowsAProvidersOwnSettingsAndStatisticsUnderItsRow() {
+        TransportDTO dto = new TransportDTO();
+        ProviderDTO iwarp = new ProviderDTO();
+        iwarp.name = "iwarp";
+        iwarp.transportType = "IWARP";
+        iwarp.ranking = 50;
+        iwarp.capabilities = "send queue 1024 work requests";
+        iwarp.settings = "listens only on 127.0.0.1:5445";
+        iwarp.statistics = "TCP connections 0 of at most 1,024";
+        ProviderDTO mock = new ProviderDTO();
+        mock.name = "mock";
+        mock.transportType = "INFINIBAND";
+        mock.selected = true;
+        mock.capabilities = "send queue 4096 work requests";
+        dto.providers = new ProviderDTO[] {mock, iwarp};
+        String[] lines = DtoText.providers(dto).split("\n");
+        assertEquals(5, lines.length, String.join("\n", lines));
+        assertTrue(lines[1].startsWith("mock "), lines[1]);
+        assertTrue(lines[2].startsWith("iwarp "), lines[2]);
+        assertEquals("           settings:   listens only on 127.0.0.1:5445", lines[3]);
+        assertEquals("           statistics: TCP connections 0 of at most 1,024", lines[4]);
     }
 
     @Test

@@ -47,6 +47,7 @@ public final class ProviderImpl {
     private final AtomicLong terminatesSent = new AtomicLong();
     private final AtomicLong terminatesReceived = new AtomicLong();
     private final AtomicLong internalErrors;
+    private final AtomicLong refusedAtCap = new AtomicLong();
     private final Set<ListenerImpl> listeners = ConcurrentHashMap.newKeySet();
     private final Set<EndpointImpl> endpoints = ConcurrentHashMap.newKeySet();
     private final Set<PassiveSetup> setups = ConcurrentHashMap.newKeySet();
@@ -223,7 +224,11 @@ public final class ProviderImpl {
 
     /** Takes one unit of the connection cap (a TCP connection); false when the cap is reached. */
     boolean tryOpenConnection() {
-        return tryTake(connections, settings.maxConnections());
+        if (tryTake(connections, settings.maxConnections())) {
+            return true;
+        }
+        refusedAtCap.incrementAndGet();
+        return false;
     }
 
     void connectionClosed() {
@@ -309,6 +314,11 @@ public final class ProviderImpl {
     /** Failures that took the internal-error path (IoLoop counts them). */
     public long internalErrors() {
         return internalErrors.get();
+    }
+
+    /** TCP connections refused (accepted or connecting) because the connection cap was reached. */
+    public long refusedAtCap() {
+        return refusedAtCap.get();
     }
 
     public boolean isShutdown() {

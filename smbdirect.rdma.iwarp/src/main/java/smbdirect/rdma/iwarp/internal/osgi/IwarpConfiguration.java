@@ -15,8 +15,9 @@ public @interface IwarpConfiguration {
 
     @AttributeDefinition(name = "Listen addresses",
             description = "Where a listener may open a port: ADDRESS (any port), ADDRESS:PORT, [IPV6]:PORT, * (any "
-                    + "address) or *:PORT; IP literals only. No port is opened except by an explicit listen on an "
-                    + "address allowed here. SMB Direct over iWARP uses port 5445.")
+                    + "address) or *:PORT; IP literals only, several separated by commas. No port is opened except by "
+                    + "an explicit listen on an address allowed here; empty: connects only. SMB Direct over iWARP "
+                    + "uses port 5445.")
     String[] listenAddresses() default {"127.0.0.1:5445"};
 
     @AttributeDefinition(name = "MPA CRC",

@@ -13,8 +13,10 @@ import smbdirect.api.rdma.RdmaProvider;
 import smbdirect.rdma.iwarp.IwarpProvider;
 
 /**
- * The software iWARP provider's component (configuration PID {@code smbdirect.rdma.iwarp}, optional:
- * the defaults open no port beyond what {@code listenAddresses} allows). It registers the
+ * The software iWARP provider's component (configuration PID {@code smbdirect.rdma.iwarp},
+ * required: installing the bundle registers no provider and opens nothing until an operator
+ * creates the configuration, e.g. {@code etc/smbdirect.rdma.iwarp.cfg} with {@code listenAddresses},
+ * or the Web Console's form; deleting it closes the provider). It registers the
  * {@link RdmaProvider} service itself ({@code smbdirect.provider=iwarp},
  * {@code smbdirect.provider.transport=IWARP}, {@code service.ranking} 50 by default) so that a
  * configuration change can be validated first and applied by re-registering: a bad value is
@@ -23,7 +25,7 @@ import smbdirect.rdma.iwarp.IwarpProvider;
  * Thread-safety: SCR serialises activate, modified and deactivate.
  */
 @Component(name = ProviderLifecycle.PID, configurationPid = ProviderLifecycle.PID, service = {}, immediate = true,
-        configurationPolicy = ConfigurationPolicy.OPTIONAL)
+        configurationPolicy = ConfigurationPolicy.REQUIRE)
 @Designate(ocd = IwarpConfiguration.class)
 public final class IwarpProviderComponent {
 

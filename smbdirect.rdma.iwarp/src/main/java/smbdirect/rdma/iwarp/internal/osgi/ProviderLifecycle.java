@@ -1,8 +1,10 @@
 package smbdirect.rdma.iwarp.internal.osgi;
 
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Dictionary;
 import java.util.Hashtable;
+import java.util.List;
 import java.util.Locale;
 import java.util.function.Supplier;
 
@@ -141,7 +143,7 @@ final class ProviderLifecycle {
         }
         String[] listen = value("listenAddresses", c::listenAddresses);
         return IwarpSettings.builder()
-                .listenAddresses(listen == null ? new String[0] : listen)
+                .listenAddresses(entries(listen))
                 .crc(value("crc", c::crc))
                 .maxFpduSize(value("maxFpduSize", c::maxFpduSize))
                 .ioThreads(value("ioThreads", c::ioThreads))
@@ -157,6 +159,22 @@ final class ProviderLifecycle {
                 .maxReadDepth(value("maxReadDepth", c::maxReadDepth))
                 .firstFpduDelayMillis(value("firstFpduDelayMillis", c::firstFpduDelayMillis))
                 .build();
+    }
+
+    /**
+     * The listen entries of the attribute's values, each of which may hold several separated by
+     * commas ({@code listenAddresses = 10.0.0.5:5445, 127.0.0.1:5445} in a {@code .cfg} file).
+     */
+    static List<String> entries(String[] values) {
+        List<String> entries = new ArrayList<>();
+        if (values != null) {
+            for (String v : values) {
+                if (v != null) {
+                    entries.addAll(Arrays.asList(v.split(",")));
+                }
+            }
+        }
+        return entries;
     }
 
     /** Reads one attribute; a value Declarative Services cannot convert is refused naming the attribute. */

@@ -73,6 +73,14 @@ class ProviderLifecycleTest {
     }
 
     @Test
+    void listenAddressesMayListSeveralEntriesInOneValueSeparatedByCommas() {
+        lifecycle.configure(config(Map.of("listenAddresses", new String[] {"127.0.0.1:5445, [::1]:5445", "*:4445"})));
+        assertEquals(List.of("127.0.0.1:5445", "[::1]:5445", "*:4445"), lifecycle.settings().listenAddresses());
+        lifecycle.configure(config(Map.of("listenAddresses", new String[] {" , "})));
+        assertEquals(List.of(), lifecycle.settings().listenAddresses(), "no entry: the provider only connects");
+    }
+
+    @Test
     void aBadValueIsRefusedNamingTheAttributeAndTheRunningProviderStays() {
         lifecycle.configure(config(Map.of()));
         IwarpProvider before = lifecycle.provider();

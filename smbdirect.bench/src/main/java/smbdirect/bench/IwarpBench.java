@@ -1,0 +1,439 @@
+package smbdirect.bench;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.StandardSocketOptions;
+import java.nio.ByteBuffer;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.time.Duration;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+
+import smbdirect.api.BufferDescriptor;
+import smbdirect.api.CloseReason;
+import smbdirect.api.RdmaCompletion;
+import smbdirect.api.RegisteredBuffer;
+import smbdirect.api.RemoteAccess;
+import smbdirect.api.SmbDirectConnection;
+import smbdirect.api.SmbDirectListener;
+import smbdirect.api.rdma.CompletionStatus;
+import smbdirect.api.rdma.ConnectParameters;
+import smbdirect.api.rdma.DisconnectCause;
+import smbdirect.api.rdma.EndpointConfig;
+import smbdirect.api.rdma.MemoryAccess;
+import smbdirect.api.rdma.MemoryRegion;
+import smbdirect.api.rdma.RdmaConnectRequest;
+import smbdirect.api.rdma.RdmaEndpoint;
+import smbdirect.api.rdma.RdmaEndpointHandler;
+import smbdirect.api.rdma.RdmaException;
+import smbdirect.api.rdma.RdmaListenHandler;
+import smbdirect.api.rdma.RdmaListener;
+import smbdirect.api.rdma.WorkCompletion;
+import smbdirect.api.rdma.WorkRequestType;
+import smbdirect.impl.engine.ExecutorScheduler;
+import smbdirect.impl.engine.SmbDirectEngine;
+import smbdirect.impl.engine.TransportSettings;
+import smbdirect.rdma.iwarp.IwarpProvider;
+import smbdirect.rdma.iwarp.IwarpSettings;
+
+/**
+ * The software iWARP provider on loopback TCP against its floor, measured in the same run: plain
+ * NIO TCP streaming of the same bytes between two sockets with the same options (TCP_NODELAY, the
+ * system's socket buffers), one blocking writer and a reader thread draining into a direct buffer.
+ * One operation moves {@code size} bytes:
+ * <ul>
+ * <li>{@code tcpFloor}: one {@code write} of {@code size} bytes, all taken by the socket (the
+ * writer runs at the reader's pace once the socket buffers are full);</li>
+ * <li>{@code providerSend} / {@code providerWrite}: one Send (untagged, into a receive posted
+ * by the peer and reposted at once) or one RDMA Write (tagged, placed into the peer's
+ * registration) of {@code size} bytes through the provider SPI, {@link #DEPTH} outstanding; a
+ * Send is counted once received, a Write once its completion says TCP took the last FPDU (iWARP
+ * has no acknowledgement);</li>
+ * <li>{@code engineBulk}: one upper-layer message through {@link SmbDirectConnection#send}
+ * (fragments of {@code sendSize}: 1364, the [MS-SMBD] default, or 8192), {@link #DEPTH}
+ * outstanding, counted when the peer's handler has it reassembled;</li>
+ * <li>{@code engineWrite}: one {@link SmbDirectConnection#rdmaWrite} of {@code size} bytes,
+ * {@link #DEPTH} outstanding.</li>
+ * </ul>
+ * Provider parameters: {@code maxFpduSize} 1460 (the interoperable default: one FPDU per Ethernet
+ * segment) and 65536 (loopback), MPA CRC32C on and off.
+ */
+@BenchmarkMode(Mode.Throughput)
+@OutputTimeUnit(TimeUnit.SECONDS)
+public class IwarpBench {
+
+    /** Operations outstanding at once. */
+    static final int DEPTH = 8;
+    /** Receives the Send benchmark keeps posted. */
+    static final int RECEIVES = 16;
+
+    /** The transfer size. */
+    @State(Scope.Benchmark)
+    public static class Size {
+        @Param({"65536", "1048576"})
+        public int size;
+    }
+
+    /** The provider's settings. */
+    @State(Scope.Benchmark)
+    public static class Wire {
+        @Param({"1460", "65536"})
+        public int maxFpduSize;
+        @Param({"true", "false"})
+        public boolean crc;
+
+        IwarpSettings settings() {
+            return IwarpSettings.builder().listenAddresses("127.0.0.1").maxFpduSize(maxFpduSize).crc(crc).build();
+        }
+    }
+
+    /** Two TCP sockets on loopback, a reader thread draining one. */
+    @State(Scope.Benchmark)
+    public static class Tcp {
+        ServerSocketChannel server;
+        SocketChannel writer;
+        SocketChannel reader;
+        Thread drain;
+        ByteBuffer source;
+
+        @Setup
+        public void setUp(Size size) throws IOException {
+            server = ServerSocketChannel.open().bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+            writer = SocketChannel.open(server.getLocalAddress());
+            reader = server.accept();
+            writer.setOption(StandardSocketOptions.TCP_NODELAY, true);
+            reader.setOption(StandardSocketOptions.TCP_NODELAY, true);
+            source = Buffers.pattern(size.size);
+            drain = new Thread(() -> {
+                ByteBuffer sink = ByteBuffer.allocateDirect(1 << 20);
+                try {
+                    while (reader.read(sink) >= 0) {
+                        sink.clear();
+                    }
+                } catch (IOException e) {
+                    // closed at tear-down
+                }
+            }, "smbdirect-bench-tcp-reader");
+            drain.setDaemon(true);
+            drain.start();
+        }
+
+        @TearDown
+        public void tearDown() throws Exception {
+            writer.close();
+            drain.join(10_000);
+            reader.close();
+            server.close();
+        }
+    }
+
+    /** Two providers, one connection between two raw endpoints, registrations on both sides. */
+    @State(Scope.Benchmark)
+    public static class Raw {
+        IwarpProvider clientProvider;
+        IwarpProvider serverProvider;
+        RdmaListener listener;
+        RdmaEndpoint client;
+        RdmaEndpoint server;
+        MemoryRegion source;
+        MemoryRegion target;
+        MemoryRegion receives;
+        int size;
+        volatile long sendsCompleted;
+        volatile long writesCompleted;
+        volatile long received;
+        volatile String failure;
+        long issued;
+        final Spin spin = new Spin();
+
+        @Setup
+        public void setUp(Size size, Wire wire) throws Exception {
+            this.size = size.size;
+            clientProvider = IwarpProvider.open("bench-client", wire.settings());
+            serverProvider = IwarpProvider.open("bench-server", wire.settings());
+            CompletableFuture<RdmaEndpoint> accepted = new CompletableFuture<>();
+            listener = serverProvider.listen(new InetSocketAddress("127.0.0.1", 0), new RdmaListenHandler() {
+                @Override
+                public void onConnectRequest(RdmaConnectRequest request) {
+                    try {
+                        RdmaEndpoint ep = request.createEndpoint(new EndpointConfig(DEPTH + 1, RECEIVES + 1),
+                                new ServerSide());
+                        target = ep.register(ByteBuffer.allocateDirect(size.size),
+                                EnumSet.of(MemoryAccess.LOCAL_WRITE, MemoryAccess.REMOTE_WRITE));
+                        receives = ep.register(ByteBuffer.allocateDirect(RECEIVES * size.size),
+                                EnumSet.of(MemoryAccess.LOCAL_WRITE));
+                        for (int i = 0; i < RECEIVES; i++) {
+                            ep.postReceive(receives, i * size.size, size.size, i);
+                        }
+                        server = ep;
+                        ep.accept(new ConnectParameters(null, 8, 8));
+                        accepted.complete(ep);
+                    } catch (RdmaException e) {
+                        accepted.completeExceptionally(e);
+                    }
+                }
+
+                @Override
+                public void onListenerFailed(DisconnectCause cause, String detail) {
+                    failure = "listener failed: " + cause + " " + detail;
+                }
+            });
+            CompletableFuture<Void> up = new CompletableFuture<>();
+            client = clientProvider.createEndpoint(new EndpointConfig(DEPTH + 1, 1), new ClientSide(up));
+            source = client.register(Buffers.pattern(size.size), EnumSet.of(MemoryAccess.LOCAL_WRITE));
+            client.connect(listener.localAddress(), new ConnectParameters(null, 8, 8));
+            accepted.get(10, TimeUnit.SECONDS);
+            up.get(10, TimeUnit.SECONDS);
+        }
+
+        @TearDown
+        public void tearDown() {
+            client.close();
+            listener.close();
+            clientProvider.close();
+            serverProvider.close();
+        }
+
+        void check() {
+            if (failure != null) {
+                throw new IllegalStateException(failure);
+            }
+        }
+
+        /** The server's side: reposts each receive at once and counts it. */
+        final class ServerSide implements RdmaEndpointHandler {
+            @Override
+            public void onEstablished(ByteBuffer peerPrivateData) {
+            }
+
+            @Override
+            public void onCompletion(WorkCompletion c) {
+                if (c.status() != CompletionStatus.SUCCESS) {
+                    failure = "server completion " + c;
+                    return;
+                }
+                try {
+                    int slot = (int) c.wrId();
+                    server.postReceive(receives, slot * size, size, slot);
+                } catch (RdmaException e) {
+                    failure = "repost failed: " + e;
+                }
+                received = received + 1; // single writer: the endpoint's I/O thread
+            }
+
+            @Override
+            public void onDisconnected(DisconnectCause cause, String detail, ByteBuffer privateData) {
+            }
+        }
+
+        /** The client's side: counts Send and Write completions. */
+        final class ClientSide implements RdmaEndpointHandler {
+            private final CompletableFuture<Void> up;
+
+            ClientSide(CompletableFuture<Void> up) {
+                this.up = up;
+            }
+
+            @Override
+            public void onEstablished(ByteBuffer peerPrivateData) {
+                up.complete(null);
+            }
+
+            @Override
+            public void onCompletion(WorkCompletion c) {
+                if (c.status() != CompletionStatus.SUCCESS) {
+                    failure = "client completion " + c;
+                }
+                if (c.type() == WorkRequestType.RDMA_WRITE) {
+                    writesCompleted = writesCompleted + 1; // single writer: the endpoint's I/O thread
+                } else {
+                    sendsCompleted = sendsCompleted + 1;
+                }
+            }
+
+            @Override
+            public void onDisconnected(DisconnectCause cause, String detail, ByteBuffer privateData) {
+                if (failure == null) {
+                    failure = "client disconnected: " + cause + " " + detail;
+                }
+            }
+        }
+    }
+
+    /** Two engines over two providers, one negotiated connection, registrations for RDMA. */
+    public abstract static class EngineBase implements RdmaCompletion {
+        IwarpProvider clientProvider;
+        IwarpProvider serverProvider;
+        ScheduledExecutorService timers;
+        SmbDirectEngine clientEngine;
+        SmbDirectEngine serverEngine;
+        SmbDirectListener listener;
+        SmbDirectConnection client;
+        SmbDirectConnection server;
+        Receiver serverHandler;
+        Receiver clientHandler;
+        ByteBuffer message;
+        RegisteredBuffer local;
+        RegisteredBuffer remote;
+        List<BufferDescriptor> descriptors;
+        int size;
+        volatile long rdmaCompleted;
+        volatile Throwable rdmaFailure;
+        long sent;
+        long rdmaIssued;
+        final Spin spin = new Spin();
+
+        void open(Size size, Wire wire, TransportSettings settings) throws Exception {
+            clientProvider = IwarpProvider.open("bench-client", wire.settings());
+            serverProvider = IwarpProvider.open("bench-server", wire.settings());
+            timers = Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread t = new Thread(r, "smbdirect-bench-timer");
+                t.setDaemon(true);
+                return t;
+            });
+            serverEngine = new SmbDirectEngine(serverProvider, settings, new ExecutorScheduler(timers));
+            clientEngine = new SmbDirectEngine(clientProvider, settings, new ExecutorScheduler(timers));
+            serverHandler = new Receiver(null);
+            clientHandler = new Receiver(null);
+            CompletableFuture<SmbDirectConnection> accepted = new CompletableFuture<>();
+            listener = serverEngine.listen(new InetSocketAddress("127.0.0.1", 0), c -> {
+                accepted.complete(c);
+                return serverHandler;
+            });
+            client = clientEngine.connect(listener.localAddress(), Duration.ofSeconds(10), clientHandler)
+                    .toCompletableFuture().get(10, TimeUnit.SECONDS);
+            server = accepted.get(10, TimeUnit.SECONDS);
+            message = Buffers.pattern(size.size);
+            remote = server.register(ByteBuffer.allocateDirect(size.size), RemoteAccess.READ_WRITE)
+                    .toCompletableFuture().get(10, TimeUnit.SECONDS);
+            local = client.register(Buffers.pattern(size.size), RemoteAccess.NONE).toCompletableFuture()
+                    .get(10, TimeUnit.SECONDS);
+            descriptors = remote.descriptors();
+            this.size = size.size;
+        }
+
+        @TearDown
+        public void tearDown() throws Exception {
+            while (rdmaIssued > rdmaCompleted) {
+                spin.idle("RDMA completions at tear-down");
+            }
+            spin.reset();
+            client.close().toCompletableFuture().get(10, TimeUnit.SECONDS);
+            listener.close().toCompletableFuture().get(10, TimeUnit.SECONDS);
+            clientEngine.shutdown(CloseReason.of(CloseReason.Kind.SHUTDOWN, "bench done")).toCompletableFuture()
+                    .get(10, TimeUnit.SECONDS);
+            serverEngine.shutdown(CloseReason.of(CloseReason.Kind.SHUTDOWN, "bench done")).toCompletableFuture()
+                    .get(10, TimeUnit.SECONDS);
+            clientProvider.close();
+            serverProvider.close();
+            timers.shutdownNow();
+        }
+
+        @Override
+        public void rdmaComplete(long bytes, Throwable failure) {
+            if (failure != null && rdmaFailure == null) {
+                rdmaFailure = failure;
+            }
+            rdmaCompleted = rdmaCompleted + 1; // single writer: the connection's serial context
+        }
+    }
+
+    /** The engines for RDMA, at the [MS-SMBD] defaults. */
+    @State(Scope.Benchmark)
+    public static class Engine extends EngineBase {
+        @Setup
+        public void setUp(Size size, Wire wire) throws Exception {
+            open(size, wire, TransportSettings.DEFAULTS);
+        }
+    }
+
+    /**
+     * The engines for bulk messages, fragmented at {@code sendSize}: 1364 (the [MS-SMBD] default,
+     * one fragment per FPDU of 1460) or 8192 (MaxSendSize and MaxReceiveSize 8192 on both sides).
+     */
+    @State(Scope.Benchmark)
+    public static class BulkEngine extends EngineBase {
+        @Param({"1364", "8192"})
+        public int sendSize;
+
+        @Setup
+        public void setUp(Size size, Wire wire) throws Exception {
+            open(size, wire, TransportSettings.builder().maxSendSize(sendSize).maxReceiveSize(8192).build());
+        }
+    }
+
+    @Benchmark
+    public long tcpFloor(Tcp t) throws IOException {
+        ByteBuffer b = t.source;
+        b.clear();
+        while (b.hasRemaining()) {
+            t.writer.write(b);
+        }
+        return b.position();
+    }
+
+    @Benchmark
+    public long providerSend(Raw r) throws RdmaException {
+        long s = r.issued;
+        while (s - r.received >= RECEIVES || s - r.sendsCompleted >= DEPTH) {
+            r.check();
+            r.spin.idle("iWARP Sends");
+        }
+        r.spin.reset();
+        r.client.postSend(r.source, 0, r.size, s);
+        return r.issued = s + 1;
+    }
+
+    @Benchmark
+    public long providerWrite(Raw r) throws RdmaException {
+        long s = r.issued;
+        while (s - r.writesCompleted >= DEPTH) {
+            r.check();
+            r.spin.idle("iWARP RDMA Writes");
+        }
+        r.spin.reset();
+        r.client.postRdmaWrite(r.source, 0, r.size, r.target.address(), r.target.token(), s);
+        return r.issued = s + 1;
+    }
+
+    @Benchmark
+    public long engineBulk(BulkEngine e) {
+        while (e.sent - e.serverHandler.messages >= DEPTH) {
+            e.spin.idle("bulk messages over iWARP");
+        }
+        e.spin.reset();
+        e.clientHandler.checkHealthy();
+        e.client.send(e.message, e.clientHandler);
+        return ++e.sent;
+    }
+
+    @Benchmark
+    public long engineWrite(Engine e) {
+        while (e.rdmaIssued - e.rdmaCompleted >= DEPTH) {
+            e.spin.idle("RDMA Writes over iWARP");
+        }
+        e.spin.reset();
+        Throwable f = e.rdmaFailure;
+        if (f != null) {
+            throw new IllegalStateException("RDMA Write failed", f);
+        }
+        e.client.rdmaWrite(e.local, 0, e.size, e.descriptors, 0, e);
+        return ++e.rdmaIssued;
+    }
+}

@@ -1,0 +1,78 @@
+package smbdirect.dist;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The README's perf between two processes over the software iWARP provider: {@code perf --provider
+ * iwarp --listen 127.0.0.1:PORT} in one runtime process, {@code perf --provider iwarp --connect
+ * 127.0.0.1:PORT} in another, both started from the same directory (a free port instead of 5445,
+ * so that concurrent builds do not collide).
+ */
+class PerfBetweenProcessesIT {
+
+    private static final Pattern SENT = Pattern.compile("\n  (\\d+) messages, (\\d+) bytes in ");
+    private static final Pattern CONFIRMED = Pattern.compile("server confirmed (\\d+) messages, (\\d+) bytes");
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void twoPerfProcessesInOneHomeRunOverIwarpAndTheServerConfirmsEveryByte() throws Exception {
+        int port = RuntimeProcess.freePort();
+        String address = "127.0.0.1:" + port;
+        // as the README writes them: no Web Console port given, so neither process opens one
+        try (RuntimeProcess server = RuntimeProcess.startAsWritten(dir, "perf", "--provider", "iwarp", "--listen",
+                address)) {
+            server.awaitOutput("perf server listening on /" + address + " over iwarp", Duration.ofSeconds(90));
+            try (RuntimeProcess client = RuntimeProcess.startAsWritten(dir, "perf", "--provider", "iwarp", "--connect", address,
+                    "--count", "3000", "--size", "16k")) {
+                assertTrue(client.process.waitFor(120, TimeUnit.SECONDS), "client did not finish:\n" + client.output());
+                String out = client.output();
+                assertEquals(0, client.process.exitValue(), out);
+                assertTrue(out.contains("perf: send 3000 messages of 16384 B, depth 16 over iwarp"), out);
+                Matcher sent = SENT.matcher(out);
+                Matcher confirmed = CONFIRMED.matcher(out);
+                assertTrue(sent.find() && confirmed.find(), out);
+                assertEquals("3000", sent.group(1), out);
+                assertEquals(String.valueOf(3000L * 16384), sent.group(2), out);
+                assertEquals(sent.group(1), confirmed.group(1), "messages the server confirmed:\n" + out);
+                assertEquals(sent.group(2), confirmed.group(2), "bytes the server confirmed:\n" + out);
+            }
+            assertTrue(server.output().contains("Jetty not started (HTTP and HTTPS disabled)"), server.output());
+            assertEquals(0, server.terminate(Duration.ofSeconds(30)), server.output());
+            assertTrue(server.output().contains("perf server: 1 runs confirmed, 3000 messages, " + 3000L * 16384
+                    + " bytes received on 1 connections"), server.output());
+        }
+        // a batch run writes nothing to etc/ and keeps no framework state in data/
+        assertFalse(Files.exists(dir.resolve("etc/smbdirect.rdma.iwarp.cfg")), "perf wrote its iWARP configuration");
+        assertFalse(Files.exists(dir.resolve("data/cache")), "perf kept framework state in the home");
+    }
+
+    @Test
+    void anIwarpConfigurationInEtcIsUsedAsItIsAndARefusedListenNamesTheAttribute() throws Exception {
+        int port = RuntimeProcess.freePort();
+        Files.createDirectories(dir.resolve("etc"));
+        Files.writeString(dir.resolve("etc/smbdirect.rdma.iwarp.cfg"), "listenAddresses = 127.0.0.1:" + (port + 1)
+                + "\nmaxFpduSize = 4096\n");
+        try (RuntimeProcess server = RuntimeProcess.start(dir, "perf", "--provider", "iwarp", "--listen",
+                "127.0.0.1:" + port)) {
+            assertTrue(server.process.waitFor(120, TimeUnit.SECONDS), "perf did not finish:\n" + server.output());
+            String out = server.output();
+            assertEquals(1, server.process.exitValue(), out);
+            assertTrue(out.contains("is not allowed by listenAddresses"), out);
+            assertTrue(out.contains("maxFpduSize 4096"), "the settings of etc/ are in force:\n" + out);
+        }
+    }
+}

@@ -1,0 +1,287 @@
+package smbdirect.itest;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertNotNull;
+import static org.junit.Assert.assertTrue;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+import javax.inject.Inject;
+
+import org.junit.Test;
+import org.junit.runner.RunWith;
+import org.ops4j.pax.exam.Configuration;
+import org.ops4j.pax.exam.Option;
+import org.ops4j.pax.exam.junit.PaxExam;
+import org.ops4j.pax.exam.spi.reactors.ExamReactorStrategy;
+import org.ops4j.pax.exam.spi.reactors.PerMethod;
+
+import smbdirect.api.CloseReason;
+import smbdirect.api.SmbDirectConnection;
+import smbdirect.api.SmbDirectListener;
+import smbdirect.api.SmbDirectTransport;
+import smbdirect.api.dto.ProviderDTO;
+import smbdirect.rdma.mock.MockProvider;
+
+/**
+ * Hot swap between the embedded mock and the software iWARP provider (real TCP on loopback) in
+ * Felix, under continuous traffic both ways: connections on the provider that stays survive byte
+ * for byte, those on the one that leaves end with PROVIDER_GONE, the listener follows the selection;
+ * and the iWARP provider's configuration changed from Config Admin under traffic.
+ */
+@RunWith(PaxExam.class)
+@ExamReactorStrategy(PerMethod.class)
+public class IwarpSwapIT extends FelixSupport {
+
+    private static final String IWARP_PID = "smbdirect.rdma.iwarp";
+
+    @Inject
+    SmbDirectTransport transport;
+
+    @Configuration
+    public Option[] config() {
+        return felixOptions(reactorBundle("smbdirect.rdma.iwarp"));
+    }
+
+    private record Accepted(SmbDirectConnection connection, Traffic.Receiver receiver) {
+    }
+
+    /** A connection we made and the one our listener accepted for it, with traffic both ways. */
+    private static final class Pair {
+        final SmbDirectConnection client;
+        final Traffic.Receiver clientReceiver;
+        final SmbDirectConnection server;
+        final Traffic.Receiver serverReceiver;
+        final Traffic.Sender clientSender;
+        final Traffic.Sender serverSender;
+
+        Pair(String name, SmbDirectConnection client, Traffic.Receiver clientReceiver, Accepted server) {
+            this.client = client;
+            this.clientReceiver = clientReceiver;
+            this.server = server.connection();
+            this.serverReceiver = server.receiver();
+            clientSender = new Traffic.Sender(client, name + "-c").start();
+            serverSender = new Traffic.Sender(this.server, name + "-s").start();
+        }
+
+        void awaitMore(String what) throws InterruptedException {
+            clientReceiver.awaitReceived(clientReceiver.received() + 50, what);
+            serverReceiver.awaitReceived(serverReceiver.received() + 50, what);
+        }
+
+        /** Both ends closed with {@code kind}; the traffic stopped (sends of a lost connection may fail). */
+        void assertEnded(CloseReason.Kind kind) throws Exception {
+            assertEquals(kind, clientReceiver.awaitClosed().kind());
+            assertEquals(kind, serverReceiver.awaitClosed().kind());
+            assertFalse(client.isOpen());
+            assertFalse(server.isOpen());
+            clientSender.stop(false);
+            serverSender.stop(false);
+            assertClean();
+        }
+
+        /** Stops the traffic of a survivor and checks that every completed send arrived, in order, once. */
+        void assertSurvived() throws InterruptedException {
+            clientSender.stopAndJoin();
+            serverSender.stopAndJoin();
+            assertTrue(client.isOpen() && server.isOpen());
+            serverReceiver.awaitReceived(clientSender.completed.get(), "every completed send arrived");
+            clientReceiver.awaitReceived(serverSender.completed.get(), "every completed send arrived");
+            assertEquals(clientSender.completed.get(), serverReceiver.received());
+            assertEquals(serverSender.completed.get(), clientReceiver.received());
+            assertFalse(clientReceiver.closed.isDone());
+            assertFalse(serverReceiver.closed.isDone());
+            assertClean();
+        }
+
+        void assertClean() {
+            for (List<String> problems : List.of(clientReceiver.problems, serverReceiver.problems,
+                    clientSender.problems, serverSender.problems)) {
+                assertEquals(List.of(), problems);
+            }
+        }
+    }
+
+    /** A connection over the selected provider, which must be {@code provider}. */
+    private Pair open(String name, InetSocketAddress to, String provider, BlockingQueue<Accepted> accepted)
+            throws Exception {
+        return open(transport, name, to, provider, accepted);
+    }
+
+    private Pair open(SmbDirectTransport via, String name, InetSocketAddress to, String provider,
+            BlockingQueue<Accepted> accepted) throws Exception {
+        Traffic.Receiver r = new Traffic.Receiver();
+        SmbDirectConnection c = via.connect(to, Duration.ofSeconds(10), r).toCompletableFuture()
+                .get(10, TimeUnit.SECONDS);
+        assertEquals(provider, c.providerName());
+        Accepted s = accepted.poll(10, TimeUnit.SECONDS);
+        assertNotNull("the listener accepted the connection", s);
+        assertEquals(provider, s.connection().providerName());
+        return new Pair(name, c, r, s);
+    }
+
+    private SmbDirectListener listen(int port, BlockingQueue<Accepted> accepted) throws Exception {
+        return transport.listen(new InetSocketAddress("0.0.0.0", port), c -> {
+            Traffic.Receiver r = new Traffic.Receiver();
+            accepted.add(new Accepted(c, r));
+            return r;
+        });
+    }
+
+    /** The iWARP provider's configuration: it may listen on any address at {@code port} only. */
+    private org.osgi.service.cm.Configuration configureIwarp(int port, Object... more) throws IOException {
+        Object[] kv = new Object[4 + more.length];
+        kv[0] = "listenAddresses";
+        kv[1] = new String[] {"*:" + port};
+        kv[2] = "service.ranking";
+        kv[3] = 50;
+        System.arraycopy(more, 0, kv, 4, more.length);
+        return configure(IWARP_PID, kv);
+    }
+
+    /** Whether a listener is open on {@code provider}. */
+    private boolean listenerOpenOn(String provider) {
+        for (smbdirect.api.dto.ListenerDTO l : transport.getTransportDTO().listeners) {
+            if (provider.equals(l.provider) && "OPEN".equals(l.state)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private ProviderDTO iwarpDTO() {
+        for (ProviderDTO p : transport.getTransportDTO().providers) {
+            if ("iwarp".equals(p.name)) {
+                return p;
+            }
+        }
+        return null;
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return s.getLocalPort();
+        }
+    }
+
+    @Test
+    public void iwarpArrivesOverTheMockAndLeavesTakingOnlyItsConnections() throws Exception {
+        int port = freePort();
+        MockProvider mock = mockProvider("mock");
+        await("mock selected", () -> "mock".equals(selectedProvider(transport)));
+        assertEquals("installing the bundle registers no iWARP provider", null, iwarpDTO());
+        BlockingQueue<Accepted> accepted = new LinkedBlockingQueue<>();
+        SmbDirectListener listener = listen(port, accepted);
+        assertEquals("mock", listener.providerName());
+        Pair onMock = open("mock", new InetSocketAddress(mock.address(), port), "mock", accepted);
+        onMock.awaitMore("traffic on mock");
+
+        org.osgi.service.cm.Configuration iwarp = configureIwarp(port);
+        await("iwarp selected", () -> "iwarp".equals(selectedProvider(transport)));
+        await("the listener moved to iwarp", () -> "iwarp".equals(listener.providerName()) && listenerOpenOn("iwarp"));
+        Pair onIwarp = open("iwarp", new InetSocketAddress(InetAddress.getLoopbackAddress(), port), "iwarp", accepted);
+        onMock.awaitMore("traffic on mock continues while iwarp takes new work");
+        onIwarp.awaitMore("traffic over iwarp");
+
+        iwarp.delete();
+        onIwarp.assertEnded(CloseReason.Kind.PROVIDER_GONE);
+        await("iwarp is gone from the DTO", () -> iwarpDTO() == null);
+        await("the listener moved back to mock", () -> "mock".equals(listener.providerName()));
+        onMock.awaitMore("traffic on mock continues after iwarp left");
+        Pair again = open("mock-again", new InetSocketAddress(mock.address(), port), "mock", accepted);
+        again.awaitMore("a new connection on mock");
+        onMock.assertSurvived();
+        again.assertSurvived();
+        listener.close().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    }
+
+    @Test
+    public void aMockLeavingOverIwarpTakesOnlyItsConnections() throws Exception {
+        int port = freePort();
+        configureIwarp(port);
+        await("iwarp selected", () -> "iwarp".equals(selectedProvider(transport)));
+        BlockingQueue<Accepted> accepted = new LinkedBlockingQueue<>();
+        SmbDirectListener listener = listen(port, accepted);
+        await("the listener is open on iwarp", () -> "iwarp".equals(listener.providerName()) && listenerOpenOn("iwarp"));
+        InetSocketAddress iwarpAddress = new InetSocketAddress(InetAddress.getLoopbackAddress(), port);
+        Pair onIwarp = open("iwarp", iwarpAddress, "iwarp", accepted);
+        onIwarp.awaitMore("traffic over iwarp");
+
+        org.osgi.service.cm.Configuration better = addMockProvider("better", 100);
+        MockProvider mock = mockProvider("better");
+        await("the better mock selected", () -> "better".equals(selectedProvider(transport)));
+        await("the listener moved to the mock", () -> "better".equals(listener.providerName()));
+        Pair onMock = open("better", new InetSocketAddress(mock.address(), port), "better", accepted);
+        onIwarp.awaitMore("traffic over iwarp continues while the mock takes new work");
+        onMock.awaitMore("traffic on the mock");
+
+        better.delete();
+        onMock.assertEnded(CloseReason.Kind.PROVIDER_GONE);
+        await("the listener moved back to iwarp", () -> "iwarp".equals(listener.providerName()) && listenerOpenOn("iwarp"));
+        onIwarp.awaitMore("traffic over iwarp continues after the mock left");
+        Pair again = open("iwarp-again", iwarpAddress, "iwarp", accepted);
+        again.awaitMore("a new connection over iwarp");
+        onIwarp.assertSurvived();
+        again.assertSurvived();
+        ProviderDTO dto = iwarpDTO();
+        assertTrue("the provider's statistics count its connections: " + dto.statistics,
+                dto.statistics != null && !dto.statistics.isEmpty());
+        listener.close().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    }
+
+    @Test
+    public void iwarpReconfiguredUnderTrafficRefusesABadValueAndReopensOnAGoodOne() throws Exception {
+        int port = freePort();
+        MockProvider mock = mockProvider("mock");
+        configureIwarp(port);
+        await("iwarp selected", () -> "iwarp".equals(selectedProvider(transport)));
+        BlockingQueue<Accepted> accepted = new LinkedBlockingQueue<>();
+        SmbDirectListener listener = listen(port, accepted);
+        await("the listener is open on iwarp", () -> "iwarp".equals(listener.providerName()) && listenerOpenOn("iwarp"));
+        InetSocketAddress iwarpAddress = new InetSocketAddress(InetAddress.getLoopbackAddress(), port);
+        Pair onIwarp = open("iwarp", iwarpAddress, "iwarp", accepted);
+        Pair onMock = open(transport.onProvider("mock"), "mock", new InetSocketAddress(mock.address(), port), "mock",
+                pinnedListener(port, "mock"));
+        onIwarp.awaitMore("traffic over iwarp");
+        onMock.awaitMore("traffic on mock");
+
+        // a bad value is refused: the running provider and its connections stay
+        configureIwarp(port, "maxFpduSize", 63);
+        onIwarp.awaitMore("traffic over iwarp goes on after a refused configuration");
+        assertTrue(onIwarp.client.isOpen());
+        assertTrue(iwarpDTO().settings, iwarpDTO().settings.contains("FPDUs up to 1,460 B"));
+
+        // a good change replaces the provider: its connections end, the listener reopens on the new one
+        configureIwarp(port, "maxFpduSize", 8192);
+        onIwarp.assertEnded(CloseReason.Kind.PROVIDER_GONE);
+        await("the new iwarp provider is in force", () -> iwarpDTO() != null
+                && iwarpDTO().settings.contains("FPDUs up to 8 KiB"));
+        await("the listener is on the new iwarp provider", () -> "iwarp".equals(listener.providerName()) && listenerOpenOn("iwarp"));
+        Pair again = open("iwarp-again", iwarpAddress, "iwarp", accepted);
+        again.awaitMore("traffic over the reconfigured provider");
+        onMock.awaitMore("traffic on mock never stopped");
+        again.assertSurvived();
+        onMock.assertSurvived();
+        listener.close().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    }
+
+    /** A second listener, pinned to {@code provider}, on the same port. */
+    private BlockingQueue<Accepted> pinnedListener(int port, String provider) throws Exception {
+        BlockingQueue<Accepted> accepted = new LinkedBlockingQueue<>();
+        transport.onProvider(provider).listen(new InetSocketAddress("0.0.0.0", port), c -> {
+            Traffic.Receiver r = new Traffic.Receiver();
+            accepted.add(new Accepted(c, r));
+            return r;
+        });
+        return accepted;
+    }
+}

@@ -4,5 +4,5 @@
  * DTO rules: public fields, no behaviour, not thread-safe, a new snapshot per call.
  */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("1.0.0")
+@org.osgi.annotation.versioning.Version("1.1.0")
 package smbdirect.api.dto;

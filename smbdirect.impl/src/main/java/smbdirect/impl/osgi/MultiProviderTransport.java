@@ -21,6 +21,7 @@ import org.slf4j.LoggerFactory;
 import smbdirect.api.AcceptHandler;
 import smbdirect.api.CloseReason;
 import smbdirect.api.ConnectionHandler;
+import smbdirect.api.ListenerEventHandler;
 import smbdirect.api.ReceivedMessage;
 import smbdirect.api.SmbDirectConnection;
 import smbdirect.api.SmbDirectException;
@@ -28,6 +29,7 @@ import smbdirect.api.SmbDirectListener;
 import smbdirect.api.SmbDirectTransport;
 import smbdirect.api.dto.ConnectionDTO;
 import smbdirect.api.dto.ListenerDTO;
+import smbdirect.api.dto.ListenerEventDTO;
 import smbdirect.api.dto.ProviderDTO;
 import smbdirect.api.dto.TransportDTO;
 import smbdirect.api.rdma.RdmaProvider;
@@ -65,6 +67,9 @@ final class MultiProviderTransport implements SmbDirectTransport {
     /** Closed connections kept for the DTO. */
     static final int CLOSED_HISTORY = 64;
 
+    /** Events kept per listener and negotiation failures kept for the DTO. */
+    static final int FAILURE_EVENTS = 16;
+
     private static final long CHECK_NANOS = TimeUnit.SECONDS.toNanos(1);
 
     private static final Comparator<ProviderEntry> BEST_FIRST = Comparator
@@ -81,6 +86,7 @@ final class MultiProviderTransport implements SmbDirectTransport {
     private final Deque<ConnectionDTO> retiredClosed = new ArrayDeque<>();
     private long retiredNegotiationFailures;
     private String retiredLastNegotiationFailure;
+    private final Deque<ListenerEventDTO> retiredFailureEvents = new ArrayDeque<>();
     private TransportSettings settings;
     private ProviderFilter selection;
     private boolean shutDown;
@@ -89,6 +95,8 @@ final class MultiProviderTransport implements SmbDirectTransport {
 
     // the trace sink every engine gets (TraceSink.NONE: off)
     private volatile TraceSink traceSink = TraceSink.NONE;
+    // the handler every engine tells of its listeners' events (null: none)
+    private volatile ListenerEventHandler listenerEvents;
 
     // copy-on-write snapshot of providers, best first
     private volatile List<ProviderEntry> snapshot = List.of();
@@ -117,6 +125,7 @@ final class MultiProviderTransport implements SmbDirectTransport {
                 return;
             }
             engine.setTraceSink(traceSink);
+            engine.setListenerEventHandler(listenerEvents);
             ProviderEntry entry = new ProviderEntry(provider, engine);
             entry.update(properties, nextLocalServiceId++);
             providers.add(entry);
@@ -133,6 +142,16 @@ final class MultiProviderTransport implements SmbDirectTransport {
             traceSink = sink == null ? TraceSink.NONE : sink;
             for (ProviderEntry entry : providers) {
                 entry.engine.setTraceSink(traceSink);
+            }
+        }
+    }
+
+    /** Installs the handler told of every listener's events on every engine, present and future. */
+    void setListenerEventHandler(ListenerEventHandler handler) {
+        synchronized (lock) {
+            listenerEvents = handler;
+            for (ProviderEntry entry : providers) {
+                entry.engine.setListenerEventHandler(handler);
             }
         }
     }
@@ -205,9 +224,15 @@ final class MultiProviderTransport implements SmbDirectTransport {
         }
         synchronized (lock) {
             retiredNegotiationFailures += last.negotiationFailures;
-            if (last.lastNegotiationFailure != null) {
-                retiredLastNegotiationFailure = last.lastNegotiationFailure;
+            if (lastFailure(last) != null) {
+                retiredLastNegotiationFailure = lastFailure(last);
             }
+            List<ListenerEventDTO> events = new ArrayList<>(retiredFailureEvents);
+            if (last.negotiationFailureEvents != null) {
+                events.addAll(List.of(last.negotiationFailureEvents));
+            }
+            retiredFailureEvents.clear();
+            newestFirst(events, FAILURE_EVENTS).forEach(retiredFailureEvents::addLast);
             List<ConnectionDTO> all = new ArrayList<>(retiredClosed);
             if (last.recentlyClosed != null) {
                 all.addAll(List.of(last.recentlyClosed));
@@ -290,6 +315,12 @@ final class MultiProviderTransport implements SmbDirectTransport {
     @Override
     public SmbDirectListener listen(InetSocketAddress bindAddress, AcceptHandler acceptHandler)
             throws SmbDirectException {
+        return listen(bindAddress, acceptHandler, null);
+    }
+
+    @Override
+    public SmbDirectListener listen(InetSocketAddress bindAddress, AcceptHandler acceptHandler,
+            ListenerEventHandler events) throws SmbDirectException {
         Objects.requireNonNull(bindAddress, "bindAddress");
         Objects.requireNonNull(acceptHandler, "acceptHandler");
         synchronized (lock) {
@@ -300,7 +331,7 @@ final class MultiProviderTransport implements SmbDirectTransport {
             if (entry == null) {
                 throw noProvider("no RDMA provider matches " + selection);
             }
-            RelocatingListener listener = new RelocatingListener(this, null, bindAddress, null, acceptHandler);
+            RelocatingListener listener = new RelocatingListener(this, null, bindAddress, null, acceptHandler, events);
             listener.openFirst(entry);
             listeners.add(listener);
             reconcileListeners();
@@ -377,7 +408,7 @@ final class MultiProviderTransport implements SmbDirectTransport {
     RelocatingListener openConfigured(String name, InetSocketAddress bindAddress, ProviderFilter providerFilter,
             String whyWaiting) {
         synchronized (lock) {
-            RelocatingListener listener = new RelocatingListener(this, name, bindAddress, providerFilter, null);
+            RelocatingListener listener = new RelocatingListener(this, name, bindAddress, providerFilter, null, null);
             listener.setAcceptHandler(null, whyWaiting); // before the listener is visible
             if (shutDown) {
                 listener.closeForShutdown();
@@ -398,6 +429,7 @@ final class MultiProviderTransport implements SmbDirectTransport {
         List<ConnectionDTO> closed;
         long failures;
         String lastFailure;
+        List<ListenerEventDTO> failureEvents;
         synchronized (lock) {
             entries = List.copyOf(providers);
             ls = List.copyOf(listeners);
@@ -406,6 +438,7 @@ final class MultiProviderTransport implements SmbDirectTransport {
             closed = new ArrayList<>(retiredClosed);
             failures = retiredNegotiationFailures;
             lastFailure = retiredLastNegotiationFailure;
+            failureEvents = new ArrayList<>(retiredFailureEvents);
         }
         TransportDTO dto = new TransportDTO();
         List<ProviderDTO> providerDTOs = new ArrayList<>();
@@ -444,10 +477,13 @@ final class MultiProviderTransport implements SmbDirectTransport {
                 closed.addAll(List.of(engine.recentlyClosed));
             }
             failures += engine.negotiationFailures;
-            if (engine.lastNegotiationFailure != null) {
+            if (lastFailure(engine) != null) {
                 if (entry == chosen || selectedFailure == null) {
-                    selectedFailure = engine.lastNegotiationFailure;
+                    selectedFailure = lastFailure(engine);
                 }
+            }
+            if (engine.negotiationFailureEvents != null) {
+                failureEvents.addAll(List.of(engine.negotiationFailureEvents));
             }
         }
         closed.sort(Comparator.comparingLong((ConnectionDTO c) -> c.closedMillis).reversed());
@@ -456,9 +492,26 @@ final class MultiProviderTransport implements SmbDirectTransport {
         dto.connections = live.toArray(ConnectionDTO[]::new);
         dto.recentlyClosed = closed.stream().limit(CLOSED_HISTORY).toArray(ConnectionDTO[]::new);
         dto.negotiationFailures = failures;
-        dto.lastNegotiationFailure = selectedFailure != null ? selectedFailure : lastFailure;
+        setLastFailure(dto, selectedFailure != null ? selectedFailure : lastFailure);
+        dto.negotiationFailureEvents = newestFirst(failureEvents, FAILURE_EVENTS).toArray(ListenerEventDTO[]::new);
         dto.settings = TransportConfigs.toDTO(s);
         return dto;
+    }
+
+    @SuppressWarnings("deprecation")
+    private static String lastFailure(TransportDTO dto) {
+        return dto.lastNegotiationFailure;
+    }
+
+    @SuppressWarnings("deprecation")
+    private static void setLastFailure(TransportDTO dto, String text) {
+        dto.lastNegotiationFailure = text;
+    }
+
+    /** The newest {@code limit} events, newest first. */
+    static List<ListenerEventDTO> newestFirst(List<ListenerEventDTO> events, int limit) {
+        return events.stream().sorted(Comparator.comparingLong((ListenerEventDTO e) -> e.timestampMillis).reversed())
+                .limit(limit).toList();
     }
 
     // ---- listeners -------------------------------------------------------------------------

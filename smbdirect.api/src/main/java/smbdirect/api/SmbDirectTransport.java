@@ -27,7 +27,8 @@ public interface SmbDirectTransport {
      * checked and answered, 3.1.5.6); only connections that negotiated successfully are offered to
      * {@code acceptHandler}, once each, on the connection's serial context. Connections whose
      * negotiation fails are closed without involving the upper layer (and counted in the
-     * listener's DTO).
+     * listener's DTO; {@link #listen(InetSocketAddress, AcceptHandler, ListenerEventHandler)} also
+     * reports them, and refusals, as typed events).
      *
      * @param bindAddress the local address and port; port 0 chooses a free port
      * @param acceptHandler called for each negotiated connection; returns the handler for that

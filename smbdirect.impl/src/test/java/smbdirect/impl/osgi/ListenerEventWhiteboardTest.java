@@ -18,8 +18,6 @@ import org.junit.jupiter.api.Test;
 import smbdirect.api.ConnectionHandler;
 import smbdirect.api.ListenerEvent;
 import smbdirect.api.ListenerEventHandler;
-import smbdirect.api.ReceivedMessage;
-import smbdirect.api.SmbDirectConnection;
 import smbdirect.api.SmbDirectListener;
 import smbdirect.api.dto.ListenerDTO;
 import smbdirect.impl.engine.SmbDirectEngine;
@@ -45,15 +43,7 @@ class ListenerEventWhiteboardTest {
         fabric.close();
     }
 
-    private static final ConnectionHandler QUIET = new ConnectionHandler() {
-        @Override
-        public void onMessage(SmbDirectConnection connection, ReceivedMessage message) {
-        }
-
-        @Override
-        public void onDisconnected(SmbDirectConnection connection, smbdirect.api.CloseReason reason) {
-        }
-    };
+    private static final ConnectionHandler HANDLER = new Fakes.RecordingHandler();
 
     @Test
     void whiteboardServicesAndTheListensHandlerAreToldOfAcceptanceAndRefusal() throws Exception {
@@ -68,14 +58,14 @@ class ListenerEventWhiteboardTest {
         ListenerEventHandler recording = whiteboard::add;
         component.addListenerEventHandler(failing);
         component.addListenerEventHandler(recording);
-        SmbDirectListener listener = component.listen(new InetSocketAddress(server.address(), 445), c -> QUIET,
+        SmbDirectListener listener = component.listen(new InetSocketAddress(server.address(), 445), c -> HANDLER,
                 own::add);
         SmbDirectEngine peer = new SmbDirectEngine(client, TransportSettings.DEFAULTS, component.timer());
         InetSocketAddress to = new InetSocketAddress(server.address(), 445);
 
-        peer.connect(to, Duration.ofSeconds(10), QUIET).toCompletableFuture().get(10, TimeUnit.SECONDS);
+        peer.connect(to, Duration.ofSeconds(10), HANDLER).toCompletableFuture().get(10, TimeUnit.SECONDS);
         ExecutionException refused = assertThrows(ExecutionException.class,
-                () -> peer.connect(to, Duration.ofSeconds(10), QUIET).toCompletableFuture().get(10, TimeUnit.SECONDS));
+                () -> peer.connect(to, Duration.ofSeconds(10), HANDLER).toCompletableFuture().get(10, TimeUnit.SECONDS));
         assertTrue(refused.getCause() instanceof smbdirect.api.SmbDirectException, String.valueOf(refused));
 
         assertEquals(List.of(ListenerEvent.Kind.ACCEPTED, ListenerEvent.Kind.REFUSED_CAP),
@@ -95,13 +85,13 @@ class ListenerEventWhiteboardTest {
         // unregistered, it is told nothing more
         listener.close().toCompletableFuture().get(10, TimeUnit.SECONDS);
         InetSocketAddress otherAddress = new InetSocketAddress(server.address(), 446);
-        SmbDirectListener other = component.listen(otherAddress, c -> QUIET);
-        peer.connect(otherAddress, Duration.ofSeconds(10), QUIET).toCompletableFuture().get(10, TimeUnit.SECONDS);
+        SmbDirectListener other = component.listen(otherAddress, c -> HANDLER);
+        peer.connect(otherAddress, Duration.ofSeconds(10), HANDLER).toCompletableFuture().get(10, TimeUnit.SECONDS);
         assertEquals(3, whiteboard.size());
         assertEquals(other.localAddress(), whiteboard.get(2).listenerAddress());
         component.removeListenerEventHandler(recording);
         component.removeListenerEventHandler(failing);
-        assertThrows(ExecutionException.class, () -> peer.connect(otherAddress, Duration.ofSeconds(10), QUIET)
+        assertThrows(ExecutionException.class, () -> peer.connect(otherAddress, Duration.ofSeconds(10), HANDLER)
                 .toCompletableFuture().get(10, TimeUnit.SECONDS));
         assertEquals(3, whiteboard.size(), "an unregistered service is told nothing more");
         assertEquals(2, other.getListenerDTO().events.length, "the listener still records its events");

@@ -12,10 +12,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-import smbdirect.api.CloseReason;
 import smbdirect.api.ConnectionHandler;
-import smbdirect.api.ReceivedMessage;
-import smbdirect.api.SmbDirectConnection;
 import smbdirect.api.SmbDirectListener;
 import smbdirect.api.dto.ListenerEventDTO;
 import smbdirect.api.dto.TransportDTO;
@@ -36,15 +33,7 @@ class ListenerEventsAcrossProvidersTest {
     private final MultiProviderTransport transport = new MultiProviderTransport(EngineFactory::create, timer,
             TransportSettings.DEFAULTS, ProviderFilter.ANY);
 
-    private static final ConnectionHandler QUIET = new ConnectionHandler() {
-        @Override
-        public void onMessage(SmbDirectConnection connection, ReceivedMessage message) {
-        }
-
-        @Override
-        public void onDisconnected(SmbDirectConnection connection, CloseReason reason) {
-        }
-    };
+    private static final ConnectionHandler HANDLER = new Fakes.RecordingHandler();
 
     @AfterEach
     void close() throws Exception {
@@ -60,13 +49,13 @@ class ListenerEventsAcrossProvidersTest {
         MockProvider client = fabric.provider("client");
         SmbDirectEngine peer = new SmbDirectEngine(client, TransportSettings.DEFAULTS, timer);
         transport.addProvider(a, props("a", 10, 1));
-        SmbDirectListener listener = transport.listen(new InetSocketAddress("0.0.0.0", 445), c -> QUIET);
-        peer.connect(new InetSocketAddress(a.address(), 445), Duration.ofSeconds(10), QUIET).toCompletableFuture()
+        SmbDirectListener listener = transport.listen(new InetSocketAddress("0.0.0.0", 445), c -> HANDLER);
+        peer.connect(new InetSocketAddress(a.address(), 445), Duration.ofSeconds(10), HANDLER).toCompletableFuture()
                 .get(10, TimeUnit.SECONDS);
 
         transport.addProvider(b, props("b", 20, 2));
         assertEquals("b", listener.providerName(), "moved to the better provider");
-        peer.connect(new InetSocketAddress(b.address(), 445), Duration.ofSeconds(10), QUIET).toCompletableFuture()
+        peer.connect(new InetSocketAddress(b.address(), 445), Duration.ofSeconds(10), HANDLER).toCompletableFuture()
                 .get(10, TimeUnit.SECONDS);
 
         ListenerEventDTO[] events = listener.getListenerDTO().events;

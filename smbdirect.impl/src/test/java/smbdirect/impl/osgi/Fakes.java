@@ -243,6 +243,7 @@ final class Fakes {
             return CompletableFuture.completedFuture(c);
         }
 
+        @SuppressWarnings("deprecation") // the deprecated lastNegotiationFailure still works
         @Override
         public TransportDTO getTransportDTO() {
             TransportDTO dto = new TransportDTO();

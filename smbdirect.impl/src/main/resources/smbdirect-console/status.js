@@ -104,7 +104,9 @@
     switch (String(state)) {
       case 'OPEN': case 'ESTABLISHED': case 'OK': return 'ok';
       case 'WAITING': case 'NEGOTIATING': case 'CONNECTING': case 'WARN': return 'warn';
-      case 'FAILED': case 'CRITICAL': return 'critical';
+      case 'FAILED': case 'CRITICAL': case 'NEGOTIATION_FAILED': case 'NEGOTIATION_TIMEOUT': return 'critical';
+      case 'ACCEPTED': return 'ok';
+      case 'REFUSED_CAP': case 'REFUSED_BUDGET': case 'REFUSED_CLOSED': return 'warn';
       default: return '';
     }
   }
@@ -349,6 +351,24 @@
     replaceRows('smbd-listeners', rows, 'No listener: add a smbdirect.listener configuration.', 11);
   }
 
+  function renderListenerEvents(data) {
+    var events = [];
+    (data.transport.listeners || []).forEach(function (l) {
+      (l.events || []).forEach(function (e) {
+        events.push({ listener: l.name || l.address, e: e });
+      });
+    });
+    events.sort(function (a, b) { return b.e.timestampMillis - a.e.timestampMillis; });
+    var rows = events.slice(0, 32).map(function (x) {
+      var e = x.e;
+      return el('tr', { 'data-event': e.kind }, [td(clock(e.timestampMillis)), td(x.listener, 'addr'),
+        el('td', null, [badge(e.kind)]), td(e.peerAddress || '-', 'addr'), td(e.provider),
+        td(e.connectionId ? e.connectionId : '-', 'num'), td(e.reasonKind || ''), td(e.rule || ''),
+        td(e.detail || '', 'wrap')]);
+    });
+    replaceRows('smbd-listener-events', rows, 'No connection request since start.', 9);
+  }
+
   function key(c) {
     return c.provider + '/' + c.id;
   }
@@ -506,8 +526,10 @@
     });
     replaceRows('smbd-closed', rows, 'None since start.', 8);
     var t = data.transport;
+    var last = (t.negotiationFailureEvents || [])[0];
     document.getElementById('smbd-failures').textContent = 'Negotiation failures since start: ' + num(t.negotiationFailures)
-      + (t.lastNegotiationFailure ? '; last: ' + t.lastNegotiationFailure : '') + '.';
+      + (last ? '; last: ' + last.role + ' connection ' + last.connectionId + ' peer ' + (last.peerAddress || '-') + ' '
+        + last.reasonKind + (last.rule ? ' ' + last.rule : '') + (last.detail ? ': ' + last.detail : '') : '') + '.';
   }
 
   var SETTINGS = [
@@ -550,6 +572,7 @@
     renderHealth(data);
     renderProviders(data);
     renderListeners(data);
+    renderListenerEvents(data);
     renderConnections(data);
     renderClosed(data);
     renderSettings(data);

@@ -27,7 +27,8 @@ public interface SmbDirectTransport {
      * checked and answered, 3.1.5.6); only connections that negotiated successfully are offered to
      * {@code acceptHandler}, once each, on the connection's serial context. Connections whose
      * negotiation fails are closed without involving the upper layer (and counted in the
-     * listener's DTO).
+     * listener's DTO; {@link #listen(InetSocketAddress, AcceptHandler, ListenerEventHandler)} also
+     * reports them, and refusals, as typed events).
      *
      * @param bindAddress the local address and port; port 0 chooses a free port
      * @param acceptHandler called for each negotiated connection; returns the handler for that
@@ -36,6 +37,23 @@ public interface SmbDirectTransport {
      * @throws SmbDirectException when no provider is available or the address cannot be bound
      */
     SmbDirectListener listen(InetSocketAddress bindAddress, AcceptHandler acceptHandler) throws SmbDirectException;
+
+    /**
+     * Starts listening as {@link #listen(InetSocketAddress, AcceptHandler)} does, and tells
+     * {@code events} of every connection this listener accepts, every connection request it refuses
+     * (connection caps, receive-buffer budget) and every negotiation that fails (a bad Negotiate
+     * Request, the Negotiation Timer) as a typed {@link ListenerEvent}. {@link ListenerEventHandler}
+     * whiteboard services are told as well.
+     *
+     * @param bindAddress the local address and port; port 0 chooses a free port
+     * @param acceptHandler called for each negotiated connection
+     * @param events told of this listener's events; {@code null} for none
+     * @return the listener, already bound
+     * @throws SmbDirectException when no provider is available or the address cannot be bound
+     * @since 1.1
+     */
+    SmbDirectListener listen(InetSocketAddress bindAddress, AcceptHandler acceptHandler, ListenerEventHandler events)
+            throws SmbDirectException;
 
     /**
      * Connects to a peer and negotiates (3.1.4.1, 3.1.5.2, 3.1.5.7).

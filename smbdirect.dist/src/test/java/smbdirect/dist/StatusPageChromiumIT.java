@@ -152,6 +152,8 @@ class StatusPageChromiumIT {
                 Matcher m = Pattern.compile("Test connection (\\d+) established").matcher(opened);
                 assertTrue(m.find(), opened);
                 String id = m.group(1);
+                // the listener that accepted it shows the event, newest first
+                wait.until(d -> !d.findElements(By.cssSelector("#smbd-listener-events tr[data-event=ACCEPTED]")).isEmpty());
                 WebElement testRow = wait.until(d -> d.findElements(By.cssSelector("#smbd-connections tr[data-key='mock/" + id + "']"))
                         .stream().findFirst().orElse(null));
                 testRow.findElement(By.cssSelector("button.smbd-close")).click();

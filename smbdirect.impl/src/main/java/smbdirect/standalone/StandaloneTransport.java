@@ -20,6 +20,7 @@ import org.slf4j.LoggerFactory;
 import smbdirect.api.AcceptHandler;
 import smbdirect.api.CloseReason;
 import smbdirect.api.ConnectionHandler;
+import smbdirect.api.ListenerEventHandler;
 import smbdirect.api.SmbDirectConnection;
 import smbdirect.api.SmbDirectException;
 import smbdirect.api.SmbDirectListener;
@@ -92,6 +93,12 @@ public final class StandaloneTransport implements SmbDirectTransport, AutoClosea
     public SmbDirectListener listen(InetSocketAddress bindAddress, AcceptHandler acceptHandler)
             throws SmbDirectException {
         return engine.listen(bindAddress, acceptHandler);
+    }
+
+    @Override
+    public SmbDirectListener listen(InetSocketAddress bindAddress, AcceptHandler acceptHandler,
+            ListenerEventHandler events) throws SmbDirectException {
+        return engine.listen(bindAddress, acceptHandler, events);
     }
 
     @Override

@@ -37,6 +37,7 @@ import smbdirect.api.SmbDirectException;
 import smbdirect.api.SmbDirectTransport;
 import smbdirect.api.dto.ListenerDTO;
 import smbdirect.rdma.mock.MockProvider;
+import smbdirect.testkit.VerifiedTraffic;
 
 /** A listener configured through factory PID smbdirect.listener, serving a whiteboard AcceptHandler. */
 @RunWith(PaxExam.class)
@@ -108,8 +109,8 @@ public class ConfiguredListenerIT extends FelixSupport {
             SmbDirectConnection client = transport.connect(server, Duration.ofSeconds(10), new Inbox())
                     .toCompletableFuture().get(10, TimeUnit.SECONDS);
             assertNotNull(accepted.poll(10, TimeUnit.SECONDS));
-            byte[] sent = bytes(Traffic.message(42));
-            client.send(Traffic.message(42)).toCompletableFuture().get(10, TimeUnit.SECONDS);
+            byte[] sent = bytes(VerifiedTraffic.message(42));
+            client.send(VerifiedTraffic.message(42)).toCompletableFuture().get(10, TimeUnit.SECONDS);
             assertArrayEquals(sent, inbox.messages.poll(10, TimeUnit.SECONDS));
             assertEquals(1, listenerDTO(transport, "files").accepted);
             client.close().toCompletableFuture().get(10, TimeUnit.SECONDS);

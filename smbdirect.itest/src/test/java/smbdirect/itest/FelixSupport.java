@@ -53,6 +53,7 @@ public abstract class FelixSupport {
                 reactorBundle("smbdirect.api"),
                 reactorBundle("smbdirect.impl"),
                 reactorBundle("smbdirect.rdma.mock"),
+                reactorBundle("smbdirect.testkit"),
                 junitBundles(),
                 systemProperty("org.ops4j.pax.logging.DefaultServiceLog.level").value("WARN"),
                 cleanCaches(true));

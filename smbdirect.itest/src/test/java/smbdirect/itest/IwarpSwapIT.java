@@ -31,6 +31,7 @@ import smbdirect.api.SmbDirectListener;
 import smbdirect.api.SmbDirectTransport;
 import smbdirect.api.dto.ProviderDTO;
 import smbdirect.rdma.mock.MockProvider;
+import smbdirect.testkit.VerifiedTraffic;
 
 /**
  * Hot swap between the embedded mock and the software iWARP provider (real TCP on loopback) in
@@ -52,25 +53,25 @@ public class IwarpSwapIT extends FelixSupport {
         return felixOptions(reactorBundle("smbdirect.rdma.iwarp"));
     }
 
-    private record Accepted(SmbDirectConnection connection, Traffic.Receiver receiver) {
+    private record Accepted(SmbDirectConnection connection, VerifiedTraffic.Receiver receiver) {
     }
 
     /** A connection we made and the one our listener accepted for it, with traffic both ways. */
     private static final class Pair {
         final SmbDirectConnection client;
-        final Traffic.Receiver clientReceiver;
+        final VerifiedTraffic.Receiver clientReceiver;
         final SmbDirectConnection server;
-        final Traffic.Receiver serverReceiver;
-        final Traffic.Sender clientSender;
-        final Traffic.Sender serverSender;
+        final VerifiedTraffic.Receiver serverReceiver;
+        final VerifiedTraffic.Sender clientSender;
+        final VerifiedTraffic.Sender serverSender;
 
-        Pair(String name, SmbDirectConnection client, Traffic.Receiver clientReceiver, Accepted server) {
+        Pair(String name, SmbDirectConnection client, VerifiedTraffic.Receiver clientReceiver, Accepted server) {
             this.client = client;
             this.clientReceiver = clientReceiver;
             this.server = server.connection();
             this.serverReceiver = server.receiver();
-            clientSender = new Traffic.Sender(client, name + "-c").start();
-            serverSender = new Traffic.Sender(this.server, name + "-s").start();
+            clientSender = new VerifiedTraffic.Sender(client, name + "-c").start();
+            serverSender = new VerifiedTraffic.Sender(this.server, name + "-s").start();
         }
 
         void awaitMore(String what) throws InterruptedException {
@@ -119,7 +120,7 @@ public class IwarpSwapIT extends FelixSupport {
 
     private Pair open(SmbDirectTransport via, String name, InetSocketAddress to, String provider,
             BlockingQueue<Accepted> accepted) throws Exception {
-        Traffic.Receiver r = new Traffic.Receiver();
+        VerifiedTraffic.Receiver r = new VerifiedTraffic.Receiver();
         SmbDirectConnection c = via.connect(to, Duration.ofSeconds(10), r).toCompletableFuture()
                 .get(10, TimeUnit.SECONDS);
         assertEquals(provider, c.providerName());
@@ -131,7 +132,7 @@ public class IwarpSwapIT extends FelixSupport {
 
     private SmbDirectListener listen(int port, BlockingQueue<Accepted> accepted) throws Exception {
         return transport.listen(new InetSocketAddress("0.0.0.0", port), c -> {
-            Traffic.Receiver r = new Traffic.Receiver();
+            VerifiedTraffic.Receiver r = new VerifiedTraffic.Receiver();
             accepted.add(new Accepted(c, r));
             return r;
         });
@@ -278,7 +279,7 @@ public class IwarpSwapIT extends FelixSupport {
     private BlockingQueue<Accepted> pinnedListener(int port, String provider) throws Exception {
         BlockingQueue<Accepted> accepted = new LinkedBlockingQueue<>();
         transport.onProvider(provider).listen(new InetSocketAddress("0.0.0.0", port), c -> {
-            Traffic.Receiver r = new Traffic.Receiver();
+            VerifiedTraffic.Receiver r = new VerifiedTraffic.Receiver();
             accepted.add(new Accepted(c, r));
             return r;
         });

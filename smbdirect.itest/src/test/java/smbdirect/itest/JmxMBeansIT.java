@@ -28,6 +28,7 @@ import smbdirect.api.SmbDirectConnection;
 import smbdirect.api.SmbDirectListener;
 import smbdirect.api.SmbDirectTransport;
 import smbdirect.rdma.mock.MockProvider;
+import smbdirect.testkit.VerifiedTraffic;
 
 /**
  * The transport's MBeans in the platform MBean server of a Felix framework: a connection's MBean
@@ -58,7 +59,7 @@ public class JmxMBeansIT extends FelixSupport {
     public void mbeansComeAndGoWithListenersAndConnectionsAndFollowTheTraffic() throws Exception {
         MockProvider mock = mockProvider("mock");
         BlockingQueue<SmbDirectConnection> accepted = new LinkedBlockingQueue<>();
-        Traffic.Receiver serverSide = new Traffic.Receiver();
+        VerifiedTraffic.Receiver serverSide = new VerifiedTraffic.Receiver();
         SmbDirectListener listener = transport.listen(new InetSocketAddress(mock.address(), PORT), c -> {
             accepted.add(c);
             return serverSide;
@@ -67,7 +68,7 @@ public class JmxMBeansIT extends FelixSupport {
                 + ObjectName.quote(mock.address().getHostAddress() + ":" + PORT));
         await("listener MBean " + listenerName, () -> server.isRegistered(listenerName));
 
-        Traffic.Receiver clientSide = new Traffic.Receiver();
+        VerifiedTraffic.Receiver clientSide = new VerifiedTraffic.Receiver();
         SmbDirectConnection client = transport.connect(new InetSocketAddress(mock.address(), PORT),
                 Duration.ofSeconds(10), clientSide).toCompletableFuture().get(10, TimeUnit.SECONDS);
         SmbDirectConnection peer = accepted.poll(10, TimeUnit.SECONDS);
@@ -78,7 +79,7 @@ public class JmxMBeansIT extends FelixSupport {
         assertEquals("ACTIVE", server.getAttribute(clientName, "role"));
         assertEquals("PASSIVE", server.getAttribute(peerName, "role"));
 
-        Traffic.Sender sender = new Traffic.Sender(client, "jmx-traffic").start();
+        VerifiedTraffic.Sender sender = new VerifiedTraffic.Sender(client, "jmx-traffic").start();
         try {
             serverSide.awaitReceived(500, "traffic");
             await("messagesSent in JMX follows the traffic", () -> {

@@ -31,6 +31,7 @@ import smbdirect.api.SmbDirectListener;
 import smbdirect.api.SmbDirectTransport;
 import smbdirect.api.rdma.RdmaProvider;
 import smbdirect.rdma.mock.MockProvider;
+import smbdirect.testkit.VerifiedTraffic;
 
 /**
  * A real Karaf 4.4.10 (the distribution zip from Maven) with the feature {@code smbdirect-mock} installed
@@ -81,21 +82,21 @@ public class KarafFeatureIT {
                 Thread.sleep(50);
             }
         }
-        BlockingQueue<Traffic.Receiver> accepted = new LinkedBlockingQueue<>();
+        BlockingQueue<VerifiedTraffic.Receiver> accepted = new LinkedBlockingQueue<>();
         SmbDirectListener listener = transport.listen(new InetSocketAddress("0.0.0.0", 4470), c -> {
-            Traffic.Receiver r = new Traffic.Receiver();
+            VerifiedTraffic.Receiver r = new VerifiedTraffic.Receiver();
             accepted.add(r);
             return r;
         });
         try {
-            Traffic.Receiver clientSide = new Traffic.Receiver();
+            VerifiedTraffic.Receiver clientSide = new VerifiedTraffic.Receiver();
             SmbDirectConnection client = transport.connect(new InetSocketAddress(mock.address(), 4470),
                     Duration.ofSeconds(10), clientSide).toCompletableFuture().get(10, TimeUnit.SECONDS);
             assertEquals("mock", client.providerName());
-            Traffic.Receiver serverSide = accepted.poll(10, TimeUnit.SECONDS);
+            VerifiedTraffic.Receiver serverSide = accepted.poll(10, TimeUnit.SECONDS);
             assertNotNull("the listener accepted the connection", serverSide);
             for (long seq = 0; seq < 20; seq++) {
-                client.send(Traffic.message(seq)).toCompletableFuture().get(10, TimeUnit.SECONDS);
+                client.send(VerifiedTraffic.message(seq)).toCompletableFuture().get(10, TimeUnit.SECONDS);
             }
             serverSide.awaitReceived(20, "20 messages, some of them fragmented");
             assertEquals(List.of(), serverSide.problems);

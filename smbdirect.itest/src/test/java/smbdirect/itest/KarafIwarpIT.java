@@ -31,6 +31,7 @@ import smbdirect.api.SmbDirectConnection;
 import smbdirect.api.SmbDirectListener;
 import smbdirect.api.SmbDirectTransport;
 import smbdirect.api.dto.ProviderDTO;
+import smbdirect.testkit.VerifiedTraffic;
 
 /**
  * Karaf 4.4 with the feature {@code smbdirect-iwarp} and the provider configured as an operator
@@ -78,22 +79,22 @@ public class KarafIwarpIT {
         assertEquals("IWARP", dto.transportType);
         assertTrue(dto.settings, dto.settings.contains("FPDUs up to 4 KiB"));
 
-        BlockingQueue<Traffic.Receiver> accepted = new LinkedBlockingQueue<>();
+        BlockingQueue<VerifiedTraffic.Receiver> accepted = new LinkedBlockingQueue<>();
         SmbDirectListener listener = transport.listen(new InetSocketAddress("127.0.0.1", 0), c -> {
-            Traffic.Receiver r = new Traffic.Receiver();
+            VerifiedTraffic.Receiver r = new VerifiedTraffic.Receiver();
             accepted.add(r);
             return r;
         });
         try {
             assertEquals("iwarp", listener.providerName());
-            Traffic.Receiver clientSide = new Traffic.Receiver();
+            VerifiedTraffic.Receiver clientSide = new VerifiedTraffic.Receiver();
             SmbDirectConnection client = transport.connect(listener.localAddress(),
                     Duration.ofSeconds(10), clientSide).toCompletableFuture().get(10, TimeUnit.SECONDS);
             assertEquals("iwarp", client.providerName());
-            Traffic.Receiver serverSide = accepted.poll(10, TimeUnit.SECONDS);
+            VerifiedTraffic.Receiver serverSide = accepted.poll(10, TimeUnit.SECONDS);
             assertNotNull("the listener accepted the connection", serverSide);
             for (long seq = 0; seq < 20; seq++) {
-                client.send(Traffic.message(seq)).toCompletableFuture().get(10, TimeUnit.SECONDS);
+                client.send(VerifiedTraffic.message(seq)).toCompletableFuture().get(10, TimeUnit.SECONDS);
             }
             serverSide.awaitReceived(20, "20 messages over iWARP, some of them fragmented");
             assertEquals(List.of(), serverSide.problems);

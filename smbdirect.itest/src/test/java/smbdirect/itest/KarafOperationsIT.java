@@ -50,6 +50,7 @@ import smbdirect.api.SmbDirectListener;
 import smbdirect.api.SmbDirectTransport;
 import smbdirect.api.rdma.RdmaProvider;
 import smbdirect.rdma.mock.MockProvider;
+import smbdirect.testkit.VerifiedTraffic;
 
 /**
  * The operations features in a real Karaf 4.4.10: {@code smbdirect-mock} and {@code smbdirect-ops}
@@ -90,19 +91,19 @@ public class KarafOperationsIT {
     }
 
     /** A client connection and the connection the listener accepted for it, over the mock provider. */
-    private record Live(SmbDirectListener listener, SmbDirectConnection client, Traffic.Receiver clientSide,
-            SmbDirectConnection server, Traffic.Receiver serverSide) {
+    private record Live(SmbDirectListener listener, SmbDirectConnection client, VerifiedTraffic.Receiver clientSide,
+            SmbDirectConnection server, VerifiedTraffic.Receiver serverSide) {
     }
 
     private Live open() throws Exception {
         MockProvider mock = awaitMock();
         BlockingQueue<SmbDirectConnection> accepted = new LinkedBlockingQueue<>();
-        Traffic.Receiver serverSide = new Traffic.Receiver();
+        VerifiedTraffic.Receiver serverSide = new VerifiedTraffic.Receiver();
         SmbDirectListener listener = transport.listen(new InetSocketAddress("0.0.0.0", PORT), c -> {
             accepted.add(c);
             return serverSide;
         });
-        Traffic.Receiver clientSide = new Traffic.Receiver();
+        VerifiedTraffic.Receiver clientSide = new VerifiedTraffic.Receiver();
         SmbDirectConnection client = transport.connect(new InetSocketAddress(mock.address(), PORT),
                 Duration.ofSeconds(10), clientSide).toCompletableFuture().get(10, TimeUnit.SECONDS);
         SmbDirectConnection server = accepted.poll(10, TimeUnit.SECONDS);

@@ -1,5 +1,6 @@
 package smbdirect.itest;
 
+import static org.ops4j.pax.exam.CoreOptions.bundle;
 import static org.ops4j.pax.exam.CoreOptions.maven;
 import static org.ops4j.pax.exam.CoreOptions.options;
 import static org.ops4j.pax.exam.CoreOptions.vmOptions;
@@ -79,6 +80,8 @@ final class KarafSupport {
                         "--add-exports=jdk.naming.rmi/com.sun.jndi.url.rmi=ALL-UNNAMED",
                         "-classpath", "lib/jdk9plus/*" + File.pathSeparator + "lib/boot/*")));
         o.addAll(systemRepositoryFromKar(new File(required("smbdirect.kar"))));
+        // the test kit's verified traffic, used by the tests (a test-scope bundle, not in the features)
+        o.add(bundle(new File(required("bundle.smbdirect.testkit")).toURI().toString()));
         o.addAll(List.of(extra));
         return options(o.toArray(Option[]::new));
     }

@@ -28,6 +28,7 @@ import smbdirect.api.SmbDirectException;
 import smbdirect.api.SmbDirectListener;
 import smbdirect.api.SmbDirectTransport;
 import smbdirect.rdma.mock.MockProvider;
+import smbdirect.testkit.VerifiedTraffic;
 
 /**
  * Provider hot-swap in Felix under continuous traffic: two mock providers from the mock's factory
@@ -47,25 +48,25 @@ public class ProviderSwapIT extends FelixSupport {
         return felixOptions();
     }
 
-    private record Accepted(SmbDirectConnection connection, Traffic.Receiver receiver) {
+    private record Accepted(SmbDirectConnection connection, VerifiedTraffic.Receiver receiver) {
     }
 
     /** A connection we made and the one our listener accepted for it, with traffic both ways. */
     private static final class Pair {
         final SmbDirectConnection client;
-        final Traffic.Receiver clientReceiver;
+        final VerifiedTraffic.Receiver clientReceiver;
         final SmbDirectConnection server;
-        final Traffic.Receiver serverReceiver;
-        final Traffic.Sender clientSender;
-        final Traffic.Sender serverSender;
+        final VerifiedTraffic.Receiver serverReceiver;
+        final VerifiedTraffic.Sender clientSender;
+        final VerifiedTraffic.Sender serverSender;
 
-        Pair(String name, SmbDirectConnection client, Traffic.Receiver clientReceiver, Accepted server) {
+        Pair(String name, SmbDirectConnection client, VerifiedTraffic.Receiver clientReceiver, Accepted server) {
             this.client = client;
             this.clientReceiver = clientReceiver;
             this.server = server.connection();
             this.serverReceiver = server.receiver();
-            clientSender = new Traffic.Sender(client, name + "-c").start();
-            serverSender = new Traffic.Sender(this.server, name + "-s").start();
+            clientSender = new VerifiedTraffic.Sender(client, name + "-c").start();
+            serverSender = new VerifiedTraffic.Sender(this.server, name + "-s").start();
         }
 
         void awaitMore(String what) throws InterruptedException {
@@ -101,7 +102,7 @@ public class ProviderSwapIT extends FelixSupport {
     }
 
     private Pair open(String name, MockProvider via, int port, BlockingQueue<Accepted> accepted) throws Exception {
-        Traffic.Receiver r = new Traffic.Receiver();
+        VerifiedTraffic.Receiver r = new VerifiedTraffic.Receiver();
         SmbDirectConnection c = transport.connect(new InetSocketAddress(via.address(), port), Duration.ofSeconds(10), r)
                 .toCompletableFuture().get(10, TimeUnit.SECONDS);
         assertEquals(via.name(), c.providerName());
@@ -118,7 +119,7 @@ public class ProviderSwapIT extends FelixSupport {
         await("a selected", () -> "a".equals(selectedProvider(transport)));
         BlockingQueue<Accepted> accepted = new LinkedBlockingQueue<>();
         SmbDirectListener listener = transport.listen(new InetSocketAddress("0.0.0.0", PORT), c -> {
-            Traffic.Receiver r = new Traffic.Receiver();
+            VerifiedTraffic.Receiver r = new VerifiedTraffic.Receiver();
             accepted.add(new Accepted(c, r));
             return r;
         });
@@ -171,7 +172,7 @@ public class ProviderSwapIT extends FelixSupport {
         await("c selected", () -> "c".equals(selectedProvider(transport)));
         BlockingQueue<Accepted> accepted = new LinkedBlockingQueue<>();
         SmbDirectListener listener = transport.listen(new InetSocketAddress("0.0.0.0", port), conn -> {
-            Traffic.Receiver r = new Traffic.Receiver();
+            VerifiedTraffic.Receiver r = new VerifiedTraffic.Receiver();
             accepted.add(new Accepted(conn, r));
             return r;
         });

@@ -10,6 +10,7 @@ import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
@@ -25,6 +26,7 @@ import org.ops4j.pax.exam.spi.reactors.ExamReactorStrategy;
 import org.ops4j.pax.exam.spi.reactors.PerClass;
 import org.osgi.framework.Bundle;
 import org.osgi.framework.ServiceReference;
+import org.osgi.framework.ServiceRegistration;
 import org.osgi.service.component.runtime.ServiceComponentRuntime;
 import org.osgi.service.component.runtime.dto.ComponentConfigurationDTO;
 import org.osgi.service.component.runtime.dto.ComponentDescriptionDTO;
@@ -33,12 +35,15 @@ import org.osgi.service.metatype.MetaTypeInformation;
 import org.osgi.service.metatype.MetaTypeService;
 import org.osgi.service.metatype.ObjectClassDefinition;
 
+import smbdirect.api.ListenerEvent;
+import smbdirect.api.ListenerEventHandler;
 import smbdirect.api.SmbDirectConnection;
 import smbdirect.api.SmbDirectListener;
 import smbdirect.api.SmbDirectTransport;
 import smbdirect.api.dto.ConnectionDTO;
-import smbdirect.rdma.mock.MockProvider;
 import smbdirect.api.dto.TransportDTO;
+import smbdirect.rdma.mock.MockProvider;
+import smbdirect.testkit.VerifiedTraffic;
 
 /** The bundles in Felix: resolution, components, Metatype, configuration through Config Admin. */
 @RunWith(PaxExam.class)
@@ -137,16 +142,37 @@ public class TransportComponentIT extends FelixSupport {
     /** Negotiates a connection to ourselves over the default mock provider; returns our active end's DTO. */
     private ConnectionDTO negotiate(int port) throws Exception {
         MockProvider mock = mockProvider("mock");
-        SmbDirectListener listener = transport.listen(new InetSocketAddress("0.0.0.0", port), c -> new Traffic.Receiver());
+        SmbDirectListener listener = transport.listen(new InetSocketAddress("0.0.0.0", port), c -> new VerifiedTraffic.Receiver());
         try {
             SmbDirectConnection c = transport.connect(new InetSocketAddress(mock.address(), port),
-                    Duration.ofSeconds(10), new Traffic.Receiver()).toCompletableFuture().get(10, TimeUnit.SECONDS);
+                    Duration.ofSeconds(10), new VerifiedTraffic.Receiver()).toCompletableFuture().get(10, TimeUnit.SECONDS);
             ConnectionDTO dto = c.getConnectionDTO();
             c.close().toCompletableFuture().get(10, TimeUnit.SECONDS);
             return dto;
         } finally {
             listener.close().toCompletableFuture().get(10, TimeUnit.SECONDS);
         }
+    }
+
+    @Test
+    public void listenerEventHandlerServicesOfTheWhiteboardAreToldOfEveryListenersEvents() throws Exception {
+        List<ListenerEvent> told = new CopyOnWriteArrayList<>();
+        ServiceRegistration<ListenerEventHandler> registration = context.registerService(ListenerEventHandler.class,
+                told::add, null);
+        try {
+            negotiate(4450);
+            await("the whiteboard service is told of the accepted connection",
+                    () -> told.stream().anyMatch(e -> e.kind() == ListenerEvent.Kind.ACCEPTED));
+            ListenerEvent accepted = told.get(0);
+            assertEquals(ListenerEvent.Kind.ACCEPTED, accepted.kind());
+            assertEquals("mock", accepted.provider());
+            assertEquals(4450, accepted.listenerAddress().getPort());
+        } finally {
+            registration.unregister();
+        }
+        int before = told.size();
+        negotiate(4451);
+        assertEquals("an unregistered service is told nothing more", before, told.size());
     }
 
     @Test

@@ -32,6 +32,7 @@ import smbdirect.api.SmbDirectTransport;
 import smbdirect.api.dto.ProviderDTO;
 import smbdirect.api.rdma.RdmaProvider;
 import smbdirect.rdma.mock.MockProvider;
+import smbdirect.testkit.VerifiedTraffic;
 
 /**
  * The verbs provider installed next to the mock on a machine without libdisni: it registers no
@@ -75,19 +76,19 @@ public class VerbsWithoutLibdisniIT extends FelixSupport {
 
         MockProvider mock = mockProvider("mock");
         await("the mock is selected", () -> "mock".equals(selectedProvider(transport)));
-        BlockingQueue<Traffic.Receiver> accepted = new LinkedBlockingQueue<>();
+        BlockingQueue<VerifiedTraffic.Receiver> accepted = new LinkedBlockingQueue<>();
         SmbDirectListener listener = transport.listen(new InetSocketAddress("0.0.0.0", 4480), c -> {
-            Traffic.Receiver r = new Traffic.Receiver();
+            VerifiedTraffic.Receiver r = new VerifiedTraffic.Receiver();
             accepted.add(r);
             return r;
         });
         try {
             SmbDirectConnection c = transport.connect(new InetSocketAddress(mock.address(), 4480),
-                    Duration.ofSeconds(10), new Traffic.Receiver()).toCompletableFuture().get(10, TimeUnit.SECONDS);
-            Traffic.Receiver server = accepted.poll(10, TimeUnit.SECONDS);
+                    Duration.ofSeconds(10), new VerifiedTraffic.Receiver()).toCompletableFuture().get(10, TimeUnit.SECONDS);
+            VerifiedTraffic.Receiver server = accepted.poll(10, TimeUnit.SECONDS);
             assertNotNull(server);
             for (long seq = 0; seq < 5; seq++) {
-                c.send(Traffic.message(seq)).toCompletableFuture().get(10, TimeUnit.SECONDS);
+                c.send(VerifiedTraffic.message(seq)).toCompletableFuture().get(10, TimeUnit.SECONDS);
             }
             server.awaitReceived(5, "5 messages over the mock");
             assertEquals(List.of(), server.problems);

@@ -16,6 +16,8 @@
  * assertions.</li>
  * <li>{@link smbdirect.testkit.RecordingHandler}: the upper layer's side of a connection in a
  * test: keeps the messages and the close reason.</li>
+ * <li>{@link smbdirect.testkit.RecordingListenerEvents}: the listener events a server was told
+ * (accepted, refused, failed negotiations with the rule and value), for assertions.</li>
  * <li>{@link smbdirect.testkit.VerifiedTraffic}: continuous traffic whose every byte is checked on
  * arrival, in order and without gaps, for tests in wall-clock time (threaded fabrics, OSGi).</li>
  * </ul>

@@ -26,4 +26,11 @@ public class ListenerDTO extends DTO {
     public int negotiating;
     /** Live connections accepted by this listener. */
     public int connections;
+    /**
+     * The last events of this listener (at most 16), newest first: accepted connections, refused
+     * requests and failed negotiations.
+     *
+     * @since 1.1
+     */
+    public ListenerEventDTO[] events;
 }

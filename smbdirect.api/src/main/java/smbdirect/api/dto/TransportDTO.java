@@ -14,8 +14,20 @@ public class TransportDTO extends DTO {
     public ConnectionDTO[] recentlyClosed;
     /** Negotiations that failed since start (both roles). */
     public long negotiationFailures;
-    /** The last negotiation failure's reason, or {@code null}. */
+    /**
+     * The last negotiation failure's reason as text, or {@code null}.
+     *
+     * @deprecated use {@link #negotiationFailureEvents} (structured: role, peer, provider, reason
+     *     kind, rule and detail, time); this field still holds the newest of them as text
+     */
+    @Deprecated
     public String lastNegotiationFailure;
+    /**
+     * The last negotiation failures (at most 16, both roles), newest first.
+     *
+     * @since 1.1
+     */
+    public ListenerEventDTO[] negotiationFailureEvents;
     /** The settings new connections negotiate with (attribute name = value). */
     public SettingsDTO settings;
 }

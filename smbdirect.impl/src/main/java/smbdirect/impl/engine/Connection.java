@@ -507,7 +507,7 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
         return d;
     }
 
-    private static String text(InetSocketAddress a) {
+    static String text(InetSocketAddress a) {
         return a == null ? null : a.getHostString() + ":" + a.getPort();
     }
 

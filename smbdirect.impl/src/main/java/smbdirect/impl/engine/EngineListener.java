@@ -2,6 +2,8 @@ package smbdirect.impl.engine;
 
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
+import java.time.Instant;
+import java.util.ArrayDeque;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -11,8 +13,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import smbdirect.api.AcceptHandler;
+import smbdirect.api.CloseReason;
+import smbdirect.api.ListenerEvent;
+import smbdirect.api.ListenerEventHandler;
 import smbdirect.api.SmbDirectListener;
 import smbdirect.api.dto.ListenerDTO;
+import smbdirect.api.dto.ListenerEventDTO;
 import smbdirect.api.rdma.DisconnectCause;
 import smbdirect.api.rdma.RdmaConnectRequest;
 import smbdirect.api.rdma.RdmaListenHandler;
@@ -21,16 +27,22 @@ import smbdirect.api.rdma.RdmaListener;
 /**
  * A listening endpoint of the engine (passive role, 3.1.7.2): admits connection requests within
  * the per-listener caps and the transport's receive-buffer budget and hands each to a new passive
- * {@link Connection}.
+ * {@link Connection}. Tells its own {@link ListenerEventHandler} and the engine's of every
+ * acceptance, refusal and failed negotiation, and keeps the last {@value #EVENTS} of them.
  *
- * <p>Thread-safe: counters are atomic, the state is volatile.
+ * <p>Thread-safe: counters are atomic, the state is volatile, the event history is guarded by itself.
  */
 final class EngineListener implements SmbDirectListener, RdmaListenHandler {
 
     private static final Logger LOG = LoggerFactory.getLogger(EngineListener.class);
 
+    /** Events kept for the DTO. */
+    static final int EVENTS = 16;
+
     private final SmbDirectEngine engine;
     private final AcceptHandler acceptHandler;
+    private final ListenerEventHandler events;
+    private final ArrayDeque<ListenerEventDTO> recentEvents = new ArrayDeque<>();
     private volatile RdmaListener rdmaListener;
     private volatile String state = "OPEN";
     private volatile String stateDetail;
@@ -42,9 +54,10 @@ final class EngineListener implements SmbDirectListener, RdmaListenHandler {
     final AtomicInteger negotiating = new AtomicInteger();
     final AtomicInteger connections = new AtomicInteger();
 
-    EngineListener(SmbDirectEngine engine, AcceptHandler acceptHandler) {
+    EngineListener(SmbDirectEngine engine, AcceptHandler acceptHandler, ListenerEventHandler events) {
         this.engine = engine;
         this.acceptHandler = acceptHandler;
+        this.events = events;
     }
 
     void bound(RdmaListener listener) {
@@ -60,8 +73,10 @@ final class EngineListener implements SmbDirectListener, RdmaListenHandler {
         connectRequests.incrementAndGet();
         TransportSettings s = engine.settings();
         String refusal = null;
+        ListenerEvent.Kind kind = ListenerEvent.Kind.REFUSED_CAP;
         if (!isOpen()) {
             refusal = "listener closed";
+            kind = ListenerEvent.Kind.REFUSED_CLOSED;
         } else if (connections.get() + negotiating.get() >= s.maxConnectionsPerListener()) {
             refusal = "maxConnectionsPerListener=" + s.maxConnectionsPerListener() + " reached";
         } else if (negotiating.get() >= s.maxNegotiatingPerListener()) {
@@ -70,11 +85,15 @@ final class EngineListener implements SmbDirectListener, RdmaListenHandler {
         long budget = SmbDirectEngine.budgetFor(s);
         if (refusal == null && !engine.reserveBudget(budget)) {
             refusal = "receiveBufferBudget=" + s.receiveBufferBudget() + " would be exceeded";
+            kind = ListenerEvent.Kind.REFUSED_BUDGET;
         }
         if (refusal != null) {
             refused.incrementAndGet();
             LOG.info("connection request from {} refused: {}", request.peerAddress(), refusal);
             request.reject(ByteBuffer.allocate(0));
+            CloseReason reason = CloseReason.of(kind == ListenerEvent.Kind.REFUSED_CLOSED
+                    ? CloseReason.Kind.LOCAL_CLOSE : CloseReason.Kind.RESOURCE_LIMIT, refusal);
+            emit(kind, request.peerAddress(), 0, reason);
             return;
         }
         negotiating.incrementAndGet();
@@ -83,20 +102,40 @@ final class EngineListener implements SmbDirectListener, RdmaListenHandler {
     }
 
     /** A connection of this listener negotiated. */
-    void onAccepted() {
+    void onAccepted(Connection c) {
         negotiating.decrementAndGet();
         connections.incrementAndGet();
         accepted.incrementAndGet();
+        emit(ListenerEvent.Kind.ACCEPTED, c.peerAddress(), c.id, null);
     }
 
     /** A connection of this listener closed ({@code established}: it had negotiated). */
-    void onClosed(boolean established) {
+    void onClosed(Connection c, boolean established) {
         if (established) {
             connections.decrementAndGet();
         } else {
             negotiating.decrementAndGet();
             negotiationFailures.incrementAndGet();
+            emit(engine.negotiationFailure(c));
         }
+    }
+
+    private void emit(ListenerEvent.Kind kind, InetSocketAddress peer, long connectionId, CloseReason reason) {
+        emit(new ListenerEvent(kind, localAddress(), peer, engine.provider().name(), connectionId, reason,
+                Instant.ofEpochMilli(engine.epochMillis())));
+    }
+
+    /** Records the event and tells this listener's handler and the engine's. */
+    private void emit(ListenerEvent event) {
+        ListenerEventDTO dto = SmbDirectEngine.eventDTO(event, "PASSIVE");
+        synchronized (recentEvents) {
+            recentEvents.addFirst(dto);
+            while (recentEvents.size() > EVENTS) {
+                recentEvents.removeLast();
+            }
+        }
+        SmbDirectEngine.tell(events, event);
+        engine.listenerEvent(event);
     }
 
     @Override
@@ -138,6 +177,9 @@ final class EngineListener implements SmbDirectListener, RdmaListenHandler {
         d.negotiationFailures = negotiationFailures.get();
         d.negotiating = negotiating.get();
         d.connections = connections.get();
+        synchronized (recentEvents) {
+            d.events = recentEvents.toArray(new ListenerEventDTO[0]);
+        }
         return d;
     }
 

@@ -3,6 +3,7 @@ package smbdirect.impl.engine;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
@@ -19,12 +20,15 @@ import org.slf4j.LoggerFactory;
 import smbdirect.api.AcceptHandler;
 import smbdirect.api.CloseReason;
 import smbdirect.api.ConnectionHandler;
+import smbdirect.api.ListenerEvent;
+import smbdirect.api.ListenerEventHandler;
 import smbdirect.api.SmbDirectConnection;
 import smbdirect.api.SmbDirectException;
 import smbdirect.api.SmbDirectListener;
 import smbdirect.api.SmbDirectTransport;
 import smbdirect.api.dto.ConnectionDTO;
 import smbdirect.api.dto.ListenerDTO;
+import smbdirect.api.dto.ListenerEventDTO;
 import smbdirect.api.dto.ProviderDTO;
 import smbdirect.api.dto.SettingsDTO;
 import smbdirect.api.dto.TransportDTO;
@@ -49,11 +53,13 @@ public final class SmbDirectEngine implements SmbDirectTransport {
 
     private static final Logger LOG = LoggerFactory.getLogger(SmbDirectEngine.class);
     private static final int HISTORY = 32;
+    private static final int FAILURE_EVENTS = 16;
 
     private final RdmaProvider provider;
     private final Scheduler scheduler;
     private volatile TransportSettings settings;
     private volatile TraceSink traceSink = TraceSink.NONE;
+    private volatile ListenerEventHandler listenerEvents;
     private final long epochMillisAtStart;
     private final long nanosAtStart;
     private final AtomicLong ids = new AtomicLong();
@@ -63,6 +69,7 @@ public final class SmbDirectEngine implements SmbDirectTransport {
     private final ConcurrentHashMap<Long, Connection> connections = new ConcurrentHashMap<>();
     private final Set<EngineListener> listeners = ConcurrentHashMap.newKeySet();
     private final ArrayDeque<ConnectionDTO> recentlyClosed = new ArrayDeque<>();
+    private final ArrayDeque<ListenerEventDTO> failureEvents = new ArrayDeque<>();
     private volatile CloseReason shutdownReason;
 
     /**
@@ -116,6 +123,46 @@ public final class SmbDirectEngine implements SmbDirectTransport {
         this.traceSink = sink == null ? TraceSink.NONE : sink;
     }
 
+    /**
+     * Installs the handler told of the events of every listener of this engine, in addition to each
+     * listener's own ({@code null}: none).
+     */
+    public void setListenerEventHandler(ListenerEventHandler handler) {
+        this.listenerEvents = handler;
+    }
+
+    void listenerEvent(ListenerEvent event) {
+        tell(listenerEvents, event);
+    }
+
+    /** Tells {@code handler} (if any) of {@code event}; what it throws is logged. */
+    static void tell(ListenerEventHandler handler, ListenerEvent event) {
+        if (handler != null) {
+            try {
+                handler.onEvent(event);
+            } catch (RuntimeException e) {
+                LOG.warn("listener event handler failed on {}", event, e);
+            }
+        }
+    }
+
+    static ListenerEventDTO eventDTO(ListenerEvent e, String role) {
+        ListenerEventDTO d = new ListenerEventDTO();
+        d.kind = e.kind().name();
+        d.role = role;
+        d.listener = Connection.text(e.listenerAddress());
+        d.peerAddress = Connection.text(e.peerAddress());
+        d.provider = e.provider();
+        d.connectionId = e.connectionId();
+        if (e.reason() != null) {
+            d.reasonKind = e.reason().kind().name();
+            d.rule = e.reason().rule();
+            d.detail = e.reason().detail();
+        }
+        d.timestampMillis = e.timestamp().toEpochMilli();
+        return d;
+    }
+
     void trace(Connection c, boolean outbound, ByteBuffer buffer, int offset, int length) {
         TraceSink t = traceSink;
         if (t != TraceSink.NONE) {
@@ -158,6 +205,12 @@ public final class SmbDirectEngine implements SmbDirectTransport {
     @Override
     public SmbDirectListener listen(InetSocketAddress bindAddress, AcceptHandler acceptHandler)
             throws SmbDirectException {
+        return listen(bindAddress, acceptHandler, null);
+    }
+
+    @Override
+    public SmbDirectListener listen(InetSocketAddress bindAddress, AcceptHandler acceptHandler,
+            ListenerEventHandler events) throws SmbDirectException {
         Objects.requireNonNull(bindAddress, "bindAddress");
         Objects.requireNonNull(acceptHandler, "acceptHandler");
         CloseReason down = shutdownReason;
@@ -165,7 +218,7 @@ public final class SmbDirectEngine implements SmbDirectTransport {
             throw new SmbDirectException(SmbDirectException.Kind.NO_PROVIDER, "the transport is shut down: " + down,
                     down, null);
         }
-        EngineListener l = new EngineListener(this, acceptHandler);
+        EngineListener l = new EngineListener(this, acceptHandler, events);
         try {
             RdmaListener rl = provider.listen(bindAddress, l);
             l.bound(rl);
@@ -244,7 +297,7 @@ public final class SmbDirectEngine implements SmbDirectTransport {
 
     void onEstablished(Connection c) {
         if (c.listener != null) {
-            c.listener.onAccepted();
+            c.listener.onAccepted(c);
         }
         LOG.info(c.describeNegotiated());
     }
@@ -254,13 +307,20 @@ public final class SmbDirectEngine implements SmbDirectTransport {
         budgetUsed.addAndGet(-c.budget());
         boolean established = from == Connection.State.ESTABLISHED;
         if (c.listener != null) {
-            c.listener.onClosed(established);
+            c.listener.onClosed(c, established);
         }
         CloseReason.Kind kind = c.closeReason() == null ? null : c.closeReason().kind();
         if (from == Connection.State.NEGOTIATING || kind == CloseReason.Kind.NEGOTIATION_FAILED
                 || kind == CloseReason.Kind.NEGOTIATION_TIMEOUT) {
             negotiationFailures.incrementAndGet();
             lastNegotiationFailure = "connection " + c.id + " " + c.closeReason();
+            ListenerEventDTO dto = eventDTO(negotiationFailure(c), c.initiator ? "ACTIVE" : "PASSIVE");
+            synchronized (failureEvents) {
+                failureEvents.addFirst(dto);
+                while (failureEvents.size() > FAILURE_EVENTS) {
+                    failureEvents.removeLast();
+                }
+            }
         }
         ConnectionDTO dto = c.getConnectionDTO();
         synchronized (recentlyClosed) {
@@ -269,6 +329,16 @@ public final class SmbDirectEngine implements SmbDirectTransport {
                 recentlyClosed.removeLast();
             }
         }
+    }
+
+    /** The event of {@code c}'s failed negotiation. */
+    ListenerEvent negotiationFailure(Connection c) {
+        CloseReason reason = c.closeReason() != null ? c.closeReason()
+                : CloseReason.of(CloseReason.Kind.NEGOTIATION_FAILED, "closed while negotiating");
+        return new ListenerEvent(reason.kind() == CloseReason.Kind.NEGOTIATION_TIMEOUT
+                ? ListenerEvent.Kind.NEGOTIATION_TIMEOUT : ListenerEvent.Kind.NEGOTIATION_FAILED,
+                c.listener == null ? null : c.listener.localAddress(), c.peerAddress(), provider.name(), c.id,
+                reason, Instant.ofEpochMilli(epochMillis()));
     }
 
     void onListenerClosed(EngineListener l) {
@@ -318,7 +388,10 @@ public final class SmbDirectEngine implements SmbDirectTransport {
             d.recentlyClosed = recentlyClosed.toArray(new ConnectionDTO[0]);
         }
         d.negotiationFailures = negotiationFailures.get();
-        d.lastNegotiationFailure = lastNegotiationFailure;
+        setLastNegotiationFailure(d, lastNegotiationFailure);
+        synchronized (failureEvents) {
+            d.negotiationFailureEvents = failureEvents.toArray(new ListenerEventDTO[0]);
+        }
         d.settings = settingsDTO(settings);
         return d;
     }
@@ -344,6 +417,12 @@ public final class SmbDirectEngine implements SmbDirectTransport {
             }
 
             @Override
+            public SmbDirectListener listen(InetSocketAddress bindAddress, AcceptHandler acceptHandler,
+                    ListenerEventHandler events) throws SmbDirectException {
+                throw new SmbDirectException(SmbDirectException.Kind.NO_PROVIDER, why);
+            }
+
+            @Override
             public CompletionStage<SmbDirectConnection> connect(InetSocketAddress peer, Duration timeout,
                     ConnectionHandler handler) {
                 return CompletableFuture.failedFuture(new SmbDirectException(SmbDirectException.Kind.NO_PROVIDER, why));
@@ -359,6 +438,11 @@ public final class SmbDirectEngine implements SmbDirectTransport {
                 return engine.onProvider(name);
             }
         };
+    }
+
+    @SuppressWarnings("deprecation")
+    private static void setLastNegotiationFailure(TransportDTO d, String text) {
+        d.lastNegotiationFailure = text;
     }
 
     static SettingsDTO settingsDTO(TransportSettings s) {

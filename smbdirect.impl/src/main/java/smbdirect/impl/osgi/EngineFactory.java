@@ -7,6 +7,7 @@ import java.util.concurrent.CompletionStage;
 import smbdirect.api.AcceptHandler;
 import smbdirect.api.CloseReason;
 import smbdirect.api.ConnectionHandler;
+import smbdirect.api.ListenerEventHandler;
 import smbdirect.api.SmbDirectConnection;
 import smbdirect.api.SmbDirectException;
 import smbdirect.api.SmbDirectListener;
@@ -31,9 +32,14 @@ final class EngineFactory {
     private record Adapter(SmbDirectEngine engine) implements ProviderEngine {
 
         @Override
-        public SmbDirectListener listen(InetSocketAddress bindAddress, AcceptHandler acceptHandler)
-                throws SmbDirectException {
-            return engine.listen(bindAddress, acceptHandler);
+        public SmbDirectListener listen(InetSocketAddress bindAddress, AcceptHandler acceptHandler,
+                ListenerEventHandler events) throws SmbDirectException {
+            return engine.listen(bindAddress, acceptHandler, events);
+        }
+
+        @Override
+        public void setListenerEventHandler(ListenerEventHandler handler) {
+            engine.setListenerEventHandler(handler);
         }
 
         @Override

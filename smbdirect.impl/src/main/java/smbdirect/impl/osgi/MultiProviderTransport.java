@@ -22,6 +22,7 @@ import org.slf4j.LoggerFactory;
 import smbdirect.api.AcceptHandler;
 import smbdirect.api.CloseReason;
 import smbdirect.api.ConnectionHandler;
+import smbdirect.api.ListenerEventHandler;
 import smbdirect.api.ReceivedMessage;
 import smbdirect.api.SmbDirectConnection;
 import smbdirect.api.SmbDirectException;
@@ -29,6 +30,7 @@ import smbdirect.api.SmbDirectListener;
 import smbdirect.api.SmbDirectTransport;
 import smbdirect.api.dto.ConnectionDTO;
 import smbdirect.api.dto.ListenerDTO;
+import smbdirect.api.dto.ListenerEventDTO;
 import smbdirect.api.dto.ProviderDTO;
 import smbdirect.api.dto.TransportDTO;
 import smbdirect.api.rdma.RdmaProvider;
@@ -69,6 +71,9 @@ final class MultiProviderTransport implements SmbDirectTransport {
     /** Closed connections kept for the DTO. */
     static final int CLOSED_HISTORY = 64;
 
+    /** Events kept per listener and negotiation failures kept for the DTO. */
+    static final int FAILURE_EVENTS = 16;
+
     private static final long CHECK_NANOS = TimeUnit.SECONDS.toNanos(1);
 
     private static final Comparator<ProviderEntry> BEST_FIRST = Comparator
@@ -85,6 +90,7 @@ final class MultiProviderTransport implements SmbDirectTransport {
     private final Deque<ConnectionDTO> retiredClosed = new ArrayDeque<>();
     private long retiredNegotiationFailures;
     private String retiredLastNegotiationFailure;
+    private final Deque<ListenerEventDTO> retiredFailureEvents = new ArrayDeque<>();
     private TransportSettings settings;
     private ProviderFilter selection;
     private boolean shutDown;
@@ -93,6 +99,8 @@ final class MultiProviderTransport implements SmbDirectTransport {
 
     // the trace sink every engine gets (TraceSink.NONE: off)
     private volatile TraceSink traceSink = TraceSink.NONE;
+    // the handler every engine tells of its listeners' events (null: none)
+    private volatile ListenerEventHandler listenerEvents;
 
     // copy-on-write snapshot of providers, best first
     private volatile List<ProviderEntry> snapshot = List.of();
@@ -121,6 +129,7 @@ final class MultiProviderTransport implements SmbDirectTransport {
                 return;
             }
             engine.setTraceSink(traceSink);
+            engine.setListenerEventHandler(listenerEvents);
             ProviderEntry entry = new ProviderEntry(provider, engine);
             entry.update(properties, nextLocalServiceId++);
             providers.add(entry);
@@ -137,6 +146,16 @@ final class MultiProviderTransport implements SmbDirectTransport {
             traceSink = sink == null ? TraceSink.NONE : sink;
             for (ProviderEntry entry : providers) {
                 entry.engine.setTraceSink(traceSink);
+            }
+        }
+    }
+
+    /** Installs the handler told of every listener's events on every engine, present and future. */
+    void setListenerEventHandler(ListenerEventHandler handler) {
+        synchronized (lock) {
+            listenerEvents = handler;
+            for (ProviderEntry entry : providers) {
+                entry.engine.setListenerEventHandler(handler);
             }
         }
     }
@@ -209,9 +228,15 @@ final class MultiProviderTransport implements SmbDirectTransport {
         }
         synchronized (lock) {
             retiredNegotiationFailures += last.negotiationFailures;
-            if (last.lastNegotiationFailure != null) {
-                retiredLastNegotiationFailure = last.lastNegotiationFailure;
+            if (lastFailure(last) != null) {
+                retiredLastNegotiationFailure = lastFailure(last);
             }
+            List<ListenerEventDTO> events = new ArrayList<>(retiredFailureEvents);
+            if (last.negotiationFailureEvents != null) {
+                events.addAll(List.of(last.negotiationFailureEvents));
+            }
+            retiredFailureEvents.clear();
+            newestFirst(events, FAILURE_EVENTS).forEach(retiredFailureEvents::addLast);
             List<ConnectionDTO> all = new ArrayList<>(retiredClosed);
             if (last.recentlyClosed != null) {
                 all.addAll(List.of(last.recentlyClosed));
@@ -294,15 +319,22 @@ final class MultiProviderTransport implements SmbDirectTransport {
     @Override
     public SmbDirectListener listen(InetSocketAddress bindAddress, AcceptHandler acceptHandler)
             throws SmbDirectException {
-        return listen(bindAddress, acceptHandler, null);
+        return listen(bindAddress, acceptHandler, null, null);
+    }
+
+    @Override
+    public SmbDirectListener listen(InetSocketAddress bindAddress, AcceptHandler acceptHandler,
+            ListenerEventHandler events) throws SmbDirectException {
+        return listen(bindAddress, acceptHandler, null, events);
     }
 
     /**
      * Opens an API listener on the selected provider ({@code pinned} null; it follows the
-     * selection) or on the first provider {@code pinned} matches (it stays on such a provider).
+     * selection) or on the first provider {@code pinned} matches (it stays on such a provider);
+     * its events go to {@code events} (may be null).
      */
     private SmbDirectListener listen(InetSocketAddress bindAddress, AcceptHandler acceptHandler,
-            PinnedProvider pinned) throws SmbDirectException {
+            PinnedProvider pinned, ListenerEventHandler events) throws SmbDirectException {
         Objects.requireNonNull(bindAddress, "bindAddress");
         Objects.requireNonNull(acceptHandler, "acceptHandler");
         synchronized (lock) {
@@ -314,7 +346,7 @@ final class MultiProviderTransport implements SmbDirectTransport {
                 throw noProvider(pinned == null ? "no RDMA provider matches " + selection : pinned.missing(this));
             }
             RelocatingListener listener = new RelocatingListener(this, null, bindAddress,
-                    pinned == null ? null : pinned.filter, acceptHandler);
+                    pinned == null ? null : pinned.filter, acceptHandler, events);
             listener.openFirst(entry);
             listeners.add(listener);
             reconcileListeners();
@@ -401,7 +433,7 @@ final class MultiProviderTransport implements SmbDirectTransport {
     RelocatingListener openConfigured(String name, InetSocketAddress bindAddress, ProviderFilter providerFilter,
             String whyWaiting) {
         synchronized (lock) {
-            RelocatingListener listener = new RelocatingListener(this, name, bindAddress, providerFilter, null);
+            RelocatingListener listener = new RelocatingListener(this, name, bindAddress, providerFilter, null, null);
             listener.setAcceptHandler(null, whyWaiting); // before the listener is visible
             if (shutDown) {
                 listener.closeForShutdown();
@@ -422,6 +454,7 @@ final class MultiProviderTransport implements SmbDirectTransport {
         List<ConnectionDTO> closed;
         long failures;
         String lastFailure;
+        List<ListenerEventDTO> failureEvents;
         synchronized (lock) {
             entries = List.copyOf(providers);
             ls = List.copyOf(listeners);
@@ -430,6 +463,7 @@ final class MultiProviderTransport implements SmbDirectTransport {
             closed = new ArrayList<>(retiredClosed);
             failures = retiredNegotiationFailures;
             lastFailure = retiredLastNegotiationFailure;
+            failureEvents = new ArrayList<>(retiredFailureEvents);
         }
         TransportDTO dto = new TransportDTO();
         List<ProviderDTO> providerDTOs = new ArrayList<>();
@@ -470,10 +504,13 @@ final class MultiProviderTransport implements SmbDirectTransport {
                 closed.addAll(List.of(engine.recentlyClosed));
             }
             failures += engine.negotiationFailures;
-            if (engine.lastNegotiationFailure != null) {
+            if (lastFailure(engine) != null) {
                 if (entry == chosen || selectedFailure == null) {
-                    selectedFailure = engine.lastNegotiationFailure;
+                    selectedFailure = lastFailure(engine);
                 }
+            }
+            if (engine.negotiationFailureEvents != null) {
+                failureEvents.addAll(List.of(engine.negotiationFailureEvents));
             }
         }
         closed.sort(Comparator.comparingLong((ConnectionDTO c) -> c.closedMillis).reversed());
@@ -482,9 +519,26 @@ final class MultiProviderTransport implements SmbDirectTransport {
         dto.connections = live.toArray(ConnectionDTO[]::new);
         dto.recentlyClosed = closed.stream().limit(CLOSED_HISTORY).toArray(ConnectionDTO[]::new);
         dto.negotiationFailures = failures;
-        dto.lastNegotiationFailure = selectedFailure != null ? selectedFailure : lastFailure;
+        setLastFailure(dto, selectedFailure != null ? selectedFailure : lastFailure);
+        dto.negotiationFailureEvents = newestFirst(failureEvents, FAILURE_EVENTS).toArray(ListenerEventDTO[]::new);
         dto.settings = TransportConfigs.toDTO(s);
         return dto;
+    }
+
+    @SuppressWarnings("deprecation")
+    private static String lastFailure(TransportDTO dto) {
+        return dto.lastNegotiationFailure;
+    }
+
+    @SuppressWarnings("deprecation")
+    private static void setLastFailure(TransportDTO dto, String text) {
+        dto.lastNegotiationFailure = text;
+    }
+
+    /** The newest {@code limit} events, newest first. */
+    static List<ListenerEventDTO> newestFirst(List<ListenerEventDTO> events, int limit) {
+        return events.stream().sorted(Comparator.comparingLong((ListenerEventDTO e) -> e.timestampMillis).reversed())
+                .limit(limit).toList();
     }
 
     // ---- listeners -------------------------------------------------------------------------
@@ -642,7 +696,13 @@ final class MultiProviderTransport implements SmbDirectTransport {
         @Override
         public SmbDirectListener listen(InetSocketAddress bindAddress, AcceptHandler acceptHandler)
                 throws SmbDirectException {
-            return transport.listen(bindAddress, acceptHandler, this);
+            return transport.listen(bindAddress, acceptHandler, this, null);
+        }
+
+        @Override
+        public SmbDirectListener listen(InetSocketAddress bindAddress, AcceptHandler acceptHandler,
+                ListenerEventHandler events) throws SmbDirectException {
+            return transport.listen(bindAddress, acceptHandler, this, events);
         }
 
         @Override

@@ -7,6 +7,7 @@ import java.util.concurrent.CompletionStage;
 import smbdirect.api.AcceptHandler;
 import smbdirect.api.CloseReason;
 import smbdirect.api.ConnectionHandler;
+import smbdirect.api.ListenerEventHandler;
 import smbdirect.api.SmbDirectConnection;
 import smbdirect.api.SmbDirectException;
 import smbdirect.api.SmbDirectListener;
@@ -22,8 +23,9 @@ import smbdirect.impl.trace.TraceSink;
  */
 interface ProviderEngine {
 
-    /** Opens a listener on this engine's provider. */
-    SmbDirectListener listen(InetSocketAddress bindAddress, AcceptHandler acceptHandler) throws SmbDirectException;
+    /** Opens a listener on this engine's provider; {@code events} (may be null) is told of its events. */
+    SmbDirectListener listen(InetSocketAddress bindAddress, AcceptHandler acceptHandler, ListenerEventHandler events)
+            throws SmbDirectException;
 
     /** Connects over this engine's provider. */
     CompletionStage<SmbDirectConnection> connect(InetSocketAddress peer, Duration timeout, ConnectionHandler handler);
@@ -40,6 +42,14 @@ interface ProviderEngine {
      */
     default void setTraceSink(TraceSink sink) {
         // an engine without tracing has nothing to install
+    }
+
+    /**
+     * Installs the handler told of the events of every listener of this engine. Engines without
+     * listener events (test doubles) ignore it.
+     */
+    default void setListenerEventHandler(ListenerEventHandler handler) {
+        // an engine without listener events has nothing to install
     }
 
     /**

@@ -1,6 +1,8 @@
 package smbdirect.impl.osgi;
 
 import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
@@ -9,17 +11,20 @@ import org.slf4j.LoggerFactory;
 
 import smbdirect.api.AcceptHandler;
 import smbdirect.api.ConnectionHandler;
+import smbdirect.api.ListenerEventHandler;
 import smbdirect.api.SmbDirectConnection;
 import smbdirect.api.SmbDirectException;
 import smbdirect.api.SmbDirectListener;
 import smbdirect.api.dto.ListenerDTO;
+import smbdirect.api.dto.ListenerEventDTO;
 import smbdirect.impl.osgi.MultiProviderTransport.ProviderEntry;
 
 /**
  * A listener that stays bound to one address while the provider under it changes: it holds the
  * engine's listener on the current provider and re-opens it (same address, same port) on the provider
  * its transport designates. Its DTO counters add up over every provider it was bound on; the live
- * counts ({@code negotiating}, {@code connections}) are those of the current provider.
+ * counts ({@code negotiating}, {@code connections}) are those of the current provider, and its last
+ * events span the providers too.
  *
  * <p>States: OPEN (bound on a provider), WAITING (no provider, or no accept handler for a configured
  * listener), FAILED (the bind failed; retried), CLOSED.
@@ -40,6 +45,7 @@ final class RelocatingListener implements SmbDirectListener {
     private final String name;
     private final InetSocketAddress requested;
     private final ProviderFilter providerFilter;
+    private final ListenerEventHandler events;
 
     private volatile AcceptHandler acceptHandler;
     private volatile String waitingForHandler = "no accept handler";
@@ -51,14 +57,16 @@ final class RelocatingListener implements SmbDirectListener {
     private String state = WAITING;
     private String stateDetail;
     private final ListenerDTO retired = new ListenerDTO();
+    private List<ListenerEventDTO> retiredEvents = List.of();
 
     RelocatingListener(MultiProviderTransport transport, String name, InetSocketAddress requested,
-            ProviderFilter providerFilter, AcceptHandler acceptHandler) {
+            ProviderFilter providerFilter, AcceptHandler acceptHandler, ListenerEventHandler events) {
         this.transport = transport;
         this.name = name;
         this.requested = requested;
         this.providerFilter = providerFilter;
         this.acceptHandler = acceptHandler;
+        this.events = events;
     }
 
     /** The listener's own provider filter, or {@code null} when it follows the transport's selection. */
@@ -103,7 +111,7 @@ final class RelocatingListener implements SmbDirectListener {
 
     /** First bind of an API listener: failures are thrown (lock held). */
     void openFirst(ProviderEntry entry) throws SmbDirectException {
-        SmbDirectListener l = entry.engine.listen(requested, dispatchFor(entry));
+        SmbDirectListener l = entry.engine.listen(requested, dispatchFor(entry), events);
         attach(entry, l);
     }
 
@@ -132,7 +140,7 @@ final class RelocatingListener implements SmbDirectListener {
         detach();
         InetSocketAddress address = bound != null ? bound : requested;
         try {
-            attach(target, target.engine.listen(address, dispatchFor(target)));
+            attach(target, target.engine.listen(address, dispatchFor(target), events));
             if (from != null) {
                 LOG.info("Listener {} moved from RDMA provider {} to {}", label(), from, target.name);
             }
@@ -165,6 +173,7 @@ final class RelocatingListener implements SmbDirectListener {
         retired.accepted += last.accepted;
         retired.refused += last.refused;
         retired.negotiationFailures += last.negotiationFailures;
+        retiredEvents = merge(retiredEvents, last.events);
         delegate = null;
         delegateEntry = null;
         try {
@@ -241,6 +250,7 @@ final class RelocatingListener implements SmbDirectListener {
             dto.accepted = retired.accepted;
             dto.refused = retired.refused;
             dto.negotiationFailures = retired.negotiationFailures;
+            dto.events = retiredEvents.toArray(ListenerEventDTO[]::new);
         }
         if (d != null) {
             ListenerDTO now = d.getListenerDTO();
@@ -250,6 +260,7 @@ final class RelocatingListener implements SmbDirectListener {
             dto.negotiationFailures += now.negotiationFailures;
             dto.negotiating = now.negotiating;
             dto.connections = now.connections;
+            dto.events = merge(List.of(dto.events), now.events).toArray(ListenerEventDTO[]::new);
         }
         return dto;
     }
@@ -266,6 +277,14 @@ final class RelocatingListener implements SmbDirectListener {
         }
         transport.listenerClosed(this);
         return done;
+    }
+
+    private static List<ListenerEventDTO> merge(List<ListenerEventDTO> older, ListenerEventDTO[] newer) {
+        List<ListenerEventDTO> all = new ArrayList<>(older);
+        if (newer != null) {
+            all.addAll(List.of(newer));
+        }
+        return MultiProviderTransport.newestFirst(all, MultiProviderTransport.FAILURE_EVENTS);
     }
 
     static String hostPort(InetSocketAddress a) {

@@ -25,6 +25,7 @@ import org.slf4j.LoggerFactory;
 import smbdirect.api.AcceptHandler;
 import smbdirect.api.CloseReason;
 import smbdirect.api.ConnectionHandler;
+import smbdirect.api.ListenerEventHandler;
 import smbdirect.api.SmbDirectConnection;
 import smbdirect.api.SmbDirectException;
 import smbdirect.api.SmbDirectListener;
@@ -70,6 +71,7 @@ public class SmbDirectTransportComponent implements SmbDirectTransport, Listener
 
     private final TimerScheduler timer;
     private final MultiProviderTransport transport;
+    private final ListenerEventWhiteboard whiteboard = new ListenerEventWhiteboard();
 
     @Activate
     public SmbDirectTransportComponent(TransportConfig config, Map<String, Object> properties) {
@@ -83,6 +85,7 @@ public class SmbDirectTransportComponent implements SmbDirectTransport, Listener
     SmbDirectTransportComponent(TransportConfig config, Map<String, ?> properties, ProviderEngine.Factory engines) {
         timer = new TimerScheduler();
         transport = new MultiProviderTransport(engines, timer, TransportSettings.DEFAULTS, defaultFilter());
+        transport.setListenerEventHandler(whiteboard);
         configure(config, properties);
     }
 
@@ -154,6 +157,21 @@ public class SmbDirectTransportComponent implements SmbDirectTransport, Listener
         transport.addProvider(provider, properties);
     }
 
+    /**
+     * The whiteboard of listener events: every {@link ListenerEventHandler} service is told of the
+     * events of every listener of the transport.
+     */
+    @Reference(name = "listenerEventHandlers", service = ListenerEventHandler.class,
+            cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC,
+            unbind = "removeListenerEventHandler")
+    void addListenerEventHandler(ListenerEventHandler handler) {
+        whiteboard.add(handler);
+    }
+
+    void removeListenerEventHandler(ListenerEventHandler handler) {
+        whiteboard.remove(handler);
+    }
+
     void updatedProvider(RdmaProvider provider, Map<String, Object> properties) {
         transport.updateProvider(provider, properties);
     }
@@ -190,6 +208,12 @@ public class SmbDirectTransportComponent implements SmbDirectTransport, Listener
     public SmbDirectListener listen(InetSocketAddress bindAddress, AcceptHandler acceptHandler)
             throws SmbDirectException {
         return transport.listen(bindAddress, acceptHandler);
+    }
+
+    @Override
+    public SmbDirectListener listen(InetSocketAddress bindAddress, AcceptHandler acceptHandler,
+            ListenerEventHandler events) throws SmbDirectException {
+        return transport.listen(bindAddress, acceptHandler, events);
     }
 
     @Override

@@ -24,6 +24,7 @@ import smbdirect.api.AcceptHandler;
 import smbdirect.api.BufferDescriptor;
 import smbdirect.api.CloseReason;
 import smbdirect.api.ConnectionHandler;
+import smbdirect.api.ListenerEventHandler;
 import smbdirect.api.ConnectionParameters;
 import smbdirect.api.RdmaCompletion;
 import smbdirect.api.RegisteredBuffer;
@@ -188,8 +189,8 @@ final class Fakes {
         }
 
         @Override
-        public synchronized SmbDirectListener listen(InetSocketAddress bindAddress, AcceptHandler acceptHandler)
-                throws SmbDirectException {
+        public synchronized SmbDirectListener listen(InetSocketAddress bindAddress, AcceptHandler acceptHandler,
+                ListenerEventHandler events) throws SmbDirectException {
             if (shutdownReason != null) {
                 throw MultiProviderTransport.noProvider("engine stopped");
             }
@@ -242,6 +243,7 @@ final class Fakes {
             return CompletableFuture.completedFuture(c);
         }
 
+        @SuppressWarnings("deprecation") // the deprecated lastNegotiationFailure still works
         @Override
         public TransportDTO getTransportDTO() {
             TransportDTO dto = new TransportDTO();

@@ -29,7 +29,8 @@ import smbdirect.impl.osgi.monitor.TransportMonitor;
  * { "timeMillis": ..., "intervalMillis": 1000, "windowSeconds": 300,
  *   "health": { "status": "OK", "findings": [ "OK ...", ... ] },
  *   "transport": { "providers": [...], "listeners": [...], "connections": [...], "recentlyClosed": [...],
- *                  "negotiationFailures": 0, "lastNegotiationFailure": null, "settings": {...} },
+ *                  "negotiationFailures": 0, "lastNegotiationFailure": null,
+ *                  "negotiationFailureEvents": [...], "settings": {...} },
  *   "rates": { "mock/17": { "bytesSentPerSecond": ..., ... } },
  *   "history": { "providers": { "mock": { "timeMillis": [...], "bytesSentPerSecond": [...], ... } },
  *                "connections": { "mock/17": { ... } } } }

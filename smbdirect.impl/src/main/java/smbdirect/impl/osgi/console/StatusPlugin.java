@@ -179,6 +179,10 @@ public class StatusPlugin extends HttpServlet {
         head(w, "Name", "Address", "Provider", "State", "Requests", "Accepted", "Refused", "Negotiation failures",
                 "Negotiating", "Live", "Detail");
         w.append("</tr></thead><tbody></tbody></table>");
+        w.append("<h2 class='smbd-h'>Listener events <span class='smbd-count'>the last 16 per listener</span></h2>")
+                .append("<table id='smbd-listener-events' class='smbd-table'><thead><tr>");
+        head(w, "Time", "Listener", "Event", "Peer", "Provider", "Connection", "Reason", "Rule", "Detail");
+        w.append("</tr></thead><tbody></tbody></table>");
         w.append("<h2 class='smbd-h'>Connections <span id='smbd-connection-count' class='smbd-count'></span></h2>")
                 .append("<table id='smbd-connections' class='smbd-table'><thead><tr>");
         head(w, "", "Id", "Role", "State", "Provider", "Peer", "Out", "In", "Messages out / in", "Credits held / granted",

@@ -7,6 +7,7 @@ import java.util.function.Predicate;
 
 import smbdirect.api.dto.ConnectionDTO;
 import smbdirect.api.dto.ListenerDTO;
+import smbdirect.api.dto.ListenerEventDTO;
 import smbdirect.api.dto.ProviderDTO;
 import smbdirect.api.dto.TransportDTO;
 import smbdirect.impl.osgi.monitor.TransportMonitor;
@@ -125,12 +126,27 @@ public final class TransportHealth {
         if (recentFailures > 0) {
             status = worse(status, Status.WARN);
             findings.add("WARN " + recentFailures + " negotiation failure(s) " + since + "; last: "
-                    + dto.lastNegotiationFailure);
+                    + lastFailure(dto));
         } else if (failures > 0) {
             findings.add("OK " + failures + " negotiation failure(s) since start, none recent; last: "
-                    + dto.lastNegotiationFailure);
+                    + lastFailure(dto));
         }
         return new Report(status, findings);
+    }
+
+    /**
+     * The newest negotiation failure as text: role, connection, peer and reason (from a producer that
+     * fills only the deprecated text field: that text).
+     */
+    @SuppressWarnings("deprecation")
+    private static String lastFailure(TransportDTO dto) {
+        ListenerEventDTO[] events = dto.negotiationFailureEvents;
+        if (events == null || events.length == 0) {
+            return dto.lastNegotiationFailure;
+        }
+        ListenerEventDTO e = events[0];
+        return e.role + " connection " + e.connectionId + " peer " + e.peerAddress + " " + e.reasonKind
+                + (e.rule == null ? "" : " " + e.rule) + (e.detail == null || e.detail.isEmpty() ? "" : ": " + e.detail);
     }
 
     private static String detail(ListenerDTO l) {

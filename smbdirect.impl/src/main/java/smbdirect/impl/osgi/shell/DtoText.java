@@ -7,6 +7,7 @@ import java.util.Locale;
 
 import smbdirect.api.dto.ConnectionDTO;
 import smbdirect.api.dto.ListenerDTO;
+import smbdirect.api.dto.ListenerEventDTO;
 import smbdirect.api.dto.ProviderDTO;
 import smbdirect.api.dto.TransportDTO;
 
@@ -37,7 +38,7 @@ public final class DtoText {
         return b.toString();
     }
 
-    /** The listeners table. */
+    /** The listeners table, then each listener's last events, newest first. */
     public static String listeners(TransportDTO dto) {
         StringBuilder b = new StringBuilder();
         b.append(String.format(Locale.ROOT, "%-12s %-22s %-9s %-8s %9s %9s %8s %8s %6s  %s%n", "NAME", "ADDRESS",
@@ -50,6 +51,36 @@ public final class DtoText {
         }
         if (list(dto.listeners).isEmpty()) {
             b.append("(no listener)\n");
+        }
+        for (ListenerDTO l : list(dto.listeners)) {
+            if (!list(l.events).isEmpty()) {
+                b.append("events of ").append(l.name == null ? l.address : l.name + " " + l.address)
+                        .append(", newest first:\n");
+                for (ListenerEventDTO e : list(l.events)) {
+                    b.append("  ").append(event(e)).append('\n');
+                }
+            }
+        }
+        return b.toString();
+    }
+
+    /** One event as a line: time, kind, peer, provider, connection, reason kind, rule and detail. */
+    public static String event(ListenerEventDTO e) {
+        StringBuilder b = new StringBuilder();
+        b.append(Instant.ofEpochMilli(e.timestampMillis)).append(' ')
+                .append(String.format(Locale.ROOT, "%-19s", e.kind)).append(" peer ")
+                .append(e.peerAddress == null ? "-" : e.peerAddress).append(" on ").append(e.provider);
+        if (e.connectionId != 0) {
+            b.append(" connection ").append(e.connectionId);
+        }
+        if (e.reasonKind != null) {
+            b.append(": ").append(e.reasonKind);
+            if (e.rule != null) {
+                b.append(' ').append(e.rule);
+            }
+            if (e.detail != null && !e.detail.isEmpty()) {
+                b.append(": ").append(e.detail);
+            }
         }
         return b.toString();
     }

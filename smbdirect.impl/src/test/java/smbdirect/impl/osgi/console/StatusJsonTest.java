@@ -17,6 +17,8 @@ import org.apache.felix.utils.json.JSONParser;
 import org.junit.jupiter.api.Test;
 
 import smbdirect.api.dto.ConnectionDTO;
+import smbdirect.api.dto.ListenerDTO;
+import smbdirect.api.dto.ListenerEventDTO;
 import smbdirect.api.dto.ProviderDTO;
 import smbdirect.api.dto.SettingsDTO;
 import smbdirect.api.dto.TransportDTO;
@@ -48,7 +50,7 @@ class StatusJsonTest {
         t.connections = new ConnectionDTO[] { c };
         t.settings = new SettingsDTO();
         t.settings.creditRefillFraction = 0.25;
-        t.lastNegotiationFailure = null;
+        setLastNegotiationFailure(t, null);
         StringWriter out = new StringWriter();
         float[] rates = new float[Metric.values().length];
         rates[Metric.BYTES_SENT.ordinal()] = 1.5e9f;
@@ -71,5 +73,54 @@ class StatusJsonTest {
                 health.toString());
         Map<String, Object> r = (Map<String, Object>) ((Map<String, Object>) json.get("rates")).get("mock/17");
         assertEquals(1.5e9, ((Number) r.get("bytesSentPerSecond")).doubleValue(), 1e3);
+    }
+
+    @SuppressWarnings("deprecation")
+    private static void setLastNegotiationFailure(TransportDTO t, String text) {
+        t.lastNegotiationFailure = text;
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void listenerEventsAndNegotiationFailuresAreStructuredRecordsInTheJson() throws Exception {
+        ListenerEventDTO e = new ListenerEventDTO();
+        e.kind = "NEGOTIATION_FAILED";
+        e.role = "PASSIVE";
+        e.listener = "10.0.0.1:445";
+        e.peerAddress = "10.0.0.2:50000";
+        e.provider = "mock";
+        e.connectionId = 9;
+        e.reasonKind = "NEGOTIATION_FAILED";
+        e.rule = "R-3.1.5.6-06";
+        e.detail = "CreditsRequested=0: is not greater than 0";
+        e.timestampMillis = 1_700_000_000_000L;
+        ListenerDTO l = new ListenerDTO();
+        l.address = "10.0.0.1:445";
+        l.events = new ListenerEventDTO[] { e };
+        TransportDTO t = new TransportDTO();
+        t.listeners = new ListenerDTO[] { l };
+        t.negotiationFailures = 1;
+        t.negotiationFailureEvents = new ListenerEventDTO[] { e };
+        setLastNegotiationFailure(t, "connection 9 NEGOTIATION_FAILED R-3.1.5.6-06: CreditsRequested=0");
+        StringWriter out = new StringWriter();
+        TransportHealth.Report health = TransportHealth.evaluate(t, 0, "in the last 5 minutes", x -> true, "");
+        StatusJson.write(out, 1, t, health, Map.of(), Map.of(), Map.of());
+
+        Map<String, Object> transport = (Map<String, Object>) new JSONParser(out.toString()).getParsed()
+                .get("transport");
+        Map<String, Object> listener = (Map<String, Object>) ((List<Object>) transport.get("listeners")).get(0);
+        Map<String, Object> event = (Map<String, Object>) ((List<Object>) listener.get("events")).get(0);
+        assertEquals(fields(ListenerEventDTO.class), event.keySet());
+        assertEquals("R-3.1.5.6-06", event.get("rule"));
+        assertEquals("10.0.0.2:50000", event.get("peerAddress"));
+        assertEquals(1_700_000_000_000L, ((Number) event.get("timestampMillis")).longValue());
+        Map<String, Object> failure = (Map<String, Object>) ((List<Object>) transport.get("negotiationFailureEvents"))
+                .get(0);
+        assertEquals("CreditsRequested=0: is not greater than 0", failure.get("detail"));
+        assertEquals("connection 9 NEGOTIATION_FAILED R-3.1.5.6-06: CreditsRequested=0",
+                transport.get("lastNegotiationFailure"), "the deprecated field is still there");
+        assertTrue(health.findings().stream().anyMatch(f -> f.contains(
+                "last: PASSIVE connection 9 peer 10.0.0.2:50000 NEGOTIATION_FAILED R-3.1.5.6-06: CreditsRequested=0")),
+                health.findings().toString());
     }
 }

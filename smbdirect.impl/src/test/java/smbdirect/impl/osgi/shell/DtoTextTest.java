@@ -11,6 +11,8 @@ import java.net.InetSocketAddress;
 import org.junit.jupiter.api.Test;
 
 import smbdirect.api.dto.ConnectionDTO;
+import smbdirect.api.dto.ListenerDTO;
+import smbdirect.api.dto.ListenerEventDTO;
 import smbdirect.api.dto.ProviderDTO;
 import smbdirect.api.dto.TransportDTO;
 
@@ -69,6 +71,35 @@ class DtoTextTest {
         assertTrue(lines[2].startsWith("iwarp "), lines[2]);
         assertEquals("           settings:   listens only on 127.0.0.1:5445", lines[3]);
         assertEquals("           statistics: TCP connections 0 of at most 1,024", lines[4]);
+    }
+
+    @Test
+    void listenersTableIsFollowedByEachListenersEventsNewestFirst() {
+        ListenerEventDTO refused = new ListenerEventDTO();
+        refused.kind = "REFUSED_CAP";
+        refused.peerAddress = "10.0.0.2:50001";
+        refused.provider = "mock";
+        refused.reasonKind = "RESOURCE_LIMIT";
+        refused.detail = "maxConnectionsPerListener=1 reached";
+        refused.timestampMillis = 2000;
+        ListenerEventDTO accepted = new ListenerEventDTO();
+        accepted.kind = "ACCEPTED";
+        accepted.peerAddress = "10.0.0.2:50000";
+        accepted.provider = "mock";
+        accepted.connectionId = 4;
+        accepted.timestampMillis = 1000;
+        ListenerDTO l = new ListenerDTO();
+        l.name = "smb";
+        l.address = "10.0.0.1:445";
+        l.state = "OPEN";
+        l.events = new ListenerEventDTO[] {refused, accepted};
+        TransportDTO dto = new TransportDTO();
+        dto.listeners = new ListenerDTO[] {l};
+        String[] lines = DtoText.listeners(dto).split("\n");
+        assertEquals("events of smb 10.0.0.1:445, newest first:", lines[2]);
+        assertEquals("  1970-01-01T00:00:02Z REFUSED_CAP         peer 10.0.0.2:50001 on mock: RESOURCE_LIMIT: "
+                + "maxConnectionsPerListener=1 reached", lines[3]);
+        assertEquals("  1970-01-01T00:00:01Z ACCEPTED            peer 10.0.0.2:50000 on mock connection 4", lines[4]);
     }
 
     @Test

@@ -7,9 +7,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -27,6 +25,7 @@ import smbdirect.api.SmbDirectListener;
 import smbdirect.api.SmbDirectTransport;
 import smbdirect.api.dto.TransportDTO;
 import smbdirect.api.rdma.RdmaProvider;
+import smbdirect.impl.engine.ExecutorScheduler;
 import smbdirect.impl.engine.Scheduler;
 import smbdirect.impl.engine.SmbDirectEngine;
 import smbdirect.impl.engine.TransportSettings;
@@ -276,40 +275,12 @@ public final class StandaloneTransport implements SmbDirectTransport, AutoClosea
                     owned.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
                     executor = owned;
                 }
-                time = executorScheduler(executor);
+                time = new ExecutorScheduler(executor);
             }
             StandaloneTransport t = new StandaloneTransport(new SmbDirectEngine(provider, settings, time), owned,
                     new LinkedHashMap<>(properties));
             LOG.info("SMB Direct transport on {} ({}) built: {}", provider.name(), provider.transportType(), settings);
             return t;
-        }
-
-        private static Scheduler executorScheduler(ScheduledExecutorService executor) {
-            return new Scheduler() {
-                @Override
-                public long nanoTime() {
-                    return System.nanoTime();
-                }
-
-                @Override
-                public Cancellable schedule(Runnable task, long delayNanos) {
-                    Runnable guarded = () -> {
-                        try {
-                            task.run();
-                        } catch (RuntimeException | Error e) {
-                            LOG.error("Timer task failed", e);
-                        }
-                    };
-                    ScheduledFuture<?> f;
-                    try {
-                        f = executor.schedule(guarded, Math.max(0, delayNanos), TimeUnit.NANOSECONDS);
-                    } catch (RejectedExecutionException e) {
-                        LOG.debug("Timer executor stopped; task not scheduled");
-                        return () -> { };
-                    }
-                    return () -> f.cancel(false);
-                }
-            };
         }
     }
 }

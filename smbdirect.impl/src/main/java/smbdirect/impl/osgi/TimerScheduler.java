@@ -1,13 +1,8 @@
 package smbdirect.impl.osgi;
 
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
 
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
+import smbdirect.impl.engine.ExecutorScheduler;
 import smbdirect.impl.engine.Scheduler;
 
 /**
@@ -19,9 +14,8 @@ final class TimerScheduler implements Scheduler, AutoCloseable {
 
     static final String THREAD_NAME = "smbdirect-timer";
 
-    private static final Logger LOG = LoggerFactory.getLogger(TimerScheduler.class);
-
     private final ScheduledThreadPoolExecutor executor;
+    private final ExecutorScheduler timers;
 
     TimerScheduler() {
         executor = new ScheduledThreadPoolExecutor(1, r -> {
@@ -31,6 +25,7 @@ final class TimerScheduler implements Scheduler, AutoCloseable {
         });
         executor.setRemoveOnCancelPolicy(true);
         executor.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+        timers = new ExecutorScheduler(executor);
     }
 
     /** The executor (for an engine that wants the executor itself). */
@@ -40,26 +35,12 @@ final class TimerScheduler implements Scheduler, AutoCloseable {
 
     @Override
     public long nanoTime() {
-        return System.nanoTime();
+        return timers.nanoTime();
     }
 
     @Override
     public Cancellable schedule(Runnable task, long delayNanos) {
-        Runnable guarded = () -> {
-            try {
-                task.run();
-            } catch (RuntimeException | Error e) {
-                LOG.error("Timer task failed", e);
-            }
-        };
-        ScheduledFuture<?> f;
-        try {
-            f = executor.schedule(guarded, Math.max(0, delayNanos), TimeUnit.NANOSECONDS);
-        } catch (RejectedExecutionException e) {
-            LOG.debug("Timer stopped; task not scheduled");
-            return () -> { };
-        }
-        return () -> f.cancel(false);
+        return timers.schedule(task, delayNanos);
     }
 
     /** Stops the timer thread; pending tasks are dropped. */

@@ -34,4 +34,16 @@ class ExecutorSchedulerTest {
             ex.shutdownNow();
         }
     }
+
+    @Test
+    void onAStoppedExecutorSchedulingDoesNothingAndCancellingIsHarmless() {
+        ScheduledThreadPoolExecutor ex = new ScheduledThreadPoolExecutor(1);
+        ex.shutdownNow();
+        ExecutorScheduler s = new ExecutorScheduler(ex);
+        Scheduler.Cancellable c = s.schedule(() -> {
+            throw new AssertionError("must not run");
+        }, 0);
+        c.cancel();
+        assertEquals(0, ex.getQueue().size());
+    }
 }

@@ -122,7 +122,15 @@ final class PassiveNegotiation extends Negotiation {
 
     @Override
     void established(ByteBuffer peerPrivateData) {
-        // the passive side waits for the Negotiate Request (3.1.5.5)
+        // R-6-01: the provider negotiated the depths at connect time; where it reports lower ones
+        // than were asked for at accept, those bound our RDMA Reads (as on the active side)
+        if (connection.endpoint().outboundReadDepth() > 0) {
+            outboundReadDepth = Math.min(outboundReadDepth, connection.endpoint().outboundReadDepth());
+        }
+        if (connection.endpoint().inboundReadDepth() > 0) {
+            inboundReadDepth = Math.min(inboundReadDepth, connection.endpoint().inboundReadDepth());
+        }
+        // then the passive side waits for the Negotiate Request (3.1.5.5)
     }
 
     @Override

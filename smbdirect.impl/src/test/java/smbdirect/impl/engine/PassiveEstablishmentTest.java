@@ -233,6 +233,22 @@ class PassiveEstablishmentTest {
     }
 
     @Test
+    @DisplayName("R-6-01: the depths the provider reports after establishment bound the passive side's RDMA Reads")
+    void R_6_01_depthsTheProviderNegotiatedBoundThePassiveSide() {
+        FakeProvider.FakeRequest r = h.request(null);
+        FakeEndpoint e = r.endpoint;
+        assertTrue(r.endpoint.acceptParameters.outboundReadDepth() > 3, "asked for more at accept");
+        e.ord = 3;
+        e.ird = 2;
+        e.establish();
+        e.deliver(Harness.negRequest(0x100, 0x100, 10, 1024, 1024, 131072));
+        e.completeSends();
+        Connection c = (Connection) h.accepted.get(0);
+        assertEquals(3, c.parameters().outboundReadDepth(), "ORD as the provider negotiated it");
+        assertEquals(2, c.parameters().inboundReadDepth(), "IRD as the provider negotiated it");
+    }
+
+    @Test
     @DisplayName("R-6.2-01 / A-45: cifs's little-endian header (IRD 32, ORD 1) bounds our depths; the echo is big-endian")
     void R_6_2_01_A_45_littleEndianHeaderOfLinuxCifsIsReadAndEchoedBigEndian() {
         h.provider.transportType = TransportType.IWARP;

@@ -50,7 +50,9 @@ public class KarafIwarpIT {
 
     @Configuration
     public Option[] config() throws IOException {
-        return KarafSupport.karaf(List.of("smbdirect-iwarp"),
+        // smbdirect-mock beside it only because the test kit bundle (VerifiedTraffic) wires to the mock's
+        // package; the iwarp provider (ranking 50) is still the one selected over the mock (-100)
+        return KarafSupport.karaf(List.of("smbdirect-iwarp", "smbdirect-mock"),
                 // 127.0.0.1, any port: the listener below takes an ephemeral one (no fixed port in a shared build)
                 editConfigurationFilePut("etc/smbdirect.rdma.iwarp.cfg", "listenAddresses", "127.0.0.1"),
                 editConfigurationFilePut("etc/smbdirect.rdma.iwarp.cfg", "maxFpduSize", "4096"));

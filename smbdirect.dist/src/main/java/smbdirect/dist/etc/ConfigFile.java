@@ -241,8 +241,8 @@ public final class ConfigFile {
     /**
      * Why FileInstall cannot read {@code file}: the first line that fails, as
      * {@code "line N: KEY = VALUE: REASON"}, or {@code null} when the file reads. Follows what
-     * FileInstall does: properties syntax (a broken {@code \\uXXXX} escape), then, in a typed file
-     * (every value typed), each typed value.
+     * FileInstall does: properties syntax (a {@code \\u} escape without its four hex digits), then,
+     * in a typed file (every value typed), each typed value.
      */
     public static String diagnose(Path file) throws IOException {
         List<String> lines = Files.readAllLines(file, ENCODING);

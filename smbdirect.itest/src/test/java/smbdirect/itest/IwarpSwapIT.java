@@ -53,87 +53,29 @@ public class IwarpSwapIT extends FelixSupport {
         return felixOptions(reactorBundle("smbdirect.rdma.iwarp"));
     }
 
-    private record Accepted(SmbDirectConnection connection, VerifiedTraffic.Receiver receiver) {
-    }
-
-    /** A connection we made and the one our listener accepted for it, with traffic both ways. */
-    private static final class Pair {
-        final SmbDirectConnection client;
-        final VerifiedTraffic.Receiver clientReceiver;
-        final SmbDirectConnection server;
-        final VerifiedTraffic.Receiver serverReceiver;
-        final VerifiedTraffic.Sender clientSender;
-        final VerifiedTraffic.Sender serverSender;
-
-        Pair(String name, SmbDirectConnection client, VerifiedTraffic.Receiver clientReceiver, Accepted server) {
-            this.client = client;
-            this.clientReceiver = clientReceiver;
-            this.server = server.connection();
-            this.serverReceiver = server.receiver();
-            clientSender = new VerifiedTraffic.Sender(client, name + "-c").start();
-            serverSender = new VerifiedTraffic.Sender(this.server, name + "-s").start();
-        }
-
-        void awaitMore(String what) throws InterruptedException {
-            clientReceiver.awaitReceived(clientReceiver.received() + 50, what);
-            serverReceiver.awaitReceived(serverReceiver.received() + 50, what);
-        }
-
-        /** Both ends closed with {@code kind}; the traffic stopped (sends of a lost connection may fail). */
-        void assertEnded(CloseReason.Kind kind) throws Exception {
-            assertEquals(kind, clientReceiver.awaitClosed().kind());
-            assertEquals(kind, serverReceiver.awaitClosed().kind());
-            assertFalse(client.isOpen());
-            assertFalse(server.isOpen());
-            clientSender.stop(false);
-            serverSender.stop(false);
-            assertClean();
-        }
-
-        /** Stops the traffic of a survivor and checks that every completed send arrived, in order, once. */
-        void assertSurvived() throws InterruptedException {
-            clientSender.stopAndJoin();
-            serverSender.stopAndJoin();
-            assertTrue(client.isOpen() && server.isOpen());
-            serverReceiver.awaitReceived(clientSender.completed.get(), "every completed send arrived");
-            clientReceiver.awaitReceived(serverSender.completed.get(), "every completed send arrived");
-            assertEquals(clientSender.completed.get(), serverReceiver.received());
-            assertEquals(serverSender.completed.get(), clientReceiver.received());
-            assertFalse(clientReceiver.closed.isDone());
-            assertFalse(serverReceiver.closed.isDone());
-            assertClean();
-        }
-
-        void assertClean() {
-            for (List<String> problems : List.of(clientReceiver.problems, serverReceiver.problems,
-                    clientSender.problems, serverSender.problems)) {
-                assertEquals(List.of(), problems);
-            }
-        }
-    }
-
     /** A connection over the selected provider, which must be {@code provider}. */
-    private Pair open(String name, InetSocketAddress to, String provider, BlockingQueue<Accepted> accepted)
+    private TrafficPair open(String name, InetSocketAddress to, String provider,
+            BlockingQueue<TrafficPair.Accepted> accepted)
             throws Exception {
         return open(transport, name, to, provider, accepted);
     }
 
-    private Pair open(SmbDirectTransport via, String name, InetSocketAddress to, String provider,
-            BlockingQueue<Accepted> accepted) throws Exception {
+    private TrafficPair open(SmbDirectTransport via, String name, InetSocketAddress to, String provider,
+            BlockingQueue<TrafficPair.Accepted> accepted) throws Exception {
         VerifiedTraffic.Receiver r = new VerifiedTraffic.Receiver();
         SmbDirectConnection c = via.connect(to, Duration.ofSeconds(10), r).toCompletableFuture()
                 .get(10, TimeUnit.SECONDS);
         assertEquals(provider, c.providerName());
-        Accepted s = accepted.poll(10, TimeUnit.SECONDS);
+        TrafficPair.Accepted s = accepted.poll(10, TimeUnit.SECONDS);
         assertNotNull("the listener accepted the connection", s);
         assertEquals(provider, s.connection().providerName());
-        return new Pair(name, c, r, s);
+        return new TrafficPair(name, c, r, s);
     }
 
-    private SmbDirectListener listen(int port, BlockingQueue<Accepted> accepted) throws Exception {
+    private SmbDirectListener listen(int port, BlockingQueue<TrafficPair.Accepted> accepted) throws Exception {
         return transport.listen(new InetSocketAddress("0.0.0.0", port), c -> {
             VerifiedTraffic.Receiver r = new VerifiedTraffic.Receiver();
-            accepted.add(new Accepted(c, r));
+            accepted.add(new TrafficPair.Accepted(c, r));
             return r;
         });
     }
@@ -180,16 +122,17 @@ public class IwarpSwapIT extends FelixSupport {
         MockProvider mock = mockProvider("mock");
         await("mock selected", () -> "mock".equals(selectedProvider(transport)));
         assertEquals("installing the bundle registers no iWARP provider", null, iwarpDTO());
-        BlockingQueue<Accepted> accepted = new LinkedBlockingQueue<>();
+        BlockingQueue<TrafficPair.Accepted> accepted = new LinkedBlockingQueue<>();
         SmbDirectListener listener = listen(port, accepted);
         assertEquals("mock", listener.providerName());
-        Pair onMock = open("mock", new InetSocketAddress(mock.address(), port), "mock", accepted);
+        TrafficPair onMock = open("mock", new InetSocketAddress(mock.address(), port), "mock", accepted);
         onMock.awaitMore("traffic on mock");
 
         org.osgi.service.cm.Configuration iwarp = configureIwarp(port);
         await("iwarp selected", () -> "iwarp".equals(selectedProvider(transport)));
         await("the listener moved to iwarp", () -> "iwarp".equals(listener.providerName()) && listenerOpenOn("iwarp"));
-        Pair onIwarp = open("iwarp", new InetSocketAddress(InetAddress.getLoopbackAddress(), port), "iwarp", accepted);
+        TrafficPair onIwarp = open("iwarp", new InetSocketAddress(InetAddress.getLoopbackAddress(), port), "iwarp",
+                accepted);
         onMock.awaitMore("traffic on mock continues while iwarp takes new work");
         onIwarp.awaitMore("traffic over iwarp");
 
@@ -198,7 +141,7 @@ public class IwarpSwapIT extends FelixSupport {
         await("iwarp is gone from the DTO", () -> iwarpDTO() == null);
         await("the listener moved back to mock", () -> "mock".equals(listener.providerName()));
         onMock.awaitMore("traffic on mock continues after iwarp left");
-        Pair again = open("mock-again", new InetSocketAddress(mock.address(), port), "mock", accepted);
+        TrafficPair again = open("mock-again", new InetSocketAddress(mock.address(), port), "mock", accepted);
         again.awaitMore("a new connection on mock");
         onMock.assertSurvived();
         again.assertSurvived();
@@ -210,18 +153,18 @@ public class IwarpSwapIT extends FelixSupport {
         int port = freePort();
         configureIwarp(port);
         await("iwarp selected", () -> "iwarp".equals(selectedProvider(transport)));
-        BlockingQueue<Accepted> accepted = new LinkedBlockingQueue<>();
+        BlockingQueue<TrafficPair.Accepted> accepted = new LinkedBlockingQueue<>();
         SmbDirectListener listener = listen(port, accepted);
         await("the listener is open on iwarp", () -> "iwarp".equals(listener.providerName()) && listenerOpenOn("iwarp"));
         InetSocketAddress iwarpAddress = new InetSocketAddress(InetAddress.getLoopbackAddress(), port);
-        Pair onIwarp = open("iwarp", iwarpAddress, "iwarp", accepted);
+        TrafficPair onIwarp = open("iwarp", iwarpAddress, "iwarp", accepted);
         onIwarp.awaitMore("traffic over iwarp");
 
         org.osgi.service.cm.Configuration better = addMockProvider("better", 100);
         MockProvider mock = mockProvider("better");
         await("the better mock selected", () -> "better".equals(selectedProvider(transport)));
         await("the listener moved to the mock", () -> "better".equals(listener.providerName()));
-        Pair onMock = open("better", new InetSocketAddress(mock.address(), port), "better", accepted);
+        TrafficPair onMock = open("better", new InetSocketAddress(mock.address(), port), "better", accepted);
         onIwarp.awaitMore("traffic over iwarp continues while the mock takes new work");
         onMock.awaitMore("traffic on the mock");
 
@@ -229,7 +172,7 @@ public class IwarpSwapIT extends FelixSupport {
         onMock.assertEnded(CloseReason.Kind.PROVIDER_GONE);
         await("the listener moved back to iwarp", () -> "iwarp".equals(listener.providerName()) && listenerOpenOn("iwarp"));
         onIwarp.awaitMore("traffic over iwarp continues after the mock left");
-        Pair again = open("iwarp-again", iwarpAddress, "iwarp", accepted);
+        TrafficPair again = open("iwarp-again", iwarpAddress, "iwarp", accepted);
         again.awaitMore("a new connection over iwarp");
         onIwarp.assertSurvived();
         again.assertSurvived();
@@ -245,13 +188,13 @@ public class IwarpSwapIT extends FelixSupport {
         MockProvider mock = mockProvider("mock");
         configureIwarp(port);
         await("iwarp selected", () -> "iwarp".equals(selectedProvider(transport)));
-        BlockingQueue<Accepted> accepted = new LinkedBlockingQueue<>();
+        BlockingQueue<TrafficPair.Accepted> accepted = new LinkedBlockingQueue<>();
         SmbDirectListener listener = listen(port, accepted);
         await("the listener is open on iwarp", () -> "iwarp".equals(listener.providerName()) && listenerOpenOn("iwarp"));
         InetSocketAddress iwarpAddress = new InetSocketAddress(InetAddress.getLoopbackAddress(), port);
-        Pair onIwarp = open("iwarp", iwarpAddress, "iwarp", accepted);
-        Pair onMock = open(transport.onProvider("mock"), "mock", new InetSocketAddress(mock.address(), port), "mock",
-                pinnedListener(port, "mock"));
+        TrafficPair onIwarp = open("iwarp", iwarpAddress, "iwarp", accepted);
+        TrafficPair onMock = open(transport.onProvider("mock"), "mock", new InetSocketAddress(mock.address(), port),
+                "mock", pinnedListener(port, "mock"));
         onIwarp.awaitMore("traffic over iwarp");
         onMock.awaitMore("traffic on mock");
 
@@ -267,7 +210,7 @@ public class IwarpSwapIT extends FelixSupport {
         await("the new iwarp provider is in force", () -> iwarpDTO() != null
                 && iwarpDTO().settings.contains("FPDUs up to 8 KiB"));
         await("the listener is on the new iwarp provider", () -> "iwarp".equals(listener.providerName()) && listenerOpenOn("iwarp"));
-        Pair again = open("iwarp-again", iwarpAddress, "iwarp", accepted);
+        TrafficPair again = open("iwarp-again", iwarpAddress, "iwarp", accepted);
         again.awaitMore("traffic over the reconfigured provider");
         onMock.awaitMore("traffic on mock never stopped");
         again.assertSurvived();
@@ -276,11 +219,11 @@ public class IwarpSwapIT extends FelixSupport {
     }
 
     /** A second listener, pinned to {@code provider}, on the same port. */
-    private BlockingQueue<Accepted> pinnedListener(int port, String provider) throws Exception {
-        BlockingQueue<Accepted> accepted = new LinkedBlockingQueue<>();
+    private BlockingQueue<TrafficPair.Accepted> pinnedListener(int port, String provider) throws Exception {
+        BlockingQueue<TrafficPair.Accepted> accepted = new LinkedBlockingQueue<>();
         transport.onProvider(provider).listen(new InetSocketAddress("0.0.0.0", port), c -> {
             VerifiedTraffic.Receiver r = new VerifiedTraffic.Receiver();
-            accepted.add(new Accepted(c, r));
+            accepted.add(new TrafficPair.Accepted(c, r));
             return r;
         });
         return accepted;

@@ -48,68 +48,21 @@ public class ProviderSwapIT extends FelixSupport {
         return felixOptions();
     }
 
-    private record Accepted(SmbDirectConnection connection, VerifiedTraffic.Receiver receiver) {
-    }
-
-    /** A connection we made and the one our listener accepted for it, with traffic both ways. */
-    private static final class Pair {
-        final SmbDirectConnection client;
-        final VerifiedTraffic.Receiver clientReceiver;
-        final SmbDirectConnection server;
-        final VerifiedTraffic.Receiver serverReceiver;
-        final VerifiedTraffic.Sender clientSender;
-        final VerifiedTraffic.Sender serverSender;
-
-        Pair(String name, SmbDirectConnection client, VerifiedTraffic.Receiver clientReceiver, Accepted server) {
-            this.client = client;
-            this.clientReceiver = clientReceiver;
-            this.server = server.connection();
-            this.serverReceiver = server.receiver();
-            clientSender = new VerifiedTraffic.Sender(client, name + "-c").start();
-            serverSender = new VerifiedTraffic.Sender(this.server, name + "-s").start();
-        }
-
-        void awaitMore(String what) throws InterruptedException {
-            clientReceiver.awaitReceived(clientReceiver.received() + 50, what);
-            serverReceiver.awaitReceived(serverReceiver.received() + 50, what);
-        }
-
-        void stop() throws InterruptedException {
-            clientSender.stopAndJoin();
-            serverSender.stopAndJoin();
-        }
-
-        /**
-         * Stops the traffic of a connection closed under it: a send whose last fragment could not be
-         * posted because the queue pair was already gone is not always completed by the engine, so
-         * completion of every send is required of surviving connections only.
-         */
-        void stopClosed() throws InterruptedException {
-            clientSender.stop(false);
-            serverSender.stop(false);
-        }
-
-        void assertClean() {
-            for (List<String> problems : List.of(clientReceiver.problems, serverReceiver.problems,
-                    clientSender.problems, serverSender.problems)) {
-                assertEquals(List.of(), problems);
-            }
-        }
-    }
-
-    private Pair open(String name, MockProvider via, BlockingQueue<Accepted> accepted) throws Exception {
+    private TrafficPair open(String name, MockProvider via, BlockingQueue<TrafficPair.Accepted> accepted)
+            throws Exception {
         return open(name, via, PORT, accepted);
     }
 
-    private Pair open(String name, MockProvider via, int port, BlockingQueue<Accepted> accepted) throws Exception {
+    private TrafficPair open(String name, MockProvider via, int port, BlockingQueue<TrafficPair.Accepted> accepted)
+            throws Exception {
         VerifiedTraffic.Receiver r = new VerifiedTraffic.Receiver();
         SmbDirectConnection c = transport.connect(new InetSocketAddress(via.address(), port), Duration.ofSeconds(10), r)
                 .toCompletableFuture().get(10, TimeUnit.SECONDS);
         assertEquals(via.name(), c.providerName());
-        Accepted s = accepted.poll(10, TimeUnit.SECONDS);
+        TrafficPair.Accepted s = accepted.poll(10, TimeUnit.SECONDS);
         assertNotNull("the listener accepted the connection", s);
         assertEquals(via.name(), s.connection().providerName());
-        return new Pair(name, c, r, s);
+        return new TrafficPair(name, c, r, s);
     }
 
     @Test
@@ -117,21 +70,21 @@ public class ProviderSwapIT extends FelixSupport {
         org.osgi.service.cm.Configuration configA = addMockProvider("a", 10);
         MockProvider a = mockProvider("a");
         await("a selected", () -> "a".equals(selectedProvider(transport)));
-        BlockingQueue<Accepted> accepted = new LinkedBlockingQueue<>();
+        BlockingQueue<TrafficPair.Accepted> accepted = new LinkedBlockingQueue<>();
         SmbDirectListener listener = transport.listen(new InetSocketAddress("0.0.0.0", PORT), c -> {
             VerifiedTraffic.Receiver r = new VerifiedTraffic.Receiver();
-            accepted.add(new Accepted(c, r));
+            accepted.add(new TrafficPair.Accepted(c, r));
             return r;
         });
         assertEquals("a", listener.providerName());
-        Pair onA = open("a", a, accepted);
+        TrafficPair onA = open("a", a, accepted);
         onA.awaitMore("traffic on a");
 
         org.osgi.service.cm.Configuration configB = addMockProvider("b", 20);
         MockProvider b = mockProvider("b");
         await("b selected", () -> "b".equals(selectedProvider(transport)));
         await("the listener moved to b", () -> "b".equals(listener.providerName()));
-        Pair onB = open("b", b, accepted);
+        TrafficPair onB = open("b", b, accepted);
         onA.awaitMore("traffic on a continues while b takes new work");
         onB.awaitMore("traffic on b");
 
@@ -170,19 +123,19 @@ public class ProviderSwapIT extends FelixSupport {
         MockProvider c = mockProvider("c");
         MockProvider mock = mockProvider("mock");
         await("c selected", () -> "c".equals(selectedProvider(transport)));
-        BlockingQueue<Accepted> accepted = new LinkedBlockingQueue<>();
+        BlockingQueue<TrafficPair.Accepted> accepted = new LinkedBlockingQueue<>();
         SmbDirectListener listener = transport.listen(new InetSocketAddress("0.0.0.0", port), conn -> {
             VerifiedTraffic.Receiver r = new VerifiedTraffic.Receiver();
-            accepted.add(new Accepted(conn, r));
+            accepted.add(new TrafficPair.Accepted(conn, r));
             return r;
         });
-        Pair onC = open("c", c, port, accepted);
+        TrafficPair onC = open("c", c, port, accepted);
         onC.awaitMore("traffic on c");
 
         configure("smbdirect.transport", "provider.target", "(smbdirect.provider=mock)");
         await("mock selected by the filter", () -> "mock".equals(selectedProvider(transport)));
         await("the listener moved to mock", () -> "mock".equals(listener.providerName()));
-        Pair onMock = open("mock", mock, port, accepted);
+        TrafficPair onMock = open("mock", mock, port, accepted);
         onC.awaitMore("traffic on the deselected provider continues");
         onMock.awaitMore("traffic on mock");
 

@@ -88,12 +88,19 @@ final class RuntimeProcess implements AutoCloseable {
     }
 
     /** The Web Console password the banner printed (generated at the first start of this home). */
-    String generatedPassword() throws IOException {
-        Matcher m = GENERATED.matcher(output());
-        if (!m.find()) {
-            throw new AssertionError("the banner shows no generated Web Console password:\n" + output());
+    String generatedPassword() throws IOException, InterruptedException {
+        // the banner's lines may reach the output file after its first line: wait (bounded) for the credentials
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (true) {
+            Matcher m = GENERATED.matcher(output());
+            if (m.find()) {
+                return m.group(1);
+            }
+            if (System.nanoTime() - deadline > 0 || !process.isAlive()) {
+                throw new AssertionError("the banner shows no generated Web Console password:\n" + output());
+            }
+            TimeUnit.MILLISECONDS.sleep(50);
         }
-        return m.group(1);
     }
 
     String output() throws IOException {

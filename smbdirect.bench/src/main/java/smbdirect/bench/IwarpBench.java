@@ -80,6 +80,13 @@ public class IwarpBench {
 
     /** Operations outstanding at once. */
     static final int DEPTH = 8;
+    /**
+     * How long the benchmark thread parks per round of waiting for completions: it must not take the
+     * CPU the I/O threads need (2 vCPUs here); the floor's writer blocks in the kernel likewise. With
+     * {@link #DEPTH} operations of at least 64 KiB outstanding, a wake-up some tens of microseconds
+     * late leaves the queue full.
+     */
+    static final long WAIT_PARK_NANOS = 20_000;
     /** Receives the Send benchmark keeps posted. */
     static final int RECEIVES = 16;
 
@@ -160,7 +167,7 @@ public class IwarpBench {
         volatile long received;
         volatile String failure;
         long issued;
-        final Spin spin = new Spin();
+        final Spin spin = new Spin(WAIT_PARK_NANOS);
 
         @Setup
         public void setUp(Size size, Wire wire) throws Exception {
@@ -297,7 +304,7 @@ public class IwarpBench {
         volatile Throwable rdmaFailure;
         long sent;
         long rdmaIssued;
-        final Spin spin = new Spin();
+        final Spin spin = new Spin(WAIT_PARK_NANOS);
 
         void open(Size size, Wire wire, TransportSettings settings) throws Exception {
             clientProvider = IwarpProvider.open("bench-client", wire.settings());

@@ -950,6 +950,23 @@ final class EndpointImpl implements RdmaEndpoint, IoHandler {
         return rx == null ? null : rx.outboundReads();
     }
 
+    /**
+     * The receive side's counters: {FPDUs received, socket reads, bytes sent through the spill
+     * buffer}; zeros before RDMA mode. Read on the I/O thread (bounded wait), for tests and
+     * diagnostics.
+     */
+    long[] receiveCounters() {
+        long[] out = new long[3];
+        loop.runAndWait(() -> {
+            if (rx != null) {
+                out[0] = rx.fpdusReceived();
+                out[1] = rx.socketReads();
+                out[2] = rx.spilledBytes();
+            }
+        }, 5_000);
+        return out;
+    }
+
     // ------------------------------------------------------------------ completions and the end
 
     /** Delivers the completions at the head of both queues in post order (I/O thread, no lock held). */

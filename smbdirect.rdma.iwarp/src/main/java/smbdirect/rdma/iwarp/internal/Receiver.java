@@ -18,8 +18,26 @@ import smbdirect.rdma.iwarp.internal.wire.TerminateError;
  * the posted receive (Sends) or the registered target (RDMA Write, Read Response), together with the
  * PAD, CRC and the first bytes of the next FPDU in one scattering read. Those first bytes are at
  * most 20, the smallest FPDU (a zero-length tagged segment), so a read never reaches past the next
- * header; a tagged header (16 bytes) leaves up to 4 payload bytes to copy, nothing else is copied.
- * FPDUs may span reads and one read may hold many (iwarp.md §3.5, §7).
+ * header; a tagged header (16 bytes) leaves up to 4 payload bytes to copy. FPDUs may span reads and
+ * one read may hold many (iwarp.md §3.5, §7).
+ *
+ * <p><b>Reading ahead into posted receives.</b> One read per FPDU makes the system call, not the
+ * copy, the cost of small FPDUs. While a Send is being received, the same read therefore also
+ * reaches into the FPDUs that most likely follow: further Sends into the next posted receives (or
+ * the rest of this one), each predicted from what the stream did so far (a message continues with
+ * segments of the size its first one had; a new message is as long as the longest first segment
+ * seen, at most the receive). The read scatters each predicted FPDU's payload straight into its
+ * posted receive, its PAD and CRC and the following header into small slots, up to
+ * {@link #AHEAD_FPDUS} FPDUs and {@link #AHEAD_BYTES} bytes. Nothing is trusted for being
+ * predicted: every header is then checked exactly as if it had been read alone, and a payload
+ * counts as placed only when its checked header names that very receive, offset and length. At the
+ * first header that does not, everything read past it is copied in stream order into a spill
+ * buffer and fed through the same checks and placement from there (so a misprediction costs a copy
+ * of at most {@link #AHEAD_BYTES}, never a wrong byte). The bytes a misprediction left in a posted
+ * receive lie beyond what the Send placed there, where a receive's content is undefined; tagged
+ * payload is never read ahead (RDMA Write targets receive only bytes whose header was checked), but
+ * can pass through the spill buffer when it followed a mispredicted Send. Memory registered for
+ * RDMA Writes is thus never written before the check of its header.
  *
  * <p>Checks (iwarp.md §3.6, §4.4, §6.2, in Linux siw's order): DDP version, RDMAP version, opcode,
  * then per opcode QN, MSN and MO of untagged segments, a posted receive long enough for a Send, the
@@ -27,13 +45,20 @@ import smbdirect.rdma.iwarp.internal.wire.TerminateError;
  * Write before a byte of it is placed, IRD for Read Requests, and the CRC32C of every FPDU when
  * negotiated (RFC 5044 §6.1). Any failure ends the connection with one Terminate naming layer, type
  * and code ({@link EndpointImpl#failReceive}); a Terminate of the peer ends it without an answer.
- * I/O thread only; allocation-free after construction.
+ * I/O thread only; allocation-free after the first read ahead (which creates the spill buffer and
+ * the receive region's views).
  */
 final class Receiver {
 
     /** Bytes of the next FPDU read together with the end of the current one. */
     private static final int PREFIX = Fpdu.MIN_SIZE;
     private static final int ROUNDS = 16;
+    /** Most FPDUs one read predicts past the current one. */
+    static final int AHEAD_FPDUS = 32;
+    /** Most bytes one read predicts past the current FPDU (the size of the spill buffer). */
+    static final int AHEAD_BYTES = 128 * 1024;
+    /** PAD (at most 3) and CRC of a predicted FPDU. */
+    private static final int TRAILER_SLOT = 8;
 
     private final EndpointImpl ep;
     private final SocketChannel socket;
@@ -46,7 +71,23 @@ final class Receiver {
     private final ByteBuffer cur = ByteBuffer.allocateDirect(Rdmap.READ_REQUEST_HEADER);
     private final ByteBuffer trailer = ByteBuffer.allocateDirect(8);
     private final ByteBuffer term = ByteBuffer.allocateDirect(64);
-    private final ByteBuffer[] scatter = new ByteBuffer[3];
+    private final ByteBuffer[] iov = new ByteBuffer[3 + 3 * AHEAD_FPDUS];
+    /** Per predicted FPDU j: its PAD and CRC, then the header of the FPDU after it. */
+    private final ByteBuffer[] aheadTrailers = new ByteBuffer[AHEAD_FPDUS];
+    private final ByteBuffer[] aheadHeaders = new ByteBuffer[AHEAD_FPDUS];
+    /** Per predicted FPDU j: the view of its posted receive the read fills, and where that is. */
+    private final ByteBuffer[] aheadPayloads = new ByteBuffer[AHEAD_FPDUS];
+    private final RegionImpl[] aheadRegion = new RegionImpl[AHEAD_FPDUS];
+    private final int[] aheadOffset = new int[AHEAD_FPDUS];
+    private final int[] aheadLength = new int[AHEAD_FPDUS];
+    /** FPDUs predicted by the read in progress. */
+    private int ahead;
+    /** Created on the first read ahead. */
+    private ByteBuffer spill;
+    /** The longest first segment of a Send message seen (bytes), 0 before the first. */
+    private int longestFirst;
+    /** The payload of the latest Send segment that was not its message's last, 0 before the first. */
+    private int segmentSize;
     /** Bytes read past a tagged header (at most 4). */
     private final byte[] carried = new byte[PREFIX];
 
@@ -57,6 +98,8 @@ final class Receiver {
     private int payload;
     private int pad;
     private ByteBuffer target;
+    /** The registration {@link #target} is a view of (Sends, RDMA Writes, Read Responses), else null. */
+    private RegionImpl targetRegion;
     private int crcMark;
     private boolean terminate;
     private int invalidateStag;
@@ -70,6 +113,8 @@ final class Receiver {
     private SendWr readWr;
     private boolean firstFpduSeen;
     private long fpdusReceived;
+    private long socketReads;
+    private long spilledBytes;
 
     Receiver(EndpointImpl ep, SocketChannel socket, boolean crcOn, WorkRing<RecvWr> rq, RegionTable regions,
             InboundReads ird, OutboundReads orq) {
@@ -90,33 +135,202 @@ final class Receiver {
         return fpdusReceived;
     }
 
+    /** Reads from the socket that returned bytes or the end of the stream. */
+    long socketReads() {
+        return socketReads;
+    }
+
+    /** Bytes read ahead that a misprediction sent through the spill buffer. */
+    long spilledBytes() {
+        return spilledBytes;
+    }
+
     /** The socket is readable: reads and processes up to a bounded number of reads. */
     void onReadable() throws IOException {
         for (int round = 0; round < ROUNDS; round++) {
             long n;
+            ahead = 0;
             if (inHeader) {
                 hdr.limit(headerNeed());
                 n = socket.read(hdr);
             } else {
                 int k = 0;
                 if (target != null && target.hasRemaining()) {
-                    scatter[k++] = target;
+                    iov[k++] = target;
                 }
                 if (!terminate && trailer.hasRemaining()) {
-                    scatter[k++] = trailer;
+                    iov[k++] = trailer;
                 }
                 hdr.limit(PREFIX);
-                scatter[k++] = hdr;
-                n = socket.read(scatter, 0, k);
+                iov[k++] = hdr;
+                if (!terminate && Rdmap.isSend(opcode)) {
+                    k = predict(k);
+                }
+                n = socket.read(iov, 0, k);
             }
             if (n < 0) {
                 ep.peerClosed(!inHeader || hdr.position() > 0);
                 return;
             }
-            if (n == 0 || !process()) {
+            if (n == 0) {
+                return;
+            }
+            socketReads++;
+            if (!process() || ahead > 0 && !replayAhead()) {
                 return;
             }
         }
+    }
+
+    /**
+     * Appends to {@code iov[0, k)} (which ends with the 20 bytes after the current Send FPDU: the
+     * header of a following Send) the FPDUs predicted to follow: each as its payload in the posted
+     * receive, its PAD and CRC, and the header after it. Returns the new length.
+     */
+    private int predict(int k) {
+        RecvWr r = recv;
+        int mo = sendMo + payload;
+        boolean endsMessage = last;
+        long next = taken;
+        int bytes = 0;
+        int j = 0;
+        while (j < AHEAD_FPDUS) {
+            int length;
+            if (endsMessage) {
+                if (next >= rq.tail() || longestFirst == 0) {
+                    break;
+                }
+                r = rq.at(next++);
+                mo = 0;
+                length = Math.min(r.length, longestFirst);
+            } else {
+                length = Math.min(r.length - mo, segmentSize);
+            }
+            if (length <= 0 || !r.region.registered || !r.region.valid) {
+                break;
+            }
+            int pad = Fpdu.pad(Ddp.UNTAGGED_HEADER_ULPDU + length);
+            int span = length + pad + Fpdu.CRC_SIZE + PREFIX;
+            if (bytes + span > AHEAD_BYTES) {
+                break;
+            }
+            if (spill == null) {
+                spill = ByteBuffer.allocateDirect(AHEAD_BYTES);
+                ByteBuffer slots = ByteBuffer.allocateDirect(AHEAD_FPDUS * (TRAILER_SLOT + PREFIX));
+                for (int i = 0; i < AHEAD_FPDUS; i++) {
+                    aheadTrailers[i] = slots.slice(i * TRAILER_SLOT, TRAILER_SLOT);
+                    aheadHeaders[i] = slots.slice(AHEAD_FPDUS * TRAILER_SLOT + i * PREFIX, PREFIX);
+                }
+            }
+            bytes += span;
+            aheadRegion[j] = r.region;
+            aheadOffset[j] = r.offset + mo;
+            aheadLength[j] = length;
+            aheadPayloads[j] = r.region.ahead(j, r.offset + mo, length);
+            aheadTrailers[j].clear().limit(pad + Fpdu.CRC_SIZE);
+            aheadHeaders[j].clear();
+            iov[k++] = aheadPayloads[j];
+            iov[k++] = aheadTrailers[j];
+            iov[k++] = aheadHeaders[j];
+            mo += length;
+            endsMessage = mo >= r.length || segmentSize == 0 || length < segmentSize;
+            j++;
+        }
+        ahead = j;
+        return k;
+    }
+
+    /**
+     * The read reached into predicted FPDUs: hands their bytes to the checks in stream order. A
+     * payload whose checked header names exactly the predicted receive, offset and length is in
+     * place already; at the first that is not, the rest goes through the spill buffer.
+     */
+    private boolean replayAhead() {
+        for (int j = 0; j < ahead; j++) {
+            ByteBuffer p = aheadPayloads[j];
+            int filled = p.position() - aheadOffset[j];
+            if (filled == 0) {
+                return true;
+            }
+            if (inHeader || terminate || !Rdmap.isSend(opcode) || targetRegion != aheadRegion[j] || target == null
+                    || target.position() != aheadOffset[j] || payload != aheadLength[j]) {
+                return spillFrom(j);
+            }
+            target.position(target.position() + filled);
+            if (!process() || filled < aheadLength[j]) {
+                return ep.isReceiving();
+            }
+            ByteBuffer t = aheadTrailers[j];
+            boolean whole = !t.hasRemaining();
+            trailer.put(t.flip());
+            if (!process() || !whole) {
+                return ep.isReceiving();
+            }
+            ByteBuffer h = aheadHeaders[j];
+            whole = !h.hasRemaining();
+            hdr.limit(hdr.capacity());
+            hdr.put(h.flip());
+            if (!process() || !whole) {
+                return ep.isReceiving();
+            }
+        }
+        return true;
+    }
+
+    /** Copies what was read from predicted FPDU {@code j} on into the spill buffer and processes it from there. */
+    private boolean spillFrom(int j) {
+        ByteBuffer s = spill.clear();
+        for (int i = j; i < ahead; i++) {
+            ByteBuffer p = aheadPayloads[i];
+            boolean whole = !p.hasRemaining();
+            p.limit(p.position()).position(aheadOffset[i]);
+            s.put(p);
+            if (!whole) {
+                break;
+            }
+            ByteBuffer t = aheadTrailers[i];
+            whole = !t.hasRemaining();
+            s.put(t.flip());
+            if (!whole) {
+                break;
+            }
+            ByteBuffer h = aheadHeaders[i];
+            whole = !h.hasRemaining();
+            s.put(h.flip());
+            if (!whole) {
+                break;
+            }
+        }
+        s.flip();
+        spilledBytes += s.remaining();
+        return feed(s);
+    }
+
+    /** Processes {@code source} as if it had been read from the socket. */
+    private boolean feed(ByteBuffer source) {
+        while (source.hasRemaining()) {
+            if (!ep.isReceiving()) {
+                return false;
+            }
+            ByteBuffer into;
+            if (inHeader) {
+                into = hdr.limit(headerNeed());
+            } else if (target != null && target.hasRemaining()) {
+                into = target;
+            } else if (!terminate && trailer.hasRemaining()) {
+                into = trailer;
+            } else {
+                into = hdr.limit(PREFIX);
+            }
+            int m = Math.min(source.remaining(), into.remaining());
+            into.put(into.position(), source, source.position(), m);
+            into.position(into.position() + m);
+            source.position(source.position() + m);
+            if (!process()) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** Processes what was read; returns false once the endpoint ended. */
@@ -169,6 +383,7 @@ final class Receiver {
         }
         hdr.clear();
         target = null;
+        targetRegion = null;
         terminate = false;
         int control = Be.u8(cur, Ddp.CONTROL);
         int rdmapControl = Be.u8(cur, Ddp.RDMAP_CONTROL);
@@ -255,6 +470,7 @@ final class Receiver {
                     + Long.toHexString(r.base) + ", +" + r.length + ")");
         }
         target = r.placement((int) (to - r.base), payload);
+        targetRegion = r;
         return true;
     }
 
@@ -295,6 +511,7 @@ final class Receiver {
                         + " was deregistered or invalidated while the Read was outstanding", true);
             }
             target = w.region.placement(w.offset + w.received, payload);
+            targetRegion = w.region;
         }
         readWr = w;
         return true;
@@ -340,6 +557,13 @@ final class Receiver {
         invalidateStag = Ddp.invalidateStag(cur, 0);
         if (payload > 0) {
             target = recv.region.placement(recv.offset + mo, payload);
+            targetRegion = recv.region;
+        }
+        if (mo == 0 && payload > longestFirst) {
+            longestFirst = payload;
+        }
+        if (!last) {
+            segmentSize = payload;
         }
         return true;
     }

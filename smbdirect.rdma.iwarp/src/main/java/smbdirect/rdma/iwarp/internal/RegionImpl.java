@@ -38,6 +38,8 @@ final class RegionImpl implements MemoryRegion {
     private final ByteBuffer rxView;
     /** I/O thread only: created on first use. */
     private final ByteBuffer[] txViews = new ByteBuffer[TX_VIEWS];
+    /** I/O thread only: the receiver's views for the posted receives one read fills ahead; created on first use. */
+    private ByteBuffer[] aheadViews;
     volatile boolean registered = true;
     volatile boolean valid = true;
 
@@ -74,6 +76,23 @@ final class RegionImpl implements MemoryRegion {
         if (v == null) {
             v = memory.duplicate();
             txViews[i] = v;
+        }
+        v.limit(offset + length).position(offset);
+        return v;
+    }
+
+    /**
+     * I/O thread: view {@code i} of the receiver's read-ahead into posted receives, limited to
+     * {@code [offset, offset + length)} ({@link Receiver}).
+     */
+    ByteBuffer ahead(int i, int offset, int length) {
+        if (aheadViews == null) {
+            aheadViews = new ByteBuffer[Receiver.AHEAD_FPDUS];
+        }
+        ByteBuffer v = aheadViews[i];
+        if (v == null) {
+            v = memory.duplicate();
+            aheadViews[i] = v;
         }
         v.limit(offset + length).position(offset);
         return v;

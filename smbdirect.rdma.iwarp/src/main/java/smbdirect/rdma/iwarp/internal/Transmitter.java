@@ -30,7 +30,7 @@ import smbdirect.rdma.iwarp.internal.wire.TerminateError;
  */
 final class Transmitter {
 
-    static final int MAX_BATCH = 16;
+    static final int MAX_BATCH = 64;
     /** Batches one call of {@link #pump()} writes at most. */
     private static final int BATCHES_PER_PUMP = 8;
     private static final int HEADER_SLOT = Rdmap.READ_REQUEST_HEADER;

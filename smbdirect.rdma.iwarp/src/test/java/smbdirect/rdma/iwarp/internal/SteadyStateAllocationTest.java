@@ -40,8 +40,9 @@ import smbdirect.rdma.iwarp.IwarpSettings;
  * counter on every thread involved: the posting (test) thread and the I/O threads of both providers
  * (found by their documented names {@code smbdirect-iwarp-<instance>-io-<n>}). Ping-pong Sends
  * (posted from the receive callback, so the hand-off and the in-loop path both run), RDMA Writes
- * and RDMA Reads of 64 KiB (several FPDUs per message, gathering writes and scattering reads), with
- * CRC32C on.
+ * and RDMA Reads of 64 KiB (several FPDUs per message, gathering writes and scattering reads), and
+ * streamed Sends, up to 8 in flight, every fourth shorter than the others (the receiver's read
+ * ahead into posted receives, its predictions holding and failing), with CRC32C on.
  */
 class SteadyStateAllocationTest {
 
@@ -88,14 +89,15 @@ class SteadyStateAllocationTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"sends", "writes", "reads"})
+    @ValueSource(strings = {"sends", "streamed sends", "writes", "reads"})
     void steadyStateOperationsAllocateNothingOnAnyThread(String workload) throws Exception {
         com.sun.management.ThreadMXBean counter = allocationCounter();
         connect(workload.equals("sends"));
-        run(workload, workload.equals("sends") ? WARM_UP : RDMA_ROUNDS);
+        boolean sends = workload.endsWith("sends");
+        run(workload, sends ? WARM_UP : RDMA_ROUNDS);
         long[] threads = involvedThreads();
         long[] before = counter.getThreadAllocatedBytes(threads);
-        int rounds = workload.equals("sends") ? ROUNDS : RDMA_ROUNDS;
+        int rounds = sends ? ROUNDS : RDMA_ROUNDS;
         run(workload, rounds);
         long[] after = counter.getThreadAllocatedBytes(threads);
         long allocated = 0;
@@ -114,6 +116,7 @@ class SteadyStateAllocationTest {
     private void run(String workload, int rounds) throws RdmaException {
         switch (workload) {
             case "sends" -> pingPong(rounds);
+            case "streamed sends" -> stream(rounds);
             case "writes" -> rdma(rounds, false);
             default -> rdma(rounds, true);
         }
@@ -128,6 +131,24 @@ class SteadyStateAllocationTest {
             while (client.received < expected) {
                 spins = idle(spins, deadline, "an echo");
             }
+        }
+    }
+
+    /** Sends of 64 bytes and (every fourth) 20 bytes, as many in flight as the peer has receives posted. */
+    private void stream(int rounds) {
+        long deadline = System.nanoTime() + TIMEOUT_NANOS;
+        long start = server.received;
+        long sendsStart = client.sendsCompleted;
+        for (int i = 0; i < rounds; i++) {
+            int spins = 0;
+            while (i - (server.received - start) >= Side.RECEIVES || i - (client.sendsCompleted - sendsStart) >= Side.RECEIVES) {
+                spins = idle(spins, deadline, "a receive to send into");
+            }
+            client.send(i % 4 == 3 ? 20 : Side.SIZE);
+        }
+        int spins = 0;
+        while (server.received - start < rounds) {
+            spins = idle(spins, deadline, "the last streamed Sends");
         }
     }
 
@@ -234,6 +255,7 @@ class SteadyStateAllocationTest {
         volatile boolean established;
         volatile long received;
         volatile long rdmaCompleted;
+        volatile long sendsCompleted;
         volatile String failure;
         private long sendWrId;
 
@@ -289,6 +311,8 @@ class SteadyStateAllocationTest {
                 received = received + 1; // one writer: callbacks of one endpoint never run concurrently
             } else if (wc.type() == WorkRequestType.RDMA_WRITE || wc.type() == WorkRequestType.RDMA_READ) {
                 rdmaCompleted = rdmaCompleted + 1;
+            } else if (wc.type() == WorkRequestType.SEND) {
+                sendsCompleted = sendsCompleted + 1;
             }
         }
 

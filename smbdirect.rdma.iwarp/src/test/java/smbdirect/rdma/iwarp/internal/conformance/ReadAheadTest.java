@@ -1,0 +1,288 @@
+package smbdirect.rdma.iwarp.internal.conformance;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Random;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import smbdirect.api.rdma.CompletionStatus;
+import smbdirect.api.rdma.DisconnectCause;
+import smbdirect.api.rdma.MemoryAccess;
+import smbdirect.api.rdma.MemoryRegion;
+import smbdirect.rdma.iwarp.IwarpSettings;
+import smbdirect.rdma.iwarp.internal.ReceiveCounters;
+import smbdirect.rdma.iwarp.internal.wire.Hex;
+
+/**
+ * The receiver's read ahead into posted receives (see {@code Receiver}): a stream of Sends is read
+ * with far fewer system calls than FPDUs, and whatever the peer actually sends (other lengths,
+ * other segment sizes, tagged segments, Read Requests, bad CRCs, wrong MSNs after a run of good
+ * Sends) is placed, completed and refused exactly as without it: RFC 5041 §5.3 and §7.2, RFC 5040
+ * §4.3–§4.4, RFC 5044 §6.1.
+ */
+class ReadAheadTest {
+
+    private Rig rig;
+    private RawPeer peer;
+    private Rig.Side side;
+
+    @AfterEach
+    void close() throws Exception {
+        if (peer != null) {
+            peer.close();
+        }
+        if (rig != null) {
+            rig.close();
+        }
+        if (side != null) {
+            assertEquals(0, side.events.callbacksAfterDisconnect(), "callbacks after onDisconnected");
+        }
+    }
+
+    private void established(int receives, int size) throws Exception {
+        rig = new Rig(IwarpSettings.defaults());
+        peer = RawPeer.connect(rig.listen());
+        peer.crc = true;
+        peer.send(RawPeer.frame(RawPeer.KEY_REQ, 0x50, 2, RawPeer.word(4, 4)));
+        side = rig.accept(receives, size, Rig.params(4, 4));
+        peer.readFrame();
+        side.events.awaitEstablished();
+    }
+
+    /** Random bytes, never all zero (so a receive left unwritten cannot pass for one written). */
+    private static byte[] bytes(Random random, int n) {
+        byte[] b = new byte[n];
+        random.nextBytes(b);
+        if (n > 0) {
+            b[0] = (byte) (b[0] | 1);
+        }
+        return b;
+    }
+
+    /** FPDUs of one Send message with MSN {@code msn}, cut into segments of at most {@code segment} bytes. */
+    private void message(ByteArrayOutputStream wire, int msn, byte[] m, int segment) {
+        int mo = 0;
+        do {
+            int n = Math.min(segment, m.length - mo);
+            wire.writeBytes(peer.fpdu(RawPeer.send(msn, mo, mo + n == m.length, Arrays.copyOfRange(m, mo, mo + n))));
+            mo += n;
+        } while (mo < m.length);
+    }
+
+    private void assertDelivered(List<byte[]> messages) throws Exception {
+        List<Events.Completion> cs = side.events.awaitCompletions(messages.size());
+        for (int i = 0; i < messages.size(); i++) {
+            Events.Completion c = cs.get(i);
+            assertEquals(i, c.wrId(), "completions in posting order");
+            assertEquals(CompletionStatus.SUCCESS, c.status(), "message " + i);
+            assertEquals(messages.get(i).length, c.bytes(), "length of message " + i);
+            assertArrayEquals(messages.get(i), side.received(i, messages.get(i).length), "bytes of message " + i);
+        }
+    }
+
+    @Test
+    void aRunOfEqualSendsIsReadIntoItsReceivesWithFewReadsAndNoCopy() throws Exception {
+        established(16, 1000);
+        Random random = new Random(1);
+        List<byte[]> messages = new ArrayList<>();
+        ByteArrayOutputStream wire = new ByteArrayOutputStream();
+        for (int i = 0; i < 16; i++) {
+            messages.add(bytes(random, 1000));
+            message(wire, i + 1, messages.get(i), 1000);
+        }
+        peer.send(wire.toByteArray());
+        assertDelivered(messages);
+        ReceiveCounters c = ReceiveCounters.of(side.endpoint);
+        assertEquals(16, c.fpdus, c.toString());
+        // one read for the first header, one for the first payload and all that follows once it arrived
+        assertTrue(c.socketReads <= 6, "16 FPDUs sent in one write took " + c);
+        assertEquals(0, c.spilledBytes, "every prediction held: " + c);
+    }
+
+    @Test
+    void aLongMessageInManySegmentsIsReadAheadAcrossItsSegments() throws Exception {
+        established(2, 40_000);
+        Random random = new Random(2);
+        List<byte[]> messages = List.of(bytes(random, 40_000), bytes(random, 40_000));
+        ByteArrayOutputStream wire = new ByteArrayOutputStream();
+        message(wire, 1, messages.get(0), 1436);
+        message(wire, 2, messages.get(1), 1436);
+        peer.send(wire.toByteArray());
+        assertDelivered(messages);
+        ReceiveCounters c = ReceiveCounters.of(side.endpoint);
+        assertEquals(2 * 28, c.fpdus, c.toString());
+        assertTrue(c.socketReads <= 16, "56 FPDUs of 1,436 bytes took " + c);
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {3, 17, 5041})
+    void sendsOfOtherLengthsAndSegmentSizesThanPredictedArePlacedExactly(int seed) throws Exception {
+        established(16, 3000);
+        Random random = new Random(seed);
+        List<byte[]> messages = new ArrayList<>();
+        ByteArrayOutputStream wire = new ByteArrayOutputStream();
+        for (int i = 0; i < 16; i++) {
+            byte[] m = bytes(random, random.nextInt(5) == 0 ? random.nextInt(8) : random.nextInt(3001));
+            messages.add(m);
+            message(wire, i + 1, m, 1 + random.nextInt(random.nextBoolean() ? 200 : 3000));
+        }
+        peer.send(wire.toByteArray());
+        assertDelivered(messages);
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {1, 7, 64})
+    void sendsArrivingInPiecesOfAnySizeArePlacedExactly(int seed) throws Exception {
+        established(16, 2000);
+        Random random = new Random(seed);
+        List<byte[]> messages = new ArrayList<>();
+        ByteArrayOutputStream wire = new ByteArrayOutputStream();
+        for (int i = 0; i < 16; i++) {
+            byte[] m = bytes(random, i % 4 == 3 ? random.nextInt(2001) : 2000);
+            messages.add(m);
+            message(wire, i + 1, m, i % 3 == 0 ? 700 : 2000);
+        }
+        byte[] all = wire.toByteArray();
+        for (int at = 0; at < all.length;) {
+            int n = Math.min(all.length - at, 1 + random.nextInt(seed == 1 ? 40 : 3000));
+            peer.send(Arrays.copyOfRange(all, at, at + n));
+            at += n;
+        }
+        assertDelivered(messages);
+    }
+
+    @Test
+    void taggedSegmentsAndReadRequestsAfterARunOfSendsAreCheckedAndPlacedOnlyWhereTheyName() throws Exception {
+        established(16, 1000);
+        MemoryRegion target = side.endpoint.register(ByteBuffer.allocateDirect(8192),
+                EnumSet.of(MemoryAccess.LOCAL_WRITE, MemoryAccess.REMOTE_WRITE));
+        MemoryRegion source = side.endpoint.register(ByteBuffer.allocateDirect(4096), EnumSet.of(MemoryAccess.REMOTE_READ));
+        for (int i = 0; i < 8192; i++) {
+            target.buffer().put(i, (byte) 0x5A);
+        }
+        Random random = new Random(4);
+        byte[] readable = bytes(random, 4096);
+        source.buffer().put(0, readable);
+        byte[] written = bytes(random, 3000);
+        List<byte[]> messages = new ArrayList<>();
+        ByteArrayOutputStream wire = new ByteArrayOutputStream();
+        int msn = 1;
+        for (int i = 0; i < 6; i++) {
+            messages.add(bytes(random, 1000));
+            message(wire, msn++, messages.get(messages.size() - 1), 1000);
+        }
+        long to = target.address() + 2000;
+        wire.writeBytes(peer.fpdu(RawPeer.tagged(0x81, 0x40, target.token(), to, Arrays.copyOfRange(written, 0, 1500))));
+        wire.writeBytes(peer.fpdu(RawPeer.tagged(0xC1, 0x40, target.token(), to + 1500,
+                Arrays.copyOfRange(written, 1500, 3000))));
+        for (int i = 0; i < 4; i++) {
+            messages.add(bytes(random, 1000));
+            message(wire, msn++, messages.get(messages.size() - 1), 1000);
+        }
+        wire.writeBytes(peer.fpdu(RawPeer.readRequest(1, 0xbeef, 0x7000, 4096, source.token(), source.address())));
+        for (int i = 0; i < 6; i++) {
+            messages.add(bytes(random, 1000));
+            message(wire, msn++, messages.get(messages.size() - 1), 1000);
+        }
+        peer.send(wire.toByteArray());
+        assertDelivered(messages);
+        byte[] placed = new byte[8192];
+        target.buffer().get(0, placed);
+        for (int i = 0; i < 8192; i++) {
+            byte want = i >= 2000 && i < 5000 ? written[i - 2000] : 0x5A;
+            assertEquals(want, placed[i], "target byte " + i + " (the Write covers [2000, 5000))");
+        }
+        ByteArrayOutputStream response = new ByteArrayOutputStream();
+        while (response.size() < 4096) {
+            byte[] f = peer.readFpdu();
+            assertEquals(0x42, f[1] & 0xFF, "Read Response");
+            response.write(f, 14, f.length - 14);
+        }
+        assertArrayEquals(readable, response.toByteArray());
+        assertTrue(ReceiveCounters.of(side.endpoint).spilledBytes > 0, "the tagged segments were mispredicted");
+    }
+
+    @Test
+    void aBadCrcOnAPredictedFpduIsAnLlpCrcErrorAfterTheGoodOnesCompleted() throws Exception {
+        established(16, 500);
+        Random random = new Random(5);
+        List<byte[]> messages = new ArrayList<>();
+        ByteArrayOutputStream wire = new ByteArrayOutputStream();
+        for (int i = 0; i < 10; i++) {
+            byte[] m = bytes(random, 500);
+            byte[] f = peer.fpdu(RawPeer.send(i + 1, 0, true, m));
+            if (i == 7) {
+                f[f.length - 1] ^= 1;
+            } else if (i < 7) {
+                messages.add(m);
+            }
+            wire.writeBytes(f);
+        }
+        peer.send(wire.toByteArray());
+        byte[] t = terminate();
+        assertEquals("20 02 00 00", Hex.of(ByteBuffer.wrap(t), 18, 4), "LLP / MPA / CRC error");
+        List<Events.Completion> cs = side.events.completions();
+        for (int i = 0; i < 7; i++) {
+            assertEquals(CompletionStatus.SUCCESS, cs.get(i).status(), "message " + i);
+            assertArrayEquals(messages.get(i), side.received(i, 500));
+        }
+        for (int i = 7; i < cs.size(); i++) {
+            assertTrue(cs.get(i).status() != CompletionStatus.SUCCESS, "nothing completes after the bad FPDU: " + cs);
+        }
+    }
+
+    @Test
+    void aWrongMsnAfterARunOfPredictedSendsIsAnInvalidMsnRange() throws Exception {
+        established(16, 500);
+        Random random = new Random(6);
+        ByteArrayOutputStream wire = new ByteArrayOutputStream();
+        for (int i = 0; i < 5; i++) {
+            wire.writeBytes(peer.fpdu(RawPeer.send(i + 1, 0, true, bytes(random, 500))));
+        }
+        wire.writeBytes(peer.fpdu(RawPeer.send(9, 0, true, bytes(random, 500))));
+        peer.send(wire.toByteArray());
+        byte[] t = terminate();
+        assertEquals("12 03 c0 00", Hex.of(ByteBuffer.wrap(t), 18, 4), "DDP / untagged / invalid MSN range");
+        assertEquals(5, side.events.completions().stream().filter(c -> c.status() == CompletionStatus.SUCCESS).count());
+    }
+
+    @Test
+    void moreSendsThanPostedReceivesEndWithNoBufferAfterTheReceivesFilled() throws Exception {
+        established(3, 500);
+        Random random = new Random(7);
+        List<byte[]> messages = new ArrayList<>();
+        ByteArrayOutputStream wire = new ByteArrayOutputStream();
+        for (int i = 0; i < 5; i++) {
+            byte[] m = bytes(random, 500);
+            if (i < 3) {
+                messages.add(m);
+            }
+            wire.writeBytes(peer.fpdu(RawPeer.send(i + 1, 0, true, m)));
+        }
+        peer.send(wire.toByteArray());
+        byte[] t = terminate();
+        assertEquals("12 02 c0 00", Hex.of(ByteBuffer.wrap(t), 18, 4), "DDP / untagged / no buffer available");
+        assertDelivered(messages);
+    }
+
+    /** Reads the Terminate the provider sends and checks that the connection then ends. */
+    private byte[] terminate() throws Exception {
+        byte[] t = peer.readFpdu();
+        assertEquals(0x47, t[1] & 0xFF, "Terminate: " + Hex.of(ByteBuffer.wrap(t), 0, t.length));
+        assertTrue(peer.closedByPeer(), "the connection ends after the Terminate");
+        assertEquals(DisconnectCause.QP_ERROR, side.events.awaitDisconnected());
+        return t;
+    }
+}

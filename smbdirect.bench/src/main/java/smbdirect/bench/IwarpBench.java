@@ -71,8 +71,9 @@ import smbdirect.rdma.iwarp.IwarpSettings;
  * <li>{@code engineWrite}: one {@link SmbDirectConnection#rdmaWrite} of {@code size} bytes,
  * {@link #DEPTH} outstanding.</li>
  * </ul>
- * Provider parameters: {@code maxFpduSize} 1460 (the interoperable default: one FPDU per Ethernet
- * segment) and 65536 (loopback), MPA CRC32C on and off.
+ * Provider parameters: {@code maxFpduSize} 0 (the default: FPDUs fill the connection's TCP MSS as
+ * Linux siw's do, 65480 bytes on loopback), 1460 (fixed: one FPDU per Ethernet segment) and 65536,
+ * MPA CRC32C on and off.
  */
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
@@ -100,7 +101,7 @@ public class IwarpBench {
     /** The provider's settings. */
     @State(Scope.Benchmark)
     public static class Wire {
-        @Param({"1460", "65536"})
+        @Param({"0", "1460", "65536"})
         public int maxFpduSize;
         @Param({"true", "false"})
         public boolean crc;

@@ -47,8 +47,8 @@ public interface RdmaProvider {
     /**
      * The provider's own settings in words with units, for operators (the runtime DTO, the shell,
      * the Web Console): what {@link #capabilities()} does not say, such as where it may listen,
-     * e.g. "listens only on 127.0.0.1:5445; MPA CRC32C asked for; FPDUs up to 1,460 B". Called from
-     * any thread; must not block.
+     * e.g. "listens only on 127.0.0.1:5445; MPA CRC32C asked for; FPDUs sized to each connection's
+     * TCP MSS". Called from any thread; must not block.
      *
      * @return one line of text, or {@code null} (the default) when there is nothing to add
      * @since 1.1

@@ -23,8 +23,12 @@ import java.util.regex.Pattern;
  * @param crc ask for MPA CRC32C in the Request and Reply (RFC 5044 §7.1); CRC is used on a
  *     connection when either side asks. Default true
  * @param maxFpduSize the largest FPDU sent, in bytes, MPA header, pad and CRC included
- *     (RFC 5044 §4: FPDUs should fit the TCP segment); a multiple of 4 from 64 to 65536.
- *     Default 1460 (an Ethernet MSS); use more on loopback
+ *     (RFC 5044 §4: an FPDU should fit the TCP segment, MULPDU follows the EMSS): a multiple of 4
+ *     from 64 to 65536, or {@value #FPDU_SIZE_OF_PATH} (the default) to size the FPDUs of each
+ *     connection to its path as Linux siw does: the MTU of the local interface that carries the
+ *     connection less the IP header, the TCP header and its timestamp option, rounded down to a
+ *     multiple of 8 (1448 on 1500-byte Ethernet, 8944 with 9000-byte jumbo frames, 65480 on
+ *     Linux loopback); 1448 when the interface's MTU cannot be read
  * @param ioThreads I/O threads ({@code smbdirect-iwarp-<instance>-io-<n>}), connections spread over them; 1 to 64. Default 2
  * @param mpaRequestTimeoutMillis how long an accepted TCP connection may take to deliver its MPA
  *     Request (Linux siw: 5 s); 1 to 600000. Default 5000
@@ -66,6 +70,9 @@ public record IwarpSettings(
         int maxReadDepth,
         int firstFpduDelayMillis) {
 
+    /** {@link #maxFpduSize()}: size the FPDUs of each connection to its path's MSS, as Linux siw does. */
+    public static final int FPDU_SIZE_OF_PATH = 0;
+
     /** The port SMB Direct uses over iWARP ([MS-SMBD] 2.1). */
     public static final int SMB_DIRECT_PORT = 5445;
 
@@ -79,8 +86,8 @@ public record IwarpSettings(
             parse(entry);
         }
         peerToPeer = peerToPeer == null ? RtrMode.NONE : peerToPeer;
-        require(maxFpduSize >= 64 && maxFpduSize <= 65536 && maxFpduSize % 4 == 0, "maxFpduSize", maxFpduSize,
-                "a multiple of 4 from 64 to 65536");
+        require(maxFpduSize == FPDU_SIZE_OF_PATH || maxFpduSize >= 64 && maxFpduSize <= 65536 && maxFpduSize % 4 == 0,
+                "maxFpduSize", maxFpduSize, "a multiple of 4 from 64 to 65536, or 0 to follow the path's MSS");
         require(ioThreads >= 1 && ioThreads <= 64, "ioThreads", ioThreads, "1..64");
         require(mpaRequestTimeoutMillis >= 1 && mpaRequestTimeoutMillis <= 600_000, "mpaRequestTimeoutMillis",
                 mpaRequestTimeoutMillis, "1..600000");
@@ -103,7 +110,7 @@ public record IwarpSettings(
 
     /** The defaults (also the Metatype defaults). */
     public static IwarpSettings defaults() {
-        return new IwarpSettings(List.of("127.0.0.1:" + SMB_DIRECT_PORT), true, 1460, 2, 5000, 10000, true, 0, 0,
+        return new IwarpSettings(List.of("127.0.0.1:" + SMB_DIRECT_PORT), true, FPDU_SIZE_OF_PATH, 2, 5000, 10000, true, 0, 0,
                 1024, 128, 2, RtrMode.NONE, 16, 0);
     }
 

@@ -22,7 +22,7 @@ class IwarpSettingsTest {
         IwarpSettings d = IwarpSettings.defaults();
         assertEquals(List.of("127.0.0.1:5445"), d.listenAddresses());
         assertTrue(d.crc());
-        assertEquals(1460, d.maxFpduSize());
+        assertEquals(IwarpSettings.FPDU_SIZE_OF_PATH, d.maxFpduSize(), "FPDUs follow the path's MSS, as siw's");
         assertEquals(5000, d.mpaRequestTimeoutMillis());
         assertEquals(10000, d.mpaReplyTimeoutMillis());
         assertTrue(d.tcpNoDelay());
@@ -33,8 +33,9 @@ class IwarpSettingsTest {
     @Test
     void everyBadValueIsRefusedNamingTheAttributeAndTheValue() {
         IwarpSettings.Builder b = IwarpSettings.builder();
-        assertEquals("smbdirect.rdma.iwarp: maxFpduSize = 1462 is invalid (must be a multiple of 4 from 64 to 65536)",
-                refusal(IwarpSettings.builder().maxFpduSize(1462)));
+        assertEquals("smbdirect.rdma.iwarp: maxFpduSize = 1462 is invalid (must be a multiple of 4 from 64 to 65536, "
+                + "or 0 to follow the path's MSS)", refusal(IwarpSettings.builder().maxFpduSize(1462)));
+        assertTrue(refusal(IwarpSettings.builder().maxFpduSize(4)).contains("maxFpduSize = 4"));
         assertTrue(refusal(b.maxFpduSize(60)).contains("maxFpduSize = 60"));
         assertTrue(refusal(IwarpSettings.builder().ioThreads(65)).contains("ioThreads = 65"));
         assertTrue(refusal(IwarpSettings.builder().mpaRequestTimeoutMillis(0)).contains("mpaRequestTimeoutMillis = 0"));

@@ -125,6 +125,8 @@ final class EndpointImpl implements RdmaEndpoint, IoHandler {
     private boolean ended;
     private boolean completionsReady;
     private boolean crcOn;
+    /** The largest FPDU this endpoint sends (the setting, or its path's when that is 0); set on entering RDMA mode. */
+    private int fpduSize;
     private RtrMode rtrMode = RtrMode.NONE;
 
     /** An active endpoint. */
@@ -390,7 +392,8 @@ final class EndpointImpl implements RdmaEndpoint, IoHandler {
         crcOn = crc;
         InboundReads inbound = new InboundReads(ird);
         OutboundReads outbound = new OutboundReads(rtr == RtrMode.READ ? Math.max(1, ord) : ord);
-        tx = new Transmitter(this, channel.socket, crc, settings.maxFpduSize(), sq, inbound, outbound);
+        fpduSize = PathFpdu.resolve(settings.maxFpduSize(), channel.socket);
+        tx = new Transmitter(this, channel.socket, crc, fpduSize, sq, inbound, outbound);
         rx = new Receiver(this, channel.socket, crc, rq, regions, inbound, outbound);
         synchronized (lock) {
             if (state == State.CLOSED) {
@@ -417,7 +420,8 @@ final class EndpointImpl implements RdmaEndpoint, IoHandler {
             }
         }
         if (LOG.isDebugEnabled()) {
-            LOG.debug("{}: RDMA mode, CRC {}, IRD {}, ORD {}, RTR {}", this, crc ? "on" : "off", ird, ord, rtr);
+            LOG.debug("{}: RDMA mode, CRC {}, FPDUs up to {} B, IRD {}, ORD {}, RTR {}", this, crc ? "on" : "off",
+                    fpduSize, ird, ord, rtr);
         }
         if (state != State.CLOSED) {
             try {

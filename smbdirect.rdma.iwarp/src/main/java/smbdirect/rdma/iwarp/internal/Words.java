@@ -17,14 +17,18 @@ public final class Words {
     }
 
     /**
-     * E.g. "may listen on 127.0.0.1:5445; MPA revision 2, CRC32C asked for; FPDUs up to 1,460 B;
+     * E.g. "may listen on 127.0.0.1:5445; MPA revision 2, CRC32C asked for; FPDUs sized to each connection's TCP MSS;
      * 2 I/O threads; TCP_NODELAY on; socket buffers: system default; at most 1,024 TCP connections;
      * MPA Request within 5 s, Reply within 10 s; RDMA Read depth up to 16; no peer-to-peer RTR".
      */
     public static String settings(IwarpSettings s) {
         StringBuilder b = new StringBuilder(listen(s.listenAddresses()));
         b.append("; MPA revision ").append(s.mpaRevision()).append(s.crc() ? ", CRC32C asked for" : ", no CRC32C asked for");
-        b.append("; FPDUs up to ").append(bytes(s.maxFpduSize()));
+        if (s.maxFpduSize() == IwarpSettings.FPDU_SIZE_OF_PATH) {
+            b.append("; FPDUs sized to each connection's TCP MSS");
+        } else {
+            b.append("; FPDUs up to ").append(bytes(s.maxFpduSize()));
+        }
         b.append("; ").append(s.ioThreads()).append(s.ioThreads() == 1 ? " I/O thread" : " I/O threads");
         b.append("; TCP_NODELAY ").append(s.tcpNoDelay() ? "on" : "off");
         if (s.sendBufferSize() == 0 && s.receiveBufferSize() == 0) {

@@ -24,7 +24,7 @@ class WordsTest {
 
     @Test
     void theDefaultsInWordsWithUnits() {
-        assertEquals("may listen on 127.0.0.1:5445; MPA revision 2, CRC32C asked for; FPDUs up to 1,460 B; "
+        assertEquals("may listen on 127.0.0.1:5445; MPA revision 2, CRC32C asked for; FPDUs sized to each connection's TCP MSS; "
                 + "2 I/O threads; TCP_NODELAY on; socket buffers: system default; at most 1,024 TCP connections, 128 of them awaiting their MPA Request; "
                 + "MPA Request within 5 s, Reply within 10 s; RDMA Read depth up to 16; no peer-to-peer RTR",
                 Words.settings(IwarpSettings.defaults()));

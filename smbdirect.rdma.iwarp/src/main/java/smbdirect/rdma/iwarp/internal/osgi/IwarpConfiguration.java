@@ -26,10 +26,11 @@ public @interface IwarpConfiguration {
     boolean crc() default true;
 
     @AttributeDefinition(name = "Max FPDU size",
-            description = "Largest FPDU sent in bytes, header, pad and CRC included: a multiple of 4 from 64 to 65536. "
-                    + "RNICs expect FPDUs that fit a TCP segment (1460 for Ethernet); larger values only on loopback",
-            min = "64", max = "65536")
-    int maxFpduSize() default 1460;
+            description = "Largest FPDU sent in bytes, header, pad and CRC included: 0 (the default) sizes the FPDUs of "
+                    + "each connection to its path's TCP MSS as Linux siw does (1448 on 1500-byte Ethernet, 65480 on "
+                    + "loopback), or a multiple of 4 from 64 to 65536. RNICs expect FPDUs that fit a TCP segment",
+            min = "0", max = "65536")
+    int maxFpduSize() default 0;
 
     @AttributeDefinition(name = "I/O threads", description = "Threads serving the TCP connections", min = "1",
             max = "64")

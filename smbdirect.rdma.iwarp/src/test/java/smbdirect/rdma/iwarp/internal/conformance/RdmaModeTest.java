@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayOutputStream;
+import java.net.InetAddress;
+import java.net.NetworkInterface;
 import java.nio.ByteBuffer;
 import java.util.EnumSet;
 import java.util.List;
@@ -334,7 +336,7 @@ class RdmaModeTest {
 
     @Test
     void rfc5040_4_4_readRequestIsAnsweredWithResponseSegmentsOfTheConfiguredSize() throws Exception {
-        established(1, 16);
+        established(IwarpSettings.builder().maxFpduSize(1460).build(), 1, 16);
         MemoryRegion source = region(5000, MemoryAccess.REMOTE_READ);
         byte[] data = new byte[5000];
         new Random(2).nextBytes(data);
@@ -409,7 +411,7 @@ class RdmaModeTest {
 
     @Test
     void rfc5041_5_1_ourSendsAreSegmentedToTheFpduSizeWithMsnAndMo() throws Exception {
-        established(1, 16);
+        established(IwarpSettings.builder().maxFpduSize(1460).build(), 1, 16);
         peer.send(peer.fpdu(RawPeer.send(1, 0, true, new byte[0])));
         side.events.awaitCompletions(1);
         MemoryRegion src = region(4000);
@@ -421,7 +423,9 @@ class RdmaModeTest {
         while (got.size() < 4000) {
             byte[] f = peer.readFpdu();
             ByteBuffer b = ByteBuffer.wrap(f);
-            assertTrue(f.length + 6 <= 1460);
+            int remaining = 4000 - got.size();
+            assertEquals(remaining > 1436 ? 1460 : 6 + 18 + remaining, f.length + 6,
+                    "every segment but the last fills a 1460-byte FPDU (1,436 bytes of payload)");
             assertEquals(0x43, f[1] & 0xFF);
             assertEquals(0, b.getInt(6), "QN 0");
             assertEquals(1, b.getInt(10), "MSN 1: one message, all segments");
@@ -433,6 +437,38 @@ class RdmaModeTest {
         side.events.await("the Send completion", () -> side.events.completions().size() == 2);
         assertEquals(new Events.Completion(9, WorkRequestType.SEND, CompletionStatus.SUCCESS, 0, false, 0),
                 side.events.completions().get(1));
+    }
+
+    @Test
+    void rfc5044_4_byDefaultOurFpdusFillThePathsMssAsSiwsDo() throws Exception {
+        // siw_update_tcpseg: the socket's MSS (MTU - 20 - 20 - 12 for IPv4 with timestamps), rounded down to 8
+        int mtu = NetworkInterface.getByInetAddress(InetAddress.getByName("127.0.0.1")).getMTU();
+        int expected = Math.min(65536, (mtu - 52) & ~7);
+        if (mtu == 65536) {
+            assertEquals(65480, expected, "Linux loopback: siw sends FPDUs of 65,480 bytes");
+        }
+        established(1, 16);
+        peer.send(peer.fpdu(RawPeer.send(1, 0, true, new byte[0])));
+        side.events.awaitCompletions(1);
+        int size = 3 * expected;
+        MemoryRegion src = region(size);
+        byte[] data = new byte[size];
+        new Random(4).nextBytes(data);
+        src.buffer().put(0, data);
+        side.endpoint.postSend(src, 0, size, 10);
+        ByteArrayOutputStream got = new ByteArrayOutputStream();
+        int fpdus = 0;
+        while (got.size() < size) {
+            byte[] f = peer.readFpdu();
+            int remaining = size - got.size();
+            int room = expected - 6 - 18;
+            assertEquals(remaining > room ? expected : 6 + 18 + remaining + (-(18 + 2 + remaining) & 3),
+                    f.length + 6 + (-(f.length + 2) & 3), "FPDU " + fpdus + " of a Send of " + size + " bytes");
+            got.write(f, 18, f.length - 18);
+            fpdus++;
+        }
+        assertArrayEquals(data, got.toByteArray());
+        assertEquals(4, fpdus, "three full FPDUs and the rest");
     }
 
     @Test

@@ -32,8 +32,9 @@ import smbdirect.rdma.tck.EngineScenario;
  * {@link EngineScenario} (a 500-byte and a 64 KiB fragmented message echoed, a 1 MiB RDMA Read and
  * RDMA Write served by the peer, byte for byte, the client closing: LOCAL_CLOSE and
  * PEER_DISCONNECT), then the reverse close from the server, and no endpoint or connection left
- * behind. Run with the defaults (CRC on, 1460-byte FPDUs), with loopback-sized FPDUs without CRC, with
- * MPA revision 1 on one I/O thread, and with 4 KiB socket buffers (back-pressure all the time).
+ * behind. Run with the defaults (CRC on, FPDUs of the path's MSS: 65480 bytes on Linux loopback), with
+ * Ethernet-sized 1460-byte FPDUs, with 64 KiB FPDUs without CRC, with MPA revision 1 on one I/O
+ * thread, and with 4 KiB socket buffers (back-pressure all the time).
  */
 class IwarpLoopbackEngineTest {
 
@@ -43,6 +44,7 @@ class IwarpLoopbackEngineTest {
         IwarpSettings.Builder b = IwarpSettings.builder().listenAddresses("127.0.0.1");
         return switch (variant) {
             case "defaults" -> b.build();
+            case "ethernet-fpdu" -> b.maxFpduSize(1460).build();
             case "loopback-fpdu-no-crc" -> b.maxFpduSize(65536).crc(false).build();
             case "rev1-one-thread" -> b.mpaRevision(1).ioThreads(1).build();
             // tiny socket buffers: writes are partial all the time, the OP_WRITE path carries the data
@@ -52,7 +54,7 @@ class IwarpLoopbackEngineTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"defaults", "loopback-fpdu-no-crc", "rev1-one-thread", "small-socket-buffers"})
+    @ValueSource(strings = {"defaults", "ethernet-fpdu", "loopback-fpdu-no-crc", "rev1-one-thread", "small-socket-buffers"})
     void engineRunsTheScenarioAndClosesFromEitherSide(String variant) throws Exception {
         IwarpSettings settings = settings(variant);
         ScheduledExecutorService timers = Executors.newSingleThreadScheduledExecutor();

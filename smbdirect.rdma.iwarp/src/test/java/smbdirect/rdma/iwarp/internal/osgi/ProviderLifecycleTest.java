@@ -181,7 +181,7 @@ class ProviderLifecycleTest {
 
             @Override
             public int maxFpduSize() {
-                return (Integer) get("maxFpduSize", 1460);
+                return (Integer) get("maxFpduSize", 0);
             }
 
             @Override

@@ -4,7 +4,7 @@ import smbdirect.rdma.iwarp.IwarpSettings;
 import smbdirect.rdma.tck.RdmaProviderContractTest;
 import smbdirect.rdma.tck.RdmaTckFixture;
 
-/** The RDMA provider SPI contract over two iWARP providers on loopback TCP with the default settings (CRC on, 1460-byte FPDUs). */
+/** The RDMA provider SPI contract over two iWARP providers on loopback TCP with the default settings (CRC on, FPDUs of the path's MSS). */
 class IwarpContractTest extends RdmaProviderContractTest {
 
     @Override

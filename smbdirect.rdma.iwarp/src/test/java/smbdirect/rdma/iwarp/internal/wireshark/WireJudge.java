@@ -196,8 +196,8 @@ final class WireJudge {
         same(serverOrd, s.clientParameters.inboundReadDepth(), "the client's IRD after the Reply");
         same(serverIrd, s.clientParameters.outboundReadDepth(), "the client's ORD after the Reply");
 
-        fpdus(c2s.subList(1, c2s.size()), crc, s.clientProvider.maxFpduSize(), "client");
-        fpdus(s2c.subList(1, s2c.size()), crc, s.serverProvider.maxFpduSize(), "server");
+        fpdus(c2s.subList(1, c2s.size()), crc, fpduLimit(s.clientProvider), "client");
+        fpdus(s2c.subList(1, s2c.size()), crc, fpduLimit(s.serverProvider), "server");
         sends(c2s.subList(1, c2s.size()), "client");
         sends(s2c.subList(1, s2c.size()), "server");
         rdma(c2s.subList(1, c2s.size()), s2c.subList(1, s2c.size()));
@@ -485,5 +485,22 @@ final class WireJudge {
         }
         List<Integer> sizesSent = sent.stream().map(b -> b.length).toList();
         same(sizesSent, sizesDecoded, side + ": the sizes of the upper-layer messages, in order");
+    }
+
+    /**
+     * The largest FPDU a provider with these settings sends on loopback: the configured size, or for
+     * 0 the loopback MSS as siw's ({@code siw_update_tcpseg}): the MTU less IPv4, TCP and timestamp
+     * headers, rounded down to 8.
+     */
+    private static int fpduLimit(IwarpSettings settings) {
+        if (settings.maxFpduSize() != IwarpSettings.FPDU_SIZE_OF_PATH) {
+            return settings.maxFpduSize();
+        }
+        try {
+            int mtu = java.net.NetworkInterface.getByInetAddress(java.net.InetAddress.getLoopbackAddress()).getMTU();
+            return Math.min(65536, (mtu - 52) & ~7);
+        } catch (java.io.IOException e) {
+            throw new IllegalStateException("the loopback interface's MTU: " + e, e);
+        }
     }
 }

@@ -31,7 +31,8 @@ import smbdirect.rdma.tck.LoopbackCapture;
  * engines' settings and messages ({@link WireJudge}).
  *
  * <p>The first session uses port 5445 ([MS-SMBD] 2.1; Wireshark gives it to another dissector unless
- * the heuristics go first) with CRC and 1460-byte FPDUs; the second a free port without CRC, with
+ * the heuristics go first) with CRC and the default FPDU size (the path's MSS: 65480 bytes on Linux
+ * loopback) on the client, 1460-byte FPDUs on the server; the second a free port without CRC, with
  * 256-byte FPDUs on the client (every Send and Read Response in many DDP segments) and one I/O
  * thread on the server. Both listen on a random address of 127.0.0.0/8, so that port 5445 is free
  * there whatever else runs on the machine. Skipped, with one line, where dumpcap may not capture.
@@ -55,7 +56,8 @@ class WiresharkJudgeTest {
             InetAddress host = InetAddress.getByAddress(new byte[] {127, (byte) (1 + random.nextInt(254)),
                 (byte) random.nextInt(256), (byte) (1 + random.nextInt(254))});
             IwarpSettings base = IwarpSettings.builder().listenAddresses(host.getHostAddress()).build();
-            JudgedSession crc = new JudgedSession("port-5445-crc", base, base, client, server, RDMA_SIZE);
+            JudgedSession crc = new JudgedSession("port-5445-crc", base, base.toBuilder().maxFpduSize(1460).build(), client,
+                    server, RDMA_SIZE);
             JudgedSession plain = new JudgedSession("free-port-no-crc",
                     base.toBuilder().crc(false).maxFpduSize(256).build(), base.toBuilder().crc(false).ioThreads(1).build(),
                     client, server, RDMA_SIZE);

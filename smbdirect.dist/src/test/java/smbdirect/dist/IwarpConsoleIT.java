@@ -83,7 +83,7 @@ class IwarpConsoleIT {
                     + "&propertylist=listenAddresses,maxFpduSize,crc&listenAddresses=127.0.0.1:" + port
                     + "&maxFpduSize=63&crc=false");
             runtime.awaitOutput("smbdirect.rdma.iwarp: maxFpduSize = 63 is invalid (must be a multiple of 4 from 64 to "
-                    + "65536); the last good settings stay in force", Duration.ofSeconds(30));
+                    + "65536, or 0 to follow the path's MSS); the last good settings stay in force", Duration.ofSeconds(30));
             assertTrue(String.valueOf(iwarp(runtime.json(password, null)).get("settings")).contains("FPDUs up to 4 KiB"),
                     runtime.output());
             assertEquals(0, runtime.terminate(Duration.ofSeconds(30)), runtime.output());

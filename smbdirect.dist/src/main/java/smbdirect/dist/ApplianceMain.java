@@ -54,7 +54,9 @@ import smbdirect.impl.perf.PerfServer;
  * terminal is attached, and runs until the shell exits, SIGTERM or SIGINT arrives, or the
  * framework is stopped; exit status 0.
  * <li>{@code java -jar smbdirect.jar perf [options]}: runs the perf workload and exits 0 on
- * success, 1 when the run failed, 2 on bad options. {@code --provider iwarp} with no iWARP
+ * success, 1 when the run failed, 2 on bad options. SIGTERM or SIGINT during a client run ends it
+ * early: nothing more is sent, the server confirms what it received, and the figures so far are
+ * printed (exit status 0). {@code --provider iwarp} with no iWARP
  * configuration in {@code etc/} configures the software iWARP provider for this run only: allowed
  * to listen on the {@code --listen} address, connecting only otherwise.
  * </ul>
@@ -192,7 +194,10 @@ public class ApplianceMain implements Callable<Integer> {
             }
             CommandSession trace = options.trace() == null ? null : startTrace(options);
             try {
-                PerfResult result = Perf.run(transport, options);
+                PerfResult result = Perf.run(transport, options, signal.released());
+                if (signal.cause() != null) {
+                    out.println("perf: stopped early by " + signal.cause() + "; the figures cover the run until then");
+                }
                 out.print(result.format());
             } finally {
                 if (trace != null) {

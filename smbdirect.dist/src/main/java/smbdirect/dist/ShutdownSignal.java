@@ -1,5 +1,7 @@
 package smbdirect.dist;
 
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -22,6 +24,7 @@ final class ShutdownSignal implements AutoCloseable {
     private static final String[] SIGNALS = {"TERM", "INT"};
 
     private final CountDownLatch released = new CountDownLatch(1);
+    private final CompletableFuture<String> releasedWith = new CompletableFuture<>();
     private final AtomicReference<String> cause = new AtomicReference<>();
     private final SignalHandler[] previous = new SignalHandler[SIGNALS.length];
 
@@ -40,6 +43,17 @@ final class ShutdownSignal implements AutoCloseable {
     void release(String why) {
         cause.compareAndSet(null, why);
         released.countDown();
+        releasedWith.complete(cause.get());
+    }
+
+    /** Completes with the cause when {@link #release} is called (from the signal's thread). */
+    CompletionStage<String> released() {
+        return releasedWith;
+    }
+
+    /** The cause once released, else null. */
+    String cause() {
+        return cause.get();
     }
 
     /** Blocks until {@link #release} was called; returns the cause. */

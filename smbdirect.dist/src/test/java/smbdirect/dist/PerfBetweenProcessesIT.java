@@ -61,6 +61,31 @@ class PerfBetweenProcessesIT {
     }
 
     @Test
+    void sigtermEndsALongClientRunEarlyWithItsFiguresAndEveryByteConfirmed() throws Exception {
+        int port = RuntimeProcess.freePort();
+        String address = "127.0.0.1:" + port;
+        try (RuntimeProcess server = RuntimeProcess.startAsWritten(dir, "perf", "--provider", "iwarp", "--listen",
+                address)) {
+            server.awaitOutput("perf server listening on /" + address + " over iwarp", Duration.ofSeconds(90));
+            try (RuntimeProcess client = RuntimeProcess.startAsWritten(dir, "perf", "--provider", "iwarp", "--connect", address,
+                    "--duration", "10m", "--size", "16k")) {
+                server.awaitOutput("established: MaxSendSize=", Duration.ofSeconds(90)); // the client is connected
+                assertEquals(0, client.terminate(Duration.ofSeconds(60)), "SIGTERM mid-run:\n" + client.output());
+                String out = client.output();
+                assertTrue(out.contains("perf: stopped early by SIGTERM; the figures cover the run until then"), out);
+                Matcher sent = SENT.matcher(out);
+                Matcher confirmed = CONFIRMED.matcher(out);
+                assertTrue(sent.find() && confirmed.find(), out);
+                assertEquals(sent.group(1), confirmed.group(1), "messages the server confirmed:\n" + out);
+                assertEquals(sent.group(2), confirmed.group(2), "bytes the server confirmed:\n" + out);
+                assertEquals(Long.parseLong(sent.group(1)) * 16384, Long.parseLong(sent.group(2)), out);
+            }
+            assertEquals(0, server.terminate(Duration.ofSeconds(30)), server.output());
+            assertTrue(server.output().contains("perf server: 1 runs confirmed"), server.output());
+        }
+    }
+
+    @Test
     void anIwarpConfigurationInEtcIsUsedAsItIsAndARefusedListenNamesTheAttribute() throws Exception {
         int port = RuntimeProcess.freePort();
         Files.createDirectories(dir.resolve("etc"));

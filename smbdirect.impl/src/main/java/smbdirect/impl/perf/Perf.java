@@ -4,7 +4,9 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -44,6 +46,19 @@ public final class Perf {
      */
     public static PerfResult run(SmbDirectTransport transport, PerfOptions options)
             throws PerfException, InterruptedException {
+        return run(transport, options, new CompletableFuture<>());
+    }
+
+    /**
+     * {@link #run(SmbDirectTransport, PerfOptions)} that ends early when {@code stop} completes (for
+     * example on SIGTERM): nothing more is sent, what is in flight completes and the server confirms
+     * what it received, so the result covers the run so far, every byte accounted for.
+     *
+     * @throws PerfException with a message naming what failed
+     * @throws InterruptedException when the calling thread was interrupted; the run is abandoned
+     */
+    public static PerfResult run(SmbDirectTransport transport, PerfOptions options, CompletionStage<?> stop)
+            throws PerfException, InterruptedException {
         if (options.listen() != null) {
             throw new PerfException("--listen starts only a server end; use Perf.serve");
         }
@@ -78,6 +93,7 @@ public final class Perf {
             }
             long stallsBefore = connection.getConnectionDTO().creditStalls;
             client.start(connection);
+            stop.whenComplete((v, t) -> client.finishNow());
             PerfClient.Counts counts = await(client, options);
             ConnectionDTO after = connection.getConnectionDTO();
             return new PerfResult(options.describe(), connection.providerName(), text(connection.localAddress()),

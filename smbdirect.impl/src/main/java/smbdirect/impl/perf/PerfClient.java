@@ -35,6 +35,8 @@ final class PerfClient implements ConnectionHandler {
     private int inFlight;
     private int echoOutstanding;
     private boolean finishing;
+    private boolean stopRequested;
+    private boolean stopSent;
     private long startNanos;
 
     /** What the run measured, before it is turned into a {@link PerfResult}. */
@@ -69,12 +71,34 @@ final class PerfClient implements ConnectionHandler {
         } else {
             pump();
         }
+        if (stopRequested) {
+            finishNow();
+        }
     }
 
     /** Ends a RECEIVE stream that runs for a duration. */
     synchronized void stopStream() {
-        if (connection != null && !result.isDone()) {
+        if (connection != null && !result.isDone() && !stopSent) {
+            stopSent = true;
             control(PerfHeader.STOP, 0, 0, 0);
+        }
+    }
+
+    /**
+     * Ends the run early, as the end of a duration would: nothing more is issued, what is in flight
+     * completes, and the server confirms what it received. Any thread; before {@link #start}, the
+     * run stops as soon as it starts.
+     */
+    synchronized void finishNow() {
+        stopRequested = true;
+        if (connection == null || result.isDone()) {
+            return;
+        }
+        if (options.direction() == PerfDirection.RECEIVE) {
+            stopStream();
+        } else {
+            deadline = Math.min(deadline, System.nanoTime());
+            pump();
         }
     }
 

@@ -6,12 +6,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.InetSocketAddress;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 import smbdirect.api.SmbDirectListener;
 import smbdirect.impl.engine.ExecutorScheduler;
@@ -85,6 +88,37 @@ class PerfOverEngineTest {
         long elapsedMillis = (System.nanoTime() - start) / 1_000_000;
         assertTrue(r.messages() > 0, r.format());
         assertTrue(elapsedMillis >= 300 && elapsedMillis < 30_000, "took " + elapsedMillis + " ms");
+    }
+
+    @Test
+    @Timeout(60)
+    void aStopBeforeTheFirstMessageEndsTheRunAfterTheFirstWindowWithEveryByteConfirmed() throws Exception {
+        PerfResult r = Perf.run(engine, options("--count", "1000000", "--size", "1000", "--depth", "8"),
+                CompletableFuture.completedFuture(null));
+        assertTrue(r.messages() <= 8, "only the first window went out: " + r.format());
+        assertEquals("server confirmed " + r.messages() + " messages, " + r.messages() * 1000 + " bytes",
+                r.confirmation());
+    }
+
+    @Test
+    @Timeout(60)
+    void aStopDuringACountedRunEndsItEarlyWithEveryByteConfirmed() throws Exception {
+        CompletableFuture<Void> stop = new CompletableFuture<>();
+        timers.schedule(() -> stop.complete(null), 200, TimeUnit.MILLISECONDS);
+        PerfResult r = Perf.run(engine, options("--count", "1000000000", "--size", "1000", "--depth", "8"), stop);
+        assertTrue(r.messages() > 0 && r.messages() < 1_000_000_000L, r.format());
+        assertEquals(r.messages() * 1000, r.bytes());
+        assertEquals("server confirmed " + r.messages() + " messages, " + r.bytes() + " bytes", r.confirmation());
+    }
+
+    @Test
+    @Timeout(60)
+    void aStopDuringAReceiveStreamEndsItWithEverythingTheServerSentReceived() throws Exception {
+        CompletableFuture<Void> stop = new CompletableFuture<>();
+        timers.schedule(() -> stop.complete(null), 200, TimeUnit.MILLISECONDS);
+        PerfResult r = Perf.run(engine, options("--duration", "10m", "--direction", "receive"), stop);
+        assertTrue(r.messages() > 0, r.format());
+        assertEquals("server sent " + r.messages() + " messages, all received", r.confirmation());
     }
 
     @Test

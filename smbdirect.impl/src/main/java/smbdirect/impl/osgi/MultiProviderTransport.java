@@ -231,10 +231,12 @@ final class MultiProviderTransport implements SmbDirectTransport {
             if (lastFailure(last) != null) {
                 retiredLastNegotiationFailure = lastFailure(last);
             }
-            List<ListenerEventDTO> events = new ArrayList<>(retiredFailureEvents);
+            // the leaving engine's events first: on equal timestamps they are the later ones
+            List<ListenerEventDTO> events = new ArrayList<>();
             if (last.negotiationFailureEvents != null) {
                 events.addAll(List.of(last.negotiationFailureEvents));
             }
+            events.addAll(retiredFailureEvents);
             retiredFailureEvents.clear();
             newestFirst(events, FAILURE_EVENTS).forEach(retiredFailureEvents::addLast);
             List<ConnectionDTO> all = new ArrayList<>(retiredClosed);
@@ -454,7 +456,7 @@ final class MultiProviderTransport implements SmbDirectTransport {
         List<ConnectionDTO> closed;
         long failures;
         String lastFailure;
-        List<ListenerEventDTO> failureEvents;
+        List<ListenerEventDTO> retiredEvents;
         synchronized (lock) {
             entries = List.copyOf(providers);
             ls = List.copyOf(listeners);
@@ -463,8 +465,9 @@ final class MultiProviderTransport implements SmbDirectTransport {
             closed = new ArrayList<>(retiredClosed);
             failures = retiredNegotiationFailures;
             lastFailure = retiredLastNegotiationFailure;
-            failureEvents = new ArrayList<>(retiredFailureEvents);
+            retiredEvents = new ArrayList<>(retiredFailureEvents);
         }
+        List<ListenerEventDTO> failureEvents = new ArrayList<>();
         TransportDTO dto = new TransportDTO();
         List<ProviderDTO> providerDTOs = new ArrayList<>();
         List<ConnectionDTO> live = new ArrayList<>();
@@ -520,6 +523,7 @@ final class MultiProviderTransport implements SmbDirectTransport {
         dto.recentlyClosed = closed.stream().limit(CLOSED_HISTORY).toArray(ConnectionDTO[]::new);
         dto.negotiationFailures = failures;
         setLastFailure(dto, selectedFailure != null ? selectedFailure : lastFailure);
+        failureEvents.addAll(retiredEvents); // after the live engines': on equal timestamps they are older
         dto.negotiationFailureEvents = newestFirst(failureEvents, FAILURE_EVENTS).toArray(ListenerEventDTO[]::new);
         dto.settings = TransportConfigs.toDTO(s);
         return dto;
@@ -535,7 +539,7 @@ final class MultiProviderTransport implements SmbDirectTransport {
         dto.lastNegotiationFailure = text;
     }
 
-    /** The newest {@code limit} events, newest first. */
+    /** The newest {@code limit} events, newest first; events of equal timestamps keep their order in {@code events}. */
     static List<ListenerEventDTO> newestFirst(List<ListenerEventDTO> events, int limit) {
         return events.stream().sorted(Comparator.comparingLong((ListenerEventDTO e) -> e.timestampMillis).reversed())
                 .limit(limit).toList();

@@ -279,11 +279,17 @@ final class RelocatingListener implements SmbDirectListener {
         return done;
     }
 
+    /**
+     * The events of the listener's current engine ({@code newer}, newest first) and those kept from
+     * earlier ones ({@code older}), newest first; within one millisecond the current engine's come
+     * first, as they happened later (the sort keeps the order of equal timestamps).
+     */
     private static List<ListenerEventDTO> merge(List<ListenerEventDTO> older, ListenerEventDTO[] newer) {
-        List<ListenerEventDTO> all = new ArrayList<>(older);
+        List<ListenerEventDTO> all = new ArrayList<>();
         if (newer != null) {
             all.addAll(List.of(newer));
         }
+        all.addAll(older);
         return MultiProviderTransport.newestFirst(all, MultiProviderTransport.FAILURE_EVENTS);
     }
 

@@ -28,28 +28,53 @@ class PerfBetweenProcessesIT {
     @TempDir
     Path dir;
 
+    /**
+     * The README's server end, started as written (no Web Console port given, so it opens none),
+     * once it listens.
+     */
+    private RuntimeProcess perfServer(String address) throws Exception {
+        RuntimeProcess server = RuntimeProcess.startAsWritten(dir, "perf", "--provider", "iwarp", "--listen", address);
+        try {
+            server.awaitOutput("perf server listening on /" + address + " over iwarp", Duration.ofSeconds(90));
+            return server;
+        } catch (Exception | AssertionError e) {
+            server.close();
+            throw e;
+        }
+    }
+
+    /** The README's client end, from the same directory, with {@code options}. */
+    private RuntimeProcess perfClient(String address, String... options) throws Exception {
+        String[] args = new String[5 + options.length];
+        System.arraycopy(new String[] {"perf", "--provider", "iwarp", "--connect", address}, 0, args, 0, 5);
+        System.arraycopy(options, 0, args, 5, options.length);
+        return RuntimeProcess.startAsWritten(dir, args);
+    }
+
+    /**
+     * Checks that the client's result says it sent whole messages of {@code size} bytes and that the
+     * server confirmed exactly those messages and bytes; returns the number of messages.
+     */
+    private static long everyByteConfirmed(String out, int size) {
+        Matcher sent = SENT.matcher(out);
+        Matcher confirmed = CONFIRMED.matcher(out);
+        assertTrue(sent.find() && confirmed.find(), out);
+        assertEquals(Long.parseLong(sent.group(1)) * size, Long.parseLong(sent.group(2)), out);
+        assertEquals(sent.group(1), confirmed.group(1), "messages the server confirmed:\n" + out);
+        assertEquals(sent.group(2), confirmed.group(2), "bytes the server confirmed:\n" + out);
+        return Long.parseLong(sent.group(1));
+    }
+
     @Test
     void twoPerfProcessesInOneHomeRunOverIwarpAndTheServerConfirmsEveryByte() throws Exception {
-        int port = RuntimeProcess.freePort();
-        String address = "127.0.0.1:" + port;
-        // as the README writes them: no Web Console port given, so neither process opens one
-        try (RuntimeProcess server = RuntimeProcess.startAsWritten(dir, "perf", "--provider", "iwarp", "--listen",
-                address)) {
-            server.awaitOutput("perf server listening on /" + address + " over iwarp", Duration.ofSeconds(90));
-            try (RuntimeProcess client = RuntimeProcess.startAsWritten(dir, "perf", "--provider", "iwarp", "--connect", address,
-                    "--count", "3000", "--size", "16k")) {
-                assertTrue(client.process.waitFor(120, TimeUnit.SECONDS), "client did not finish:\n" + client.output());
-                String out = client.output();
-                assertEquals(0, client.process.exitValue(), out);
-                assertTrue(out.contains("perf: send 3000 messages of 16384 B, depth 16 over iwarp"), out);
-                Matcher sent = SENT.matcher(out);
-                Matcher confirmed = CONFIRMED.matcher(out);
-                assertTrue(sent.find() && confirmed.find(), out);
-                assertEquals("3000", sent.group(1), out);
-                assertEquals(String.valueOf(3000L * 16384), sent.group(2), out);
-                assertEquals(sent.group(1), confirmed.group(1), "messages the server confirmed:\n" + out);
-                assertEquals(sent.group(2), confirmed.group(2), "bytes the server confirmed:\n" + out);
-            }
+        String address = "127.0.0.1:" + RuntimeProcess.freePort();
+        try (RuntimeProcess server = perfServer(address);
+                RuntimeProcess client = perfClient(address, "--count", "3000", "--size", "16k")) {
+            assertTrue(client.process.waitFor(120, TimeUnit.SECONDS), "client did not finish:\n" + client.output());
+            String out = client.output();
+            assertEquals(0, client.process.exitValue(), out);
+            assertTrue(out.contains("perf: send 3000 messages of 16384 B, depth 16 over iwarp"), out);
+            assertEquals(3000, everyByteConfirmed(out, 16384), out);
             assertTrue(server.output().contains("Jetty not started (HTTP and HTTPS disabled)"), server.output());
             assertEquals(0, server.terminate(Duration.ofSeconds(30)), server.output());
             assertTrue(server.output().contains("perf server: 1 runs confirmed, 3000 messages, " + 3000L * 16384
@@ -62,24 +87,14 @@ class PerfBetweenProcessesIT {
 
     @Test
     void sigtermEndsALongClientRunEarlyWithItsFiguresAndEveryByteConfirmed() throws Exception {
-        int port = RuntimeProcess.freePort();
-        String address = "127.0.0.1:" + port;
-        try (RuntimeProcess server = RuntimeProcess.startAsWritten(dir, "perf", "--provider", "iwarp", "--listen",
-                address)) {
-            server.awaitOutput("perf server listening on /" + address + " over iwarp", Duration.ofSeconds(90));
-            try (RuntimeProcess client = RuntimeProcess.startAsWritten(dir, "perf", "--provider", "iwarp", "--connect", address,
-                    "--duration", "10m", "--size", "16k")) {
-                server.awaitOutput("established: MaxSendSize=", Duration.ofSeconds(90)); // the client is connected
-                assertEquals(0, client.terminate(Duration.ofSeconds(60)), "SIGTERM mid-run:\n" + client.output());
-                String out = client.output();
-                assertTrue(out.contains("perf: stopped early by SIGTERM; the figures cover the run until then"), out);
-                Matcher sent = SENT.matcher(out);
-                Matcher confirmed = CONFIRMED.matcher(out);
-                assertTrue(sent.find() && confirmed.find(), out);
-                assertEquals(sent.group(1), confirmed.group(1), "messages the server confirmed:\n" + out);
-                assertEquals(sent.group(2), confirmed.group(2), "bytes the server confirmed:\n" + out);
-                assertEquals(Long.parseLong(sent.group(1)) * 16384, Long.parseLong(sent.group(2)), out);
-            }
+        String address = "127.0.0.1:" + RuntimeProcess.freePort();
+        try (RuntimeProcess server = perfServer(address);
+                RuntimeProcess client = perfClient(address, "--duration", "10m", "--size", "16k")) {
+            server.awaitOutput("established: MaxSendSize=", Duration.ofSeconds(90)); // the client is connected
+            assertEquals(0, client.terminate(Duration.ofSeconds(60)), "SIGTERM mid-run:\n" + client.output());
+            String out = client.output();
+            assertTrue(out.contains("perf: stopped early by SIGTERM; the figures cover the run until then"), out);
+            assertTrue(everyByteConfirmed(out, 16384) > 0, out);
             assertEquals(0, server.terminate(Duration.ofSeconds(30)), server.output());
             assertTrue(server.output().contains("perf server: 1 runs confirmed"), server.output());
         }

@@ -2,8 +2,7 @@ package smbdirect.dist;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.ExecutionException;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -23,9 +22,8 @@ final class ShutdownSignal implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ShutdownSignal.class);
     private static final String[] SIGNALS = {"TERM", "INT"};
 
-    private final CountDownLatch released = new CountDownLatch(1);
-    private final CompletableFuture<String> releasedWith = new CompletableFuture<>();
-    private final AtomicReference<String> cause = new AtomicReference<>();
+    /** Completed with the first cause. */
+    private final CompletableFuture<String> released = new CompletableFuture<>();
     private final SignalHandler[] previous = new SignalHandler[SIGNALS.length];
 
     ShutdownSignal() {
@@ -41,25 +39,26 @@ final class ShutdownSignal implements AutoCloseable {
 
     /** Releases {@link #await()}; the first cause wins. */
     void release(String why) {
-        cause.compareAndSet(null, why);
-        released.countDown();
-        releasedWith.complete(cause.get());
+        released.complete(why);
     }
 
     /** Completes with the cause when {@link #release} is called (from the signal's thread). */
     CompletionStage<String> released() {
-        return releasedWith;
+        return released;
     }
 
     /** The cause once released, else null. */
     String cause() {
-        return cause.get();
+        return released.getNow(null);
     }
 
     /** Blocks until {@link #release} was called; returns the cause. */
     String await() throws InterruptedException {
-        released.await();
-        return cause.get();
+        try {
+            return released.get();
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("never completed exceptionally", e);
+        }
     }
 
     @Override

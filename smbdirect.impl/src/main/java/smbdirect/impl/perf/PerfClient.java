@@ -35,7 +35,6 @@ final class PerfClient implements ConnectionHandler {
     private int inFlight;
     private int echoOutstanding;
     private boolean finishing;
-    private boolean stopRequested;
     private boolean stopSent;
     private long startNanos;
 
@@ -71,9 +70,6 @@ final class PerfClient implements ConnectionHandler {
         } else {
             pump();
         }
-        if (stopRequested) {
-            finishNow();
-        }
     }
 
     /** Ends a RECEIVE stream that runs for a duration. */
@@ -86,12 +82,10 @@ final class PerfClient implements ConnectionHandler {
 
     /**
      * Ends the run early, as the end of a duration would: nothing more is issued, what is in flight
-     * completes, and the server confirms what it received. Any thread; before {@link #start}, the
-     * run stops as soon as it starts.
+     * completes, and the server confirms what it received. Any thread, after {@link #start}.
      */
     synchronized void finishNow() {
-        stopRequested = true;
-        if (connection == null || result.isDone()) {
+        if (result.isDone()) {
             return;
         }
         if (options.direction() == PerfDirection.RECEIVE) {

@@ -125,8 +125,6 @@ final class EndpointImpl implements RdmaEndpoint, IoHandler {
     private boolean ended;
     private boolean completionsReady;
     private boolean crcOn;
-    /** The largest FPDU this endpoint sends (the setting, or its path's when that is 0); set on entering RDMA mode. */
-    private int fpduSize;
     private RtrMode rtrMode = RtrMode.NONE;
 
     /** An active endpoint. */
@@ -392,7 +390,7 @@ final class EndpointImpl implements RdmaEndpoint, IoHandler {
         crcOn = crc;
         InboundReads inbound = new InboundReads(ird);
         OutboundReads outbound = new OutboundReads(rtr == RtrMode.READ ? Math.max(1, ord) : ord);
-        fpduSize = PathFpdu.resolve(settings.maxFpduSize(), channel.socket);
+        int fpduSize = PathFpdu.resolve(settings.maxFpduSize(), channel.socket);
         tx = new Transmitter(this, channel.socket, crc, fpduSize, sq, inbound, outbound);
         rx = new Receiver(this, channel.socket, crc, rq, regions, inbound, outbound);
         synchronized (lock) {

@@ -22,8 +22,20 @@ final class Receiver implements ConnectionHandler, SendCompletion {
     volatile Throwable failure;
     volatile CloseReason closed;
 
+    /** Woken with the count of messages and of send completions, or null (use one of them). */
+    private final Spin waiting;
+
     Receiver(ByteBuffer echo) {
+        this(echo, null);
+    }
+
+    /**
+     * A receiver that passes {@code waiting} its message count when a message arrives and its send
+     * completion count when a send completes: a benchmark waits on one of the two.
+     */
+    Receiver(ByteBuffer echo, Spin waiting) {
         this.echo = echo;
+        this.waiting = waiting;
     }
 
     @Override
@@ -32,7 +44,11 @@ final class Receiver implements ConnectionHandler, SendCompletion {
             connection.send(echo, this);
         }
         bytes = bytes + message.length(); // single writer: callbacks of a connection are serial
-        messages = messages + 1;
+        long m = messages + 1;
+        messages = m;
+        if (waiting != null) {
+            waiting.wake(m);
+        }
     }
 
     @Override
@@ -45,7 +61,11 @@ final class Receiver implements ConnectionHandler, SendCompletion {
         if (failure != null && this.failure == null) {
             this.failure = failure;
         }
-        sendsCompleted = sendsCompleted + 1;
+        long c = sendsCompleted + 1;
+        sendsCompleted = c;
+        if (waiting != null) {
+            waiting.wake(c);
+        }
     }
 
     void checkHealthy() {

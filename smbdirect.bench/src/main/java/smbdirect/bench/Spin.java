@@ -13,7 +13,13 @@ final class Spin {
 
     /** Nanoseconds to park per round once spinning gave nothing; 0: yield instead. */
     private final long parkNanos;
+    /** Whether the thread that makes the progress calls {@link #wake()}: parks until woken. */
+    private final boolean woken;
     private int spins;
+    /** The waiting thread while it may park, for {@link #wake(long)}. */
+    private volatile Thread waiter;
+    /** The progress the waiting thread waits for ({@link #until(long)}). */
+    private volatile long wakeAt = Long.MAX_VALUE;
 
     /** Spins, then yields: for benchmarks whose operations take microseconds. */
     Spin() {
@@ -27,7 +33,22 @@ final class Spin {
      * kernel instead).
      */
     Spin(long parkNanos) {
+        this(parkNanos, false);
+    }
+
+    /**
+     * Spins, then parks until the thread that makes the progress calls {@link #wake(long)} (at most
+     * {@code parkNanos} per round): as the floor's writer sleeps in the kernel until the socket
+     * wakes it, and without the wake-ups of a timed poll, which take the CPU from the fabric's
+     * threads on a small machine.
+     */
+    static Spin wokenBy(long parkNanos) {
+        return new Spin(parkNanos, true);
+    }
+
+    private Spin(long parkNanos, boolean woken) {
         this.parkNanos = parkNanos;
+        this.woken = woken;
     }
     private long deadline;
 
@@ -41,6 +62,13 @@ final class Spin {
     void idle(String what) {
         if (++spins < 200) {
             Thread.onSpinWait();
+            return;
+        }
+        if (woken && waiter == null) {
+            // announce first, park on the next round: the caller's condition is checked again in
+            // between, so progress made before the announcement is seen and progress after it
+            // unparks (LockSupport's permit covers a wake that comes before the park)
+            waiter = Thread.currentThread();
             return;
         }
         if (parkNanos > 0) {
@@ -58,9 +86,35 @@ final class Spin {
         }
     }
 
+    /**
+     * Starts a wait of a {@link #wokenBy} spin for the progress counter to reach {@code progress}:
+     * {@code spin.until(n); while (counter < n) spin.idle(what); spin.reset();}.
+     */
+    void until(long progress) {
+        wakeAt = progress;
+    }
+
     /** Ends a wait. */
     void reset() {
         spins = 0;
         deadline = 0;
+        if (waiter != null) {
+            waiter = null;
+            wakeAt = Long.MAX_VALUE;
+        }
+    }
+
+    /**
+     * Called by the thread that made progress, after publishing its counter (a volatile write):
+     * unparks the waiting thread once the counter reaches what it waits for. The waiter publishes
+     * its target and itself before it checks the counter again, so one side always sees the other.
+     */
+    void wake(long progress) {
+        if (progress >= wakeAt) {
+            Thread t = waiter;
+            if (t != null) {
+                LockSupport.unpark(t);
+            }
+        }
     }
 }

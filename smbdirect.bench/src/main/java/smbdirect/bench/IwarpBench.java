@@ -66,10 +66,11 @@ import smbdirect.rdma.iwarp.IwarpSettings;
  * Send is counted once received, a Write once its completion says TCP took the last FPDU (iWARP
  * has no acknowledgement);</li>
  * <li>{@code engineBulk}: one upper-layer message through {@link SmbDirectConnection#send}
- * (fragments of {@code sendSize}: 1364, the [MS-SMBD] default, or 8192), {@link #DEPTH}
+ * (fragments of {@code sendSize}: 1364, the [MS-SMBD] default, or 8192), 4 to {@link #DEPTH}
  * outstanding, counted when the peer's handler has it reassembled;</li>
- * <li>{@code engineWrite}: one {@link SmbDirectConnection#rdmaWrite} of {@code size} bytes,
- * {@link #DEPTH} outstanding.</li>
+ * <li>{@code engineWrite} / {@code engineRead}: one {@link SmbDirectConnection#rdmaWrite} into,
+ * or {@link SmbDirectConnection#rdmaRead} from, the peer's registered buffer of {@code size}
+ * bytes, 4 to {@link #DEPTH} outstanding.</li>
  * </ul>
  * Provider parameters: {@code maxFpduSize} 0 (the default: FPDUs fill the connection's TCP MSS as
  * Linux siw's do, 65480 bytes on loopback), 1460 (fixed: one FPDU per Ethernet segment) and 65536,
@@ -442,6 +443,24 @@ public class IwarpBench {
         e.clientHandler.checkHealthy();
         e.client.send(e.message, e.clientHandler);
         return ++e.sent;
+    }
+
+    @Benchmark
+    public long engineRead(Engine e) {
+        if (e.rdmaIssued - e.rdmaCompleted >= DEPTH) {
+            long until = e.rdmaIssued - DEPTH / 2;
+            e.spin.until(until);
+            while (e.rdmaCompleted < until) {
+                e.spin.idle("RDMA Reads over iWARP");
+            }
+            e.spin.reset();
+        }
+        Throwable f = e.rdmaFailure;
+        if (f != null) {
+            throw new IllegalStateException("RDMA Read failed", f);
+        }
+        e.client.rdmaRead(e.local, 0, e.size, e.descriptors, 0, e);
+        return ++e.rdmaIssued;
     }
 
     @Benchmark

@@ -34,10 +34,17 @@ import smbdirect.rdma.iwarp.internal.wire.TerminateError;
  * first header that does not, everything read past it is copied in stream order into a spill
  * buffer and fed through the same checks and placement from there (so a misprediction costs a copy
  * of at most {@link #AHEAD_BYTES}, never a wrong byte). The bytes a misprediction left in a posted
- * receive lie beyond what the Send placed there, where a receive's content is undefined; tagged
- * payload is never read ahead (RDMA Write targets receive only bytes whose header was checked), but
- * can pass through the spill buffer when it followed a mispredicted Send. Memory registered for
- * RDMA Writes is thus never written before the check of its header.
+ * receive lie beyond what the Send placed there, where a receive's content is undefined.
+ *
+ * <p>A Read Response is read ahead the same way, into the sink of our own Read Request: its further
+ * segments are predicted at the size of the current one, at the following sink offsets, up to the
+ * requested length. Those bytes lie within the sink range of an outstanding Read, which the Read
+ * Response must fill completely and in order before the Read completes successfully (so every byte
+ * a misprediction left there is overwritten by a checked segment), and whose content is undefined
+ * if it fails. RDMA Write payload is never read ahead: a Write's length is not announced, so a
+ * predicted segment could reach memory past the end of what the peer wrote. RDMA Write targets
+ * receive only bytes whose header was checked (they can pass through the spill buffer when they
+ * followed a mispredicted FPDU).
  *
  * <p>Checks (iwarp.md §3.6, §4.4, §6.2, in Linux siw's order): DDP version, RDMAP version, opcode,
  * then per opcode QN, MSN and MO of untagged segments, a posted receive long enough for a Send, the
@@ -52,6 +59,8 @@ final class Receiver {
 
     /** Bytes of the next FPDU read together with the end of the current one. */
     private static final int PREFIX = Fpdu.MIN_SIZE;
+    /** Payload bytes of a tagged FPDU that {@link #PREFIX} reads together with its header. */
+    private static final int TAGGED_CARRY = PREFIX - Ddp.TAGGED_HEADER;
     private static final int ROUNDS = 16;
     /** Most FPDUs one read predicts past the current one. */
     static final int AHEAD_FPDUS = 32;
@@ -165,6 +174,8 @@ final class Receiver {
                 iov[k++] = hdr;
                 if (!terminate && Rdmap.isSend(opcode)) {
                     k = predict(k);
+                } else if (opcode == Rdmap.READ_RESPONSE && !last && targetRegion != null) {
+                    k = predictReadResponse(k);
                 }
                 n = socket.read(iov, 0, k);
             }
@@ -214,24 +225,8 @@ final class Receiver {
             if (bytes + span > AHEAD_BYTES) {
                 break;
             }
-            if (spill == null) {
-                spill = ByteBuffer.allocateDirect(AHEAD_BYTES);
-                ByteBuffer slots = ByteBuffer.allocateDirect(AHEAD_FPDUS * (TRAILER_SLOT + PREFIX));
-                for (int i = 0; i < AHEAD_FPDUS; i++) {
-                    aheadTrailers[i] = slots.slice(i * TRAILER_SLOT, TRAILER_SLOT);
-                    aheadHeaders[i] = slots.slice(AHEAD_FPDUS * TRAILER_SLOT + i * PREFIX, PREFIX);
-                }
-            }
             bytes += span;
-            aheadRegion[j] = r.region;
-            aheadOffset[j] = r.offset + mo;
-            aheadLength[j] = length;
-            aheadPayloads[j] = r.region.ahead(j, r.offset + mo, length);
-            aheadTrailers[j].clear().limit(pad + Fpdu.CRC_SIZE);
-            aheadHeaders[j].clear();
-            iov[k++] = aheadPayloads[j];
-            iov[k++] = aheadTrailers[j];
-            iov[k++] = aheadHeaders[j];
+            k = aheadSlot(k, j, r.region, r.offset + mo, length, pad);
             mo += length;
             endsMessage = mo >= r.length || segmentSize == 0 || length < segmentSize;
             j++;
@@ -241,9 +236,73 @@ final class Receiver {
     }
 
     /**
+     * Appends to {@code iov[0, k)} (which ends with the 20 bytes after the current Read Response FPDU:
+     * the header of the next one and its first {@link #TAGGED_CARRY} payload bytes) the rest of the
+     * Read Response predicted to follow: segments of the size the current one has, at the sink
+     * offsets that follow, up to the length of the Read Request (RFC 5040 §4.5: a Read Response
+     * places the requested length at consecutive offsets of the sink, which {@link
+     * #startReadResponse} enforces). Returns the new length.
+     */
+    private int predictReadResponse(int k) {
+        SendWr w = readWr;
+        RegionImpl r = targetRegion;
+        int segment = payload;
+        if (w == null || w.internal || r != w.region || !r.registered || !r.valid || segment <= TAGGED_CARRY) {
+            return k;
+        }
+        long rest = (long) w.length - w.received - payload;
+        int offset = w.offset + w.received + payload;
+        int bytes = 0;
+        int j = 0;
+        while (j < AHEAD_FPDUS && rest > TAGGED_CARRY) {
+            int length = (int) Math.min(segment, rest);
+            int pad = Fpdu.pad(Ddp.TAGGED_HEADER_ULPDU + length);
+            int span = length - TAGGED_CARRY + pad + Fpdu.CRC_SIZE + PREFIX;
+            if (bytes + span > AHEAD_BYTES) {
+                break;
+            }
+            bytes += span;
+            // the header slot before this segment holds its first TAGGED_CARRY bytes
+            k = aheadSlot(k, j, r, offset + TAGGED_CARRY, length - TAGGED_CARRY, pad);
+            offset += length;
+            rest -= length;
+            j++;
+        }
+        ahead = j;
+        return k;
+    }
+
+    /**
+     * Predicted FPDU {@code j}: its payload straight into {@code length} bytes at {@code offset} of
+     * {@code region}, then slots for its PAD and CRC and for the header after it. Returns the new
+     * length of {@link #iov}.
+     */
+    private int aheadSlot(int k, int j, RegionImpl region, int offset, int length, int pad) {
+        if (spill == null) {
+            spill = ByteBuffer.allocateDirect(AHEAD_BYTES);
+            ByteBuffer slots = ByteBuffer.allocateDirect(AHEAD_FPDUS * (TRAILER_SLOT + PREFIX));
+            for (int i = 0; i < AHEAD_FPDUS; i++) {
+                aheadTrailers[i] = slots.slice(i * TRAILER_SLOT, TRAILER_SLOT);
+                aheadHeaders[i] = slots.slice(AHEAD_FPDUS * TRAILER_SLOT + i * PREFIX, PREFIX);
+            }
+        }
+        aheadRegion[j] = region;
+        aheadOffset[j] = offset;
+        aheadLength[j] = length;
+        aheadPayloads[j] = region.ahead(j, offset, length);
+        aheadTrailers[j].clear().limit(pad + Fpdu.CRC_SIZE);
+        aheadHeaders[j].clear();
+        iov[k++] = aheadPayloads[j];
+        iov[k++] = aheadTrailers[j];
+        iov[k++] = aheadHeaders[j];
+        return k;
+    }
+
+    /**
      * The read reached into predicted FPDUs: hands their bytes to the checks in stream order. A
      * payload whose checked header names exactly the predicted receive, offset and length is in
-     * place already; at the first that is not, the rest goes through the spill buffer.
+     * place already (for a tagged segment: past the bytes its header slot carried, which the checks
+     * placed); at the first that is not, the rest goes through the spill buffer.
      */
     private boolean replayAhead() {
         for (int j = 0; j < ahead; j++) {
@@ -252,8 +311,9 @@ final class Receiver {
             if (filled == 0) {
                 return true;
             }
-            if (inHeader || terminate || !Rdmap.isSend(opcode) || targetRegion != aheadRegion[j] || target == null
-                    || target.position() != aheadOffset[j] || payload != aheadLength[j]) {
+            if (inHeader || terminate || !(Rdmap.isSend(opcode) || opcode == Rdmap.READ_RESPONSE)
+                    || targetRegion != aheadRegion[j] || target == null || target.position() != aheadOffset[j]
+                    || target.remaining() != aheadLength[j]) {
                 return spillFrom(j);
             }
             target.position(target.position() + filled);

@@ -21,6 +21,7 @@ import smbdirect.api.rdma.CompletionStatus;
 import smbdirect.api.rdma.DisconnectCause;
 import smbdirect.api.rdma.MemoryAccess;
 import smbdirect.api.rdma.MemoryRegion;
+import smbdirect.api.rdma.WorkRequestType;
 import smbdirect.rdma.iwarp.IwarpSettings;
 import smbdirect.rdma.iwarp.internal.ReceiveCounters;
 import smbdirect.rdma.iwarp.internal.wire.Hex;
@@ -275,6 +276,185 @@ class ReadAheadTest {
         byte[] t = terminate();
         assertEquals("12 02 c0 00", Hex.of(ByteBuffer.wrap(t), 18, 4), "DDP / untagged / no buffer available");
         assertDelivered(messages);
+    }
+
+    // ------------------------------------------------------------------ Read Responses (RFC 5040 §4.5)
+
+    private static final byte SENTINEL = 0x5A;
+
+    /** A sink of {@code size} bytes filled with {@link #SENTINEL}, after the peer's first FPDU opened the gate. */
+    private MemoryRegion sinkAfterFirstSend(int size) throws Exception {
+        peer.send(peer.fpdu(RawPeer.send(1, 0, true, new byte[0])));
+        side.events.awaitCompletions(1);
+        MemoryRegion sink = side.endpoint.register(ByteBuffer.allocateDirect(size), EnumSet.of(MemoryAccess.LOCAL_WRITE));
+        for (int i = 0; i < size; i++) {
+            sink.buffer().put(i, SENTINEL);
+        }
+        return sink;
+    }
+
+    /** Reads the Read Request for {@code length} bytes at {@code offset} of {@code sink}. */
+    private void readRequest(MemoryRegion sink, int offset, int length) throws Exception {
+        ByteBuffer request = ByteBuffer.wrap(peer.readFpdu());
+        assertEquals(0x41, request.get(1) & 0xFF, "Read Request");
+        assertEquals(sink.address() + offset, request.getLong(22), "sink TO");
+        assertEquals(length, request.getInt(30), "size");
+    }
+
+    /** The Read Response FPDUs for {@code data} at {@code offset} of {@code sink}, cut by {@code segments}. */
+    private void readResponse(ByteArrayOutputStream wire, MemoryRegion sink, int offset, byte[] data,
+            java.util.function.IntSupplier segments) {
+        int at = 0;
+        do {
+            int n = Math.min(Math.max(1, segments.getAsInt()), data.length - at);
+            boolean last = at + n == data.length;
+            wire.writeBytes(peer.fpdu(RawPeer.tagged(last ? 0xC1 : 0x81, 0x42, sink.token(), sink.address() + offset + at,
+                    Arrays.copyOfRange(data, at, at + n))));
+            at += n;
+        } while (at < data.length);
+    }
+
+    /** The sink holds {@code data} at each offset and {@link #SENTINEL} everywhere else. */
+    private static void assertSink(MemoryRegion sink, int[] offsets, byte[][] data) {
+        byte[] placed = new byte[sink.buffer().capacity()];
+        sink.buffer().get(0, placed);
+        byte[] want = new byte[placed.length];
+        Arrays.fill(want, SENTINEL);
+        for (int i = 0; i < offsets.length; i++) {
+            System.arraycopy(data[i], 0, want, offsets[i], data[i].length);
+        }
+        for (int i = 0; i < want.length; i++) {
+            assertEquals(want[i], placed[i], "sink byte " + i);
+        }
+    }
+
+    @Test
+    void rfc5040_4_5_aLongReadResponseIsReadAheadIntoItsSinkWithFewReadsAndNoCopy() throws Exception {
+        established(1, 16);
+        MemoryRegion sink = sinkAfterFirstSend(41_000);
+        Random random = new Random(11);
+        byte[] data = bytes(random, 40_000);
+        side.endpoint.postRdmaRead(sink, 100, data.length, 0x1000L, 0x55aa00, 7);
+        readRequest(sink, 100, data.length);
+        ByteArrayOutputStream wire = new ByteArrayOutputStream();
+        readResponse(wire, sink, 100, data, () -> 1436);
+        ReceiveCounters before = ReceiveCounters.of(side.endpoint);
+        peer.send(wire.toByteArray());
+        side.events.await("the Read", () -> side.events.completions().size() == 2);
+        assertEquals(new Events.Completion(7, WorkRequestType.RDMA_READ, CompletionStatus.SUCCESS, data.length, false, 0),
+                side.events.completions().get(1));
+        assertSink(sink, new int[] {100}, new byte[][] {data});
+        ReceiveCounters after = ReceiveCounters.of(side.endpoint);
+        assertEquals(28, after.fpdus - before.fpdus, after.toString());
+        // a read for the first header, one for the first payload and the segments predicted after it
+        assertTrue(after.socketReads - before.socketReads <= 8, "28 segments of 1,436 bytes took "
+                + (after.socketReads - before.socketReads) + " reads");
+        assertEquals(0, after.spilledBytes, "every prediction held: " + after);
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {2, 19, 5040})
+    void rfc5040_4_5_readResponsesCutOtherwiseThanPredictedAndInterleavedWithSendsArePlacedExactly(int seed)
+            throws Exception {
+        established(8, 3000);
+        MemoryRegion sink = sinkAfterFirstSend(30_000);
+        Random random = new Random(seed);
+        int[] offsets = {10, 9_000, 21_003};
+        byte[][] data = {bytes(random, 8_000), bytes(random, 1 + random.nextInt(8_000)), bytes(random, 5_000)};
+        for (int i = 0; i < 3; i++) {
+            side.endpoint.postRdmaRead(sink, offsets[i], data[i].length, 0x1000L * (i + 1), 0x55aa00, 10 + i);
+            readRequest(sink, offsets[i], data[i].length);
+        }
+        List<byte[]> messages = new ArrayList<>();
+        ByteArrayOutputStream wire = new ByteArrayOutputStream();
+        int msn = 2;
+        for (int i = 0; i < 3; i++) {
+            ByteArrayOutputStream segments = new ByteArrayOutputStream();
+            // runs of equal segments (predicted), then a change of size, a short one, a tiny one
+            int[] size = {1 + random.nextInt(3000)};
+            readResponse(segments, sink, offsets[i], data[i], () -> {
+                if (random.nextInt(4) == 0) {
+                    size[0] = random.nextBoolean() ? 1 + random.nextInt(8) : 1 + random.nextInt(3000);
+                }
+                return size[0];
+            });
+            wire.writeBytes(segments.toByteArray());
+            if (i < 2) {
+                byte[] m = bytes(random, 1 + random.nextInt(3000));
+                messages.add(m);
+                message(wire, msn++, m, 3000);
+            }
+        }
+        byte[] all = wire.toByteArray();
+        for (int at = 0; at < all.length;) {
+            int n = Math.min(all.length - at, 1 + random.nextInt(seed == 2 ? 50 : 20_000));
+            peer.send(Arrays.copyOfRange(all, at, at + n));
+            at += n;
+        }
+        side.events.await("the Reads and Sends", () -> side.events.completions().size() == 1 + 3 + 2);
+        List<Events.Completion> cs = side.events.completions();
+        for (Events.Completion c : cs) {
+            assertEquals(CompletionStatus.SUCCESS, c.status(), cs.toString());
+        }
+        for (int i = 0; i < 3; i++) {
+            assertEquals(new Events.Completion(10 + i, WorkRequestType.RDMA_READ, CompletionStatus.SUCCESS,
+                    data[i].length, false, 0), cs.stream().filter(c -> c.type() == WorkRequestType.RDMA_READ)
+                    .toList().get(i), "Reads complete in order");
+        }
+        for (int i = 0; i < 2; i++) {
+            assertArrayEquals(messages.get(i), side.received(1 + i, messages.get(i).length), "Send " + i);
+        }
+        assertSink(sink, offsets, data);
+    }
+
+    @Test
+    void rfc5044_6_1_aBadCrcOnAPredictedReadResponseSegmentIsAnLlpCrcErrorAndTheReadFails() throws Exception {
+        established(1, 16);
+        MemoryRegion sink = sinkAfterFirstSend(20_000);
+        byte[] data = bytes(new Random(12), 14_360);
+        side.endpoint.postRdmaRead(sink, 0, data.length, 0x1000L, 0x55aa00, 7);
+        readRequest(sink, 0, data.length);
+        ByteArrayOutputStream wire = new ByteArrayOutputStream();
+        int at = 0;
+        for (int i = 0; i < 10; i++) {
+            byte[] f = peer.fpdu(RawPeer.tagged(i == 9 ? 0xC1 : 0x81, 0x42, sink.token(), sink.address() + at,
+                    Arrays.copyOfRange(data, at, at + 1436)));
+            if (i == 6) {
+                f[f.length - 1] ^= 1;
+            }
+            wire.writeBytes(f);
+            at += 1436;
+        }
+        peer.send(wire.toByteArray());
+        byte[] t = terminate();
+        assertEquals("20 02 00 00", Hex.of(ByteBuffer.wrap(t), 18, 4), "LLP / MPA / CRC error");
+        Events.Completion read = side.events.completions().get(1);
+        assertEquals(7, read.wrId());
+        assertTrue(read.status() != CompletionStatus.SUCCESS, "the Read fails: " + read);
+    }
+
+    @Test
+    void rfc5040_4_5_aReadResponseEndingBeforeTheRequestedLengthIsABoundsErrorAfterPredictedSegments() throws Exception {
+        established(1, 16);
+        MemoryRegion sink = sinkAfterFirstSend(20_000);
+        byte[] data = bytes(new Random(13), 14_360);
+        side.endpoint.postRdmaRead(sink, 0, data.length, 0x1000L, 0x55aa00, 7);
+        readRequest(sink, 0, data.length);
+        ByteArrayOutputStream wire = new ByteArrayOutputStream();
+        for (int i = 0; i < 6; i++) {
+            wire.writeBytes(peer.fpdu(RawPeer.tagged(i == 5 ? 0xC1 : 0x81, 0x42, sink.token(), sink.address() + i * 1436L,
+                    Arrays.copyOfRange(data, i * 1436, (i + 1) * 1436))));
+        }
+        peer.send(wire.toByteArray());
+        byte[] t = terminate();
+        assertEquals("11 01", Hex.of(ByteBuffer.wrap(t), 18, 2), "DDP / tagged / base or bounds violation");
+        Events.Completion read = side.events.completions().get(1);
+        assertTrue(read.status() != CompletionStatus.SUCCESS, "the Read fails: " + read);
+        byte[] placed = new byte[20_000];
+        sink.buffer().get(0, placed);
+        for (int i = 14_360; i < 20_000; i++) {
+            assertEquals(SENTINEL, placed[i], "sink byte " + i + " past the Read is untouched");
+        }
     }
 
     /** Reads the Terminate the provider sends and checks that the connection then ends. */

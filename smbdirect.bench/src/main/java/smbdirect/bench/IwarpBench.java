@@ -62,7 +62,7 @@ import smbdirect.rdma.iwarp.IwarpSettings;
  * writer runs at the reader's pace once the socket buffers are full);</li>
  * <li>{@code providerSend} / {@code providerWrite}: one Send (untagged, into a receive posted
  * by the peer and reposted at once) or one RDMA Write (tagged, placed into the peer's
- * registration) of {@code size} bytes through the provider SPI, {@link #DEPTH} outstanding; a
+ * registration) of {@code size} bytes through the provider SPI, 4 to {@link #DEPTH} outstanding; a
  * Send is counted once received, a Write once its completion says TCP took the last FPDU (iWARP
  * has no acknowledgement);</li>
  * <li>{@code engineBulk}: one upper-layer message through {@link SmbDirectConnection#send}
@@ -83,19 +83,14 @@ public class IwarpBench {
     /** Operations outstanding at once. */
     static final int DEPTH = 8;
     /**
-     * How the engine benchmarks wait: once {@link #DEPTH} operations are outstanding, the benchmark
-     * thread sleeps until half of them have completed and the completion handler wakes it
+     * How the benchmarks wait: once {@link #DEPTH} operations are outstanding, the benchmark thread
+     * sleeps until half of them have completed and a completion handler wakes it
      * ({@link Spin#wokenBy}, parking at most this long per round), as the kernel wakes a writer
      * blocked on a full socket only once a good part of its buffer is free. A timed poll (20 µs
-     * rounds, 50,000 wake-ups a second) took the CPU the I/O threads need on 2 vCPUs, and a wake-up
-     * per completion preempted them about 4,000 times a second.
+     * rounds) or a wake-up per completion instead runs the benchmark thread thousands of times a
+     * second on the vCPUs the I/O threads need (BENCHMARKS.md has the counts).
      */
     static final long WAIT_PARK_NANOS = 1_000_000;
-    /**
-     * How the provider benchmarks wait: they park this long per round of waiting for completions
-     * (several conditions; a short poll is enough for them to keep {@link #DEPTH} outstanding).
-     */
-    static final long POLL_PARK_NANOS = 20_000;
     /** Receives the Send benchmark keeps posted. */
     static final int RECEIVES = 16;
 
@@ -176,7 +171,7 @@ public class IwarpBench {
         volatile long received;
         volatile String failure;
         long issued;
-        final Spin spin = new Spin(POLL_PARK_NANOS);
+        final Spin spin = Spin.wokenBy(WAIT_PARK_NANOS);
 
         @Setup
         public void setUp(Size size, Wire wire) throws Exception {
@@ -250,7 +245,9 @@ public class IwarpBench {
                 } catch (RdmaException e) {
                     failure = "repost failed: " + e;
                 }
-                received = received + 1; // single writer: the endpoint's I/O thread
+                long n = received + 1;
+                received = n; // single writer: the endpoint's I/O thread
+                spin.wake(Math.min(n, sendsCompleted));
             }
 
             @Override
@@ -277,9 +274,13 @@ public class IwarpBench {
                     failure = "client completion " + c;
                 }
                 if (c.type() == WorkRequestType.RDMA_WRITE) {
-                    writesCompleted = writesCompleted + 1; // single writer: the endpoint's I/O thread
+                    long n = writesCompleted + 1;
+                    writesCompleted = n; // single writer: the endpoint's I/O thread
+                    spin.wake(n);
                 } else {
-                    sendsCompleted = sendsCompleted + 1;
+                    long n = sendsCompleted + 1;
+                    sendsCompleted = n;
+                    spin.wake(Math.min(n, received));
                 }
             }
 
@@ -409,11 +410,16 @@ public class IwarpBench {
     @Benchmark
     public long providerSend(Raw r) throws RdmaException {
         long s = r.issued;
-        while (s - r.received >= RECEIVES || s - r.sendsCompleted >= DEPTH) {
-            r.check();
-            r.spin.idle("iWARP Sends");
+        if (s - r.received >= RECEIVES || s - r.sendsCompleted >= DEPTH) {
+            // both counters are woken with the lower of the two (the other one read after its own write)
+            long until = s - DEPTH / 2;
+            r.spin.until(until);
+            while (Math.min(r.received, r.sendsCompleted) < until) {
+                r.check();
+                r.spin.idle("iWARP Sends");
+            }
+            r.spin.reset();
         }
-        r.spin.reset();
         r.client.postSend(r.source, 0, r.size, s);
         return r.issued = s + 1;
     }
@@ -421,11 +427,15 @@ public class IwarpBench {
     @Benchmark
     public long providerWrite(Raw r) throws RdmaException {
         long s = r.issued;
-        while (s - r.writesCompleted >= DEPTH) {
-            r.check();
-            r.spin.idle("iWARP RDMA Writes");
+        if (s - r.writesCompleted >= DEPTH) {
+            long until = s - DEPTH / 2;
+            r.spin.until(until);
+            while (r.writesCompleted < until) {
+                r.check();
+                r.spin.idle("iWARP RDMA Writes");
+            }
+            r.spin.reset();
         }
-        r.spin.reset();
         r.client.postRdmaWrite(r.source, 0, r.size, r.target.address(), r.target.token(), s);
         return r.issued = s + 1;
     }

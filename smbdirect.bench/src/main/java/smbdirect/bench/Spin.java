@@ -3,18 +3,18 @@ package smbdirect.bench;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * Bounded busy waiting for the benchmark thread (the fabric's threads make the progress), without
- * allocation: {@code while (notYet) spin.idle(what); spin.reset();}. Not thread-safe: one per
- * benchmark thread.
+ * Bounded waiting for the benchmark thread (the fabric's threads make the progress), without
+ * allocation: {@code while (notYet) spin.idle(what); spin.reset();}. Two kinds: spin then yield
+ * ({@link #Spin()}), or spin then sleep until the thread that makes the progress wakes the waiter
+ * ({@link #wokenBy}). Not thread-safe: one per benchmark thread (only {@link #wake} is called by
+ * others).
  */
 final class Spin {
 
     private static final long TIMEOUT_NANOS = 10_000_000_000L;
 
-    /** Nanoseconds to park per round once spinning gave nothing; 0: yield instead. */
+    /** Nanoseconds to park at most per round once spinning gave nothing; 0: yield instead. */
     private final long parkNanos;
-    /** Whether the thread that makes the progress calls {@link #wake()}: parks until woken. */
-    private final boolean woken;
     private int spins;
     /** The waiting thread while it may park, for {@link #wake(long)}. */
     private volatile Thread waiter;
@@ -26,29 +26,19 @@ final class Spin {
         this(0);
     }
 
-    /**
-     * Spins, then parks {@code parkNanos} per round: for benchmarks whose operations take hundreds
-     * of microseconds and whose progress is made by other threads on the same few cores (a yielding
-     * waiter would take the CPU they need; the floor such a benchmark is compared with blocks in the
-     * kernel instead).
-     */
-    Spin(long parkNanos) {
-        this(parkNanos, false);
+    private Spin(long parkNanos) {
+        this.parkNanos = parkNanos;
     }
 
     /**
      * Spins, then parks until the thread that makes the progress calls {@link #wake(long)} (at most
-     * {@code parkNanos} per round): as the floor's writer sleeps in the kernel until the socket
-     * wakes it, and without the wake-ups of a timed poll, which take the CPU from the fabric's
-     * threads on a small machine.
+     * {@code parkNanos} per round): for benchmarks whose operations take hundreds of microseconds
+     * and whose progress is made by other threads on the same few cores. The floor such a benchmark
+     * is compared with sleeps in the kernel until the socket wakes it; a yielding waiter, or a timed
+     * poll, would take the CPU those threads need.
      */
     static Spin wokenBy(long parkNanos) {
-        return new Spin(parkNanos, true);
-    }
-
-    private Spin(long parkNanos, boolean woken) {
-        this.parkNanos = parkNanos;
-        this.woken = woken;
+        return new Spin(parkNanos);
     }
     private long deadline;
 
@@ -64,7 +54,7 @@ final class Spin {
             Thread.onSpinWait();
             return;
         }
-        if (woken && waiter == null) {
+        if (parkNanos > 0 && waiter == null) {
             // announce first, park on the next round: the caller's condition is checked again in
             // between, so progress made before the announcement is seen and progress after it
             // unparks (LockSupport's permit covers a wake that comes before the park)

@@ -362,6 +362,25 @@ public class IwarpBench {
             timers.shutdownNow();
         }
 
+        /**
+         * With {@link #DEPTH} RDMA operations outstanding, sleeps until half of them completed;
+         * throws once one failed.
+         */
+        void awaitRdmaRoom(String what) {
+            if (rdmaIssued - rdmaCompleted >= DEPTH) {
+                long until = rdmaIssued - DEPTH / 2;
+                spin.until(until);
+                while (rdmaCompleted < until) {
+                    spin.idle(what);
+                }
+                spin.reset();
+            }
+            Throwable f = rdmaFailure;
+            if (f != null) {
+                throw new IllegalStateException(what + ": an operation failed", f);
+            }
+        }
+
         @Override
         public void rdmaComplete(long bytes, Throwable failure) {
             if (failure != null && rdmaFailure == null) {
@@ -457,36 +476,14 @@ public class IwarpBench {
 
     @Benchmark
     public long engineRead(Engine e) {
-        if (e.rdmaIssued - e.rdmaCompleted >= DEPTH) {
-            long until = e.rdmaIssued - DEPTH / 2;
-            e.spin.until(until);
-            while (e.rdmaCompleted < until) {
-                e.spin.idle("RDMA Reads over iWARP");
-            }
-            e.spin.reset();
-        }
-        Throwable f = e.rdmaFailure;
-        if (f != null) {
-            throw new IllegalStateException("RDMA Read failed", f);
-        }
+        e.awaitRdmaRoom("RDMA Reads over iWARP");
         e.client.rdmaRead(e.local, 0, e.size, e.descriptors, 0, e);
         return ++e.rdmaIssued;
     }
 
     @Benchmark
     public long engineWrite(Engine e) {
-        if (e.rdmaIssued - e.rdmaCompleted >= DEPTH) {
-            long until = e.rdmaIssued - DEPTH / 2;
-            e.spin.until(until);
-            while (e.rdmaCompleted < until) {
-                e.spin.idle("RDMA Writes over iWARP");
-            }
-            e.spin.reset();
-        }
-        Throwable f = e.rdmaFailure;
-        if (f != null) {
-            throw new IllegalStateException("RDMA Write failed", f);
-        }
+        e.awaitRdmaRoom("RDMA Writes over iWARP");
         e.client.rdmaWrite(e.local, 0, e.size, e.descriptors, 0, e);
         return ++e.rdmaIssued;
     }

@@ -293,8 +293,12 @@ class ReadAheadTest {
         return sink;
     }
 
-    /** Reads the Read Request for {@code length} bytes at {@code offset} of {@code sink}. */
-    private void readRequest(MemoryRegion sink, int offset, int length) throws Exception {
+    /**
+     * Posts an RDMA Read of {@code length} bytes into {@code offset} of {@code sink} with
+     * {@code wrId} and reads its Read Request at the peer.
+     */
+    private void postRead(MemoryRegion sink, int offset, int length, long wrId) throws Exception {
+        side.endpoint.postRdmaRead(sink, offset, length, 0x1000L * (wrId + 1), 0x55aa00, wrId);
         ByteBuffer request = ByteBuffer.wrap(peer.readFpdu());
         assertEquals(0x41, request.get(1) & 0xFF, "Read Request");
         assertEquals(sink.address() + offset, request.getLong(22), "sink TO");
@@ -312,6 +316,19 @@ class ReadAheadTest {
                     Arrays.copyOfRange(data, at, at + n))));
             at += n;
         } while (at < data.length);
+    }
+
+    /**
+     * The first {@code count} Read Response segments of 1436 bytes of {@code data} at the start of
+     * {@code sink}, the {@code lastAt}-th with the L bit (FPDUs of 1456 bytes).
+     */
+    private byte[] segments(MemoryRegion sink, byte[] data, int count, int lastAt) {
+        ByteArrayOutputStream wire = new ByteArrayOutputStream();
+        for (int i = 0; i < count; i++) {
+            wire.writeBytes(peer.fpdu(RawPeer.tagged(i + 1 == lastAt ? 0xC1 : 0x81, 0x42, sink.token(),
+                    sink.address() + i * 1436L, Arrays.copyOfRange(data, i * 1436, (i + 1) * 1436))));
+        }
+        return wire.toByteArray();
     }
 
     /** The sink holds {@code data} at each offset and {@link #SENTINEL} everywhere else. */
@@ -334,8 +351,7 @@ class ReadAheadTest {
         MemoryRegion sink = sinkAfterFirstSend(41_000);
         Random random = new Random(11);
         byte[] data = bytes(random, 40_000);
-        side.endpoint.postRdmaRead(sink, 100, data.length, 0x1000L, 0x55aa00, 7);
-        readRequest(sink, 100, data.length);
+        postRead(sink, 100, data.length, 7);
         ByteArrayOutputStream wire = new ByteArrayOutputStream();
         readResponse(wire, sink, 100, data, () -> 1436);
         ReceiveCounters before = ReceiveCounters.of(side.endpoint);
@@ -362,8 +378,7 @@ class ReadAheadTest {
         int[] offsets = {10, 9_000, 21_003};
         byte[][] data = {bytes(random, 8_000), bytes(random, 1 + random.nextInt(8_000)), bytes(random, 5_000)};
         for (int i = 0; i < 3; i++) {
-            side.endpoint.postRdmaRead(sink, offsets[i], data[i].length, 0x1000L * (i + 1), 0x55aa00, 10 + i);
-            readRequest(sink, offsets[i], data[i].length);
+            postRead(sink, offsets[i], data[i].length, 10 + i);
         }
         List<byte[]> messages = new ArrayList<>();
         ByteArrayOutputStream wire = new ByteArrayOutputStream();
@@ -412,20 +427,10 @@ class ReadAheadTest {
         established(1, 16);
         MemoryRegion sink = sinkAfterFirstSend(20_000);
         byte[] data = bytes(new Random(12), 14_360);
-        side.endpoint.postRdmaRead(sink, 0, data.length, 0x1000L, 0x55aa00, 7);
-        readRequest(sink, 0, data.length);
-        ByteArrayOutputStream wire = new ByteArrayOutputStream();
-        int at = 0;
-        for (int i = 0; i < 10; i++) {
-            byte[] f = peer.fpdu(RawPeer.tagged(i == 9 ? 0xC1 : 0x81, 0x42, sink.token(), sink.address() + at,
-                    Arrays.copyOfRange(data, at, at + 1436)));
-            if (i == 6) {
-                f[f.length - 1] ^= 1;
-            }
-            wire.writeBytes(f);
-            at += 1436;
-        }
-        peer.send(wire.toByteArray());
+        postRead(sink, 0, data.length, 7);
+        byte[] wire = segments(sink, data, 10, 10);
+        wire[7 * 1456 - 1] ^= 1; // the CRC of the seventh segment (FPDUs of 2 + 14 + 1436 + 4 bytes)
+        peer.send(wire);
         byte[] t = terminate();
         assertEquals("20 02 00 00", Hex.of(ByteBuffer.wrap(t), 18, 4), "LLP / MPA / CRC error");
         Events.Completion read = side.events.completions().get(1);
@@ -438,14 +443,8 @@ class ReadAheadTest {
         established(1, 16);
         MemoryRegion sink = sinkAfterFirstSend(20_000);
         byte[] data = bytes(new Random(13), 14_360);
-        side.endpoint.postRdmaRead(sink, 0, data.length, 0x1000L, 0x55aa00, 7);
-        readRequest(sink, 0, data.length);
-        ByteArrayOutputStream wire = new ByteArrayOutputStream();
-        for (int i = 0; i < 6; i++) {
-            wire.writeBytes(peer.fpdu(RawPeer.tagged(i == 5 ? 0xC1 : 0x81, 0x42, sink.token(), sink.address() + i * 1436L,
-                    Arrays.copyOfRange(data, i * 1436, (i + 1) * 1436))));
-        }
-        peer.send(wire.toByteArray());
+        postRead(sink, 0, data.length, 7);
+        peer.send(segments(sink, data, 6, 6));
         byte[] t = terminate();
         assertEquals("11 01", Hex.of(ByteBuffer.wrap(t), 18, 2), "DDP / tagged / base or bounds violation");
         Events.Completion read = side.events.completions().get(1);

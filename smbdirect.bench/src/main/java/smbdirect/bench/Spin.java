@@ -88,7 +88,7 @@ final class Spin {
     void reset() {
         spins = 0;
         deadline = 0;
-        if (waiter != null) {
+        if (parkNanos > 0) {
             waiter = null;
             wakeAt = Long.MAX_VALUE;
         }

@@ -244,10 +244,10 @@ final class Receiver {
      * #startReadResponse} enforces). Returns the new length.
      */
     private int predictReadResponse(int k) {
-        SendWr w = readWr;
+        SendWr w = readWr; // its region is targetRegion (startReadResponse)
         RegionImpl r = targetRegion;
         int segment = payload;
-        if (w == null || w.internal || r != w.region || !r.registered || !r.valid || segment <= TAGGED_CARRY) {
+        if (!r.registered || !r.valid || segment <= TAGGED_CARRY) {
             return k;
         }
         long rest = (long) w.length - w.received - payload;

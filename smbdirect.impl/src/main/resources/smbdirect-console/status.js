@@ -106,7 +106,7 @@
       case 'WAITING': case 'NEGOTIATING': case 'CONNECTING': case 'WARN': return 'warn';
       case 'FAILED': case 'CRITICAL': case 'NEGOTIATION_FAILED': case 'NEGOTIATION_TIMEOUT': return 'critical';
       case 'ACCEPTED': return 'ok';
-      case 'REFUSED_CAP': case 'REFUSED_BUDGET': case 'REFUSED_CLOSED': return 'warn';
+      case 'REFUSED_CAP': case 'REFUSED_BUDGET': case 'REFUSED_CLOSED': case 'DECLINED': return 'warn';
       default: return '';
     }
   }
@@ -344,11 +344,11 @@
       var state = el('td', null, [badge(l.state)]);
       return el('tr', { 'data-listener': l.name || l.address }, [
         td(l.name || '(API)'), td(l.address, 'addr'), td(l.provider || '-'), state,
-        td(num(l.connectRequests), 'num'), td(num(l.accepted), 'num'), td(num(l.refused), 'num'),
-        td(num(l.negotiationFailures), 'num'), td(num(l.negotiating), 'num'), td(num(l.connections), 'num'),
-        td(l.stateDetail || '', 'wrap')]);
+        td(num(l.connectRequests), 'num'), td(num(l.accepted), 'num'), td(num(l.declined), 'num'),
+        td(num(l.refused), 'num'), td(num(l.negotiationFailures), 'num'), td(num(l.negotiating), 'num'),
+        td(num(l.connections), 'num'), td(l.stateDetail || '', 'wrap')]);
     });
-    replaceRows('smbd-listeners', rows, 'No listener: add a smbdirect.listener configuration.', 11);
+    replaceRows('smbd-listeners', rows, 'No listener: add a smbdirect.listener configuration.', 12);
   }
 
   function renderListenerEvents(data) {

@@ -19,8 +19,12 @@ public interface AcceptHandler {
      * A new connection was accepted and negotiated.
      *
      * @param connection the connection, ready to send
-     * @return the handler for its messages and its disconnect notification; {@code null} closes
-     *     the connection with reason {@link CloseReason.Kind#LOCAL_CLOSE}
+     * @return the handler for its messages and its disconnect notification; {@code null} declines
+     *     the connection: it is closed with reason {@link CloseReason.Kind#LOCAL_CLOSE} and the
+     *     listener event is {@link ListenerEvent.Kind#DECLINED}. When this method throws (any
+     *     {@link Throwable}), the connection is declined likewise with reason
+     *     {@link CloseReason.Kind#HANDLER_FAILED} naming the exception, which is logged; other
+     *     connections and the listener are not affected.
      */
     ConnectionHandler accepted(SmbDirectConnection connection);
 }

@@ -7,8 +7,14 @@ import java.util.Objects;
  * connection's DTO.
  *
  * @param kind the category
- * @param rule the requirement of [MS-SMBD] behind it (e.g. {@code R-3.1.5.8-03}) or {@code null}
- *     when no single rule applies
+ * @param rule the rule behind it, or {@code null} when no single rule applies: a requirement of
+ *     [MS-SMBD] ({@code R-<section>-<nn>}, e.g. {@code R-3.1.5.8-03}: DataOffset is not a multiple
+ *     of 8) or a point where the specification is silent or ambiguous and this transport follows
+ *     Windows or Linux ({@code A-<nn>}, e.g. {@code A-30}: a fragment's DataLength plus
+ *     RemainingDataLength does not match the bytes still expected). Every ID a close reason can
+ *     carry, with the sentence it stands for, is in the
+ *     <a href="doc-files/close-reason-rules.html">table of rule IDs</a> (also
+ *     {@code docs/close-reason-rules.md} in the source tree).
  * @param detail a human-readable account naming the offending field and value where there is one
  */
 public record CloseReason(Kind kind, String rule, String detail) {
@@ -40,7 +46,18 @@ public record CloseReason(Kind kind, String rule, String detail) {
         /** The RDMA provider the connection ran on went away. */
         PROVIDER_GONE,
         /** A local resource limit was hit (memory budget, connection cap, registration failure). */
-        RESOURCE_LIMIT
+        RESOURCE_LIMIT,
+        /**
+         * A callback of the upper layer threw ({@link ConnectionHandler#onMessage},
+         * {@link SendCompletion}, {@link RdmaCompletion}, {@link AcceptHandler#accepted}): the
+         * transport closed the connection, since the upper layer's state for it is unknown. The
+         * detail names the callback and the exception ({@code ConnectionHandler.onMessage threw
+         * java.lang.IllegalStateException: ...}); sends and RDMA operations still pending fail with a
+         * {@link SmbDirectException} whose cause is that exception.
+         *
+         * @since 1.2
+         */
+        HANDLER_FAILED
     }
 
     public CloseReason {

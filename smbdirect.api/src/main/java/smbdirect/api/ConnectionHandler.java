@@ -9,6 +9,25 @@ import org.osgi.annotation.versioning.ConsumerType;
  * messages. They run on the connection's serial context and must not block: a slow handler
  * delays that connection only, but while it runs no further message of that connection is
  * processed.
+ *
+ * <h2>A handler that throws</h2>
+ * A callback of the upper layer that throws (any {@link Throwable}, an {@link AssertionError} or
+ * another {@link Error} included) ends its connection and nothing else:
+ * <ul>
+ * <li>{@link #onMessage} (and a {@link SendCompletion} or {@link RdmaCompletion} of the
+ * connection): the exception is logged at WARN with its stack trace, and the connection closes with
+ * reason {@link CloseReason.Kind#HANDLER_FAILED}, whose detail names the callback and the exception
+ * ({@code ConnectionHandler.onMessage threw java.lang.IllegalStateException: bad header}). The
+ * message it was given counts as delivered; messages that arrive after it are not delivered. The peer
+ * is disconnected; every send and RDMA operation still pending completes with a
+ * {@link SmbDirectException} ({@link SmbDirectException.Kind#CONNECTION_CLOSED}) carrying that reason
+ * and, as its cause, the handler's exception; registrations end; then {@link #onDisconnected} is
+ * called once, as for any close. Other connections and the listener go on.</li>
+ * <li>{@link #onDisconnected}: the connection is already gone; the exception is logged.</li>
+ * </ul>
+ * A standalone transport also tells the handler given to
+ * {@code StandaloneTransport.Builder.callbackFailures} (the test kit's transports fail the running
+ * test with the handler's exception as the cause).
  */
 @ConsumerType
 public interface ConnectionHandler {
@@ -20,6 +39,8 @@ public interface ConnectionHandler {
      * @param connection the connection it arrived on
      * @param message the message; it and its payload buffer are valid only during this call
      *     (copy what must be kept)
+     * @throws RuntimeException (or any other throwable) to give up the connection: it closes with
+     *     {@link CloseReason.Kind#HANDLER_FAILED} (see "A handler that throws" above)
      */
     void onMessage(SmbDirectConnection connection, ReceivedMessage message);
 

@@ -6,7 +6,8 @@ import java.util.Objects;
 
 /**
  * What happened to one connection request on a listener (passive role, [MS-SMBD] 3.1.7.2): it was
- * accepted, refused before negotiation, or its negotiation failed (3.1.5.6, 3.1.6.1).
+ * accepted, declined by the accept handler after negotiating, refused before negotiation, or its
+ * negotiation failed (3.1.5.6, 3.1.6.1).
  *
  * <p>Given to the {@link ListenerEventHandler} passed to
  * {@link SmbDirectTransport#listen(InetSocketAddress, AcceptHandler, ListenerEventHandler)} and to
@@ -30,8 +31,16 @@ public record ListenerEvent(Kind kind, InetSocketAddress listenerAddress, InetSo
 
     /** Kinds of listener events. */
     public enum Kind {
-        /** The connection negotiated and is handed to the accept handler. */
+        /** The connection negotiated and the accept handler took it (returned its handler). */
         ACCEPTED,
+        /**
+         * The connection negotiated, but the accept handler did not take it: it returned
+         * {@code null} (the reason is {@link CloseReason.Kind#LOCAL_CLOSE}) or threw (the reason is
+         * {@link CloseReason.Kind#HANDLER_FAILED} naming the exception). The connection was closed.
+         *
+         * @since 1.2
+         */
+        DECLINED,
         /**
          * Refused before negotiation: {@code maxConnectionsPerListener} or
          * {@code maxNegotiatingPerListener} reached (the detail names which and its value).

@@ -11,7 +11,9 @@ import org.osgi.annotation.versioning.ConsumerType;
  * receive the events of every listener of the transport (API-opened and configured ones).
  *
  * <p>Called on a provider or connection thread, possibly concurrently for different connections;
- * it must not block. An exception it throws is logged and changes nothing else.
+ * it must not block. What it throws (any {@link Throwable}) is logged (and reported to a standalone
+ * transport's {@code callbackFailures} handler) and changes nothing else: the connection the event
+ * is about is not affected.
  */
 @ConsumerType
 @FunctionalInterface

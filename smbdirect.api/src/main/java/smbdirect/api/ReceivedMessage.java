@@ -13,8 +13,12 @@ import org.osgi.annotation.versioning.ProviderType;
 public interface ReceivedMessage {
 
     /**
-     * The message bytes between position and limit; a read-only view, little-endian order is not
-     * implied (SMB2 decides). Valid only during the callback.
+     * The message bytes between position and limit: a read-only view in
+     * {@link java.nio.ByteOrder#LITTLE_ENDIAN} order, the byte order of every SMB2 field, so
+     * {@code payload().getShort(payload().position() + 12)} reads an SMB2 header's Command. As for
+     * every {@code ByteBuffer}, a {@code duplicate()} or {@code slice()} of it starts big-endian
+     * again. Valid only during the callback. (Before 1.2 the order was left at the
+     * {@code ByteBuffer} default, big-endian.)
      */
     ByteBuffer payload();
 

@@ -23,7 +23,7 @@ public interface RegisteredBuffer {
 
     /**
      * The Buffer Descriptor V1 list (2.2.3.1) covering the whole buffer, in buffer order, to embed
-     * in an upper-layer message; empty for {@link RemoteAccess#NONE}.
+     * in an upper-layer message; empty for {@link RemoteAccess#LOCAL_ONLY}.
      */
     List<BufferDescriptor> descriptors();
 

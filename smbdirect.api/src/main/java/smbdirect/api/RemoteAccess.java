@@ -3,17 +3,34 @@ package smbdirect.api;
 /**
  * What the peer may do with a registered buffer (3.1.4.3). Least access is the rule (RFC 5042):
  * register a buffer the peer reads from with {@link #READ}, one it writes into with
- * {@link #WRITE}.
+ * {@link #WRITE}, and the local side of your own RDMA Read or Write (the source of an RDMA Write,
+ * the destination of an RDMA Read) with {@link #LOCAL_ONLY}.
  */
 public enum RemoteAccess {
-    /** Local use only (source or destination of our own RDMA operations); not exposed. */
-    NONE,
+    /**
+     * Local use only: the buffer is the source or destination of this side's own RDMA Reads and
+     * Writes ({@link SmbDirectConnection#rdmaWrite}, {@link SmbDirectConnection#rdmaRead}); the peer
+     * cannot reach it and it has no descriptors to send.
+     *
+     * @since 1.2
+     */
+    LOCAL_ONLY,
     /** The peer may RDMA Read from the buffer. */
     READ,
     /** The peer may RDMA Write into the buffer. */
     WRITE,
     /** The peer may RDMA Read and Write. */
     READ_WRITE;
+
+    /**
+     * The former name of {@link #LOCAL_ONLY} (it read as "no access at all"): the same constant.
+     * A {@code switch} names it {@code LOCAL_ONLY}; {@code valueOf("NONE")} is refused.
+     *
+     * @deprecated since 1.2: use {@link #LOCAL_ONLY}. The alias stays at least through the 1.2 minor
+     *     version and goes with the package's next major version.
+     */
+    @Deprecated(since = "1.2")
+    public static final RemoteAccess NONE = LOCAL_ONLY;
 
     /** Whether the peer may read. */
     public boolean allowsRead() {

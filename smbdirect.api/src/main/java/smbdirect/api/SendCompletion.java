@@ -10,7 +10,8 @@ import org.osgi.annotation.versioning.ConsumerType;
  * successfully) or reported failed; nothing is dropped silently.
  *
  * <p>Called on the connection's serial context; must not block. From this call on the message
- * buffer belongs to the caller again.
+ * buffer belongs to the caller again. If it throws, the connection closes with
+ * {@link CloseReason.Kind#HANDLER_FAILED} (see {@link ConnectionHandler}, "A handler that throws").
  */
 @ConsumerType
 @FunctionalInterface

@@ -87,7 +87,7 @@ public interface SmbDirectConnection {
      * Registers {@code buffer} with the RDMA provider for this connection only (3.1.4.3), granting
      * the peer exactly {@code access}. The result carries the Buffer Descriptor V1 list to hand to
      * the peer (covering the whole buffer, in buffer order). A registration with
-     * {@link RemoteAccess#NONE} is local only: it can be the source or destination of
+     * {@link RemoteAccess#LOCAL_ONLY} is local only: it can be the source or destination of
      * {@link #rdmaWrite} and {@link #rdmaRead} and exposes nothing.
      *
      * <p>On failure nothing of the buffer stays remotely accessible (R-3.1.4.3-06) and the stage

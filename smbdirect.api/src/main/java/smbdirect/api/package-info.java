@@ -13,7 +13,9 @@
  * one connection ({@link smbdirect.api.ConnectionHandler}, {@link smbdirect.api.SendCompletion},
  * {@link smbdirect.api.RdmaCompletion}) are never invoked concurrently with each other; they run
  * on the connection's serial context, which may be a provider completion thread, so a callback
- * must not block. Calls into the connection from inside a callback are allowed.
+ * must not block. Calls into the connection from inside a callback are allowed. A callback that
+ * throws ends its connection with {@link smbdirect.api.CloseReason.Kind#HANDLER_FAILED} and nothing
+ * else (see {@link smbdirect.api.ConnectionHandler}).
  *
  * <h2>Buffer ownership</h2>
  * A buffer handed to the transport (a message to send, a registered buffer) belongs to the
@@ -21,5 +23,5 @@
  * A buffer handed to the upper layer in a callback is valid only for the duration of that callback.
  */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("1.1.0")
+@org.osgi.annotation.versioning.Version("1.2.0")
 package smbdirect.api;

@@ -339,7 +339,7 @@ public class IwarpBench {
             message = Buffers.pattern(size.size);
             remote = server.register(ByteBuffer.allocateDirect(size.size), RemoteAccess.READ_WRITE)
                     .toCompletableFuture().get(10, TimeUnit.SECONDS);
-            local = client.register(Buffers.pattern(size.size), RemoteAccess.NONE).toCompletableFuture()
+            local = client.register(Buffers.pattern(size.size), RemoteAccess.LOCAL_ONLY).toCompletableFuture()
                     .get(10, TimeUnit.SECONDS);
             descriptors = remote.descriptors();
             this.size = size.size;

@@ -28,7 +28,7 @@ import smbdirect.rdma.mock.DeliveryMode;
 /**
  * RDMA Write and Read of {@code size} bytes through
  * {@link smbdirect.api.SmbDirectConnection#rdmaWrite} / {@code rdmaRead}: the client's local
- * registration (access NONE) against the server's registration (READ_WRITE), whose descriptors
+ * registration (access LOCAL_ONLY) against the server's registration (READ_WRITE), whose descriptors
  * the server would have sent in an upper-layer message. One operation = one transfer; with
  * {@code depth} 1 each is issued and waited for (latency bound), with {@code depth} 8 up to 8 are
  * outstanding, as an SMB server keeps several reads and writes of its clients in flight (throughput;
@@ -96,7 +96,7 @@ public class RdmaBench {
             pair = new EnginePair(delivery.mode, TransportSettings.DEFAULTS, new Receiver(null), new Receiver(null));
             remote = pair.server.register(Buffers.pattern(size.size), RemoteAccess.READ_WRITE).toCompletableFuture()
                     .get(10, TimeUnit.SECONDS);
-            local = pair.client.register(ByteBuffer.allocateDirect(size.size), RemoteAccess.NONE)
+            local = pair.client.register(ByteBuffer.allocateDirect(size.size), RemoteAccess.LOCAL_ONLY)
                     .toCompletableFuture().get(10, TimeUnit.SECONDS);
             descriptors = remote.descriptors();
             expected = size.size;

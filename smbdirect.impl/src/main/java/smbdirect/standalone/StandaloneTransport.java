@@ -11,6 +11,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -56,6 +57,10 @@ import smbdirect.impl.osgi.TransportConfigs;
  * executor of the caller's instead (its lifecycle stays with the caller) and
  * {@link Builder#scheduler} any clock, a virtual one in tests. The transport has no other thread:
  * work runs on the threads that call in and on the provider's completion threads.
+ *
+ * <p>A callback of the upper layer that throws ends its connection with reason
+ * {@link CloseReason.Kind#HANDLER_FAILED} (see {@link ConnectionHandler}); {@link Builder#callbackFailures}
+ * is told of each such failure as well (the test kit fails the running test with it).
  *
  * <p>In a container with bean lifecycles (Spring, CDI, Guice) create it in the bean's
  * initialisation method and call {@link #close()} from its destroy method; {@code close} is also
@@ -206,6 +211,7 @@ public final class StandaloneTransport implements SmbDirectTransport, AutoClosea
         private final Map<String, Object> properties = new LinkedHashMap<>();
         private TransportScheduler scheduler;
         private ScheduledExecutorService timerExecutor;
+        private Consumer<CallbackFailure> callbackFailures;
 
         private Builder(RdmaProvider provider) {
             this.provider = Objects.requireNonNull(provider, "provider");
@@ -237,6 +243,20 @@ public final class StandaloneTransport implements SmbDirectTransport, AutoClosea
         public Builder timerExecutor(ScheduledExecutorService value) {
             timerExecutor = Objects.requireNonNull(value, "timerExecutor");
             scheduler = null;
+            return this;
+        }
+
+        /**
+         * Tells {@code handler} of every callback of the upper layer that threw (a connection's
+         * handler or completion, an accept handler, a listener event handler), after the transport
+         * logged it and closed the connection concerned with
+         * {@link CloseReason.Kind#HANDLER_FAILED}. Called on the thread of the callback; must not
+         * block. Without it such failures are logged only.
+         *
+         * @since 1.1
+         */
+        public Builder callbackFailures(Consumer<CallbackFailure> handler) {
+            callbackFailures = Objects.requireNonNull(handler, "handler");
             return this;
         }
 
@@ -277,8 +297,14 @@ public final class StandaloneTransport implements SmbDirectTransport, AutoClosea
                 }
                 time = new ExecutorScheduler(executor);
             }
-            StandaloneTransport t = new StandaloneTransport(new SmbDirectEngine(provider, settings, time), owned,
-                    new LinkedHashMap<>(properties));
+            SmbDirectEngine engine = new SmbDirectEngine(provider, settings, time);
+            Consumer<CallbackFailure> failures = callbackFailures;
+            if (failures != null) {
+                engine.setCallbackFailureHandler(
+                        (callback, connectionId, failure) -> failures.accept(new CallbackFailure(callback, connectionId,
+                                failure)));
+            }
+            StandaloneTransport t = new StandaloneTransport(engine, owned, new LinkedHashMap<>(properties));
             LOG.info("SMB Direct transport on {} ({}) built: {}", provider.name(), provider.transportType(), settings);
             return t;
         }

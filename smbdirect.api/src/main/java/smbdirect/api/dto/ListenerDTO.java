@@ -16,8 +16,15 @@ public class ListenerDTO extends DTO {
     public String stateDetail;
     /** Connection requests that arrived. */
     public long connectRequests;
-    /** Connections that negotiated and were handed to the upper layer. */
+    /** Connections that negotiated and the accept handler took. */
     public long accepted;
+    /**
+     * Connections that negotiated but the accept handler declined (returned {@code null} or threw);
+     * each was closed.
+     *
+     * @since 1.2
+     */
+    public long declined;
     /** Connections refused before negotiation (caps, memory budget, reject). */
     public long refused;
     /** Negotiations that failed (violation, timeout). */
@@ -27,8 +34,9 @@ public class ListenerDTO extends DTO {
     /** Live connections accepted by this listener. */
     public int connections;
     /**
-     * The last events of this listener (at most 16), newest first: accepted connections, refused
-     * requests and failed negotiations.
+     * The last events of this listener (at most 16), newest first: accepted and declined
+     * connections, refused requests and failed negotiations. An array (OSGi DTO rules):
+     * {@code events[0]} is the newest, {@code events.length} their number.
      *
      * @since 1.1
      */

@@ -8,8 +8,8 @@ import org.osgi.dto.DTO;
  */
 public class ListenerEventDTO extends DTO {
     /**
-     * ACCEPTED, REFUSED_CAP, REFUSED_BUDGET, REFUSED_CLOSED, NEGOTIATION_TIMEOUT or NEGOTIATION_FAILED
-     * ({@link smbdirect.api.ListenerEvent.Kind}).
+     * ACCEPTED, DECLINED, REFUSED_CAP, REFUSED_BUDGET, REFUSED_CLOSED, NEGOTIATION_TIMEOUT or
+     * NEGOTIATION_FAILED ({@link smbdirect.api.ListenerEvent.Kind}).
      */
     public String kind;
     /** ACTIVE or PASSIVE: the local role (PASSIVE for every event of a listener). */
@@ -24,7 +24,10 @@ public class ListenerEventDTO extends DTO {
     public long connectionId;
     /** The {@link smbdirect.api.CloseReason.Kind} name, or {@code null} for ACCEPTED. */
     public String reasonKind;
-    /** The requirement of [MS-SMBD] behind it (e.g. {@code R-3.1.5.6-06}), or {@code null}. */
+    /**
+     * The rule behind it ({@link smbdirect.api.CloseReason#rule()}: {@code R-...} of [MS-SMBD] or
+     * {@code A-...}, e.g. {@code R-3.1.5.6-06}), or {@code null}.
+     */
     public String rule;
     /** The reason's detail naming the offending value or limit, or {@code null}. */
     public String detail;

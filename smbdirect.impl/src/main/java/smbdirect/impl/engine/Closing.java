@@ -42,6 +42,8 @@ final class Closing {
     private Connection.State closedFrom;
     /** Whether the reason is a refused post's, to be replaced by the endpoint's disconnect cause. */
     private boolean provisionalReason;
+    /** What the upper layer's callback threw, when that is why the connection closes (else null). */
+    private Throwable callbackFailure;
     private long closedMillis;
 
     Closing(Connection connection) {
@@ -67,13 +69,16 @@ final class Closing {
      * endpoint reported its disconnect (its last callback).
      */
     void close(CloseReason reason) {
+        if (connection.isOpen()) {
+            reason = withPartialMessage(reason);
+        }
         Connection.State from = connection.beginClosing(reason);
         if (from == null) {
             return;
         }
         closedFrom = from;
         connection.timers.cancelAll();
-        SmbDirectException failure = SmbDirectException.closed(reason);
+        SmbDirectException failure = failure(reason);
         connection.sendPath.failQueued(failure);
         connection.rdma.failQueued(failure);
         RdmaEndpoint endpoint = connection.endpoint();
@@ -86,6 +91,25 @@ final class Closing {
         } else {
             finish();
         }
+    }
+
+    /**
+     * A callback of the upper layer threw: the connection closes with
+     * {@link CloseReason.Kind#HANDLER_FAILED} naming the callback and the exception, and pending
+     * operations fail with the exception as their cause.
+     */
+    void closeForCallbackFailure(String callback, Throwable failure) {
+        if (connection.isOpen()) {
+            callbackFailure = failure;
+            close(new CloseReason(CloseReason.Kind.HANDLER_FAILED, null, callback + " threw " + failure));
+        }
+    }
+
+    /** The failure of operations ended by the connection's closing for {@code reason}. */
+    private SmbDirectException failure(CloseReason reason) {
+        return callbackFailure == null ? SmbDirectException.closed(reason)
+                : new SmbDirectException(SmbDirectException.Kind.CONNECTION_CLOSED, "connection closed: " + reason,
+                        reason, callbackFailure);
     }
 
     /**
@@ -108,7 +132,16 @@ final class Closing {
             close(reasonFor(cause, detail, state == Connection.State.ESTABLISHED));
         } else if (provisionalReason && cause != DisconnectCause.LOCAL) {
             // the refused post was a symptom: the endpoint's own cause is the reason
-            connection.replaceCloseReason(reasonFor(cause, detail, closedFrom == Connection.State.ESTABLISHED));
+            connection.replaceCloseReason(
+                    withPartialMessage(reasonFor(cause, detail, closedFrom == Connection.State.ESTABLISHED)));
+        } else if (cause == DisconnectCause.QP_ERROR && !detail.isEmpty()) {
+            // a failed work request closed the connection: the provider's account may say more (whose
+            // registration refused which access), so the upper layer hears both
+            CloseReason r = connection.closeReason();
+            if (r.kind() == CloseReason.Kind.PROVIDER_ERROR && !r.detail().contains(detail)) {
+                connection.replaceCloseReason(new CloseReason(r.kind(), r.rule(),
+                        r.detail() + "; the provider reports: " + detail));
+            }
         }
         finish();
     }
@@ -128,7 +161,7 @@ final class Closing {
         }
         closedMillis = connection.engine.epochMillis();
         CloseReason reason = connection.closeReason();
-        SmbDirectException failure = SmbDirectException.closed(reason);
+        SmbDirectException failure = failure(reason);
         connection.sendPath.failInFlight(failure);
         connection.rdma.failInFlight(failure);
         connection.registrations.releaseAll();
@@ -149,8 +182,8 @@ final class Closing {
         if (!connection.negotiation.failPendingConnect(reason) && handler != null) {
             try {
                 handler.onDisconnected(connection, reason);
-            } catch (RuntimeException e) {
-                LOG.warn("connection {}: disconnect handler threw", connection.id, e);
+            } catch (Throwable e) {
+                connection.callbackFailed("ConnectionHandler.onDisconnected", e);
             }
         }
         closedFuture.complete(null);
@@ -160,7 +193,7 @@ final class Closing {
      * 3.1.7.1, nothing lost silently: a message the peer sent completely before the connection
      * broke (its receive completed successfully) is still handed to the upper layer before
      * {@code onDisconnected}, unless the peer violated the protocol (its data is not trusted any
-     * more) or this side chose to close (local close, shutdown).
+     * more) or this side chose to close (local close, shutdown, a handler that threw).
      */
     boolean deliversWhileClosing() {
         if (connection.state() != Connection.State.CLOSING || closedFrom != Connection.State.ESTABLISHED) {
@@ -168,7 +201,7 @@ final class Closing {
         }
         CloseReason.Kind kind = connection.closeReason().kind();
         return kind != CloseReason.Kind.PROTOCOL_VIOLATION && kind != CloseReason.Kind.LOCAL_CLOSE
-                && kind != CloseReason.Kind.SHUTDOWN;
+                && kind != CloseReason.Kind.SHUTDOWN && kind != CloseReason.Kind.HANDLER_FAILED;
     }
 
     /** When the connection was released (epoch milliseconds; 0 while it lives). */
@@ -198,6 +231,15 @@ final class Closing {
             case REMOTE_INVALID_REQUEST:
                 detail = what + " failed: REMOTE_INVALID_REQUEST (the peer's receive was too short)";
                 break;
+            case REMOTE_ACCESS_ERROR:
+                detail = what + " failed: REMOTE_ACCESS_ERROR (the peer refused the access: the token is not"
+                        + " registered or no longer valid, the range lies outside the registration, or the"
+                        + " registration lacks remote " + (what.startsWith("RDMA Read") ? "read" : "write") + " access)";
+                break;
+            case LOCAL_PROTECTION_ERROR:
+                detail = what + " failed: LOCAL_PROTECTION_ERROR (the local buffer is no valid registration of"
+                        + " this connection for that range)";
+                break;
             default:
                 detail = what + " failed: " + status;
         }
@@ -209,12 +251,28 @@ final class Closing {
                 ? CloseReason.Kind.PROVIDER_ERROR : CloseReason.Kind.CONNECT_FAILED, detail);
     }
 
+    /**
+     * {@code reason}, and when the peer had sent part of a fragmented message that now never completes,
+     * a note saying so in its detail (3.1.7.1: nothing lost silently).
+     */
+    private CloseReason withPartialMessage(CloseReason reason) {
+        String partial = connection.receivePath.partialMessage();
+        if (partial == null) {
+            return reason;
+        }
+        return new CloseReason(reason.kind(), reason.rule(),
+                reason.detail() + (reason.detail().isEmpty() ? "" : "; ") + partial);
+    }
+
     /** The reason for the endpoint's disconnect ({@code up}: the connection had negotiated). */
     private static CloseReason reasonFor(DisconnectCause cause, String detail, boolean up) {
         String d = cause + (detail.isEmpty() ? "" : ": " + detail);
         switch (cause) {
             case PEER:
-                return CloseReason.of(up ? CloseReason.Kind.PEER_DISCONNECT : CloseReason.Kind.CONNECT_FAILED, d);
+                // the kind says who ended it; the provider's account follows once, without the cause's name
+                return up ? CloseReason.of(CloseReason.Kind.PEER_DISCONNECT,
+                        detail.isEmpty() ? "the peer disconnected" : detail)
+                        : CloseReason.of(CloseReason.Kind.CONNECT_FAILED, d);
             case REJECTED:
             case UNREACHABLE:
             case CONNECT_ERROR:

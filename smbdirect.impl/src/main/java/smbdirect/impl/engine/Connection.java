@@ -385,6 +385,23 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
         return closeReason;
     }
 
+    /**
+     * Serial context: a callback of the upper layer ({@code callback}, e.g.
+     * {@code ConnectionHandler.onMessage}) threw. An open connection closes with
+     * {@link CloseReason.Kind#HANDLER_FAILED} naming the callback and the exception, which becomes the
+     * cause of every pending operation's failure; a closing one keeps its reason. Either way the
+     * exception is logged and reported to the engine's callback-failure handler.
+     */
+    void callbackFailed(String callback, Throwable failure) {
+        boolean open = isOpen();
+        LOG.warn(open ? "connection {}: {} threw; the connection closes" : "connection {}: {} threw", id, callback,
+                failure);
+        if (open) {
+            closing.closeForCallbackFailure(callback, failure);
+        }
+        engine.callbackFailed(callback, id, failure);
+    }
+
     /** The failure of an operation that needs an established connection. */
     SmbDirectException notEstablished() {
         CloseReason r = closeReason;

@@ -28,7 +28,7 @@ import smbdirect.api.rdma.RdmaListener;
  * A listening endpoint of the engine (passive role, 3.1.7.2): admits connection requests within
  * the per-listener caps and the transport's receive-buffer budget and hands each to a new passive
  * {@link Connection}. Tells its own {@link ListenerEventHandler} and the engine's of every
- * acceptance, refusal and failed negotiation, and keeps the last {@value #EVENTS} of them.
+ * acceptance, decline, refusal and failed negotiation, and keeps the last {@value #EVENTS} of them.
  *
  * <p>Thread-safe: counters are atomic, the state is volatile, the event history is guarded by itself.
  */
@@ -49,6 +49,7 @@ final class EngineListener implements SmbDirectListener, RdmaListenHandler {
     private final CompletableFuture<Void> closed = new CompletableFuture<>();
     final AtomicLong connectRequests = new AtomicLong();
     final AtomicLong accepted = new AtomicLong();
+    final AtomicLong declined = new AtomicLong();
     final AtomicLong refused = new AtomicLong();
     final AtomicLong negotiationFailures = new AtomicLong();
     final AtomicInteger negotiating = new AtomicInteger();
@@ -101,12 +102,22 @@ final class EngineListener implements SmbDirectListener, RdmaListenHandler {
         c.startPassive(request);
     }
 
-    /** A connection of this listener negotiated. */
-    void onAccepted(Connection c) {
+    /** A connection of this listener negotiated; the accept handler is asked next. */
+    void onNegotiated(Connection c) {
         negotiating.decrementAndGet();
         connections.incrementAndGet();
+    }
+
+    /** The accept handler took the negotiated connection {@code c}. */
+    void onAccepted(Connection c) {
         accepted.incrementAndGet();
         emit(ListenerEvent.Kind.ACCEPTED, c.peerAddress(), c.id, null);
+    }
+
+    /** The accept handler declined the negotiated connection {@code c} (returned null or threw). */
+    void onDeclined(Connection c, CloseReason reason) {
+        declined.incrementAndGet();
+        emit(ListenerEvent.Kind.DECLINED, c.peerAddress(), c.id, reason);
     }
 
     /** A connection of this listener closed ({@code established}: it had negotiated). */
@@ -134,7 +145,7 @@ final class EngineListener implements SmbDirectListener, RdmaListenHandler {
                 recentEvents.removeLast();
             }
         }
-        SmbDirectEngine.tell(events, event);
+        engine.tell(events, event);
         engine.listenerEvent(event);
     }
 
@@ -173,6 +184,7 @@ final class EngineListener implements SmbDirectListener, RdmaListenHandler {
         d.stateDetail = stateDetail;
         d.connectRequests = connectRequests.get();
         d.accepted = accepted.get();
+        d.declined = declined.get();
         d.refused = refused.get();
         d.negotiationFailures = negotiationFailures.get();
         d.negotiating = negotiating.get();

@@ -93,7 +93,7 @@ final class MemoryRegistrations {
             return;
         }
         List<BufferDescriptor> descriptors = new ArrayList<>();
-        if (access != RemoteAccess.NONE) {
+        if (access != RemoteAccess.LOCAL_ONLY) {
             for (MemoryRegion r : regions) {
                 descriptors.add(new BufferDescriptor(r.address(), r.token(), r.length())); // R-3.1.4.3-07
             }
@@ -135,7 +135,7 @@ final class MemoryRegistrations {
                 rb.valid = false;
                 return; // completes when the connection releases its registrations
             }
-            boolean remoteAccess = rb.access != RemoteAccess.NONE && !rb.remotelyInvalidated;
+            boolean remoteAccess = rb.access != RemoteAccess.LOCAL_ONLY && !rb.remotelyInvalidated;
             rb.valid = false;
             if (!remoteAccess) {
                 finishDeregister(rb);

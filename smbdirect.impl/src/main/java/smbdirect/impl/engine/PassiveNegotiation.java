@@ -198,16 +198,20 @@ final class PassiveNegotiation extends Negotiation {
         ConnectionHandler h;
         try {
             h = connection.listener.acceptHandler().accepted(connection);
-        } catch (RuntimeException e) {
-            LOG.warn("connection {}: accept handler failed", connection.id, e);
-            connection.close(CloseReason.of(CloseReason.Kind.LOCAL_CLOSE, "accept handler failed: " + e));
+        } catch (Throwable e) {
+            connection.callbackFailed("AcceptHandler.accepted", e); // closes with HANDLER_FAILED
+            connection.listener.onDeclined(connection, connection.closeReason());
             return;
         }
         if (h == null) {
-            connection.close(CloseReason.of(CloseReason.Kind.LOCAL_CLOSE, "the accept handler declined the connection"));
+            CloseReason declined = CloseReason.of(CloseReason.Kind.LOCAL_CLOSE,
+                    "the accept handler declined the connection (returned null)");
+            connection.close(declined);
+            connection.listener.onDeclined(connection, declined);
             return;
         }
         connection.accepted(h);
+        connection.listener.onAccepted(connection);
         connection.serial.execute(connection.pumpTask);
     }
 

@@ -67,6 +67,9 @@ final class RdmaOperations {
      */
     private RdmaOp[] slotOp = new RdmaOp[4];
     private int[] slotLength = new int[4];
+    /** The peer's address and token each posted request names (for the message of a failure). */
+    private long[] slotRemoteAddress = new long[4];
+    private int[] slotRemoteToken = new int[4];
     private int[] freeSlots = {3, 2, 1, 0};
     private int freeCount = 4;
     /** Connection.MaxReadWriteSize and the outbound RDMA Read depth (ORD) as negotiated. */
@@ -173,8 +176,8 @@ final class RdmaOperations {
         } catch (SmbDirectException e) {
             try {
                 completion.rdmaComplete(0, e);
-            } catch (RuntimeException ex) {
-                LOG.warn("connection {}: RDMA completion threw", connection.id, ex);
+            } catch (Throwable ex) {
+                connection.callbackFailed("RdmaCompletion.rdmaComplete", ex);
             }
         }
     }
@@ -185,6 +188,8 @@ final class RdmaOperations {
             int n = slotOp.length;
             slotOp = Arrays.copyOf(slotOp, 2 * n);
             slotLength = Arrays.copyOf(slotLength, 2 * n);
+            slotRemoteAddress = Arrays.copyOf(slotRemoteAddress, 2 * n);
+            slotRemoteToken = Arrays.copyOf(slotRemoteToken, 2 * n);
             freeSlots = new int[2 * n];
             for (int i = 2 * n - 1; i >= n; i--) {
                 freeSlots[freeCount++] = i;
@@ -218,6 +223,8 @@ final class RdmaOperations {
             int wid = takeSlot();
             slotOp[wid] = op;
             slotLength[wid] = piece;
+            slotRemoteAddress[wid] = remoteAddress;
+            slotRemoteToken[wid] = segToken;
             op.outstanding++;
             if (op.read) {
                 readsInFlight++;
@@ -267,6 +274,8 @@ final class RdmaOperations {
         int slot = (int) wid;
         RdmaOp op = slotOp[slot];
         int pieceLength = slotLength[slot];
+        long remoteAddress = slotRemoteAddress[slot];
+        int remoteToken = slotRemoteToken[slot];
         releaseSlot(slot);
         op.outstanding--;
         if (op.read) {
@@ -281,7 +290,8 @@ final class RdmaOperations {
             return;
         }
         if (status != CompletionStatus.SUCCESS) {
-            CloseReason reason = connection.closing.providerError(op.read ? "RDMA Read" : "RDMA Write", status, vendorError);
+            CloseReason reason = connection.closing.providerError(describe(op, pieceLength, remoteAddress, remoteToken),
+                    status, vendorError);
             // R-3.1.4.5-07, R-3.1.4.6-07: the failure goes to the caller
             CloseReason current = connection.closeReason();
             fail(op, new SmbDirectException(SmbDirectException.Kind.PROVIDER_ERROR, reason.detail(),
@@ -307,11 +317,24 @@ final class RdmaOperations {
             }
             try {
                 c.rdmaComplete(b, null);
-            } catch (RuntimeException e) {
-                LOG.warn("connection {}: RDMA completion threw", connection.id, e);
+            } catch (Throwable e) {
+                connection.callbackFailed("RdmaCompletion.rdmaComplete", e);
             }
         }
         post();
+    }
+
+    /**
+     * The request that failed, named with its values: the operation and its length, the piece of the
+     * peer's buffer it addressed (token, offset, length) and the local buffer with the access it was
+     * registered with, e.g. {@code RDMA Write of 1048576 bytes (this request 1048576 bytes at the
+     * peer's offset 0x10000 with token 0x1a2b3c4d; the local source registered LOCAL_ONLY)}.
+     */
+    private static String describe(RdmaOp op, int pieceLength, long remoteAddress, int remoteToken) {
+        return (op.read ? "RDMA Read" : "RDMA Write") + " of " + op.length + " bytes (this request " + pieceLength
+                + " bytes at the peer's offset 0x" + Long.toHexString(remoteAddress) + " with token 0x"
+                + Integer.toHexString(remoteToken) + "; the local " + (op.read ? "destination" : "source")
+                + " registered " + (op.local == null ? "?" : op.local.access) + ")";
     }
 
     private void fail(RdmaOp op, Throwable failure) {
@@ -321,8 +344,8 @@ final class RdmaOperations {
         op.done = true;
         try {
             op.completion.rdmaComplete(op.bytes, failure);
-        } catch (RuntimeException e) {
-            LOG.warn("connection {}: RDMA completion threw", connection.id, e);
+        } catch (Throwable e) {
+            connection.callbackFailed("RdmaCompletion.rdmaComplete", e);
         }
     }
 

@@ -224,9 +224,22 @@ final class ReceivePath {
         }
         try {
             h.onMessage(connection, received);
-        } catch (RuntimeException e) {
-            LOG.warn("connection {}: message handler threw", connection.id, e);
+        } catch (Throwable e) {
+            connection.callbackFailed("ConnectionHandler.onMessage", e);
         }
+    }
+
+    /**
+     * A note on the fragmented message being received, or null when none is: how much of it arrived,
+     * e.g. {@code a message the peer had partly sent was dropped: 2680 of 10000 bytes received}.
+     */
+    String partialMessage() {
+        if (reassembler == null || !reassembler.inProgress()) {
+            return null;
+        }
+        long received = reassembler.messageLength();
+        return "a message the peer had partly sent was dropped: " + received + " of "
+                + (received + reassembler.remaining()) + " bytes received";
     }
 
     /** Messages handed to the upper layer (tests, DTO). */

@@ -1,6 +1,7 @@
 package smbdirect.impl.engine;
 
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 
 import smbdirect.api.ReceivedMessage;
 
@@ -16,7 +17,7 @@ final class ReceivedMessageImpl implements ReceivedMessage {
     private int invalidatedToken;
 
     void set(ByteBuffer payload, int length, boolean hasInvalidatedToken, int invalidatedToken) {
-        this.payload = payload;
+        this.payload = payload.order(ByteOrder.LITTLE_ENDIAN); // SMB2's byte order (the view is ours)
         this.length = length;
         this.hasInvalidatedToken = hasInvalidatedToken;
         this.invalidatedToken = invalidatedToken;

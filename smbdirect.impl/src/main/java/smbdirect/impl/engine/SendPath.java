@@ -470,8 +470,8 @@ final class SendPath {
         m.done = true;
         try {
             m.completion.sendComplete(m.message, failure);
-        } catch (RuntimeException e) {
-            LOG.warn("connection {}: send completion threw", connection.id, e);
+        } catch (Throwable e) {
+            connection.callbackFailed("SendCompletion.sendComplete", e);
         }
     }
 

@@ -60,6 +60,7 @@ public final class SmbDirectEngine implements SmbDirectTransport {
     private volatile TransportSettings settings;
     private volatile TraceSink traceSink = TraceSink.NONE;
     private volatile ListenerEventHandler listenerEvents;
+    private volatile CallbackFailureHandler callbackFailures;
     private final long epochMillisAtStart;
     private final long nanosAtStart;
     private final AtomicLong ids = new AtomicLong();
@@ -135,13 +136,37 @@ public final class SmbDirectEngine implements SmbDirectTransport {
         tell(listenerEvents, event);
     }
 
-    /** Tells {@code handler} (if any) of {@code event}; what it throws is logged. */
-    static void tell(ListenerEventHandler handler, ListenerEvent event) {
+    /**
+     * Tells {@code handler} (if any) of {@code event}; what it throws is logged and reported to the
+     * callback-failure handler, and changes nothing else.
+     */
+    void tell(ListenerEventHandler handler, ListenerEvent event) {
         if (handler != null) {
             try {
                 handler.onEvent(event);
-            } catch (RuntimeException e) {
+            } catch (Throwable e) {
                 LOG.warn("listener event handler failed on {}", event, e);
+                callbackFailed("ListenerEventHandler.onEvent", event.connectionId(), e);
+            }
+        }
+    }
+
+    /**
+     * Installs the handler told of every callback of the upper layer that threw, after the engine
+     * logged it and closed the connection concerned ({@code null}: none).
+     */
+    public void setCallbackFailureHandler(CallbackFailureHandler handler) {
+        this.callbackFailures = handler;
+    }
+
+    /** A callback of the upper layer threw: the callback-failure handler (if any) is told. */
+    void callbackFailed(String callback, long connectionId, Throwable failure) {
+        CallbackFailureHandler h = callbackFailures;
+        if (h != null) {
+            try {
+                h.callbackFailed(callback, connectionId, failure);
+            } catch (RuntimeException e) {
+                LOG.warn("callback-failure handler failed", e);
             }
         }
     }
@@ -297,7 +322,7 @@ public final class SmbDirectEngine implements SmbDirectTransport {
 
     void onEstablished(Connection c) {
         if (c.listener != null) {
-            c.listener.onAccepted(c);
+            c.listener.onNegotiated(c);
         }
         LOG.info(c.describeNegotiated());
     }

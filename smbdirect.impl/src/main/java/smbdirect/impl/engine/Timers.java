@@ -222,9 +222,10 @@ final class Timers {
             creditTimer = scheduler.schedule(creditTimerTask, deadline - now);
             return;
         }
-        connection.close(CloseReason.of(CloseReason.Kind.CREDIT_GRANT_TIMEOUT, "no Send Credit granted within "
-                + settings().creditGrantTimeout().toMillis() + " ms while " + connection.sendPath.queueDepth()
-                + " message(s) wait; " + connection.credits));
+        // Windows' Send Credit Grant Timer, not in [MS-SMBD]
+        connection.close(new CloseReason(CloseReason.Kind.CREDIT_GRANT_TIMEOUT, "A-21",
+                "no Send Credit granted within " + settings().creditGrantTimeout().toMillis() + " ms while "
+                        + connection.sendPath.queueDepth() + " message(s) wait; " + connection.credits));
     }
 
     /** Credit stalls begun (tests, DTO). */

@@ -101,12 +101,7 @@ final class RelocatingListener implements SmbDirectListener {
                     connection.peerAddress(), waitingForHandler);
             return null;
         }
-        try {
-            return h.accepted(connection);
-        } catch (RuntimeException e) {
-            LOG.error("Listener {}: accept handler failed for connection {}; closing it", label(), connection.id(), e);
-            return null;
-        }
+        return h.accepted(connection); // what it throws, the engine reports (HANDLER_FAILED, DECLINED)
     }
 
     /** First bind of an API listener: failures are thrown (lock held). */
@@ -171,6 +166,7 @@ final class RelocatingListener implements SmbDirectListener {
         ListenerDTO last = d.getListenerDTO();
         retired.connectRequests += last.connectRequests;
         retired.accepted += last.accepted;
+        retired.declined += last.declined;
         retired.refused += last.refused;
         retired.negotiationFailures += last.negotiationFailures;
         retiredEvents = merge(retiredEvents, last.events);
@@ -248,6 +244,7 @@ final class RelocatingListener implements SmbDirectListener {
             dto.stateDetail = stateDetail;
             dto.connectRequests = retired.connectRequests;
             dto.accepted = retired.accepted;
+            dto.declined = retired.declined;
             dto.refused = retired.refused;
             dto.negotiationFailures = retired.negotiationFailures;
             dto.events = retiredEvents.toArray(ListenerEventDTO[]::new);
@@ -256,6 +253,7 @@ final class RelocatingListener implements SmbDirectListener {
             ListenerDTO now = d.getListenerDTO();
             dto.connectRequests += now.connectRequests;
             dto.accepted += now.accepted;
+            dto.declined += now.declined;
             dto.refused += now.refused;
             dto.negotiationFailures += now.negotiationFailures;
             dto.negotiating = now.negotiating;

@@ -1,6 +1,7 @@
 package smbdirect.impl.engine;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -9,17 +10,21 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Function;
 
 import org.junit.jupiter.api.Test;
 
 import smbdirect.api.CloseReason;
+import smbdirect.api.ConnectionHandler;
 import smbdirect.api.ListenerEvent;
+import smbdirect.api.SmbDirectConnection;
 import smbdirect.api.SmbDirectException;
+import smbdirect.api.dto.ListenerDTO;
 import smbdirect.api.dto.ListenerEventDTO;
 import smbdirect.api.dto.TransportDTO;
 
 /**
- * Typed listener events in virtual time: each acceptance, refusal (caps, budget) and failed
+ * Typed listener events in virtual time: each acceptance, decline, refusal (caps, budget) and failed
  * negotiation (a bad Negotiate Request, the Negotiation Timer) reaches the listener's own handler and
  * the engine's, and the DTOs keep the last ones as structured records.
  */
@@ -28,6 +33,8 @@ class ListenerEventsTest {
     private final List<ListenerEvent> own = new CopyOnWriteArrayList<>();
     private final List<ListenerEvent> engineWide = new CopyOnWriteArrayList<>();
     private final List<String> order = new ArrayList<>();
+    /** What the accept handler does after recording the connection: its answer (or what it throws). */
+    private Function<SmbDirectConnection, ConnectionHandler> answer;
 
     private Harness harness(TransportSettings settings) {
         Harness h = new Harness(settings);
@@ -36,7 +43,7 @@ class ListenerEventsTest {
             h.listener = h.engine.listen(new InetSocketAddress("127.0.0.1", 445), c -> {
                 order.add("accepted " + c.id());
                 h.accepted.add(c);
-                return h.recorder;
+                return answer == null ? h.recorder : answer.apply(c);
             }, e -> {
                 order.add(e.kind() + " " + e.connectionId());
                 own.add(e);
@@ -151,7 +158,7 @@ class ListenerEventsTest {
     }
 
     @Test
-    void R_3_1_7_2_11_acceptedEventComesOnceTheConnectionNegotiatedBeforeTheAcceptHandler() {
+    void R_3_1_7_2_11_acceptedEventComesOnceTheAcceptHandlerTookTheNegotiatedConnection() {
         Harness h = harness(TransportSettings.DEFAULTS);
         FakeEndpoint e = h.request(null).endpoint;
         e.establish();
@@ -163,11 +170,61 @@ class ListenerEventsTest {
         assertEquals(ListenerEvent.Kind.ACCEPTED, ev.kind());
         assertNull(ev.reason());
         assertEquals(id, ev.connectionId());
-        assertEquals(List.of("ACCEPTED " + id, "accepted " + id), order);
+        assertEquals(List.of("accepted " + id, "ACCEPTED " + id), order);
         ListenerEventDTO d = h.listener.getListenerDTO().events[0];
         assertEquals("ACCEPTED", d.kind);
         assertNull(d.reasonKind);
         assertNull(d.rule);
+        assertEquals(1, h.listener.getListenerDTO().accepted);
+        assertEquals(0, h.listener.getListenerDTO().declined);
+    }
+
+    @Test
+    void anAcceptHandlerThatReturnsNullDeclinesTheConnectionAndTheEventSaysSo() {
+        Harness h = harness(TransportSettings.DEFAULTS);
+        answer = c -> null;
+        FakeEndpoint e = h.request(null).endpoint;
+        e.establish();
+        e.deliver(Harness.negRequest(0x100, 0x100, 10, 1024, 1024, 131072));
+
+        ListenerEvent ev = only();
+        assertEquals(ListenerEvent.Kind.DECLINED, ev.kind());
+        assertEquals(h.accepted.get(0).id(), ev.connectionId());
+        assertEquals(CloseReason.Kind.LOCAL_CLOSE, ev.reason().kind());
+        assertEquals("the accept handler declined the connection (returned null)", ev.reason().detail());
+        assertFalse(h.accepted.get(0).isOpen(), "closed");
+        ListenerDTO l = h.listener.getListenerDTO();
+        assertEquals(0, l.accepted);
+        assertEquals(1, l.declined);
+        assertEquals(0, l.negotiationFailures, "it negotiated");
+        assertEquals("DECLINED", l.events[0].kind);
+        assertEquals("LOCAL_CLOSE", l.events[0].reasonKind);
+        assertEquals(0, h.engine.getTransportDTO().negotiationFailures);
+    }
+
+    @Test
+    void anAcceptHandlerThatThrowsDeclinesTheConnectionWithHandlerFailedNamingTheException() {
+        Harness h = harness(TransportSettings.DEFAULTS);
+        List<String> reported = new ArrayList<>();
+        h.engine.setCallbackFailureHandler((callback, id, failure) -> reported.add(callback + " " + id + " " + failure));
+        answer = c -> {
+            throw new AssertionError("no share for " + c.peerAddress());
+        };
+        FakeEndpoint e = h.request(null).endpoint;
+        e.establish();
+        e.deliver(Harness.negRequest(0x100, 0x100, 10, 1024, 1024, 131072));
+
+        ListenerEvent ev = only();
+        long id = h.accepted.get(0).id();
+        assertEquals(ListenerEvent.Kind.DECLINED, ev.kind());
+        assertEquals(CloseReason.Kind.HANDLER_FAILED, ev.reason().kind());
+        assertEquals("AcceptHandler.accepted threw java.lang.AssertionError: no share for " + Harness.PEER,
+                ev.reason().detail());
+        assertFalse(h.accepted.get(0).isOpen(), "closed");
+        assertEquals(List.of("AcceptHandler.accepted " + id + " java.lang.AssertionError: no share for "
+                + Harness.PEER), reported);
+        assertEquals(1, h.listener.getListenerDTO().declined);
+        assertTrue(h.listener.isOpen(), "the listener goes on");
     }
 
     @Test
@@ -196,12 +253,16 @@ class ListenerEventsTest {
             throw new IllegalStateException("handler bug");
         });
         h.engine.setListenerEventHandler(engineWide::add);
+        List<String> reported = new ArrayList<>();
+        h.engine.setCallbackFailureHandler((callback, id, failure) -> reported.add(callback + " " + failure));
         FakeEndpoint e = h.request(null).endpoint;
         e.establish();
         e.deliver(Harness.negRequest(0x100, 0x100, 10, 1024, 1024, 131072));
         assertEquals(1, h.accepted.size(), "the connection is still accepted");
+        assertTrue(h.accepted.get(0).isOpen(), "and stays open");
         assertEquals(1, engineWide.size(), "the engine's handler is still told");
         assertEquals(1, h.listener.getListenerDTO().events.length);
+        assertEquals(List.of("ListenerEventHandler.onEvent java.lang.IllegalStateException: handler bug"), reported);
     }
 
     @Test

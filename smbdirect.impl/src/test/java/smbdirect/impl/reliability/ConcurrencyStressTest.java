@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -69,7 +70,7 @@ class ConcurrencyStressTest {
 
         @Override
         public void onMessage(SmbDirectConnection c, ReceivedMessage m) {
-            ByteBuffer p = m.payload();
+            ByteBuffer p = m.payload().order(ByteOrder.BIG_ENDIAN); // the senders' order (the payload comes little-endian)
             int base = p.position();
             int sender = p.getInt(base);
             int seq = p.getInt(base + 4);

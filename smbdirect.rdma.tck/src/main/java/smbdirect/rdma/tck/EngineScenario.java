@@ -141,7 +141,7 @@ public final class EngineScenario {
         }
 
         private void serveRdma(SmbDirectConnection connection, List<BufferDescriptor> remote) {
-            connection.register(ByteBuffer.allocateDirect(rdmaSize), RemoteAccess.NONE).whenComplete((local, x) -> {
+            connection.register(ByteBuffer.allocateDirect(rdmaSize), RemoteAccess.LOCAL_ONLY).whenComplete((local, x) -> {
                 if (x != null) {
                     fail(connection, x);
                     return;

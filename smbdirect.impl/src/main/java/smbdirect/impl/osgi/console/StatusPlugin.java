@@ -176,8 +176,8 @@ public class StatusPlugin extends HttpServlet {
         w.append("<ul id='smbd-health' class='smbd-health'></ul>");
         w.append("<h2 class='smbd-h'>Providers</h2><div id='smbd-providers' class='smbd-providers'></div>");
         w.append("<h2 class='smbd-h'>Listeners</h2><table id='smbd-listeners' class='smbd-table'><thead><tr>");
-        head(w, "Name", "Address", "Provider", "State", "Requests", "Accepted", "Refused", "Negotiation failures",
-                "Negotiating", "Live", "Detail");
+        head(w, "Name", "Address", "Provider", "State", "Requests", "Accepted", "Declined", "Refused",
+                "Negotiation failures", "Negotiating", "Live", "Detail");
         w.append("</tr></thead><tbody></tbody></table>");
         w.append("<h2 class='smbd-h'>Listener events <span class='smbd-count'>the last 16 per listener</span></h2>")
                 .append("<table id='smbd-listener-events' class='smbd-table'><thead><tr>");

@@ -33,11 +33,13 @@ import org.slf4j.LoggerFactory;
 import smbdirect.api.CloseReason;
 import smbdirect.api.dto.ConnectionDTO;
 import smbdirect.api.dto.ListenerDTO;
+import smbdirect.api.dto.ListenerEventDTO;
 import smbdirect.api.dto.ProviderDTO;
 import smbdirect.api.dto.SettingsDTO;
 import smbdirect.api.dto.TransportDTO;
 import smbdirect.impl.osgi.ConnectionControl;
 import smbdirect.impl.osgi.monitor.TransportMonitor;
+import smbdirect.impl.osgi.shell.DtoText;
 import smbdirect.impl.osgi.monitor.TransportMonitor.Snapshot;
 
 /**
@@ -189,8 +191,25 @@ public final class JmxExporter implements Consumer<Snapshot> {
     }
 
     private DtoMBean listenerBean(String key) {
-        return new DtoMBean(ListenerDTO.class.getName(), "Listener " + key, () -> index.listeners().get(key),
-                DtoMBean.fieldsOf(ListenerDTO.class, "ListenerDTO.", v -> v), null);
+        List<DtoMBean.Attr> attrs = new ArrayList<>(DtoMBean.fieldsOf(ListenerDTO.class, "ListenerDTO.", v -> v));
+        attrs.add(new DtoMBean.Attr("lastEvent", String.class,
+                "the newest listener event: time, kind (ACCEPTED, DECLINED, REFUSED_..., NEGOTIATION_...), peer, reason",
+                v -> newestEvent((ListenerDTO) v, null)));
+        attrs.add(new DtoMBean.Attr("lastDeclined", String.class,
+                "the newest DECLINED event (the accept handler returned null or threw) with its reason",
+                v -> newestEvent((ListenerDTO) v, "DECLINED")));
+        return new DtoMBean(ListenerDTO.class.getName(), "Listener " + key, () -> index.listeners().get(key), attrs,
+                null);
+    }
+
+    /** The newest of the listener's events (of {@code kind}, or of any) as one line, or null. */
+    private static String newestEvent(ListenerDTO l, String kind) {
+        for (ListenerEventDTO e : list(l.events)) {
+            if (kind == null || kind.equals(e.kind)) {
+                return DtoText.event(e);
+            }
+        }
+        return null;
     }
 
     private DtoMBean connectionBean(String key, String provider, long id) {

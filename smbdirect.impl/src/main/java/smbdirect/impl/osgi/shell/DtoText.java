@@ -41,12 +41,13 @@ public final class DtoText {
     /** The listeners table, then each listener's last events, newest first. */
     public static String listeners(TransportDTO dto) {
         StringBuilder b = new StringBuilder();
-        b.append(String.format(Locale.ROOT, "%-12s %-22s %-9s %-8s %9s %9s %8s %8s %6s  %s%n", "NAME", "ADDRESS",
-                "PROVIDER", "STATE", "REQUESTS", "ACCEPTED", "REFUSED", "NEGFAIL", "LIVE", "DETAIL"));
+        b.append(String.format(Locale.ROOT, "%-12s %-22s %-9s %-8s %9s %9s %9s %8s %8s %6s  %s%n", "NAME",
+                "ADDRESS", "PROVIDER", "STATE", "REQUESTS", "ACCEPTED", "DECLINED", "REFUSED", "NEGFAIL", "LIVE",
+                "DETAIL"));
         for (ListenerDTO l : list(dto.listeners)) {
-            b.append(String.format(Locale.ROOT, "%-12s %-22s %-9s %-8s %9d %9d %8d %8d %6d  %s%n",
+            b.append(String.format(Locale.ROOT, "%-12s %-22s %-9s %-8s %9d %9d %9d %8d %8d %6d  %s%n",
                     l.name == null ? "-" : l.name, l.address, l.provider == null ? "-" : l.provider, l.state,
-                    l.connectRequests, l.accepted, l.refused, l.negotiationFailures, l.connections,
+                    l.connectRequests, l.accepted, l.declined, l.refused, l.negotiationFailures, l.connections,
                     l.stateDetail == null ? "" : l.stateDetail));
         }
         if (list(dto.listeners).isEmpty()) {

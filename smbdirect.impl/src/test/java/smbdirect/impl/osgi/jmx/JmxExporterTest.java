@@ -2,6 +2,7 @@ package smbdirect.impl.osgi.jmx;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
@@ -20,6 +21,7 @@ import org.junit.jupiter.api.Test;
 import smbdirect.api.CloseReason;
 import smbdirect.api.dto.ConnectionDTO;
 import smbdirect.api.dto.ListenerDTO;
+import smbdirect.api.dto.ListenerEventDTO;
 import smbdirect.api.dto.ProviderDTO;
 import smbdirect.api.dto.SettingsDTO;
 import smbdirect.api.dto.TransportDTO;
@@ -45,6 +47,18 @@ class JmxExporterTest {
         named.address = "10.0.0.1:445";
         named.state = "OPEN";
         named.accepted = 3;
+        named.declined = 1;
+        ListenerEventDTO declined = new ListenerEventDTO();
+        declined.kind = "DECLINED";
+        declined.provider = "mock";
+        declined.peerAddress = "10.0.0.2:50000";
+        declined.connectionId = 9;
+        declined.reasonKind = "HANDLER_FAILED";
+        declined.detail = "AcceptHandler.accepted threw java.lang.IllegalStateException: no share";
+        ListenerEventDTO accepted = new ListenerEventDTO();
+        accepted.kind = "ACCEPTED";
+        accepted.provider = "mock";
+        named.events = new ListenerEventDTO[] { accepted, declined };
         ListenerDTO api = new ListenerDTO();
         api.address = "10.0.0.1:49152";
         api.state = "OPEN";
@@ -103,7 +117,15 @@ class JmxExporterTest {
         assertEquals("mock", server.getAttribute(transport, "selectedProvider"));
         assertEquals(8L, server.getAttribute(transport, "creditStalls"));
         assertEquals(25L, server.getAttribute(new ObjectName("smbdirect:type=Provider,name=mock"), "messagesSent"));
-        assertEquals(3L, server.getAttribute(new ObjectName("smbdirect:type=Listener,name=default"), "accepted"));
+        ObjectName listener = new ObjectName("smbdirect:type=Listener,name=default");
+        assertEquals(3L, server.getAttribute(listener, "accepted"));
+        assertEquals(1L, server.getAttribute(listener, "declined"));
+        assertTrue(((String) server.getAttribute(listener, "lastEvent")).contains(" ACCEPTED "));
+        assertTrue(((String) server.getAttribute(listener, "lastDeclined")).endsWith(" DECLINED            peer "
+                + "10.0.0.2:50000 on mock connection 9: HANDLER_FAILED: AcceptHandler.accepted threw "
+                + "java.lang.IllegalStateException: no share"), (String) server.getAttribute(listener, "lastDeclined"));
+        assertNull(server.getAttribute(new ObjectName("smbdirect:type=Listener,name=\"10.0.0.1:49152\""),
+                "lastDeclined"), "no event, no line");
 
         current = transport(connection(2, 5));
         sample();

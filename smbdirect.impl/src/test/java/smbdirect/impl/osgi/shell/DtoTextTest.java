@@ -103,6 +103,32 @@ class DtoTextTest {
     }
 
     @Test
+    void aDeclinedConnectionIsCountedAndItsEventSaysDeclinedWithTheReason() {
+        ListenerEventDTO declined = new ListenerEventDTO();
+        declined.kind = "DECLINED";
+        declined.peerAddress = "10.0.0.2:50002";
+        declined.provider = "mock";
+        declined.connectionId = 7;
+        declined.reasonKind = "LOCAL_CLOSE";
+        declined.detail = "the accept handler declined the connection (returned null)";
+        declined.timestampMillis = 3000;
+        ListenerDTO l = new ListenerDTO();
+        l.address = "10.0.0.1:445";
+        l.state = "OPEN";
+        l.connectRequests = 3;
+        l.accepted = 1;
+        l.declined = 2;
+        l.events = new ListenerEventDTO[] {declined};
+        TransportDTO dto = new TransportDTO();
+        dto.listeners = new ListenerDTO[] {l};
+        String[] lines = DtoText.listeners(dto).split("\n");
+        assertTrue(lines[0].matches(".*REQUESTS\\s+ACCEPTED\\s+DECLINED\\s+REFUSED.*"), lines[0]);
+        assertTrue(lines[1].matches(".*OPEN\\s+3\\s+1\\s+2\\s+0\\s+0\\s+0\\s*"), lines[1]);
+        assertEquals("  1970-01-01T00:00:03Z DECLINED            peer 10.0.0.2:50002 on mock connection 7: LOCAL_CLOSE: "
+                + "the accept handler declined the connection (returned null)", lines[3]);
+    }
+
+    @Test
     void emptySnapshotSaysSo() {
         TransportDTO dto = new TransportDTO();
         assertTrue(DtoText.providers(dto).contains("(no RDMA provider"));

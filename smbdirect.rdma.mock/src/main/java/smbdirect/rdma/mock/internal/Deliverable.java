@@ -187,8 +187,9 @@ abstract class Deliverable extends DeliveryWorker.Node {
      * Hands {@code e} to the consumer; a handler's failure is logged and recorded for the fabric's
      * leak report.
      *
-     * @return an {@link Error} other than an {@link AssertionError} that the handler threw, for the
-     *     caller to rethrow once its events are back in the pool; else null
+     * @return an {@link Error} the handler threw ({@link AssertionError} included: a test's assertion
+     *     in a handler must fail the test, not vanish in a log), for the caller to rethrow once its
+     *     events are back in the pool; null when it returned or threw a {@link RuntimeException}
      */
     private Error dispatchRecorded(Event e) {
         try {
@@ -197,7 +198,7 @@ abstract class Deliverable extends DeliveryWorker.Node {
         } catch (RuntimeException | Error failure) {
             LOG.error("Handler of {} threw on {}", this, e, failure);
             fabric.recordHandlerFailure(this + " threw on " + describe(e) + ": " + failure);
-            return failure instanceof Error err && !(failure instanceof AssertionError) ? err : null;
+            return failure instanceof Error err ? err : null;
         }
     }
 
@@ -330,7 +331,7 @@ abstract class Deliverable extends DeliveryWorker.Node {
      * one lock (as a poll of a completion queue takes a batch; their work requests leave the queue
      * depth at once), delivers them in order outside it, puts them back under one lock, then queues
      * the target again if more arrived. A handler that throws does not stop the batch; an
-     * {@link Error} other than an {@link AssertionError} is rethrown after it (the worker logs it and
+     * {@link Error} ({@link AssertionError} included) is rethrown after it (the worker logs it and
      * goes on).
      */
     final void drainThreaded() {

@@ -595,21 +595,23 @@ final class EndpointImpl extends Deliverable implements MockEndpoint {
         String violation = null;
         long relative = 0;
         if (target == null) {
-            violation = "names no region";
+            violation = "the target side has no region with that token";
         } else if (!target.valid) {
-            violation = "names an invalidated region";
+            violation = "the target side's region with that token was invalidated";
         } else if (read ? !target.remoteRead : !target.remoteWrite) {
-            violation = "names a region without " + (read ? "REMOTE_READ" : "REMOTE_WRITE") + " " + target.access();
+            violation = "the target side's region is registered " + target.access() + ", without "
+                    + (read ? "REMOTE_READ" : "REMOTE_WRITE");
         } else {
             relative = wr.remoteAddress - target.address;
             if (relative < 0 || relative + wr.length > target.length) {
-                violation = "addresses 0x" + Long.toHexString(wr.remoteAddress) + "+" + wr.length
-                        + " outside the region 0x" + Long.toHexString(target.address) + "+" + target.length;
+                violation = "the range lies outside the target side's region 0x" + Long.toHexString(target.address)
+                        + "+" + target.length;
             }
         }
         if (violation != null) {
-            String detail = "remote access error: " + wr.type + " of " + wr.length + " bytes with token 0x"
-                    + Integer.toHexString(wr.remoteToken) + " " + violation + " of endpoint " + p.id;
+            String detail = "remote access error: " + wr.type + " of " + wr.length + " bytes at 0x"
+                    + Long.toHexString(wr.remoteAddress) + " with token 0x" + Integer.toHexString(wr.remoteToken)
+                    + ": " + violation;
             complete(this, wr, CompletionStatus.REMOTE_ACCESS_ERROR, 0, false, 0);
             breakBoth(DisconnectCause.QP_ERROR, DisconnectCause.QP_ERROR, detail);
             return;
@@ -765,7 +767,7 @@ final class EndpointImpl extends Deliverable implements MockEndpoint {
                 boolean notify = !peerLost && p != null && p.state == State.CONNECTED;
                 breakSide(this, DisconnectCause.LOCAL, "disconnect requested on endpoint " + id, NO_BYTES);
                 if (notify) {
-                    breakSide(p, DisconnectCause.PEER, "the peer (endpoint " + id + ") disconnected", NO_BYTES);
+                    breakSide(p, DisconnectCause.PEER, "the peer disconnected", NO_BYTES);
                 }
             } else if (state == State.CONNECTING) {
                 breakSide(this, DisconnectCause.LOCAL, "disconnect requested while connecting", NO_BYTES);
@@ -785,7 +787,7 @@ final class EndpointImpl extends Deliverable implements MockEndpoint {
             }
             p = peer;
             if (state == State.CONNECTED && !peerLost && p != null && p.state == State.CONNECTED) {
-                breakSide(p, DisconnectCause.PEER, "the peer (endpoint " + id + ") closed its queue pair", NO_BYTES);
+                breakSide(p, DisconnectCause.PEER, "the peer released its queue pair without disconnecting", NO_BYTES);
             }
             ConnectRequestImpl r = request;
             if (r != null && r.isOpen()) {

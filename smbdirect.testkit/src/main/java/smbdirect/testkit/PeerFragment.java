@@ -9,12 +9,23 @@ package smbdirect.testkit;
  * @param flags Flags (0x0001: the transport asked for a prompt reply, a keepalive)
  * @param remainingDataLength RemainingDataLength: bytes of the upper-layer message still to come
  * @param dataLength DataLength: payload bytes in this fragment
- * @param creditsHeldByTransport the Send Credits the transport held after this message consumed one
+ * @param transportSendCredits the Send Credits the transport held after this message consumed one (as
+ *     {@link ScriptedPeer#transportSendCredits()} counts them)
  * @param invalidatedToken the token the transport invalidated with this message (a Send with
  *     Invalidate), or null
  */
 public record PeerFragment(int creditsRequested, int creditsGranted, int flags, long remainingDataLength,
-        long dataLength, int creditsHeldByTransport, Integer invalidatedToken) {
+        long dataLength, int transportSendCredits, Integer invalidatedToken) {
+
+    /**
+     * The Send Credits the transport held after this message consumed one.
+     *
+     * @deprecated since 1.1: the same as {@link #transportSendCredits()}
+     */
+    @Deprecated(since = "1.1")
+    public int creditsHeldByTransport() {
+        return transportSendCredits;
+    }
 
     /** Whether the transport asked for a prompt reply (SMB_DIRECT_RESPONSE_REQUESTED). */
     public boolean responseRequested() {

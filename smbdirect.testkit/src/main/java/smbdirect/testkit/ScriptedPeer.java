@@ -48,8 +48,10 @@ import smbdirect.rdma.mock.RawPeer;
  * </ul>
  *
  * <p>Misbehaviour: a {@link Hook} sees every message before it goes out and may change any field
- * or drop it; {@link #withholdCredits}, {@link #floodCredits}, {@link #stall}, {@link #disconnect},
- * {@link #crash}, {@link #sendWithInvalidate}, {@link #sendRaw} do the rest.
+ * or drop it ({@link Frame} has a typed getter and setter for every field of each message);
+ * {@link #withholdCredits}, {@link #floodCredits}, {@link #stall}, {@link #disconnect},
+ * {@link #crash}, {@link #sendWithInvalidate}, {@link #sendRaw} do the rest, and
+ * {@link #sendWithFault} breaks a fragmented message off in the middle ({@link MidTransferFault}).
  *
  * <p>Created by {@link SmbDirectTestKit#peer()}; configure before {@link #connect} or
  * {@link #listen}. Driven by the kit's {@link VirtualClock}; not thread-safe.
@@ -115,6 +117,12 @@ public final class ScriptedPeer implements AutoCloseable {
     private boolean withhold;
     private int floodExtra;
     private boolean stalled;
+    private MidTransferFault fault;
+    private byte[] faultMessage;
+    private int faultAfter;
+    private int faultFragmentsSent;
+    /** The work request of the last message sent, or -1. */
+    private long lastSendWr = -1;
 
     // what it saw
     private final List<PeerFragment> fragments = new ArrayList<>();
@@ -318,6 +326,65 @@ public final class ScriptedPeer implements AutoCloseable {
 
     // ---- misbehaviour -----------------------------------------------------------------------
 
+    /** What goes wrong in the middle of a fragmented message ({@link #sendWithFault}). */
+    public enum MidTransferFault {
+        /** An orderly RDMA disconnect; the rest of the message is never sent. */
+        DISCONNECT,
+        /** The peer's host vanishes (no disconnect reaches the transport); the rest is never sent. */
+        CRASH,
+        /** The peer stops reacting, as {@link #stall(boolean) stall(true)}; the rest follows on {@code stall(false)}. */
+        STALL,
+        /**
+         * The next fragment says RemainingDataLength 0 although bytes are missing: the message ends
+         * too early ([MS-SMBD] R-3.1.5.8-18); the rest is never sent.
+         */
+        END_EARLY,
+        /**
+         * The next fragment's RemainingDataLength claims one byte more than remains, disagreeing with
+         * what the earlier fragments announced (A-30).
+         */
+        OVERSTATE_REMAINING,
+        /**
+         * An empty Data Transfer message (RemainingDataLength 0) goes between two fragments, which
+         * [MS-SMBD] 3.1.5.4 does not allow (A-27, R-3.1.5.8-18); the fragments go on after it.
+         */
+        INTERLEAVE_EMPTY
+    }
+
+    /**
+     * Queues {@code message} like {@link #send(byte[])} and, once {@code fragments} of its fragments
+     * went out, does {@code fault} instead of sending the next one: "the client disconnects in the
+     * middle of a fragmented request" in one call. A disconnect or crash waits until the fragments
+     * sent have arrived (their Sends completed), so the transport has them when the peer goes. The message needs more than {@code fragments}
+     * fragments of the negotiated MaxSendSize less 24 bytes (a settle that sends it whole throws an
+     * {@link IllegalStateException} saying so). One such message at a time.
+     *
+     * @param fragments how many fragments go out normally first, at least 1
+     * @throws IllegalArgumentException when {@code fragments} is below 1
+     * @throws IllegalStateException when another {@code sendWithFault} has not acted yet
+     * @since 1.1
+     */
+    public ScriptedPeer sendWithFault(byte[] message, int fragments, MidTransferFault fault) {
+        if (fragments < 1) {
+            throw new IllegalArgumentException("fragments must be at least 1: " + fragments);
+        }
+        if (this.fault != null) {
+            throw new IllegalStateException("a sendWithFault (" + this.fault + ") has not acted yet");
+        }
+        byte[] m = message.clone();
+        sendQueue.add(m);
+        faultMessage = m;
+        faultAfter = fragments;
+        faultFragmentsSent = 0;
+        this.fault = Objects.requireNonNull(fault, "fault");
+        return this;
+    }
+
+    /** The fault to do instead of the next fragment of {@code head}, or null. */
+    private MidTransferFault faultDue(byte[] head) {
+        return fault != null && head == faultMessage && faultFragmentsSent == faultAfter ? fault : null;
+    }
+
     /** From now on grants the transport nothing (true) or again what it may (false). */
     public ScriptedPeer withholdCredits(boolean value) {
         withhold = value;
@@ -394,24 +461,85 @@ public final class ScriptedPeer implements AutoCloseable {
         return List.copyOf(violations);
     }
 
-    /** Send Credits the peer holds now. */
-    public int sendCredits() {
+    /**
+     * Send Credits the peer holds now (its Connection.SendCredits): what the transport granted it and
+     * it has not spent yet.
+     *
+     * @since 1.1
+     */
+    public int peerSendCredits() {
         return sendCredits;
     }
 
-    /** Send Credits the transport holds now, as the peer counts them. */
-    public int creditsHeldByTransport() {
+    /**
+     * Send Credits the transport holds now (the transport's Connection.SendCredits), as the peer counts
+     * them: what the peer granted and the transport has not spent yet. 0 means the transport cannot
+     * send until the peer grants more.
+     *
+     * @since 1.1
+     */
+    public int transportSendCredits() {
         return grantedToTransport;
     }
 
-    /** Total credits the transport granted the peer. */
-    public long creditsGrantedByTransport() {
+    /**
+     * The sum of CreditsGranted over every message the transport sent the peer (the Negotiate
+     * Response's included): all the Send Credits the peer was ever given.
+     *
+     * @since 1.1
+     */
+    public long totalCreditsGrantedToPeer() {
         return creditsGrantedByTransport;
     }
 
-    /** Total credits the peer granted the transport. */
-    public long creditsGrantedToTransport() {
+    /**
+     * The sum of CreditsGranted over every message the peer sent the transport (the Negotiate
+     * Response's included when the peer is passive): all the Send Credits the transport was ever given.
+     *
+     * @since 1.1
+     */
+    public long totalCreditsGrantedToTransport() {
         return creditsGrantedToTransport;
+    }
+
+    /**
+     * Send Credits the peer holds now.
+     *
+     * @deprecated since 1.1: the same as {@link #peerSendCredits()}, which says whose credits they are
+     */
+    @Deprecated(since = "1.1")
+    public int sendCredits() {
+        return peerSendCredits();
+    }
+
+    /**
+     * Send Credits the transport holds now, as the peer counts them.
+     *
+     * @deprecated since 1.1: the same as {@link #transportSendCredits()}
+     */
+    @Deprecated(since = "1.1")
+    public int creditsHeldByTransport() {
+        return transportSendCredits();
+    }
+
+    /**
+     * Total credits the transport granted the peer.
+     *
+     * @deprecated since 1.1: the same as {@link #totalCreditsGrantedToPeer()}
+     */
+    @Deprecated(since = "1.1")
+    public long creditsGrantedByTransport() {
+        return totalCreditsGrantedToPeer();
+    }
+
+    /**
+     * Total credits the peer granted the transport.
+     *
+     * @deprecated since 1.1: the same as {@link #totalCreditsGrantedToTransport()}
+     */
+    @Deprecated(since = "1.1")
+    public long creditsGrantedToTransport() {
+        return totalCreditsGrantedToTransport();
     }
 
     /** Keepalives (SMB_DIRECT_RESPONSE_REQUESTED) of the transport the peer answered. */
@@ -584,14 +712,49 @@ public final class ScriptedPeer implements AutoCloseable {
             byte[] message;
             int flags = requestResponse ? SmbdWire.FLAG_RESPONSE_REQUESTED : 0;
             boolean last = true;
-            if (data) {
+            MidTransferFault acting = data ? faultDue(sendQueue.peek()) : null;
+            if ((acting == MidTransferFault.DISCONNECT || acting == MidTransferFault.CRASH) && lastSendWr >= 0
+                    && status(lastSendWr) == null) {
+                return moved; // the fragments sent are still on their way; they arrive before the peer goes
+            }
+            if (acting == MidTransferFault.DISCONNECT || acting == MidTransferFault.CRASH
+                    || acting == MidTransferFault.STALL) {
+                fault = null;
+                if (acting == MidTransferFault.DISCONNECT) {
+                    disconnect();
+                } else if (acting == MidTransferFault.CRASH) {
+                    crash();
+                } else {
+                    stalled = true;
+                }
+                return true;
+            }
+            if (acting == MidTransferFault.INTERLEAVE_EMPTY) {
+                fault = null;
+                data = false; // an empty message now; the fragments go on after it
+                last = false;
+                message = dataMessage(grant, null, 0, 0, 0, flags);
+            } else if (data) {
                 byte[] whole = sendQueue.peek();
                 int room = negotiatedMaxSend - SmbdWire.DATA_OFFSET;
                 int chunk = Math.min(room, whole.length - sendOffset);
                 long remaining = whole.length - sendOffset - chunk;
-                message = dataMessage(grant, whole, sendOffset, chunk, remaining, flags);
+                long claimed = acting == MidTransferFault.END_EARLY ? 0
+                        : acting == MidTransferFault.OVERSTATE_REMAINING ? remaining + 1 : remaining;
+                message = dataMessage(grant, whole, sendOffset, chunk, claimed, flags);
                 sendOffset += chunk;
-                last = remaining == 0;
+                last = remaining == 0 || acting == MidTransferFault.END_EARLY;
+                if (acting != null) {
+                    fault = null;
+                } else if (whole == faultMessage) {
+                    faultFragmentsSent++;
+                    if (last && fault != null) {
+                        fault = null;
+                        throw new IllegalStateException("sendWithFault: the message went out whole in "
+                                + faultFragmentsSent + " fragment(s) of at most " + room + " bytes; the fault was to act"
+                                + " after " + faultAfter);
+                    }
+                }
             } else {
                 message = dataMessage(grant, null, 0, 0, 0, flags);
             }
@@ -635,7 +798,7 @@ public final class ScriptedPeer implements AutoCloseable {
 
     private void transmit(Frame f) {
         try {
-            raw.send(f.bytes());
+            lastSendWr = raw.send(f.bytes());
             sent.add(f);
         } catch (RdmaException e) {
             violate("send failed: " + e.getMessage());
@@ -650,7 +813,7 @@ public final class ScriptedPeer implements AutoCloseable {
 
     @Override
     public String toString() {
-        return "ScriptedPeer[" + (active ? "active" : "passive") + ", " + state + ", sendCredits=" + sendCredits
-                + ", creditsHeldByTransport=" + grantedToTransport + "]";
+        return "ScriptedPeer[" + (active ? "active" : "passive") + ", " + state + ", peerSendCredits=" + sendCredits
+                + ", transportSendCredits=" + grantedToTransport + "]";
     }
 }

@@ -4,11 +4,14 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.BooleanSupplier;
 
 import smbdirect.api.CloseReason;
 import smbdirect.rdma.mock.DeliveryMode;
 import smbdirect.rdma.mock.MockFabric;
 import smbdirect.rdma.mock.MockProvider;
+import smbdirect.standalone.CallbackFailure;
 import smbdirect.standalone.StandaloneTransport;
 
 /**
@@ -26,6 +29,15 @@ import smbdirect.standalone.StandaloneTransport;
  * }
  * }</pre>
  *
+ * <p><b>A handler that throws fails the test.</b> When a callback of the upper layer on one of the
+ * kit's transports throws (an assertion in {@code ConnectionHandler.onMessage}, a bug in a send
+ * completion, an accept handler, a listener event handler; any {@link Throwable}), the transport
+ * closes that connection with {@link CloseReason.Kind#HANDLER_FAILED} as it always does, and the
+ * next {@link #settle()}, {@link #advance(Duration)} (or the clock's own) or {@link #close()} throws
+ * an {@link AssertionError} naming the callback and the connection, with the handler's exception as
+ * its cause; further failures are attached as suppressed. A test about that very behaviour calls
+ * {@link #tolerateCallbackFailures()} and reads {@link #callbackFailures()}.
+ *
  * <p>Not thread-safe: one test thread drives it.
  */
 public final class SmbDirectTestKit implements AutoCloseable {
@@ -34,10 +46,19 @@ public final class SmbDirectTestKit implements AutoCloseable {
     private final VirtualClock clock;
     private final List<StandaloneTransport> transports = new ArrayList<>();
     private final List<ScriptedPeer> peers = new ArrayList<>();
+    private final List<CallbackFailure> callbackFailures = new CopyOnWriteArrayList<>();
+    /** Failures not yet thrown at the test (the first goes up as the cause, the others suppressed). */
+    private final List<CallbackFailure> unreported = new CopyOnWriteArrayList<>();
+    private volatile boolean tolerateCallbackFailures;
+    private final BooleanSupplier failureCheck = () -> {
+        rethrowCallbackFailures();
+        return false;
+    };
 
     private SmbDirectTestKit(String name) {
         fabric = MockFabric.builder().name(name).mode(DeliveryMode.DETERMINISTIC).build();
         clock = new VirtualClock(fabric);
+        clock.addParticipant(failureCheck);
     }
 
     /** A new test bed with its own fabric. */
@@ -80,9 +101,55 @@ public final class SmbDirectTestKit implements AutoCloseable {
      * {@code smbdirect.transport} configuration) in this kit's virtual time; shut down by {@link #close()}.
      */
     public StandaloneTransport transport(String device, Map<String, ?> settings) {
-        StandaloneTransport t = StandaloneTransport.builder(device(device)).settings(settings).scheduler(clock).build();
+        StandaloneTransport t = StandaloneTransport.builder(device(device)).settings(settings).scheduler(clock)
+                .callbackFailures(this::callbackFailed).build();
         transports.add(t);
         return t;
+    }
+
+    /**
+     * From now on a callback of the upper layer that throws does not fail the test: the transport
+     * still closes its connection ({@link CloseReason.Kind#HANDLER_FAILED}), and the failure is only
+     * kept in {@link #callbackFailures()}. For tests of that behaviour.
+     *
+     * @since 1.1
+     */
+    public SmbDirectTestKit tolerateCallbackFailures() {
+        tolerateCallbackFailures = true;
+        unreported.clear();
+        return this;
+    }
+
+    /**
+     * Every callback of the upper layer that threw on this kit's transports, oldest first.
+     *
+     * @since 1.1
+     */
+    public List<CallbackFailure> callbackFailures() {
+        return List.copyOf(callbackFailures);
+    }
+
+    private void callbackFailed(CallbackFailure failure) {
+        callbackFailures.add(failure);
+        if (!tolerateCallbackFailures) {
+            unreported.add(failure);
+        }
+    }
+
+    /** Throws the callback failures not yet reported, as one AssertionError (see the class comment). */
+    private void rethrowCallbackFailures() {
+        if (unreported.isEmpty()) {
+            return;
+        }
+        List<CallbackFailure> failures = List.copyOf(unreported);
+        unreported.removeAll(failures);
+        CallbackFailure first = failures.get(0);
+        AssertionError e = new AssertionError("a handler of the upper layer threw: " + first
+                + " (the transport closed the connection with HANDLER_FAILED)", first.failure());
+        for (CallbackFailure f : failures.subList(1, failures.size())) {
+            e.addSuppressed(f.failure());
+        }
+        throw e;
     }
 
     /** A scripted peer on a device of its own; configure it, then connect or listen. */
@@ -104,10 +171,11 @@ public final class SmbDirectTestKit implements AutoCloseable {
 
     /**
      * Shuts the transports down (reason SHUTDOWN), lets the disconnects settle, closes the peers and
-     * the fabric.
+     * the fabric; then throws the callback failures not yet reported (see the class comment).
      */
     @Override
     public void close() {
+        clock.removeParticipant(failureCheck);
         for (StandaloneTransport t : transports) {
             t.shutdown(CloseReason.of(CloseReason.Kind.SHUTDOWN, "test kit closed"));
         }
@@ -117,5 +185,6 @@ public final class SmbDirectTestKit implements AutoCloseable {
         }
         clock.settle();
         fabric.close();
+        rethrowCallbackFailures();
     }
 }

@@ -113,7 +113,7 @@ class ScriptedPeerTest {
             kit.settle();
             peer.floodCredits(10);
             kit.settle();
-            assertTrue(peer.creditsHeldByTransport() > 4, "the transport holds more credits than receives exist");
+            assertTrue(peer.transportSendCredits() > 4, "the transport holds more credits than receives exist");
             SmbDirectConnection c = accepted.getNow(null);
             for (int i = 0; i < 12; i++) {
                 c.send(ByteBuffer.wrap(new byte[] {(byte) i}), (m, f) -> { });

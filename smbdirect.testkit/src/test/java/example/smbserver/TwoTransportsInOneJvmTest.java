@@ -1,0 +1,73 @@
+package example.smbserver;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.Test;
+
+import smbdirect.api.CloseReason;
+import smbdirect.api.ConnectionHandler;
+import smbdirect.api.ReceivedMessage;
+import smbdirect.api.SmbDirectConnection;
+import smbdirect.api.SmbDirectListener;
+import smbdirect.rdma.mock.DeliveryMode;
+import smbdirect.rdma.mock.MockFabric;
+import smbdirect.rdma.mock.MockProvider;
+import smbdirect.standalone.StandaloneTransport;
+
+/**
+ * Two transports on the mock fabric in one JVM, in plain Java without the test kit: wall-clock
+ * time, the fabric's completion threads. The README's "Without OSGi" quotes the code between the
+ * {@code // tag::} and {@code // end::} markers ({@code ReadmeExampleTest} checks it).
+ */
+class TwoTransportsInOneJvmTest {
+
+    /** Echoes every message back; keeps what it was sent. */
+    static final class Echo implements ConnectionHandler {
+        final BlockingQueue<String> received = new LinkedBlockingQueue<>();
+
+        @Override
+        public void onMessage(SmbDirectConnection c, ReceivedMessage m) {
+            byte[] copy = new byte[m.length()];
+            m.payload().get(copy); // the payload is valid only during this call
+            received.add(new String(copy, StandardCharsets.UTF_8));
+            c.send(ByteBuffer.wrap(copy), (msg, failure) -> { });
+        }
+
+        @Override
+        public void onDisconnected(SmbDirectConnection c, CloseReason reason) {
+            received.add("closed: " + reason.kind());
+        }
+    }
+
+    @Test
+    void aServerAndAClientTransportTalkOverTheMockFabric() throws Exception {
+        Echo server = new Echo();
+        Echo client = new Echo();
+        // tag::two-transports[]
+        try (MockFabric fabric = MockFabric.builder().mode(DeliveryMode.THREADED).build()) {
+            MockProvider serverDevice = fabric.provider("server"); // a device with its own address, 10.0.x.y
+            MockProvider clientDevice = fabric.provider("client");
+            try (StandaloneTransport serverSide = StandaloneTransport.builder(serverDevice).build();
+                    StandaloneTransport clientSide = StandaloneTransport.builder(clientDevice).build()) {
+                SmbDirectListener listener = serverSide.listen(new InetSocketAddress(serverDevice.address(), 445),
+                        connection -> server);
+                SmbDirectConnection connection = clientSide.connect(listener.localAddress(), Duration.ofSeconds(5),
+                        client).toCompletableFuture().get(5, TimeUnit.SECONDS);
+                connection.send(ByteBuffer.wrap("hello".getBytes(StandardCharsets.UTF_8)))
+                        .toCompletableFuture().get(5, TimeUnit.SECONDS);
+                assertEquals("hello", server.received.poll(5, TimeUnit.SECONDS));
+                assertEquals("hello", client.received.poll(5, TimeUnit.SECONDS)); // the echo
+            } // each transport closes its listeners and connections (SHUTDOWN) and its timer thread
+        }
+        // end::two-transports[]
+        assertEquals("closed: SHUTDOWN", client.received.poll(5, TimeUnit.SECONDS));
+    }
+}

@@ -148,8 +148,8 @@ public final class MockFabric implements AutoCloseable {
 
     /**
      * What is left behind: one line per endpoint not closed (with its posted receives,
-     * outstanding work requests and regions), listener not closed and connection request
-     * unanswered. Empty when everything was released.
+     * outstanding work requests and regions), listener not closed, connection request
+     * unanswered and handler that threw. Empty when everything was released and no handler failed.
      */
     public List<String> leaks() {
         return fabric.leaks();

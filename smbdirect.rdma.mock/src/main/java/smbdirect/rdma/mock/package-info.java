@@ -42,6 +42,15 @@
  * See {@link smbdirect.rdma.mock.DeliveryMode}. Every type of this package is thread-safe unless
  * its documentation says otherwise. The fabric never calls a handler while holding a lock of its
  * own.
+ *
+ * <h2>A handler that throws</h2>
+ * Every failure of a handler is logged and listed in {@link smbdirect.rdma.mock.MockFabric#leaks()}.
+ * An {@link Error} ({@link AssertionError} included: a test's own check) also goes up to the thread
+ * that delivered the callback, once the fabric's state is consistent again: out of
+ * {@code step()} or {@code runUntilIdle()} in {@link smbdirect.rdma.mock.DeliveryMode#DETERMINISTIC},
+ * out of the {@code post} call in {@link smbdirect.rdma.mock.DeliveryMode#INLINE}; a
+ * {@link smbdirect.rdma.mock.DeliveryMode#THREADED} worker logs it and goes on. A
+ * {@link RuntimeException} does not stop delivery.
  */
 @org.osgi.annotation.bundle.Export
 @org.osgi.annotation.versioning.Version("2.0.0")

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -45,6 +46,27 @@ class ConnectionTest {
         assertEquals(0, f.fabric.pendingActions());
         f.clientEp = ep;
         f.closeAll();
+    }
+
+    @Test
+    void anAssertionErrorInAHandlerReachesTheThreadThatStepsAndIsListedAsALeak() throws Exception {
+        Fixture f = Fixture.deterministic();
+        AssertionError inHandler = new AssertionError("the test's own check failed");
+        f.client.onEstablishedHook = () -> {
+            throw inHandler;
+        };
+        f.listen();
+        f.clientEp = (MockEndpoint) f.clientDevice.createEndpoint(f.clientConfig, f.client);
+        f.clientEp.connect(f.serverAddress(), new ConnectParameters(null, 8, 8));
+        assertSame(inHandler, assertThrows(AssertionError.class, f.fabric::runUntilIdle),
+                "not swallowed: the test fails with its own assertion");
+        f.fabric.runUntilIdle(); // the rest is delivered
+        assertTrue(f.fabric.leaks().stream().anyMatch(l -> l.startsWith("handler failure: ")
+                && l.contains("onEstablished") && l.contains("the test's own check failed")), f.fabric.leaks().toString());
+        f.clientEp.close();
+        f.serverEp.close();
+        f.listener.close();
+        f.fabric.close();
     }
 
     @Test

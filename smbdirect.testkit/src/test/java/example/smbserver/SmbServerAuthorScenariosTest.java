@@ -93,6 +93,15 @@ class SmbServerAuthorScenariosTest {
         }
     }
 
+    /** A transport with default settings whose listener hands every connection to {@code server}, and a client. */
+    static ScriptedPeer connectedTo(SmbDirectTestKit kit, Server server) throws Exception {
+        StandaloneTransport transport = kit.transport("server", Map.of());
+        SmbDirectListener listener = transport.listen(kit.address("server"), c -> server);
+        ScriptedPeer client = kit.peer().connect(listener.localAddress());
+        kit.settle();
+        return client;
+    }
+
     static byte[] request(short command, long id, byte[] fields) {
         return ByteBuffer.allocate(10 + fields.length).order(ByteOrder.LITTLE_ENDIAN).putShort(command).putLong(id)
                 .put(fields).array();
@@ -105,11 +114,8 @@ class SmbServerAuthorScenariosTest {
     @Test
     void anSmb2LikeEchoOf100RequestsFromOneByteToOneMebibyte() throws Exception {
         try (SmbDirectTestKit kit = SmbDirectTestKit.create()) {
-            StandaloneTransport transport = kit.transport("server", Map.of());
             Server server = new Server();
-            SmbDirectListener listener = transport.listen(kit.address("server"), c -> server);
-            ScriptedPeer client = kit.peer().connect(listener.localAddress());
-            kit.settle();
+            ScriptedPeer client = connectedTo(kit, server);
 
             Random random = new Random(31);
             List<byte[]> sent = new ArrayList<>();
@@ -143,11 +149,8 @@ class SmbServerAuthorScenariosTest {
     @Test
     void fourMebibyteWriteAndReadFlowsByRdmaReadAndWrite() throws Exception {
         try (SmbDirectTestKit kit = SmbDirectTestKit.create()) {
-            StandaloneTransport transport = kit.transport("server", Map.of());
             Server server = new Server();
-            SmbDirectListener listener = transport.listen(kit.address("server"), c -> server);
-            ScriptedPeer client = kit.peer().connect(listener.localAddress());
-            kit.settle();
+            ScriptedPeer client = connectedTo(kit, server);
             int size = 4 << 20;
             byte[] data = new byte[size];
             new Random(4).nextBytes(data);

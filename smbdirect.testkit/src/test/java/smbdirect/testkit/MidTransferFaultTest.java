@@ -11,6 +11,8 @@ import java.util.List;
 import java.util.Map;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 import smbdirect.api.CloseReason;
 import smbdirect.api.SmbDirectListener;
@@ -85,39 +87,22 @@ class MidTransferFaultTest {
         }
     }
 
-    @Test
-    void R_3_1_5_8_18_aFragmentThatEndsTheMessageTooEarlyIsAViolation() throws Exception {
+    @ParameterizedTest(name = "{0} after {1} fragment(s): {2}")
+    @CsvSource(delimiter = '|', value = {
+        // R-3.1.5.8-18: the second fragment says it is the last, 3660 bytes early
+        "END_EARLY           | 1 | R-3.1.5.8-18 | final fragment (RemainingDataLength 0) with DataLength 1340 while FragmentReassemblyRemaining is 3660",
+        // the third fragment claims 981 bytes remain where 980 do
+        "OVERSTATE_REMAINING | 2 | A-30         | DataLength 1340 + RemainingDataLength 981 does not match FragmentReassemblyRemaining 2320",
+        // R-3.1.5.8-18: an empty message ends the sequence early
+        "INTERLEAVE_EMPTY    | 1 | R-3.1.5.8-18 | final fragment (RemainingDataLength 0) with DataLength 0 while FragmentReassemblyRemaining is 3660"})
+    void aFragmentSequenceThatContradictsItselfIsAViolationNamingTheRuleAndTheValues(MidTransferFault fault,
+            int fragments, String rule, String detail) throws Exception {
         try (kit) {
-            connected().sendWithFault(MESSAGE, 1, MidTransferFault.END_EARLY);
+            connected().sendWithFault(MESSAGE, fragments, fault);
             kit.settle();
             CloseReason r = server.closeReason();
-            assertEquals(CloseReason.Kind.PROTOCOL_VIOLATION, r.kind());
-            assertEquals("R-3.1.5.8-18", r.rule());
-            assertTrue(r.detail().contains("FragmentReassemblyRemaining is 3660"), r.toString());
-        }
-    }
-
-    @Test
-    void A_30_aFragmentThatOverstatesWhatRemainsIsAViolation() throws Exception {
-        try (kit) {
-            connected().sendWithFault(MESSAGE, 2, MidTransferFault.OVERSTATE_REMAINING);
-            kit.settle();
-            CloseReason r = server.closeReason();
-            assertEquals(CloseReason.Kind.PROTOCOL_VIOLATION, r.kind());
-            assertEquals("A-30", r.rule());
-            assertEquals("DataLength 1340 + RemainingDataLength 981 does not match FragmentReassemblyRemaining 2320",
-                    r.detail());
-        }
-    }
-
-    @Test
-    void R_3_1_5_8_18_anEmptyMessageBetweenFragmentsIsAViolation() throws Exception {
-        try (kit) {
-            connected().sendWithFault(MESSAGE, 1, MidTransferFault.INTERLEAVE_EMPTY);
-            kit.settle();
-            CloseReason r = server.closeReason();
-            assertEquals("R-3.1.5.8-18", r.rule(), r.toString());
-            assertTrue(r.detail().contains("DataLength 0"), r.toString());
+            assertEquals(new CloseReason(CloseReason.Kind.PROTOCOL_VIOLATION, rule, detail), r);
+            assertEquals(List.of(), server.messages());
         }
     }
 

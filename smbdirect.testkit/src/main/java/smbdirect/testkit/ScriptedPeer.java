@@ -332,7 +332,10 @@ public final class ScriptedPeer implements AutoCloseable {
         DISCONNECT,
         /** The peer's host vanishes (no disconnect reaches the transport); the rest is never sent. */
         CRASH,
-        /** The peer stops reacting, as {@link #stall(boolean) stall(true)}; the rest follows on {@code stall(false)}. */
+        /**
+         * The peer stops reacting, as {@link #stall(boolean) stall(true)}; the rest follows on
+         * {@code stall(false)}.
+         */
         STALL,
         /**
          * The next fragment says RemainingDataLength 0 although bytes are missing: the message ends
@@ -355,9 +358,10 @@ public final class ScriptedPeer implements AutoCloseable {
      * Queues {@code message} like {@link #send(byte[])} and, once {@code fragments} of its fragments
      * went out, does {@code fault} instead of sending the next one: "the client disconnects in the
      * middle of a fragmented request" in one call. A disconnect or crash waits until the fragments
-     * sent have arrived (their Sends completed), so the transport has them when the peer goes. The message needs more than {@code fragments}
-     * fragments of the negotiated MaxSendSize less 24 bytes (a settle that sends it whole throws an
-     * {@link IllegalStateException} saying so). One such message at a time.
+     * sent have arrived (their Sends completed), so the transport has them when the peer goes. The
+     * message needs more than {@code fragments} fragments of the negotiated MaxSendSize less 24 bytes
+     * (a settle that sends it whole throws an {@link IllegalStateException} saying so). One such
+     * message at a time.
      *
      * @param fragments how many fragments go out normally first, at least 1
      * @throws IllegalArgumentException when {@code fragments} is below 1

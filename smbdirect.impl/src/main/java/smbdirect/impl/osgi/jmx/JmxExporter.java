@@ -39,8 +39,8 @@ import smbdirect.api.dto.SettingsDTO;
 import smbdirect.api.dto.TransportDTO;
 import smbdirect.impl.osgi.ConnectionControl;
 import smbdirect.impl.osgi.monitor.TransportMonitor;
-import smbdirect.impl.osgi.shell.DtoText;
 import smbdirect.impl.osgi.monitor.TransportMonitor.Snapshot;
+import smbdirect.impl.osgi.shell.DtoText;
 
 /**
  * JMX MBeans of the transport in domain {@value #DOMAIN}, for jconsole, VisualVM, Karaf's JMX and

@@ -537,15 +537,15 @@ final class EndpointImpl extends Deliverable implements MockEndpoint {
         int length = mutated != null ? mutated.length : wr.length;
         Wr rwr = p.recvQueue.poll();
         if (rwr == null) {
-            String detail = "receiver not ready: a Send of " + length + " bytes from endpoint " + id
-                    + " found no receive posted at endpoint " + p.id + " (RNR retry count 0)";
+            String detail = "receiver not ready: a Send of " + length
+                    + " bytes found no receive posted at the receiving side (RNR retry count 0)";
             complete(this, wr, CompletionStatus.RECEIVER_NOT_READY, 0, false, 0);
             breakBoth(DisconnectCause.QP_ERROR, DisconnectCause.QP_ERROR, detail);
             return;
         }
         int problem = p.localProblem(rwr.region, rwr.offset, rwr.length, true);
         if (problem != OK) {
-            String detail = "receive at endpoint " + p.id + " "
+            String detail = "the receiving side's receive "
                     + describeLocal(problem, rwr.region, rwr.offset, rwr.length);
             complete(p, rwr, p.localStatus(problem), 0, false, 0);
             complete(this, wr, CompletionStatus.REMOTE_INVALID_REQUEST, 0, false, 0);
@@ -554,7 +554,7 @@ final class EndpointImpl extends Deliverable implements MockEndpoint {
         }
         if (length > rwr.length) {
             String detail = "a Send of " + length + " bytes is longer than the receive of " + rwr.length
-                    + " bytes posted at endpoint " + p.id;
+                    + " bytes posted at the receiving side";
             complete(p, rwr, CompletionStatus.LOCAL_LENGTH_ERROR, 0, false, 0);
             complete(this, wr, CompletionStatus.REMOTE_INVALID_REQUEST, 0, false, 0);
             breakBoth(DisconnectCause.QP_ERROR, DisconnectCause.QP_ERROR, detail);
@@ -565,7 +565,7 @@ final class EndpointImpl extends Deliverable implements MockEndpoint {
             RegionImpl target = p.regions.get(wr.remoteToken);
             if (target == null || !target.valid) {
                 String detail = "Send with Invalidate names token 0x" + Integer.toHexString(wr.remoteToken)
-                        + (target == null ? ", no region" : ", an invalid region") + " of endpoint " + p.id;
+                        + (target == null ? ", no region" : ", an invalid region") + " of the receiving side";
                 complete(p, rwr, CompletionStatus.LOCAL_PROTECTION_ERROR, 0, false, 0);
                 complete(this, wr, CompletionStatus.REMOTE_INVALID_REQUEST, 0, false, 0);
                 breakBoth(DisconnectCause.QP_ERROR, DisconnectCause.QP_ERROR, detail);

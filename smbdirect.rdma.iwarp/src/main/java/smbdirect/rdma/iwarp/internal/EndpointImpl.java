@@ -1,17 +1,12 @@
 package smbdirect.rdma.iwarp.internal;
 
 import java.io.IOException;
-import java.net.ConnectException;
 import java.net.InetSocketAddress;
 import java.net.NoRouteToHostException;
-import java.net.PortUnreachableException;
 import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
-import java.nio.channels.SocketChannel;
-import java.nio.channels.UnresolvedAddressException;
 import java.util.Objects;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.zip.CRC32C;
 
@@ -40,9 +35,10 @@ import smbdirect.rdma.iwarp.internal.wire.Terminate;
 import smbdirect.rdma.iwarp.internal.wire.TerminateError;
 
 /**
- * One iWARP queue pair on one TCP connection: the SPI endpoint, its MPA connection setup (active
- * side; the passive side's Request is read by {@link PassiveSetup}), and in RDMA mode its
- * {@link Transmitter} and {@link Receiver}.
+ * One iWARP queue pair on one TCP connection: the SPI endpoint, its state, and in RDMA mode its
+ * {@link Transmitter} and {@link Receiver}. The MPA connection setup before RDMA mode is
+ * {@link ActiveSetup}'s (connect) or {@link PassiveSetup}'s (accept); each owns the channel until it
+ * calls {@link #establish}.
  *
  * <p>Threading: SPI methods may be called from any thread. Posting fills a pooled work request
  * under {@code lock} and hands the endpoint to its {@link IoLoop} without allocating. Everything
@@ -55,11 +51,6 @@ import smbdirect.rdma.iwarp.internal.wire.TerminateError;
 final class EndpointImpl implements RdmaEndpoint, IoHandler {
 
     private static final Logger LOG = LoggerFactory.getLogger(EndpointImpl.class);
-
-    /** Where the MPA connection setup is (I/O thread). */
-    private enum Phase {
-        TCP_CONNECT, WRITE_MPA, READ_REPLY
-    }
 
     enum State {
         /** Active, created; receives may be posted. */
@@ -92,12 +83,13 @@ final class EndpointImpl implements RdmaEndpoint, IoHandler {
 
     private final RdmaEndpointHandler handler;
     private final boolean passive;
+    /** The responder's MPA setup (passive), else null. */
     private final PassiveSetup setup;
+    /** The initiator's MPA setup (active), else null. */
+    private final ActiveSetup active;
     private final Object lock = new Object();
     private final WorkCompletionImpl completion = new WorkCompletionImpl();
     private final ByteBuffer empty = ByteBuffer.allocate(0).asReadOnlyBuffer();
-    private final Deadline replyTimeout = new Deadline(this::onReplyTimeout);
-    private final Deadline firstFpduDelay = new Deadline(this::afterFirstFpduDelay);
 
     private volatile State state;
     private volatile InetSocketAddress localAddress;
@@ -109,23 +101,11 @@ final class EndpointImpl implements RdmaEndpoint, IoHandler {
 
     // I/O thread
     private Channel channel;
-    private ByteBuffer mpa;
-    private boolean replyHeaderRead;
-    private Phase phase = Phase.TCP_CONNECT;
-    private int requestedIrdFlags;
-    private int requestedOrdFlags;
-    private int requestIrd;
-    private int requestOrd;
-    private ByteBuffer privateData;
-    private boolean replyCrc;
-    private int replyIrd;
-    private int replyOrd;
     private Transmitter tx;
     private Receiver rx;
     private boolean ended;
     private boolean completionsReady;
     private boolean crcOn;
-    private RtrMode rtrMode = RtrMode.NONE;
 
     /** An active endpoint. */
     EndpointImpl(ProviderImpl provider, IoLoop loop, EndpointConfig config, RdmaEndpointHandler handler) {
@@ -141,6 +121,7 @@ final class EndpointImpl implements RdmaEndpoint, IoHandler {
         this.handler = Objects.requireNonNull(handler, "handler");
         this.setup = setup;
         this.passive = setup != null;
+        this.active = passive ? null : new ActiveSetup(this);
         this.sq = new WorkRing<>(config.sendQueueDepth(), SendWr::new);
         this.rq = new WorkRing<>(config.receiveQueueDepth(), RecvWr::new);
         this.regions = new RegionTable(provider.random());
@@ -185,151 +166,11 @@ final class EndpointImpl implements RdmaEndpoint, IoHandler {
             }
             state = State.CONNECTING;
             peerAddress = peer;
-            privateData = MpaSetup.readOnlyCopy(data, data.position(), data.remaining());
-            requestIrd = Math.min(parameters.inboundReadDepth(), settings.maxReadDepth());
-            requestOrd = Math.min(parameters.outboundReadDepth(), settings.maxReadDepth());
+            active.request(MpaSetup.readOnlyCopy(data, data.position(), data.remaining()),
+                    Math.min(parameters.inboundReadDepth(), settings.maxReadDepth()),
+                    Math.min(parameters.outboundReadDepth(), settings.maxReadDepth()));
         }
-        loop.execute(this::startConnect);
-    }
-
-    private void startConnect() {
-        if (state != State.CONNECTING || ended) {
-            provider.connectionClosed();
-            return;
-        }
-        SocketChannel socket = null;
-        try {
-            socket = SocketChannel.open();
-            provider.configure(socket);
-            channel = new Channel(provider, loop, socket);
-            loop.arm(replyTimeout, TimeUnit.MILLISECONDS.toNanos(settings.mpaReplyTimeoutMillis()));
-            boolean connected = socket.connect(peerAddress);
-            channel.register(this, connected ? SelectionKey.OP_WRITE : SelectionKey.OP_CONNECT);
-            if (connected) {
-                onTcpConnected();
-            }
-        } catch (IOException | UnresolvedAddressException | SecurityException e) {
-            if (channel == null) {
-                closeQuietly(socket);
-                provider.connectionClosed();
-            }
-            end(connectFailureCause(e), "TCP connect to " + peerAddress + " failed: " + e, null, null);
-        }
-    }
-
-    private static DisconnectCause connectFailureCause(Exception e) {
-        return e instanceof ConnectException || e instanceof NoRouteToHostException
-                || e instanceof PortUnreachableException || e instanceof UnresolvedAddressException
-                ? DisconnectCause.UNREACHABLE : DisconnectCause.CONNECT_ERROR;
-    }
-
-    private static void closeQuietly(SocketChannel socket) {
-        if (socket != null) {
-            try {
-                socket.close();
-            } catch (IOException ignored) {
-                // nothing was registered yet
-            }
-        }
-    }
-
-    /** The TCP connection is up: send the MPA Request (RFC 5044 §7.1, RFC 6581 §5). */
-    private void onTcpConnected() throws IOException {
-        localAddress = (InetSocketAddress) channel.socket.getLocalAddress();
-        boolean enhanced = settings.mpaRevision() == 2;
-        int irdFlags = 0;
-        int ordFlags = 0;
-        RtrMode p2p = settings.peerToPeer();
-        if (enhanced && p2p != RtrMode.NONE) {
-            irdFlags = MpaV2Control.PEER_TO_PEER;
-            ordFlags = switch (p2p) {
-                case WRITE -> MpaV2Control.WRITE_RTR;
-                case READ -> MpaV2Control.READ_RTR;
-                default -> MpaV2Control.WRITE_RTR | MpaV2Control.READ_RTR;
-            };
-            if ((ordFlags & MpaV2Control.READ_RTR) != 0) {
-                requestOrd = Math.max(1, requestOrd); // the Read RTR takes an ORD slot (siw forces ORD >= 1)
-            }
-        }
-        mpa = MpaSetup.frame(true, settings.crc() ? MpaFrame.FLAG_CRC : 0, settings.mpaRevision(), enhanced, requestIrd, requestOrd, irdFlags,
-                ordFlags, privateData);
-        requestedIrdFlags = irdFlags;
-        requestedOrdFlags = ordFlags;
-        phase = Phase.WRITE_MPA;
-        writeMpa();
-    }
-
-    /** Writes the Request or Reply in {@link #mpa}; then reads the Reply (active) or enters RDMA mode (passive). */
-    private void writeMpa() throws IOException {
-        channel.socket.write(mpa);
-        if (mpa.hasRemaining()) {
-            channel.interest(SelectionKey.OP_WRITE);
-            return;
-        }
-        if (passive) {
-            establish(replyCrc, replyIrd, replyOrd, RtrMode.NONE, empty);
-            return;
-        }
-        phase = Phase.READ_REPLY;
-        mpa = ByteBuffer.allocate(MpaFrame.HEADER_SIZE + MpaFrame.MAX_PRIVATE_DATA);
-        mpa.limit(MpaFrame.HEADER_SIZE);
-        channel.interest(SelectionKey.OP_READ);
-    }
-
-    /** Reads the Reply exactly (never past it: what follows is RDMA mode). */
-    private void readReply() throws IOException {
-        while (true) {
-            int n = channel.socket.read(mpa);
-            if (n < 0) {
-                end(DisconnectCause.CONNECT_ERROR, "the peer closed the connection before its MPA Reply was complete"
-                        + " (RFC 5044 §7.1)", null, null);
-                return;
-            }
-            if (mpa.hasRemaining()) {
-                if (n == 0) {
-                    return;
-                }
-                continue;
-            }
-            if (!replyHeaderRead) {
-                if (MpaFrame.key(mpa, 0) != MpaFrame.Key.REPLY) {
-                    end(DisconnectCause.CONNECT_ERROR, "the peer's answer is not an MPA Reply (key "
-                            + new String(mpa.array(), 0, 16, java.nio.charset.StandardCharsets.ISO_8859_1)
-                            + "; RFC 5044 §7.1); sent Terminate " + TerminateError.MPA_INVALID_FRAME, rawTerminate(
-                            TerminateError.MPA_INVALID_FRAME), null);
-                    return;
-                }
-                int pd = MpaFrame.pdLength(mpa, 0);
-                if (pd > MpaFrame.MAX_PRIVATE_DATA) {
-                    end(DisconnectCause.CONNECT_ERROR, "MPA Reply PD_Length " + pd + " exceeds "
-                            + MpaFrame.MAX_PRIVATE_DATA + " (RFC 5044 §7.1)", null, null);
-                    return;
-                }
-                replyHeaderRead = true;
-                mpa.limit(MpaFrame.HEADER_SIZE + pd);
-                if (mpa.hasRemaining()) {
-                    continue;
-                }
-            }
-            processReply();
-            return;
-        }
-    }
-
-    /** The complete Reply (RFC 5044 §7.1, RFC 6581 §5; iwarp.md §2.4, §7). */
-    private void processReply() {
-        MpaNegotiation.Result result = MpaNegotiation.reply(mpa, settings, requestIrd, requestOrd, requestedIrdFlags,
-                requestedOrdFlags);
-        if (result instanceof MpaNegotiation.Refused r) {
-            end(r.cause(), r.detail(), r.terminate() == null ? null : rawTerminate(r.terminate()), r.rejectData());
-            return;
-        }
-        MpaNegotiation.Agreed a = (MpaNegotiation.Agreed) result;
-        if (!a.enhanced() && settings.mpaRevision() == 2 && LOG.isDebugEnabled()) {
-            LOG.debug("{}: the peer answered MPA revision {} without the RFC 6581 word; IRD/ORD come from the ULP",
-                    this, MpaFrame.revision(mpa, 0));
-        }
-        establish(a.crc(), a.ird(), a.ord(), a.rtr(), a.ulpPrivateData());
+        loop.execute(active::start);
     }
 
     @Override
@@ -355,38 +196,37 @@ final class EndpointImpl implements RdmaEndpoint, IoHandler {
                 throw new RdmaException("accept: the connection request was rejected");
             }
             state = State.ACCEPTING;
-            privateData = MpaSetup.readOnlyCopy(data, data.position(), data.remaining());
-            requestIrd = Math.min(parameters.inboundReadDepth(), settings.maxReadDepth());
-            requestOrd = Math.min(parameters.outboundReadDepth(), settings.maxReadDepth());
+            setup.accepted(MpaSetup.readOnlyCopy(data, data.position(), data.remaining()),
+                    Math.min(parameters.inboundReadDepth(), settings.maxReadDepth()),
+                    Math.min(parameters.outboundReadDepth(), settings.maxReadDepth()));
         }
         loop.execute(this::sendReply);
     }
 
-    /** Passive: negotiates as iwarp.md §7 (responder) says and writes the Reply. */
+    /** Passive, loop task after {@code accept}: the setup writes the Reply, then calls {@link #establish}. */
     private void sendReply() {
         if (state != State.ACCEPTING || ended) {
             return;
         }
         channel = setup.channel();
-        channel.owner(this);
-        MpaNegotiation.Answer answer = MpaNegotiation.answer(setup, settings, requestIrd, requestOrd);
-        replyCrc = answer.crc();
-        replyIrd = answer.ird();
-        replyOrd = answer.ord();
-        mpa = MpaSetup.frame(false, replyCrc ? MpaFrame.FLAG_CRC : 0, answer.revision(), answer.enhanced(),
-                answer.ird(), answer.ord(), answer.irdFlags(), answer.ordFlags(), privateData);
-        phase = Phase.WRITE_MPA;
-        try {
-            writeMpa();
-        } catch (IOException e) {
-            end(DisconnectCause.CONNECT_ERROR, "writing the MPA Reply to " + peerAddress + " failed: " + e, null, null);
-        }
+        setup.sendReply(this);
     }
 
-    /** Enters RDMA mode (RFC 5044 §7.1.2): the initiator may send at once, the responder after the first FPDU. */
-    private void establish(boolean crc, int ird, int ord, RtrMode rtr, ByteBuffer peerData) {
-        loop.disarm(replyTimeout);
-        mpa = null;
+    /** Active, I/O thread: the setup's channel, from its creation on (so that {@link #end} closes it). */
+    void attach(Channel c) {
+        channel = c;
+    }
+
+    /** Active, I/O thread: the TCP connection is up. */
+    void connectedFrom(InetSocketAddress local) {
+        localAddress = local;
+    }
+
+    /**
+     * I/O thread, called by the setup once the MPA exchange agreed and the channel is ours: enters
+     * RDMA mode (RFC 5044 §7.1.2): the initiator may send at once, the responder after the first FPDU.
+     */
+    void establish(boolean crc, int ird, int ord, RtrMode rtr, ByteBuffer peerData) {
         crcOn = crc;
         InboundReads inbound = new InboundReads(ird);
         OutboundReads outbound = new OutboundReads(rtr == RtrMode.READ ? Math.max(1, ord) : ord);
@@ -410,12 +250,7 @@ final class EndpointImpl implements RdmaEndpoint, IoHandler {
         }
         channel.interest(SelectionKey.OP_READ);
         if (!passive) {
-            rtrMode = rtr;
-            if (settings.firstFpduDelayMillis() > 0) {
-                loop.arm(firstFpduDelay, TimeUnit.MILLISECONDS.toNanos(settings.firstFpduDelayMillis()));
-            } else {
-                openInitiatorGate();
-            }
+            active.established(rtr);
         }
         if (LOG.isDebugEnabled()) {
             LOG.debug("{}: RDMA mode, CRC {}, FPDUs up to {} B, IRD {}, ORD {}, RTR {}", this, crc ? "on" : "off",
@@ -431,32 +266,8 @@ final class EndpointImpl implements RdmaEndpoint, IoHandler {
         runScheduled();
     }
 
-    /** The initiator may send (RFC 5044 §7.1.2): its RTR frame first when peer-to-peer was negotiated. */
-    private void openInitiatorGate() {
-        if (ended) {
-            return;
-        }
-        tx.openGate();
-        if (rtrMode == RtrMode.WRITE) {
-            tx.queueWriteRtr();
-        } else if (rtrMode == RtrMode.READ) {
-            SendWr read = new SendWr();
-            read.type = WorkRequestType.RDMA_READ;
-            read.internal = true;
-            tx.queueReadRtr(read);
-        }
-    }
-
-    private void afterFirstFpduDelay() {
-        openInitiatorGate();
-        runScheduled();
-    }
-
-    private void onReplyTimeout() {
-        if (state == State.CONNECTING) {
-            end(DisconnectCause.CONNECT_ERROR, "no MPA Reply from " + peerAddress + " within "
-                    + settings.mpaReplyTimeoutMillis() + " ms (RFC 5044 §7.1)", null, null);
-        }
+    Transmitter transmitter() {
+        return tx;
     }
 
     @Override
@@ -687,8 +498,9 @@ final class EndpointImpl implements RdmaEndpoint, IoHandler {
     }
 
     private void closeOnLoop() {
-        loop.disarm(replyTimeout);
-        loop.disarm(firstFpduDelay);
+        if (active != null) {
+            active.stop();
+        }
         if (ended) {
             return;
         }
@@ -721,17 +533,6 @@ final class EndpointImpl implements RdmaEndpoint, IoHandler {
     public void onReady(SelectionKey key, int readyOps) {
         try {
             switch (state) {
-                case CONNECTING, ACCEPTING -> {
-                    if (phase == Phase.TCP_CONNECT && (readyOps & SelectionKey.OP_CONNECT) != 0) {
-                        if (channel.socket.finishConnect()) {
-                            onTcpConnected();
-                        }
-                    } else if (phase == Phase.WRITE_MPA && (readyOps & SelectionKey.OP_WRITE) != 0) {
-                        writeMpa();
-                    } else if (phase == Phase.READ_REPLY && (readyOps & SelectionKey.OP_READ) != 0) {
-                        readReply();
-                    }
-                }
                 case ESTABLISHED -> {
                     if ((readyOps & SelectionKey.OP_READ) != 0) {
                         rx.onReadable();
@@ -750,6 +551,7 @@ final class EndpointImpl implements RdmaEndpoint, IoHandler {
         }
     }
 
+    /** An internal error on the I/O thread (the setups report theirs here once the endpoint exists). */
     @Override
     public void onCrash(Throwable failure) {
         LOG.error("{}: internal error; ending the connection", this, failure);
@@ -772,12 +574,11 @@ final class EndpointImpl implements RdmaEndpoint, IoHandler {
         }
     }
 
-    private void ioFailure(IOException e) {
+    /** I/O thread: an I/O call failed (a setup's own failures of the TCP connect are ended by the setup). */
+    void ioFailure(IOException e) {
         State s = state;
         if (s == State.CONNECTING || s == State.ACCEPTING) {
-            end(s == State.CONNECTING && phase == Phase.TCP_CONNECT ? connectFailureCause(e)
-                    : DisconnectCause.CONNECT_ERROR, "connection setup with " + peerAddress + " failed: " + e,
-                    null, null);
+            end(DisconnectCause.CONNECT_ERROR, "connection setup with " + peerAddress + " failed: " + e, null, null);
         } else {
             String text = String.valueOf(e.getMessage());
             DisconnectCause cause = text.contains("timed out") || e instanceof NoRouteToHostException
@@ -894,7 +695,7 @@ final class EndpointImpl implements RdmaEndpoint, IoHandler {
     }
 
     /** A Terminate on the raw socket during connection setup (siw sends it before RDMA mode, without CRC). */
-    private ByteBuffer rawTerminate(TerminateError error) {
+    ByteBuffer rawTerminate(TerminateError error) {
         return terminate(error, null, 0, 0, false);
     }
 
@@ -1039,8 +840,9 @@ final class EndpointImpl implements RdmaEndpoint, IoHandler {
                 state = State.ERROR;
             }
         }
-        loop.disarm(replyTimeout);
-        loop.disarm(firstFpduDelay);
+        if (active != null) {
+            active.stop();
+        }
         if (LOG.isDebugEnabled()) {
             LOG.debug("{} ends: {}: {}", this, cause, detail);
         }

@@ -218,7 +218,7 @@ final class ActiveSetup implements IoHandler {
                     ep.end(DisconnectCause.CONNECT_ERROR, "the peer's answer is not an MPA Reply (key "
                             + new String(mpa.array(), 0, 16, StandardCharsets.ISO_8859_1)
                             + "; RFC 5044 §7.1); sent Terminate " + TerminateError.MPA_INVALID_FRAME,
-                            ep.rawTerminate(TerminateError.MPA_INVALID_FRAME), null);
+                            ep.termination.beforeRdmaMode(TerminateError.MPA_INVALID_FRAME), null);
                     return;
                 }
                 int pd = MpaFrame.pdLength(mpa, 0);
@@ -244,7 +244,7 @@ final class ActiveSetup implements IoHandler {
                 requestedOrdFlags);
         if (result instanceof MpaNegotiation.Refused r) {
             ep.end(r.cause(), r.detail(), r.terminate() == null ? null
-                    : ep.rawTerminate(r.terminate()), r.rejectData());
+                    : ep.termination.beforeRdmaMode(r.terminate()), r.rejectData());
             return;
         }
         MpaNegotiation.Agreed a = (MpaNegotiation.Agreed) result;

@@ -8,7 +8,6 @@ import java.nio.channels.SelectionKey;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.zip.CRC32C;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -26,13 +25,9 @@ import smbdirect.api.rdma.RdmaException;
 import smbdirect.api.rdma.WorkRequestType;
 import smbdirect.rdma.iwarp.IwarpSettings;
 import smbdirect.rdma.iwarp.RtrMode;
-import smbdirect.rdma.iwarp.internal.wire.Be;
-import smbdirect.rdma.iwarp.internal.wire.Ddp;
 import smbdirect.rdma.iwarp.internal.wire.MpaFrame;
 import smbdirect.rdma.iwarp.internal.wire.MpaV2Control;
 import smbdirect.rdma.iwarp.internal.wire.Rdmap;
-import smbdirect.rdma.iwarp.internal.wire.Terminate;
-import smbdirect.rdma.iwarp.internal.wire.TerminateError;
 
 /**
  * One iWARP queue pair on one TCP connection: the SPI endpoint, its state, and in RDMA mode its
@@ -77,6 +72,8 @@ final class EndpointImpl implements RdmaEndpoint, IoHandler {
     final WorkRing<SendWr> sq;
     final WorkRing<RecvWr> rq;
     final RegionTable regions;
+    final Termination termination;
+    final Invalidation invalidation;
     final AtomicBoolean scheduled = new AtomicBoolean();
     /** The loop's work list link (written before the list's CAS publishes it). */
     EndpointImpl nextScheduled;
@@ -105,7 +102,6 @@ final class EndpointImpl implements RdmaEndpoint, IoHandler {
     private Receiver rx;
     private boolean ended;
     private boolean completionsReady;
-    private boolean crcOn;
 
     /** An active endpoint. */
     EndpointImpl(ProviderImpl provider, IoLoop loop, EndpointConfig config, RdmaEndpointHandler handler) {
@@ -125,6 +121,8 @@ final class EndpointImpl implements RdmaEndpoint, IoHandler {
         this.sq = new WorkRing<>(config.sendQueueDepth(), SendWr::new);
         this.rq = new WorkRing<>(config.receiveQueueDepth(), RecvWr::new);
         this.regions = new RegionTable(provider.random());
+        this.termination = new Termination(this);
+        this.invalidation = new Invalidation(this, regions);
         this.state = passive ? State.REQUESTED : State.IDLE;
         if (passive) {
             this.localAddress = setup.localAddress();
@@ -227,7 +225,7 @@ final class EndpointImpl implements RdmaEndpoint, IoHandler {
      * RDMA mode (RFC 5044 §7.1.2): the initiator may send at once, the responder after the first FPDU.
      */
     void establish(boolean crc, int ird, int ord, RtrMode rtr, ByteBuffer peerData) {
-        crcOn = crc;
+        termination.rdmaMode(crc);
         InboundReads inbound = new InboundReads(ird);
         OutboundReads outbound = new OutboundReads(rtr == RtrMode.READ ? Math.max(1, ord) : ord);
         int fpduSize = PathFpdu.resolve(settings.maxFpduSize(), channel.socket);
@@ -556,8 +554,7 @@ final class EndpointImpl implements RdmaEndpoint, IoHandler {
     public void onCrash(Throwable failure) {
         LOG.error("{}: internal error; ending the connection", this, failure);
         end(DisconnectCause.QP_ERROR, "internal error of the iWARP provider: " + failure,
-                state == State.ESTABLISHED ? terminate(TerminateError.LOCAL_CATASTROPHIC, null, 0, 0, false) : null,
-                null);
+                state == State.ESTABLISHED ? termination.localCatastrophic() : null, null);
     }
 
     /** I/O thread: new work requests, or the transmitter may continue (ORD freed, IRD work, gate opened). */
@@ -617,140 +614,6 @@ final class EndpointImpl implements RdmaEndpoint, IoHandler {
             tx.openGate();
             loop.schedule(this);
         }
-    }
-
-    /** Transmitter: a local invalidate reached the head of the send queue (iwarp.md §6.3). */
-    void localInvalidate(SendWr w) {
-        RegionImpl r = w.region;
-        if (!r.registered) {
-            w.complete(CompletionStatus.LOCAL_PROTECTION_ERROR, 0);
-            completionsReady = true;
-            end(DisconnectCause.QP_ERROR, "local invalidate wrId " + w.wrId + " names a deregistered region " + r,
-                    terminate(TerminateError.LOCAL_CATASTROPHIC, null, 0, 0, false), null);
-            return;
-        }
-        r.valid = false;
-        w.complete(CompletionStatus.SUCCESS, 0);
-        completionsReady = true;
-    }
-
-    /** Transmitter: the local region of a Send, RDMA Write or Read is still usable; otherwise fails the request. */
-    boolean checkLocal(SendWr w) {
-        RegionImpl r = w.region;
-        if (r.registered && r.valid) {
-            return true;
-        }
-        w.complete(CompletionStatus.LOCAL_PROTECTION_ERROR, 0);
-        completionsReady = true;
-        end(DisconnectCause.QP_ERROR, w.type + " wrId " + w.wrId + " names a deregistered or invalidated region "
-                + r, terminate(TerminateError.LOCAL_CATASTROPHIC, null, 0, 0, false), null);
-        return false;
-    }
-
-    /**
-     * Receiver: a Send with Invalidate was placed; invalidates our registration {@code stag} and
-     * reports it with the receive (RFC 5040 §5.1, iwarp.md §6.3). An already invalid STag is no error;
-     * one that names no registration of this stream is (siw: Terminate RDMAP / Remote Operation / 0x09).
-     */
-    boolean remoteInvalidate(int stag, RecvWr recv, int bytes) {
-        RegionImpl r = regions.lookup(RegionImpl.index(stag));
-        if (r == null || r.stag != stag) {
-            recv.complete(CompletionStatus.REMOTE_INVALID_REQUEST, bytes);
-            completionsReady = true;
-            return false;
-        }
-        r.valid = false;
-        recv.invalidated = true;
-        recv.invalidatedStag = stag;
-        recv.complete(CompletionStatus.SUCCESS, bytes);
-        return true;
-    }
-
-    /** Receiver: ends the connection with a Terminate for the segment whose header starts at 0 of {@code header}. */
-    void failReceive(TerminateError error, String detail, ByteBuffer header, int copiedLength, int segmentLength,
-            boolean readRequest) {
-        end(DisconnectCause.QP_ERROR, "sent Terminate " + error + ": " + detail,
-                terminate(error, header, copiedLength, segmentLength, readRequest), null);
-    }
-
-    /** Transmitter: the source of the peer's Read Request failed its checks (RDMAP Remote Protection; M, D, R). */
-    void failReadRequest(InboundRead r, TerminateError error, String detail) {
-        ByteBuffer request = ByteBuffer.allocate(Rdmap.READ_REQUEST_HEADER);
-        Ddp.putUntagged(request, 0, Rdmap.READ_REQUEST_HEADER - 2, true, Rdmap.READ_REQUEST, 0, Ddp.QN_READ_REQUEST,
-                r.msn, 0);
-        Rdmap.putReadRequest(request, 0, r.sinkStag, r.sinkTo, (int) r.size, r.sourceStag, r.sourceTo);
-        end(DisconnectCause.QP_ERROR, "sent Terminate " + error + ": " + detail,
-                terminate(error, request, Rdmap.READ_REQUEST_HEADER - 2, 0, true), null);
-    }
-
-    /** Builds a Terminate FPDU (RFC 5040 §4.8) with the connection's CRC setting. */
-    private ByteBuffer terminate(TerminateError error, ByteBuffer header, int copiedLength, int segmentLength,
-            boolean readRequest) {
-        ByteBuffer b = ByteBuffer.allocateDirect(128);
-        int size = Terminate.encode(b, 0, error, header, Ddp.CONTROL, copiedLength, segmentLength, readRequest,
-                crcOn ? new CRC32C() : null);
-        b.limit(size);
-        provider.terminateSent();
-        return b;
-    }
-
-    /** A Terminate on the raw socket during connection setup (siw sends it before RDMA mode, without CRC). */
-    ByteBuffer rawTerminate(TerminateError error) {
-        return terminate(error, null, 0, 0, false);
-    }
-
-    /**
-     * Receiver: the peer sent a Terminate ({@code header} holds its untagged header and control
-     * word, {@code copied} the copied headers read). Surfaced in the disconnect detail, never answered
-     * (iwarp.md §5.7). A Read it names (or, without a copy, the oldest outstanding Read when the error
-     * is an RDMAP protection error) completes with REMOTE_ACCESS_ERROR.
-     */
-    void peerTerminated(ByteBuffer header, ByteBuffer copied) {
-        provider.terminateReceived();
-        Terminate.Control control = Terminate.decodeControl(Be.i32(header, Terminate.CONTROL));
-        StringBuilder detail = new StringBuilder("the peer sent Terminate ").append(control);
-        int qn = Ddp.qn(header, 0);
-        int msn = Ddp.msn(header, 0);
-        if (qn != Ddp.QN_TERMINATE || msn != 1 || Ddp.mo(header, 0) != 0) {
-            detail.append(" [QN ").append(Integer.toUnsignedString(qn)).append(", MSN ")
-                    .append(Integer.toUnsignedString(msn)).append(": siw calls this a bogus Terminate]");
-        }
-        int copiedStart = 2;
-        SendWr failed = null;
-        OutboundReads orq = outboundReads();
-        if (control.hasFlag(Terminate.FLAG_D) && copied.remaining() >= copiedStart + 2) {
-            int ctrl = Be.u8(copied, copiedStart);
-            int op = Rdmap.opcode(Be.u8(copied, copiedStart + 1));
-            detail.append("; it names our ").append(Rdmap.name(op));
-            if (!Ddp.isTagged(ctrl) && copied.remaining() >= copiedStart + Ddp.UNTAGGED_HEADER_ULPDU) {
-                int copiedMsn = Be.i32(copied, copiedStart + Ddp.MSN - 2);
-                detail.append(" MSN ").append(Integer.toUnsignedString(copiedMsn));
-                if (op == Rdmap.READ_REQUEST && orq != null) {
-                    for (int i = 0; i < orq.size(); i++) {
-                        if (orq.get(i).readMsn == copiedMsn) {
-                            failed = orq.get(i);
-                        }
-                    }
-                }
-            } else if (Ddp.isTagged(ctrl) && copied.remaining() >= copiedStart + Ddp.TAGGED_HEADER_ULPDU) {
-                detail.append(" to STag 0x").append(Integer.toHexString(Be.i32(copied, copiedStart + Ddp.STAG - 2)))
-                        .append(" TO 0x").append(Long.toHexString(Be.i64(copied, copiedStart + Ddp.TO - 2)));
-            }
-        }
-        TerminateError e = control.error();
-        if (failed == null && orq != null && orq.size() > 0 && e.layer() == TerminateError.LAYER_RDMAP
-                && e.errorType() == TerminateError.RDMAP_REMOTE_PROTECTION) {
-            failed = orq.peek();
-        }
-        if (failed != null && !failed.internal) {
-            failed.complete(CompletionStatus.REMOTE_ACCESS_ERROR, 0);
-            completionsReady = true;
-        }
-        end(DisconnectCause.QP_ERROR, detail.toString(), null, null);
-    }
-
-    private OutboundReads outboundReads() {
-        return rx == null ? null : rx.outboundReads();
     }
 
     /**

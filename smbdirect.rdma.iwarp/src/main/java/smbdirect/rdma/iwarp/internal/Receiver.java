@@ -51,7 +51,7 @@ import smbdirect.rdma.iwarp.internal.wire.TerminateError;
  * Read Response against the oldest outstanding Read Request, the STag, rights and bounds of an RDMA
  * Write before a byte of it is placed, IRD for Read Requests, and the CRC32C of every FPDU when
  * negotiated (RFC 5044 §6.1). Any failure ends the connection with one Terminate naming layer, type
- * and code ({@link EndpointImpl#failReceive}); a Terminate of the peer ends it without an answer.
+ * and code ({@link Termination#failReceive}); a Terminate of the peer ends it without an answer.
  * I/O thread only; allocation-free after the first read ahead (which creates the spill buffer and
  * the receive region's views).
  */
@@ -70,6 +70,8 @@ final class Receiver {
     private static final int TRAILER_SLOT = 8;
 
     private final EndpointImpl ep;
+    private final Termination termination;
+    private final Invalidation invalidation;
     private final SocketChannel socket;
     private final CRC32C crc;
     private final WorkRing<RecvWr> rq;
@@ -128,16 +130,14 @@ final class Receiver {
     Receiver(EndpointImpl ep, SocketChannel socket, boolean crcOn, WorkRing<RecvWr> rq, RegionTable regions,
             InboundReads ird, OutboundReads orq) {
         this.ep = ep;
+        this.termination = ep.termination;
+        this.invalidation = ep.invalidation;
         this.socket = socket;
         this.crc = crcOn ? new CRC32C() : null;
         this.rq = rq;
         this.regions = regions;
         this.ird = ird;
         this.orq = orq;
-    }
-
-    OutboundReads outboundReads() {
-        return orq;
     }
 
     long fpdusReceived() {
@@ -683,7 +683,7 @@ final class Receiver {
         fpdusReceived++;
         if (terminate) {
             term.flip();
-            ep.peerTerminated(cur, term);
+            termination.peerTerminated(cur, term, orq);
             return false;
         }
         if (crc != null) {
@@ -730,7 +730,7 @@ final class Receiver {
                     int bytes = sendMo;
                     sendMo = 0;
                     expectedSendMsn++;
-                    if (Rdmap.invalidates(opcode) && !ep.remoteInvalidate(invalidateStag, done, bytes)) {
+                    if (Rdmap.invalidates(opcode) && !invalidation.remoteInvalidate(invalidateStag, done, bytes)) {
                         return fail(TerminateError.RDMAP_CANNOT_INVALIDATE, Rdmap.name(opcode)
                                 + " names STag 0x" + Integer.toHexString(invalidateStag)
                                 + ", which is not a registration of this stream (RFC 5040 §6.4.3)", true);
@@ -760,7 +760,7 @@ final class Receiver {
             boolean tagged = Ddp.isTagged(Be.u8(cur, Ddp.CONTROL));
             copied = (tagged ? Ddp.TAGGED_HEADER : Ddp.UNTAGGED_HEADER) - Fpdu.LENGTH_SIZE;
         }
-        ep.failReceive(error, detail, cur, copied, payload, readRequest);
+        termination.failReceive(error, detail, cur, copied, payload, readRequest);
         return false;
     }
 }

@@ -15,7 +15,9 @@ import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import smbdirect.api.rdma.ConnectParameters;
 import smbdirect.api.rdma.DisconnectCause;
+import smbdirect.api.rdma.RdmaException;
 import smbdirect.api.rdma.WorkRequestType;
 import smbdirect.rdma.iwarp.IwarpSettings;
 import smbdirect.rdma.iwarp.RtrMode;
@@ -77,11 +79,22 @@ final class ActiveSetup implements IoHandler {
         this.settings = ep.settings;
     }
 
-    /** Endpoint lock held: the connect's private data (a read-only copy) and read depths. */
-    void request(ByteBuffer ulpPrivateData, int ird, int ord) {
-        privateData = ulpPrivateData;
-        requestIrd = ird;
-        requestOrd = ord;
+    /** {@code connect}: the ULP's private data must leave room for the RFC 6581 word in the 512 bytes of MPA. */
+    static void checkPrivateData(IwarpSettings settings, ByteBuffer data) throws RdmaException {
+        int max = MpaFrame.MAX_PRIVATE_DATA - (settings.mpaRevision() == 2 ? MpaV2Control.SIZE : 0);
+        if (data.remaining() > max) {
+            throw new RdmaException("connect: " + data.remaining() + " bytes of private data exceed " + max
+                    + " (RFC 5044 §7.1: 512 bytes of MPA private data"
+                    + (settings.mpaRevision() == 2 ? ", 4 of them the RFC 6581 IRD/ORD word)" : ")"));
+        }
+    }
+
+    /** Endpoint lock held: keeps the connect's private data (a read-only copy) and read depths. */
+    void request(ConnectParameters parameters) {
+        ByteBuffer data = parameters.privateData();
+        privateData = MpaSetup.readOnlyCopy(data, data.position(), data.remaining());
+        requestIrd = Math.min(parameters.inboundReadDepth(), settings.maxReadDepth());
+        requestOrd = Math.min(parameters.outboundReadDepth(), settings.maxReadDepth());
     }
 
     /** Loop task after {@code connect}: opens the TCP connection. */

@@ -25,8 +25,6 @@ import smbdirect.api.rdma.RdmaException;
 import smbdirect.api.rdma.WorkRequestType;
 import smbdirect.rdma.iwarp.IwarpSettings;
 import smbdirect.rdma.iwarp.RtrMode;
-import smbdirect.rdma.iwarp.internal.wire.MpaFrame;
-import smbdirect.rdma.iwarp.internal.wire.MpaV2Control;
 import smbdirect.rdma.iwarp.internal.wire.Rdmap;
 
 /**
@@ -144,13 +142,7 @@ final class EndpointImpl implements RdmaEndpoint, IoHandler {
         if (peer.isUnresolved()) {
             throw new RdmaException("connect: " + peer + " is not resolved");
         }
-        ByteBuffer data = parameters.privateData();
-        int max = MpaFrame.MAX_PRIVATE_DATA - (settings.mpaRevision() == 2 ? MpaV2Control.SIZE : 0);
-        if (data.remaining() > max) {
-            throw new RdmaException("connect: " + data.remaining() + " bytes of private data exceed " + max
-                    + " (RFC 5044 §7.1: 512 bytes of MPA private data"
-                    + (settings.mpaRevision() == 2 ? ", 4 of them the RFC 6581 IRD/ORD word)" : ")"));
-        }
+        ActiveSetup.checkPrivateData(settings, parameters.privateData());
         synchronized (lock) {
             if (passive) {
                 throw new RdmaException("connect: the endpoint was created from a connection request; use accept");
@@ -164,9 +156,7 @@ final class EndpointImpl implements RdmaEndpoint, IoHandler {
             }
             state = State.CONNECTING;
             peerAddress = peer;
-            active.request(MpaSetup.readOnlyCopy(data, data.position(), data.remaining()),
-                    Math.min(parameters.inboundReadDepth(), settings.maxReadDepth()),
-                    Math.min(parameters.outboundReadDepth(), settings.maxReadDepth()));
+            active.request(parameters);
         }
         loop.execute(active::start);
     }
@@ -175,16 +165,11 @@ final class EndpointImpl implements RdmaEndpoint, IoHandler {
     public void accept(ConnectParameters parameters) throws RdmaException {
         Objects.requireNonNull(parameters, "parameters");
         provider.checkOpen("accept");
-        ByteBuffer data = parameters.privateData();
         synchronized (lock) {
             if (!passive) {
                 throw new RdmaException("accept: the endpoint is active (created by the provider); use connect");
             }
-            int max = MpaFrame.MAX_PRIVATE_DATA - (setup.enhanced() ? MpaV2Control.SIZE : 0);
-            if (data.remaining() > max) {
-                throw new RdmaException("accept: " + data.remaining() + " bytes of private data exceed " + max
-                        + " (RFC 5044 §7.1)");
-            }
+            setup.checkPrivateData(parameters.privateData());
             if (state != State.REQUESTED) {
                 throw new RdmaException("accept: the endpoint is " + state
                         + (state == State.REJECTED ? " (its request was rejected)" : ""));
@@ -194,9 +179,7 @@ final class EndpointImpl implements RdmaEndpoint, IoHandler {
                 throw new RdmaException("accept: the connection request was rejected");
             }
             state = State.ACCEPTING;
-            setup.accepted(MpaSetup.readOnlyCopy(data, data.position(), data.remaining()),
-                    Math.min(parameters.inboundReadDepth(), settings.maxReadDepth()),
-                    Math.min(parameters.outboundReadDepth(), settings.maxReadDepth()));
+            setup.accepted(parameters);
         }
         loop.execute(this::sendReply);
     }

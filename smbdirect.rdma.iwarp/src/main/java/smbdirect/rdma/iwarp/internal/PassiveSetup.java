@@ -10,6 +10,7 @@ import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import smbdirect.api.rdma.ConnectParameters;
 import smbdirect.api.rdma.DisconnectCause;
 import smbdirect.api.rdma.EndpointConfig;
 import smbdirect.api.rdma.RdmaConnectRequest;
@@ -387,11 +388,22 @@ final class PassiveSetup implements IoHandler, RdmaConnectRequest {
         return true;
     }
 
-    /** After {@link #decideAccept}: the accept's private data (a read-only copy) and read depths. */
-    synchronized void accepted(ByteBuffer ulpPrivateData, int ird, int ord) {
-        replyData = ulpPrivateData;
-        replyIrd = ird;
-        replyOrd = ord;
+    /** {@code accept}: the ULP's private data must leave room for the RFC 6581 word in the 512 bytes of MPA. */
+    void checkPrivateData(ByteBuffer data) throws RdmaException {
+        int max = MpaFrame.MAX_PRIVATE_DATA - (enhanced ? MpaV2Control.SIZE : 0);
+        if (data.remaining() > max) {
+            throw new RdmaException("accept: " + data.remaining() + " bytes of private data exceed " + max
+                    + " (RFC 5044 §7.1)");
+        }
+    }
+
+    /** After {@link #decideAccept}: keeps the accept's private data (a read-only copy) and read depths. */
+    synchronized void accepted(ConnectParameters parameters) {
+        ByteBuffer data = parameters.privateData();
+        int maxReadDepth = provider.settings().maxReadDepth();
+        replyData = MpaSetup.readOnlyCopy(data, data.position(), data.remaining());
+        replyIrd = Math.min(parameters.inboundReadDepth(), maxReadDepth);
+        replyOrd = Math.min(parameters.outboundReadDepth(), maxReadDepth);
     }
 
     /** Loop thread, {@code ep} accepting: negotiates as iwarp.md §7 (responder) says and writes the Reply. */

@@ -12,7 +12,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import smbdirect.api.rdma.CompletionStatus;
 import smbdirect.api.rdma.ConnectParameters;
 import smbdirect.api.rdma.DisconnectCause;
 import smbdirect.api.rdma.EndpointConfig;
@@ -22,10 +21,8 @@ import smbdirect.api.rdma.RdmaCapabilities;
 import smbdirect.api.rdma.RdmaEndpoint;
 import smbdirect.api.rdma.RdmaEndpointHandler;
 import smbdirect.api.rdma.RdmaException;
-import smbdirect.api.rdma.WorkRequestType;
 import smbdirect.rdma.iwarp.IwarpSettings;
 import smbdirect.rdma.iwarp.RtrMode;
-import smbdirect.rdma.iwarp.internal.wire.Rdmap;
 
 /**
  * One iWARP queue pair on one TCP connection: the SPI endpoint, its state, and in RDMA mode its
@@ -67,9 +64,8 @@ final class EndpointImpl implements RdmaEndpoint, IoHandler {
     final ProviderImpl provider;
     final IoLoop loop;
     final IwarpSettings settings;
-    final WorkRing<SendWr> sq;
-    final WorkRing<RecvWr> rq;
     final RegionTable regions;
+    final WorkQueues queues;
     final Termination termination;
     final Invalidation invalidation;
     final AtomicBoolean scheduled = new AtomicBoolean();
@@ -83,7 +79,6 @@ final class EndpointImpl implements RdmaEndpoint, IoHandler {
     /** The initiator's MPA setup (active), else null. */
     private final ActiveSetup active;
     private final Object lock = new Object();
-    private final WorkCompletionImpl completion = new WorkCompletionImpl();
     private final ByteBuffer empty = ByteBuffer.allocate(0).asReadOnlyBuffer();
 
     private volatile State state;
@@ -99,7 +94,6 @@ final class EndpointImpl implements RdmaEndpoint, IoHandler {
     private Transmitter tx;
     private Receiver rx;
     private boolean ended;
-    private boolean completionsReady;
 
     /** An active endpoint. */
     EndpointImpl(ProviderImpl provider, IoLoop loop, EndpointConfig config, RdmaEndpointHandler handler) {
@@ -116,9 +110,8 @@ final class EndpointImpl implements RdmaEndpoint, IoHandler {
         this.setup = setup;
         this.passive = setup != null;
         this.active = passive ? null : new ActiveSetup(this);
-        this.sq = new WorkRing<>(config.sendQueueDepth(), SendWr::new);
-        this.rq = new WorkRing<>(config.receiveQueueDepth(), RecvWr::new);
-        this.regions = new RegionTable(provider.random());
+        this.regions = new RegionTable(this, provider.random());
+        this.queues = new WorkQueues(this, lock, config, regions, this.handler);
         this.termination = new Termination(this);
         this.invalidation = new Invalidation(this, regions);
         this.state = passive ? State.REQUESTED : State.IDLE;
@@ -212,8 +205,8 @@ final class EndpointImpl implements RdmaEndpoint, IoHandler {
         InboundReads inbound = new InboundReads(ird);
         OutboundReads outbound = new OutboundReads(rtr == RtrMode.READ ? Math.max(1, ord) : ord);
         int fpduSize = PathFpdu.resolve(settings.maxFpduSize(), channel.socket);
-        tx = new Transmitter(this, channel.socket, crc, fpduSize, sq, inbound, outbound);
-        rx = new Receiver(this, channel.socket, crc, rq, regions, inbound, outbound);
+        tx = new Transmitter(this, channel.socket, crc, fpduSize, queues.sq, inbound, outbound);
+        rx = new Receiver(this, channel.socket, crc, queues.rq, regions, inbound, outbound);
         synchronized (lock) {
             if (state == State.CLOSED) {
                 return;
@@ -276,172 +269,49 @@ final class EndpointImpl implements RdmaEndpoint, IoHandler {
         return provider.capabilities();
     }
 
-    // ------------------------------------------------------------------ memory
+    // ------------------------------------------------------------------ memory and posting
 
     @Override
     public MemoryRegion register(ByteBuffer buffer, Set<MemoryAccess> access) throws RdmaException {
-        Objects.requireNonNull(buffer, "buffer");
-        Objects.requireNonNull(access, "access");
-        provider.checkOpen("register");
-        if (!buffer.isDirect()) {
-            throw new RdmaException("register: the buffer must be direct (the provider reads and writes it in place): "
-                    + buffer);
-        }
-        if (!buffer.hasRemaining()) {
-            throw new RdmaException("register: nothing to register (position == limit == " + buffer.position() + ")");
-        }
-        boolean localWrite = access.contains(MemoryAccess.LOCAL_WRITE);
-        if (access.contains(MemoryAccess.REMOTE_WRITE) && !localWrite) {
-            throw new RdmaException("register: access " + access + ": REMOTE_WRITE requires LOCAL_WRITE");
-        }
-        if (buffer.isReadOnly() && (localWrite || access.contains(MemoryAccess.REMOTE_WRITE))) {
-            throw new RdmaException("register: a read-only buffer cannot be registered with " + access);
-        }
-        if (state == State.CLOSED) {
-            throw new RdmaException("register: the endpoint is closed");
-        }
-        RegionImpl r = regions.register(this, buffer, access);
-        if (state == State.CLOSED) {
-            regions.remove(r);
-            r.registered = false;
-            r.valid = false;
-            throw new RdmaException("register: the endpoint is closed");
-        }
-        return r;
+        return regions.register(buffer, access);
     }
 
     @Override
     public void deregister(MemoryRegion region) throws RdmaException {
-        RegionImpl r = own(region, "deregister");
-        if (state == State.CLOSED) {
-            return;
-        }
-        if (!regions.remove(r)) {
-            throw new RdmaException("deregister: " + r + " is already deregistered");
-        }
-        r.registered = false;
-        r.valid = false;
+        regions.deregister(region);
     }
-
-    private RegionImpl own(MemoryRegion region, String operation) throws RdmaException {
-        Objects.requireNonNull(region, "region");
-        if (!(region instanceof RegionImpl r) || r.owner != this) {
-            throw new RdmaException(operation + ": " + region + " is not registered on this endpoint");
-        }
-        return r;
-    }
-
-    private RegionImpl usable(MemoryRegion region, int offset, int length, String operation) throws RdmaException {
-        RegionImpl r = own(region, operation);
-        if (!r.registered) {
-            throw new RdmaException(operation + ": " + r + " is deregistered");
-        }
-        if (offset < 0 || length < 0 || (long) offset + length > r.length) {
-            throw new RdmaException(operation + ": offset " + offset + " + length " + length
-                    + " is outside the region of " + r.length + " bytes");
-        }
-        return r;
-    }
-
-    // ------------------------------------------------------------------ posting
 
     @Override
     public void postReceive(MemoryRegion region, int offset, int length, long wrId) throws RdmaException {
-        RegionImpl r = usable(region, offset, length, "postReceive");
-        if (!r.localWrite) {
-            throw new RdmaException("postReceive: " + r + " lacks LOCAL_WRITE");
-        }
-        synchronized (lock) {
-            State s = state;
-            if (s == State.ERROR || s == State.CLOSED || s == State.REJECTED) {
-                throw notPostable("postReceive");
-            }
-            if (rq.isFull()) {
-                throw new RdmaException("postReceive: the receive queue is full (" + rq.depth
-                        + " = EndpointConfig.receiveQueueDepth)");
-            }
-            RecvWr w = rq.next();
-            w.region = r;
-            w.offset = offset;
-            w.length = length;
-            w.wrId = wrId;
-            rq.publish();
-        }
+        queues.postReceive(region, offset, length, wrId);
     }
 
     @Override
     public void postSend(MemoryRegion region, int offset, int length, long wrId) throws RdmaException {
-        RegionImpl r = usable(region, offset, length, "postSend");
-        post(WorkRequestType.SEND, Rdmap.SEND, r, offset, length, 0, 0, 0, wrId, "postSend");
+        queues.postSend(region, offset, length, wrId);
     }
 
     @Override
     public void postSendWithInvalidate(MemoryRegion region, int offset, int length, int remoteToken, long wrId)
             throws RdmaException {
-        RegionImpl r = usable(region, offset, length, "postSendWithInvalidate");
-        post(WorkRequestType.SEND, Rdmap.SEND_INVALIDATE, r, offset, length, 0, 0, remoteToken, wrId,
-                "postSendWithInvalidate");
+        queues.postSendWithInvalidate(region, offset, length, remoteToken, wrId);
     }
 
     @Override
     public void postRdmaWrite(MemoryRegion local, int localOffset, int length, long remoteAddress, int remoteToken,
             long wrId) throws RdmaException {
-        RegionImpl r = usable(local, localOffset, length, "postRdmaWrite");
-        post(WorkRequestType.RDMA_WRITE, Rdmap.RDMA_WRITE, r, localOffset, length, remoteAddress, remoteToken, 0,
-                wrId, "postRdmaWrite");
+        queues.postRdmaWrite(local, localOffset, length, remoteAddress, remoteToken, wrId);
     }
 
     @Override
     public void postRdmaRead(MemoryRegion local, int localOffset, int length, long remoteAddress, int remoteToken,
             long wrId) throws RdmaException {
-        RegionImpl r = usable(local, localOffset, length, "postRdmaRead");
-        if (!r.localWrite) {
-            throw new RdmaException("postRdmaRead: the sink " + r + " lacks LOCAL_WRITE");
-        }
-        post(WorkRequestType.RDMA_READ, Rdmap.READ_REQUEST, r, localOffset, length, remoteAddress, remoteToken, 0,
-                wrId, "postRdmaRead");
+        queues.postRdmaRead(local, localOffset, length, remoteAddress, remoteToken, wrId);
     }
 
     @Override
     public void postLocalInvalidate(MemoryRegion region, long wrId) throws RdmaException {
-        RegionImpl r = own(region, "postLocalInvalidate");
-        if (!r.registered) {
-            throw new RdmaException("postLocalInvalidate: " + r + " is deregistered");
-        }
-        post(WorkRequestType.LOCAL_INVALIDATE, -1, r, 0, 0, 0, 0, 0, wrId, "postLocalInvalidate");
-    }
-
-    private void post(WorkRequestType type, int opcode, RegionImpl r, int offset, int length, long remoteAddress,
-            int remoteToken, int invalidateToken, long wrId, String operation) throws RdmaException {
-        synchronized (lock) {
-            if (state != State.ESTABLISHED) {
-                throw notPostable(operation);
-            }
-            if (type == WorkRequestType.RDMA_READ && outboundReadDepth == 0) {
-                throw new RdmaException(operation + ": the negotiated ORD is 0 (the peer grants no RDMA Read)");
-            }
-            if (sq.isFull()) {
-                throw new RdmaException(operation + ": the send queue is full (" + sq.depth
-                        + " = EndpointConfig.sendQueueDepth)");
-            }
-            SendWr w = sq.next();
-            w.type = type;
-            w.opcode = opcode;
-            w.region = r;
-            w.offset = offset;
-            w.length = length;
-            w.remoteAddress = remoteAddress;
-            w.remoteToken = remoteToken;
-            w.invalidateToken = invalidateToken;
-            w.wrId = wrId;
-            w.internal = false;
-            sq.publish();
-        }
-        loop.schedule(this);
-    }
-
-    private RdmaException notPostable(String operation) {
-        return new RdmaException(operation + ": the endpoint is " + state);
+        queues.postLocalInvalidate(region, wrId);
     }
 
     @Override
@@ -467,10 +337,7 @@ final class EndpointImpl implements RdmaEndpoint, IoHandler {
             }
             state = State.CLOSED;
         }
-        for (RegionImpl r : regions.removeAll()) {
-            r.registered = false;
-            r.valid = false;
-        }
+        regions.deregisterAll();
         provider.forget(this);
         if (previous == State.REQUESTED) {
             setup.releaseByClose();
@@ -521,8 +388,8 @@ final class EndpointImpl implements RdmaEndpoint, IoHandler {
                     if (!ended && (readyOps & SelectionKey.OP_WRITE) != 0) {
                         tx.pump();
                     }
-                    if (completionsReady) {
-                        deliverCompletions();
+                    if (queues.hasReady()) {
+                        queues.deliver();
                     }
                 }
                 default -> channel.interest(0);
@@ -549,8 +416,8 @@ final class EndpointImpl implements RdmaEndpoint, IoHandler {
                 ioFailure(e);
             }
         }
-        if (completionsReady) {
-            deliverCompletions();
+        if (queues.hasReady()) {
+            queues.deliver();
         }
     }
 
@@ -579,7 +446,7 @@ final class EndpointImpl implements RdmaEndpoint, IoHandler {
 
     /** Transmitter and receiver: completions are waiting to be delivered. */
     void completionsReady() {
-        completionsReady = true;
+        queues.completionsReady();
     }
 
     /** Receiver: the transmitter has work (a Read Request arrived, an ORD slot was freed). */
@@ -616,56 +483,7 @@ final class EndpointImpl implements RdmaEndpoint, IoHandler {
         return out;
     }
 
-    // ------------------------------------------------------------------ completions and the end
-
-    /** Delivers the completions at the head of both queues in post order (I/O thread, no lock held). */
-    private void deliverCompletions() {
-        completionsReady = false;
-        while (true) {
-            long h = sq.head();
-            if (h < sq.tail()) {
-                SendWr w = sq.at(h);
-                if (w.done) {
-                    long wrId = w.wrId;
-                    WorkRequestType type = w.type;
-                    CompletionStatus status = w.status;
-                    int bytes = w.byteLength;
-                    w.region = null;
-                    sq.freeHead();
-                    deliver(wrId, type, status, bytes, false, 0);
-                    continue;
-                }
-            }
-            long r = rq.head();
-            if (r < rq.tail()) {
-                RecvWr w = rq.at(r);
-                if (w.done) {
-                    long wrId = w.wrId;
-                    CompletionStatus status = w.status;
-                    int bytes = w.byteLength;
-                    boolean invalidated = w.invalidated;
-                    int stag = w.invalidatedStag;
-                    w.region = null;
-                    rq.freeHead();
-                    deliver(wrId, WorkRequestType.RECEIVE, status, bytes, invalidated, stag);
-                    continue;
-                }
-            }
-            return;
-        }
-    }
-
-    private void deliver(long wrId, WorkRequestType type, CompletionStatus status, int bytes, boolean invalidated,
-            int stag) {
-        if (state == State.CLOSED) {
-            return;
-        }
-        try {
-            handler.onCompletion(completion.fill(wrId, type, status, bytes, invalidated, stag));
-        } catch (RuntimeException e) {
-            LOG.error("onCompletion handler of {} failed", this, e);
-        }
-    }
+    // ------------------------------------------------------------------ the end
 
     /**
      * I/O thread: the connection ends (or never comes) with {@code cause}; the first end wins. Sends
@@ -696,19 +514,8 @@ final class EndpointImpl implements RdmaEndpoint, IoHandler {
         if (previous == State.CLOSED || previous == State.REQUESTED || previous == State.REJECTED) {
             return;
         }
-        for (long s = sq.head(); s < sq.tail(); s++) {
-            SendWr w = sq.at(s);
-            if (!w.done) {
-                w.complete(CompletionStatus.FLUSHED, 0);
-            }
-        }
-        for (long s = rq.head(); s < rq.tail(); s++) {
-            RecvWr w = rq.at(s);
-            if (!w.done) {
-                w.complete(CompletionStatus.FLUSHED, 0);
-            }
-        }
-        deliverCompletions();
+        queues.flush();
+        queues.deliver();
         if (state != State.CLOSED) {
             try {
                 handler.onDisconnected(cause, detail, rejectData == null ? empty : rejectData);

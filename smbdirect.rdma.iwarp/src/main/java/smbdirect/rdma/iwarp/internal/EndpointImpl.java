@@ -25,18 +25,31 @@ import smbdirect.rdma.iwarp.IwarpSettings;
 import smbdirect.rdma.iwarp.RtrMode;
 
 /**
- * One iWARP queue pair on one TCP connection: the SPI endpoint, its state, and in RDMA mode its
- * {@link Transmitter} and {@link Receiver}. The MPA connection setup before RDMA mode is
- * {@link ActiveSetup}'s (connect) or {@link PassiveSetup}'s (accept); each owns the channel until it
- * calls {@link #establish}.
+ * One iWARP queue pair on one TCP connection: the SPI endpoint, its state, and the I/O dispatch of
+ * RDMA mode. Each concern of the endpoint is a class of its own, created with it:
+ * <ul>
+ * <li>{@link ActiveSetup} (connect) or {@link PassiveSetup} (accept): the MPA connection setup;
+ * each owns the channel until it calls {@link #establish};</li>
+ * <li>{@link RegionTable}: the registrations; {@link WorkQueues}: posting, flushing and the
+ * delivery of completions in post order;</li>
+ * <li>{@link Transmitter} and {@link Receiver}, created by {@link #establish}: RDMA mode;</li>
+ * <li>{@link Termination}: the Terminates; {@link Invalidation}: invalidation and the check of a
+ * request's own region;</li>
+ * <li>{@link Teardown}: the end, once, for any cause.</li>
+ * </ul>
  *
- * <p>Threading: SPI methods may be called from any thread. Posting fills a pooled work request
- * under {@code lock} and hands the endpoint to its {@link IoLoop} without allocating. Everything
- * else runs on the loop's thread, which is also the only thread that calls the handler, never while
- * holding {@code lock}: callbacks of one endpoint are never concurrent, and a callback may post (the
- * post is picked up after the callback returns). Completions leave each queue in post order, each
- * exactly once; when the connection ends every outstanding request is completed (FLUSHED unless it
- * failed) before {@code onDisconnected}, which is the last callback.
+ * <p>Threading: SPI methods may be called from any thread. {@code lock} guards every change of the
+ * state (here and in {@link Teardown}) and a post's check of the state together with the filling of
+ * its ring slot ({@link WorkQueues}), so no post lands after the end has flushed the queues; the
+ * state is volatile, so the I/O thread reads it without the lock. Held, it calls nothing outside the
+ * provider but the {@link PassiveSetup}'s decision (which takes the setup's monitor: this lock
+ * first, never the reverse). Posting fills a pooled work request under the lock and hands the
+ * endpoint to its {@link IoLoop} without allocating. Everything else runs on the loop's thread,
+ * which is also the only thread that calls the handler, never while holding the lock: callbacks of
+ * one endpoint are never concurrent, and a callback may post (the post is picked up after the
+ * callback returns). Completions leave each queue in post order, each exactly once; when the
+ * connection ends every outstanding request is completed (FLUSHED unless it failed) before
+ * {@code onDisconnected}, which is the last callback.
  */
 final class EndpointImpl implements RdmaEndpoint, IoHandler {
 
@@ -68,6 +81,7 @@ final class EndpointImpl implements RdmaEndpoint, IoHandler {
     final WorkQueues queues;
     final Termination termination;
     final Invalidation invalidation;
+    private final Teardown teardown;
     final AtomicBoolean scheduled = new AtomicBoolean();
     /** The loop's work list link (written before the list's CAS publishes it). */
     EndpointImpl nextScheduled;
@@ -79,15 +93,12 @@ final class EndpointImpl implements RdmaEndpoint, IoHandler {
     /** The initiator's MPA setup (active), else null. */
     private final ActiveSetup active;
     private final Object lock = new Object();
-    private final ByteBuffer empty = ByteBuffer.allocate(0).asReadOnlyBuffer();
 
     private volatile State state;
     private volatile InetSocketAddress localAddress;
     private volatile InetSocketAddress peerAddress;
     private volatile int inboundReadDepth;
     private volatile int outboundReadDepth;
-    /** Guarded by lock. */
-    private boolean disconnectRequested;
 
     // I/O thread
     private Channel channel;
@@ -114,6 +125,7 @@ final class EndpointImpl implements RdmaEndpoint, IoHandler {
         this.queues = new WorkQueues(this, lock, config, regions, this.handler);
         this.termination = new Termination(this);
         this.invalidation = new Invalidation(this, regions);
+        this.teardown = new Teardown(this, lock, this.handler);
         this.state = passive ? State.REQUESTED : State.IDLE;
         if (passive) {
             this.localAddress = setup.localAddress();
@@ -316,44 +328,12 @@ final class EndpointImpl implements RdmaEndpoint, IoHandler {
 
     @Override
     public void disconnect() {
-        synchronized (lock) {
-            State s = state;
-            if (disconnectRequested || s == State.IDLE || s == State.REQUESTED || s == State.REJECTED
-                    || s == State.ERROR || s == State.CLOSED) {
-                return;
-            }
-            disconnectRequested = true;
-        }
-        loop.execute(() -> end(DisconnectCause.LOCAL, "disconnect() called", null, null));
+        teardown.disconnect();
     }
 
     @Override
     public void close() {
-        State previous;
-        synchronized (lock) {
-            previous = state;
-            if (previous == State.CLOSED) {
-                return;
-            }
-            state = State.CLOSED;
-        }
-        regions.deregisterAll();
-        provider.forget(this);
-        if (previous == State.REQUESTED) {
-            setup.releaseByClose();
-        }
-        loop.execute(this::closeOnLoop);
-    }
-
-    private void closeOnLoop() {
-        if (active != null) {
-            active.stop();
-        }
-        if (ended) {
-            return;
-        }
-        ended = true;
-        closeChannel(null);
+        teardown.close();
     }
 
     /** The request this passive endpoint was created from was rejected: no callback, accept refused. */
@@ -367,12 +347,7 @@ final class EndpointImpl implements RdmaEndpoint, IoHandler {
 
     /** Provider shutdown: ends the endpoint with PROVIDER_SHUTDOWN (loop thread). */
     void shutdown(String detail) {
-        State s = state;
-        if (s == State.REQUESTED || s == State.REJECTED) {
-            ended = true;
-            return; // the request's channel belongs to the setup
-        }
-        end(DisconnectCause.PROVIDER_SHUTDOWN, detail, null, null);
+        teardown.shutdown(detail);
     }
 
     // ------------------------------------------------------------------ I/O thread
@@ -485,58 +460,38 @@ final class EndpointImpl implements RdmaEndpoint, IoHandler {
 
     // ------------------------------------------------------------------ the end
 
-    /**
-     * I/O thread: the connection ends (or never comes) with {@code cause}; the first end wins. Sends
-     * {@code terminate} after the rest of a partly written FPDU, closes the TCP connection gracefully,
-     * completes every outstanding request (FLUSHED unless it already failed), then calls
-     * {@code onDisconnected} once. An endpoint created from a request that was never accepted gets
-     * no callback.
-     */
+    /** I/O thread: the connection ends (or never comes) with {@code cause}; see {@link Teardown#end}. */
     void end(DisconnectCause cause, String detail, ByteBuffer terminate, ByteBuffer rejectData) {
+        teardown.end(cause, detail, terminate, rejectData);
+    }
+
+    /** I/O thread: the endpoint ends now (nothing is received or sent after); false when it had ended already. */
+    boolean markEnded() {
         if (ended) {
-            return;
+            return false;
         }
         ended = true;
-        State previous;
-        synchronized (lock) {
-            previous = state;
-            if (previous != State.CLOSED) {
-                state = State.ERROR;
-            }
-        }
+        return true;
+    }
+
+    /** The lock held: the endpoint's state becomes {@code next}. */
+    void state(State next) {
+        state = next;
+    }
+
+    /** I/O thread: the connection ends: the setup's timers stop. */
+    void stopSetup() {
         if (active != null) {
             active.stop();
         }
-        if (LOG.isDebugEnabled()) {
-            LOG.debug("{} ends: {}: {}", this, cause, detail);
-        }
-        closeChannel(terminate);
-        if (previous == State.CLOSED || previous == State.REQUESTED || previous == State.REJECTED) {
-            return;
-        }
-        queues.flush();
-        queues.deliver();
-        if (state != State.CLOSED) {
-            try {
-                handler.onDisconnected(cause, detail, rejectData == null ? empty : rejectData);
-            } catch (RuntimeException e) {
-                LOG.error("onDisconnected handler of {} failed", this, e);
-            }
-        }
     }
 
-    private void closeChannel(ByteBuffer terminate) {
-        if (channel == null) {
-            return;
-        }
-        if (tx != null) {
-            int to = tx.abort(terminate);
-            channel.closeGracefully(tx.pendingBuffers(), tx.pendingFrom(), to);
-        } else if (terminate != null) {
-            channel.closeGracefully(new ByteBuffer[] {terminate}, 0, 1);
-        } else {
-            channel.closeGracefully(null, 0, 0);
-        }
+    Channel channel() {
+        return channel;
+    }
+
+    PassiveSetup passiveSetup() {
+        return setup;
     }
 
     @Override

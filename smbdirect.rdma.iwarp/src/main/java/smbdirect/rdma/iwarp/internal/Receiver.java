@@ -21,30 +21,9 @@ import smbdirect.rdma.iwarp.internal.wire.TerminateError;
  * header; a tagged header (16 bytes) leaves up to 4 payload bytes to copy. FPDUs may span reads and
  * one read may hold many (iwarp.md §3.5, §7).
  *
- * <p><b>Reading ahead into posted receives.</b> One read per FPDU makes the system call, not the
- * copy, the cost of small FPDUs. While a Send is being received, the same read therefore also
- * reaches into the FPDUs that most likely follow: further Sends into the next posted receives (or
- * the rest of this one), each predicted from what the stream did so far (a message continues with
- * segments of the size its first one had; a new message is as long as the longest first segment
- * seen, at most the receive). The read scatters each predicted FPDU's payload straight into its
- * posted receive, its PAD and CRC and the following header into small slots, up to
- * {@link #AHEAD_FPDUS} FPDUs and {@link #AHEAD_BYTES} bytes. Nothing is trusted for being
- * predicted: every header is then checked exactly as if it had been read alone, and a payload
- * counts as placed only when its checked header names that very receive, offset and length. At the
- * first header that does not, everything read past it is copied in stream order into a spill
- * buffer and fed through the same checks and placement from there (so a misprediction costs a copy
- * of at most {@link #AHEAD_BYTES}, never a wrong byte). The bytes a misprediction left in a posted
- * receive lie beyond what the Send placed there, where a receive's content is undefined.
- *
- * <p>A Read Response is read ahead the same way, into the sink of our own Read Request: its further
- * segments are predicted at the size of the current one, at the following sink offsets, up to the
- * requested length. Those bytes lie within the sink range of an outstanding Read, which the Read
- * Response must fill completely and in order before the Read completes successfully (so every byte
- * a misprediction left there is overwritten by a checked segment), and whose content is undefined
- * if it fails. RDMA Write payload is never read ahead: a Write's length is not announced, so a
- * predicted segment could reach memory past the end of what the peer wrote. RDMA Write targets
- * receive only bytes whose header was checked (they can pass through the spill buffer when they
- * followed a mispredicted FPDU).
+ * <p>While a Send or a Read Response is read, the same read also reaches into the FPDUs predicted
+ * to follow ({@link ReadAhead}); every header of them is then checked here as if it had been read
+ * alone.
  *
  * <p>Checks (iwarp.md §3.6, §4.4, §6.2, in Linux siw's order): DDP version, RDMAP version, opcode,
  * then per opcode QN, MSN and MO of untagged segments, a posted receive long enough for a Send, the
@@ -52,22 +31,13 @@ import smbdirect.rdma.iwarp.internal.wire.TerminateError;
  * Write before a byte of it is placed, IRD for Read Requests, and the CRC32C of every FPDU when
  * negotiated (RFC 5044 §6.1). Any failure ends the connection with one Terminate naming layer, type
  * and code ({@link Termination#failReceive}); a Terminate of the peer ends it without an answer.
- * I/O thread only; allocation-free after the first read ahead (which creates the spill buffer and
- * the receive region's views).
+ * I/O thread only; allocation-free (after the first read ahead, see {@link ReadAhead}).
  */
 final class Receiver {
 
     /** Bytes of the next FPDU read together with the end of the current one. */
-    private static final int PREFIX = Fpdu.MIN_SIZE;
-    /** Payload bytes of a tagged FPDU that {@link #PREFIX} reads together with its header. */
-    private static final int TAGGED_CARRY = PREFIX - Ddp.TAGGED_HEADER;
+    static final int PREFIX = Fpdu.MIN_SIZE;
     private static final int ROUNDS = 16;
-    /** Most FPDUs one read predicts past the current one. */
-    static final int AHEAD_FPDUS = 32;
-    /** Most bytes one read predicts past the current FPDU (the size of the spill buffer). */
-    static final int AHEAD_BYTES = 128 * 1024;
-    /** PAD (at most 3) and CRC of a predicted FPDU. */
-    private static final int TRAILER_SLOT = 8;
 
     private final EndpointImpl ep;
     private final Termination termination;
@@ -82,23 +52,8 @@ final class Receiver {
     private final ByteBuffer cur = ByteBuffer.allocateDirect(Rdmap.READ_REQUEST_HEADER);
     private final ByteBuffer trailer = ByteBuffer.allocateDirect(8);
     private final ByteBuffer term = ByteBuffer.allocateDirect(64);
-    private final ByteBuffer[] iov = new ByteBuffer[3 + 3 * AHEAD_FPDUS];
-    /** Per predicted FPDU j: its PAD and CRC, then the header of the FPDU after it. */
-    private final ByteBuffer[] aheadTrailers = new ByteBuffer[AHEAD_FPDUS];
-    private final ByteBuffer[] aheadHeaders = new ByteBuffer[AHEAD_FPDUS];
-    /** Per predicted FPDU j: the view of its posted receive the read fills, and where that is. */
-    private final ByteBuffer[] aheadPayloads = new ByteBuffer[AHEAD_FPDUS];
-    private final RegionImpl[] aheadRegion = new RegionImpl[AHEAD_FPDUS];
-    private final int[] aheadOffset = new int[AHEAD_FPDUS];
-    private final int[] aheadLength = new int[AHEAD_FPDUS];
-    /** FPDUs predicted by the read in progress. */
-    private int ahead;
-    /** Created on the first read ahead. */
-    private ByteBuffer spill;
-    /** The longest first segment of a Send message seen (bytes), 0 before the first. */
-    private int longestFirst;
-    /** The payload of the latest Send segment that was not its message's last, 0 before the first. */
-    private int segmentSize;
+    private final ByteBuffer[] iov = new ByteBuffer[3 + 3 * ReadAhead.MAX_FPDUS];
+    private final ReadAhead readAhead;
     /** Bytes read past a tagged header (at most 4). */
     private final byte[] carried = new byte[PREFIX];
 
@@ -125,7 +80,6 @@ final class Receiver {
     private boolean firstFpduSeen;
     private long fpdusReceived;
     private long socketReads;
-    private long spilledBytes;
 
     Receiver(EndpointImpl ep, SocketChannel socket, boolean crcOn, WorkRing<RecvWr> rq, RegionTable regions,
             InboundReads ird, OutboundReads orq) {
@@ -138,6 +92,7 @@ final class Receiver {
         this.regions = regions;
         this.ird = ird;
         this.orq = orq;
+        this.readAhead = new ReadAhead(ep, this, rq);
     }
 
     long fpdusReceived() {
@@ -151,14 +106,14 @@ final class Receiver {
 
     /** Bytes read ahead that a misprediction sent through the spill buffer. */
     long spilledBytes() {
-        return spilledBytes;
+        return readAhead.spilledBytes();
     }
 
     /** The socket is readable: reads and processes up to a bounded number of reads. */
     void onReadable() throws IOException {
         for (int round = 0; round < ROUNDS; round++) {
             long n;
-            ahead = 0;
+            readAhead.reset();
             if (inHeader) {
                 hdr.limit(headerNeed());
                 n = socket.read(hdr);
@@ -173,9 +128,9 @@ final class Receiver {
                 hdr.limit(PREFIX);
                 iov[k++] = hdr;
                 if (!terminate && Rdmap.isSend(opcode)) {
-                    k = predict(k);
+                    k = readAhead.sends(iov, k, recv, sendMo + payload, last, taken);
                 } else if (opcode == Rdmap.READ_RESPONSE && !last && targetRegion != null) {
-                    k = predictReadResponse(k);
+                    k = readAhead.readResponse(iov, k, readWr, targetRegion, payload); // targetRegion is readWr's
                 }
                 n = socket.read(iov, 0, k);
             }
@@ -187,187 +142,43 @@ final class Receiver {
                 return;
             }
             socketReads++;
-            if (!process() || ahead > 0 && !replayAhead()) {
+            if (!process() || readAhead.pending() && !readAhead.replay()) {
                 return;
             }
         }
     }
 
     /**
-     * Appends to {@code iov[0, k)} (which ends with the 20 bytes after the current Send FPDU: the
-     * header of a following Send) the FPDUs predicted to follow: each as its payload in the posted
-     * receive, its PAD and CRC, and the header after it. Returns the new length.
+     * {@link ReadAhead}: the FPDU in progress places its payload at exactly {@code [offset, offset +
+     * length)} of {@code region}, the place a predicted FPDU was read into.
      */
-    private int predict(int k) {
-        RecvWr r = recv;
-        int mo = sendMo + payload;
-        boolean endsMessage = last;
-        long next = taken;
-        int bytes = 0;
-        int j = 0;
-        while (j < AHEAD_FPDUS) {
-            int length;
-            if (endsMessage) {
-                if (next >= rq.tail() || longestFirst == 0) {
-                    break;
-                }
-                r = rq.at(next++);
-                mo = 0;
-                length = Math.min(r.length, longestFirst);
-            } else {
-                length = Math.min(r.length - mo, segmentSize);
-            }
-            if (length <= 0 || !r.region.registered || !r.region.valid) {
-                break;
-            }
-            int pad = Fpdu.pad(Ddp.UNTAGGED_HEADER_ULPDU + length);
-            int span = length + pad + Fpdu.CRC_SIZE + PREFIX;
-            if (bytes + span > AHEAD_BYTES) {
-                break;
-            }
-            bytes += span;
-            k = aheadSlot(k, j, r.region, r.offset + mo, length, pad);
-            mo += length;
-            endsMessage = mo >= r.length || segmentSize == 0 || length < segmentSize;
-            j++;
-        }
-        ahead = j;
-        return k;
+    boolean expects(RegionImpl region, int offset, int length) {
+        return !inHeader && !terminate && (Rdmap.isSend(opcode) || opcode == Rdmap.READ_RESPONSE)
+                && targetRegion == region && target != null && target.position() == offset
+                && target.remaining() == length;
     }
 
-    /**
-     * Appends to {@code iov[0, k)} (which ends with the 20 bytes after the current Read Response FPDU:
-     * the header of the next one and its first {@link #TAGGED_CARRY} payload bytes) the rest of the
-     * Read Response predicted to follow: segments of the size the current one has, at the sink
-     * offsets that follow, up to the length of the Read Request (RFC 5040 §4.5: a Read Response
-     * places the requested length at consecutive offsets of the sink, which {@link
-     * #startReadResponse} enforces). Returns the new length.
-     */
-    private int predictReadResponse(int k) {
-        SendWr w = readWr; // its region is targetRegion (startReadResponse)
-        RegionImpl r = targetRegion;
-        int segment = payload;
-        if (!r.registered || !r.valid || segment <= TAGGED_CARRY) {
-            return k;
-        }
-        long rest = (long) w.length - w.received - payload;
-        int offset = w.offset + w.received + payload;
-        int bytes = 0;
-        int j = 0;
-        while (j < AHEAD_FPDUS && rest > TAGGED_CARRY) {
-            int length = (int) Math.min(segment, rest);
-            int pad = Fpdu.pad(Ddp.TAGGED_HEADER_ULPDU + length);
-            int span = length - TAGGED_CARRY + pad + Fpdu.CRC_SIZE + PREFIX;
-            if (bytes + span > AHEAD_BYTES) {
-                break;
-            }
-            bytes += span;
-            // the header slot before this segment holds its first TAGGED_CARRY bytes
-            k = aheadSlot(k, j, r, offset + TAGGED_CARRY, length - TAGGED_CARRY, pad);
-            offset += length;
-            rest -= length;
-            j++;
-        }
-        ahead = j;
-        return k;
+    /** {@link ReadAhead}: {@code n} bytes of the payload in progress were read in place. */
+    boolean placed(int n) {
+        target.position(target.position() + n);
+        return process();
     }
 
-    /**
-     * Predicted FPDU {@code j}: its payload straight into {@code length} bytes at {@code offset} of
-     * {@code region}, then slots for its PAD and CRC and for the header after it. Returns the new
-     * length of {@link #iov}.
-     */
-    private int aheadSlot(int k, int j, RegionImpl region, int offset, int length, int pad) {
-        if (spill == null) {
-            spill = ByteBuffer.allocateDirect(AHEAD_BYTES);
-            ByteBuffer slots = ByteBuffer.allocateDirect(AHEAD_FPDUS * (TRAILER_SLOT + PREFIX));
-            for (int i = 0; i < AHEAD_FPDUS; i++) {
-                aheadTrailers[i] = slots.slice(i * TRAILER_SLOT, TRAILER_SLOT);
-                aheadHeaders[i] = slots.slice(AHEAD_FPDUS * TRAILER_SLOT + i * PREFIX, PREFIX);
-            }
-        }
-        aheadRegion[j] = region;
-        aheadOffset[j] = offset;
-        aheadLength[j] = length;
-        aheadPayloads[j] = region.ahead(j, offset, length);
-        aheadTrailers[j].clear().limit(pad + Fpdu.CRC_SIZE);
-        aheadHeaders[j].clear();
-        iov[k++] = aheadPayloads[j];
-        iov[k++] = aheadTrailers[j];
-        iov[k++] = aheadHeaders[j];
-        return k;
+    /** {@link ReadAhead}: PAD and CRC bytes of the FPDU in progress. */
+    boolean trailerRead(ByteBuffer bytes) {
+        trailer.put(bytes);
+        return process();
     }
 
-    /**
-     * The read reached into predicted FPDUs: hands their bytes to the checks in stream order. A
-     * payload whose checked header names exactly the predicted receive, offset and length is in
-     * place already (for a tagged segment: past the bytes its header slot carried, which the checks
-     * placed); at the first that is not, the rest goes through the spill buffer.
-     */
-    private boolean replayAhead() {
-        for (int j = 0; j < ahead; j++) {
-            ByteBuffer p = aheadPayloads[j];
-            int filled = p.position() - aheadOffset[j];
-            if (filled == 0) {
-                return true;
-            }
-            if (inHeader || terminate || !(Rdmap.isSend(opcode) || opcode == Rdmap.READ_RESPONSE)
-                    || targetRegion != aheadRegion[j] || target == null || target.position() != aheadOffset[j]
-                    || target.remaining() != aheadLength[j]) {
-                return spillFrom(j);
-            }
-            target.position(target.position() + filled);
-            if (!process() || filled < aheadLength[j]) {
-                return ep.isReceiving();
-            }
-            ByteBuffer t = aheadTrailers[j];
-            boolean whole = !t.hasRemaining();
-            trailer.put(t.flip());
-            if (!process() || !whole) {
-                return ep.isReceiving();
-            }
-            ByteBuffer h = aheadHeaders[j];
-            whole = !h.hasRemaining();
-            hdr.limit(hdr.capacity());
-            hdr.put(h.flip());
-            if (!process() || !whole) {
-                return ep.isReceiving();
-            }
-        }
-        return true;
-    }
-
-    /** Copies what was read from predicted FPDU {@code j} on into the spill buffer and processes it from there. */
-    private boolean spillFrom(int j) {
-        ByteBuffer s = spill.clear();
-        for (int i = j; i < ahead; i++) {
-            ByteBuffer p = aheadPayloads[i];
-            boolean whole = !p.hasRemaining();
-            p.limit(p.position()).position(aheadOffset[i]);
-            s.put(p);
-            if (!whole) {
-                break;
-            }
-            ByteBuffer t = aheadTrailers[i];
-            whole = !t.hasRemaining();
-            s.put(t.flip());
-            if (!whole) {
-                break;
-            }
-            ByteBuffer h = aheadHeaders[i];
-            whole = !h.hasRemaining();
-            s.put(h.flip());
-            if (!whole) {
-                break;
-            }
-        }
-        s.flip();
-        spilledBytes += s.remaining();
-        return feed(s);
+    /** {@link ReadAhead}: header bytes of the next FPDU. */
+    boolean headerRead(ByteBuffer bytes) {
+        hdr.limit(hdr.capacity());
+        hdr.put(bytes);
+        return process();
     }
 
     /** Processes {@code source} as if it had been read from the socket. */
-    private boolean feed(ByteBuffer source) {
+    boolean feed(ByteBuffer source) {
         while (source.hasRemaining()) {
             if (!ep.isReceiving()) {
                 return false;
@@ -619,12 +430,7 @@ final class Receiver {
             target = recv.region.placement(recv.offset + mo, payload);
             targetRegion = recv.region;
         }
-        if (mo == 0 && payload > longestFirst) {
-            longestFirst = payload;
-        }
-        if (!last) {
-            segmentSize = payload;
-        }
+        readAhead.sendSegment(mo, payload, last);
         return true;
     }
 

@@ -3,10 +3,6 @@ package smbdirect.rdma.mock.internal;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.Iterator;
-import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.function.UnaryOperator;
@@ -57,9 +53,6 @@ final class EndpointImpl extends Deliverable implements MockEndpoint {
         }
     }
 
-    private record SendFault(long sequence, UnaryOperator<byte[]> mutation, boolean drop) {
-    }
-
     final ProviderImpl provider;
     private final long id;
     final boolean active;
@@ -69,7 +62,7 @@ final class EndpointImpl extends Deliverable implements MockEndpoint {
     private final TransmitTicket transmitTicket = new TransmitTicket(this);
 
     private State state;
-    private EndpointImpl peer;
+    EndpointImpl peer;
     private boolean peerLost;
     private InetSocketAddress localAddress;
     private InetSocketAddress peerAddress;
@@ -84,12 +77,8 @@ final class EndpointImpl extends Deliverable implements MockEndpoint {
     private int sendOutstanding;
     private int recvOutstanding;
     private final IntMap<RegionImpl> regions = new IntMap<>();
-    private long sendsPosted;
     private long sendsTransmitted;
-    private int breakAfterSends;
-    private final CompletionStatus[] failNext = new CompletionStatus[WorkRequestType.values().length];
-    private boolean failNextArmed;
-    private final List<SendFault> sendFaults = new ArrayList<>();
+    private final FaultInjection faults = new FaultInjection(this);
 
     EndpointImpl(FabricImpl fabric, ProviderImpl provider, RdmaCapabilities caps, EndpointConfig config,
             RdmaEndpointHandler handler, boolean active, Object lock) {
@@ -351,7 +340,7 @@ final class EndpointImpl extends Deliverable implements MockEndpoint {
             }
             Wr wr = obtainWr(WorkRequestType.RECEIVE, wrId, r, offset, length);
             recvOutstanding++;
-            CompletionStatus injected = takeInjected(WorkRequestType.RECEIVE);
+            CompletionStatus injected = faults.takeInjected(WorkRequestType.RECEIVE);
             int problem;
             if (injected != null) {
                 failWr(wr, injected, "injected failure of a posted receive");
@@ -414,7 +403,7 @@ final class EndpointImpl extends Deliverable implements MockEndpoint {
             wr.remoteToken = remoteToken;
             wr.withInvalidate = withInvalidate;
             if (type == WorkRequestType.SEND) {
-                wr.sequence = ++sendsPosted;
+                wr.sequence = faults.sendPosted();
             }
             sendOutstanding++;
             if (fabric.mode == DeliveryMode.DETERMINISTIC) {
@@ -450,7 +439,7 @@ final class EndpointImpl extends Deliverable implements MockEndpoint {
         return wr;
     }
 
-    private void signalBoth(EndpointImpl p) {
+    void signalBoth(EndpointImpl p) {
         signal();
         if (p != null) {
             p.signal();
@@ -476,7 +465,7 @@ final class EndpointImpl extends Deliverable implements MockEndpoint {
 
     private void execute(Wr wr) {
         WorkRequestType type = wr.type;
-        CompletionStatus injected = takeInjected(type);
+        CompletionStatus injected = faults.takeInjected(type);
         if (injected != null) {
             failWr(wr, injected, "injected failure of " + type + " wrId " + wr.wrId);
             return;
@@ -517,8 +506,8 @@ final class EndpointImpl extends Deliverable implements MockEndpoint {
     private void executeSend(Wr wr) {
         EndpointImpl p = peer;
         byte[] mutated = null;
-        if (!sendFaults.isEmpty()) {
-            SendFault fault = takeSendFault(wr.sequence);
+        if (faults.hasSendFaults()) {
+            FaultInjection.SendFault fault = faults.takeSendFault(wr.sequence);
             if (fault != null && fault.drop()) {
                 LOG.debug("Endpoint {} drops Send #{} ({} bytes) by injection", id, wr.sequence, wr.length);
                 sendsTransmitted++;
@@ -582,7 +571,7 @@ final class EndpointImpl extends Deliverable implements MockEndpoint {
         sendsTransmitted++;
         complete(p, rwr, CompletionStatus.SUCCESS, length, invalidated, invalidated ? wr.remoteToken : 0);
         complete(this, wr, CompletionStatus.SUCCESS, 0, false, 0);
-        if (breakAfterSends > 0 && --breakAfterSends == 0) {
+        if (faults.sendTransmitted()) {
             breakBoth(DisconnectCause.QP_ERROR, DisconnectCause.QP_ERROR,
                     "connection broken after Send #" + sendsTransmitted + " (injected)");
         }
@@ -662,32 +651,6 @@ final class EndpointImpl extends Deliverable implements MockEndpoint {
         };
     }
 
-    private CompletionStatus takeInjected(WorkRequestType type) {
-        if (!failNextArmed) {
-            return null;
-        }
-        CompletionStatus s = failNext[type.ordinal()];
-        if (s != null) {
-            failNext[type.ordinal()] = null;
-            failNextArmed = false;
-            for (CompletionStatus other : failNext) {
-                failNextArmed |= other != null;
-            }
-        }
-        return s;
-    }
-
-    private SendFault takeSendFault(long sequence) {
-        for (Iterator<SendFault> it = sendFaults.iterator(); it.hasNext();) {
-            SendFault f = it.next();
-            if (f.sequence() == sequence) {
-                it.remove();
-                return f;
-            }
-        }
-        return null;
-    }
-
     /** Under lock: {@code wr} of this endpoint fails with {@code status}; the connection breaks. */
     private void failWr(Wr wr, CompletionStatus status, String detail) {
         complete(this, wr, status, 0, false, 0);
@@ -711,7 +674,7 @@ final class EndpointImpl extends Deliverable implements MockEndpoint {
     }
 
     /** Under lock: breaks this side and, if it is connected to this one, the peer. */
-    private void breakBoth(DisconnectCause local, DisconnectCause remote, String detail) {
+    void breakBoth(DisconnectCause local, DisconnectCause remote, String detail) {
         EndpointImpl p = peer;
         boolean notify = state == State.CONNECTED && !peerLost && p != null && p.state == State.CONNECTED;
         LOG.debug("Endpoint {} breaks: {}", id, detail);
@@ -998,62 +961,32 @@ final class EndpointImpl extends Deliverable implements MockEndpoint {
 
     @Override
     public void breakConnection(String detail) {
-        EndpointImpl p;
-        synchronized (lock) {
-            p = peer;
-            breakBoth(DisconnectCause.QP_ERROR, DisconnectCause.QP_ERROR, "injected: " + detail);
-        }
-        signalBoth(p);
+        faults.breakConnection(detail);
     }
 
     @Override
     public void breakAfterSends(int count) {
-        if (count < 1) {
-            throw new IllegalArgumentException("count must be at least 1: " + count);
-        }
-        synchronized (lock) {
-            breakAfterSends = count;
-        }
+        faults.breakAfterSends(count);
     }
 
     @Override
     public void failNextPost(WorkRequestType type, CompletionStatus status) {
-        Objects.requireNonNull(type, "type");
-        if (status == null || status == CompletionStatus.SUCCESS) {
-            throw new IllegalArgumentException("an injected failure needs an error status, got " + status);
-        }
-        synchronized (lock) {
-            failNext[type.ordinal()] = status;
-            failNextArmed = true;
-        }
+        faults.failNextPost(type, status);
     }
 
     @Override
     public void corruptSend(int nth, UnaryOperator<byte[]> mutation) {
-        Objects.requireNonNull(mutation, "mutation");
-        armSendFault(nth, mutation, false);
+        faults.corruptSend(nth, mutation);
     }
 
     @Override
     public void truncateSend(int nth, int length) {
-        if (length < 0) {
-            throw new IllegalArgumentException("length must not be negative: " + length);
-        }
-        armSendFault(nth, bytes -> Arrays.copyOf(bytes, Math.min(length, bytes.length)), false);
+        faults.truncateSend(nth, length);
     }
 
     @Override
     public void dropSend(int nth) {
-        armSendFault(nth, null, true);
-    }
-
-    private void armSendFault(int nth, UnaryOperator<byte[]> mutation, boolean drop) {
-        if (nth < 1) {
-            throw new IllegalArgumentException("nth must be at least 1 (1 = the next Send): " + nth);
-        }
-        synchronized (lock) {
-            sendFaults.add(new SendFault(sendsPosted + nth, mutation, drop));
-        }
+        faults.dropSend(nth);
     }
 
     String describe() {

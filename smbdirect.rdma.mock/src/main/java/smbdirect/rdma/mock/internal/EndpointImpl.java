@@ -36,13 +36,6 @@ final class EndpointImpl extends Deliverable implements MockEndpoint {
     private static final int IB_CONNECT_PRIVATE_DATA = 56;
     private static final int IB_ACCEPT_PRIVATE_DATA = 196;
     private static final int IWARP_PRIVATE_DATA = 512;
-    private static final int OK = 0;
-    private static final int BAD_LENGTH = 1;
-    private static final int FOREIGN = 2;
-    private static final int DEREGISTERED = 3;
-    private static final int INVALIDATED = 4;
-    private static final int OUT_OF_BOUNDS = 5;
-    private static final int NO_LOCAL_WRITE = 6;
 
     /** DETERMINISTIC: the action "transmit this endpoint's next queued send work request". */
     static final class TransmitTicket {
@@ -54,16 +47,16 @@ final class EndpointImpl extends Deliverable implements MockEndpoint {
     }
 
     final ProviderImpl provider;
-    private final long id;
+    final long id;
     final boolean active;
     private final EndpointConfig config;
     private final RdmaEndpointHandler handler;
-    private final RdmaCapabilities caps;
+    final RdmaCapabilities caps;
     private final TransmitTicket transmitTicket = new TransmitTicket(this);
 
     private State state;
     EndpointImpl peer;
-    private boolean peerLost;
+    boolean peerLost;
     private InetSocketAddress localAddress;
     private InetSocketAddress peerAddress;
     private int ird;
@@ -71,14 +64,15 @@ final class EndpointImpl extends Deliverable implements MockEndpoint {
     private int offeredIrd;
     private int offeredOrd;
     private ConnectRequestImpl request;
-    private final ArrayDeque<Wr> recvQueue = new ArrayDeque<>();
+    final ArrayDeque<Wr> recvQueue = new ArrayDeque<>();
     private final ArrayDeque<Wr> sendQueue = new ArrayDeque<>();
     private final ArrayDeque<Wr> wrPool = new ArrayDeque<>();
     private int sendOutstanding;
     private int recvOutstanding;
-    private final IntMap<RegionImpl> regions = new IntMap<>();
-    private long sendsTransmitted;
-    private final FaultInjection faults = new FaultInjection(this);
+    final IntMap<RegionImpl> regions = new IntMap<>();
+    long sendsTransmitted;
+    final FaultInjection faults = new FaultInjection(this);
+    private final Execution execution = new Execution(this);
 
     EndpointImpl(FabricImpl fabric, ProviderImpl provider, RdmaCapabilities caps, EndpointConfig config,
             RdmaEndpointHandler handler, boolean active, Object lock) {
@@ -343,9 +337,10 @@ final class EndpointImpl extends Deliverable implements MockEndpoint {
             CompletionStatus injected = faults.takeInjected(WorkRequestType.RECEIVE);
             int problem;
             if (injected != null) {
-                failWr(wr, injected, "injected failure of a posted receive");
-            } else if ((problem = localProblem(r, offset, length, true)) != OK) {
-                failWr(wr, localStatus(problem), "receive " + describeLocal(problem, r, offset, length));
+                execution.fail(wr, injected, "injected failure of a posted receive");
+            } else if ((problem = Execution.localProblem(this, r, offset, length, true)) != Execution.OK) {
+                execution.fail(wr, Execution.localStatus(problem),
+                        "receive " + Execution.describeLocal(problem, r, offset, length));
             } else {
                 recvQueue.add(wr);
             }
@@ -410,7 +405,7 @@ final class EndpointImpl extends Deliverable implements MockEndpoint {
                 sendQueue.add(wr);
                 fabric.addTask(transmitTicket);
             } else {
-                execute(wr);
+                execution.execute(wr);
             }
             p = peer;
         }
@@ -454,213 +449,16 @@ final class EndpointImpl extends Deliverable implements MockEndpoint {
             if (wr == null) {
                 return false;
             }
-            execute(wr);
+            execution.execute(wr);
             p = peer;
         }
         signalBoth(p);
         return true;
     }
 
-    // ------------------------------------------------------------------ execution (under lock)
-
-    private void execute(Wr wr) {
-        WorkRequestType type = wr.type;
-        CompletionStatus injected = faults.takeInjected(type);
-        if (injected != null) {
-            failWr(wr, injected, "injected failure of " + type + " wrId " + wr.wrId);
-            return;
-        }
-        if (type == WorkRequestType.LOCAL_INVALIDATE) {
-            RegionImpl r = wr.region;
-            if (r.owner != this || !r.registered) {
-                failWr(wr, CompletionStatus.LOCAL_PROTECTION_ERROR, "local invalidate of " + r
-                        + (r.owner != this ? ": region of another endpoint" : ": region deregistered"));
-                return;
-            }
-            r.valid = false;
-            complete(this, wr, CompletionStatus.SUCCESS, 0, false, 0);
-            return;
-        }
-        int problem = localProblem(wr.region, wr.offset, wr.length, type == WorkRequestType.RDMA_READ);
-        if (problem != OK) {
-            failWr(wr, localStatus(problem), type + " " + describeLocal(problem, wr.region, wr.offset, wr.length));
-            return;
-        }
-        if (wr.length > caps.maxMessageSize()) {
-            failWr(wr, CompletionStatus.LOCAL_LENGTH_ERROR, type + " of " + wr.length
-                    + " bytes exceeds maxMessageSize " + caps.maxMessageSize());
-            return;
-        }
-        if (peerLost) {
-            complete(this, wr, CompletionStatus.TRANSPORT_RETRY_EXCEEDED, 0, false, 0);
-            breakSide(this, DisconnectCause.PEER_LOST, "transport retries exceeded: the peer does not answer", NO_BYTES);
-            return;
-        }
-        if (type == WorkRequestType.SEND) {
-            executeSend(wr);
-        } else {
-            executeRdma(wr);
-        }
-    }
-
-    private void executeSend(Wr wr) {
-        EndpointImpl p = peer;
-        byte[] mutated = null;
-        if (faults.hasSendFaults()) {
-            FaultInjection.SendFault fault = faults.takeSendFault(wr.sequence);
-            if (fault != null && fault.drop()) {
-                LOG.debug("Endpoint {} drops Send #{} ({} bytes) by injection", id, wr.sequence, wr.length);
-                sendsTransmitted++;
-                String detail = "Send #" + wr.sequence + " was lost (injected): transport retries exceeded";
-                complete(this, wr, CompletionStatus.TRANSPORT_RETRY_EXCEEDED, 0, false, 0);
-                p.peerLost = true;
-                breakSide(this, DisconnectCause.PEER_LOST, detail, NO_BYTES);
-                return;
-            }
-            if (fault != null) {
-                byte[] original = new byte[wr.length];
-                wr.region.mem.get(wr.offset, original);
-                mutated = Objects.requireNonNull(fault.mutation().apply(original), "mutation result");
-            }
-        }
-        int length = mutated != null ? mutated.length : wr.length;
-        Wr rwr = p.recvQueue.poll();
-        if (rwr == null) {
-            String detail = "receiver not ready: a Send of " + length + " bytes from endpoint " + id
-                    + " found no receive posted at endpoint " + p.id + " (RNR retry count 0)";
-            complete(this, wr, CompletionStatus.RECEIVER_NOT_READY, 0, false, 0);
-            breakBoth(DisconnectCause.QP_ERROR, DisconnectCause.QP_ERROR, detail);
-            return;
-        }
-        int problem = p.localProblem(rwr.region, rwr.offset, rwr.length, true);
-        if (problem != OK) {
-            String detail = "receive at endpoint " + p.id + " "
-                    + describeLocal(problem, rwr.region, rwr.offset, rwr.length);
-            complete(p, rwr, p.localStatus(problem), 0, false, 0);
-            complete(this, wr, CompletionStatus.REMOTE_INVALID_REQUEST, 0, false, 0);
-            breakBoth(DisconnectCause.QP_ERROR, DisconnectCause.QP_ERROR, detail);
-            return;
-        }
-        if (length > rwr.length) {
-            String detail = "a Send of " + length + " bytes is longer than the receive of " + rwr.length
-                    + " bytes posted at endpoint " + p.id;
-            complete(p, rwr, CompletionStatus.LOCAL_LENGTH_ERROR, 0, false, 0);
-            complete(this, wr, CompletionStatus.REMOTE_INVALID_REQUEST, 0, false, 0);
-            breakBoth(DisconnectCause.QP_ERROR, DisconnectCause.QP_ERROR, detail);
-            return;
-        }
-        boolean invalidated = false;
-        if (wr.withInvalidate) {
-            RegionImpl target = p.regions.get(wr.remoteToken);
-            if (target == null || !target.valid) {
-                String detail = "Send with Invalidate names token 0x" + Integer.toHexString(wr.remoteToken)
-                        + (target == null ? ", no region" : ", an invalid region") + " of endpoint " + p.id;
-                complete(p, rwr, CompletionStatus.LOCAL_PROTECTION_ERROR, 0, false, 0);
-                complete(this, wr, CompletionStatus.REMOTE_INVALID_REQUEST, 0, false, 0);
-                breakBoth(DisconnectCause.QP_ERROR, DisconnectCause.QP_ERROR, detail);
-                return;
-            }
-            target.valid = false;
-            invalidated = true;
-        }
-        if (mutated != null) {
-            rwr.region.mem.put(rwr.offset, mutated);
-        } else if (length > 0) {
-            rwr.region.mem.put(rwr.offset, wr.region.mem, wr.offset, length);
-        }
-        sendsTransmitted++;
-        complete(p, rwr, CompletionStatus.SUCCESS, length, invalidated, invalidated ? wr.remoteToken : 0);
-        complete(this, wr, CompletionStatus.SUCCESS, 0, false, 0);
-        if (faults.sendTransmitted()) {
-            breakBoth(DisconnectCause.QP_ERROR, DisconnectCause.QP_ERROR,
-                    "connection broken after Send #" + sendsTransmitted + " (injected)");
-        }
-    }
-
-    private void executeRdma(Wr wr) {
-        EndpointImpl p = peer;
-        boolean read = wr.type == WorkRequestType.RDMA_READ;
-        RegionImpl target = p.regions.get(wr.remoteToken);
-        String violation = null;
-        long relative = 0;
-        if (target == null) {
-            violation = "names no region";
-        } else if (!target.valid) {
-            violation = "names an invalidated region";
-        } else if (read ? !target.remoteRead : !target.remoteWrite) {
-            violation = "names a region without " + (read ? "REMOTE_READ" : "REMOTE_WRITE") + " " + target.access();
-        } else {
-            relative = wr.remoteAddress - target.address;
-            if (relative < 0 || relative + wr.length > target.length) {
-                violation = "addresses 0x" + Long.toHexString(wr.remoteAddress) + "+" + wr.length
-                        + " outside the region 0x" + Long.toHexString(target.address) + "+" + target.length;
-            }
-        }
-        if (violation != null) {
-            String detail = "remote access error: " + wr.type + " of " + wr.length + " bytes with token 0x"
-                    + Integer.toHexString(wr.remoteToken) + " " + violation + " of endpoint " + p.id;
-            complete(this, wr, CompletionStatus.REMOTE_ACCESS_ERROR, 0, false, 0);
-            breakBoth(DisconnectCause.QP_ERROR, DisconnectCause.QP_ERROR, detail);
-            return;
-        }
-        if (wr.length > 0) {
-            if (read) {
-                wr.region.mem.put(wr.offset, target.mem, (int) relative, wr.length);
-            } else {
-                target.mem.put((int) relative, wr.region.mem, wr.offset, wr.length);
-            }
-        }
-        complete(this, wr, CompletionStatus.SUCCESS, wr.length, false, 0);
-    }
-
-    private int localProblem(RegionImpl r, int offset, int length, boolean write) {
-        if (offset < 0 || length < 0) {
-            return BAD_LENGTH;
-        }
-        if (r.owner != this) {
-            return FOREIGN;
-        }
-        if (!r.registered) {
-            return DEREGISTERED;
-        }
-        if (!r.valid) {
-            return INVALIDATED;
-        }
-        if ((long) offset + length > r.length) {
-            return OUT_OF_BOUNDS;
-        }
-        if (write && !r.localWrite) {
-            return NO_LOCAL_WRITE;
-        }
-        return OK;
-    }
-
-    private CompletionStatus localStatus(int problem) {
-        return problem == BAD_LENGTH ? CompletionStatus.LOCAL_LENGTH_ERROR : CompletionStatus.LOCAL_PROTECTION_ERROR;
-    }
-
-    private static String describeLocal(int problem, RegionImpl r, int offset, int length) {
-        String where = "at offset " + offset + " length " + length + " of " + r;
-        return switch (problem) {
-            case BAD_LENGTH -> "with a negative offset or length " + where;
-            case FOREIGN -> "names a region of another endpoint: " + r;
-            case DEREGISTERED -> "names a deregistered region (local key 0x" + Integer.toHexString(r.localKey) + ")";
-            case INVALIDATED -> "names an invalidated region (local key 0x" + Integer.toHexString(r.localKey) + ")";
-            case OUT_OF_BOUNDS -> "exceeds its region: " + where;
-            default -> "needs LOCAL_WRITE: " + where;
-        };
-    }
-
-    /** Under lock: {@code wr} of this endpoint fails with {@code status}; the connection breaks. */
-    private void failWr(Wr wr, CompletionStatus status, String detail) {
-        complete(this, wr, status, 0, false, 0);
-        breakBoth(DisconnectCause.QP_ERROR, DisconnectCause.QP_ERROR, detail);
-    }
-
-    /** Under lock: queues the completion of {@code wr} (a work request of {@code ep}) and recycles it. */
-    private static void complete(EndpointImpl ep, Wr wr, CompletionStatus status, int byteLength, boolean invalidated,
-            int token) {
-        Event e = ep.obtainEvent();
+    /** Under lock: queues the completion of {@code wr} (a work request of this endpoint) and recycles it. */
+    void complete(Wr wr, CompletionStatus status, int byteLength, boolean invalidated, int token) {
+        Event e = obtainEvent();
         e.kind = Event.COMPLETION;
         e.wrId = wr.wrId;
         e.type = wr.type;
@@ -668,9 +466,9 @@ final class EndpointImpl extends Deliverable implements MockEndpoint {
         e.byteLength = byteLength;
         e.invalidated = invalidated;
         e.invalidatedToken = token;
-        ep.enqueue(e);
+        enqueue(e);
         wr.region = null;
-        ep.wrPool.add(wr);
+        wrPool.add(wr);
     }
 
     /** Under lock: breaks this side and, if it is connected to this one, the peer. */
@@ -688,16 +486,16 @@ final class EndpointImpl extends Deliverable implements MockEndpoint {
      * Under lock: flushes every work request of {@code ep} that has not executed, then queues
      * onDisconnected as its last callback.
      */
-    private static void breakSide(EndpointImpl ep, DisconnectCause cause, String detail, byte[] data) {
+    static void breakSide(EndpointImpl ep, DisconnectCause cause, String detail, byte[] data) {
         if (ep.state == State.DISCONNECTED || ep.state == State.CLOSED) {
             return;
         }
         Wr wr;
         while ((wr = ep.sendQueue.poll()) != null) {
-            complete(ep, wr, CompletionStatus.FLUSHED, 0, false, 0);
+            ep.complete(wr, CompletionStatus.FLUSHED, 0, false, 0);
         }
         while ((wr = ep.recvQueue.poll()) != null) {
-            complete(ep, wr, CompletionStatus.FLUSHED, 0, false, 0);
+            ep.complete(wr, CompletionStatus.FLUSHED, 0, false, 0);
         }
         ep.state = State.DISCONNECTED;
         Event e = ep.obtainEvent();

@@ -7,9 +7,6 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.function.UnaryOperator;
 
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import smbdirect.api.rdma.CompletionStatus;
 import smbdirect.api.rdma.ConnectParameters;
 import smbdirect.api.rdma.DisconnectCause;
@@ -31,7 +28,6 @@ import smbdirect.rdma.mock.MockProvider;
  * handler is called by {@link Deliverable} outside it.
  */
 final class EndpointImpl extends Deliverable implements MockEndpoint {
-    private static final Logger LOG = LoggerFactory.getLogger(EndpointImpl.class);
     static final byte[] NO_BYTES = new byte[0];
     private static final int IB_CONNECT_PRIVATE_DATA = 56;
     private static final int IB_ACCEPT_PRIVATE_DATA = 196;
@@ -54,7 +50,7 @@ final class EndpointImpl extends Deliverable implements MockEndpoint {
     final RdmaCapabilities caps;
     private final TransmitTicket transmitTicket = new TransmitTicket(this);
 
-    private State state;
+    State state;
     EndpointImpl peer;
     boolean peerLost;
     private InetSocketAddress localAddress;
@@ -63,16 +59,17 @@ final class EndpointImpl extends Deliverable implements MockEndpoint {
     private int ord;
     private int offeredIrd;
     private int offeredOrd;
-    private ConnectRequestImpl request;
+    ConnectRequestImpl request;
     final ArrayDeque<Wr> recvQueue = new ArrayDeque<>();
-    private final ArrayDeque<Wr> sendQueue = new ArrayDeque<>();
+    final ArrayDeque<Wr> sendQueue = new ArrayDeque<>();
     private final ArrayDeque<Wr> wrPool = new ArrayDeque<>();
-    private int sendOutstanding;
-    private int recvOutstanding;
+    int sendOutstanding;
+    int recvOutstanding;
     final IntMap<RegionImpl> regions = new IntMap<>();
     long sendsTransmitted;
     final FaultInjection faults = new FaultInjection(this);
     private final Execution execution = new Execution(this);
+    final Teardown teardown = new Teardown(this);
 
     EndpointImpl(FabricImpl fabric, ProviderImpl provider, RdmaCapabilities caps, EndpointConfig config,
             RdmaEndpointHandler handler, boolean active, Object lock) {
@@ -157,7 +154,7 @@ final class EndpointImpl extends Deliverable implements MockEndpoint {
     private void failConnect(DisconnectCause cause, String detail, byte[] data) {
         synchronized (lock) {
             if (state == State.CONNECTING) {
-                breakSide(this, cause, detail, data);
+                Teardown.breakSide(this, cause, detail, data);
             }
         }
         signal();
@@ -214,7 +211,7 @@ final class EndpointImpl extends Deliverable implements MockEndpoint {
     void requestEnded(ConnectRequestImpl r, DisconnectCause cause, String detail, byte[] data) {
         if (state == State.CONNECTING && request == r) {
             request = null;
-            breakSide(this, cause, detail, data);
+            Teardown.breakSide(this, cause, detail, data);
         }
     }
 
@@ -471,162 +468,26 @@ final class EndpointImpl extends Deliverable implements MockEndpoint {
         wrPool.add(wr);
     }
 
-    /** Under lock: breaks this side and, if it is connected to this one, the peer. */
-    void breakBoth(DisconnectCause local, DisconnectCause remote, String detail) {
-        EndpointImpl p = peer;
-        boolean notify = state == State.CONNECTED && !peerLost && p != null && p.state == State.CONNECTED;
-        LOG.debug("Endpoint {} breaks: {}", id, detail);
-        breakSide(this, local, detail, NO_BYTES);
-        if (notify) {
-            breakSide(p, remote, detail, NO_BYTES);
-        }
-    }
-
-    /**
-     * Under lock: flushes every work request of {@code ep} that has not executed, then queues
-     * onDisconnected as its last callback.
-     */
-    static void breakSide(EndpointImpl ep, DisconnectCause cause, String detail, byte[] data) {
-        if (ep.state == State.DISCONNECTED || ep.state == State.CLOSED) {
-            return;
-        }
-        Wr wr;
-        while ((wr = ep.sendQueue.poll()) != null) {
-            ep.complete(wr, CompletionStatus.FLUSHED, 0, false, 0);
-        }
-        while ((wr = ep.recvQueue.poll()) != null) {
-            ep.complete(wr, CompletionStatus.FLUSHED, 0, false, 0);
-        }
-        ep.state = State.DISCONNECTED;
-        Event e = ep.obtainEvent();
-        e.kind = Event.DISCONNECTED;
-        e.cause = cause;
-        e.detail = detail;
-        e.data = data;
-        ep.enqueue(e);
-        ConnectRequestImpl r = ep.request;
-        if (r != null && r.isOpen()) {
-            r.phase = ConnectRequestImpl.Phase.ABANDONED;
-            ep.fabric.pendingRequests.remove(r);
-            if (!ep.active) {
-                r.active.requestEnded(r, DisconnectCause.CONNECT_ERROR,
-                        "the peer's endpoint ended before accepting: " + detail, NO_BYTES);
-            }
-        }
-    }
-
     // ------------------------------------------------------------------ teardown
 
     @Override
     public void disconnect() {
-        EndpointImpl p;
-        synchronized (lock) {
-            p = peer;
-            if (state == State.CONNECTED) {
-                boolean notify = !peerLost && p != null && p.state == State.CONNECTED;
-                breakSide(this, DisconnectCause.LOCAL, "disconnect requested on endpoint " + id, NO_BYTES);
-                if (notify) {
-                    breakSide(p, DisconnectCause.PEER, "the peer (endpoint " + id + ") disconnected", NO_BYTES);
-                }
-            } else if (state == State.CONNECTING) {
-                breakSide(this, DisconnectCause.LOCAL, "disconnect requested while connecting", NO_BYTES);
-            } else {
-                return;
-            }
-        }
-        signalBoth(p);
+        teardown.disconnect();
     }
 
     @Override
     public void close() {
-        EndpointImpl p;
-        synchronized (lock) {
-            if (state == State.CLOSED) {
-                return;
-            }
-            p = peer;
-            if (state == State.CONNECTED && !peerLost && p != null && p.state == State.CONNECTED) {
-                breakSide(p, DisconnectCause.PEER, "the peer (endpoint " + id + ") closed its queue pair", NO_BYTES);
-            }
-            ConnectRequestImpl r = request;
-            if (r != null && r.isOpen()) {
-                r.phase = ConnectRequestImpl.Phase.ABANDONED;
-                fabric.pendingRequests.remove(r);
-                if (!active) {
-                    r.active.requestEnded(r, DisconnectCause.CONNECT_ERROR,
-                            "the peer released its endpoint without accepting or rejecting", NO_BYTES);
-                }
-            }
-            releaseUnderLock();
-        }
-        provider.released(this);
-        if (p != null) {
-            p.signal();
-        }
+        teardown.close();
     }
 
     @Override
     public void crash() {
-        EndpointImpl p;
-        synchronized (lock) {
-            if (state == State.CLOSED) {
-                return;
-            }
-            p = peer;
-            if (state == State.CONNECTED && p != null && p.state == State.CONNECTED) {
-                p.peerLost = true;
-            }
-            ConnectRequestImpl r = request;
-            if (r != null && r.isOpen()) {
-                r.phase = ConnectRequestImpl.Phase.ABANDONED;
-                fabric.pendingRequests.remove(r);
-                if (!active) {
-                    r.active.requestEnded(r, DisconnectCause.CONNECT_ERROR,
-                            "the peer vanished during connection setup", NO_BYTES);
-                }
-            }
-            LOG.debug("Endpoint {} crashes", id);
-            releaseUnderLock();
-        }
-        provider.released(this);
-        if (p != null) {
-            p.signal();
-        }
+        teardown.crash();
     }
 
     /** The device went away (removal or shutdown): this side ends, its peer is left half-open. */
     void deviceGone(DisconnectCause cause, String detail) {
-        EndpointImpl p;
-        synchronized (lock) {
-            if (state == State.CLOSED || state == State.DISCONNECTED) {
-                return;
-            }
-            p = peer;
-            if (state == State.CONNECTED && !peerLost && p != null && p.state == State.CONNECTED) {
-                p.peerLost = true;
-            }
-            breakSide(this, cause, detail, NO_BYTES);
-        }
-        signalBoth(p);
-    }
-
-    private void releaseUnderLock() {
-        Wr wr;
-        while ((wr = sendQueue.poll()) != null) {
-            wr.region = null;
-        }
-        while ((wr = recvQueue.poll()) != null) {
-            wr.region = null;
-        }
-        discardEvents();
-        sendOutstanding = 0;
-        recvOutstanding = 0;
-        for (RegionImpl r : regions.values()) {
-            r.registered = false;
-            r.valid = false;
-        }
-        regions.clear();
-        state = State.CLOSED;
+        teardown.deviceGone(cause, detail);
     }
 
     // ------------------------------------------------------------------ delivery

@@ -14,7 +14,7 @@ import smbdirect.api.rdma.WorkRequestType;
  * peer when a Send, RDMA Write, RDMA Read or local invalidate executes, with an RNIC's checks and
  * punishments (see {@link smbdirect.rdma.mock}): the local region first, then the peer's posted
  * receive or region; a failure completes the work request with its error status and breaks the
- * connection ({@link EndpointImpl#breakBoth}). The faults armed in {@link FaultInjection} are
+ * connection ({@link Teardown#breakBoth}). The faults armed in {@link FaultInjection} are
  * taken here. Work requests execute inside {@code post} (INLINE, THREADED) or when the fabric is
  * stepped (DETERMINISTIC).
  *
@@ -69,7 +69,7 @@ final class Execution {
         }
         if (ep.peerLost) {
             ep.complete(wr, CompletionStatus.TRANSPORT_RETRY_EXCEEDED, 0, false, 0);
-            EndpointImpl.breakSide(ep, DisconnectCause.PEER_LOST,
+            Teardown.breakSide(ep, DisconnectCause.PEER_LOST,
                     "transport retries exceeded: the peer does not answer", EndpointImpl.NO_BYTES);
             return;
         }
@@ -92,7 +92,7 @@ final class Execution {
                 String detail = "Send #" + wr.sequence + " was lost (injected): transport retries exceeded";
                 ep.complete(wr, CompletionStatus.TRANSPORT_RETRY_EXCEEDED, 0, false, 0);
                 p.peerLost = true;
-                EndpointImpl.breakSide(ep, DisconnectCause.PEER_LOST, detail, EndpointImpl.NO_BYTES);
+                Teardown.breakSide(ep, DisconnectCause.PEER_LOST, detail, EndpointImpl.NO_BYTES);
                 return;
             }
             if (fault != null) {
@@ -107,7 +107,7 @@ final class Execution {
             String detail = "receiver not ready: a Send of " + length + " bytes from endpoint " + ep.id
                     + " found no receive posted at endpoint " + p.id + " (RNR retry count 0)";
             ep.complete(wr, CompletionStatus.RECEIVER_NOT_READY, 0, false, 0);
-            ep.breakBoth(DisconnectCause.QP_ERROR, DisconnectCause.QP_ERROR, detail);
+            ep.teardown.breakBoth(DisconnectCause.QP_ERROR, DisconnectCause.QP_ERROR, detail);
             return;
         }
         int problem = localProblem(p, rwr.region, rwr.offset, rwr.length, true);
@@ -116,7 +116,7 @@ final class Execution {
                     + describeLocal(problem, rwr.region, rwr.offset, rwr.length);
             p.complete(rwr, localStatus(problem), 0, false, 0);
             ep.complete(wr, CompletionStatus.REMOTE_INVALID_REQUEST, 0, false, 0);
-            ep.breakBoth(DisconnectCause.QP_ERROR, DisconnectCause.QP_ERROR, detail);
+            ep.teardown.breakBoth(DisconnectCause.QP_ERROR, DisconnectCause.QP_ERROR, detail);
             return;
         }
         if (length > rwr.length) {
@@ -124,7 +124,7 @@ final class Execution {
                     + " bytes posted at endpoint " + p.id;
             p.complete(rwr, CompletionStatus.LOCAL_LENGTH_ERROR, 0, false, 0);
             ep.complete(wr, CompletionStatus.REMOTE_INVALID_REQUEST, 0, false, 0);
-            ep.breakBoth(DisconnectCause.QP_ERROR, DisconnectCause.QP_ERROR, detail);
+            ep.teardown.breakBoth(DisconnectCause.QP_ERROR, DisconnectCause.QP_ERROR, detail);
             return;
         }
         boolean invalidated = false;
@@ -135,7 +135,7 @@ final class Execution {
                         + (target == null ? ", no region" : ", an invalid region") + " of endpoint " + p.id;
                 p.complete(rwr, CompletionStatus.LOCAL_PROTECTION_ERROR, 0, false, 0);
                 ep.complete(wr, CompletionStatus.REMOTE_INVALID_REQUEST, 0, false, 0);
-                ep.breakBoth(DisconnectCause.QP_ERROR, DisconnectCause.QP_ERROR, detail);
+                ep.teardown.breakBoth(DisconnectCause.QP_ERROR, DisconnectCause.QP_ERROR, detail);
                 return;
             }
             target.valid = false;
@@ -150,7 +150,7 @@ final class Execution {
         p.complete(rwr, CompletionStatus.SUCCESS, length, invalidated, invalidated ? wr.remoteToken : 0);
         ep.complete(wr, CompletionStatus.SUCCESS, 0, false, 0);
         if (ep.faults.sendTransmitted()) {
-            ep.breakBoth(DisconnectCause.QP_ERROR, DisconnectCause.QP_ERROR,
+            ep.teardown.breakBoth(DisconnectCause.QP_ERROR, DisconnectCause.QP_ERROR,
                     "connection broken after Send #" + ep.sendsTransmitted + " (injected)");
         }
     }
@@ -179,7 +179,7 @@ final class Execution {
             String detail = "remote access error: " + wr.type + " of " + wr.length + " bytes with token 0x"
                     + Integer.toHexString(wr.remoteToken) + " " + violation + " of endpoint " + p.id;
             ep.complete(wr, CompletionStatus.REMOTE_ACCESS_ERROR, 0, false, 0);
-            ep.breakBoth(DisconnectCause.QP_ERROR, DisconnectCause.QP_ERROR, detail);
+            ep.teardown.breakBoth(DisconnectCause.QP_ERROR, DisconnectCause.QP_ERROR, detail);
             return;
         }
         if (wr.length > 0) {
@@ -234,6 +234,6 @@ final class Execution {
     /** {@code wr} of this endpoint fails with {@code status}; the connection breaks. */
     void fail(Wr wr, CompletionStatus status, String detail) {
         ep.complete(wr, status, 0, false, 0);
-        ep.breakBoth(DisconnectCause.QP_ERROR, DisconnectCause.QP_ERROR, detail);
+        ep.teardown.breakBoth(DisconnectCause.QP_ERROR, DisconnectCause.QP_ERROR, detail);
     }
 }

@@ -45,7 +45,7 @@ final class FaultInjection {
         EndpointImpl p;
         synchronized (ep.lock) {
             p = ep.peer;
-            ep.breakBoth(DisconnectCause.QP_ERROR, DisconnectCause.QP_ERROR, "injected: " + detail);
+            ep.teardown.breakBoth(DisconnectCause.QP_ERROR, DisconnectCause.QP_ERROR, "injected: " + detail);
         }
         ep.signalBoth(p);
     }

@@ -23,9 +23,51 @@ import smbdirect.rdma.mock.MockEndpoint;
 import smbdirect.rdma.mock.MockProvider;
 
 /**
- * A queue pair. Thread-safe: every field below is guarded by {@link #lock}, shared with the peer
- * endpoint. Work requests execute under that lock (both sides' state changes atomically); the
- * handler is called by {@link Deliverable} outside it.
+ * A queue pair of the fabric: its state, its connection setup ({@code connect}, {@code accept}),
+ * registrations, posting and the inspection API of {@link MockEndpoint}. Its concerns: the
+ * execution of send-queue work requests at the peer ({@link Execution}), the faults a test arms
+ * ({@link FaultInjection}), how the connection ends ({@link Teardown}), and the delivery of its
+ * callbacks ({@link Deliverable}).
+ *
+ * <h2>The lock protocol</h2>
+ * <ul>
+ * <li><b>One lock per connection.</b> {@link #lock} is created with an active endpoint
+ * ({@link ProviderImpl#createEndpoint}); the passive endpoint created from its connection request
+ * gets the same object ({@link ConnectRequestImpl#createEndpoint}). An endpoint that never connects
+ * has its own. So a transmission touching both sides takes one lock, and different connections never
+ * contend. A listener has a lock of its own.</li>
+ * <li><b>What it guards.</b> Every mutable field of both endpoints (state, peer, addresses, read
+ * depths, the connection request, the queues, the pool, the outstanding counts, the registrations,
+ * the counters), the {@link FaultInjection} and {@link Deliverable} state of both (the callback
+ * queue and pool, who delivers, holding), the {@link ConnectRequestImpl}'s phase and passive
+ * endpoint, and {@code RegionImpl.registered}. {@code RegionImpl.valid} is written under it and is
+ * volatile, because {@code isValid()} reads it without; so are the two flags {@link Deliverable}
+ * reads first without it ({@code queued}, {@code scheduled}, see there). Everything else is final
+ * or confined to one thread (a THREADED worker's batch array).</li>
+ * <li><b>Who takes it.</b> This class's SPI and inspection methods, {@link FaultInjection}'s arming,
+ * {@link Teardown}'s {@code disconnect}, {@code close}, {@code crash} and {@code deviceGone},
+ * {@link ConnectRequestImpl} ({@code createEndpoint}, {@code reject}, {@code abandon}),
+ * {@link Deliverable} (taking and recycling callbacks, hold and release, scheduling),
+ * {@link #transmitOne} (a DETERMINISTIC step) and {@code FabricImpl.stats()}, one endpoint at a
+ * time. Each holds it only for the state change: a work request executes entirely under it
+ * ({@link Execution}: the sender's and the receiver's queues, registrations and bytes change at
+ * once), and completions and disconnects are only queued as events under it, never delivered.</li>
+ * <li><b>Order.</b> No other lock of the fabric is taken while it is held, except the action queue
+ * ({@code FabricImpl.addTask}) in DETERMINISTIC mode: the connection lock first, never the reverse
+ * ({@code FabricImpl.step} takes the next action and releases the queue before running it). The
+ * connection lock and a listener's lock are never held together: {@code connect} offers its
+ * request to the listener after releasing its own, and a listener that fails or closes abandons
+ * its queued requests after releasing its own. Registering draws keys and addresses from the
+ * fabric before taking the lock.</li>
+ * <li><b>Callbacks run outside every fabric lock.</b> Only {@link Deliverable#deliver} and
+ * {@code drainThreaded} call a handler: they take a queued event under the lock, release it, call
+ * the handler, and take the lock again to recycle the event. One thread at a time delivers for an
+ * endpoint, so its callbacks never overlap and keep their queued order, and a handler may post,
+ * disconnect or close from within the callback. Whoever queues a callback calls {@link #signal}
+ * ({@link #signalBoth} for both sides) after releasing the lock, since in INLINE mode the signal
+ * delivers on the calling thread. The one piece of test code that runs under the lock is the
+ * mutation a test passes to {@code corruptSend}.</li>
+ * </ul>
  */
 final class EndpointImpl extends Deliverable implements MockEndpoint {
     static final byte[] NO_BYTES = new byte[0];

@@ -41,14 +41,14 @@ import smbdirect.rdma.iwarp.RtrMode;
  * <p>Threading: SPI methods may be called from any thread. {@code lock} guards every change of the
  * state (here and in {@link Teardown}) and a post's check of the state together with the filling of
  * its ring slot ({@link WorkQueues}), so no post lands after the end has flushed the queues; the
- * state is volatile, so the I/O thread reads it without the lock. Held, it calls nothing outside the
- * provider but the {@link PassiveSetup}'s decision (which takes the setup's monitor: this lock
- * first, never the reverse). Posting fills a pooled work request under the lock and hands the
- * endpoint to its {@link IoLoop} without allocating. Everything else runs on the loop's thread,
- * which is also the only thread that calls the handler, never while holding the lock: callbacks of
- * one endpoint are never concurrent, and a callback may post (the post is picked up after the
- * callback returns). Completions leave each queue in post order, each exactly once; when the
- * connection ends every outstanding request is completed (FLUSHED unless it failed) before
+ * state is volatile, so the I/O thread reads it without the lock. While it is held no handler or
+ * other consumer code runs, and the only other monitor taken is the {@link PassiveSetup}'s, by
+ * {@code accept} (this lock first, never the reverse). Posting fills a pooled work request under
+ * the lock and hands the endpoint to its {@link IoLoop} without allocating. Everything else runs on
+ * the loop's thread, which is also the only thread that calls the handler, never while holding the
+ * lock: callbacks of one endpoint are never concurrent, and a callback may post (the post is picked
+ * up after the callback returns). Completions leave each queue in post order, each exactly once;
+ * when the connection ends every outstanding request is completed (FLUSHED unless it failed) before
  * {@code onDisconnected}, which is the last callback.
  */
 final class EndpointImpl implements RdmaEndpoint, IoHandler {

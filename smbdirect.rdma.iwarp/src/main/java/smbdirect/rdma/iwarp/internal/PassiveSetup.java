@@ -40,7 +40,6 @@ import smbdirect.rdma.iwarp.internal.wire.MpaV2Control;
 final class PassiveSetup implements IoHandler, RdmaConnectRequest {
 
     private static final Logger LOG = LoggerFactory.getLogger(PassiveSetup.class);
-    private static final ByteBuffer EMPTY = ByteBuffer.allocate(0).asReadOnlyBuffer();
 
     private final ProviderImpl provider;
     private final ListenerImpl listener;
@@ -50,6 +49,8 @@ final class PassiveSetup implements IoHandler, RdmaConnectRequest {
     private final InetSocketAddress peer;
     private final ByteBuffer frame = ByteBuffer.allocate(MpaFrame.HEADER_SIZE + MpaFrame.MAX_PRIVATE_DATA);
     private final ByteBuffer probe = ByteBuffer.allocate(1);
+    /** What {@code onEstablished} gets here: the peer's private data came with its Request. */
+    private final ByteBuffer noPrivateData = ByteBuffer.allocate(0).asReadOnlyBuffer();
     private final Deadline timeout = new Deadline(this::onTimeout);
     private boolean headerRead;
     private boolean delivered;
@@ -450,7 +451,7 @@ final class PassiveSetup implements IoHandler, RdmaConnectRequest {
         }
         reply = null;
         channel.owner(accepting);
-        accepting.establish(answer.crc(), answer.ird(), answer.ord(), RtrMode.NONE, EMPTY);
+        accepting.establish(answer.crc(), answer.ird(), answer.ord(), RtrMode.NONE, noPrivateData);
     }
 
     /** The endpoint created from the request was closed before accept or reject: the request is refused. */

@@ -1,24 +1,17 @@
 package smbdirect.rdma.iwarp.internal;
 
 import java.io.IOException;
-import java.net.ConnectException;
 import java.net.InetSocketAddress;
 import java.net.NoRouteToHostException;
-import java.net.PortUnreachableException;
 import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
-import java.nio.channels.SocketChannel;
-import java.nio.channels.UnresolvedAddressException;
 import java.util.Objects;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.zip.CRC32C;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import smbdirect.api.rdma.CompletionStatus;
 import smbdirect.api.rdma.ConnectParameters;
 import smbdirect.api.rdma.DisconnectCause;
 import smbdirect.api.rdma.EndpointConfig;
@@ -28,38 +21,39 @@ import smbdirect.api.rdma.RdmaCapabilities;
 import smbdirect.api.rdma.RdmaEndpoint;
 import smbdirect.api.rdma.RdmaEndpointHandler;
 import smbdirect.api.rdma.RdmaException;
-import smbdirect.api.rdma.WorkRequestType;
 import smbdirect.rdma.iwarp.IwarpSettings;
 import smbdirect.rdma.iwarp.RtrMode;
-import smbdirect.rdma.iwarp.internal.wire.Be;
-import smbdirect.rdma.iwarp.internal.wire.Ddp;
-import smbdirect.rdma.iwarp.internal.wire.MpaFrame;
-import smbdirect.rdma.iwarp.internal.wire.MpaV2Control;
-import smbdirect.rdma.iwarp.internal.wire.Rdmap;
-import smbdirect.rdma.iwarp.internal.wire.Terminate;
-import smbdirect.rdma.iwarp.internal.wire.TerminateError;
 
 /**
- * One iWARP queue pair on one TCP connection: the SPI endpoint, its MPA connection setup (active
- * side; the passive side's Request is read by {@link PassiveSetup}), and in RDMA mode its
- * {@link Transmitter} and {@link Receiver}.
+ * One iWARP queue pair on one TCP connection: the SPI endpoint, its state, and the I/O dispatch of
+ * RDMA mode. Each concern of the endpoint is a class of its own, created with it:
+ * <ul>
+ * <li>{@link ActiveSetup} (connect) or {@link PassiveSetup} (accept): the MPA connection setup;
+ * each owns the channel until it calls {@link #establish};</li>
+ * <li>{@link RegionTable}: the registrations; {@link WorkQueues}: posting, flushing and the
+ * delivery of completions in post order;</li>
+ * <li>{@link Transmitter} and {@link Receiver}, created by {@link #establish}: RDMA mode;</li>
+ * <li>{@link Termination}: the Terminates; {@link Invalidation}: invalidation and the check of a
+ * request's own region;</li>
+ * <li>{@link Teardown}: the end, once, for any cause.</li>
+ * </ul>
  *
- * <p>Threading: SPI methods may be called from any thread. Posting fills a pooled work request
- * under {@code lock} and hands the endpoint to its {@link IoLoop} without allocating. Everything
- * else runs on the loop's thread, which is also the only thread that calls the handler, never while
- * holding {@code lock}: callbacks of one endpoint are never concurrent, and a callback may post (the
- * post is picked up after the callback returns). Completions leave each queue in post order, each
- * exactly once; when the connection ends every outstanding request is completed (FLUSHED unless it
- * failed) before {@code onDisconnected}, which is the last callback.
+ * <p>Threading: SPI methods may be called from any thread. {@code lock} guards every change of the
+ * state (here and in {@link Teardown}) and a post's check of the state together with the filling of
+ * its ring slot ({@link WorkQueues}), so no post lands after the end has flushed the queues; the
+ * state is volatile, so the I/O thread reads it without the lock. While it is held no handler or
+ * other consumer code runs, and the only other monitor taken is the {@link PassiveSetup}'s, by
+ * {@code accept} (this lock first, never the reverse). Posting fills a pooled work request under
+ * the lock and hands the endpoint to its {@link IoLoop} without allocating. Everything else runs on
+ * the loop's thread, which is also the only thread that calls the handler, never while holding the
+ * lock: callbacks of one endpoint are never concurrent, and a callback may post (the post is picked
+ * up after the callback returns). Completions leave each queue in post order, each exactly once;
+ * when the connection ends every outstanding request is completed (FLUSHED unless it failed) before
+ * {@code onDisconnected}, which is the last callback.
  */
 final class EndpointImpl implements RdmaEndpoint, IoHandler {
 
     private static final Logger LOG = LoggerFactory.getLogger(EndpointImpl.class);
-
-    /** Where the MPA connection setup is (I/O thread). */
-    private enum Phase {
-        TCP_CONNECT, WRITE_MPA, READ_REPLY
-    }
 
     enum State {
         /** Active, created; receives may be posted. */
@@ -83,49 +77,34 @@ final class EndpointImpl implements RdmaEndpoint, IoHandler {
     final ProviderImpl provider;
     final IoLoop loop;
     final IwarpSettings settings;
-    final WorkRing<SendWr> sq;
-    final WorkRing<RecvWr> rq;
     final RegionTable regions;
+    final WorkQueues queues;
+    final Termination termination;
+    final Invalidation invalidation;
+    private final Teardown teardown;
     final AtomicBoolean scheduled = new AtomicBoolean();
     /** The loop's work list link (written before the list's CAS publishes it). */
     EndpointImpl nextScheduled;
 
     private final RdmaEndpointHandler handler;
     private final boolean passive;
+    /** The responder's MPA setup (passive), else null. */
     private final PassiveSetup setup;
+    /** The initiator's MPA setup (active), else null. */
+    private final ActiveSetup active;
     private final Object lock = new Object();
-    private final WorkCompletionImpl completion = new WorkCompletionImpl();
-    private final ByteBuffer empty = ByteBuffer.allocate(0).asReadOnlyBuffer();
-    private final Deadline replyTimeout = new Deadline(this::onReplyTimeout);
-    private final Deadline firstFpduDelay = new Deadline(this::afterFirstFpduDelay);
 
     private volatile State state;
     private volatile InetSocketAddress localAddress;
     private volatile InetSocketAddress peerAddress;
     private volatile int inboundReadDepth;
     private volatile int outboundReadDepth;
-    /** Guarded by lock. */
-    private boolean disconnectRequested;
 
     // I/O thread
     private Channel channel;
-    private ByteBuffer mpa;
-    private boolean replyHeaderRead;
-    private Phase phase = Phase.TCP_CONNECT;
-    private int requestedIrdFlags;
-    private int requestedOrdFlags;
-    private int requestIrd;
-    private int requestOrd;
-    private ByteBuffer privateData;
-    private boolean replyCrc;
-    private int replyIrd;
-    private int replyOrd;
     private Transmitter tx;
     private Receiver rx;
     private boolean ended;
-    private boolean completionsReady;
-    private boolean crcOn;
-    private RtrMode rtrMode = RtrMode.NONE;
 
     /** An active endpoint. */
     EndpointImpl(ProviderImpl provider, IoLoop loop, EndpointConfig config, RdmaEndpointHandler handler) {
@@ -141,9 +120,12 @@ final class EndpointImpl implements RdmaEndpoint, IoHandler {
         this.handler = Objects.requireNonNull(handler, "handler");
         this.setup = setup;
         this.passive = setup != null;
-        this.sq = new WorkRing<>(config.sendQueueDepth(), SendWr::new);
-        this.rq = new WorkRing<>(config.receiveQueueDepth(), RecvWr::new);
-        this.regions = new RegionTable(provider.random());
+        this.active = passive ? null : new ActiveSetup(this);
+        this.regions = new RegionTable(this, provider.random());
+        this.queues = new WorkQueues(this, lock, config, regions, this.handler);
+        this.termination = new Termination(this);
+        this.invalidation = new Invalidation(this, regions);
+        this.teardown = new Teardown(this, lock, this.handler);
         this.state = passive ? State.REQUESTED : State.IDLE;
         if (passive) {
             this.localAddress = setup.localAddress();
@@ -165,13 +147,7 @@ final class EndpointImpl implements RdmaEndpoint, IoHandler {
         if (peer.isUnresolved()) {
             throw new RdmaException("connect: " + peer + " is not resolved");
         }
-        ByteBuffer data = parameters.privateData();
-        int max = MpaFrame.MAX_PRIVATE_DATA - (settings.mpaRevision() == 2 ? MpaV2Control.SIZE : 0);
-        if (data.remaining() > max) {
-            throw new RdmaException("connect: " + data.remaining() + " bytes of private data exceed " + max
-                    + " (RFC 5044 §7.1: 512 bytes of MPA private data"
-                    + (settings.mpaRevision() == 2 ? ", 4 of them the RFC 6581 IRD/ORD word)" : ")"));
-        }
+        ActiveSetup.checkPrivateData(settings, parameters.privateData());
         synchronized (lock) {
             if (passive) {
                 throw new RdmaException("connect: the endpoint was created from a connection request; use accept");
@@ -185,167 +161,20 @@ final class EndpointImpl implements RdmaEndpoint, IoHandler {
             }
             state = State.CONNECTING;
             peerAddress = peer;
-            privateData = MpaSetup.readOnlyCopy(data, data.position(), data.remaining());
-            requestIrd = Math.min(parameters.inboundReadDepth(), settings.maxReadDepth());
-            requestOrd = Math.min(parameters.outboundReadDepth(), settings.maxReadDepth());
+            active.request(parameters);
         }
-        loop.execute(this::startConnect);
-    }
-
-    private void startConnect() {
-        if (state != State.CONNECTING || ended) {
-            provider.connectionClosed();
-            return;
-        }
-        SocketChannel socket = null;
-        try {
-            socket = SocketChannel.open();
-            provider.configure(socket);
-            channel = new Channel(provider, loop, socket);
-            loop.arm(replyTimeout, TimeUnit.MILLISECONDS.toNanos(settings.mpaReplyTimeoutMillis()));
-            boolean connected = socket.connect(peerAddress);
-            channel.register(this, connected ? SelectionKey.OP_WRITE : SelectionKey.OP_CONNECT);
-            if (connected) {
-                onTcpConnected();
-            }
-        } catch (IOException | UnresolvedAddressException | SecurityException e) {
-            if (channel == null) {
-                closeQuietly(socket);
-                provider.connectionClosed();
-            }
-            end(connectFailureCause(e), "TCP connect to " + peerAddress + " failed: " + e, null, null);
-        }
-    }
-
-    private static DisconnectCause connectFailureCause(Exception e) {
-        return e instanceof ConnectException || e instanceof NoRouteToHostException
-                || e instanceof PortUnreachableException || e instanceof UnresolvedAddressException
-                ? DisconnectCause.UNREACHABLE : DisconnectCause.CONNECT_ERROR;
-    }
-
-    private static void closeQuietly(SocketChannel socket) {
-        if (socket != null) {
-            try {
-                socket.close();
-            } catch (IOException ignored) {
-                // nothing was registered yet
-            }
-        }
-    }
-
-    /** The TCP connection is up: send the MPA Request (RFC 5044 §7.1, RFC 6581 §5). */
-    private void onTcpConnected() throws IOException {
-        localAddress = (InetSocketAddress) channel.socket.getLocalAddress();
-        boolean enhanced = settings.mpaRevision() == 2;
-        int irdFlags = 0;
-        int ordFlags = 0;
-        RtrMode p2p = settings.peerToPeer();
-        if (enhanced && p2p != RtrMode.NONE) {
-            irdFlags = MpaV2Control.PEER_TO_PEER;
-            ordFlags = switch (p2p) {
-                case WRITE -> MpaV2Control.WRITE_RTR;
-                case READ -> MpaV2Control.READ_RTR;
-                default -> MpaV2Control.WRITE_RTR | MpaV2Control.READ_RTR;
-            };
-            if ((ordFlags & MpaV2Control.READ_RTR) != 0) {
-                requestOrd = Math.max(1, requestOrd); // the Read RTR takes an ORD slot (siw forces ORD >= 1)
-            }
-        }
-        mpa = MpaSetup.frame(true, settings.crc() ? MpaFrame.FLAG_CRC : 0, settings.mpaRevision(), enhanced, requestIrd, requestOrd, irdFlags,
-                ordFlags, privateData);
-        requestedIrdFlags = irdFlags;
-        requestedOrdFlags = ordFlags;
-        phase = Phase.WRITE_MPA;
-        writeMpa();
-    }
-
-    /** Writes the Request or Reply in {@link #mpa}; then reads the Reply (active) or enters RDMA mode (passive). */
-    private void writeMpa() throws IOException {
-        channel.socket.write(mpa);
-        if (mpa.hasRemaining()) {
-            channel.interest(SelectionKey.OP_WRITE);
-            return;
-        }
-        if (passive) {
-            establish(replyCrc, replyIrd, replyOrd, RtrMode.NONE, empty);
-            return;
-        }
-        phase = Phase.READ_REPLY;
-        mpa = ByteBuffer.allocate(MpaFrame.HEADER_SIZE + MpaFrame.MAX_PRIVATE_DATA);
-        mpa.limit(MpaFrame.HEADER_SIZE);
-        channel.interest(SelectionKey.OP_READ);
-    }
-
-    /** Reads the Reply exactly (never past it: what follows is RDMA mode). */
-    private void readReply() throws IOException {
-        while (true) {
-            int n = channel.socket.read(mpa);
-            if (n < 0) {
-                end(DisconnectCause.CONNECT_ERROR, "the peer closed the connection before its MPA Reply was complete"
-                        + " (RFC 5044 §7.1)", null, null);
-                return;
-            }
-            if (mpa.hasRemaining()) {
-                if (n == 0) {
-                    return;
-                }
-                continue;
-            }
-            if (!replyHeaderRead) {
-                if (MpaFrame.key(mpa, 0) != MpaFrame.Key.REPLY) {
-                    end(DisconnectCause.CONNECT_ERROR, "the peer's answer is not an MPA Reply (key "
-                            + new String(mpa.array(), 0, 16, java.nio.charset.StandardCharsets.ISO_8859_1)
-                            + "; RFC 5044 §7.1); sent Terminate " + TerminateError.MPA_INVALID_FRAME, rawTerminate(
-                            TerminateError.MPA_INVALID_FRAME), null);
-                    return;
-                }
-                int pd = MpaFrame.pdLength(mpa, 0);
-                if (pd > MpaFrame.MAX_PRIVATE_DATA) {
-                    end(DisconnectCause.CONNECT_ERROR, "MPA Reply PD_Length " + pd + " exceeds "
-                            + MpaFrame.MAX_PRIVATE_DATA + " (RFC 5044 §7.1)", null, null);
-                    return;
-                }
-                replyHeaderRead = true;
-                mpa.limit(MpaFrame.HEADER_SIZE + pd);
-                if (mpa.hasRemaining()) {
-                    continue;
-                }
-            }
-            processReply();
-            return;
-        }
-    }
-
-    /** The complete Reply (RFC 5044 §7.1, RFC 6581 §5; iwarp.md §2.4, §7). */
-    private void processReply() {
-        MpaNegotiation.Result result = MpaNegotiation.reply(mpa, settings, requestIrd, requestOrd, requestedIrdFlags,
-                requestedOrdFlags);
-        if (result instanceof MpaNegotiation.Refused r) {
-            end(r.cause(), r.detail(), r.terminate() == null ? null : rawTerminate(r.terminate()), r.rejectData());
-            return;
-        }
-        MpaNegotiation.Agreed a = (MpaNegotiation.Agreed) result;
-        if (!a.enhanced() && settings.mpaRevision() == 2 && LOG.isDebugEnabled()) {
-            LOG.debug("{}: the peer answered MPA revision {} without the RFC 6581 word; IRD/ORD come from the ULP",
-                    this, MpaFrame.revision(mpa, 0));
-        }
-        establish(a.crc(), a.ird(), a.ord(), a.rtr(), a.ulpPrivateData());
+        loop.execute(active::start);
     }
 
     @Override
     public void accept(ConnectParameters parameters) throws RdmaException {
         Objects.requireNonNull(parameters, "parameters");
         provider.checkOpen("accept");
-        ByteBuffer data = parameters.privateData();
         synchronized (lock) {
             if (!passive) {
                 throw new RdmaException("accept: the endpoint is active (created by the provider); use connect");
             }
-            int max = MpaFrame.MAX_PRIVATE_DATA - (setup.enhanced() ? MpaV2Control.SIZE : 0);
-            if (data.remaining() > max) {
-                throw new RdmaException("accept: " + data.remaining() + " bytes of private data exceed " + max
-                        + " (RFC 5044 §7.1)");
-            }
+            setup.checkPrivateData(parameters.privateData());
             if (state != State.REQUESTED) {
                 throw new RdmaException("accept: the endpoint is " + state
                         + (state == State.REJECTED ? " (its request was rejected)" : ""));
@@ -355,44 +184,41 @@ final class EndpointImpl implements RdmaEndpoint, IoHandler {
                 throw new RdmaException("accept: the connection request was rejected");
             }
             state = State.ACCEPTING;
-            privateData = MpaSetup.readOnlyCopy(data, data.position(), data.remaining());
-            requestIrd = Math.min(parameters.inboundReadDepth(), settings.maxReadDepth());
-            requestOrd = Math.min(parameters.outboundReadDepth(), settings.maxReadDepth());
+            setup.accepted(parameters);
         }
         loop.execute(this::sendReply);
     }
 
-    /** Passive: negotiates as iwarp.md §7 (responder) says and writes the Reply. */
+    /** Passive, loop task after {@code accept}: the setup writes the Reply, then calls {@link #establish}. */
     private void sendReply() {
         if (state != State.ACCEPTING || ended) {
             return;
         }
         channel = setup.channel();
-        channel.owner(this);
-        MpaNegotiation.Answer answer = MpaNegotiation.answer(setup, settings, requestIrd, requestOrd);
-        replyCrc = answer.crc();
-        replyIrd = answer.ird();
-        replyOrd = answer.ord();
-        mpa = MpaSetup.frame(false, replyCrc ? MpaFrame.FLAG_CRC : 0, answer.revision(), answer.enhanced(),
-                answer.ird(), answer.ord(), answer.irdFlags(), answer.ordFlags(), privateData);
-        phase = Phase.WRITE_MPA;
-        try {
-            writeMpa();
-        } catch (IOException e) {
-            end(DisconnectCause.CONNECT_ERROR, "writing the MPA Reply to " + peerAddress + " failed: " + e, null, null);
-        }
+        setup.sendReply(this);
     }
 
-    /** Enters RDMA mode (RFC 5044 §7.1.2): the initiator may send at once, the responder after the first FPDU. */
-    private void establish(boolean crc, int ird, int ord, RtrMode rtr, ByteBuffer peerData) {
-        loop.disarm(replyTimeout);
-        mpa = null;
-        crcOn = crc;
+    /** Active, I/O thread: the setup's channel, from its creation on (so that {@link #end} closes it). */
+    void attach(Channel c) {
+        channel = c;
+    }
+
+    /** Active, I/O thread: the TCP connection is up. */
+    void connectedFrom(InetSocketAddress local) {
+        localAddress = local;
+    }
+
+    /**
+     * I/O thread, called by the setup once the MPA exchange agreed and the channel is ours: enters
+     * RDMA mode (RFC 5044 §7.1.2): the initiator may send at once, the responder after the first FPDU.
+     */
+    void establish(boolean crc, int ird, int ord, RtrMode rtr, ByteBuffer peerData) {
+        termination.rdmaMode(crc);
         InboundReads inbound = new InboundReads(ird);
         OutboundReads outbound = new OutboundReads(rtr == RtrMode.READ ? Math.max(1, ord) : ord);
         int fpduSize = PathFpdu.resolve(settings.maxFpduSize(), channel.socket);
-        tx = new Transmitter(this, channel.socket, crc, fpduSize, sq, inbound, outbound);
-        rx = new Receiver(this, channel.socket, crc, rq, regions, inbound, outbound);
+        tx = new Transmitter(this, channel.socket, crc, fpduSize, queues.sq, inbound, outbound);
+        rx = new Receiver(this, channel.socket, crc, queues.rq, regions, inbound, outbound);
         synchronized (lock) {
             if (state == State.CLOSED) {
                 return;
@@ -410,12 +236,7 @@ final class EndpointImpl implements RdmaEndpoint, IoHandler {
         }
         channel.interest(SelectionKey.OP_READ);
         if (!passive) {
-            rtrMode = rtr;
-            if (settings.firstFpduDelayMillis() > 0) {
-                loop.arm(firstFpduDelay, TimeUnit.MILLISECONDS.toNanos(settings.firstFpduDelayMillis()));
-            } else {
-                openInitiatorGate();
-            }
+            active.established(rtr);
         }
         if (LOG.isDebugEnabled()) {
             LOG.debug("{}: RDMA mode, CRC {}, FPDUs up to {} B, IRD {}, ORD {}, RTR {}", this, crc ? "on" : "off",
@@ -431,32 +252,8 @@ final class EndpointImpl implements RdmaEndpoint, IoHandler {
         runScheduled();
     }
 
-    /** The initiator may send (RFC 5044 §7.1.2): its RTR frame first when peer-to-peer was negotiated. */
-    private void openInitiatorGate() {
-        if (ended) {
-            return;
-        }
-        tx.openGate();
-        if (rtrMode == RtrMode.WRITE) {
-            tx.queueWriteRtr();
-        } else if (rtrMode == RtrMode.READ) {
-            SendWr read = new SendWr();
-            read.type = WorkRequestType.RDMA_READ;
-            read.internal = true;
-            tx.queueReadRtr(read);
-        }
-    }
-
-    private void afterFirstFpduDelay() {
-        openInitiatorGate();
-        runScheduled();
-    }
-
-    private void onReplyTimeout() {
-        if (state == State.CONNECTING) {
-            end(DisconnectCause.CONNECT_ERROR, "no MPA Reply from " + peerAddress + " within "
-                    + settings.mpaReplyTimeoutMillis() + " ms (RFC 5044 §7.1)", null, null);
-        }
+    Transmitter transmitter() {
+        return tx;
     }
 
     @Override
@@ -484,216 +281,59 @@ final class EndpointImpl implements RdmaEndpoint, IoHandler {
         return provider.capabilities();
     }
 
-    // ------------------------------------------------------------------ memory
+    // ------------------------------------------------------------------ memory and posting
 
     @Override
     public MemoryRegion register(ByteBuffer buffer, Set<MemoryAccess> access) throws RdmaException {
-        Objects.requireNonNull(buffer, "buffer");
-        Objects.requireNonNull(access, "access");
-        provider.checkOpen("register");
-        if (!buffer.isDirect()) {
-            throw new RdmaException("register: the buffer must be direct (the provider reads and writes it in place): "
-                    + buffer);
-        }
-        if (!buffer.hasRemaining()) {
-            throw new RdmaException("register: nothing to register (position == limit == " + buffer.position() + ")");
-        }
-        boolean localWrite = access.contains(MemoryAccess.LOCAL_WRITE);
-        if (access.contains(MemoryAccess.REMOTE_WRITE) && !localWrite) {
-            throw new RdmaException("register: access " + access + ": REMOTE_WRITE requires LOCAL_WRITE");
-        }
-        if (buffer.isReadOnly() && (localWrite || access.contains(MemoryAccess.REMOTE_WRITE))) {
-            throw new RdmaException("register: a read-only buffer cannot be registered with " + access);
-        }
-        if (state == State.CLOSED) {
-            throw new RdmaException("register: the endpoint is closed");
-        }
-        RegionImpl r = regions.register(this, buffer, access);
-        if (state == State.CLOSED) {
-            regions.remove(r);
-            r.registered = false;
-            r.valid = false;
-            throw new RdmaException("register: the endpoint is closed");
-        }
-        return r;
+        return regions.register(buffer, access);
     }
 
     @Override
     public void deregister(MemoryRegion region) throws RdmaException {
-        RegionImpl r = own(region, "deregister");
-        if (state == State.CLOSED) {
-            return;
-        }
-        if (!regions.remove(r)) {
-            throw new RdmaException("deregister: " + r + " is already deregistered");
-        }
-        r.registered = false;
-        r.valid = false;
+        regions.deregister(region);
     }
-
-    private RegionImpl own(MemoryRegion region, String operation) throws RdmaException {
-        Objects.requireNonNull(region, "region");
-        if (!(region instanceof RegionImpl r) || r.owner != this) {
-            throw new RdmaException(operation + ": " + region + " is not registered on this endpoint");
-        }
-        return r;
-    }
-
-    private RegionImpl usable(MemoryRegion region, int offset, int length, String operation) throws RdmaException {
-        RegionImpl r = own(region, operation);
-        if (!r.registered) {
-            throw new RdmaException(operation + ": " + r + " is deregistered");
-        }
-        if (offset < 0 || length < 0 || (long) offset + length > r.length) {
-            throw new RdmaException(operation + ": offset " + offset + " + length " + length
-                    + " is outside the region of " + r.length + " bytes");
-        }
-        return r;
-    }
-
-    // ------------------------------------------------------------------ posting
 
     @Override
     public void postReceive(MemoryRegion region, int offset, int length, long wrId) throws RdmaException {
-        RegionImpl r = usable(region, offset, length, "postReceive");
-        if (!r.localWrite) {
-            throw new RdmaException("postReceive: " + r + " lacks LOCAL_WRITE");
-        }
-        synchronized (lock) {
-            State s = state;
-            if (s == State.ERROR || s == State.CLOSED || s == State.REJECTED) {
-                throw notPostable("postReceive");
-            }
-            if (rq.isFull()) {
-                throw new RdmaException("postReceive: the receive queue is full (" + rq.depth
-                        + " = EndpointConfig.receiveQueueDepth)");
-            }
-            RecvWr w = rq.next();
-            w.region = r;
-            w.offset = offset;
-            w.length = length;
-            w.wrId = wrId;
-            rq.publish();
-        }
+        queues.postReceive(region, offset, length, wrId);
     }
 
     @Override
     public void postSend(MemoryRegion region, int offset, int length, long wrId) throws RdmaException {
-        RegionImpl r = usable(region, offset, length, "postSend");
-        post(WorkRequestType.SEND, Rdmap.SEND, r, offset, length, 0, 0, 0, wrId, "postSend");
+        queues.postSend(region, offset, length, wrId);
     }
 
     @Override
     public void postSendWithInvalidate(MemoryRegion region, int offset, int length, int remoteToken, long wrId)
             throws RdmaException {
-        RegionImpl r = usable(region, offset, length, "postSendWithInvalidate");
-        post(WorkRequestType.SEND, Rdmap.SEND_INVALIDATE, r, offset, length, 0, 0, remoteToken, wrId,
-                "postSendWithInvalidate");
+        queues.postSendWithInvalidate(region, offset, length, remoteToken, wrId);
     }
 
     @Override
     public void postRdmaWrite(MemoryRegion local, int localOffset, int length, long remoteAddress, int remoteToken,
             long wrId) throws RdmaException {
-        RegionImpl r = usable(local, localOffset, length, "postRdmaWrite");
-        post(WorkRequestType.RDMA_WRITE, Rdmap.RDMA_WRITE, r, localOffset, length, remoteAddress, remoteToken, 0,
-                wrId, "postRdmaWrite");
+        queues.postRdmaWrite(local, localOffset, length, remoteAddress, remoteToken, wrId);
     }
 
     @Override
     public void postRdmaRead(MemoryRegion local, int localOffset, int length, long remoteAddress, int remoteToken,
             long wrId) throws RdmaException {
-        RegionImpl r = usable(local, localOffset, length, "postRdmaRead");
-        if (!r.localWrite) {
-            throw new RdmaException("postRdmaRead: the sink " + r + " lacks LOCAL_WRITE");
-        }
-        post(WorkRequestType.RDMA_READ, Rdmap.READ_REQUEST, r, localOffset, length, remoteAddress, remoteToken, 0,
-                wrId, "postRdmaRead");
+        queues.postRdmaRead(local, localOffset, length, remoteAddress, remoteToken, wrId);
     }
 
     @Override
     public void postLocalInvalidate(MemoryRegion region, long wrId) throws RdmaException {
-        RegionImpl r = own(region, "postLocalInvalidate");
-        if (!r.registered) {
-            throw new RdmaException("postLocalInvalidate: " + r + " is deregistered");
-        }
-        post(WorkRequestType.LOCAL_INVALIDATE, -1, r, 0, 0, 0, 0, 0, wrId, "postLocalInvalidate");
-    }
-
-    private void post(WorkRequestType type, int opcode, RegionImpl r, int offset, int length, long remoteAddress,
-            int remoteToken, int invalidateToken, long wrId, String operation) throws RdmaException {
-        synchronized (lock) {
-            if (state != State.ESTABLISHED) {
-                throw notPostable(operation);
-            }
-            if (type == WorkRequestType.RDMA_READ && outboundReadDepth == 0) {
-                throw new RdmaException(operation + ": the negotiated ORD is 0 (the peer grants no RDMA Read)");
-            }
-            if (sq.isFull()) {
-                throw new RdmaException(operation + ": the send queue is full (" + sq.depth
-                        + " = EndpointConfig.sendQueueDepth)");
-            }
-            SendWr w = sq.next();
-            w.type = type;
-            w.opcode = opcode;
-            w.region = r;
-            w.offset = offset;
-            w.length = length;
-            w.remoteAddress = remoteAddress;
-            w.remoteToken = remoteToken;
-            w.invalidateToken = invalidateToken;
-            w.wrId = wrId;
-            w.internal = false;
-            sq.publish();
-        }
-        loop.schedule(this);
-    }
-
-    private RdmaException notPostable(String operation) {
-        return new RdmaException(operation + ": the endpoint is " + state);
+        queues.postLocalInvalidate(region, wrId);
     }
 
     @Override
     public void disconnect() {
-        synchronized (lock) {
-            State s = state;
-            if (disconnectRequested || s == State.IDLE || s == State.REQUESTED || s == State.REJECTED
-                    || s == State.ERROR || s == State.CLOSED) {
-                return;
-            }
-            disconnectRequested = true;
-        }
-        loop.execute(() -> end(DisconnectCause.LOCAL, "disconnect() called", null, null));
+        teardown.disconnect();
     }
 
     @Override
     public void close() {
-        State previous;
-        synchronized (lock) {
-            previous = state;
-            if (previous == State.CLOSED) {
-                return;
-            }
-            state = State.CLOSED;
-        }
-        for (RegionImpl r : regions.removeAll()) {
-            r.registered = false;
-            r.valid = false;
-        }
-        provider.forget(this);
-        if (previous == State.REQUESTED) {
-            setup.releaseByClose();
-        }
-        loop.execute(this::closeOnLoop);
-    }
-
-    private void closeOnLoop() {
-        loop.disarm(replyTimeout);
-        loop.disarm(firstFpduDelay);
-        if (ended) {
-            return;
-        }
-        ended = true;
-        closeChannel(null);
+        teardown.close();
     }
 
     /** The request this passive endpoint was created from was rejected: no callback, accept refused. */
@@ -707,12 +347,7 @@ final class EndpointImpl implements RdmaEndpoint, IoHandler {
 
     /** Provider shutdown: ends the endpoint with PROVIDER_SHUTDOWN (loop thread). */
     void shutdown(String detail) {
-        State s = state;
-        if (s == State.REQUESTED || s == State.REJECTED) {
-            ended = true;
-            return; // the request's channel belongs to the setup
-        }
-        end(DisconnectCause.PROVIDER_SHUTDOWN, detail, null, null);
+        teardown.shutdown(detail);
     }
 
     // ------------------------------------------------------------------ I/O thread
@@ -721,17 +356,6 @@ final class EndpointImpl implements RdmaEndpoint, IoHandler {
     public void onReady(SelectionKey key, int readyOps) {
         try {
             switch (state) {
-                case CONNECTING, ACCEPTING -> {
-                    if (phase == Phase.TCP_CONNECT && (readyOps & SelectionKey.OP_CONNECT) != 0) {
-                        if (channel.socket.finishConnect()) {
-                            onTcpConnected();
-                        }
-                    } else if (phase == Phase.WRITE_MPA && (readyOps & SelectionKey.OP_WRITE) != 0) {
-                        writeMpa();
-                    } else if (phase == Phase.READ_REPLY && (readyOps & SelectionKey.OP_READ) != 0) {
-                        readReply();
-                    }
-                }
                 case ESTABLISHED -> {
                     if ((readyOps & SelectionKey.OP_READ) != 0) {
                         rx.onReadable();
@@ -739,8 +363,8 @@ final class EndpointImpl implements RdmaEndpoint, IoHandler {
                     if (!ended && (readyOps & SelectionKey.OP_WRITE) != 0) {
                         tx.pump();
                     }
-                    if (completionsReady) {
-                        deliverCompletions();
+                    if (queues.hasReady()) {
+                        queues.deliver();
                     }
                 }
                 default -> channel.interest(0);
@@ -750,12 +374,12 @@ final class EndpointImpl implements RdmaEndpoint, IoHandler {
         }
     }
 
+    /** An internal error on the I/O thread (the setups report theirs here once the endpoint exists). */
     @Override
     public void onCrash(Throwable failure) {
         LOG.error("{}: internal error; ending the connection", this, failure);
         end(DisconnectCause.QP_ERROR, "internal error of the iWARP provider: " + failure,
-                state == State.ESTABLISHED ? terminate(TerminateError.LOCAL_CATASTROPHIC, null, 0, 0, false) : null,
-                null);
+                state == State.ESTABLISHED ? termination.localCatastrophic() : null, null);
     }
 
     /** I/O thread: new work requests, or the transmitter may continue (ORD freed, IRD work, gate opened). */
@@ -767,17 +391,16 @@ final class EndpointImpl implements RdmaEndpoint, IoHandler {
                 ioFailure(e);
             }
         }
-        if (completionsReady) {
-            deliverCompletions();
+        if (queues.hasReady()) {
+            queues.deliver();
         }
     }
 
-    private void ioFailure(IOException e) {
+    /** I/O thread: an I/O call failed (a setup's own failures of the TCP connect are ended by the setup). */
+    void ioFailure(IOException e) {
         State s = state;
         if (s == State.CONNECTING || s == State.ACCEPTING) {
-            end(s == State.CONNECTING && phase == Phase.TCP_CONNECT ? connectFailureCause(e)
-                    : DisconnectCause.CONNECT_ERROR, "connection setup with " + peerAddress + " failed: " + e,
-                    null, null);
+            end(DisconnectCause.CONNECT_ERROR, "connection setup with " + peerAddress + " failed: " + e, null, null);
         } else {
             String text = String.valueOf(e.getMessage());
             DisconnectCause cause = text.contains("timed out") || e instanceof NoRouteToHostException
@@ -798,7 +421,7 @@ final class EndpointImpl implements RdmaEndpoint, IoHandler {
 
     /** Transmitter and receiver: completions are waiting to be delivered. */
     void completionsReady() {
-        completionsReady = true;
+        queues.completionsReady();
     }
 
     /** Receiver: the transmitter has work (a Read Request arrived, an ORD slot was freed). */
@@ -818,140 +441,6 @@ final class EndpointImpl implements RdmaEndpoint, IoHandler {
         }
     }
 
-    /** Transmitter: a local invalidate reached the head of the send queue (iwarp.md §6.3). */
-    void localInvalidate(SendWr w) {
-        RegionImpl r = w.region;
-        if (!r.registered) {
-            w.complete(CompletionStatus.LOCAL_PROTECTION_ERROR, 0);
-            completionsReady = true;
-            end(DisconnectCause.QP_ERROR, "local invalidate wrId " + w.wrId + " names a deregistered region " + r,
-                    terminate(TerminateError.LOCAL_CATASTROPHIC, null, 0, 0, false), null);
-            return;
-        }
-        r.valid = false;
-        w.complete(CompletionStatus.SUCCESS, 0);
-        completionsReady = true;
-    }
-
-    /** Transmitter: the local region of a Send, RDMA Write or Read is still usable; otherwise fails the request. */
-    boolean checkLocal(SendWr w) {
-        RegionImpl r = w.region;
-        if (r.registered && r.valid) {
-            return true;
-        }
-        w.complete(CompletionStatus.LOCAL_PROTECTION_ERROR, 0);
-        completionsReady = true;
-        end(DisconnectCause.QP_ERROR, w.type + " wrId " + w.wrId + " names a deregistered or invalidated region "
-                + r, terminate(TerminateError.LOCAL_CATASTROPHIC, null, 0, 0, false), null);
-        return false;
-    }
-
-    /**
-     * Receiver: a Send with Invalidate was placed; invalidates our registration {@code stag} and
-     * reports it with the receive (RFC 5040 §5.1, iwarp.md §6.3). An already invalid STag is no error;
-     * one that names no registration of this stream is (siw: Terminate RDMAP / Remote Operation / 0x09).
-     */
-    boolean remoteInvalidate(int stag, RecvWr recv, int bytes) {
-        RegionImpl r = regions.lookup(RegionImpl.index(stag));
-        if (r == null || r.stag != stag) {
-            recv.complete(CompletionStatus.REMOTE_INVALID_REQUEST, bytes);
-            completionsReady = true;
-            return false;
-        }
-        r.valid = false;
-        recv.invalidated = true;
-        recv.invalidatedStag = stag;
-        recv.complete(CompletionStatus.SUCCESS, bytes);
-        return true;
-    }
-
-    /** Receiver: ends the connection with a Terminate for the segment whose header starts at 0 of {@code header}. */
-    void failReceive(TerminateError error, String detail, ByteBuffer header, int copiedLength, int segmentLength,
-            boolean readRequest) {
-        end(DisconnectCause.QP_ERROR, "sent Terminate " + error + ": " + detail,
-                terminate(error, header, copiedLength, segmentLength, readRequest), null);
-    }
-
-    /** Transmitter: the source of the peer's Read Request failed its checks (RDMAP Remote Protection; M, D, R). */
-    void failReadRequest(InboundRead r, TerminateError error, String detail) {
-        ByteBuffer request = ByteBuffer.allocate(Rdmap.READ_REQUEST_HEADER);
-        Ddp.putUntagged(request, 0, Rdmap.READ_REQUEST_HEADER - 2, true, Rdmap.READ_REQUEST, 0, Ddp.QN_READ_REQUEST,
-                r.msn, 0);
-        Rdmap.putReadRequest(request, 0, r.sinkStag, r.sinkTo, (int) r.size, r.sourceStag, r.sourceTo);
-        end(DisconnectCause.QP_ERROR, "sent Terminate " + error + ": " + detail,
-                terminate(error, request, Rdmap.READ_REQUEST_HEADER - 2, 0, true), null);
-    }
-
-    /** Builds a Terminate FPDU (RFC 5040 §4.8) with the connection's CRC setting. */
-    private ByteBuffer terminate(TerminateError error, ByteBuffer header, int copiedLength, int segmentLength,
-            boolean readRequest) {
-        ByteBuffer b = ByteBuffer.allocateDirect(128);
-        int size = Terminate.encode(b, 0, error, header, Ddp.CONTROL, copiedLength, segmentLength, readRequest,
-                crcOn ? new CRC32C() : null);
-        b.limit(size);
-        provider.terminateSent();
-        return b;
-    }
-
-    /** A Terminate on the raw socket during connection setup (siw sends it before RDMA mode, without CRC). */
-    private ByteBuffer rawTerminate(TerminateError error) {
-        return terminate(error, null, 0, 0, false);
-    }
-
-    /**
-     * Receiver: the peer sent a Terminate ({@code header} holds its untagged header and control
-     * word, {@code copied} the copied headers read). Surfaced in the disconnect detail, never answered
-     * (iwarp.md §5.7). A Read it names (or, without a copy, the oldest outstanding Read when the error
-     * is an RDMAP protection error) completes with REMOTE_ACCESS_ERROR.
-     */
-    void peerTerminated(ByteBuffer header, ByteBuffer copied) {
-        provider.terminateReceived();
-        Terminate.Control control = Terminate.decodeControl(Be.i32(header, Terminate.CONTROL));
-        StringBuilder detail = new StringBuilder("the peer sent Terminate ").append(control);
-        int qn = Ddp.qn(header, 0);
-        int msn = Ddp.msn(header, 0);
-        if (qn != Ddp.QN_TERMINATE || msn != 1 || Ddp.mo(header, 0) != 0) {
-            detail.append(" [QN ").append(Integer.toUnsignedString(qn)).append(", MSN ")
-                    .append(Integer.toUnsignedString(msn)).append(": siw calls this a bogus Terminate]");
-        }
-        int copiedStart = 2;
-        SendWr failed = null;
-        OutboundReads orq = outboundReads();
-        if (control.hasFlag(Terminate.FLAG_D) && copied.remaining() >= copiedStart + 2) {
-            int ctrl = Be.u8(copied, copiedStart);
-            int op = Rdmap.opcode(Be.u8(copied, copiedStart + 1));
-            detail.append("; it names our ").append(Rdmap.name(op));
-            if (!Ddp.isTagged(ctrl) && copied.remaining() >= copiedStart + Ddp.UNTAGGED_HEADER_ULPDU) {
-                int copiedMsn = Be.i32(copied, copiedStart + Ddp.MSN - 2);
-                detail.append(" MSN ").append(Integer.toUnsignedString(copiedMsn));
-                if (op == Rdmap.READ_REQUEST && orq != null) {
-                    for (int i = 0; i < orq.size(); i++) {
-                        if (orq.get(i).readMsn == copiedMsn) {
-                            failed = orq.get(i);
-                        }
-                    }
-                }
-            } else if (Ddp.isTagged(ctrl) && copied.remaining() >= copiedStart + Ddp.TAGGED_HEADER_ULPDU) {
-                detail.append(" to STag 0x").append(Integer.toHexString(Be.i32(copied, copiedStart + Ddp.STAG - 2)))
-                        .append(" TO 0x").append(Long.toHexString(Be.i64(copied, copiedStart + Ddp.TO - 2)));
-            }
-        }
-        TerminateError e = control.error();
-        if (failed == null && orq != null && orq.size() > 0 && e.layer() == TerminateError.LAYER_RDMAP
-                && e.errorType() == TerminateError.RDMAP_REMOTE_PROTECTION) {
-            failed = orq.peek();
-        }
-        if (failed != null && !failed.internal) {
-            failed.complete(CompletionStatus.REMOTE_ACCESS_ERROR, 0);
-            completionsReady = true;
-        }
-        end(DisconnectCause.QP_ERROR, detail.toString(), null, null);
-    }
-
-    private OutboundReads outboundReads() {
-        return rx == null ? null : rx.outboundReads();
-    }
-
     /**
      * The receive side's counters: {FPDUs received, socket reads, bytes sent through the spill
      * buffer}; zeros before RDMA mode. Read on the I/O thread (bounded wait), for tests and
@@ -969,119 +458,40 @@ final class EndpointImpl implements RdmaEndpoint, IoHandler {
         return out;
     }
 
-    // ------------------------------------------------------------------ completions and the end
+    // ------------------------------------------------------------------ the end
 
-    /** Delivers the completions at the head of both queues in post order (I/O thread, no lock held). */
-    private void deliverCompletions() {
-        completionsReady = false;
-        while (true) {
-            long h = sq.head();
-            if (h < sq.tail()) {
-                SendWr w = sq.at(h);
-                if (w.done) {
-                    long wrId = w.wrId;
-                    WorkRequestType type = w.type;
-                    CompletionStatus status = w.status;
-                    int bytes = w.byteLength;
-                    w.region = null;
-                    sq.freeHead();
-                    deliver(wrId, type, status, bytes, false, 0);
-                    continue;
-                }
-            }
-            long r = rq.head();
-            if (r < rq.tail()) {
-                RecvWr w = rq.at(r);
-                if (w.done) {
-                    long wrId = w.wrId;
-                    CompletionStatus status = w.status;
-                    int bytes = w.byteLength;
-                    boolean invalidated = w.invalidated;
-                    int stag = w.invalidatedStag;
-                    w.region = null;
-                    rq.freeHead();
-                    deliver(wrId, WorkRequestType.RECEIVE, status, bytes, invalidated, stag);
-                    continue;
-                }
-            }
-            return;
-        }
-    }
-
-    private void deliver(long wrId, WorkRequestType type, CompletionStatus status, int bytes, boolean invalidated,
-            int stag) {
-        if (state == State.CLOSED) {
-            return;
-        }
-        try {
-            handler.onCompletion(completion.fill(wrId, type, status, bytes, invalidated, stag));
-        } catch (RuntimeException e) {
-            LOG.error("onCompletion handler of {} failed", this, e);
-        }
-    }
-
-    /**
-     * I/O thread: the connection ends (or never comes) with {@code cause}; the first end wins. Sends
-     * {@code terminate} after the rest of a partly written FPDU, closes the TCP connection gracefully,
-     * completes every outstanding request (FLUSHED unless it already failed), then calls
-     * {@code onDisconnected} once. An endpoint created from a request that was never accepted gets
-     * no callback.
-     */
+    /** I/O thread: the connection ends (or never comes) with {@code cause}; see {@link Teardown#end}. */
     void end(DisconnectCause cause, String detail, ByteBuffer terminate, ByteBuffer rejectData) {
+        teardown.end(cause, detail, terminate, rejectData);
+    }
+
+    /** I/O thread: the endpoint ends now (nothing is received or sent after); false when it had ended already. */
+    boolean markEnded() {
         if (ended) {
-            return;
+            return false;
         }
         ended = true;
-        State previous;
-        synchronized (lock) {
-            previous = state;
-            if (previous != State.CLOSED) {
-                state = State.ERROR;
-            }
-        }
-        loop.disarm(replyTimeout);
-        loop.disarm(firstFpduDelay);
-        if (LOG.isDebugEnabled()) {
-            LOG.debug("{} ends: {}: {}", this, cause, detail);
-        }
-        closeChannel(terminate);
-        if (previous == State.CLOSED || previous == State.REQUESTED || previous == State.REJECTED) {
-            return;
-        }
-        for (long s = sq.head(); s < sq.tail(); s++) {
-            SendWr w = sq.at(s);
-            if (!w.done) {
-                w.complete(CompletionStatus.FLUSHED, 0);
-            }
-        }
-        for (long s = rq.head(); s < rq.tail(); s++) {
-            RecvWr w = rq.at(s);
-            if (!w.done) {
-                w.complete(CompletionStatus.FLUSHED, 0);
-            }
-        }
-        deliverCompletions();
-        if (state != State.CLOSED) {
-            try {
-                handler.onDisconnected(cause, detail, rejectData == null ? empty : rejectData);
-            } catch (RuntimeException e) {
-                LOG.error("onDisconnected handler of {} failed", this, e);
-            }
+        return true;
+    }
+
+    /** The lock held: the endpoint's state becomes {@code next}. */
+    void state(State next) {
+        state = next;
+    }
+
+    /** I/O thread: the connection ends: the setup's timers stop. */
+    void stopSetup() {
+        if (active != null) {
+            active.stop();
         }
     }
 
-    private void closeChannel(ByteBuffer terminate) {
-        if (channel == null) {
-            return;
-        }
-        if (tx != null) {
-            int to = tx.abort(terminate);
-            channel.closeGracefully(tx.pendingBuffers(), tx.pendingFrom(), to);
-        } else if (terminate != null) {
-            channel.closeGracefully(new ByteBuffer[] {terminate}, 0, 1);
-        } else {
-            channel.closeGracefully(null, 0, 0);
-        }
+    Channel channel() {
+        return channel;
+    }
+
+    PassiveSetup passiveSetup() {
+        return setup;
     }
 
     @Override

@@ -10,11 +10,14 @@ import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import smbdirect.api.rdma.ConnectParameters;
+import smbdirect.api.rdma.DisconnectCause;
 import smbdirect.api.rdma.EndpointConfig;
 import smbdirect.api.rdma.RdmaConnectRequest;
 import smbdirect.api.rdma.RdmaEndpoint;
 import smbdirect.api.rdma.RdmaEndpointHandler;
 import smbdirect.api.rdma.RdmaException;
+import smbdirect.rdma.iwarp.RtrMode;
 import smbdirect.rdma.iwarp.internal.wire.MpaFrame;
 import smbdirect.rdma.iwarp.internal.wire.MpaV2Control;
 
@@ -24,12 +27,15 @@ import smbdirect.rdma.iwarp.internal.wire.MpaV2Control;
  * refuses what it cannot serve with a Reply with R=1 (markers, revision above 2, private data above
  * 512 bytes, an enhanced Request without the IRD/ORD word, bytes sent before our Reply), and hands a
  * good Request to the listener's handler as the {@link RdmaConnectRequest}. Reading stops while the
- * consumer decides. A reject sends a Reply with R=1 and the consumer's private data; an accept hands
- * the connection to the {@link EndpointImpl} created from the request.
+ * consumer decides. A reject sends a Reply with R=1 and the consumer's private data; an accept
+ * negotiates as iwarp.md §7 (responder) says ({@link MpaNegotiation#answer}), writes the Reply, and
+ * hands the connection to the {@link EndpointImpl} created from the request, which enters RDMA
+ * mode. The counterpart of {@link ActiveSetup}.
  *
  * <p>Thread-safety: the Request fields are written on the I/O thread before the request is handed
- * to the listener (the hand-off publishes them) and never change after; the decision is guarded by
- * {@code this}.
+ * to the listener (the hand-off publishes them) and never change after; the decision and the
+ * accept's parameters are guarded by {@code this}. This is the channel's {@link IoHandler} until
+ * the Reply is written (or the connection is dropped or refused).
  */
 final class PassiveSetup implements IoHandler, RdmaConnectRequest {
 
@@ -43,6 +49,8 @@ final class PassiveSetup implements IoHandler, RdmaConnectRequest {
     private final InetSocketAddress peer;
     private final ByteBuffer frame = ByteBuffer.allocate(MpaFrame.HEADER_SIZE + MpaFrame.MAX_PRIVATE_DATA);
     private final ByteBuffer probe = ByteBuffer.allocate(1);
+    /** What {@code onEstablished} gets here: the peer's private data came with its Request. */
+    private final ByteBuffer noPrivateData = ByteBuffer.allocate(0).asReadOnlyBuffer();
     private final Deadline timeout = new Deadline(this::onTimeout);
     private boolean headerRead;
     private boolean delivered;
@@ -62,6 +70,14 @@ final class PassiveSetup implements IoHandler, RdmaConnectRequest {
     // guarded by this
     private EndpointImpl endpoint;
     private boolean decided;
+    private ByteBuffer replyData;
+    private int replyIrd;
+    private int replyOrd;
+
+    // I/O thread: the accepted endpoint while its Reply is written, and the Reply
+    private EndpointImpl accepting;
+    private ByteBuffer reply;
+    private MpaNegotiation.Answer answer;
 
     PassiveSetup(ProviderImpl provider, ListenerImpl listener, Channel channel, InetSocketAddress local,
             InetSocketAddress peer) {
@@ -116,6 +132,10 @@ final class PassiveSetup implements IoHandler, RdmaConnectRequest {
 
     @Override
     public void onReady(SelectionKey key, int readyOps) {
+        if (accepting != null) {
+            replyReady(readyOps);
+            return;
+        }
         try {
             readRequest();
         } catch (IOException e) {
@@ -125,6 +145,10 @@ final class PassiveSetup implements IoHandler, RdmaConnectRequest {
 
     @Override
     public void onCrash(Throwable failure) {
+        if (accepting != null) {
+            accepting.onCrash(failure);
+            return;
+        }
         LOG.error("MPA Request from {}: internal error", peer, failure);
         drop("internal error: " + failure);
     }
@@ -363,6 +387,71 @@ final class PassiveSetup implements IoHandler, RdmaConnectRequest {
         decided = true;
         loop.execute(() -> provider.forgetSetup(this));
         return true;
+    }
+
+    /** {@code accept}: the ULP's private data must leave room for the RFC 6581 word in the 512 bytes of MPA. */
+    void checkPrivateData(ByteBuffer data) throws RdmaException {
+        int max = MpaFrame.MAX_PRIVATE_DATA - (enhanced ? MpaV2Control.SIZE : 0);
+        if (data.remaining() > max) {
+            throw new RdmaException("accept: " + data.remaining() + " bytes of private data exceed " + max
+                    + " (RFC 5044 §7.1)");
+        }
+    }
+
+    /** After {@link #decideAccept}: keeps the accept's private data (a read-only copy) and read depths. */
+    synchronized void accepted(ConnectParameters parameters) {
+        ByteBuffer data = parameters.privateData();
+        int maxReadDepth = provider.settings().maxReadDepth();
+        replyData = MpaSetup.readOnlyCopy(data, data.position(), data.remaining());
+        replyIrd = Math.min(parameters.inboundReadDepth(), maxReadDepth);
+        replyOrd = Math.min(parameters.outboundReadDepth(), maxReadDepth);
+    }
+
+    /** Loop thread, {@code ep} accepting: negotiates as iwarp.md §7 (responder) says and writes the Reply. */
+    void sendReply(EndpointImpl ep) {
+        ByteBuffer data;
+        int ird;
+        int ord;
+        synchronized (this) {
+            data = replyData;
+            ird = replyIrd;
+            ord = replyOrd;
+        }
+        accepting = ep;
+        answer = MpaNegotiation.answer(this, provider.settings(), ird, ord);
+        reply = MpaSetup.frame(false, answer.crc() ? MpaFrame.FLAG_CRC : 0, answer.revision(), answer.enhanced(),
+                answer.ird(), answer.ord(), answer.irdFlags(), answer.ordFlags(), data);
+        try {
+            writeReply();
+        } catch (IOException e) {
+            ep.end(DisconnectCause.CONNECT_ERROR, "writing the MPA Reply to " + peer + " failed: " + e, null, null);
+        }
+    }
+
+    private void replyReady(int readyOps) {
+        if (accepting.state() != EndpointImpl.State.ACCEPTING) {
+            channel.interest(0);
+            return;
+        }
+        try {
+            if ((readyOps & SelectionKey.OP_WRITE) != 0) {
+                writeReply();
+            }
+        } catch (IOException e) {
+            accepting.ioFailure(e);
+        }
+    }
+
+    /** Writes the Reply; once it is out, the endpoint owns the channel and enters RDMA mode. */
+    private void writeReply() throws IOException {
+        channel.socket.write(reply);
+        if (reply.hasRemaining()) {
+            channel.interest(SelectionKey.OP_WRITE);
+            return;
+        }
+        reply = null;
+        channel.owner(accepting);
+        accepting.establish(answer.crc(), answer.ird(), answer.ord(), RtrMode.NONE, noPrivateData);
     }
 
     /** The endpoint created from the request was closed before accept or reject: the request is refused. */

@@ -5,7 +5,6 @@ import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
 import java.util.zip.CRC32C;
 
-import smbdirect.api.rdma.CompletionStatus;
 import smbdirect.rdma.iwarp.internal.wire.Be;
 import smbdirect.rdma.iwarp.internal.wire.Ddp;
 import smbdirect.rdma.iwarp.internal.wire.Fpdu;
@@ -13,131 +12,67 @@ import smbdirect.rdma.iwarp.internal.wire.Rdmap;
 import smbdirect.rdma.iwarp.internal.wire.TerminateError;
 
 /**
- * The receive side of one endpoint in RDMA mode: parses the TCP byte stream into FPDUs and places
- * their payload. Headers land first; once the header is checked, the payload is read straight into
- * the posted receive (Sends) or the registered target (RDMA Write, Read Response), together with the
- * PAD, CRC and the first bytes of the next FPDU in one scattering read. Those first bytes are at
- * most 20, the smallest FPDU (a zero-length tagged segment), so a read never reaches past the next
- * header; a tagged header (16 bytes) leaves up to 4 payload bytes to copy. FPDUs may span reads and
- * one read may hold many (iwarp.md §3.5, §7).
+ * The receive side of one endpoint in RDMA mode: MPA framing and CRC (RFC 5044 §4, §6). Parses the
+ * TCP byte stream into FPDUs; headers land first, and once a header is checked the payload is read
+ * straight to where {@link Placement} puts it (the posted receive of a Send, the registered target
+ * of an RDMA Write or Read Response), together with the PAD, CRC and the first bytes of the next
+ * FPDU in one scattering read. Those first bytes are at most 20, the smallest FPDU (a zero-length
+ * tagged segment), so a read never reaches past the next header; a tagged header (16 bytes) leaves
+ * up to 4 payload bytes to copy. FPDUs may span reads and one read may hold many (iwarp.md §3.5,
+ * §7). While a Send or a Read Response is read, the same read also reaches into the FPDUs predicted
+ * to follow ({@link ReadAhead}); every header of them is then checked here as if it had been read
+ * alone.
  *
- * <p><b>Reading ahead into posted receives.</b> One read per FPDU makes the system call, not the
- * copy, the cost of small FPDUs. While a Send is being received, the same read therefore also
- * reaches into the FPDUs that most likely follow: further Sends into the next posted receives (or
- * the rest of this one), each predicted from what the stream did so far (a message continues with
- * segments of the size its first one had; a new message is as long as the longest first segment
- * seen, at most the receive). The read scatters each predicted FPDU's payload straight into its
- * posted receive, its PAD and CRC and the following header into small slots, up to
- * {@link #AHEAD_FPDUS} FPDUs and {@link #AHEAD_BYTES} bytes. Nothing is trusted for being
- * predicted: every header is then checked exactly as if it had been read alone, and a payload
- * counts as placed only when its checked header names that very receive, offset and length. At the
- * first header that does not, everything read past it is copied in stream order into a spill
- * buffer and fed through the same checks and placement from there (so a misprediction costs a copy
- * of at most {@link #AHEAD_BYTES}, never a wrong byte). The bytes a misprediction left in a posted
- * receive lie beyond what the Send placed there, where a receive's content is undefined.
- *
- * <p>A Read Response is read ahead the same way, into the sink of our own Read Request: its further
- * segments are predicted at the size of the current one, at the following sink offsets, up to the
- * requested length. Those bytes lie within the sink range of an outstanding Read, which the Read
- * Response must fill completely and in order before the Read completes successfully (so every byte
- * a misprediction left there is overwritten by a checked segment), and whose content is undefined
- * if it fails. RDMA Write payload is never read ahead: a Write's length is not announced, so a
- * predicted segment could reach memory past the end of what the peer wrote. RDMA Write targets
- * receive only bytes whose header was checked (they can pass through the spill buffer when they
- * followed a mispredicted FPDU).
- *
- * <p>Checks (iwarp.md §3.6, §4.4, §6.2, in Linux siw's order): DDP version, RDMAP version, opcode,
- * then per opcode QN, MSN and MO of untagged segments, a posted receive long enough for a Send, the
- * Read Response against the oldest outstanding Read Request, the STag, rights and bounds of an RDMA
- * Write before a byte of it is placed, IRD for Read Requests, and the CRC32C of every FPDU when
- * negotiated (RFC 5044 §6.1). Any failure ends the connection with one Terminate naming layer, type
- * and code ({@link EndpointImpl#failReceive}); a Terminate of the peer ends it without an answer.
- * I/O thread only; allocation-free after the first read ahead (which creates the spill buffer and
- * the receive region's views).
+ * <p>Checks here (iwarp.md §3.6, in Linux siw's order): DDP version, RDMAP version, opcode and its
+ * model, ULPDU_Length against the header; then {@link Placement}'s checks of the segment; then the
+ * CRC32C of every FPDU when negotiated (RFC 5044 §6.1). Any failure ends the connection with one
+ * Terminate naming layer, type and code ({@link Termination#failReceive}); a Terminate of the peer
+ * is read here and ends it without an answer ({@link Termination#peerTerminated}). I/O thread only;
+ * allocation-free (after the first read ahead, see {@link ReadAhead}).
  */
 final class Receiver {
 
     /** Bytes of the next FPDU read together with the end of the current one. */
-    private static final int PREFIX = Fpdu.MIN_SIZE;
-    /** Payload bytes of a tagged FPDU that {@link #PREFIX} reads together with its header. */
-    private static final int TAGGED_CARRY = PREFIX - Ddp.TAGGED_HEADER;
+    static final int PREFIX = Fpdu.MIN_SIZE;
     private static final int ROUNDS = 16;
-    /** Most FPDUs one read predicts past the current one. */
-    static final int AHEAD_FPDUS = 32;
-    /** Most bytes one read predicts past the current FPDU (the size of the spill buffer). */
-    static final int AHEAD_BYTES = 128 * 1024;
-    /** PAD (at most 3) and CRC of a predicted FPDU. */
-    private static final int TRAILER_SLOT = 8;
 
     private final EndpointImpl ep;
+    private final Termination termination;
     private final SocketChannel socket;
     private final CRC32C crc;
-    private final WorkRing<RecvWr> rq;
-    private final RegionTable regions;
-    private final InboundReads ird;
     private final OutboundReads orq;
     private final ByteBuffer hdr = ByteBuffer.allocateDirect(Rdmap.READ_REQUEST_HEADER);
     private final ByteBuffer cur = ByteBuffer.allocateDirect(Rdmap.READ_REQUEST_HEADER);
     private final ByteBuffer trailer = ByteBuffer.allocateDirect(8);
     private final ByteBuffer term = ByteBuffer.allocateDirect(64);
-    private final ByteBuffer[] iov = new ByteBuffer[3 + 3 * AHEAD_FPDUS];
-    /** Per predicted FPDU j: its PAD and CRC, then the header of the FPDU after it. */
-    private final ByteBuffer[] aheadTrailers = new ByteBuffer[AHEAD_FPDUS];
-    private final ByteBuffer[] aheadHeaders = new ByteBuffer[AHEAD_FPDUS];
-    /** Per predicted FPDU j: the view of its posted receive the read fills, and where that is. */
-    private final ByteBuffer[] aheadPayloads = new ByteBuffer[AHEAD_FPDUS];
-    private final RegionImpl[] aheadRegion = new RegionImpl[AHEAD_FPDUS];
-    private final int[] aheadOffset = new int[AHEAD_FPDUS];
-    private final int[] aheadLength = new int[AHEAD_FPDUS];
-    /** FPDUs predicted by the read in progress. */
-    private int ahead;
-    /** Created on the first read ahead. */
-    private ByteBuffer spill;
-    /** The longest first segment of a Send message seen (bytes), 0 before the first. */
-    private int longestFirst;
-    /** The payload of the latest Send segment that was not its message's last, 0 before the first. */
-    private int segmentSize;
+    private final ByteBuffer[] iov = new ByteBuffer[3 + 3 * ReadAhead.MAX_FPDUS];
+    private final ReadAhead readAhead;
+    private final Placement placement;
     /** Bytes read past a tagged header (at most 4). */
     private final byte[] carried = new byte[PREFIX];
 
     private boolean inHeader = true;
     private int headerBytes;
     private int opcode;
-    private boolean last;
     private int payload;
     private int pad;
+    /** Where the payload of the FPDU in progress goes ({@link Placement#target()}, or a Terminate's copy). */
     private ByteBuffer target;
-    /** The registration {@link #target} is a view of (Sends, RDMA Writes, Read Responses), else null. */
-    private RegionImpl targetRegion;
     private int crcMark;
     private boolean terminate;
-    private int invalidateStag;
-
-    private int expectedSendMsn = 1;
-    private int expectedReadMsn = 1;
-    private RecvWr recv;
-    /** Posted receives handed to incoming Sends so far. */
-    private long taken;
-    private int sendMo;
-    private SendWr readWr;
     private boolean firstFpduSeen;
     private long fpdusReceived;
     private long socketReads;
-    private long spilledBytes;
 
     Receiver(EndpointImpl ep, SocketChannel socket, boolean crcOn, WorkRing<RecvWr> rq, RegionTable regions,
             InboundReads ird, OutboundReads orq) {
         this.ep = ep;
+        this.termination = ep.termination;
         this.socket = socket;
         this.crc = crcOn ? new CRC32C() : null;
-        this.rq = rq;
-        this.regions = regions;
-        this.ird = ird;
         this.orq = orq;
-    }
-
-    OutboundReads outboundReads() {
-        return orq;
+        this.readAhead = new ReadAhead(ep, this, rq);
+        this.placement = new Placement(ep, cur, rq, regions, ird, orq, readAhead);
     }
 
     long fpdusReceived() {
@@ -151,14 +86,14 @@ final class Receiver {
 
     /** Bytes read ahead that a misprediction sent through the spill buffer. */
     long spilledBytes() {
-        return spilledBytes;
+        return readAhead.spilledBytes();
     }
 
     /** The socket is readable: reads and processes up to a bounded number of reads. */
     void onReadable() throws IOException {
         for (int round = 0; round < ROUNDS; round++) {
             long n;
-            ahead = 0;
+            readAhead.reset();
             if (inHeader) {
                 hdr.limit(headerNeed());
                 n = socket.read(hdr);
@@ -172,10 +107,8 @@ final class Receiver {
                 }
                 hdr.limit(PREFIX);
                 iov[k++] = hdr;
-                if (!terminate && Rdmap.isSend(opcode)) {
-                    k = predict(k);
-                } else if (opcode == Rdmap.READ_RESPONSE && !last && targetRegion != null) {
-                    k = predictReadResponse(k);
+                if (!terminate) {
+                    k = placement.readAhead(iov, k);
                 }
                 n = socket.read(iov, 0, k);
             }
@@ -187,187 +120,42 @@ final class Receiver {
                 return;
             }
             socketReads++;
-            if (!process() || ahead > 0 && !replayAhead()) {
+            if (!process() || readAhead.pending() && !readAhead.replay()) {
                 return;
             }
         }
     }
 
     /**
-     * Appends to {@code iov[0, k)} (which ends with the 20 bytes after the current Send FPDU: the
-     * header of a following Send) the FPDUs predicted to follow: each as its payload in the posted
-     * receive, its PAD and CRC, and the header after it. Returns the new length.
+     * {@link ReadAhead}: the FPDU in progress places its payload at exactly {@code [offset, offset +
+     * length)} of {@code region}, the place a predicted FPDU was read into.
      */
-    private int predict(int k) {
-        RecvWr r = recv;
-        int mo = sendMo + payload;
-        boolean endsMessage = last;
-        long next = taken;
-        int bytes = 0;
-        int j = 0;
-        while (j < AHEAD_FPDUS) {
-            int length;
-            if (endsMessage) {
-                if (next >= rq.tail() || longestFirst == 0) {
-                    break;
-                }
-                r = rq.at(next++);
-                mo = 0;
-                length = Math.min(r.length, longestFirst);
-            } else {
-                length = Math.min(r.length - mo, segmentSize);
-            }
-            if (length <= 0 || !r.region.registered || !r.region.valid) {
-                break;
-            }
-            int pad = Fpdu.pad(Ddp.UNTAGGED_HEADER_ULPDU + length);
-            int span = length + pad + Fpdu.CRC_SIZE + PREFIX;
-            if (bytes + span > AHEAD_BYTES) {
-                break;
-            }
-            bytes += span;
-            k = aheadSlot(k, j, r.region, r.offset + mo, length, pad);
-            mo += length;
-            endsMessage = mo >= r.length || segmentSize == 0 || length < segmentSize;
-            j++;
-        }
-        ahead = j;
-        return k;
+    boolean expects(RegionImpl region, int offset, int length) {
+        return !inHeader && !terminate && placement.placesInto(region) && target != null
+                && target.position() == offset && target.remaining() == length;
     }
 
-    /**
-     * Appends to {@code iov[0, k)} (which ends with the 20 bytes after the current Read Response FPDU:
-     * the header of the next one and its first {@link #TAGGED_CARRY} payload bytes) the rest of the
-     * Read Response predicted to follow: segments of the size the current one has, at the sink
-     * offsets that follow, up to the length of the Read Request (RFC 5040 §4.5: a Read Response
-     * places the requested length at consecutive offsets of the sink, which {@link
-     * #startReadResponse} enforces). Returns the new length.
-     */
-    private int predictReadResponse(int k) {
-        SendWr w = readWr; // its region is targetRegion (startReadResponse)
-        RegionImpl r = targetRegion;
-        int segment = payload;
-        if (!r.registered || !r.valid || segment <= TAGGED_CARRY) {
-            return k;
-        }
-        long rest = (long) w.length - w.received - payload;
-        int offset = w.offset + w.received + payload;
-        int bytes = 0;
-        int j = 0;
-        while (j < AHEAD_FPDUS && rest > TAGGED_CARRY) {
-            int length = (int) Math.min(segment, rest);
-            int pad = Fpdu.pad(Ddp.TAGGED_HEADER_ULPDU + length);
-            int span = length - TAGGED_CARRY + pad + Fpdu.CRC_SIZE + PREFIX;
-            if (bytes + span > AHEAD_BYTES) {
-                break;
-            }
-            bytes += span;
-            // the header slot before this segment holds its first TAGGED_CARRY bytes
-            k = aheadSlot(k, j, r, offset + TAGGED_CARRY, length - TAGGED_CARRY, pad);
-            offset += length;
-            rest -= length;
-            j++;
-        }
-        ahead = j;
-        return k;
+    /** {@link ReadAhead}: {@code n} bytes of the payload in progress were read in place. */
+    boolean placed(int n) {
+        target.position(target.position() + n);
+        return process();
     }
 
-    /**
-     * Predicted FPDU {@code j}: its payload straight into {@code length} bytes at {@code offset} of
-     * {@code region}, then slots for its PAD and CRC and for the header after it. Returns the new
-     * length of {@link #iov}.
-     */
-    private int aheadSlot(int k, int j, RegionImpl region, int offset, int length, int pad) {
-        if (spill == null) {
-            spill = ByteBuffer.allocateDirect(AHEAD_BYTES);
-            ByteBuffer slots = ByteBuffer.allocateDirect(AHEAD_FPDUS * (TRAILER_SLOT + PREFIX));
-            for (int i = 0; i < AHEAD_FPDUS; i++) {
-                aheadTrailers[i] = slots.slice(i * TRAILER_SLOT, TRAILER_SLOT);
-                aheadHeaders[i] = slots.slice(AHEAD_FPDUS * TRAILER_SLOT + i * PREFIX, PREFIX);
-            }
-        }
-        aheadRegion[j] = region;
-        aheadOffset[j] = offset;
-        aheadLength[j] = length;
-        aheadPayloads[j] = region.ahead(j, offset, length);
-        aheadTrailers[j].clear().limit(pad + Fpdu.CRC_SIZE);
-        aheadHeaders[j].clear();
-        iov[k++] = aheadPayloads[j];
-        iov[k++] = aheadTrailers[j];
-        iov[k++] = aheadHeaders[j];
-        return k;
+    /** {@link ReadAhead}: PAD and CRC bytes of the FPDU in progress. */
+    boolean trailerRead(ByteBuffer bytes) {
+        trailer.put(bytes);
+        return process();
     }
 
-    /**
-     * The read reached into predicted FPDUs: hands their bytes to the checks in stream order. A
-     * payload whose checked header names exactly the predicted receive, offset and length is in
-     * place already (for a tagged segment: past the bytes its header slot carried, which the checks
-     * placed); at the first that is not, the rest goes through the spill buffer.
-     */
-    private boolean replayAhead() {
-        for (int j = 0; j < ahead; j++) {
-            ByteBuffer p = aheadPayloads[j];
-            int filled = p.position() - aheadOffset[j];
-            if (filled == 0) {
-                return true;
-            }
-            if (inHeader || terminate || !(Rdmap.isSend(opcode) || opcode == Rdmap.READ_RESPONSE)
-                    || targetRegion != aheadRegion[j] || target == null || target.position() != aheadOffset[j]
-                    || target.remaining() != aheadLength[j]) {
-                return spillFrom(j);
-            }
-            target.position(target.position() + filled);
-            if (!process() || filled < aheadLength[j]) {
-                return ep.isReceiving();
-            }
-            ByteBuffer t = aheadTrailers[j];
-            boolean whole = !t.hasRemaining();
-            trailer.put(t.flip());
-            if (!process() || !whole) {
-                return ep.isReceiving();
-            }
-            ByteBuffer h = aheadHeaders[j];
-            whole = !h.hasRemaining();
-            hdr.limit(hdr.capacity());
-            hdr.put(h.flip());
-            if (!process() || !whole) {
-                return ep.isReceiving();
-            }
-        }
-        return true;
-    }
-
-    /** Copies what was read from predicted FPDU {@code j} on into the spill buffer and processes it from there. */
-    private boolean spillFrom(int j) {
-        ByteBuffer s = spill.clear();
-        for (int i = j; i < ahead; i++) {
-            ByteBuffer p = aheadPayloads[i];
-            boolean whole = !p.hasRemaining();
-            p.limit(p.position()).position(aheadOffset[i]);
-            s.put(p);
-            if (!whole) {
-                break;
-            }
-            ByteBuffer t = aheadTrailers[i];
-            whole = !t.hasRemaining();
-            s.put(t.flip());
-            if (!whole) {
-                break;
-            }
-            ByteBuffer h = aheadHeaders[i];
-            whole = !h.hasRemaining();
-            s.put(h.flip());
-            if (!whole) {
-                break;
-            }
-        }
-        s.flip();
-        spilledBytes += s.remaining();
-        return feed(s);
+    /** {@link ReadAhead}: header bytes of the next FPDU. */
+    boolean headerRead(ByteBuffer bytes) {
+        hdr.limit(hdr.capacity());
+        hdr.put(bytes);
+        return process();
     }
 
     /** Processes {@code source} as if it had been read from the socket. */
-    private boolean feed(ByteBuffer source) {
+    boolean feed(ByteBuffer source) {
         while (source.hasRemaining()) {
             if (!ep.isReceiving()) {
                 return false;
@@ -443,43 +231,38 @@ final class Receiver {
         }
         hdr.clear();
         target = null;
-        targetRegion = null;
         terminate = false;
         int control = Be.u8(cur, Ddp.CONTROL);
         int rdmapControl = Be.u8(cur, Ddp.RDMAP_CONTROL);
         boolean tagged = Ddp.isTagged(control);
         if (Ddp.version(control) != Ddp.VERSION) {
             return fail(tagged ? TerminateError.DDP_TAGGED_VERSION : TerminateError.DDP_UNTAGGED_VERSION,
-                    "DDP version " + Ddp.version(control) + " (RFC 5041 §4.1 requires 1)", false);
+                    "DDP version " + Ddp.version(control) + " (RFC 5041 §4.1 requires 1)");
         }
         if (Rdmap.version(rdmapControl) != Rdmap.VERSION) {
             return fail(TerminateError.RDMAP_INVALID_VERSION,
-                    "RDMAP version " + Rdmap.version(rdmapControl) + " (RFC 5040 §4.2 requires 1)", false);
+                    "RDMAP version " + Rdmap.version(rdmapControl) + " (RFC 5040 §4.2 requires 1)");
         }
         opcode = Rdmap.opcode(rdmapControl);
         if (opcode > Rdmap.TERMINATE) {
-            return fail(TerminateError.RDMAP_UNEXPECTED_OPCODE, "opcode " + opcode + " (RFC 5040 §4.2)", false);
+            return fail(TerminateError.RDMAP_UNEXPECTED_OPCODE, "opcode " + opcode + " (RFC 5040 §4.2)");
         }
         if (Rdmap.isTaggedOpcode(opcode) != tagged) {
             return fail(TerminateError.RDMAP_UNEXPECTED_OPCODE, Rdmap.name(opcode) + " in a "
-                    + (tagged ? "tagged" : "untagged") + " DDP segment (RFC 5040 §4.2)", false);
+                    + (tagged ? "tagged" : "untagged") + " DDP segment (RFC 5040 §4.2)");
         }
         int ulpdu = Fpdu.ulpduLength(cur, 0);
         if (ulpdu + Fpdu.LENGTH_SIZE < headerBytes) {
             return fail(TerminateError.DDP_CATASTROPHIC, "ULPDU_Length " + ulpdu + " is shorter than the "
-                    + Rdmap.name(opcode) + " header of " + (headerBytes - 2) + " bytes (RFC 5044 §4.1)", false);
+                    + Rdmap.name(opcode) + " header of " + (headerBytes - 2) + " bytes (RFC 5044 §4.1)");
         }
         payload = ulpdu + Fpdu.LENGTH_SIZE - headerBytes;
         pad = Fpdu.pad(ulpdu);
-        last = Ddp.isLast(control);
-        boolean ok = switch (opcode) {
-            case Rdmap.RDMA_WRITE -> startWrite();
-            case Rdmap.READ_RESPONSE -> startReadResponse();
-            case Rdmap.READ_REQUEST -> startReadRequest();
-            case Rdmap.TERMINATE -> startTerminate();
-            default -> startSend();
-        };
-        if (!ok) {
+        if (opcode == Rdmap.TERMINATE) {
+            startTerminate();
+        } else if (placement.start(opcode, payload, Ddp.isLast(control))) {
+            target = placement.target();
+        } else {
             return false;
         }
         trailer.clear().limit(pad + Fpdu.CRC_SIZE);
@@ -500,170 +283,13 @@ final class Receiver {
         return true;
     }
 
-
-    /** RDMA Write (RFC 5040 §4.3): STag, key, validity, REMOTE_WRITE, TO wrap, bounds (iwarp.md §6.2). */
-    private boolean startWrite() {
-        if (payload == 0) {
-            return true; // a zero-length Write (a Write RTR) names no memory (iwarp.md §7)
-        }
-        int stag = Ddp.stag(cur, 0);
-        long to = Ddp.taggedOffset(cur, 0);
-        RegionImpl r = regions.lookup(RegionImpl.index(stag));
-        if (r == null) {
-            return writeFails(TerminateError.DDP_INVALID_STAG, stag, to, "no such registration");
-        }
-        if (r.stag != stag) {
-            return writeFails(TerminateError.DDP_INVALID_STAG, stag, to, "key mismatch");
-        }
-        if (!r.valid || !r.registered) {
-            return writeFails(TerminateError.DDP_INVALID_STAG, stag, to, "the registration is invalidated");
-        }
-        if (!r.remoteWrite) {
-            return writeFails(TerminateError.DDP_INVALID_STAG, stag, to,
-                    "the registration lacks REMOTE_WRITE (DDP has no access code; reported as siw does)");
-        }
-        if (Long.compareUnsigned(to + payload, to) < 0) {
-            return writeFails(TerminateError.DDP_TO_WRAP, stag, to, "TO + length wraps 2^64");
-        }
-        if (Long.compareUnsigned(to, r.base) < 0 || Long.compareUnsigned(to + payload, r.base + r.length) > 0) {
-            return writeFails(TerminateError.DDP_BASE_BOUNDS, stag, to, "outside the registration [0x"
-                    + Long.toHexString(r.base) + ", +" + r.length + ")");
-        }
-        target = r.placement((int) (to - r.base), payload);
-        targetRegion = r;
-        return true;
-    }
-
-    private boolean writeFails(TerminateError error, int stag, long to, String why) {
-        return fail(error, "RDMA Write of " + payload + " bytes to STag 0x" + Integer.toHexString(stag) + " TO 0x"
-                + Long.toHexString(to) + ": " + why, true);
-    }
-
-    /** Read Response (RFC 5040 §4.5): must answer the oldest outstanding Read Request exactly. */
-    private boolean startReadResponse() {
-        SendWr w = orq.peek();
-        int stag = Ddp.stag(cur, 0);
-        long to = Ddp.taggedOffset(cur, 0);
-        if (w == null) {
-            return fail(TerminateError.DDP_CATASTROPHIC, "RDMA Read Response to STag 0x" + Integer.toHexString(stag)
-                    + " without an outstanding RDMA Read Request (RFC 5040 §5.4)", true);
-        }
-        int sinkStag = w.internal ? 0 : w.region.stag;
-        long sinkTo = (w.internal ? 0 : w.region.base + w.offset) + w.received;
-        if (stag != sinkStag) {
-            return fail(TerminateError.DDP_INVALID_STAG, "RDMA Read Response to STag 0x" + Integer.toHexString(stag)
-                    + ", the outstanding Read Request (MSN " + w.readMsn + ") named 0x"
-                    + Integer.toHexString(sinkStag), true);
-        }
-        if (to != sinkTo) {
-            return fail(TerminateError.DDP_BASE_BOUNDS, "RDMA Read Response at TO 0x" + Long.toHexString(to)
-                    + ", expected 0x" + Long.toHexString(sinkTo), true);
-        }
-        long total = (long) w.received + payload;
-        if (total > w.length || last && total != w.length) {
-            return fail(TerminateError.DDP_BASE_BOUNDS, "RDMA Read Response of " + total + " bytes"
-                    + (last ? "" : " so far") + " for a Read Request of " + w.length + " bytes", true);
-        }
-        if (payload > 0) {
-            if (!w.region.registered || !w.region.valid) {
-                w.complete(CompletionStatus.LOCAL_PROTECTION_ERROR, 0);
-                return fail(TerminateError.DDP_CATASTROPHIC, "the sink of RDMA Read wrId " + w.wrId
-                        + " was deregistered or invalidated while the Read was outstanding", true);
-            }
-            target = w.region.placement(w.offset + w.received, payload);
-            targetRegion = w.region;
-        }
-        readWr = w;
-        return true;
-    }
-
-    /** The four Send opcodes (RFC 5040 §4.3) on QN 0, in MSN order, at the expected MO (RFC 5041 §5.3). */
-    private boolean startSend() {
-        int qn = Ddp.qn(cur, 0);
-        int msn = Ddp.msn(cur, 0);
-        int mo = Ddp.mo(cur, 0);
-        if (qn != Ddp.QN_SEND) {
-            return fail(TerminateError.DDP_INVALID_QN, Rdmap.name(opcode) + " on QN " + Integer.toUnsignedString(qn)
-                    + " (RFC 5040 §5.1: Sends use QN 0)", true);
-        }
-        if (msn != expectedSendMsn) {
-            return fail(TerminateError.DDP_INVALID_MSN, Rdmap.name(opcode) + " MSN " + Integer.toUnsignedString(msn)
-                    + ", expected " + Integer.toUnsignedString(expectedSendMsn) + " (RFC 5041 §5.3)", true);
-        }
-        if (mo != sendMo) {
-            return fail(TerminateError.DDP_INVALID_MO, Rdmap.name(opcode) + " MO " + Integer.toUnsignedString(mo)
-                    + ", expected " + sendMo + " (RFC 5041 §5.3)", true);
-        }
-        if (recv == null) {
-            recv = taken < rq.tail() ? rq.at(taken++) : null;
-            if (recv == null) {
-                return fail(TerminateError.DDP_NO_BUFFER, Rdmap.name(opcode) + " MSN "
-                        + Integer.toUnsignedString(msn) + " found no posted receive (RFC 5041 §7.2)", true);
-            }
-        }
-        if ((long) mo + payload > recv.length) {
-            recv.complete(CompletionStatus.LOCAL_LENGTH_ERROR, 0);
-            ep.completionsReady();
-            return fail(TerminateError.DDP_MESSAGE_TOO_LONG, Rdmap.name(opcode) + " MSN "
-                    + Integer.toUnsignedString(msn) + " of at least " + ((long) mo + payload)
-                    + " bytes is longer than the posted receive of " + recv.length + " bytes", true);
-        }
-        if (!recv.region.registered || !recv.region.valid) {
-            recv.complete(CompletionStatus.LOCAL_PROTECTION_ERROR, 0);
-            ep.completionsReady();
-            return fail(TerminateError.DDP_CATASTROPHIC, "the posted receive wrId " + recv.wrId
-                    + " names a deregistered or invalidated region", true);
-        }
-        invalidateStag = Ddp.invalidateStag(cur, 0);
-        if (payload > 0) {
-            target = recv.region.placement(recv.offset + mo, payload);
-            targetRegion = recv.region;
-        }
-        if (mo == 0 && payload > longestFirst) {
-            longestFirst = payload;
-        }
-        if (!last) {
-            segmentSize = payload;
-        }
-        return true;
-    }
-
-    /** RDMA Read Request (RFC 5040 §4.4): QN 1 in MSN order, one segment, no payload, within IRD. */
-    private boolean startReadRequest() {
-        int qn = Ddp.qn(cur, 0);
-        int msn = Ddp.msn(cur, 0);
-        if (qn != Ddp.QN_READ_REQUEST) {
-            return fail(TerminateError.DDP_INVALID_QN, "RDMA Read Request on QN " + Integer.toUnsignedString(qn)
-                    + " (RFC 5040 §5.1: QN 1)", true);
-        }
-        if (msn != expectedReadMsn) {
-            return fail(TerminateError.DDP_INVALID_MSN, "RDMA Read Request MSN " + Integer.toUnsignedString(msn)
-                    + ", expected " + Integer.toUnsignedString(expectedReadMsn) + " (RFC 5041 §5.3)", true);
-        }
-        if (Ddp.mo(cur, 0) != 0) {
-            return fail(TerminateError.DDP_INVALID_MO, "RDMA Read Request MO "
-                    + Integer.toUnsignedString(Ddp.mo(cur, 0)) + " (one segment, MO 0)", true);
-        }
-        if (payload != 0 || !last) {
-            return fail(TerminateError.DDP_CATASTROPHIC, "RDMA Read Request with " + payload
-                    + " bytes after its 28-byte body" + (last ? "" : " and L=0") + " (RFC 5040 §4.4)", true);
-        }
-        if (ird.isFull()) {
-            return fail(TerminateError.RDMAP_CATASTROPHIC_STREAM, "RDMA Read Request MSN "
-                    + Integer.toUnsignedString(msn) + " exceeds the negotiated IRD of " + ird.capacity()
-                    + " (RFC 5040 §5.4)", true);
-        }
-        return true;
-    }
-
     /** Terminate (RFC 5040 §4.8): read the control word and up to 64 bytes of copied headers, then end. */
-    private boolean startTerminate() {
+    private void startTerminate() {
         terminate = true;
         if (payload > 0) {
             term.clear().limit(Math.min(payload, term.capacity()));
             target = term;
         }
-        return true;
     }
 
     private void updateCrc() {
@@ -683,7 +309,7 @@ final class Receiver {
         fpdusReceived++;
         if (terminate) {
             term.flip();
-            ep.peerTerminated(cur, term);
+            termination.peerTerminated(cur, term, orq);
             return false;
         }
         if (crc != null) {
@@ -692,54 +318,11 @@ final class Receiver {
             int want = (int) crc.getValue();
             if (got != want) {
                 return fail(TerminateError.MPA_CRC, Rdmap.name(opcode) + " FPDU CRC 0x" + Integer.toHexString(got)
-                        + ", computed 0x" + Integer.toHexString(want) + " (RFC 5044 §6.1)", false);
+                        + ", computed 0x" + Integer.toHexString(want) + " (RFC 5044 §6.1)");
             }
         }
-        switch (opcode) {
-            case Rdmap.RDMA_WRITE:
-                break;
-            case Rdmap.READ_RESPONSE:
-                readWr.received += payload;
-                if (last) {
-                    orq.pop();
-                    if (!readWr.internal) {
-                        readWr.complete(CompletionStatus.SUCCESS, readWr.length);
-                        ep.completionsReady();
-                    }
-                    readWr = null;
-                    ep.kickTransmit();
-                }
-                break;
-            case Rdmap.READ_REQUEST:
-                InboundRead r = ird.next();
-                r.msn = expectedReadMsn;
-                r.sinkStag = Rdmap.sinkStag(cur, 0);
-                r.sinkTo = Rdmap.sinkTo(cur, 0);
-                r.size = Rdmap.readSize(cur, 0);
-                r.sourceStag = Rdmap.sourceStag(cur, 0);
-                r.sourceTo = Rdmap.sourceTo(cur, 0);
-                ird.add();
-                expectedReadMsn++;
-                ep.kickTransmit();
-                break;
-            default:
-                sendMo += payload;
-                if (last) {
-                    RecvWr done = recv;
-                    recv = null;
-                    int bytes = sendMo;
-                    sendMo = 0;
-                    expectedSendMsn++;
-                    if (Rdmap.invalidates(opcode) && !ep.remoteInvalidate(invalidateStag, done, bytes)) {
-                        return fail(TerminateError.RDMAP_CANNOT_INVALIDATE, Rdmap.name(opcode)
-                                + " names STag 0x" + Integer.toHexString(invalidateStag)
-                                + ", which is not a registration of this stream (RFC 5040 §6.4.3)", true);
-                    }
-                    if (!done.done) {
-                        done.complete(CompletionStatus.SUCCESS, bytes);
-                    }
-                    ep.completionsReady();
-                }
+        if (!placement.finish()) {
+            return false;
         }
         if (!firstFpduSeen) {
             firstFpduSeen = true;
@@ -749,18 +332,12 @@ final class Receiver {
     }
 
     /**
-     * Ends the connection with a Terminate for the segment whose header is in {@link #cur};
-     * {@code copyHeader}: include its DDP header (M and D set; a Read Request also with its body and R,
-     * as siw does for RDMAP protection errors).
+     * Ends the connection with a Terminate for the FPDU whose header is in {@link #cur}, without a
+     * copy of the header (the errors found here: framing, versions, opcode, CRC; the errors of a
+     * segment's DDP and RDMAP checks copy it, {@link Placement}).
      */
-    private boolean fail(TerminateError error, String detail, boolean copyHeader) {
-        int copied = 0;
-        boolean readRequest = false;
-        if (copyHeader) {
-            boolean tagged = Ddp.isTagged(Be.u8(cur, Ddp.CONTROL));
-            copied = (tagged ? Ddp.TAGGED_HEADER : Ddp.UNTAGGED_HEADER) - Fpdu.LENGTH_SIZE;
-        }
-        ep.failReceive(error, detail, cur, copied, payload, readRequest);
+    private boolean fail(TerminateError error, String detail) {
+        termination.failReceive(error, detail, cur, 0, payload, false);
         return false;
     }
 }

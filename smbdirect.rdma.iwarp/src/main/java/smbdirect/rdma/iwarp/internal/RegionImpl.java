@@ -83,11 +83,11 @@ final class RegionImpl implements MemoryRegion {
 
     /**
      * I/O thread: view {@code i} of the receiver's read-ahead into posted receives, limited to
-     * {@code [offset, offset + length)} ({@link Receiver}).
+     * {@code [offset, offset + length)} ({@link ReadAhead}).
      */
     ByteBuffer ahead(int i, int offset, int length) {
         if (aheadViews == null) {
-            aheadViews = new ByteBuffer[Receiver.AHEAD_FPDUS];
+            aheadViews = new ByteBuffer[ReadAhead.MAX_FPDUS];
         }
         ByteBuffer v = aheadViews[i];
         if (v == null) {

@@ -38,6 +38,8 @@ final class Transmitter {
     private static final int IRD_BURST = 4;
 
     private final EndpointImpl ep;
+    private final Termination termination;
+    private final Invalidation invalidation;
     private final SocketChannel socket;
     private final CRC32C crc;
     private final int maxFpdu;
@@ -70,6 +72,8 @@ final class Transmitter {
     Transmitter(EndpointImpl ep, SocketChannel socket, boolean crcOn, int maxFpdu, WorkRing<SendWr> sq, InboundReads ird,
             OutboundReads orq) {
         this.ep = ep;
+        this.termination = ep.termination;
+        this.invalidation = ep.invalidation;
         this.socket = socket;
         this.crc = crcOn ? new CRC32C() : null;
         this.maxFpdu = maxFpdu;
@@ -189,7 +193,7 @@ final class Transmitter {
             if (txNext < sq.tail() && sq.at(txNext).type == WorkRequestType.LOCAL_INVALIDATE) {
                 SendWr w = sq.at(txNext);
                 txNext++;
-                ep.localInvalidate(w);
+                invalidation.localInvalidate(w);
                 return !aborted;
             }
             return false;
@@ -212,10 +216,10 @@ final class Transmitter {
         switch (w.type) {
             case LOCAL_INVALIDATE:
                 txNext++;
-                ep.localInvalidate(w);
+                invalidation.localInvalidate(w);
                 return !aborted;
             case RDMA_READ:
-                if (!ep.checkLocal(w)) {
+                if (!invalidation.checkLocal(w)) {
                     return false;
                 }
                 txNext++;
@@ -230,7 +234,7 @@ final class Transmitter {
                 add(h, Rdmap.READ_REQUEST_HEADER, null, 0, null);
                 return true;
             default:
-                if (!ep.checkLocal(w)) {
+                if (!invalidation.checkLocal(w)) {
                     return false;
                 }
                 if (w.type == WorkRequestType.SEND) {
@@ -297,7 +301,7 @@ final class Transmitter {
                         + Long.toHexString(s.base) + ", +" + s.length + ")";
             }
             if (error != null) {
-                ep.failReadRequest(r, error, "RDMA Read Request MSN " + Integer.toUnsignedString(r.msn)
+                termination.failReadRequest(r, error, "RDMA Read Request MSN " + Integer.toUnsignedString(r.msn)
                         + " names source STag 0x" + Integer.toHexString(r.sourceStag) + ": " + why);
                 return false;
             }
@@ -311,7 +315,7 @@ final class Transmitter {
     private void addReadResponseSegment() {
         InboundRead r = currentRead;
         if (r.source != null && (!r.source.valid || !r.source.registered)) {
-            ep.failReadRequest(r, TerminateError.RDMAP_INVALID_STAG, "the source of RDMA Read Request MSN "
+            termination.failReadRequest(r, TerminateError.RDMAP_INVALID_STAG, "the source of RDMA Read Request MSN "
                     + Integer.toUnsignedString(r.msn) + " was invalidated while its response was being sent");
             return;
         }

@@ -3,16 +3,9 @@ package smbdirect.rdma.mock.internal;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.Iterator;
-import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.function.UnaryOperator;
-
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 import smbdirect.api.rdma.CompletionStatus;
 import smbdirect.api.rdma.ConnectParameters;
@@ -30,23 +23,57 @@ import smbdirect.rdma.mock.MockEndpoint;
 import smbdirect.rdma.mock.MockProvider;
 
 /**
- * A queue pair. Thread-safe: every field below is guarded by {@link #lock}, shared with the peer
- * endpoint. Work requests execute under that lock (both sides' state changes atomically); the
- * handler is called by {@link Deliverable} outside it.
+ * A queue pair of the fabric: its state, its connection setup ({@code connect}, {@code accept}),
+ * registrations, posting and the inspection API of {@link MockEndpoint}. Its concerns: the
+ * execution of send-queue work requests at the peer ({@link Execution}), the faults a test arms
+ * ({@link FaultInjection}), how the connection ends ({@link Teardown}), and the delivery of its
+ * callbacks ({@link Deliverable}).
+ *
+ * <h2>The lock protocol</h2>
+ * <ul>
+ * <li><b>One lock per connection.</b> {@link #lock} is created with an active endpoint
+ * ({@link ProviderImpl#createEndpoint}); the passive endpoint created from its connection request
+ * gets the same object ({@link ConnectRequestImpl#createEndpoint}). An endpoint that never connects
+ * has its own. So a transmission touching both sides takes one lock, and different connections never
+ * contend. A listener has a lock of its own.</li>
+ * <li><b>What it guards.</b> Every mutable field of both endpoints (state, peer, addresses, read
+ * depths, the connection request, the queues, the pool, the outstanding counts, the registrations,
+ * the counters), the {@link FaultInjection} and {@link Deliverable} state of both (the callback
+ * queue and pool, who delivers, holding), the {@link ConnectRequestImpl}'s phase and passive
+ * endpoint, and {@code RegionImpl.registered}. {@code RegionImpl.valid} is written under it and is
+ * volatile, because {@code isValid()} reads it without; so are the two flags {@link Deliverable}
+ * reads first without it ({@code queued}, {@code scheduled}, see there). Everything else is final
+ * or confined to one thread (a THREADED worker's batch array).</li>
+ * <li><b>Who takes it.</b> This class's SPI and inspection methods, {@link FaultInjection}'s arming,
+ * {@link Teardown}'s {@code disconnect}, {@code close}, {@code crash} and {@code deviceGone},
+ * {@link ConnectRequestImpl} ({@code createEndpoint}, {@code reject}, {@code abandon}),
+ * {@link Deliverable} (taking and recycling callbacks, hold and release, scheduling),
+ * {@link #transmitOne} (a DETERMINISTIC step) and {@code FabricImpl.stats()}, one endpoint at a
+ * time. Each holds it only for the state change: a work request executes entirely under it
+ * ({@link Execution}: the sender's and the receiver's queues, registrations and bytes change at
+ * once), and completions and disconnects are only queued as events under it, never delivered.</li>
+ * <li><b>Order.</b> No other lock of the fabric is taken while it is held, except the action queue
+ * ({@code FabricImpl.addTask}) in DETERMINISTIC mode: the connection lock first, never the reverse
+ * ({@code FabricImpl.step} takes the next action and releases the queue before running it). The
+ * connection lock and a listener's lock are never held together: {@code connect} offers its
+ * request to the listener after releasing its own, and a listener that fails or closes abandons
+ * its queued requests after releasing its own. Registering draws keys and addresses from the
+ * fabric before taking the lock.</li>
+ * <li><b>Callbacks run outside every fabric lock.</b> Only {@link Deliverable#deliver} and
+ * {@code drainThreaded} call a handler: they take a queued event under the lock, release it, call
+ * the handler, and take the lock again to recycle the event. One thread at a time delivers for an
+ * endpoint, so its callbacks never overlap and keep their queued order, and a handler may post,
+ * disconnect or close from within the callback. Whoever queues a callback calls {@link #signal}
+ * ({@link #signalBoth} for both sides) after releasing the lock, since in INLINE mode the signal
+ * delivers on the calling thread. The one piece of test code that runs under the lock is the
+ * mutation a test passes to {@code corruptSend}.</li>
+ * </ul>
  */
 final class EndpointImpl extends Deliverable implements MockEndpoint {
-    private static final Logger LOG = LoggerFactory.getLogger(EndpointImpl.class);
     static final byte[] NO_BYTES = new byte[0];
     private static final int IB_CONNECT_PRIVATE_DATA = 56;
     private static final int IB_ACCEPT_PRIVATE_DATA = 196;
     private static final int IWARP_PRIVATE_DATA = 512;
-    private static final int OK = 0;
-    private static final int BAD_LENGTH = 1;
-    private static final int FOREIGN = 2;
-    private static final int DEREGISTERED = 3;
-    private static final int INVALIDATED = 4;
-    private static final int OUT_OF_BOUNDS = 5;
-    private static final int NO_LOCAL_WRITE = 6;
 
     /** DETERMINISTIC: the action "transmit this endpoint's next queued send work request". */
     static final class TransmitTicket {
@@ -57,39 +84,34 @@ final class EndpointImpl extends Deliverable implements MockEndpoint {
         }
     }
 
-    private record SendFault(long sequence, UnaryOperator<byte[]> mutation, boolean drop) {
-    }
-
     final ProviderImpl provider;
-    private final long id;
+    final long id;
     final boolean active;
     private final EndpointConfig config;
     private final RdmaEndpointHandler handler;
-    private final RdmaCapabilities caps;
+    final RdmaCapabilities caps;
     private final TransmitTicket transmitTicket = new TransmitTicket(this);
 
-    private State state;
-    private EndpointImpl peer;
-    private boolean peerLost;
+    State state;
+    EndpointImpl peer;
+    boolean peerLost;
     private InetSocketAddress localAddress;
     private InetSocketAddress peerAddress;
     private int ird;
     private int ord;
     private int offeredIrd;
     private int offeredOrd;
-    private ConnectRequestImpl request;
-    private final ArrayDeque<Wr> recvQueue = new ArrayDeque<>();
-    private final ArrayDeque<Wr> sendQueue = new ArrayDeque<>();
+    ConnectRequestImpl request;
+    final ArrayDeque<Wr> recvQueue = new ArrayDeque<>();
+    final ArrayDeque<Wr> sendQueue = new ArrayDeque<>();
     private final ArrayDeque<Wr> wrPool = new ArrayDeque<>();
-    private int sendOutstanding;
-    private int recvOutstanding;
-    private final IntMap<RegionImpl> regions = new IntMap<>();
-    private long sendsPosted;
-    private long sendsTransmitted;
-    private int breakAfterSends;
-    private final CompletionStatus[] failNext = new CompletionStatus[WorkRequestType.values().length];
-    private boolean failNextArmed;
-    private final List<SendFault> sendFaults = new ArrayList<>();
+    int sendOutstanding;
+    int recvOutstanding;
+    final IntMap<RegionImpl> regions = new IntMap<>();
+    long sendsTransmitted;
+    final FaultInjection faults = new FaultInjection(this);
+    private final Execution execution = new Execution(this);
+    final Teardown teardown = new Teardown(this);
 
     EndpointImpl(FabricImpl fabric, ProviderImpl provider, RdmaCapabilities caps, EndpointConfig config,
             RdmaEndpointHandler handler, boolean active, Object lock) {
@@ -174,7 +196,7 @@ final class EndpointImpl extends Deliverable implements MockEndpoint {
     private void failConnect(DisconnectCause cause, String detail, byte[] data) {
         synchronized (lock) {
             if (state == State.CONNECTING) {
-                breakSide(this, cause, detail, data);
+                Teardown.breakSide(this, cause, detail, data);
             }
         }
         signal();
@@ -231,7 +253,7 @@ final class EndpointImpl extends Deliverable implements MockEndpoint {
     void requestEnded(ConnectRequestImpl r, DisconnectCause cause, String detail, byte[] data) {
         if (state == State.CONNECTING && request == r) {
             request = null;
-            breakSide(this, cause, detail, data);
+            Teardown.breakSide(this, cause, detail, data);
         }
     }
 
@@ -351,12 +373,13 @@ final class EndpointImpl extends Deliverable implements MockEndpoint {
             }
             Wr wr = obtainWr(WorkRequestType.RECEIVE, wrId, r, offset, length);
             recvOutstanding++;
-            CompletionStatus injected = takeInjected(WorkRequestType.RECEIVE);
+            CompletionStatus injected = faults.takeInjected(WorkRequestType.RECEIVE);
             int problem;
             if (injected != null) {
-                failWr(wr, injected, "injected failure of a posted receive");
-            } else if ((problem = localProblem(r, offset, length, true)) != OK) {
-                failWr(wr, localStatus(problem), "receive " + describeLocal(problem, r, offset, length));
+                execution.fail(wr, injected, "injected failure of a posted receive");
+            } else if ((problem = Execution.localProblem(this, r, offset, length, true)) != Execution.OK) {
+                execution.fail(wr, Execution.localStatus(problem),
+                        "receive " + Execution.describeLocal(problem, r, offset, length));
             } else {
                 recvQueue.add(wr);
             }
@@ -414,14 +437,14 @@ final class EndpointImpl extends Deliverable implements MockEndpoint {
             wr.remoteToken = remoteToken;
             wr.withInvalidate = withInvalidate;
             if (type == WorkRequestType.SEND) {
-                wr.sequence = ++sendsPosted;
+                wr.sequence = faults.sendPosted();
             }
             sendOutstanding++;
             if (fabric.mode == DeliveryMode.DETERMINISTIC) {
                 sendQueue.add(wr);
                 fabric.addTask(transmitTicket);
             } else {
-                execute(wr);
+                execution.execute(wr);
             }
             p = peer;
         }
@@ -450,7 +473,7 @@ final class EndpointImpl extends Deliverable implements MockEndpoint {
         return wr;
     }
 
-    private void signalBoth(EndpointImpl p) {
+    void signalBoth(EndpointImpl p) {
         signal();
         if (p != null) {
             p.signal();
@@ -465,241 +488,16 @@ final class EndpointImpl extends Deliverable implements MockEndpoint {
             if (wr == null) {
                 return false;
             }
-            execute(wr);
+            execution.execute(wr);
             p = peer;
         }
         signalBoth(p);
         return true;
     }
 
-    // ------------------------------------------------------------------ execution (under lock)
-
-    private void execute(Wr wr) {
-        WorkRequestType type = wr.type;
-        CompletionStatus injected = takeInjected(type);
-        if (injected != null) {
-            failWr(wr, injected, "injected failure of " + type + " wrId " + wr.wrId);
-            return;
-        }
-        if (type == WorkRequestType.LOCAL_INVALIDATE) {
-            RegionImpl r = wr.region;
-            if (r.owner != this || !r.registered) {
-                failWr(wr, CompletionStatus.LOCAL_PROTECTION_ERROR, "local invalidate of " + r
-                        + (r.owner != this ? ": region of another endpoint" : ": region deregistered"));
-                return;
-            }
-            r.valid = false;
-            complete(this, wr, CompletionStatus.SUCCESS, 0, false, 0);
-            return;
-        }
-        int problem = localProblem(wr.region, wr.offset, wr.length, type == WorkRequestType.RDMA_READ);
-        if (problem != OK) {
-            failWr(wr, localStatus(problem), type + " " + describeLocal(problem, wr.region, wr.offset, wr.length));
-            return;
-        }
-        if (wr.length > caps.maxMessageSize()) {
-            failWr(wr, CompletionStatus.LOCAL_LENGTH_ERROR, type + " of " + wr.length
-                    + " bytes exceeds maxMessageSize " + caps.maxMessageSize());
-            return;
-        }
-        if (peerLost) {
-            complete(this, wr, CompletionStatus.TRANSPORT_RETRY_EXCEEDED, 0, false, 0);
-            breakSide(this, DisconnectCause.PEER_LOST, "transport retries exceeded: the peer does not answer", NO_BYTES);
-            return;
-        }
-        if (type == WorkRequestType.SEND) {
-            executeSend(wr);
-        } else {
-            executeRdma(wr);
-        }
-    }
-
-    private void executeSend(Wr wr) {
-        EndpointImpl p = peer;
-        byte[] mutated = null;
-        if (!sendFaults.isEmpty()) {
-            SendFault fault = takeSendFault(wr.sequence);
-            if (fault != null && fault.drop()) {
-                LOG.debug("Endpoint {} drops Send #{} ({} bytes) by injection", id, wr.sequence, wr.length);
-                sendsTransmitted++;
-                String detail = "Send #" + wr.sequence + " was lost (injected): transport retries exceeded";
-                complete(this, wr, CompletionStatus.TRANSPORT_RETRY_EXCEEDED, 0, false, 0);
-                p.peerLost = true;
-                breakSide(this, DisconnectCause.PEER_LOST, detail, NO_BYTES);
-                return;
-            }
-            if (fault != null) {
-                byte[] original = new byte[wr.length];
-                wr.region.mem.get(wr.offset, original);
-                mutated = Objects.requireNonNull(fault.mutation().apply(original), "mutation result");
-            }
-        }
-        int length = mutated != null ? mutated.length : wr.length;
-        Wr rwr = p.recvQueue.poll();
-        if (rwr == null) {
-            String detail = "receiver not ready: a Send of " + length
-                    + " bytes found no receive posted at the receiving side (RNR retry count 0)";
-            complete(this, wr, CompletionStatus.RECEIVER_NOT_READY, 0, false, 0);
-            breakBoth(DisconnectCause.QP_ERROR, DisconnectCause.QP_ERROR, detail);
-            return;
-        }
-        int problem = p.localProblem(rwr.region, rwr.offset, rwr.length, true);
-        if (problem != OK) {
-            String detail = "the receiving side's receive "
-                    + describeLocal(problem, rwr.region, rwr.offset, rwr.length);
-            complete(p, rwr, p.localStatus(problem), 0, false, 0);
-            complete(this, wr, CompletionStatus.REMOTE_INVALID_REQUEST, 0, false, 0);
-            breakBoth(DisconnectCause.QP_ERROR, DisconnectCause.QP_ERROR, detail);
-            return;
-        }
-        if (length > rwr.length) {
-            String detail = "a Send of " + length + " bytes is longer than the receive of " + rwr.length
-                    + " bytes posted at the receiving side";
-            complete(p, rwr, CompletionStatus.LOCAL_LENGTH_ERROR, 0, false, 0);
-            complete(this, wr, CompletionStatus.REMOTE_INVALID_REQUEST, 0, false, 0);
-            breakBoth(DisconnectCause.QP_ERROR, DisconnectCause.QP_ERROR, detail);
-            return;
-        }
-        boolean invalidated = false;
-        if (wr.withInvalidate) {
-            RegionImpl target = p.regions.get(wr.remoteToken);
-            if (target == null || !target.valid) {
-                String detail = "Send with Invalidate names token 0x" + Integer.toHexString(wr.remoteToken)
-                        + (target == null ? ", no region" : ", an invalid region") + " of the receiving side";
-                complete(p, rwr, CompletionStatus.LOCAL_PROTECTION_ERROR, 0, false, 0);
-                complete(this, wr, CompletionStatus.REMOTE_INVALID_REQUEST, 0, false, 0);
-                breakBoth(DisconnectCause.QP_ERROR, DisconnectCause.QP_ERROR, detail);
-                return;
-            }
-            target.valid = false;
-            invalidated = true;
-        }
-        if (mutated != null) {
-            rwr.region.mem.put(rwr.offset, mutated);
-        } else if (length > 0) {
-            rwr.region.mem.put(rwr.offset, wr.region.mem, wr.offset, length);
-        }
-        sendsTransmitted++;
-        complete(p, rwr, CompletionStatus.SUCCESS, length, invalidated, invalidated ? wr.remoteToken : 0);
-        complete(this, wr, CompletionStatus.SUCCESS, 0, false, 0);
-        if (breakAfterSends > 0 && --breakAfterSends == 0) {
-            breakBoth(DisconnectCause.QP_ERROR, DisconnectCause.QP_ERROR,
-                    "connection broken after Send #" + sendsTransmitted + " (injected)");
-        }
-    }
-
-    private void executeRdma(Wr wr) {
-        EndpointImpl p = peer;
-        boolean read = wr.type == WorkRequestType.RDMA_READ;
-        RegionImpl target = p.regions.get(wr.remoteToken);
-        String violation = null;
-        long relative = 0;
-        if (target == null) {
-            violation = "the target side has no region with that token";
-        } else if (!target.valid) {
-            violation = "the target side's region with that token was invalidated";
-        } else if (read ? !target.remoteRead : !target.remoteWrite) {
-            violation = "the target side's region is registered " + target.access() + ", without "
-                    + (read ? "REMOTE_READ" : "REMOTE_WRITE");
-        } else {
-            relative = wr.remoteAddress - target.address;
-            if (relative < 0 || relative + wr.length > target.length) {
-                violation = "the range lies outside the target side's region 0x" + Long.toHexString(target.address)
-                        + "+" + target.length;
-            }
-        }
-        if (violation != null) {
-            String detail = "remote access error: " + wr.type + " of " + wr.length + " bytes at 0x"
-                    + Long.toHexString(wr.remoteAddress) + " with token 0x" + Integer.toHexString(wr.remoteToken)
-                    + ": " + violation;
-            complete(this, wr, CompletionStatus.REMOTE_ACCESS_ERROR, 0, false, 0);
-            breakBoth(DisconnectCause.QP_ERROR, DisconnectCause.QP_ERROR, detail);
-            return;
-        }
-        if (wr.length > 0) {
-            if (read) {
-                wr.region.mem.put(wr.offset, target.mem, (int) relative, wr.length);
-            } else {
-                target.mem.put((int) relative, wr.region.mem, wr.offset, wr.length);
-            }
-        }
-        complete(this, wr, CompletionStatus.SUCCESS, wr.length, false, 0);
-    }
-
-    private int localProblem(RegionImpl r, int offset, int length, boolean write) {
-        if (offset < 0 || length < 0) {
-            return BAD_LENGTH;
-        }
-        if (r.owner != this) {
-            return FOREIGN;
-        }
-        if (!r.registered) {
-            return DEREGISTERED;
-        }
-        if (!r.valid) {
-            return INVALIDATED;
-        }
-        if ((long) offset + length > r.length) {
-            return OUT_OF_BOUNDS;
-        }
-        if (write && !r.localWrite) {
-            return NO_LOCAL_WRITE;
-        }
-        return OK;
-    }
-
-    private CompletionStatus localStatus(int problem) {
-        return problem == BAD_LENGTH ? CompletionStatus.LOCAL_LENGTH_ERROR : CompletionStatus.LOCAL_PROTECTION_ERROR;
-    }
-
-    private static String describeLocal(int problem, RegionImpl r, int offset, int length) {
-        String where = "at offset " + offset + " length " + length + " of " + r;
-        return switch (problem) {
-            case BAD_LENGTH -> "with a negative offset or length " + where;
-            case FOREIGN -> "names a region of another endpoint: " + r;
-            case DEREGISTERED -> "names a deregistered region (local key 0x" + Integer.toHexString(r.localKey) + ")";
-            case INVALIDATED -> "names an invalidated region (local key 0x" + Integer.toHexString(r.localKey) + ")";
-            case OUT_OF_BOUNDS -> "exceeds its region: " + where;
-            default -> "needs LOCAL_WRITE: " + where;
-        };
-    }
-
-    private CompletionStatus takeInjected(WorkRequestType type) {
-        if (!failNextArmed) {
-            return null;
-        }
-        CompletionStatus s = failNext[type.ordinal()];
-        if (s != null) {
-            failNext[type.ordinal()] = null;
-            failNextArmed = false;
-            for (CompletionStatus other : failNext) {
-                failNextArmed |= other != null;
-            }
-        }
-        return s;
-    }
-
-    private SendFault takeSendFault(long sequence) {
-        for (Iterator<SendFault> it = sendFaults.iterator(); it.hasNext();) {
-            SendFault f = it.next();
-            if (f.sequence() == sequence) {
-                it.remove();
-                return f;
-            }
-        }
-        return null;
-    }
-
-    /** Under lock: {@code wr} of this endpoint fails with {@code status}; the connection breaks. */
-    private void failWr(Wr wr, CompletionStatus status, String detail) {
-        complete(this, wr, status, 0, false, 0);
-        breakBoth(DisconnectCause.QP_ERROR, DisconnectCause.QP_ERROR, detail);
-    }
-
-    /** Under lock: queues the completion of {@code wr} (a work request of {@code ep}) and recycles it. */
-    private static void complete(EndpointImpl ep, Wr wr, CompletionStatus status, int byteLength, boolean invalidated,
-            int token) {
-        Event e = ep.obtainEvent();
+    /** Under lock: queues the completion of {@code wr} (a work request of this endpoint) and recycles it. */
+    void complete(Wr wr, CompletionStatus status, int byteLength, boolean invalidated, int token) {
+        Event e = obtainEvent();
         e.kind = Event.COMPLETION;
         e.wrId = wr.wrId;
         e.type = wr.type;
@@ -707,167 +505,31 @@ final class EndpointImpl extends Deliverable implements MockEndpoint {
         e.byteLength = byteLength;
         e.invalidated = invalidated;
         e.invalidatedToken = token;
-        ep.enqueue(e);
+        enqueue(e);
         wr.region = null;
-        ep.wrPool.add(wr);
-    }
-
-    /** Under lock: breaks this side and, if it is connected to this one, the peer. */
-    private void breakBoth(DisconnectCause local, DisconnectCause remote, String detail) {
-        EndpointImpl p = peer;
-        boolean notify = state == State.CONNECTED && !peerLost && p != null && p.state == State.CONNECTED;
-        LOG.debug("Endpoint {} breaks: {}", id, detail);
-        breakSide(this, local, detail, NO_BYTES);
-        if (notify) {
-            breakSide(p, remote, detail, NO_BYTES);
-        }
-    }
-
-    /**
-     * Under lock: flushes every work request of {@code ep} that has not executed, then queues
-     * onDisconnected as its last callback.
-     */
-    private static void breakSide(EndpointImpl ep, DisconnectCause cause, String detail, byte[] data) {
-        if (ep.state == State.DISCONNECTED || ep.state == State.CLOSED) {
-            return;
-        }
-        Wr wr;
-        while ((wr = ep.sendQueue.poll()) != null) {
-            complete(ep, wr, CompletionStatus.FLUSHED, 0, false, 0);
-        }
-        while ((wr = ep.recvQueue.poll()) != null) {
-            complete(ep, wr, CompletionStatus.FLUSHED, 0, false, 0);
-        }
-        ep.state = State.DISCONNECTED;
-        Event e = ep.obtainEvent();
-        e.kind = Event.DISCONNECTED;
-        e.cause = cause;
-        e.detail = detail;
-        e.data = data;
-        ep.enqueue(e);
-        ConnectRequestImpl r = ep.request;
-        if (r != null && r.isOpen()) {
-            r.phase = ConnectRequestImpl.Phase.ABANDONED;
-            ep.fabric.pendingRequests.remove(r);
-            if (!ep.active) {
-                r.active.requestEnded(r, DisconnectCause.CONNECT_ERROR,
-                        "the peer's endpoint ended before accepting: " + detail, NO_BYTES);
-            }
-        }
+        wrPool.add(wr);
     }
 
     // ------------------------------------------------------------------ teardown
 
     @Override
     public void disconnect() {
-        EndpointImpl p;
-        synchronized (lock) {
-            p = peer;
-            if (state == State.CONNECTED) {
-                boolean notify = !peerLost && p != null && p.state == State.CONNECTED;
-                breakSide(this, DisconnectCause.LOCAL, "disconnect requested on endpoint " + id, NO_BYTES);
-                if (notify) {
-                    breakSide(p, DisconnectCause.PEER, "the peer disconnected", NO_BYTES);
-                }
-            } else if (state == State.CONNECTING) {
-                breakSide(this, DisconnectCause.LOCAL, "disconnect requested while connecting", NO_BYTES);
-            } else {
-                return;
-            }
-        }
-        signalBoth(p);
+        teardown.disconnect();
     }
 
     @Override
     public void close() {
-        EndpointImpl p;
-        synchronized (lock) {
-            if (state == State.CLOSED) {
-                return;
-            }
-            p = peer;
-            if (state == State.CONNECTED && !peerLost && p != null && p.state == State.CONNECTED) {
-                breakSide(p, DisconnectCause.PEER, "the peer released its queue pair without disconnecting", NO_BYTES);
-            }
-            ConnectRequestImpl r = request;
-            if (r != null && r.isOpen()) {
-                r.phase = ConnectRequestImpl.Phase.ABANDONED;
-                fabric.pendingRequests.remove(r);
-                if (!active) {
-                    r.active.requestEnded(r, DisconnectCause.CONNECT_ERROR,
-                            "the peer released its endpoint without accepting or rejecting", NO_BYTES);
-                }
-            }
-            releaseUnderLock();
-        }
-        provider.released(this);
-        if (p != null) {
-            p.signal();
-        }
+        teardown.close();
     }
 
     @Override
     public void crash() {
-        EndpointImpl p;
-        synchronized (lock) {
-            if (state == State.CLOSED) {
-                return;
-            }
-            p = peer;
-            if (state == State.CONNECTED && p != null && p.state == State.CONNECTED) {
-                p.peerLost = true;
-            }
-            ConnectRequestImpl r = request;
-            if (r != null && r.isOpen()) {
-                r.phase = ConnectRequestImpl.Phase.ABANDONED;
-                fabric.pendingRequests.remove(r);
-                if (!active) {
-                    r.active.requestEnded(r, DisconnectCause.CONNECT_ERROR,
-                            "the peer vanished during connection setup", NO_BYTES);
-                }
-            }
-            LOG.debug("Endpoint {} crashes", id);
-            releaseUnderLock();
-        }
-        provider.released(this);
-        if (p != null) {
-            p.signal();
-        }
+        teardown.crash();
     }
 
     /** The device went away (removal or shutdown): this side ends, its peer is left half-open. */
     void deviceGone(DisconnectCause cause, String detail) {
-        EndpointImpl p;
-        synchronized (lock) {
-            if (state == State.CLOSED || state == State.DISCONNECTED) {
-                return;
-            }
-            p = peer;
-            if (state == State.CONNECTED && !peerLost && p != null && p.state == State.CONNECTED) {
-                p.peerLost = true;
-            }
-            breakSide(this, cause, detail, NO_BYTES);
-        }
-        signalBoth(p);
-    }
-
-    private void releaseUnderLock() {
-        Wr wr;
-        while ((wr = sendQueue.poll()) != null) {
-            wr.region = null;
-        }
-        while ((wr = recvQueue.poll()) != null) {
-            wr.region = null;
-        }
-        discardEvents();
-        sendOutstanding = 0;
-        recvOutstanding = 0;
-        for (RegionImpl r : regions.values()) {
-            r.registered = false;
-            r.valid = false;
-        }
-        regions.clear();
-        state = State.CLOSED;
+        teardown.deviceGone(cause, detail);
     }
 
     // ------------------------------------------------------------------ delivery
@@ -1000,62 +662,32 @@ final class EndpointImpl extends Deliverable implements MockEndpoint {
 
     @Override
     public void breakConnection(String detail) {
-        EndpointImpl p;
-        synchronized (lock) {
-            p = peer;
-            breakBoth(DisconnectCause.QP_ERROR, DisconnectCause.QP_ERROR, "injected: " + detail);
-        }
-        signalBoth(p);
+        faults.breakConnection(detail);
     }
 
     @Override
     public void breakAfterSends(int count) {
-        if (count < 1) {
-            throw new IllegalArgumentException("count must be at least 1: " + count);
-        }
-        synchronized (lock) {
-            breakAfterSends = count;
-        }
+        faults.breakAfterSends(count);
     }
 
     @Override
     public void failNextPost(WorkRequestType type, CompletionStatus status) {
-        Objects.requireNonNull(type, "type");
-        if (status == null || status == CompletionStatus.SUCCESS) {
-            throw new IllegalArgumentException("an injected failure needs an error status, got " + status);
-        }
-        synchronized (lock) {
-            failNext[type.ordinal()] = status;
-            failNextArmed = true;
-        }
+        faults.failNextPost(type, status);
     }
 
     @Override
     public void corruptSend(int nth, UnaryOperator<byte[]> mutation) {
-        Objects.requireNonNull(mutation, "mutation");
-        armSendFault(nth, mutation, false);
+        faults.corruptSend(nth, mutation);
     }
 
     @Override
     public void truncateSend(int nth, int length) {
-        if (length < 0) {
-            throw new IllegalArgumentException("length must not be negative: " + length);
-        }
-        armSendFault(nth, bytes -> Arrays.copyOf(bytes, Math.min(length, bytes.length)), false);
+        faults.truncateSend(nth, length);
     }
 
     @Override
     public void dropSend(int nth) {
-        armSendFault(nth, null, true);
-    }
-
-    private void armSendFault(int nth, UnaryOperator<byte[]> mutation, boolean drop) {
-        if (nth < 1) {
-            throw new IllegalArgumentException("nth must be at least 1 (1 = the next Send): " + nth);
-        }
-        synchronized (lock) {
-            sendFaults.add(new SendFault(sendsPosted + nth, mutation, drop));
-        }
+        faults.dropSend(nth);
     }
 
     String describe() {

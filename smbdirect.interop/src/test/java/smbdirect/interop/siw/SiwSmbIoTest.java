@@ -122,8 +122,22 @@ class SiwSmbIoTest {
     }
 
     /** Everything the VM boot produced. */
-    record Run(String kernel, String kernelBuild, int ksmbdPort, List<Io> ios, List<Bad> bads, Io bystanderAfter,
-            Io next, SiwVmResult vm, List<CaptureReader.Fpdu> fpdus, CaptureReader.CrcVerdicts crc,
+    /**
+     * A READ of {@code length} bytes into two descriptors: the first longer than the data (ksmbd trims
+     * it), then a second one.
+     *
+     * @param status the READ's status
+     * @param remaining its DataRemaining (the bytes ksmbd says it RDMA-Wrote)
+     * @param firstBytesAreTheFile whether the first descriptor got the file's bytes
+     * @param second the second descriptor
+     * @param secondChanged whether any byte of the second buffer (filled with 0xA5 before) changed
+     */
+    record TrimmedThenAnother(int length, int status, int remaining, boolean firstBytesAreTheFile,
+            BufferDescriptor first, BufferDescriptor second, boolean secondChanged) {
+    }
+
+    record Run(String kernel, String kernelBuild, int ksmbdPort, List<Io> ios, List<Bad> bads,
+            TrimmedThenAnother trimmed, Io bystanderAfter, Io next, SiwVmResult vm, List<CaptureReader.Fpdu> fpdus, CaptureReader.CrcVerdicts crc,
             List<CapturedPdu> pdus, List<CaptureReader.Problem> problems, boolean captureComplete) {
     }
 
@@ -157,6 +171,7 @@ class SiwSmbIoTest {
                     LoopbackCapture capture = LoopbackCapture.start(ksmbdPort, pcap);
                     List<Io> ios = new ArrayList<>();
                     List<Bad> bads = new ArrayList<>();
+                    TrimmedThenAnother trimmed;
                     Io bystanderAfter;
                     Io next;
                     SiwVmResult result;
@@ -174,6 +189,7 @@ class SiwSmbIoTest {
                         bads.add(beyondRegistration(engine, ksmbdPort, Smb2.WRITE));
                         bads.add(beyondRegistration(engine, ksmbdPort, Smb2.READ));
                         bads.add(reuseAfterInvalidation(engine, ksmbdPort));
+                        trimmed = trimmedThenAnother(engine, ksmbdPort);
                         // the first connection was open all along; then one more connection
                         bystanderAfter = io(main, "bystander-after.bin", SMALL, 1);
                         close(main);
@@ -202,7 +218,7 @@ class SiwSmbIoTest {
                     String kernel = result.output().isEmpty() ? "?" : result.output().get(0).strip();
                     String build = result.output().stream().filter(l -> l.startsWith("Linux version")).findFirst()
                             .orElse("?");
-                    return new Run(kernel, build, ksmbdPort, ios, bads, bystanderAfter, next, result, fpdus, crc,
+                    return new Run(kernel, build, ksmbdPort, ios, bads, trimmed, bystanderAfter, next, result, fpdus, crc,
                             pdus, problems, capture.complete());
                 }
             } finally {
@@ -410,6 +426,41 @@ class SiwSmbIoTest {
                 });
     }
 
+    /**
+     * READ all 4 KiB of io-4k.bin into two descriptors, 8 KiB then 4 KiB (smb_direct_rdma_xmit in
+     * 6.1's transport_rdma.c trims a descriptor longer than the data, then goes on with the next one:
+     * its remaining length has become negative instead of 0).
+     */
+    private static TrimmedThenAnother trimmedThenAnother(SmbDirectEngine engine, int port) throws Exception {
+        Smb2Client client = open(engine, port);
+        SmbDirectConnection c = client.connection();
+        int length = 4 * KIB;
+        byte[] fileId = client.create("io-4k.bin", Smb2.FILE_OPEN);
+        ByteBuffer firstBuffer = ByteBuffer.allocateDirect(2 * length);
+        ByteBuffer secondBuffer = ByteBuffer.allocateDirect(length);
+        byte[] pattern = new byte[length];
+        java.util.Arrays.fill(pattern, (byte) 0xA5);
+        secondBuffer.put(pattern).flip();
+        List<RegisteredBuffer> regs = new ArrayList<>(register(c, firstBuffer, RemoteAccess.WRITE, 1));
+        regs.addAll(register(c, secondBuffer, RemoteAccess.WRITE, 1));
+        List<BufferDescriptor> d = descriptors(regs);
+        Smb2Client.Response r = client.exchange(client.readRequest(fileId, 0, length, Smb2.CHANNEL_RDMA_V1, d),
+                "READ into a trimmed descriptor and another");
+        byte[] first = new byte[length];
+        firstBuffer.duplicate().get(first);
+        byte[] second = new byte[length];
+        secondBuffer.duplicate().get(second);
+        deregister(regs);
+        client.close(fileId);
+        close(client);
+        TrimmedThenAnother t = new TrimmedThenAnother(length, r.status(),
+                r.status() == 0 ? Smb2.readDataRemaining(r.bytes()) : -1,
+                java.util.Arrays.equals(first, data("io-4k.bin", length)), d.get(0), d.get(1),
+                !java.util.Arrays.equals(second, pattern));
+        LOG.info("READ into a trimmed descriptor and another: {}", t);
+        return t;
+    }
+
     // ------------------------------------------------------------------ the checks
 
     @Test
@@ -483,6 +534,27 @@ class SiwSmbIoTest {
                 // ksmbd logs each descriptor it took ("RDMA r/w request 0x1: token ..., length ...")
                 () -> assertTrue(run.vm().output().stream().anyMatch(l -> l.contains("RDMA r/w request 0x1: token 0x"
                         + Integer.toHexString(two.written().get(1).token()))), "ksmbd saw the second descriptor"));
+    }
+
+    /**
+     * Recorded ksmbd 6.1 behaviour (a bug: it discloses kernel memory): a descriptor longer than the
+     * data is trimmed, and ksmbd then RDMA-Writes the next descriptor in full from the memory after
+     * its read buffer, while DataRemaining counts only the data. A ksmbd that stops after the trimmed
+     * descriptor fails this test; the record in the iWARP README is then to be updated.
+     */
+    @Test
+    void ksmbdRdmaWritesPastItsDataIntoTheDescriptorAfterATrimmedOne() {
+        TrimmedThenAnother t = run.trimmed();
+        long intoSecond = run.fpdus().stream().filter(f -> f.opcode() == 0 && f.srcPort() == run.ksmbdPort()
+                && f.stag() == t.second().token()).mapToLong(CaptureReader.Fpdu::taggedPayload).sum();
+        assertAll(
+                () -> assertEquals(0, t.status(), "READ status"),
+                () -> assertEquals(t.length(), t.remaining(), "DataRemaining: the file's bytes only"),
+                () -> assertTrue(t.firstBytesAreTheFile(), "the first descriptor holds the file"),
+                () -> assertEquals(t.second().lengthAsLong(), intoSecond,
+                        "bytes ksmbd RDMA-Wrote into the second descriptor (STag 0x" + Integer.toHexString(t.second().token())
+                                + "), beyond the file's " + t.length() + " bytes"),
+                () -> assertTrue(t.secondChanged(), "the second buffer was overwritten"));
     }
 
     @Test

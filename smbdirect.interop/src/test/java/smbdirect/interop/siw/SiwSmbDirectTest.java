@@ -18,9 +18,7 @@ import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.BeforeAll;
@@ -37,9 +35,7 @@ import smbdirect.api.ReceivedMessage;
 import smbdirect.api.SmbDirectConnection;
 import smbdirect.api.SmbDirectListener;
 import smbdirect.api.dto.ConnectionDTO;
-import smbdirect.impl.engine.ExecutorScheduler;
 import smbdirect.impl.engine.SmbDirectEngine;
-import smbdirect.impl.engine.TransportSettings;
 import smbdirect.interop.vm.CapturedPdu;
 import smbdirect.interop.vm.CaptureReader;
 import smbdirect.interop.vm.SiwVm;
@@ -48,8 +44,6 @@ import smbdirect.interop.vm.SiwVmResult;
 import smbdirect.interop.vm.SiwVmRun;
 import smbdirect.interop.vm.SiwVmSpec;
 import smbdirect.interop.vm.TcpStream;
-import smbdirect.rdma.iwarp.IwarpProvider;
-import smbdirect.rdma.iwarp.IwarpSettings;
 import smbdirect.rdma.tck.LoopbackCapture;
 
 /**
@@ -141,17 +135,8 @@ class SiwSmbDirectTest {
     }
 
     private Run boot(SiwVmAttempts.Boots boots) throws Exception {
-        // CRC on: siw follows a C=1 Request and accepts a C=1 Reply; the first FPDU toward siw waits 500 ms
-        IwarpSettings settings = IwarpSettings.builder().listenAddresses("127.0.0.1").crc(true)
-                .firstFpduDelayMillis(500).build();
-        ScheduledExecutorService timers = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "siw-smbd-timers");
-            t.setDaemon(true);
-            return t;
-        });
-        try (IwarpProvider provider = IwarpProvider.open("siw-smbd", settings)) {
-            SmbDirectEngine engine = new SmbDirectEngine(provider, TransportSettings.DEFAULTS,
-                    new ExecutorScheduler(timers));
+        try (SiwEngine siw = SiwEngine.open("siw-smbd")) {
+            SmbDirectEngine engine = siw.engine();
             List<SmbDirectConnection> accepted = new CopyOnWriteArrayList<>();
             Messages fromCifs = new Messages();
             SmbDirectListener listener = engine.listen(new InetSocketAddress("127.0.0.1", 0), c -> {
@@ -185,11 +170,7 @@ class SiwSmbDirectTest {
                 }
             } finally {
                 listener.close().toCompletableFuture().get(WAIT, TimeUnit.SECONDS);
-                engine.shutdown(CloseReason.of(CloseReason.Kind.SHUTDOWN, "test end")).toCompletableFuture()
-                        .get(WAIT, TimeUnit.SECONDS);
             }
-        } finally {
-            timers.shutdownNow();
         }
     }
 

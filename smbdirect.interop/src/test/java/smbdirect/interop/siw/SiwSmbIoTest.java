@@ -21,8 +21,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.regex.Matcher;
@@ -42,9 +40,7 @@ import smbdirect.api.CloseReason;
 import smbdirect.api.RegisteredBuffer;
 import smbdirect.api.RemoteAccess;
 import smbdirect.api.SmbDirectConnection;
-import smbdirect.impl.engine.ExecutorScheduler;
 import smbdirect.impl.engine.SmbDirectEngine;
-import smbdirect.impl.engine.TransportSettings;
 import smbdirect.interop.vm.CaptureReader;
 import smbdirect.interop.vm.CapturedPdu;
 import smbdirect.interop.vm.FpduAlignedCapture;
@@ -53,8 +49,6 @@ import smbdirect.interop.vm.SiwVmAttempts;
 import smbdirect.interop.vm.SiwVmResult;
 import smbdirect.interop.vm.SiwVmRun;
 import smbdirect.interop.vm.SiwVmSpec;
-import smbdirect.rdma.iwarp.IwarpProvider;
-import smbdirect.rdma.iwarp.IwarpSettings;
 import smbdirect.rdma.tck.LoopbackCapture;
 
 /**
@@ -151,82 +145,66 @@ class SiwSmbIoTest {
     }
 
     private Run boot(SiwVmAttempts.Boots boots) throws Exception {
-        // CRC on; the first FPDU toward siw waits 500 ms (siw's accept race)
-        IwarpSettings settings = IwarpSettings.builder().listenAddresses("127.0.0.1").crc(true)
-                .firstFpduDelayMillis(500).build();
-        ScheduledExecutorService timers = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "siw-smb-io-timers");
-            t.setDaemon(true);
-            return t;
-        });
-        try (IwarpProvider provider = IwarpProvider.open("siw-smb-io", settings)) {
-            SmbDirectEngine engine = new SmbDirectEngine(provider, TransportSettings.DEFAULTS,
-                    new ExecutorScheduler(timers));
-            try {
-                SiwVmSpec spec = SiwVmSpec.command(GUEST).forward(SMBD_PORT).forward(GO_PORT)
-                        .timeout(Duration.ofSeconds(900)).name("smb-io");
-                try (SiwVmRun vmRun = boots.start(spec)) {
-                    int ksmbdPort = vmRun.hostPort(SMBD_PORT);
-                    Path pcap = SiwVm.logs().resolve("siw-smb-io.pcap");
-                    LoopbackCapture capture = LoopbackCapture.start(ksmbdPort, pcap);
-                    List<Io> ios = new ArrayList<>();
-                    List<Bad> bads = new ArrayList<>();
-                    TrimmedThenAnother trimmed;
-                    Io bystanderAfter;
-                    Io next;
-                    SiwVmResult result;
-                    try {
-                        vmRun.awaitLine("KSMBD READY", STEP);
-                        Smb2Client main = open(engine, ksmbdPort);
-                        ios.add(io(main, "io-4k.bin", 4 * KIB, 1));
-                        ios.add(io(main, "io-1m.bin", MIB, 1));
-                        ios.add(io(main, "io-8m.bin", MAX_RW, 1));
-                        ios.add(io(main, "io-8m-2d.bin", MAX_RW, 2));
-                        bads.add(readIntoReadOnly(engine, ksmbdPort));
-                        bads.add(writeFromWriteOnly(engine, ksmbdPort));
-                        bads.add(wrongToken(engine, ksmbdPort, Smb2.WRITE));
-                        bads.add(wrongToken(engine, ksmbdPort, Smb2.READ));
-                        bads.add(beyondRegistration(engine, ksmbdPort, Smb2.WRITE));
-                        bads.add(beyondRegistration(engine, ksmbdPort, Smb2.READ));
-                        bads.add(reuseAfterInvalidation(engine, ksmbdPort));
-                        trimmed = trimmedThenAnother(engine, ksmbdPort);
-                        // the first connection was open all along; then one more connection
-                        bystanderAfter = io(main, "bystander-after.bin", SMALL, 1);
-                        close(main);
-                        Smb2Client last = open(engine, ksmbdPort);
-                        next = io(last, "next.bin", SMALL, 1);
-                        close(last);
-                        GuestGo.signal(vmRun.hostPort(GO_PORT), STEP);
-                        result = vmRun.awaitExit();
-                    } finally {
-                        capture.close();
-                    }
-                    // Wireshark judges a copy cut along the PDUs (FpduAlignedCapture says why)
-                    List<CaptureReader.Problem> originalProblems = CaptureReader.problemFrames(capture);
-                    Path aligned = pcap.resolveSibling("siw-smb-io.aligned.pcap");
-                    FpduAlignedCapture.write(pcap, aligned);
-                    LoopbackCapture judged = LoopbackCapture.ofFile(aligned);
-                    List<CaptureReader.Fpdu> fpdus = CaptureReader.fpdus(judged);
-                    CaptureReader.CrcVerdicts crc = CaptureReader.crcVerdicts(judged);
-                    // PDML of every frame that carries more than RDMA Writes and Read Responses
-                    List<CapturedPdu> pdus = CaptureReader.pdus(judged, "control", "iwarp_mpa.req || iwarp_mpa.rep"
-                            + " || iwarp_rdma.opcode in {1,3,4,5,6,7} || _ws.malformed");
-                    List<CaptureReader.Problem> problems = CaptureReader.problemFrames(judged);
-                    judged.decode();
-                    LOG.info("capture {}: {} FPDUs; Wireshark's problems with the original packetisation: {} frames",
-                            pcap, fpdus.size(), originalProblems.size());
-                    String kernel = result.output().isEmpty() ? "?" : result.output().get(0).strip();
-                    String build = result.output().stream().filter(l -> l.startsWith("Linux version")).findFirst()
-                            .orElse("?");
-                    return new Run(kernel, build, ksmbdPort, ios, bads, trimmed, bystanderAfter, next, result, fpdus, crc,
-                            pdus, problems, capture.complete());
+        try (SiwEngine siw = SiwEngine.open("siw-smb-io")) {
+            SmbDirectEngine engine = siw.engine();
+            SiwVmSpec spec = SiwVmSpec.command(GUEST).forward(SMBD_PORT).forward(GO_PORT)
+                    .timeout(Duration.ofSeconds(900)).name("smb-io");
+            try (SiwVmRun vmRun = boots.start(spec)) {
+                int ksmbdPort = vmRun.hostPort(SMBD_PORT);
+                Path pcap = SiwVm.logs().resolve("siw-smb-io.pcap");
+                LoopbackCapture capture = LoopbackCapture.start(ksmbdPort, pcap);
+                List<Io> ios = new ArrayList<>();
+                List<Bad> bads = new ArrayList<>();
+                TrimmedThenAnother trimmed;
+                Io bystanderAfter;
+                Io next;
+                SiwVmResult result;
+                try {
+                    vmRun.awaitLine("KSMBD READY", STEP);
+                    Smb2Client main = open(engine, ksmbdPort);
+                    ios.add(io(main, "io-4k.bin", 4 * KIB, 1));
+                    ios.add(io(main, "io-1m.bin", MIB, 1));
+                    ios.add(io(main, "io-8m.bin", MAX_RW, 1));
+                    ios.add(io(main, "io-8m-2d.bin", MAX_RW, 2));
+                    bads.add(readIntoReadOnly(engine, ksmbdPort));
+                    bads.add(writeFromWriteOnly(engine, ksmbdPort));
+                    bads.add(wrongToken(engine, ksmbdPort, Smb2.WRITE));
+                    bads.add(wrongToken(engine, ksmbdPort, Smb2.READ));
+                    bads.add(beyondRegistration(engine, ksmbdPort, Smb2.WRITE));
+                    bads.add(beyondRegistration(engine, ksmbdPort, Smb2.READ));
+                    bads.add(reuseAfterInvalidation(engine, ksmbdPort));
+                    trimmed = trimmedThenAnother(engine, ksmbdPort);
+                    // the first connection was open all along; then one more connection
+                    bystanderAfter = io(main, "bystander-after.bin", SMALL, 1);
+                    close(main);
+                    Smb2Client last = open(engine, ksmbdPort);
+                    next = io(last, "next.bin", SMALL, 1);
+                    close(last);
+                    GuestGo.signal(vmRun.hostPort(GO_PORT), STEP);
+                    result = vmRun.awaitExit();
+                } finally {
+                    capture.close();
                 }
-            } finally {
-                engine.shutdown(CloseReason.of(CloseReason.Kind.SHUTDOWN, "test end")).toCompletableFuture()
-                        .get(STEP.toSeconds(), TimeUnit.SECONDS);
+                // Wireshark judges a copy cut along the PDUs (FpduAlignedCapture says why)
+                List<CaptureReader.Problem> originalProblems = CaptureReader.problemFrames(capture);
+                Path aligned = pcap.resolveSibling("siw-smb-io.aligned.pcap");
+                FpduAlignedCapture.write(pcap, aligned);
+                LoopbackCapture judged = LoopbackCapture.ofFile(aligned);
+                List<CaptureReader.Fpdu> fpdus = CaptureReader.fpdus(judged);
+                CaptureReader.CrcVerdicts crc = CaptureReader.crcVerdicts(judged);
+                // PDML of every frame that carries more than RDMA Writes and Read Responses
+                List<CapturedPdu> pdus = CaptureReader.pdus(judged, "control", "iwarp_mpa.req || iwarp_mpa.rep"
+                        + " || iwarp_rdma.opcode in {1,3,4,5,6,7} || _ws.malformed");
+                List<CaptureReader.Problem> problems = CaptureReader.problemFrames(judged);
+                judged.decode();
+                LOG.info("capture {}: {} FPDUs; Wireshark's problems with the original packetisation: {} frames",
+                        pcap, fpdus.size(), originalProblems.size());
+                String kernel = result.output().isEmpty() ? "?" : result.output().get(0).strip();
+                String build = result.output().stream().filter(l -> l.startsWith("Linux version")).findFirst()
+                        .orElse("?");
+                return new Run(kernel, build, ksmbdPort, ios, bads, trimmed, bystanderAfter, next, result, fpdus, crc,
+                        pdus, problems, capture.complete());
             }
-        } finally {
-            timers.shutdownNow();
         }
     }
 

@@ -174,10 +174,12 @@ class SiwSmbIoTest {
                     bads.add(beyondRegistration(engine, ksmbdPort, Smb2.READ));
                     bads.add(reuseAfterInvalidation(engine, ksmbdPort));
                     trimmed = trimmedThenAnother(engine, ksmbdPort);
-                    // the first connection was open all along; then one more connection
+                    // the first connection was open all along; one more connection is opened while it
+                    // still is (a connection to ksmbd 6.1 made while ksmbd tears down its last one can
+                    // fail: its per-connection slab caches, see the iWARP README)
+                    Smb2Client last = open(engine, ksmbdPort);
                     bystanderAfter = io(main, "bystander-after.bin", SMALL, 1);
                     close(main);
-                    Smb2Client last = open(engine, ksmbdPort);
                     next = io(last, "next.bin", SMALL, 1);
                     close(last);
                     GuestGo.signal(vmRun.hostPort(GO_PORT), STEP);

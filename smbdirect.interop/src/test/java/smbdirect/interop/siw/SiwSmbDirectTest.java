@@ -7,10 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.InputStream;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -21,9 +18,7 @@ import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.BeforeAll;
@@ -40,9 +35,7 @@ import smbdirect.api.ReceivedMessage;
 import smbdirect.api.SmbDirectConnection;
 import smbdirect.api.SmbDirectListener;
 import smbdirect.api.dto.ConnectionDTO;
-import smbdirect.impl.engine.ExecutorScheduler;
 import smbdirect.impl.engine.SmbDirectEngine;
-import smbdirect.impl.engine.TransportSettings;
 import smbdirect.interop.vm.CapturedPdu;
 import smbdirect.interop.vm.CaptureReader;
 import smbdirect.interop.vm.SiwVm;
@@ -51,8 +44,6 @@ import smbdirect.interop.vm.SiwVmResult;
 import smbdirect.interop.vm.SiwVmRun;
 import smbdirect.interop.vm.SiwVmSpec;
 import smbdirect.interop.vm.TcpStream;
-import smbdirect.rdma.iwarp.IwarpProvider;
-import smbdirect.rdma.iwarp.IwarpSettings;
 import smbdirect.rdma.tck.LoopbackCapture;
 
 /**
@@ -87,11 +78,7 @@ class SiwSmbDirectTest {
     private static final String GUEST = String.join("\n",
             "ksmbd-up || echo 'KSMBD FAILED'",
             "echo 'KSMBD READY'",
-            "(echo go | timeout 200 nc -l -p " + GO_PORT + " > /tmp/go.txt) &",
-            "GO=$!",
-            "i=0; until netstat -ltn | grep -q ':" + GO_PORT + " '; do i=$((i+1)); [ $i -gt 300 ] && break; sleep 0.1; done",
-            "echo 'GO LISTENING'",
-            "wait $GO; echo \"go: $(cat /tmp/go.txt)\"",
+            GuestGo.await(GO_PORT),
             "loadmods cifs || echo 'CIFS FAILED'",
             "mkdir -p /mnt",
             // cifs dials 10.0.2.100:5445 (then 445); the guest forward carries 5445 to our listener
@@ -126,18 +113,9 @@ class SiwSmbDirectTest {
 
     /** What the engine saw as client of ksmbd. */
     record Ksmbd(int port, byte[] request, byte[] response, ConnectionDTO negotiated, ConnectionDTO afterResponse,
-            Logon logon, Throwable logonFailure, CloseReason closed) {
+            Smb2Client.Logon logon, Throwable logonFailure, CloseReason closed) {
     }
 
-    /**
-     * The SMB2 logon after NEGOTIATE.
-     *
-     * @param statuses the NTSTATUS of each SESSION_SETUP response, in order
-     * @param sessionId the SessionId ksmbd assigned
-     * @param sessionFlags the SessionFlags of the final response ([MS-SMB2] 2.2.6)
-     */
-    record Logon(List<Integer> statuses, long sessionId, int sessionFlags) {
-    }
     /** What the engine saw as server for cifs. */
     record Cifs(int port, int connections, byte[] first, ConnectionDTO negotiated) {
     }
@@ -157,17 +135,8 @@ class SiwSmbDirectTest {
     }
 
     private Run boot(SiwVmAttempts.Boots boots) throws Exception {
-        // CRC on: siw follows a C=1 Request and accepts a C=1 Reply; the first FPDU toward siw waits 500 ms
-        IwarpSettings settings = IwarpSettings.builder().listenAddresses("127.0.0.1").crc(true)
-                .firstFpduDelayMillis(500).build();
-        ScheduledExecutorService timers = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "siw-smbd-timers");
-            t.setDaemon(true);
-            return t;
-        });
-        try (IwarpProvider provider = IwarpProvider.open("siw-smbd", settings)) {
-            SmbDirectEngine engine = new SmbDirectEngine(provider, TransportSettings.DEFAULTS,
-                    new ExecutorScheduler(timers));
+        try (SiwEngine siw = SiwEngine.open("siw-smbd")) {
+            SmbDirectEngine engine = siw.engine();
             List<SmbDirectConnection> accepted = new CopyOnWriteArrayList<>();
             Messages fromCifs = new Messages();
             SmbDirectListener listener = engine.listen(new InetSocketAddress("127.0.0.1", 0), c -> {
@@ -188,7 +157,7 @@ class SiwSmbDirectTest {
                     try {
                         vmRun.awaitLine("KSMBD READY", STEP);
                         ksmbd = againstKsmbd(engine, ksmbdPort);
-                        letTheGuestGoOn(vmRun.hostPort(GO_PORT));
+                        GuestGo.signal(vmRun.hostPort(GO_PORT), STEP);
                         cifs = fromCifs(vmRun, ourPort, listener, accepted, fromCifs);
                         result = vmRun.awaitExit();
                     } finally {
@@ -201,11 +170,7 @@ class SiwSmbDirectTest {
                 }
             } finally {
                 listener.close().toCompletableFuture().get(WAIT, TimeUnit.SECONDS);
-                engine.shutdown(CloseReason.of(CloseReason.Kind.SHUTDOWN, "test end")).toCompletableFuture()
-                        .get(WAIT, TimeUnit.SECONDS);
             }
-        } finally {
-            timers.shutdownNow();
         }
     }
 
@@ -236,67 +201,27 @@ class SiwSmbDirectTest {
     }
 
     private static Ksmbd againstKsmbd(SmbDirectEngine engine, int port) throws Exception {
-        Messages h = new Messages();
-        SmbDirectConnection c = engine.connect(new InetSocketAddress("127.0.0.1", port), Duration.ofSeconds(30), h)
+        Smb2Client.Inbox inbox = new Smb2Client.Inbox();
+        SmbDirectConnection c = engine.connect(new InetSocketAddress("127.0.0.1", port), Duration.ofSeconds(30), inbox)
                 .toCompletableFuture().get(WAIT, TimeUnit.SECONDS);
         ConnectionDTO negotiated = c.getConnectionDTO();
+        Smb2Client client = new Smb2Client(c, inbox, Duration.ofSeconds(WAIT));
         byte[] request = Smb2.negotiateRequest(0);
-        c.send(ByteBuffer.wrap(request)).toCompletableFuture().get(WAIT, TimeUnit.SECONDS);
-        byte[] response = h.next("SMB2 NEGOTIATE response from ksmbd");
+        byte[] response = client.negotiate(request).response().bytes();
         ConnectionDTO after = c.getConnectionDTO();
-        Logon logon = null;
+        Smb2Client.Logon logon = null;
         Throwable logonFailure = null;
         try {
-            logon = logOn(c, h);
+            logon = client.logOn("a", "b");
         } catch (Exception | AssertionError e) {
             LOG.warn("the SMB2 logon through the engine failed: {}", e.toString());
             logonFailure = e;
         }
         c.close().toCompletableFuture().get(WAIT, TimeUnit.SECONDS);
-        CloseReason closed = h.closed.get(WAIT, TimeUnit.SECONDS);
+        CloseReason closed = inbox.closed().get(WAIT, TimeUnit.SECONDS);
         LOG.info("ksmbd: negotiated {} / {} / {}, SMB2 response of {} bytes", negotiated.maxSendSize,
                 negotiated.maxReceiveSize, negotiated.maxFragmentedSendSize, response.length);
         return new Ksmbd(port, request, response, negotiated, after, logon, logonFailure, closed);
-    }
-
-    /** Sends {@code request} and returns the next message, which must answer it (same MessageId). */
-    private static byte[] exchange(SmbDirectConnection c, Messages h, byte[] request, String what) throws Exception {
-        c.send(ByteBuffer.wrap(request)).toCompletableFuture().get(WAIT, TimeUnit.SECONDS);
-        byte[] response = h.next(what + " response");
-        Smb2.Header rh = Smb2.Header.of(response);
-        assertEquals(Smb2.Header.of(request).messageId(), rh.messageId(), what + ": MessageId");
-        assertEquals(Smb2.Header.of(request).command(), rh.command(), what + ": Command");
-        return response;
-    }
-
-    /**
-     * Logs on as user a, password b (NTLMSSP with NTLMv2, no SPNEGO) with two SESSION_SETUPs
-     * through the engine's data transfer.
-     */
-    private static Logon logOn(SmbDirectConnection c, Messages h) throws Exception {
-        List<Integer> statuses = new ArrayList<>();
-        byte[] r = exchange(c, h, Smb2.sessionSetup(1, 0, Ntlm.negotiate()), "SESSION_SETUP 1");
-        statuses.add(Smb2.Header.of(r).status());
-        long session = Smb2.sessionId(r);
-        Ntlm.Challenge challenge = Ntlm.Challenge.of(Smb2.securityBuffer(r));
-        byte[] clientChallenge = new byte[8];
-        new java.security.SecureRandom().nextBytes(clientChallenge);
-        long filetime = (System.currentTimeMillis() + 11_644_473_600_000L) * 10_000L;
-        r = exchange(c, h, Smb2.sessionSetup(2, session,
-                Ntlm.authenticate(challenge, "a", "", "b", clientChallenge, filetime)), "SESSION_SETUP 2");
-        statuses.add(Smb2.Header.of(r).status());
-        return new Logon(statuses, session, Smb2.sessionFlags(r));
-    }
-
-    /** Connects to the guest's "go" listener: the guest goes on to mount cifs. */
-    private static void letTheGuestGoOn(int port) throws Exception {
-        try (Socket s = new Socket()) {
-            s.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), (int) STEP.toMillis());
-            s.setSoTimeout((int) STEP.toMillis());
-            InputStream in = s.getInputStream();
-            byte[] go = in.readNBytes(3);
-            assertEquals("go\n", new String(go, java.nio.charset.StandardCharsets.US_ASCII), "the guest's go line");
-        }
     }
 
     private static Cifs fromCifs(SiwVmRun vmRun, int port, SmbDirectListener listener,
@@ -437,7 +362,7 @@ class SiwSmbDirectTest {
     @Test
     void ksmbdLogsUserAOnThroughTheEngineWithNtlmv2() {
         Ksmbd k = run.ksmbd();
-        Logon logon = k.logon();
+        Smb2Client.Logon logon = k.logon();
         assertNotNull(logon, () -> "the logon did not complete: " + k.logonFailure());
         assertAll(
                 () -> assertEquals(List.of(Smb2.MORE_PROCESSING_REQUIRED, 0), logon.statuses(),

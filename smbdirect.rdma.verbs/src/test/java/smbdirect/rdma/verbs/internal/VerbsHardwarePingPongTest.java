@@ -44,7 +44,8 @@ import smbdirect.api.rdma.WorkRequestType;
  * </pre>
  *
  * Optional: {@code -Dsmbdirect.verbs.device=mlx5_0}, {@code -Dsmbdirect.verbs.bind=192.0.2.11}
- * (client side), {@code -Dsmbdirect.verbs.rounds=100}. The exchange: {@code rounds} Send ping /
+ * (client side), {@code -Dsmbdirect.verbs.rounds=100}. The client retries its connection for up to 60 s
+ * while the server is not listening yet. The exchange: {@code rounds} Send ping /
  * Send pong; the server then sends the address and token of a 64 KiB region open for remote read
  * and write; the client RDMA-writes a pattern into it, RDMA-reads it back, compares, sends "done";
  * the server checks the pattern in its memory; the client disconnects; both sides require
@@ -206,15 +207,36 @@ class VerbsHardwarePingPongTest {
     private static void runClient(int rounds) throws Exception {
         InetSocketAddress address = server();
         VerbsRdmaProvider provider = provider(System.getProperty("smbdirect.verbs.bind", ""));
-        Events events = new Events();
         try {
-            RdmaEndpoint ep = provider.createEndpoint(new EndpointConfig(16, 16), events);
-            MemoryRegion messages = ep.register(ByteBuffer.allocateDirect(2 * 4096),
-                    EnumSet.of(MemoryAccess.LOCAL_WRITE));
-            MemoryRegion local = ep.register(ByteBuffer.allocateDirect(2 * SIZE), EnumSet.of(MemoryAccess.LOCAL_WRITE));
-            ep.postReceive(messages, 0, 4096, 1);
-            ep.connect(address, new ConnectParameters(null, 16, 16));
-            assertEquals("established", events.next());
+            Events events;
+            RdmaEndpoint ep;
+            MemoryRegion messages;
+            MemoryRegion local;
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(TIMEOUT_SECONDS);
+            while (true) {
+                events = new Events();
+                ep = provider.createEndpoint(new EndpointConfig(16, 16), events);
+                messages = ep.register(ByteBuffer.allocateDirect(2 * 4096), EnumSet.of(MemoryAccess.LOCAL_WRITE));
+                local = ep.register(ByteBuffer.allocateDirect(2 * SIZE), EnumSet.of(MemoryAccess.LOCAL_WRITE));
+                ep.postReceive(messages, 0, 4096, 1);
+                ep.connect(address, new ConnectParameters(null, 16, 16));
+                Object first = events.next();
+                if ("established".equals(first)) {
+                    break;
+                }
+                // the server is not listening yet (it may still be starting): the receive is flushed,
+                // then the connection ends UNREACHABLE (iWARP, no listener) or REJECTED; try again
+                Object cause = first;
+                while (!(cause instanceof DisconnectCause)) {
+                    cause = events.next();
+                }
+                ep.close();
+                if (System.nanoTime() - deadline > 0
+                        || (cause != DisconnectCause.UNREACHABLE && cause != DisconnectCause.REJECTED)) {
+                    throw new AssertionError("connecting to " + address + " failed: " + cause);
+                }
+                Thread.sleep(1000);
+            }
             ByteBuffer out = messages.buffer();
             for (long i = 0; i < rounds; i++) {
                 out.putLong(4096, i * 2);

@@ -216,9 +216,13 @@ class VerbsHardwarePingPongTest {
             while (true) {
                 events = new Events();
                 ep = provider.createEndpoint(new EndpointConfig(16, 16), events);
-                messages = ep.register(ByteBuffer.allocateDirect(2 * 4096), EnumSet.of(MemoryAccess.LOCAL_WRITE));
+                // two receive slots (0 and 4096), used in turn, and the send area at 8192: the server
+                // sends its last pong and the region descriptor back to back, so a second receive
+                // must be posted before the first is reposted (else the descriptor finds none: RNR)
+                messages = ep.register(ByteBuffer.allocateDirect(3 * 4096), EnumSet.of(MemoryAccess.LOCAL_WRITE));
                 local = ep.register(ByteBuffer.allocateDirect(2 * SIZE), EnumSet.of(MemoryAccess.LOCAL_WRITE));
                 ep.postReceive(messages, 0, 4096, 1);
+                ep.postReceive(messages, 4096, 4096, 1);
                 ep.connect(address, new ConnectParameters(null, 16, 16));
                 Object first = events.next();
                 if ("established".equals(first)) {
@@ -238,21 +242,23 @@ class VerbsHardwarePingPongTest {
                 Thread.sleep(1000);
             }
             ByteBuffer out = messages.buffer();
+            int slot = 0;
             for (long i = 0; i < rounds; i++) {
-                out.putLong(4096, i * 2);
-                ep.postSend(messages, 4096, 8, 2);
+                out.putLong(8192, i * 2);
+                ep.postSend(messages, 8192, 8, 2);
                 events.completion(WorkRequestType.SEND);
                 events.completion(WorkRequestType.RECEIVE);
-                assertEquals(i * 2 + 1, messages.buffer().getLong(0), "pong of round " + i);
-                ep.postReceive(messages, 0, 4096, 1);
+                assertEquals(i * 2 + 1, messages.buffer().getLong(slot), "pong of round " + i);
+                ep.postReceive(messages, slot, 4096, 1);
+                slot ^= 4096;
             }
             Events.Completion descriptor = events.completion(WorkRequestType.RECEIVE);
             assertEquals(16, descriptor.byteLength());
             ByteBuffer in = messages.buffer();
-            long remoteAddress = in.getLong(0);
-            int token = in.getInt(8);
-            assertEquals(SIZE, in.getInt(12));
-            ep.postReceive(messages, 0, 4096, 1);
+            long remoteAddress = in.getLong(slot);
+            int token = in.getInt(slot + 8);
+            assertEquals(SIZE, in.getInt(slot + 12));
+            ep.postReceive(messages, slot, 4096, 1);
             ByteBuffer pattern = local.buffer();
             for (int i = 0; i < SIZE; i++) {
                 pattern.put(i, (byte) (i * 31 + 7));
@@ -265,8 +271,8 @@ class VerbsHardwarePingPongTest {
             for (int i = 0; i < SIZE; i++) {
                 assertEquals(back.get(i), back.get(SIZE + i), "byte " + i + " read back");
             }
-            out.putInt(4096, 0x646f6e65);
-            ep.postSend(messages, 4096, 4, 12);
+            out.putInt(8192, 0x646f6e65);
+            ep.postSend(messages, 8192, 4, 12);
             events.completion(WorkRequestType.SEND);
             ep.disconnect();
             Object last;

@@ -74,6 +74,9 @@ final class Natives {
     final MethodHandle ibvCreateCq;
     final MethodHandle ibvDestroyCq;
     final MethodHandle ibvGetCqEvent;
+    /** {@code ibv_get_cq_event} without errno capture: the completion thread's path (see {@link #pollQuiet}). */
+    final MethodHandle ibvGetCqEventQuiet;
+    /** {@code void ibv_ack_cq_events(cq, n)}: no errno to capture. */
     final MethodHandle ibvAckCqEvents;
     // librdmacm
     final MethodHandle rdmaCreateEventChannel;
@@ -94,6 +97,13 @@ final class Natives {
     final MethodHandle rdmaDestroyQp;
     // libc
     final MethodHandle poll;
+    /**
+     * {@code poll} without errno capture. A downcall that captures errno allocates a small object
+     * per call unless C2 compiles the caller (C1 and the interpreter do not remove it), so the
+     * completion thread's wait uses these and asks again through the capturing handle only when a
+     * call failed.
+     */
+    final MethodHandle pollQuiet;
     final MethodHandle fcntl;
     final MethodHandle strerror;
 
@@ -127,7 +137,10 @@ final class Natives {
         ibvCreateCq = fn(verbs, "ibv_create_cq", ADDRESS, ADDRESS, JAVA_INT, ADDRESS, ADDRESS, JAVA_INT);
         ibvDestroyCq = fn(verbs, "ibv_destroy_cq", JAVA_INT, ADDRESS);
         ibvGetCqEvent = fn(verbs, "ibv_get_cq_event", JAVA_INT, ADDRESS, ADDRESS, ADDRESS);
-        ibvAckCqEvents = fn(verbs, "ibv_ack_cq_events", null, ADDRESS, JAVA_INT);
+        ibvGetCqEventQuiet = LINKER.downcallHandle(find(verbs, "ibv_get_cq_event"),
+                FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
+        ibvAckCqEvents = LINKER.downcallHandle(find(verbs, "ibv_ack_cq_events"),
+                FunctionDescriptor.ofVoid(ADDRESS, JAVA_INT));
         rdmaCreateEventChannel = fn(cm, "rdma_create_event_channel", ADDRESS);
         rdmaDestroyEventChannel = fn(cm, "rdma_destroy_event_channel", null, ADDRESS);
         rdmaCreateId = fn(cm, "rdma_create_id", JAVA_INT, ADDRESS, ADDRESS, ADDRESS, JAVA_INT);
@@ -145,6 +158,8 @@ final class Natives {
         rdmaCreateQp = fn(cm, "rdma_create_qp", JAVA_INT, ADDRESS, ADDRESS, ADDRESS);
         rdmaDestroyQp = fn(cm, "rdma_destroy_qp", null, ADDRESS);
         poll = fn(libc, "poll", JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT);
+        pollQuiet = LINKER.downcallHandle(find(libc, "poll"), FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG,
+                JAVA_INT));
         fcntl = LINKER.downcallHandle(find(libc, "fcntl"), FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT),
                 CAPTURE_ERRNO, Linker.Option.firstVariadicArg(2));
         strerror = LINKER.downcallHandle(find(libc, "strerror"), FunctionDescriptor.of(ADDRESS, JAVA_INT));

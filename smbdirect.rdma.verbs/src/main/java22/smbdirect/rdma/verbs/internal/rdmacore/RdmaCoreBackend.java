@@ -525,17 +525,23 @@ public final class RdmaCoreBackend implements VerbsBackend {
         return new CmEvent(type, listen, id, status, data, responder, initiator);
     }
 
-    /** poll(2) on one descriptor; false on timeout or EINTR. */
+    /**
+     * poll(2) on one descriptor; false on timeout or EINTR. Allocation-free: the call does not
+     * capture errno; a failed one is asked again (timeout 0) through the capturing handle to learn why.
+     */
     private boolean waitReadable(MemorySegment pollFd, MemorySegment capture, int timeoutMillis, String what)
             throws Throwable {
         pollFd.set(JAVA_SHORT, Abi.POLLFD_REVENTS, (short) 0);
-        int rc = (int) n.poll.invokeExact(capture, pollFd, 1L, timeoutMillis);
+        int rc = (int) n.pollQuiet.invokeExact(pollFd, 1L, timeoutMillis);
         if (rc < 0) {
-            int errno = Natives.errno(capture);
-            if (errno == Abi.EINTR) {
-                return false;
+            rc = (int) n.poll.invokeExact(capture, pollFd, 1L, 0);
+            if (rc < 0) {
+                int errno = Natives.errno(capture);
+                if (errno == Abi.EINTR) {
+                    return false;
+                }
+                throw n.failure("poll", errno, what);
             }
-            throw n.failure("poll", errno, what);
         }
         return rc > 0;
     }
@@ -866,15 +872,21 @@ public final class RdmaCoreBackend implements VerbsBackend {
                 if (!waitReadable(cq.pollFd, cq.capture, timeoutMillis, "a completion channel")) {
                     return false;
                 }
-                int rc = (int) n.ibvGetCqEvent.invokeExact(cq.capture, cq.channel, cq.eventCq, cq.eventContext);
+                int rc = (int) n.ibvGetCqEventQuiet.invokeExact(cq.channel, cq.eventCq, cq.eventContext);
                 if (rc != 0) {
-                    int errno = Natives.errno(cq.capture);
-                    if (errno == Abi.EAGAIN || errno == Abi.EINTR) {
-                        return false;
+                    // rare (the channel was readable): again, capturing errno this time
+                    rc = (int) n.ibvGetCqEvent.invokeExact(cq.capture, cq.channel, cq.eventCq, cq.eventContext);
+                    if (rc != 0) {
+                        int errno = Natives.errno(cq.capture);
+                        if (errno == Abi.EAGAIN || errno == Abi.EINTR) {
+                            return false;
+                        }
+                        throw n.failure("ibv_get_cq_event", errno, "");
                     }
-                    throw n.failure("ibv_get_cq_event", errno, "");
                 }
-                n.ibvAckCqEvents.invokeExact(cq.capture, cq.eventCq.get(ADDRESS, 0), 1);
+                // the channel serves this CQ only, so the event is this CQ's (reading the returned
+                // pointer back would allocate a segment per event)
+                n.ibvAckCqEvents.invokeExact(cq.cq, 1);
                 return true;
             } catch (IOException e) {
                 throw e;

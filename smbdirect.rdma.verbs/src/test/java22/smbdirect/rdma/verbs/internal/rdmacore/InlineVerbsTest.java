@@ -193,6 +193,30 @@ class InlineVerbsTest {
                 + "completions) and request notify (checksum " + sum + ")");
     }
 
+    /**
+     * The wait in poll(2) that the completion thread (completion channel) and the CM thread (event
+     * channel) use allocates nothing either: a downcall capturing errno would allocate per call
+     * unless C2 removes it, so the wait captures errno only when a call failed. Here on the event
+     * channel, which has nothing to read.
+     */
+    @Test
+    void waitingOnAChannelAllocatesNothing() throws Throwable {
+        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        for (int i = 0; i < 50_000; i++) {
+            backend.nextCmEvent(0);
+        }
+        long id = Thread.currentThread().threadId();
+        long allocated = Long.MAX_VALUE;
+        for (int attempt = 0; attempt < 5 && allocated != 0; attempt++) {
+            long before = threads.getThreadAllocatedBytes(id);
+            for (int i = 0; i < 20_000; i++) {
+                backend.nextCmEvent(0);
+            }
+            allocated = threads.getThreadAllocatedBytes(id) - before;
+        }
+        assertEquals(0, allocated, "bytes allocated by 20,000 waits in poll(2)");
+    }
+
     private long round(SendRequest r, CompletionBatch batch, int rounds) throws Exception {
         long sum = 0;
         for (int i = 0; i < rounds; i++) {

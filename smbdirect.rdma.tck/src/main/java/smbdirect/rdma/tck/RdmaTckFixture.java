@@ -61,6 +61,16 @@ public abstract class RdmaTckFixture {
         return true;
     }
 
+    /**
+     * Whether the connection manager hands over private data zero-padded to the fixed size of its
+     * message field: the InfiniBand CM does (so RoCE too: 56 bytes for a request, 196 for an accept,
+     * 148 for a reject, whatever was sent); iWARP's MPA carries the length sent. A provider returning
+     * true: the suite expects the bytes sent followed by nothing but zeros.
+     */
+    public boolean padsPrivateData() {
+        return false;
+    }
+
     /** How long the suite waits for an expected callback before it fails. */
     public Duration timeout() {
         return Duration.ofSeconds(10);

@@ -273,7 +273,7 @@ class SiwSmbDirectTest {
      * Logs on as user a, password b (NTLMSSP with NTLMv2, no SPNEGO) with two SESSION_SETUPs
      * through the engine's data transfer.
      */
-    private static Logon logOn(SmbDirectConnection c, Messages h) throws Exception {
+    static Logon logOn(SmbDirectConnection c, Messages h) throws Exception {
         List<Integer> statuses = new ArrayList<>();
         byte[] r = exchange(c, h, Smb2.sessionSetup(1, 0, Ntlm.negotiate()), "SESSION_SETUP 1");
         statuses.add(Smb2.Header.of(r).status());

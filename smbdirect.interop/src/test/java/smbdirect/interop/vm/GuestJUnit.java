@@ -248,9 +248,10 @@ public final class GuestJUnit {
             config.forEach((k, v) -> java.append(" '--config=").append(k).append('=').append(v).append('\''));
             classes.forEach(c -> java.append(" --select-class ").append(c));
             return String.join("\n",
-                    "echo '=== GUEST JUNIT " + name + " START ==='",
+                    "echo \"=== GUEST JUNIT " + name + " START at $(cut -d' ' -f1 /proc/uptime) ===\"",
                     "{ " + java + "; echo \"rc=$?\" > /tmp/junit-" + name + ".rc; } 2>&1 | sed 's/^/[" + name + "] /'",
-                    "echo \"=== GUEST JUNIT " + name + " END $(cat /tmp/junit-" + name + ".rc) ===\"");
+                    "echo \"=== GUEST JUNIT " + name + " END $(cat /tmp/junit-" + name + ".rc) at $(cut -d' ' -f1 /proc/uptime)"
+                            + " ===\"");
         }
 
         /** The guest shell lines that print the JVM's JUnit report (nothing between the lines when it wrote none). */

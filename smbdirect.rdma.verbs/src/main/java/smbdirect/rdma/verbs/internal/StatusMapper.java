@@ -6,6 +6,7 @@ import java.util.Set;
 import smbdirect.api.rdma.CompletionStatus;
 import smbdirect.api.rdma.DisconnectCause;
 import smbdirect.api.rdma.MemoryAccess;
+import smbdirect.api.rdma.TransportType;
 import smbdirect.api.rdma.WorkRequestType;
 
 /** Translations between verbs / RDMA CM numbers and the SPI's enums. Stateless. */
@@ -109,6 +110,40 @@ public final class StatusMapper {
             default:
                 return null;
         }
+    }
+
+    /**
+     * The SPI cause of a CM event with its status, on {@code transport}: a REJECTED whose InfiniBand
+     * CM reject reason is "invalid service ID" (InfiniBand and RoCE: no listener on the port) is
+     * UNREACHABLE; iWARP reports a missing listener and a consumer's reject alike, so a REJECTED
+     * stays REJECTED there.
+     */
+    public static DisconnectCause disconnectCause(int cmEvent, int status, TransportType transport) {
+        if (cmEvent == VerbsConstants.CM_EVENT_REJECTED && transport != TransportType.IWARP
+                && status == VerbsConstants.IB_CM_REJ_INVALID_SERVICE_ID) {
+            return DisconnectCause.UNREACHABLE;
+        }
+        return disconnectCause(cmEvent);
+    }
+
+    /** The CM event's name with its status in words where it has one ("RDMA_CM_EVENT_REJECTED (status 28: consumer reject)"). */
+    public static String describeCmEvent(int cmEvent, int status, TransportType transport) {
+        if (status == 0) {
+            return cmEventName(cmEvent);
+        }
+        String meaning = "";
+        if (cmEvent == VerbsConstants.CM_EVENT_REJECTED && transport != TransportType.IWARP) {
+            if (status == VerbsConstants.IB_CM_REJ_INVALID_SERVICE_ID) {
+                meaning = ": invalid service ID, no listener on the port";
+            } else if (status == VerbsConstants.IB_CM_REJ_CONSUMER_DEFINED) {
+                meaning = ": rejected by the peer";
+            } else {
+                meaning = ": InfiniBand CM reject reason";
+            }
+        } else if (status < 0) {
+            meaning = ": -errno";
+        }
+        return cmEventName(cmEvent) + " (status " + status + meaning + ")";
     }
 
     /** The librdmacm name of a CM event type. */

@@ -9,10 +9,13 @@ import java.nio.ByteBuffer;
  * address and route resolution, connect, accept, disconnect) and verbs (protection domain,
  * completion queue, queue pair, memory registration, posting, polling).
  *
- * <p>The production implementation ({@code smbdirect.rdma.verbs.internal.disni.DisniBackend})
- * forwards each call to DiSNI; tests use a recording fake. Everything that decides <em>what</em>
- * to post or how to interpret a completion lives outside this interface, in code that the fake
- * exercises.
+ * <p>Two production implementations: {@code smbdirect.rdma.verbs.internal.rdmacore.RdmaCoreBackend}
+ * calls libibverbs and librdmacm through the Foreign Function &amp; Memory API (JDK 22+), and
+ * {@code smbdirect.rdma.verbs.internal.disni.DisniBackend} forwards each call to DiSNI 2.0. What a
+ * backend can do beyond DiSNI's common ground it declares in {@link #features()}; the provider works
+ * around what is missing. Tests use a recording fake and a software loopback device. Everything that
+ * decides <em>what</em> to post or how to interpret a completion lives outside this interface, in
+ * code that the fakes exercise.
  *
  * <p>Threading: CM calls come from the CM event thread and from callers of the SPI; verbs posts for
  * one queue pair are serialised by the caller; {@link #poll} and {@link #awaitCompletionEvent} for
@@ -56,14 +59,63 @@ public interface VerbsBackend {
     }
 
     /**
+     * What a backend can do beyond DiSNI 2.0 (which can do none of it).
+     *
+     * @param name the backend's name ({@code rdma-core}, {@code disni}, ...) as the {@code backend} setting spells it
+     * @param privateData private data on {@code rdma_accept} and in CM events (CONNECT_REQUEST,
+     *     ESTABLISHED, REJECTED), the peer's IRD/ORD and the reject status in CM events, and
+     *     {@link #reject} with private data
+     * @param negotiatesReadDepth {@code rdma_connect}/{@code rdma_accept} take the IRD/ORD given
+     *     ({@code responder_resources}/{@code initiator_depth}) instead of the device maximum
+     * @param ipv6 {@code sockaddr_in6} addresses for bind, listen and resolve
+     */
+    record Features(String name, boolean privateData, boolean negotiatesReadDepth, boolean ipv6) {
+    }
+
+    /**
      * An RDMA CM event.
      *
      * @param type the {@code rdma_cm_event_type} value ({@link VerbsConstants#CM_EVENT_CONNECT_REQUEST} ...)
      * @param listenId the listening identifier (CONNECT_REQUEST only), else {@code null}
      * @param id the identifier the event is about (the new identifier for CONNECT_REQUEST)
+     * @param status {@code rdma_cm_event.status}: for REJECTED the reject reason (an InfiniBand CM
+     *     reject reason, or a negative errno on iWARP), else 0 or a negative errno
+     * @param privateData a copy of {@code param.conn.private_data} (CONNECT_REQUEST, ESTABLISHED,
+     *     REJECTED); as long as the CM reports it, which on InfiniBand and RoCE is the whole
+     *     private data field of the CM message, zero-padded
+     * @param responderResources {@code param.conn.responder_resources}: the peer's initiator depth (its ORD)
+     * @param initiatorDepth {@code param.conn.initiator_depth}: the peer's responder resources (its IRD)
      */
-    record CmEvent(int type, CmId listenId, CmId id) {
+    record CmEvent(int type, CmId listenId, CmId id, int status, byte[] privateData, int responderResources,
+            int initiatorDepth) {
+
+        private static final byte[] NONE = new byte[0];
+
+        /** An event without status, private data or IRD/ORD (what DiSNI 2.0 surfaces). */
+        public CmEvent(int type, CmId listenId, CmId id) {
+            this(type, listenId, id, 0, NONE, 0, 0);
+        }
+
+        public CmEvent {
+            privateData = privateData == null ? NONE : privateData;
+        }
     }
+
+    /**
+     * {@code struct rdma_conn_param} of {@code rdma_connect} and {@code rdma_accept}.
+     *
+     * @param privateData position to limit, copied before the call returns
+     * @param responderResources the IRD offered (RDMA Reads the peer may have outstanding against us)
+     * @param initiatorDepth the ORD asked for (RDMA Reads we may have outstanding)
+     * @param retryCount transport retries (ignored by {@code rdma_accept})
+     * @param rnrRetryCount receiver-not-ready retries
+     */
+    record ConnectionParameters(ByteBuffer privateData, int responderResources, int initiatorDepth, int retryCount,
+            int rnrRetryCount) {
+    }
+
+    /** What this backend can do beyond DiSNI 2.0. */
+    Features features();
 
     // ---- connection manager ----
 
@@ -78,13 +130,24 @@ public interface VerbsBackend {
     void resolveRoute(CmId id, int timeoutMillis) throws IOException;
 
     /**
-     * {@code rdma_connect}. {@code privateData} (position to limit, at most
-     * {@link VerbsConstants#MAX_CONNECT_PRIVATE_DATA} bytes) is copied before the call returns.
+     * {@code rdma_connect}. The private data (at most {@link VerbsConstants#MAX_CONNECT_PRIVATE_DATA}
+     * bytes) is copied before the call returns. A backend without
+     * {@link Features#negotiatesReadDepth()} ignores the IRD/ORD given.
      */
-    void connect(CmId id, ByteBuffer privateData, int retryCount, int rnrRetryCount) throws IOException;
+    void connect(CmId id, ConnectionParameters parameters) throws IOException;
 
-    /** {@code rdma_accept} (without private data: DiSNI 2.0 cannot send any). */
-    void accept(CmId id, int retryCount, int rnrRetryCount) throws IOException;
+    /**
+     * {@code rdma_accept}. A backend without {@link Features#privateData()} sends no private data, one
+     * without {@link Features#negotiatesReadDepth()} ignores the IRD/ORD given.
+     */
+    void accept(CmId id, ConnectionParameters parameters) throws IOException;
+
+    /**
+     * {@code rdma_reject} of a connection request with {@code privateData} (position to limit, copied
+     * before the call returns); the caller then destroys the identifier. Only with
+     * {@link Features#privateData()}: without it, destroying the identifier is the reject.
+     */
+    void reject(CmId id, ByteBuffer privateData) throws IOException;
 
     /** {@code rdma_disconnect}; returns its result code (non-zero when not connected). */
     int disconnect(CmId id);

@@ -14,29 +14,37 @@ import smbdirect.api.rdma.RdmaEndpointHandler;
 import smbdirect.api.rdma.RdmaException;
 
 /**
- * An RDMA CM CONNECT_REQUEST. DiSNI 2.0 surfaces neither the request's private data nor the peer's
- * IRD/ORD, so {@link #privateData()} is empty and the depths are 0 (unknown). A reject destroys the
- * request's identifier ({@code rdma_destroy_id}, which makes the CM reject it); DiSNI 2.0 has no
- * {@code rdma_reject}, so reject private data cannot be sent. Thread-safe.
+ * An RDMA CM CONNECT_REQUEST with the request's private data and the peer's IRD/ORD as the CM
+ * reported them. A reject calls {@code rdma_reject} with the private data given, then destroys the
+ * request's identifier. DiSNI 2.0 surfaces neither private data nor IRD/ORD ({@link #privateData()}
+ * is then empty and the depths 0, unknown) and has no {@code rdma_reject}: its reject destroys the
+ * identifier, which makes the CM reject it without private data. Thread-safe.
  */
 final class VerbsConnectRequest implements RdmaConnectRequest {
 
     private static final Logger LOG = LoggerFactory.getLogger(VerbsConnectRequest.class);
-    /** Handed to handlers where DiSNI surfaces no private data (per instance: no shared mutable state). */
-    private final ByteBuffer empty = ByteBuffer.allocate(0).asReadOnlyBuffer();
 
     private final VerbsRdmaProvider provider;
     private final VerbsListener listener;
     private final VerbsBackend.CmId id;
     private final InetSocketAddress peerAddress;
     private final InetSocketAddress localAddress;
+    /** The request's private data (read-only; the buffer itself is never handed out). */
+    private final ByteBuffer privateData;
+    private final int peerInboundReadDepth;
+    private final int peerOutboundReadDepth;
     private VerbsEndpoint endpoint;
     private boolean rejected;
 
-    VerbsConnectRequest(VerbsRdmaProvider provider, VerbsListener listener, VerbsBackend.CmId id) {
+    VerbsConnectRequest(VerbsRdmaProvider provider, VerbsListener listener, VerbsBackend.CmEvent event) {
         this.provider = provider;
         this.listener = listener;
-        this.id = id;
+        this.id = event.id();
+        this.privateData = ByteBuffer.wrap(event.privateData().clone()).asReadOnlyBuffer();
+        // the CM reports the request's values from our side: initiator_depth is the peer's responder
+        // resources (its IRD), responder_resources its initiator depth (its ORD)
+        this.peerInboundReadDepth = event.initiatorDepth();
+        this.peerOutboundReadDepth = event.responderResources();
         this.peerAddress = address(provider.backend(), id, true);
         this.localAddress = address(provider.backend(), id, false);
     }
@@ -62,17 +70,17 @@ final class VerbsConnectRequest implements RdmaConnectRequest {
 
     @Override
     public ByteBuffer privateData() {
-        return empty;
+        return privateData.duplicate();
     }
 
     @Override
     public int peerInboundReadDepth() {
-        return 0;
+        return peerInboundReadDepth;
     }
 
     @Override
     public int peerOutboundReadDepth() {
-        return 0;
+        return peerOutboundReadDepth;
     }
 
     @Override
@@ -97,6 +105,7 @@ final class VerbsConnectRequest implements RdmaConnectRequest {
         }
         try {
             endpoint = provider.openEndpoint(id, device, config, handler, true, localAddress(), peerAddress);
+            endpoint.peerInboundReadDepth(peerInboundReadDepth);
         } catch (RdmaException e) {
             reject(null);
             throw e;
@@ -110,18 +119,34 @@ final class VerbsConnectRequest implements RdmaConnectRequest {
             return;
         }
         rejected = true;
-        if (privateData != null && privateData.hasRemaining()) {
-            LOG.warn("reject of {}: {} bytes of private data not sent (DiSNI 2.0 has no rdma_reject)", peerAddress,
-                    privateData.remaining());
+        ByteBuffer data = privateData == null ? ByteBuffer.allocate(0) : privateData.duplicate();
+        VerbsBackend backend = provider.backend();
+        boolean canReject = backend.features().privateData();
+        if (data.hasRemaining() && !canReject) {
+            LOG.warn("reject of {}: {} bytes of private data not sent (the {} backend has no rdma_reject)",
+                    peerAddress, data.remaining(), backend.features().name());
+        }
+        if (data.remaining() > VerbsConstants.MAX_REJECT_PRIVATE_DATA) {
+            LOG.warn("reject of {}: private data cut to {} of {} bytes (rdma_reject limit on InfiniBand)", peerAddress,
+                    VerbsConstants.MAX_REJECT_PRIVATE_DATA, data.remaining());
+            data.limit(data.position() + VerbsConstants.MAX_REJECT_PRIVATE_DATA);
         }
         if (endpoint != null) {
             if (endpoint.state() == VerbsEndpoint.State.REQUESTED) {
-                endpoint.close();
+                endpoint.reject(data);
             } else {
                 LOG.warn("reject of {} ignored: its endpoint was already accepted", peerAddress);
             }
-        } else {
-            provider.backend().destroyId(id);
+            return;
         }
+        if (canReject) {
+            try {
+                backend.reject(id, data);
+            } catch (IOException e) {
+                LOG.warn("rdma_reject of the request from {} failed ({}); destroying the identifier rejects it",
+                        peerAddress, e.getMessage());
+            }
+        }
+        backend.destroyId(id);
     }
 }

@@ -1,10 +1,11 @@
 package smbdirect.rdma.verbs.internal;
 
 /**
- * The libibverbs / librdmacm numbers the provider writes into and reads from DiSNI (which passes
- * them to the native structures unchanged). Each value is checked against DiSNI's own constants by
- * the tests where DiSNI names it; the ones DiSNI does not name ({@link #WR_SEND_WITH_INV},
- * {@link #WC_WITH_INV}, {@link #WC_LOCAL_INV}) are the rdma-core ABI values.
+ * The libibverbs / librdmacm numbers the provider writes into and reads from the backend (DiSNI
+ * passes them to the native structures unchanged, the rdma-core backend writes them there). Each
+ * value is checked against DiSNI's own constants by the tests where DiSNI names it, and every one
+ * named after rdma-core against rdma-core's headers by the rdma-core backend's layout test (a C
+ * probe compiled against libibverbs-dev and librdmacm-dev).
  */
 public final class VerbsConstants {
 
@@ -68,8 +69,19 @@ public final class VerbsConstants {
     public static final int CM_EVENT_ADDR_CHANGE = 14;
     public static final int CM_EVENT_TIMEWAIT_EXIT = 15;
 
+    // the InfiniBand CM's REJ reasons (InfiniBand Architecture Specification, CM chapter; the kernel's
+    // enum ib_cm_rej_reason, not in rdma-core's headers): the status of a REJECTED event on IB and RoCE
+    /** IB_CM_REJ_INVALID_SERVICE_ID: no listener on the port. */
+    public static final int IB_CM_REJ_INVALID_SERVICE_ID = 8;
+    /** IB_CM_REJ_CONSUMER_DEFINED: {@code rdma_reject} by the peer. */
+    public static final int IB_CM_REJ_CONSUMER_DEFINED = 28;
+
     /** Private data of an InfiniBand CM REQ (rdma_cm connect on IB, the smallest transport limit). */
     public static final int MAX_CONNECT_PRIVATE_DATA = 56;
+    /** Private data of an InfiniBand CM REP (rdma_accept on IB, the smallest transport limit). */
+    public static final int MAX_ACCEPT_PRIVATE_DATA = 196;
+    /** Private data of an InfiniBand CM REJ (rdma_reject on IB, the smallest transport limit). */
+    public static final int MAX_REJECT_PRIVATE_DATA = 148;
 
     /** The JNI interface version of libdisni that matches the DiSNI 2.0 jar. */
     public static final int DISNI_JNI_VERSION = 32;

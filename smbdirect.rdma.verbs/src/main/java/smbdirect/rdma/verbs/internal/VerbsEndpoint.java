@@ -44,7 +44,7 @@ import smbdirect.api.rdma.WorkRequestType;
 final class VerbsEndpoint implements RdmaEndpoint {
 
     private static final Logger LOG = LoggerFactory.getLogger(VerbsEndpoint.class);
-    /** Handed to handlers where DiSNI surfaces no private data (per instance: no shared mutable state). */
+    /** Handed to handlers where there is no private data (per instance: no shared mutable state). */
     private final ByteBuffer empty = ByteBuffer.allocate(0).asReadOnlyBuffer();
     /** Low-half flag of a receive wr_id. */
     static final long RECEIVE_FLAG = 1L << 31;
@@ -67,6 +67,7 @@ final class VerbsEndpoint implements RdmaEndpoint {
 
     private final VerbsRdmaProvider provider;
     private final VerbsBackend backend;
+    private final VerbsBackend.Features features;
     private final CompletionGroup group;
     private final VerbsSettings settings;
     private final VerbsBackend.CmId id;
@@ -91,8 +92,12 @@ final class VerbsEndpoint implements RdmaEndpoint {
     private DisconnectCause cause;
     private String detail;
     private ByteBuffer connectPrivateData = empty;
+    /** The private data of the REJECTED event that ended the connection (read-only), else empty. */
+    private ByteBuffer disconnectPrivateData = empty;
     private int inboundReadDepth;
     private int outboundReadDepth;
+    /** Passive side: the peer's IRD from its request (0: unknown), bounding the ORD we accept with. */
+    private int peerInboundReadDepth;
     private volatile InetSocketAddress localAddress;
     private volatile InetSocketAddress peerAddress;
     /** Group thread only. */
@@ -105,6 +110,7 @@ final class VerbsEndpoint implements RdmaEndpoint {
             InetSocketAddress localAddress, InetSocketAddress peerAddress) {
         this.provider = provider;
         this.backend = provider.backend();
+        this.features = backend.features();
         this.settings = provider.settings();
         this.group = group;
         this.id = id;
@@ -170,9 +176,12 @@ final class VerbsEndpoint implements RdmaEndpoint {
     public void connect(InetSocketAddress peer, ConnectParameters parameters) throws RdmaException {
         Objects.requireNonNull(peer, "peer");
         Objects.requireNonNull(parameters, "parameters");
-        if (peer.isUnresolved() || !(peer.getAddress() instanceof Inet4Address)) {
-            throw new RdmaException("connect: peer " + peer
-                    + " is not an IPv4 address (DiSNI 2.0 passes sockaddr_in only; IPv6 is not supported)");
+        if (peer.isUnresolved()) {
+            throw new RdmaException("connect: peer " + peer + " is not resolved to an address");
+        }
+        if (!(peer.getAddress() instanceof Inet4Address) && !features.ipv6()) {
+            throw new RdmaException("connect: peer " + peer + " is not an IPv4 address (the " + features.name()
+                    + " backend passes sockaddr_in only; IPv6 is not supported)");
         }
         ByteBuffer privateData = parameters.privateData();
         if (privateData.remaining() > VerbsConstants.MAX_CONNECT_PRIVATE_DATA) {
@@ -189,8 +198,9 @@ final class VerbsEndpoint implements RdmaEndpoint {
             ByteBuffer copy = ByteBuffer.allocateDirect(privateData.remaining());
             copy.put(privateData.duplicate()).flip();
             connectPrivateData = copy;
-            inboundReadDepth = Math.min(parameters.inboundReadDepth(), settings.maxReadDepth());
-            outboundReadDepth = Math.min(parameters.outboundReadDepth(), settings.maxReadDepth());
+            inboundReadDepth = Math.min(parameters.inboundReadDepth(), provider.capabilities().maxInboundReadDepth());
+            outboundReadDepth = Math.min(parameters.outboundReadDepth(),
+                    provider.capabilities().maxOutboundReadDepth());
             peerAddress = peer;
             state = State.RESOLVING_ADDRESS;
             try {
@@ -202,9 +212,21 @@ final class VerbsEndpoint implements RdmaEndpoint {
         }
     }
 
+    /** Passive side, before accept: the peer's IRD as its request carried it (0: unknown). */
+    void peerInboundReadDepth(int ird) {
+        synchronized (lock) {
+            peerInboundReadDepth = ird;
+        }
+    }
+
     @Override
     public void accept(ConnectParameters parameters) throws RdmaException {
         Objects.requireNonNull(parameters, "parameters");
+        ByteBuffer privateData = parameters.privateData();
+        if (features.privateData() && privateData.remaining() > VerbsConstants.MAX_ACCEPT_PRIVATE_DATA) {
+            throw new RdmaException("accept: private data of " + privateData.remaining() + " bytes exceeds "
+                    + VerbsConstants.MAX_ACCEPT_PRIVATE_DATA + " (rdma_accept limit on InfiniBand)");
+        }
         synchronized (lock) {
             if (!passive) {
                 throw new RdmaException("accept: endpoint is active (created by the provider); use connect");
@@ -212,24 +234,31 @@ final class VerbsEndpoint implements RdmaEndpoint {
             if (state != State.REQUESTED) {
                 throw new RdmaException("accept: endpoint is " + state + ", not REQUESTED");
             }
-            inboundReadDepth = Math.min(parameters.inboundReadDepth(), settings.maxReadDepth());
-            outboundReadDepth = Math.min(parameters.outboundReadDepth(), settings.maxReadDepth());
+            inboundReadDepth = Math.min(parameters.inboundReadDepth(), provider.capabilities().maxInboundReadDepth());
+            outboundReadDepth = Math.min(parameters.outboundReadDepth(),
+                    provider.capabilities().maxOutboundReadDepth());
+            if (features.negotiatesReadDepth() && peerInboundReadDepth > 0) {
+                // rdma_accept(3): initiator_depth at most the responder resources the request offered
+                outboundReadDepth = Math.min(outboundReadDepth, peerInboundReadDepth);
+            }
             state = State.ACCEPTING;
             try {
-                backend.accept(id, settings.retryCount(), settings.rnrRetryCount());
+                backend.accept(id, new VerbsBackend.ConnectionParameters(privateData.duplicate(), inboundReadDepth,
+                        outboundReadDepth, settings.retryCount(), settings.rnrRetryCount()));
             } catch (IOException e) {
                 state = State.REQUESTED;
                 throw new RdmaException("rdma_accept from " + peerAddress + " failed: " + e.getMessage(), e);
             }
         }
-        if (parameters.privateData().hasRemaining()) {
-            LOG.warn("accept from {}: {} bytes of private data not sent (DiSNI 2.0 rdma_accept carries no private data)",
-                    peerAddress, parameters.privateData().remaining());
+        if (privateData.hasRemaining() && !features.privateData()) {
+            LOG.warn("accept from {}: {} bytes of private data not sent (the {} backend's rdma_accept carries no "
+                    + "private data)", peerAddress, privateData.remaining(), features.name());
         }
     }
 
     /** Group thread: a CM event for this endpoint's identifier. */
-    void onCmEvent(int type) {
+    void onCmEvent(VerbsBackend.CmEvent event) {
+        int type = event.type();
         switch (type) {
             case VerbsConstants.CM_EVENT_ADDR_RESOLVED:
                 onAddressResolved();
@@ -238,7 +267,7 @@ final class VerbsEndpoint implements RdmaEndpoint {
                 onRouteResolved();
                 return;
             case VerbsConstants.CM_EVENT_ESTABLISHED:
-                onEstablished();
+                onEstablished(event);
                 return;
             case VerbsConstants.CM_EVENT_CONNECT_RESPONSE:
             case VerbsConstants.CM_EVENT_TIMEWAIT_EXIT:
@@ -246,9 +275,17 @@ final class VerbsEndpoint implements RdmaEndpoint {
                 LOG.debug("{} on {}", StatusMapper.cmEventName(type), this);
                 return;
             default:
-                DisconnectCause ending = StatusMapper.disconnectCause(type);
+                DisconnectCause ending = StatusMapper.disconnectCause(type, event.status(), provider.transportType());
                 if (ending != null) {
-                    endOnGroup(ending, StatusMapper.cmEventName(type));
+                    if (type == VerbsConstants.CM_EVENT_REJECTED && features.privateData()
+                            && event.privateData().length > 0) {
+                        synchronized (lock) {
+                            if (state != State.DISCONNECTING && state != State.DISCONNECTED && state != State.CLOSED) {
+                                disconnectPrivateData = ByteBuffer.wrap(event.privateData()).asReadOnlyBuffer();
+                            }
+                        }
+                    }
+                    endOnGroup(ending, StatusMapper.describeCmEvent(type, event.status(), provider.transportType()));
                 } else {
                     LOG.debug("ignoring {} on {}", StatusMapper.cmEventName(type), this);
                 }
@@ -275,26 +312,41 @@ final class VerbsEndpoint implements RdmaEndpoint {
 
     private void onRouteResolved() {
         String failure = null;
+        boolean refused = false;
         synchronized (lock) {
             if (state != State.RESOLVING_ROUTE) {
                 return;
             }
             state = State.CONNECTING;
             try {
-                backend.connect(id, connectPrivateData.duplicate(), settings.retryCount(), settings.rnrRetryCount());
+                backend.connect(id, new VerbsBackend.ConnectionParameters(connectPrivateData.duplicate(),
+                        inboundReadDepth, outboundReadDepth, settings.retryCount(), settings.rnrRetryCount()));
             } catch (IOException e) {
-                failure = "rdma_connect failed: " + e.getMessage();
+                failure = e.getMessage().startsWith("rdma_connect") ? e.getMessage()
+                        : "rdma_connect failed: " + e.getMessage();
+                // an iWARP connect is a TCP connect: no listener on the port refuses it at once
+                refused = e instanceof NativeCallException n && n.errno() == NativeCallException.ECONNREFUSED;
             }
         }
         if (failure != null) {
-            endOnGroup(DisconnectCause.CONNECT_ERROR, failure);
+            endOnGroup(refused ? DisconnectCause.UNREACHABLE : DisconnectCause.CONNECT_ERROR, failure);
         }
     }
 
-    private void onEstablished() {
+    private void onEstablished(VerbsBackend.CmEvent event) {
         synchronized (lock) {
             if (state != State.CONNECTING && state != State.ACCEPTING) {
                 return;
+            }
+            if (event != null && features.negotiatesReadDepth() && !passive) {
+                // the accept's values as the CM reports them to us: initiator_depth is the peer's
+                // responder resources (bounds our ORD), responder_resources its initiator depth
+                if (event.initiatorDepth() > 0) {
+                    outboundReadDepth = Math.min(outboundReadDepth, event.initiatorDepth());
+                }
+                if (event.responderResources() > 0) {
+                    inboundReadDepth = Math.min(inboundReadDepth, event.responderResources());
+                }
             }
             state = State.ESTABLISHED;
         }
@@ -307,8 +359,10 @@ final class VerbsEndpoint implements RdmaEndpoint {
         }
         if (!isClosed()) {
             try {
-                // DiSNI 2.0 does not surface the private data of the peer's accept.
-                handler.onEstablished(empty);
+                // the peer's accept private data (active side); DiSNI 2.0 surfaces none
+                handler.onEstablished(event == null || passive || !features.privateData()
+                        || event.privateData().length == 0 ? empty
+                                : ByteBuffer.wrap(event.privateData()).asReadOnlyBuffer());
             } catch (RuntimeException e) {
                 LOG.error("onEstablished handler of {} failed", this, e);
             }
@@ -399,6 +453,7 @@ final class VerbsEndpoint implements RdmaEndpoint {
     private void maybeFinish() {
         DisconnectCause why;
         String text;
+        ByteBuffer data;
         synchronized (lock) {
             if (state != State.DISCONNECTING || !sendQueue.isEmpty() || !receiveQueue.isEmpty()) {
                 return;
@@ -406,10 +461,11 @@ final class VerbsEndpoint implements RdmaEndpoint {
             state = State.DISCONNECTED;
             why = cause;
             text = detail;
+            data = why == DisconnectCause.REJECTED ? disconnectPrivateData : empty;
         }
         LOG.debug("{} disconnected: {} ({})", this, why, text);
         try {
-            handler.onDisconnected(why, text, empty);
+            handler.onDisconnected(why, text, data);
         } catch (RuntimeException e) {
             LOG.error("onDisconnected handler of {} failed", this, e);
         }
@@ -478,6 +534,18 @@ final class VerbsEndpoint implements RdmaEndpoint {
     @Override
     public RdmaCapabilities capabilities() {
         return provider.capabilities();
+    }
+
+    /** The passive side's reject of a created, not accepted endpoint: {@code rdma_reject}, then {@link #close}. */
+    void reject(ByteBuffer privateData) {
+        if (features.privateData()) {
+            try {
+                backend.reject(id, privateData);
+            } catch (IOException e) {
+                LOG.warn("rdma_reject of {} failed ({}); destroying the identifier rejects it", this, e.getMessage());
+            }
+        }
+        close();
     }
 
     // ------------------------------------------------------------------ memory
@@ -681,7 +749,7 @@ final class VerbsEndpoint implements RdmaEndpoint {
             // Data can arrive before RDMA_CM_EVENT_ESTABLISHED (the passive side's event comes with
             // the RTU, which may be late): a successful completion proves the connection is up
             // (IB_EVENT_COMM_EST), so onEstablished comes first; the late CM event is then ignored.
-            onEstablished();
+            onEstablished(null);
         }
         boolean receive = (batch.wrId(i) & RECEIVE_FLAG) != 0;
         if (!receive) {

@@ -44,8 +44,8 @@ final class VerbsListener implements RdmaListener {
     }
 
     /** CM thread: a CONNECT_REQUEST with its new identifier. */
-    void onConnectRequest(VerbsBackend.CmId requestId) {
-        VerbsConnectRequest request = new VerbsConnectRequest(provider, this, requestId);
+    void onConnectRequest(VerbsBackend.CmEvent event) {
+        VerbsConnectRequest request = new VerbsConnectRequest(provider, this, event);
         delivery.lock();
         try {
             if (closed) {

@@ -2,6 +2,7 @@ package smbdirect.rdma.verbs.internal;
 
 import java.io.IOException;
 import java.net.Inet4Address;
+import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.NetworkInterface;
@@ -15,16 +16,36 @@ import java.util.function.Function;
 import smbdirect.api.rdma.TransportType;
 
 /**
- * Decides whether the verbs provider can run here, and if not names the missing piece and how to
- * install it. Steps: load libdisni (and check its JNI version), check DiSNI's direct-buffer access
- * ({@code sun.nio.ch}), select the RDMA device and its IPv4 address from sysfs / configuration,
- * open the RDMA CM event channel. Stateless.
+ * Decides whether the verbs provider can run here and over which backend, and if not names the
+ * missing piece and how to install it. The {@code backend} setting lists the candidates: {@code auto}
+ * tries rdma-core, then DiSNI, and takes the first whose native libraries load; {@code rdma-core}
+ * or {@code disni} only that one. With the backend chosen: its own checks, the RDMA device (from
+ * the backend's device list, or sysfs where it has none) and its address, the device's limits
+ * (where the backend can query them), then the RDMA CM event channel. Every backend tried and not
+ * taken is named with its reason. Stateless.
  */
 public final class VerbsProbe {
 
-    /** The outcome: either a backend and selection, or the reason the provider is unavailable. */
-    public record Result(VerbsBackend backend, String device, TransportType transportType,
-            InetSocketAddress bindAddress, String reason) {
+    /**
+     * The outcome: either a backend and selection, or the reason the provider is unavailable.
+     *
+     * @param backend the opened backend, {@code null} when unavailable
+     * @param backendName the chosen backend ({@code rdma-core}, {@code disni}), {@code null} when none was
+     * @param device the RDMA device
+     * @param transportType its transport
+     * @param bindAddress the local address active endpoints bind to (port 0)
+     * @param deviceAttributes what the device reports, {@code null} when the backend cannot query it
+     * @param reason why the provider is unavailable, {@code null} when it is available
+     * @param notes the backends tried before the chosen one and why they were not taken ("" when none)
+     */
+    public record Result(VerbsBackend backend, String backendName, String device, TransportType transportType,
+            InetSocketAddress bindAddress, DeviceAttributes deviceAttributes, String reason, String notes) {
+
+        /** An available result without backend name, device attributes or notes (tests). */
+        public Result(VerbsBackend backend, String device, TransportType transportType, InetSocketAddress bindAddress,
+                String reason) {
+            this(backend, null, device, transportType, bindAddress, null, reason, "");
+        }
 
         public boolean available() {
             return reason == null;
@@ -36,68 +57,121 @@ public final class VerbsProbe {
         }
 
         public static Result unavailable(String reason) {
-            return new Result(null, null, null, null, reason);
+            return new Result(null, null, null, null, null, null, reason, "");
+        }
+
+        Result withNotes(String text) {
+            return new Result(backend, backendName, device, transportType, bindAddress, deviceAttributes, reason, text);
         }
     }
 
-    private final NativeAccess access;
+    private final List<BackendAccess> backends;
     private final SysfsDevices sysfs;
     private final Function<String, List<InetAddress>> interfaceAddresses;
 
-    public VerbsProbe(NativeAccess access, SysfsDevices sysfs) {
-        this(access, sysfs, VerbsProbe::addressesOf);
+    /** The DiSNI backend only, whatever the {@code backend} setting says. */
+    public VerbsProbe(NativeAccess disni, SysfsDevices sysfs) {
+        this(List.of(new DisniAccess(disni)), sysfs, VerbsProbe::addressesOf);
     }
 
-    VerbsProbe(NativeAccess access, SysfsDevices sysfs, Function<String, List<InetAddress>> interfaceAddresses) {
-        this.access = access;
+    /** @param backends the candidates in the order {@code auto} tries them */
+    public VerbsProbe(List<BackendAccess> backends, SysfsDevices sysfs) {
+        this(backends, sysfs, VerbsProbe::addressesOf);
+    }
+
+    VerbsProbe(NativeAccess disni, SysfsDevices sysfs, Function<String, List<InetAddress>> interfaceAddresses) {
+        this(List.of(new DisniAccess(disni)), sysfs, interfaceAddresses);
+    }
+
+    VerbsProbe(List<BackendAccess> backends, SysfsDevices sysfs,
+            Function<String, List<InetAddress>> interfaceAddresses) {
+        this.backends = List.copyOf(backends);
         this.sysfs = sysfs;
         this.interfaceAddresses = interfaceAddresses;
     }
 
     public Result probe(VerbsSettings settings) {
-        int version;
+        List<String> tried = new ArrayList<>();
+        boolean any = false;
+        for (BackendAccess access : backends) {
+            if (!settings.backend().equals(VerbsSettings.AUTO) && !settings.backend().equals(access.name())) {
+                continue;
+            }
+            any = true;
+            String why = access.load();
+            if (why != null) {
+                tried.add(access.name() + ": " + why);
+                continue;
+            }
+            Result result = probeWith(access, settings);
+            if (!result.available()) {
+                tried.add(access.name() + ": " + result.reason());
+                return Result.unavailable(String.join("; ", tried));
+            }
+            return result.withNotes(String.join("; ", tried));
+        }
+        if (!any) {
+            return Result.unavailable("backend " + settings.backend() + " is not built into this provider");
+        }
+        return Result.unavailable(String.join("; ", tried));
+    }
+
+    private Result probeWith(BackendAccess access, VerbsSettings settings) {
+        String missing = access.check();
+        if (missing != null) {
+            return Result.unavailable(missing);
+        }
+        List<String> devices;
+        String where;
         try {
-            version = access.loadLibrary();
-        } catch (IOException | LinkageError e) {
-            return Result.unavailable(describeLoadFailure(e));
+            devices = access.devices();
+        } catch (IOException e) {
+            return Result.unavailable(e.getMessage() + ": load ib_uverbs, rdma_ucm and the RNIC driver (irdma, "
+                    + "mlx5_ib, bnxt_re, ... or siw/rdma_rxe for software RDMA)");
         }
-        if (version != VerbsConstants.DISNI_JNI_VERSION) {
-            return Result.unavailable("libdisni has JNI version " + version + " but the embedded DiSNI 2.0 needs "
-                    + VerbsConstants.DISNI_JNI_VERSION + ": build libdisni from the DiSNI 2.0 sources");
+        if (devices == null) {
+            devices = sysfs.devices();
+            where = "under " + sysfs.root();
+        } else {
+            where = "in ibv_get_device_list";
         }
-        try {
-            access.checkDirectBufferAccess();
-        } catch (IllegalAccessError | NoClassDefFoundError e) {
-            return Result.unavailable("java.base/sun.nio.ch is not accessible to DiSNI (" + e.getMessage()
-                    + "): start the JVM with --add-exports java.base/sun.nio.ch=ALL-UNNAMED and export sun.nio.ch "
-                    + "as a system package (org.osgi.framework.system.packages.extra=sun.nio.ch)");
-        }
-        List<String> devices = sysfs.devices();
         String device;
         if (!settings.deviceName().isEmpty()) {
             if (!devices.contains(settings.deviceName())) {
-                return Result.unavailable("RDMA device '" + settings.deviceName() + "' (deviceName) not found under "
-                        + sysfs.root() + (devices.isEmpty() ? " (no RDMA device)" : " (present: " + devices + ")"));
+                return Result.unavailable("RDMA device '" + settings.deviceName() + "' (deviceName) not found " + where
+                        + (devices.isEmpty() ? " (no RDMA device)" : " (present: " + devices + ")"));
             }
             device = settings.deviceName();
         } else if (devices.isEmpty()) {
             if (settings.bindAddress().isEmpty() || settings.transportType().equals("AUTO")) {
-                return Result.unavailable("no RDMA device (" + sysfs.root() + " is empty or missing): load the RNIC "
-                        + "driver (irdma, mlx5_ib, bnxt_re, ... or siw/rdma_rxe for software RDMA) and rdma_ucm");
+                return Result.unavailable("no RDMA device (none " + where + "): load the RNIC driver (irdma, mlx5_ib, "
+                        + "bnxt_re, ... or siw/rdma_rxe for software RDMA) and rdma_ucm");
             }
             device = "";
         } else {
             device = devices.get(0);
         }
+        DeviceAttributes attributes = null;
+        if (!device.isEmpty()) {
+            try {
+                attributes = access.query(device);
+            } catch (IOException e) {
+                return Result.unavailable("querying RDMA device '" + device + "' failed: " + e.getMessage());
+            }
+        }
         TransportType transport;
         if (!settings.transportType().equals("AUTO")) {
             transport = TransportType.valueOf(settings.transportType());
         } else {
-            transport = sysfs.transportType(device);
+            transport = attributes != null ? attributes.transportType() : sysfs.transportType(device);
             if (transport == null) {
                 return Result.unavailable("the transport of RDMA device '" + device + "' is unknown (no node_type/"
                         + "link_layer under " + sysfs.root() + "): configure transportType");
             }
+        }
+        if (attributes != null && settings.cqSize() > attributes.maxCqe()) {
+            return Result.unavailable("cqSize " + settings.cqSize() + " exceeds max_cqe " + attributes.maxCqe()
+                    + " of RDMA device '" + device + "': lower cqSize");
         }
         InetAddress address;
         if (!settings.bindAddress().isEmpty()) {
@@ -106,23 +180,17 @@ public final class VerbsProbe {
             } catch (UnknownHostException e) {
                 return Result.unavailable("bindAddress '" + settings.bindAddress() + "' is not an address");
             }
-            if (!(address instanceof Inet4Address)) {
+            if (!(address instanceof Inet4Address) && !access.ipv6()) {
                 return Result.unavailable("bindAddress '" + settings.bindAddress()
                         + "' is not IPv4 (DiSNI 2.0 supports sockaddr_in only)");
             }
         } else {
             List<String> interfaces = sysfs.netDevices(device);
-            address = null;
-            for (String name : interfaces) {
-                for (InetAddress a : interfaceAddresses.apply(name)) {
-                    if (a instanceof Inet4Address && address == null) {
-                        address = a;
-                    }
-                }
-            }
+            address = firstAddress(interfaces, access.ipv6());
             if (address == null) {
-                return Result.unavailable("no IPv4 address on the network interface(s) " + interfaces
-                        + " of RDMA device '" + device + "': configure bindAddress");
+                return Result.unavailable("no " + (access.ipv6() ? "IPv4 or IPv6" : "IPv4")
+                        + " address on the network interface(s) " + interfaces + " of RDMA device '" + device
+                        + "': configure bindAddress");
             }
         }
         VerbsBackend backend;
@@ -132,7 +200,29 @@ public final class VerbsProbe {
             return Result.unavailable("rdma_create_event_channel failed (" + e.getMessage() + "): load rdma_ucm and "
                     + "make /dev/infiniband/rdma_cm accessible to this user");
         }
-        return new Result(backend, device, transport, new InetSocketAddress(address, 0), null);
+        return new Result(backend, access.name(), device, transport, new InetSocketAddress(address, 0), attributes,
+                null, "");
+    }
+
+    /** The first IPv4 address of the interfaces; without one, with {@code ipv6}, the first global then link-local IPv6. */
+    private InetAddress firstAddress(List<String> interfaces, boolean ipv6) {
+        InetAddress global6 = null;
+        InetAddress local6 = null;
+        for (String name : interfaces) {
+            for (InetAddress a : interfaceAddresses.apply(name)) {
+                if (a instanceof Inet4Address) {
+                    return a;
+                }
+                if (a instanceof Inet6Address && ipv6) {
+                    if (a.isLinkLocalAddress()) {
+                        local6 = local6 == null ? a : local6;
+                    } else if (!a.isLoopbackAddress()) {
+                        global6 = global6 == null ? a : global6;
+                    }
+                }
+            }
+        }
+        return global6 != null ? global6 : local6;
     }
 
     /** The reason text for a failure to load libdisni. */

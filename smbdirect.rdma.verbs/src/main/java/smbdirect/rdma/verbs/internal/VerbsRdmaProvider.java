@@ -45,6 +45,8 @@ public final class VerbsRdmaProvider implements RdmaProvider {
     private final TransportType transportType;
     private final LongSupplier nanoClock;
     private final RdmaCapabilities capabilities;
+    private final DeviceAttributes device;
+    private final String description;
     private final Map<VerbsBackend.CmId, VerbsEndpoint> endpoints = new ConcurrentHashMap<>();
     private final Map<VerbsBackend.CmId, VerbsListener> listeners = new ConcurrentHashMap<>();
     private final Map<Integer, CompletionGroup> groups = new ConcurrentHashMap<>();
@@ -54,17 +56,36 @@ public final class VerbsRdmaProvider implements RdmaProvider {
     private Thread cmThread;
 
     /**
-     * @param bindAddress the local IPv4 address of the RDMA interface active endpoints bind to (port 0)
+     * A provider whose capabilities are the configured limits (the backend cannot query the device).
+     *
+     * @param bindAddress the local address of the RDMA interface active endpoints bind to (port 0)
      * @param nanoClock {@link System#nanoTime()} in production, a manual clock in tests
      */
     public VerbsRdmaProvider(VerbsSettings settings, VerbsBackend backend, InetSocketAddress bindAddress,
             TransportType transportType, LongSupplier nanoClock) {
+        this(settings, backend, bindAddress, transportType, null, "", nanoClock);
+    }
+
+    /**
+     * @param bindAddress the local address of the RDMA interface active endpoints bind to (port 0)
+     * @param device what the device reports ({@code ibv_query_device}/{@code ibv_query_port}); its limits
+     *     bound the capabilities. {@code null} when the backend cannot query it
+     * @param notes why other backends were not chosen ("" when none), for operators
+     * @param nanoClock {@link System#nanoTime()} in production, a manual clock in tests
+     */
+    public VerbsRdmaProvider(VerbsSettings settings, VerbsBackend backend, InetSocketAddress bindAddress,
+            TransportType transportType, DeviceAttributes device, String notes, LongSupplier nanoClock) {
         this.settings = settings;
         this.backend = backend;
         this.bindAddress = bindAddress;
         this.transportType = transportType;
         this.nanoClock = nanoClock;
-        this.capabilities = settings.capabilities();
+        this.device = device;
+        this.capabilities = settings.capabilities(device);
+        this.description = "backend " + backend.features().name() + (device == null ? "" : "; device "
+                + device.describe()) + "; bind address " + (bindAddress == null ? "?"
+                        : bindAddress.getAddress().getHostAddress())
+                + (notes == null || notes.isEmpty() ? "" : "; other backends: " + notes);
     }
 
     VerbsBackend backend() {
@@ -88,6 +109,17 @@ public final class VerbsRdmaProvider implements RdmaProvider {
     @Override
     public RdmaCapabilities capabilities() {
         return capabilities;
+    }
+
+    /** What the device reports, {@code null} when the backend cannot query it. */
+    public DeviceAttributes device() {
+        return device;
+    }
+
+    /** The backend, the device's limits and why other backends were not chosen. */
+    @Override
+    public String describeSettings() {
+        return description;
     }
 
     /** Starts the CM thread; completion threads start with their device's first endpoint. */
@@ -147,12 +179,12 @@ public final class VerbsRdmaProvider implements RdmaProvider {
                 backend.destroyId(event.id());
                 return;
             }
-            listener.onConnectRequest(event.id());
+            listener.onConnectRequest(event);
             return;
         }
         VerbsEndpoint endpoint = event.id() == null ? null : endpoints.get(event.id());
         if (endpoint != null) {
-            endpoint.group().execute(() -> endpoint.onCmEvent(type));
+            endpoint.group().execute(() -> endpoint.onCmEvent(event));
             return;
         }
         VerbsListener listener = event.id() == null ? null : listeners.get(event.id());
@@ -166,9 +198,12 @@ public final class VerbsRdmaProvider implements RdmaProvider {
     @Override
     public RdmaListener listen(InetSocketAddress address, RdmaListenHandler handler) throws RdmaException {
         checkOpen();
-        if (address == null || address.isUnresolved() || !(address.getAddress() instanceof Inet4Address)) {
-            throw new RdmaException("listen: " + address
-                    + " is not an IPv4 address (DiSNI 2.0 binds sockaddr_in only; IPv6 is not supported)");
+        if (address == null || address.isUnresolved()) {
+            throw new RdmaException("listen: " + address + " is not an address");
+        }
+        if (!(address.getAddress() instanceof Inet4Address) && !backend.features().ipv6()) {
+            throw new RdmaException("listen: " + address + " is not an IPv4 address (the " + backend.features().name()
+                    + " backend binds sockaddr_in only; IPv6 is not supported)");
         }
         java.util.Objects.requireNonNull(handler, "handler");
         VerbsBackend.CmId id;
@@ -218,13 +253,17 @@ public final class VerbsRdmaProvider implements RdmaProvider {
 
     void checkConfig(EndpointConfig config) throws RdmaException {
         java.util.Objects.requireNonNull(config, "config");
-        if (config.sendQueueDepth() > settings.maxSendWorkRequests()) {
+        if (config.sendQueueDepth() > capabilities.maxSendWorkRequests()) {
             throw new RdmaException("EndpointConfig.sendQueueDepth " + config.sendQueueDepth()
-                    + " exceeds maxSendWorkRequests " + settings.maxSendWorkRequests());
+                    + " exceeds maxSendWorkRequests " + capabilities.maxSendWorkRequests()
+                    + (capabilities.maxSendWorkRequests() < settings.maxSendWorkRequests() ? " (the device's max_qp_wr)"
+                            : ""));
         }
-        if (config.receiveQueueDepth() > settings.maxReceiveWorkRequests()) {
+        if (config.receiveQueueDepth() > capabilities.maxReceiveWorkRequests()) {
             throw new RdmaException("EndpointConfig.receiveQueueDepth " + config.receiveQueueDepth()
-                    + " exceeds maxReceiveWorkRequests " + settings.maxReceiveWorkRequests());
+                    + " exceeds maxReceiveWorkRequests " + capabilities.maxReceiveWorkRequests()
+                    + (capabilities.maxReceiveWorkRequests() < settings.maxReceiveWorkRequests()
+                            ? " (the device's max_qp_wr)" : ""));
         }
     }
 

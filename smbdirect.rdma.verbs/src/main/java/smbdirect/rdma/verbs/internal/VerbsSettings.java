@@ -9,13 +9,15 @@ import smbdirect.api.rdma.RdmaCapabilities;
  * Immutable.
  *
  * @param deviceName RDMA device ({@code mlx5_0}, {@code irdma1}, ...); empty picks the first one
- * @param bindAddress IPv4 address of the RDMA interface; empty derives it from the device
+ * @param bindAddress address of the RDMA interface (IPv6 with the rdma-core backend only); empty
+ *     derives it from the device
  * @param transportType AUTO (from sysfs) or IWARP / INFINIBAND / ROCE
  * @param cqSize entries of the completion queue shared by the endpoints of one device
  * @param maxSendWorkRequests largest send queue depth accepted per endpoint
  * @param maxReceiveWorkRequests largest receive queue depth accepted per endpoint
  * @param maxMessageSize largest message reported as capability
- * @param maxReadDepth IRD/ORD reported (DiSNI 2.0 always offers the device's max_qp_rd_atom)
+ * @param maxReadDepth largest IRD/ORD offered (rdma-core: also bounded by the device's
+ *     max_qp_rd_atom / max_qp_init_rd_atom; DiSNI 2.0 always offers the device's max_qp_rd_atom)
  * @param maxRegionSize largest registration reported as capability
  * @param busyPolling poll the completion queue continuously instead of waiting for events
  * @param pollBatch work completions fetched per poll
@@ -26,7 +28,10 @@ import smbdirect.api.rdma.RdmaCapabilities;
  * @param retryCount transport retries (rdma_conn_param.retry_count)
  * @param rnrRetryCount receiver-not-ready retries (0: a Send without a posted receive fails)
  * @param listenBacklog rdma_listen backlog
- * @param sendWithInvalidate post SEND_WITH_INV as raw opcode 9 (unverified without hardware)
+ * @param sendWithInvalidate offer Send with Invalidate (IBV_WR_SEND_WITH_INV; through DiSNI as raw
+ *     opcode 9, unverified without hardware)
+ * @param backend how the provider reaches the RDMA stack: {@code auto} (rdma-core on JDK 22+ when
+ *     libibverbs loads, else DiSNI when libdisni loads), {@code rdma-core} or {@code disni}
  */
 public record VerbsSettings(
         String deviceName,
@@ -46,15 +51,45 @@ public record VerbsSettings(
         int retryCount,
         int rnrRetryCount,
         int listenBacklog,
-        boolean sendWithInvalidate) {
+        boolean sendWithInvalidate,
+        String backend) {
+
+    /** {@code backend}: rdma-core on JDK 22+ when libibverbs loads, else DiSNI when libdisni loads. */
+    public static final String AUTO = "auto";
+    /** {@code backend}: libibverbs and librdmacm through the Foreign Function &amp; Memory API (JDK 22+). */
+    public static final String RDMA_CORE = "rdma-core";
+    /** {@code backend}: DiSNI 2.0 (libdisni). */
+    public static final String DISNI = "disni";
 
     /** The defaults (also the Metatype defaults). */
     public static VerbsSettings defaults() {
         return new VerbsSettings("", "", "AUTO", 4096, 1024, 1024, 1 << 30, 16, 1L << 30, false, 32, 100, 5000,
-                5000, 6, 0, 128, false);
+                5000, 6, 0, 128, false, AUTO);
+    }
+
+    /** The settings with {@code backend} {@value #AUTO}. */
+    public VerbsSettings(String deviceName, String bindAddress, String transportType, int cqSize,
+            int maxSendWorkRequests, int maxReceiveWorkRequests, int maxMessageSize, int maxReadDepth,
+            long maxRegionSize, boolean busyPolling, int pollBatch, int eventTimeoutMillis, int resolveTimeoutMillis,
+            int flushTimeoutMillis, int retryCount, int rnrRetryCount, int listenBacklog, boolean sendWithInvalidate) {
+        this(deviceName, bindAddress, transportType, cqSize, maxSendWorkRequests, maxReceiveWorkRequests,
+                maxMessageSize, maxReadDepth, maxRegionSize, busyPolling, pollBatch, eventTimeoutMillis,
+                resolveTimeoutMillis, flushTimeoutMillis, retryCount, rnrRetryCount, listenBacklog, sendWithInvalidate,
+                AUTO);
+    }
+
+    /** These settings with another {@code backend}. */
+    public VerbsSettings withBackend(String name) {
+        return new VerbsSettings(deviceName, bindAddress, transportType, cqSize, maxSendWorkRequests,
+                maxReceiveWorkRequests, maxMessageSize, maxReadDepth, maxRegionSize, busyPolling, pollBatch,
+                eventTimeoutMillis, resolveTimeoutMillis, flushTimeoutMillis, retryCount, rnrRetryCount, listenBacklog,
+                sendWithInvalidate, name);
     }
 
     public VerbsSettings {
+        backend = backend == null || backend.isBlank() ? AUTO : backend.trim().toLowerCase(Locale.ROOT);
+        require(backend.equals(AUTO) || backend.equals(RDMA_CORE) || backend.equals(DISNI), "backend", backend,
+                "auto, rdma-core or disni");
         deviceName = deviceName == null ? "" : deviceName.trim();
         bindAddress = bindAddress == null ? "" : bindAddress.trim();
         transportType = transportType == null || transportType.isBlank() ? "AUTO"
@@ -89,5 +124,25 @@ public record VerbsSettings(
     public RdmaCapabilities capabilities() {
         return new RdmaCapabilities(maxSendWorkRequests, maxReceiveWorkRequests, 1, 0, maxMessageSize, maxReadDepth,
                 maxReadDepth, maxRegionSize, sendWithInvalidate);
+    }
+
+    /**
+     * The capabilities: the configured limits, each bounded by what the device reports (queue depths
+     * by {@code max_qp_wr}, message size by the port's {@code max_msg_sz}, IRD by
+     * {@code max_qp_rd_atom}, ORD by {@code max_qp_init_rd_atom}, registrations by
+     * {@code max_mr_size}; Send with Invalidate only with the memory management extensions).
+     *
+     * @param device what the device reports, {@code null} when the backend cannot query it
+     */
+    public RdmaCapabilities capabilities(DeviceAttributes device) {
+        if (device == null) {
+            return capabilities();
+        }
+        long message = device.maxMsgSize() > 0 ? Math.min(maxMessageSize, device.maxMsgSize()) : maxMessageSize;
+        return new RdmaCapabilities(Math.min(maxSendWorkRequests, device.maxQpWr()),
+                Math.min(maxReceiveWorkRequests, device.maxQpWr()), 1, 0, (int) message,
+                Math.min(maxReadDepth, device.maxQpRdAtom()), Math.min(maxReadDepth, device.maxQpInitRdAtom()),
+                device.maxMrSize() > 0 ? Math.min(maxRegionSize, device.maxMrSize()) : maxRegionSize,
+                sendWithInvalidate && (device.deviceCapFlags() & DeviceAttributes.MEM_MGT_EXTENSIONS) != 0);
     }
 }

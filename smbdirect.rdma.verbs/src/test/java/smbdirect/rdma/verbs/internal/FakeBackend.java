@@ -34,6 +34,8 @@ class FakeBackend implements VerbsBackend {
     int awaits;
     boolean closed;
     final FakeDevice device = new FakeDevice(7);
+    /** What the fake claims to do beyond DiSNI (default: what DiSNI 2.0 does). */
+    Features features = new Features("fake", false, false, false);
 
     record Send(FakeQp qp, int opcode, long wrId, int sendFlags, long sgeAddress, int sgeLength, int sgeLocalKey,
             long remoteAddress, int remoteKey, int invalidateKey) {
@@ -50,7 +52,12 @@ class FakeBackend implements VerbsBackend {
         ByteBuffer connectPrivateData;
         int connectRetry = -1;
         int connectRnrRetry = -1;
+        /** IRD / ORD given to rdma_connect or rdma_accept. */
+        int responderResources = -1;
+        int initiatorDepth = -1;
         boolean accepted;
+        ByteBuffer acceptPrivateData;
+        ByteBuffer rejectPrivateData;
         int disconnects;
 
         FakeCmId(int n) {
@@ -136,18 +143,39 @@ class FakeBackend implements VerbsBackend {
     }
 
     @Override
-    public synchronized void connect(CmId id, ByteBuffer privateData, int retryCount, int rnrRetryCount) throws IOException {
-        check("connect");
-        FakeCmId f = (FakeCmId) id;
-        f.connectPrivateData = ByteBuffer.allocate(privateData.remaining()).put(privateData.duplicate()).flip();
-        f.connectRetry = retryCount;
-        f.connectRnrRetry = rnrRetryCount;
+    public Features features() {
+        return features;
     }
 
     @Override
-    public synchronized void accept(CmId id, int retryCount, int rnrRetryCount) throws IOException {
+    public synchronized void connect(CmId id, ConnectionParameters p) throws IOException {
+        check("connect");
+        FakeCmId f = (FakeCmId) id;
+        f.connectPrivateData = copy(p.privateData());
+        f.connectRetry = p.retryCount();
+        f.connectRnrRetry = p.rnrRetryCount();
+        f.responderResources = p.responderResources();
+        f.initiatorDepth = p.initiatorDepth();
+    }
+
+    private static ByteBuffer copy(ByteBuffer b) {
+        return ByteBuffer.allocate(b.remaining()).put(b.duplicate()).flip();
+    }
+
+    @Override
+    public synchronized void accept(CmId id, ConnectionParameters p) throws IOException {
         check("accept");
-        ((FakeCmId) id).accepted = true;
+        FakeCmId f = (FakeCmId) id;
+        f.accepted = true;
+        f.acceptPrivateData = copy(p.privateData());
+        f.responderResources = p.responderResources();
+        f.initiatorDepth = p.initiatorDepth();
+    }
+
+    @Override
+    public synchronized void reject(CmId id, ByteBuffer privateData) throws IOException {
+        check("reject");
+        ((FakeCmId) id).rejectPrivateData = copy(privateData);
     }
 
     @Override
@@ -325,7 +353,11 @@ class FakeBackend implements VerbsBackend {
     }
 
     synchronized void event(int type, CmId listenId, CmId id) {
-        cmEvents.add(new CmEvent(type, listenId, id));
+        event(new CmEvent(type, listenId, id));
+    }
+
+    synchronized void event(CmEvent event) {
+        cmEvents.add(event);
         notifyAll();
     }
 

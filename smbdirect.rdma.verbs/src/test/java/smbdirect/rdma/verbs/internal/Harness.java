@@ -31,9 +31,13 @@ final class Harness {
     }
 
     Harness(VerbsSettings settings, FakeBackend backend) {
+        this(settings, backend, TransportType.IWARP, null);
+    }
+
+    Harness(VerbsSettings settings, FakeBackend backend, TransportType transport, DeviceAttributes device) {
         this.settings = settings;
         this.backend = backend;
-        this.provider = new VerbsRdmaProvider(settings, backend, BIND, TransportType.IWARP, now::get);
+        this.provider = new VerbsRdmaProvider(settings, backend, BIND, transport, device, "", now::get);
     }
 
     static VerbsSettings withSendWithInvalidate() {

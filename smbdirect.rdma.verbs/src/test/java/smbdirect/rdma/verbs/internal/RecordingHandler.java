@@ -21,6 +21,9 @@ final class RecordingHandler implements RdmaEndpointHandler {
     final List<Completion> completions = new ArrayList<>();
     final List<WorkCompletion> flyweights = new ArrayList<>();
     int established;
+    /** The private data of the last onEstablished / onDisconnected. */
+    byte[] establishedData;
+    byte[] disconnectData;
     DisconnectCause cause;
     String detail;
     int disconnects;
@@ -43,6 +46,7 @@ final class RecordingHandler implements RdmaEndpointHandler {
     public void onEstablished(ByteBuffer peerPrivateData) {
         enter("onEstablished");
         established++;
+        establishedData = bytes(peerPrivateData);
         events.add("established");
         inCallback = false;
     }
@@ -66,8 +70,15 @@ final class RecordingHandler implements RdmaEndpointHandler {
         enter("onDisconnected");
         this.cause = cause;
         this.detail = detail;
+        disconnectData = bytes(privateData);
         disconnects++;
         events.add("disconnected:" + cause);
         inCallback = false;
+    }
+
+    private static byte[] bytes(ByteBuffer b) {
+        byte[] out = new byte[b.remaining()];
+        b.duplicate().get(out);
+        return out;
     }
 }

@@ -42,9 +42,9 @@ class VerbsProbeTest {
         VerbsProbe probe = new VerbsProbe(new DisniNativeAccess(), new SysfsDevices(sys));
         VerbsProbe.Result first = probe.probe(VerbsSettings.defaults());
         assertFalse(first.available());
-        assertTrue(first.reason().startsWith("libdisni not on java.library.path ("), first.reason());
+        assertTrue(first.reason().startsWith("disni: libdisni not on java.library.path ("), first.reason());
         assertTrue(first.reason().contains(System.getProperty("java.library.path")), first.reason());
-        assertTrue(first.status().startsWith("unavailable: libdisni not on java.library.path"), first.status());
+        assertTrue(first.status().startsWith("unavailable: disni: libdisni not on java.library.path"), first.status());
         // a second activation sees NoClassDefFoundError from the failed static initialiser
         VerbsProbe.Result second = probe.probe(VerbsSettings.defaults());
         assertFalse(second.available());
@@ -87,7 +87,7 @@ class VerbsProbeTest {
     void noRdmaDeviceIsNamed() {
         VerbsProbe.Result r = new VerbsProbe(new Native(32), new SysfsDevices(sys.resolve("absent")))
                 .probe(VerbsSettings.defaults());
-        assertTrue(r.reason().startsWith("no RDMA device"), r.reason());
+        assertTrue(r.reason().startsWith("disni: no RDMA device"), r.reason());
     }
 
     @Test
@@ -105,7 +105,7 @@ class VerbsProbeTest {
         n.openFailure = new IOException("No such device");
         VerbsProbe.Result r = new VerbsProbe(n, new SysfsDevices(sys), name -> List.of(ip("198.51.100.4")))
                 .probe(VerbsSettings.defaults());
-        assertTrue(r.reason().startsWith("rdma_create_event_channel failed (No such device)"), r.reason());
+        assertTrue(r.reason().startsWith("disni: rdma_create_event_channel failed (No such device)"), r.reason());
     }
 
     @Test

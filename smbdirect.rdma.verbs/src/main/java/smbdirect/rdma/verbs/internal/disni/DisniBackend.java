@@ -45,6 +45,7 @@ import smbdirect.rdma.verbs.internal.CompletionBatch;
 import smbdirect.rdma.verbs.internal.SendRequest;
 import smbdirect.rdma.verbs.internal.VerbsBackend;
 import smbdirect.rdma.verbs.internal.VerbsConstants;
+import smbdirect.rdma.verbs.internal.VerbsSettings;
 
 /**
  * {@link VerbsBackend} over DiSNI 2.0 ({@code com.ibm.disni.verbs}), embedded in this bundle.
@@ -69,6 +70,8 @@ import smbdirect.rdma.verbs.internal.VerbsConstants;
 public final class DisniBackend implements VerbsBackend {
 
     private static final Logger LOG = LoggerFactory.getLogger(DisniBackend.class);
+    /** DiSNI 2.0: no private data beyond rdma_connect's, IRD/ORD forced to the device maximum, IPv4 only. */
+    static final Features FEATURES = new Features(VerbsSettings.DISNI, false, false, false);
 
     private final RdmaEventChannel channel;
     private final RdmaVerbs verbs;
@@ -231,6 +234,11 @@ public final class DisniBackend implements VerbsBackend {
         }
     }
 
+    @Override
+    public Features features() {
+        return FEATURES;
+    }
+
     // ------------------------------------------------------------------ CM
 
     @Override
@@ -265,11 +273,13 @@ public final class DisniBackend implements VerbsBackend {
         id(id).resolveRoute(timeoutMillis);
     }
 
+    /** DiSNI 2.0 sets initiator_depth = responder_resources = the device's max_qp_rd_atom itself. */
     @Override
-    public void connect(CmId id, ByteBuffer privateData, int retryCount, int rnrRetryCount) throws IOException {
+    public void connect(CmId id, ConnectionParameters parameters) throws IOException {
+        ByteBuffer privateData = parameters.privateData();
         RdmaConnParam param = new RdmaConnParam();
-        param.setRetry_count((byte) retryCount);
-        param.setRnr_retry_count((byte) rnrRetryCount);
+        param.setRetry_count((byte) parameters.retryCount());
+        param.setRnr_retry_count((byte) parameters.rnrRetryCount());
         ByteBuffer data = null;
         if (privateData.hasRemaining()) {
             data = ByteBuffer.allocateDirect(privateData.remaining());
@@ -284,12 +294,19 @@ public final class DisniBackend implements VerbsBackend {
         }
     }
 
+    /** DiSNI 2.0's rdma_accept carries no private data and the device's max_qp_rd_atom as IRD/ORD. */
     @Override
-    public void accept(CmId id, int retryCount, int rnrRetryCount) throws IOException {
+    public void accept(CmId id, ConnectionParameters parameters) throws IOException {
         RdmaConnParam param = new RdmaConnParam();
-        param.setRetry_count((byte) retryCount);
-        param.setRnr_retry_count((byte) rnrRetryCount);
+        param.setRetry_count((byte) parameters.retryCount());
+        param.setRnr_retry_count((byte) parameters.rnrRetryCount());
         id(id).accept(param);
+    }
+
+    /** DiSNI 2.0 has no rdma_reject ({@link Features#privateData()} is false: never called). */
+    @Override
+    public void reject(CmId id, ByteBuffer privateData) throws IOException {
+        throw new IOException("rdma_reject: DiSNI 2.0 has none (destroying the identifier rejects the request)");
     }
 
     @Override

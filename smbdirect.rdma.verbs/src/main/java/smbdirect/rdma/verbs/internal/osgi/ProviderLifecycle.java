@@ -22,6 +22,10 @@ final class ProviderLifecycle {
 
     private static final Logger LOG = LoggerFactory.getLogger(ProviderLifecycle.class);
     static final int RANKING = 100;
+    /** Service property: the backend in use ({@code rdma-core}, {@code disni}). */
+    static final String BACKEND = "smbdirect.rdma.backend";
+    /** Service property: the backends tried and not taken, each with its reason (absent when none). */
+    static final String BACKEND_NOTES = "smbdirect.rdma.backend.notes";
 
     /** Registers services; returns a handle that unregisters. */
     interface Registrar {
@@ -52,7 +56,7 @@ final class ProviderLifecycle {
     private VerbsProbe.Result register(VerbsSettings settings, VerbsProbe.Result result) {
         if (result.available()) {
             provider = new VerbsRdmaProvider(settings, result.backend(), result.bindAddress(), result.transportType(),
-                    System::nanoTime);
+                    result.deviceAttributes(), result.notes(), System::nanoTime);
             provider.start(Executors.defaultThreadFactory());
             Dictionary<String, Object> props = new Hashtable<>();
             props.put(RdmaProvider.PROVIDER_NAME, VerbsRdmaProvider.NAME);
@@ -61,15 +65,16 @@ final class ProviderLifecycle {
             props.put(VerbsStatus.STATUS, result.status());
             props.put("smbdirect.rdma.device", result.device());
             props.put("smbdirect.rdma.bindAddress", result.bindAddress().getAddress().getHostAddress());
+            putBackend(props, result);
             providerRegistration = registrar.register(RdmaProvider.class, provider, props);
-            LOG.info("verbs RDMA provider registered: device {}, {}, bind address {}", result.device(),
-                    result.transportType(), result.bindAddress().getAddress().getHostAddress());
+            LOG.info("verbs RDMA provider registered: {}", provider.describeSettings());
         } else {
             LOG.warn("verbs RDMA provider not registered: {}", result.reason());
         }
         Dictionary<String, Object> props = new Hashtable<>();
         props.put(RdmaProvider.PROVIDER_NAME, VerbsRdmaProvider.NAME);
         props.put(VerbsStatus.STATUS, result.status());
+        putBackend(props, result);
         boolean available = result.available();
         String status = result.status();
         statusRegistration = registrar.register(VerbsStatus.class, new VerbsStatus() {
@@ -89,6 +94,15 @@ final class ProviderLifecycle {
             }
         }, props);
         return result;
+    }
+
+    private static void putBackend(Dictionary<String, Object> props, VerbsProbe.Result result) {
+        if (result.backendName() != null) {
+            props.put(BACKEND, result.backendName());
+        }
+        if (result.notes() != null && !result.notes().isEmpty()) {
+            props.put(BACKEND_NOTES, result.notes());
+        }
     }
 
     void stop() {

@@ -8,16 +8,27 @@ import smbdirect.rdma.verbs.internal.VerbsSettings;
 
 /** Metatype of the verbs provider (configuration PID {@code smbdirect.rdma.verbs}). */
 @ObjectClassDefinition(name = "SMB Direct verbs RDMA provider",
-        description = "RDMA provider over DiSNI (libdisni, rdma-core) for iWARP, InfiniBand and RoCE devices")
+        description = "RDMA provider for iWARP, InfiniBand and RoCE devices over rdma-core (libibverbs, librdmacm; "
+                + "JDK 22+) or DiSNI (libdisni)")
 public @interface VerbsConfiguration {
+
+    @AttributeDefinition(name = "Backend",
+            description = "How the provider reaches the RDMA stack. auto: rdma-core on JDK 22+ when libibverbs and "
+                    + "librdmacm load, else DiSNI when libdisni loads; rdma-core: libibverbs and librdmacm through the "
+                    + "Foreign Function & Memory API (JDK 22+, start the JVM with --enable-native-access=ALL-UNNAMED); "
+                    + "disni: DiSNI 2.0 (libdisni on java.library.path)",
+            options = {@Option(label = "Auto", value = "auto"), @Option(label = "rdma-core (JDK 22+)", value = "rdma-core"),
+                @Option(label = "DiSNI", value = "disni")})
+    String backend() default "auto";
 
     @AttributeDefinition(name = "Device name",
             description = "RDMA device as listed in /sys/class/infiniband (mlx5_0, irdma1, siw0, ...); empty: the first one")
     String deviceName() default "";
 
     @AttributeDefinition(name = "Bind address",
-            description = "IPv4 address of the RDMA interface that active connections bind to; empty: the first IPv4 "
-                    + "address of the device's network interface")
+            description = "Address of the RDMA interface that active connections bind to (IPv6 only with rdma-core); "
+                    + "empty: the first IPv4 address of the device's network interface (rdma-core: else its first IPv6 "
+                    + "address)")
     String bindAddress() default "";
 
     @AttributeDefinition(name = "Transport type",
@@ -43,7 +54,9 @@ public @interface VerbsConfiguration {
     int maxMessageSize() default 1 << 30;
 
     @AttributeDefinition(name = "Max read depth",
-            description = "IRD/ORD reported; DiSNI 2.0 always offers the device's max_qp_rd_atom, set this to it",
+            description = "Largest IRD/ORD offered; rdma-core also bounds them by the device's max_qp_rd_atom and "
+                    + "max_qp_init_rd_atom and negotiates them with the peer. DiSNI 2.0 always offers the device's "
+                    + "max_qp_rd_atom: set this to it",
             min = "1", max = "255")
     int maxReadDepth() default 16;
 
@@ -61,7 +74,7 @@ public @interface VerbsConfiguration {
 
     @AttributeDefinition(name = "Event timeout (ms)",
             description = "How long the CM and completion threads wait before they look at their task queues "
-                    + "again. A thread blocked in a completion-event wait cannot be woken by DiSNI 2.0, so this "
+                    + "again. A thread blocked in a completion-event wait is not woken early for them, so this "
                     + "bounds the extra latency of work handed to it on an idle device (CM events, disconnects, "
                     + "local invalidation); busy polling avoids it",
             min = "1")
@@ -87,7 +100,8 @@ public @interface VerbsConfiguration {
     int listenBacklog() default 128;
 
     @AttributeDefinition(name = "Send with Invalidate",
-            description = "Post IBV_WR_SEND_WITH_INV as raw opcode 9 through DiSNI (unverified without hardware); "
-                    + "off: capability sendWithInvalidate is false")
+            description = "Offer Send with Invalidate (IBV_WR_SEND_WITH_INV; rdma-core: only on devices with the "
+                    + "memory management extensions; DiSNI: raw opcode 9, unverified without hardware); off: "
+                    + "capability sendWithInvalidate is false")
     boolean sendWithInvalidate() default false;
 }

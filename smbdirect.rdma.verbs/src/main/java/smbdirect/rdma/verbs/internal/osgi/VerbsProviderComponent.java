@@ -1,6 +1,7 @@
 package smbdirect.rdma.verbs.internal.osgi;
 
 import java.nio.file.Path;
+import java.util.List;
 
 import org.osgi.framework.BundleContext;
 import org.osgi.framework.ServiceRegistration;
@@ -10,6 +11,8 @@ import org.osgi.service.component.annotations.ConfigurationPolicy;
 import org.osgi.service.component.annotations.Deactivate;
 import org.osgi.service.metatype.annotations.Designate;
 
+import smbdirect.rdma.verbs.internal.DisniAccess;
+import smbdirect.rdma.verbs.internal.RdmaCoreAccessLoader;
 import smbdirect.rdma.verbs.internal.SysfsDevices;
 import smbdirect.rdma.verbs.internal.VerbsProbe;
 import smbdirect.rdma.verbs.internal.VerbsSettings;
@@ -18,8 +21,8 @@ import smbdirect.rdma.verbs.internal.disni.DisniNativeAccess;
 /**
  * The verbs provider's component. Immediate, so the probe runs at start; it registers the
  * {@code RdmaProvider} service ({@code smbdirect.provider=verbs}, {@code service.ranking=100}) itself
- * through the bundle context, and only when libdisni, rdma-core, {@code sun.nio.ch} access and a
- * device are usable. Otherwise it logs one WARN naming the missing piece and registers only a
+ * through the bundle context, and only when a backend (rdma-core on JDK 22+, or libdisni with
+ * {@code sun.nio.ch} access) and a device are usable. Otherwise it logs one WARN naming the missing piece and registers only a
  * {@link VerbsStatus} with {@code smbdirect.provider.status=unavailable: <reason>}. A configuration
  * change reactivates it (probe again). Thread-safety: SCR serialises activate and deactivate.
  */
@@ -33,7 +36,8 @@ public final class VerbsProviderComponent {
     @Activate
     void activate(BundleContext context, VerbsConfiguration config) {
         lifecycle = new ProviderLifecycle(
-                new VerbsProbe(new DisniNativeAccess(), new SysfsDevices(Path.of("/sys/class/infiniband")))::probe,
+                new VerbsProbe(List.of(RdmaCoreAccessLoader.load(), new DisniAccess(new DisniNativeAccess())),
+                        new SysfsDevices(Path.of("/sys/class/infiniband")))::probe,
                 (type, service, properties) -> {
                     ServiceRegistration<?> registration = context.registerService(type.getName(), service, properties);
                     return registration::unregister;
@@ -60,6 +64,7 @@ public final class VerbsProviderComponent {
         return new VerbsSettings(c.deviceName(), c.bindAddress(), c.transportType(), c.cqSize(),
                 c.maxSendWorkRequests(), c.maxReceiveWorkRequests(), c.maxMessageSize(), c.maxReadDepth(),
                 c.maxRegionSize(), c.busyPolling(), c.pollBatch(), c.eventTimeoutMillis(), c.resolveTimeoutMillis(),
-                c.flushTimeoutMillis(), c.retryCount(), c.rnrRetryCount(), c.listenBacklog(), c.sendWithInvalidate());
+                c.flushTimeoutMillis(), c.retryCount(), c.rnrRetryCount(), c.listenBacklog(), c.sendWithInvalidate(),
+                c.backend());
     }
 }

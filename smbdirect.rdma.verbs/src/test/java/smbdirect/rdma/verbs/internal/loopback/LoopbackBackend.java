@@ -30,9 +30,17 @@ import smbdirect.rdma.verbs.internal.VerbsBackend;
  * ADDR_RESOLVED when a device owns the address, ADDR_ERROR otherwise; {@code rdma_connect} to a
  * port without listener is REJECTED (what the IB CM's REJ "invalid service ID" and iWARP's
  * ECONNREFUSED become in librdmacm); otherwise the listener's device gets CONNECT_REQUEST with a
- * new identifier that keeps the connect private data ({@link #requestPrivateData}: DiSNI 2.0
- * surfaces none of it to the provider). {@code rdma_accept} establishes the connection and both
- * sides get ESTABLISHED; destroying an unaccepted request rejects it (REJECTED at the active side).
+ * new identifier that keeps the connect private data ({@link #requestPrivateData}). {@code rdma_accept}
+ * establishes the connection and both sides get ESTABLISHED; {@code rdma_reject}, or destroying an
+ * unaccepted request, rejects it (REJECTED at the active side).</li>
+ * <li><b>What the CM events carry</b> depends on the backend it stands for. {@link #AS_DISNI}: the
+ * type and identifiers only, as DiSNI 2.0 surfaces them. {@link #AS_RDMA_CORE}: as librdmacm on an
+ * InfiniBand CM (InfiniBand, RoCE): CONNECT_REQUEST with the private data and the peer's IRD/ORD
+ * (responder_resources = its initiator depth, initiator_depth = its responder resources), the
+ * active side's ESTABLISHED with the accept's private data and values the same way, REJECTED with
+ * the reject's private data and the reject reason as status (8, invalid service ID, for a port
+ * without listener; 28, consumer defined, for {@code rdma_reject} or a destroyed request). It
+ * carries the private data as sent, not padded to the CM message's field.
  * {@code rdma_disconnect} moves the local queue pair to the error state and both sides get
  * DISCONNECTED; the peer's queue pair goes to the error state when the peer calls
  * {@code rdma_disconnect} in turn.</li>
@@ -58,7 +66,13 @@ import smbdirect.rdma.verbs.internal.VerbsBackend;
  */
 public final class LoopbackBackend implements VerbsBackend {
 
+    /** A backend that shows what DiSNI 2.0 shows. */
+    public static final Features AS_DISNI = new Features("loopback (as disni)", false, false, false);
+    /** A backend that shows what rdma-core shows. */
+    public static final Features AS_RDMA_CORE = new Features("loopback (as rdma-core)", true, true, true);
+
     private final LoopbackNetwork net;
+    private final Features features;
     final InetAddress ip;
     private final Dev device;
     private final Deque<CmEvent> events = new ArrayDeque<>();
@@ -71,8 +85,9 @@ public final class LoopbackBackend implements VerbsBackend {
     private final Set<Qp> qps = new LinkedHashSet<>();
     boolean closed;
 
-    LoopbackBackend(LoopbackNetwork net, InetAddress ip, int deviceKey) {
+    LoopbackBackend(LoopbackNetwork net, InetAddress ip, int deviceKey, Features features) {
         this.net = net;
+        this.features = features;
         this.ip = ip;
         this.device = new Dev(deviceKey);
     }
@@ -95,6 +110,9 @@ public final class LoopbackBackend implements VerbsBackend {
         /** The other end: the passive request of a connecting active id, or the connected peer. */
         Id remote;
         byte[] privateData = new byte[0];
+        /** The IRD (responder resources) and ORD (initiator depth) this identifier connected or accepted with. */
+        int responderResources;
+        int initiatorDepth;
         boolean destroyed;
 
         Id(LoopbackBackend owner, int n) {
@@ -206,8 +224,20 @@ public final class LoopbackBackend implements VerbsBackend {
     }
 
     private void event(LoopbackBackend to, int type, Id listenId, Id id) {
-        to.events.add(new CmEvent(type, listenId, id));
+        event(to, type, listenId, id, 0, null, 0, 0);
+    }
+
+    /** Queues an event; a backend standing for DiSNI drops status, private data and IRD/ORD, as DiSNI does. */
+    private void event(LoopbackBackend to, int type, Id listenId, Id id, int status, byte[] data, int responder,
+            int initiator) {
+        to.events.add(to.features.privateData() ? new CmEvent(type, listenId, id, status, data, responder, initiator)
+                : new CmEvent(type, listenId, id));
         net.notifyAll();
+    }
+
+    @Override
+    public Features features() {
+        return features;
     }
 
     @Override
@@ -281,7 +311,8 @@ public final class LoopbackBackend implements VerbsBackend {
     }
 
     @Override
-    public void connect(CmId cmId, ByteBuffer privateData, int retryCount, int rnrRetryCount) throws IOException {
+    public void connect(CmId cmId, ConnectionParameters parameters) throws IOException {
+        ByteBuffer privateData = parameters.privateData();
         synchronized (net) {
             Id id = live(cmId);
             if (id.state != IdState.RESOLVED || id.qp == null) {
@@ -293,6 +324,8 @@ public final class LoopbackBackend implements VerbsBackend {
             byte[] data = new byte[privateData.remaining()];
             privateData.duplicate().get(data);
             id.state = IdState.CONNECTING;
+            id.responderResources = parameters.responderResources();
+            id.initiatorDepth = parameters.initiatorDepth();
             LoopbackBackend server = net.backendAt(id.peer.getAddress());
             Id listener = net.listeners.get(id.peer);
             if (listener == null) {
@@ -300,7 +333,7 @@ public final class LoopbackBackend implements VerbsBackend {
             }
             if (server == null || listener == null || listener.owner != server) {
                 id.state = IdState.REJECTED;
-                event(this, CM_EVENT_REJECTED, null, id);
+                event(this, CM_EVENT_REJECTED, null, id, IB_CM_REJ_INVALID_SERVICE_ID, null, 0, 0);
                 return;
             }
             Id request = new Id(server, server.nextId++);
@@ -311,12 +344,13 @@ public final class LoopbackBackend implements VerbsBackend {
             request.privateData = data;
             request.remote = id;
             id.remote = request;
-            event(server, CM_EVENT_CONNECT_REQUEST, listener, request);
+            event(server, CM_EVENT_CONNECT_REQUEST, listener, request, 0, data, id.initiatorDepth,
+                    id.responderResources);
         }
     }
 
     @Override
-    public void accept(CmId cmId, int retryCount, int rnrRetryCount) throws IOException {
+    public void accept(CmId cmId, ConnectionParameters parameters) throws IOException {
         synchronized (net) {
             Id id = live(cmId);
             Id active = id.remote;
@@ -326,12 +360,20 @@ public final class LoopbackBackend implements VerbsBackend {
             if (active == null || active.destroyed || active.state != IdState.CONNECTING || active.qp == null) {
                 throw new IOException("ECONNABORTED: the active side of " + id + " gave up");
             }
+            if (parameters.privateData().remaining() > MAX_ACCEPT_PRIVATE_DATA) {
+                throw new IOException("EINVAL: " + parameters.privateData().remaining() + " bytes of private data");
+            }
+            byte[] data = new byte[features.privateData() ? parameters.privateData().remaining() : 0];
+            parameters.privateData().duplicate().get(data);
+            id.responderResources = parameters.responderResources();
+            id.initiatorDepth = parameters.initiatorDepth();
             id.state = IdState.CONNECTED;
             active.state = IdState.CONNECTED;
             id.qp.peer = active.qp;
             active.qp.peer = id.qp;
             // librdmacm: the active side's ESTABLISHED comes with the REP, the passive side's with the RTU
-            event(active.owner, CM_EVENT_ESTABLISHED, null, active);
+            event(active.owner, CM_EVENT_ESTABLISHED, null, active, 0, data, id.initiatorDepth,
+                    id.responderResources);
             if (net.holdPassiveEstablished) {
                 net.heldEvents.add(() -> event(this, CM_EVENT_ESTABLISHED, null, id));
             } else {
@@ -380,10 +422,8 @@ public final class LoopbackBackend implements VerbsBackend {
             if (id.state == IdState.CONNECTED) {
                 disconnect(id);
             }
-            if (id.state == IdState.REQUEST && id.remote != null && !id.remote.destroyed
-                    && id.remote.state == IdState.CONNECTING) {
-                id.remote.state = IdState.REJECTED;
-                event(id.remote.owner, CM_EVENT_REJECTED, null, id.remote);
+            if (id.state == IdState.REQUEST) {
+                rejectRequest(id, new byte[0]);
             }
             if (id.state == IdState.LISTENING) {
                 net.listeners.remove(id.local, id);
@@ -393,6 +433,31 @@ public final class LoopbackBackend implements VerbsBackend {
             }
             id.destroyed = true;
             ids.remove(id);
+        }
+    }
+
+    @Override
+    public void reject(CmId cmId, ByteBuffer privateData) throws IOException {
+        synchronized (net) {
+            Id id = live(cmId);
+            if (id.state != IdState.REQUEST) {
+                throw new IOException("EINVAL: rdma_reject on " + id);
+            }
+            if (privateData.remaining() > MAX_REJECT_PRIVATE_DATA) {
+                throw new IOException("EINVAL: " + privateData.remaining() + " bytes of private data");
+            }
+            byte[] data = new byte[privateData.remaining()];
+            privateData.duplicate().get(data);
+            rejectRequest(id, data);
+            id.state = IdState.REJECTED;
+        }
+    }
+
+    private void rejectRequest(Id request, byte[] data) {
+        Id active = request.remote;
+        if (active != null && !active.destroyed && active.state == IdState.CONNECTING) {
+            active.state = IdState.REJECTED;
+            event(active.owner, CM_EVENT_REJECTED, null, active, IB_CM_REJ_CONSUMER_DEFINED, data, 0, 0);
         }
     }
 

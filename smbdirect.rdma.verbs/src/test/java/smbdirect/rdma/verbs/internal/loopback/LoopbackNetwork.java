@@ -1,5 +1,6 @@
 package smbdirect.rdma.verbs.internal.loopback;
 
+import smbdirect.rdma.verbs.internal.VerbsBackend;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
@@ -38,8 +39,17 @@ public final class LoopbackNetwork {
     private int nextDevice = 1;
     private int nextQp = 1;
 
-    /** Attaches a new device with address {@code ip} (one backend per provider). */
+    /** Attaches a new device with address {@code ip} (one backend per provider) that behaves as DiSNI 2.0 shows it. */
     public LoopbackBackend attach(String ip) {
+        return attach(ip, LoopbackBackend.AS_DISNI);
+    }
+
+    /**
+     * Attaches a new device with address {@code ip} whose backend declares {@code features}: with
+     * {@link VerbsBackend.Features#privateData()} it surfaces what rdma-core surfaces (private data,
+     * IRD/ORD and reject status in CM events, rdma_reject).
+     */
+    public LoopbackBackend attach(String ip, VerbsBackend.Features features) {
         InetAddress address;
         try {
             address = InetAddress.getByName(ip);
@@ -47,7 +57,7 @@ public final class LoopbackNetwork {
             throw new IllegalArgumentException(ip, e);
         }
         synchronized (this) {
-            LoopbackBackend backend = new LoopbackBackend(this, address, nextDevice++);
+            LoopbackBackend backend = new LoopbackBackend(this, address, nextDevice++, features);
             backends.add(backend);
             return backend;
         }

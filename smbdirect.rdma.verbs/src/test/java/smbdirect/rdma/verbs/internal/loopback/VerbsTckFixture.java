@@ -6,6 +6,7 @@ import java.util.concurrent.Executors;
 import smbdirect.api.rdma.RdmaProvider;
 import smbdirect.api.rdma.TransportType;
 import smbdirect.rdma.tck.RdmaTckFixture;
+import smbdirect.rdma.verbs.internal.VerbsBackend;
 import smbdirect.rdma.verbs.internal.VerbsRdmaProvider;
 import smbdirect.rdma.verbs.internal.VerbsSettings;
 
@@ -17,12 +18,19 @@ import smbdirect.rdma.verbs.internal.VerbsSettings;
 final class VerbsTckFixture extends RdmaTckFixture {
 
     final LoopbackNetwork network = new LoopbackNetwork();
-    final LoopbackBackend clientBackend = network.attach("10.9.0.1");
-    final LoopbackBackend serverBackend = network.attach("10.9.0.2");
+    final LoopbackBackend clientBackend;
+    final LoopbackBackend serverBackend;
     final VerbsRdmaProvider client;
     final VerbsRdmaProvider server;
 
+    /** Over devices whose backend shows what DiSNI 2.0 shows. */
     VerbsTckFixture(boolean busyPolling, boolean sendWithInvalidate) {
+        this(busyPolling, sendWithInvalidate, LoopbackBackend.AS_DISNI);
+    }
+
+    VerbsTckFixture(boolean busyPolling, boolean sendWithInvalidate, VerbsBackend.Features features) {
+        clientBackend = network.attach("10.9.0.1", features);
+        serverBackend = network.attach("10.9.0.2", features);
         VerbsSettings settings = settings(busyPolling, sendWithInvalidate);
         client = provider(settings, clientBackend);
         server = provider(settings, serverBackend);
@@ -58,10 +66,13 @@ final class VerbsTckFixture extends RdmaTckFixture {
         return new InetSocketAddress(serverBackend.address(), port);
     }
 
-    /** librdmacm reports a connect to a port without listener as REJECTED, and DiSNI 2.0 hides the reason. */
+    /**
+     * librdmacm reports a connect to a port without listener as REJECTED; its status (the InfiniBand
+     * CM's "invalid service ID") tells it from a consumer's reject, but DiSNI 2.0 hides the status.
+     */
     @Override
     public boolean reportsMissingListenerAsUnreachable() {
-        return false;
+        return clientBackend.features().privateData();
     }
 
     @Override

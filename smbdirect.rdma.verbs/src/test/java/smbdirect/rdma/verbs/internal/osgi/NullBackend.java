@@ -33,11 +33,20 @@ final class NullBackend implements VerbsBackend {
     }
 
     @Override
-    public void connect(CmId id, ByteBuffer privateData, int retryCount, int rnrRetryCount) {
+    public Features features() {
+        return new Features("null", false, false, false);
     }
 
     @Override
-    public void accept(CmId id, int retryCount, int rnrRetryCount) {
+    public void connect(CmId id, ConnectionParameters parameters) {
+    }
+
+    @Override
+    public void accept(CmId id, ConnectionParameters parameters) {
+    }
+
+    @Override
+    public void reject(CmId id, ByteBuffer privateData) {
     }
 
     @Override

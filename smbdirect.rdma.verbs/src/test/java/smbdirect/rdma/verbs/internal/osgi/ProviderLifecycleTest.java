@@ -88,4 +88,32 @@ class ProviderLifecycleTest {
         lifecycle.stop();
         assertEquals(2, unregistered.size());
     }
+
+    @Test
+    void bothServicesNameTheChosenBackendAndWhyOthersWereNotTaken() {
+        ProviderLifecycle lifecycle = new ProviderLifecycle(settings -> new VerbsProbe.Result(new NullBackend(),
+                "disni", "irdma0", TransportType.IWARP, new InetSocketAddress("198.51.100.7", 0), null, null,
+                "rdma-core: needs JDK 22+"), registrar());
+        lifecycle.start(VerbsSettings.defaults());
+        for (Registration r : registered) {
+            assertEquals("disni", r.properties().get(ProviderLifecycle.BACKEND), r.type().toString());
+            assertEquals("rdma-core: needs JDK 22+", r.properties().get(ProviderLifecycle.BACKEND_NOTES));
+        }
+        String described = ((RdmaProvider) registered.get(0).service()).describeSettings();
+        assertTrue(described.contains("bind address 198.51.100.7"), described);
+        assertTrue(described.endsWith("other backends: rdma-core: needs JDK 22+"), described);
+        lifecycle.stop();
+    }
+
+    @Test
+    void anUnavailableProbeStillNamesEveryBackendItTried() {
+        ProviderLifecycle lifecycle = new ProviderLifecycle(settings -> VerbsProbe.Result.unavailable(
+                "rdma-core: needs JDK 22+; disni: libdisni not on java.library.path"), registrar());
+        lifecycle.start(VerbsSettings.defaults());
+        assertEquals(1, registered.size());
+        assertEquals("unavailable: rdma-core: needs JDK 22+; disni: libdisni not on java.library.path",
+                registered.get(0).properties().get(VerbsStatus.STATUS));
+        assertEquals(null, registered.get(0).properties().get(ProviderLifecycle.BACKEND));
+        lifecycle.stop();
+    }
 }

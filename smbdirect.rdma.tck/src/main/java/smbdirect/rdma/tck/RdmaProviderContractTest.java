@@ -344,13 +344,27 @@ public abstract class RdmaProviderContractTest {
         assertTrue(data.isReadOnly());
         byte[] got = new byte[data.remaining()];
         data.duplicate().get(got);
-        assertArrayEquals(new byte[] {1, 2, 3, 4}, got);
+        assertPrivateData(new byte[] {1, 2, 3, 4}, got);
+    }
+
+    /**
+     * {@code got} is {@code sent}, or, where the fixture says the connection manager pads private
+     * data ({@link RdmaTckFixture#padsPrivateData()}), {@code sent} followed by zeros only.
+     */
+    protected void assertPrivateData(byte[] sent, byte[] got) {
+        if (!f.padsPrivateData() || got.length <= sent.length) {
+            assertArrayEquals(sent, got);
+            return;
+        }
+        assertArrayEquals(sent, java.util.Arrays.copyOf(got, sent.length), "the bytes sent lead the padded field");
+        assertArrayEquals(new byte[got.length - sent.length], java.util.Arrays.copyOfRange(got, sent.length, got.length),
+                "the CM's padding is zeros");
     }
 
     @Test
     protected void acceptPrivateDataReachesTheActiveSide() throws Exception {
         Connection c = connect(1, 1, params(), params(7, 8, 9));
-        assertArrayEquals(new byte[] {7, 8, 9}, c.client.establishedData());
+        assertPrivateData(new byte[] {7, 8, 9}, c.client.establishedData());
     }
 
     @Test
@@ -417,7 +431,7 @@ public abstract class RdmaProviderContractTest {
         server.requests().get(0).reject(ByteBuffer.wrap(new byte[] {42}));
         awaitDisconnected(client);
         assertEquals(DisconnectCause.REJECTED, client.cause());
-        assertArrayEquals(new byte[] {42}, client.disconnectData());
+        assertPrivateData(new byte[] {42}, client.disconnectData());
     }
 
     @Test

@@ -45,6 +45,17 @@ public abstract class RdmaTckFixture {
     }
 
     /**
+     * Whether private data arrives zero-padded to the field of the connection manager's message that
+     * carried it, as an InfiniBand CM (InfiniBand, RoCE) delivers it: librdmacm reports the whole
+     * field, the bytes sent first, then zeros (56 bytes of a connection request, 196 of the reply
+     * that accepts, 148 of a reject; seen so on Linux rxe). iWARP's MPA carries the exact length.
+     * The suite then requires the bytes sent followed by nothing but zeros.
+     */
+    public boolean padsPrivateData() {
+        return false;
+    }
+
+    /**
      * Whether a Send or RDMA Write completes only once the peer acknowledged it, as on InfiniBand
      * and RoCE reliable connections: a completed Write is then placed at the peer, and a failure at
      * the receiver (receiver not ready, remote invalid request, remote access error) is the status

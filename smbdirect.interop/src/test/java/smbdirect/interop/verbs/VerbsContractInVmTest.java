@@ -12,11 +12,14 @@ import org.junit.jupiter.api.Timeout;
 
 import smbdirect.interop.verbs.VerbsInVm.Device;
 import smbdirect.interop.vm.GuestJUnit;
+import smbdirect.rdma.verbs.internal.GuestVerbs;
 
 /**
  * The RDMA provider SPI contract suite ({@code RdmaProviderContractTest}), in full, over the verbs
- * provider on Linux's kernel RDMA stack in the siw VM: one VM boot, one guest JVM on siw0 (iWARP),
- * then one on rxe0 (RoCE v2). Each contract test is reported here by name, per device.
+ * provider's rdma-core backend on Linux's kernel RDMA stack in the siw VM ({@code
+ * VerbsDeviceContractTest}: two providers on the guest's device, each with its own CM event
+ * channel): one VM boot, one guest JVM on siw0 (iWARP), then one on rxe0 (RoCE v2). Each contract
+ * test is reported here by name, per device.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Timeout(1800)
@@ -31,8 +34,10 @@ class VerbsContractInVmTest {
     @BeforeAll
     void boot() throws Exception {
         booted = VerbsInVm.boot("verbs-contract", Duration.ofMinutes(25), List.of(Device.SIW, Device.RXE), d -> {
-            GuestJUnit.Launch l = GuestJUnit.require().launch(launch(d)).select(VerbsContractInGuest.class.getName())
-                    .property("smbdirect.verbs.device", d.name).timeout(Duration.ofMinutes(10));
+            GuestJUnit.Launch l = VerbsInVm.verbs(GuestJUnit.require().launch(launch(d)), d)
+                    .select("smbdirect.rdma.verbs.internal.VerbsDeviceContractTest")
+                    .property("smbdirect.verbs.address", GuestVerbs.GUEST_ADDRESS)
+                    .property("smbdirect.verbs.timeoutSeconds", "60").timeout(Duration.ofMinutes(10));
             return l.command();
         });
     }

@@ -33,11 +33,11 @@ class VerbsHardwareInVmTest {
     }
 
     private static GuestJUnit.Launch side(String role, Device d) {
-        return GuestJUnit.require().launch(launch(role, d))
+        return VerbsInVm.verbs(GuestJUnit.require().launch(launch(role, d)), d)
                 .select("smbdirect.rdma.verbs.internal.VerbsHardwarePingPongTest")
                 .select("smbdirect.rdma.verbs.internal.VerbsHardwareEngineTest")
                 .property("smbdirect.verbs.role", role).property("smbdirect.verbs.server", "10.0.2.15:" + PORT)
-                .property("smbdirect.verbs.device", d.name).property("smbdirect.verbs.rounds", "20")
+                .property("smbdirect.verbs.rounds", "20")
                 .timeout(Duration.ofMinutes(8));
     }
 

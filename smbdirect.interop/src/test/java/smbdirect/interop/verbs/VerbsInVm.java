@@ -90,6 +90,11 @@ final class VerbsInVm {
         }
     }
 
+    /** {@code launch} on {@code device} over the rdma-core backend (no fallback to another backend). */
+    static GuestJUnit.Launch verbs(GuestJUnit.Launch launch, Device device) {
+        return launch.property("smbdirect.verbs.device", device.name).property("smbdirect.verbs.backend", "rdma-core");
+    }
+
     /** Guest shell lines that wait (at most {@code seconds}) until an RDMA CM listener is on {@code port}. */
     static String awaitCmListener(int port, int seconds) {
         return "i=0; until rdma res show cm_id | grep -q 'state LISTEN.*:" + port + " '; do i=$((i+1)); [ $i -gt "

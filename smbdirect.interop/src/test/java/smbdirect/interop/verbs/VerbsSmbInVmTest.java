@@ -33,8 +33,8 @@ class VerbsSmbInVmTest {
     @BeforeAll
     void boot() throws Exception {
         booted = VerbsInVm.boot("verbs-smb", Duration.ofMinutes(20), List.of(Device.SIW, Device.RXE), d -> {
-            GuestJUnit.Launch l = GuestJUnit.require().launch(launch(d))
-                    .select("smbdirect.interop.siw.SmbOverVerbsInGuest").property("smbdirect.verbs.device", d.name)
+            GuestJUnit.Launch l = VerbsInVm.verbs(GuestJUnit.require().launch(launch(d)), d)
+                    .select("smbdirect.interop.siw.SmbOverVerbsInGuest")
                     .property("org.slf4j.simpleLogger.log.smbdirect.interop", "info").timeout(Duration.ofMinutes(8));
             return String.join("\n",
                     // ksmbd-up adds user a; a second start in this boot needs its user database gone

@@ -91,8 +91,8 @@ class VerbsWireInVmTest {
                     c -> accepted.complete(c) ? server : null);
             try {
                 int hostPort = listener.localAddress().getPort();
-                GuestJUnit.Launch guest = junit.launch("wire").select(EngineAcrossTheWireInGuest.class.getName())
-                        .property("smbdirect.verbs.device", Device.SIW.name)
+                GuestJUnit.Launch guest = VerbsInVm.verbs(junit.launch("wire"), Device.SIW)
+                        .select(EngineAcrossTheWireInGuest.class.getName())
                         .property(EngineAcrossTheWireInGuest.HOST_PORT, Integer.toString(hostPort))
                         .timeout(Duration.ofMinutes(15));
                 SiwVmSpec spec = junit.prepare(SiwVmSpec.command(junit.setup() + "\n" + guest.command())

@@ -45,17 +45,6 @@ public abstract class RdmaTckFixture {
     }
 
     /**
-     * Whether private data arrives zero-padded to the field of the connection manager's message that
-     * carried it, as an InfiniBand CM (InfiniBand, RoCE) delivers it: librdmacm reports the whole
-     * field, the bytes sent first, then zeros (56 bytes of a connection request, 196 of the reply
-     * that accepts, 148 of a reject; seen so on Linux rxe). iWARP's MPA carries the exact length.
-     * The suite then requires the bytes sent followed by nothing but zeros.
-     */
-    public boolean padsPrivateData() {
-        return false;
-    }
-
-    /**
      * Whether a Send or RDMA Write completes only once the peer acknowledged it, as on InfiniBand
      * and RoCE reliable connections: a completed Write is then placed at the peer, and a failure at
      * the receiver (receiver not ready, remote invalid request, remote access error) is the status
@@ -70,6 +59,16 @@ public abstract class RdmaTckFixture {
      */
     public boolean sendsAndWritesCompleteOnAcknowledgement() {
         return true;
+    }
+
+    /**
+     * Whether the connection manager hands over private data zero-padded to the fixed size of its
+     * message field: the InfiniBand CM does (so RoCE too: 56 bytes for a request, 196 for an accept,
+     * 148 for a reject, whatever was sent); iWARP's MPA carries the length sent. A provider returning
+     * true: the suite expects the bytes sent followed by nothing but zeros.
+     */
+    public boolean padsPrivateData() {
+        return false;
     }
 
     /** How long the suite waits for an expected callback before it fails. */

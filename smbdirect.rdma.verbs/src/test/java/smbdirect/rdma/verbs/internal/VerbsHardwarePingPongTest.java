@@ -6,13 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
@@ -32,7 +30,6 @@ import smbdirect.api.rdma.RdmaListenHandler;
 import smbdirect.api.rdma.RdmaListener;
 import smbdirect.api.rdma.WorkCompletion;
 import smbdirect.api.rdma.WorkRequestType;
-import smbdirect.rdma.verbs.internal.disni.DisniNativeAccess;
 
 /**
  * Provider-level ping-pong over real RDMA hardware between two processes (profile
@@ -130,14 +127,9 @@ class VerbsHardwarePingPongTest {
         VerbsSettings settings = new VerbsSettings(System.getProperty("smbdirect.verbs.device", ""), bind, "AUTO",
                 d.cqSize(), d.maxSendWorkRequests(), d.maxReceiveWorkRequests(), d.maxMessageSize(), d.maxReadDepth(),
                 d.maxRegionSize(), false, d.pollBatch(), d.eventTimeoutMillis(), d.resolveTimeoutMillis(),
-                d.flushTimeoutMillis(), d.retryCount(), d.rnrRetryCount(), d.listenBacklog(), false);
-        VerbsProbe.Result r = new VerbsProbe(new DisniNativeAccess(), new SysfsDevices(Path.of("/sys/class/infiniband")))
-                .probe(settings);
-        assertTrue(r.available(), r.status());
-        VerbsRdmaProvider provider = new VerbsRdmaProvider(settings, r.backend(), r.bindAddress(), r.transportType(),
-                System::nanoTime);
-        provider.start(Executors.defaultThreadFactory());
-        return provider;
+                d.flushTimeoutMillis(), d.retryCount(), d.rnrRetryCount(), d.listenBacklog(), false,
+                System.getProperty("smbdirect.verbs.backend", VerbsSettings.AUTO));
+        return DeviceTckFixture.start(settings, DeviceTckFixture.probe(settings));
     }
 
     @Test

@@ -1,0 +1,130 @@
+package smbdirect.rdma.verbs.internal;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.Executors;
+
+import smbdirect.api.rdma.RdmaProvider;
+import smbdirect.api.rdma.TransportType;
+import smbdirect.rdma.tck.RdmaTckFixture;
+import smbdirect.rdma.verbs.internal.disni.DisniNativeAccess;
+
+/**
+ * Two verbs providers on one real RDMA device (siw, rxe or an RNIC), each with its own backend and
+ * RDMA CM event channel, chosen and probed as the OSGi component does. The client binds to the
+ * device's address and connects to the server's listeners on the same address.
+ *
+ * <p>System properties: {@code smbdirect.verbs.device} (siw0, rxe0, mlx5_0, ...) and
+ * {@code smbdirect.verbs.address} (an address of the device's interface) are required;
+ * {@code smbdirect.verbs.backend} (default {@code rdma-core}), {@code smbdirect.verbs.busyPolling}
+ * (default false) and {@code smbdirect.verbs.timeoutSeconds} (default 30, for slow emulated
+ * machines) are optional. Without them every test fails saying what to set: a device test that
+ * does not run is not a pass.
+ */
+final class DeviceTckFixture extends RdmaTckFixture {
+
+    final VerbsRdmaProvider client;
+    final VerbsRdmaProvider server;
+    private final InetAddress address;
+    private final TransportType transport;
+
+    DeviceTckFixture() {
+        String device = System.getProperty("smbdirect.verbs.device", "");
+        String bind = System.getProperty("smbdirect.verbs.address", "");
+        if (device.isEmpty() || bind.isEmpty()) {
+            throw new IllegalStateException("needs an RDMA device: run with -Dsmbdirect.verbs.device=<siw0|rxe0|...> "
+                    + "-Dsmbdirect.verbs.address=<an address of its interface> (JDK 22+, --enable-native-access=ALL-UNNAMED)");
+        }
+        try {
+            address = InetAddress.getByName(bind);
+        } catch (UnknownHostException e) {
+            throw new IllegalArgumentException("smbdirect.verbs.address=" + bind, e);
+        }
+        VerbsSettings d = VerbsSettings.defaults();
+        VerbsSettings settings = new VerbsSettings(device, bind, "AUTO", 1024, 256, 256, d.maxMessageSize(),
+                d.maxReadDepth(), d.maxRegionSize(), Boolean.getBoolean("smbdirect.verbs.busyPolling"), d.pollBatch(),
+                10, 5000, 5000, d.retryCount(), d.rnrRetryCount(), d.listenBacklog(), true,
+                System.getProperty("smbdirect.verbs.backend", VerbsSettings.RDMA_CORE));
+        VerbsProbe.Result first = probe(settings);
+        transport = first.transportType();
+        client = start(settings, first);
+        VerbsRdmaProvider second;
+        try {
+            second = start(settings, probe(settings));
+        } catch (RuntimeException | Error e) {
+            client.shutdown();
+            throw e;
+        }
+        server = second;
+    }
+
+    /** Probes as the component does (rdma-core, then DiSNI); fails naming why the device is not usable. */
+    static VerbsProbe.Result probe(VerbsSettings settings) {
+        VerbsProbe.Result r = new VerbsProbe(List.of(RdmaCoreAccessLoader.load(),
+                new DisniAccess(new DisniNativeAccess())), new SysfsDevices(Path.of("/sys/class/infiniband")))
+                .probe(settings);
+        if (!r.available()) {
+            throw new IllegalStateException("the verbs provider cannot run on " + settings.deviceName() + ": "
+                    + r.status());
+        }
+        return r;
+    }
+
+    static VerbsRdmaProvider start(VerbsSettings settings, VerbsProbe.Result r) {
+        VerbsRdmaProvider provider = new VerbsRdmaProvider(settings, r.backend(), r.bindAddress(), r.transportType(),
+                r.deviceAttributes(), r.notes(), System::nanoTime);
+        provider.start(Executors.defaultThreadFactory());
+        return provider;
+    }
+
+    @Override
+    public RdmaProvider clientProvider() {
+        return client;
+    }
+
+    @Override
+    public RdmaProvider serverProvider() {
+        return server;
+    }
+
+    @Override
+    public InetSocketAddress serverAddress(int port) {
+        return new InetSocketAddress(address, port);
+    }
+
+    /**
+     * InfiniBand and RoCE: the REJECTED event's status (invalid service ID) names a missing listener.
+     * iWARP: a connect is a TCP connect, refused at once without a listener (rdma_connect fails with
+     * ECONNREFUSED); {@code -Dsmbdirect.verbs.missingListenerUnreachable=false} for a device that
+     * reports it as REJECTED instead.
+     */
+    @Override
+    public boolean reportsMissingListenerAsUnreachable() {
+        return Boolean.parseBoolean(System.getProperty("smbdirect.verbs.missingListenerUnreachable", "true"));
+    }
+
+    @Override
+    public boolean sendsAndWritesCompleteOnAcknowledgement() {
+        return transport != TransportType.IWARP;
+    }
+
+    @Override
+    public boolean padsPrivateData() {
+        return transport != TransportType.IWARP;
+    }
+
+    @Override
+    public Duration timeout() {
+        return Duration.ofSeconds(Integer.getInteger("smbdirect.verbs.timeoutSeconds", 30));
+    }
+
+    @Override
+    public void close() {
+        client.shutdown();
+        server.shutdown();
+    }
+}

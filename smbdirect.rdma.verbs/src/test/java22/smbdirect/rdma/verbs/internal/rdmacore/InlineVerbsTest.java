@@ -1,0 +1,208 @@
+package smbdirect.rdma.verbs.internal.rdmacore;
+
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.management.ManagementFactory;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import smbdirect.rdma.verbs.internal.CompletionBatch;
+import smbdirect.rdma.verbs.internal.NativeCallException;
+import smbdirect.rdma.verbs.internal.SendRequest;
+import smbdirect.rdma.verbs.internal.VerbsConstants;
+
+/**
+ * The inline verbs (ibv_post_send, ibv_post_recv, ibv_poll_cq, ibv_req_notify_cq) through
+ * ibv_context.ops of a stand-in driver compiled against rdma-core's headers: what the driver reads
+ * from the work requests (with rdma-core's struct definitions) is what the provider asked for, what
+ * it writes into ibv_wc is what the provider gets, a failed post names the call and errno, a
+ * destroyed handle or a closed backend never reaches C, and posting and polling allocate nothing.
+ */
+class InlineVerbsTest {
+
+    private FakeDriver driver;
+    private RdmaCoreBackend backend;
+    private RdmaCoreBackend.Qp qp;
+    private RdmaCoreBackend.Cq cq;
+
+    @BeforeEach
+    void wire() throws Throwable {
+        driver = FakeDriver.load();
+        driver.postResult(0);
+        driver.autoComplete(false);
+        MemorySegment ctx = driver.context();
+        qp = new RdmaCoreBackend.Qp(driver.qp(ctx, 77));
+        cq = new RdmaCoreBackend.Cq(driver.cq(ctx), MemorySegment.NULL, 8);
+        MemorySegment writeFd = Arena.ofAuto().allocate(JAVA_INT);
+        backend = new RdmaCoreBackend(new Natives(), driver.eventChannel(writeFd));
+    }
+
+    @AfterEach
+    void close() {
+        backend.close();
+    }
+
+    @Test
+    void aSendWorkRequestReachesTheDriverFieldForField() throws Throwable {
+        SendRequest r = new SendRequest();
+        r.opcode = VerbsConstants.WR_RDMA_WRITE;
+        r.wrId = 0x1122_3344_5566_7788L;
+        r.sendFlags = VerbsConstants.SEND_SIGNALED;
+        r.sgeAddress = 0x7f00_1234_5000L;
+        r.sgeLength = 65536;
+        r.sgeLocalKey = 0x0a0b0c0d;
+        r.remoteAddress = 0x0000_7e00_dead_b000L;
+        r.remoteKey = 0x01020304;
+        r.invalidateKey = 0;
+        backend.postSend(qp, r);
+        long[] expected = {r.wrId, r.opcode, r.sendFlags, 0, r.remoteAddress, r.remoteKey, 1, r.sgeAddress, 65536,
+            0x0a0b0c0d, 0};
+        for (int i = 0; i < expected.length; i++) {
+            assertEquals(expected[i], driver.send(i), "fake_send field " + i);
+        }
+        r.opcode = VerbsConstants.WR_SEND_WITH_INV;
+        r.invalidateKey = 0xfeedbeef;
+        backend.postSend(qp, r);
+        assertEquals(9, driver.send(1));
+        assertEquals(0xfeedbeefL, driver.send(3), "invalidate_rkey (the imm_data union)");
+    }
+
+    @Test
+    void aReceiveWorkRequestReachesTheDriverFieldForField() throws Throwable {
+        backend.postRecv(qp, 0x8000_0000_0000_0042L, 0x7f00_aaaa_0000L, 1364, 0x55);
+        long[] expected = {0x8000_0000_0000_0042L, 1, 0x7f00_aaaa_0000L, 1364, 0x55, 0};
+        for (int i = 0; i < expected.length; i++) {
+            assertEquals(expected[i], driver.recv(i), "fake_recv field " + i);
+        }
+    }
+
+    @Test
+    void completionsComeBackFieldForFieldInOrder() throws Throwable {
+        driver.script(1, VerbsConstants.WC_SUCCESS, VerbsConstants.WC_RECV, 0, 512, 0x99, VerbsConstants.WC_WITH_INV, 77);
+        driver.script(2, VerbsConstants.WC_REM_ACCESS_ERR, VerbsConstants.WC_RDMA_READ, 0x8a, 0, 0, 0, 77);
+        driver.script(3, VerbsConstants.WC_WR_FLUSH_ERR, 0, 0, 0, 0, 0, 77);
+        CompletionBatch batch = new CompletionBatch(2);
+        assertEquals(2, backend.poll(cq, batch), "at most the batch");
+        assertEquals(1, batch.wrId(0));
+        assertEquals(VerbsConstants.WC_RECV, batch.opcode(0));
+        assertEquals(512, batch.byteLength(0));
+        assertEquals(0x99, batch.immData(0), "invalidated_rkey");
+        assertEquals(VerbsConstants.WC_WITH_INV, batch.wcFlags(0));
+        assertEquals(VerbsConstants.WC_REM_ACCESS_ERR, batch.status(1));
+        assertEquals(0x8a, batch.vendorError(1));
+        assertEquals(1, backend.poll(cq, batch));
+        assertEquals(3, batch.wrId(0));
+        assertEquals(VerbsConstants.WC_WR_FLUSH_ERR, batch.status(0));
+        assertEquals(0, backend.poll(cq, batch));
+        long notifies = driver.calls()[3];
+        backend.requestNotify(cq);
+        assertEquals(notifies + 1, driver.calls()[3]);
+    }
+
+    @Test
+    void aRefusedPostNamesTheCallAndTheErrnoTheDriverReturned() throws Throwable {
+        driver.postResult(12);
+        NativeCallException send = assertThrows(NativeCallException.class, () -> backend.postSend(qp, new SendRequest()));
+        assertEquals("ibv_post_send", send.call());
+        assertEquals(12, send.errno());
+        assertTrue(send.getMessage().startsWith("ibv_post_send failed: errno 12 ENOMEM (Cannot allocate memory)"),
+                send.getMessage());
+        NativeCallException recv = assertThrows(NativeCallException.class, () -> backend.postRecv(qp, 1, 2, 3, 4));
+        assertEquals("ibv_post_recv failed: errno 12 ENOMEM (Cannot allocate memory) (wr_id 0x1)", recv.getMessage());
+    }
+
+    @Test
+    void aDestroyedQueuePairOrCompletionQueueNeverReachesTheDriver() throws Throwable {
+        long[] before = driver.calls();
+        qp.destroyed = true;
+        cq.destroyed = true;
+        NativeCallException e = assertThrows(NativeCallException.class, () -> backend.postSend(qp, new SendRequest()));
+        assertEquals("ibv_post_send failed: errno 22 EINVAL (the queue pair was destroyed)", e.getMessage());
+        assertEquals(22, assertThrows(NativeCallException.class, () -> backend.postRecv(qp, 1, 2, 3, 4)).errno());
+        assertEquals("ibv_poll_cq", assertThrows(NativeCallException.class,
+                () -> backend.poll(cq, new CompletionBatch(1))).call());
+        assertEquals("ibv_req_notify_cq", assertThrows(NativeCallException.class, () -> backend.requestNotify(cq)).call());
+        assertEquals("ibv_get_cq_event", assertThrows(NativeCallException.class,
+                () -> backend.awaitCompletionEvent(cq, 1)).call());
+        assertEquals(java.util.Arrays.toString(before), java.util.Arrays.toString(driver.calls()));
+    }
+
+    @Test
+    void aClosedBackendRefusesEveryCallWithEnodev() throws Throwable {
+        backend.close();
+        NativeCallException e = assertThrows(NativeCallException.class, () -> backend.postSend(qp, new SendRequest()));
+        assertEquals("ibv_post_send failed: errno 19 ENODEV (the RDMA backend is closed)", e.getMessage());
+        assertEquals(19, assertThrows(NativeCallException.class, () -> backend.poll(cq, new CompletionBatch(1))).errno());
+        assertEquals("rdma_create_id", assertThrows(NativeCallException.class, backend::createId).call());
+        assertEquals("rdma_get_cm_event", assertThrows(NativeCallException.class, () -> backend.nextCmEvent(1)).call());
+        backend.close(); // twice: harmless
+    }
+
+    @Test
+    void anIdentifierWithoutDeviceOrDestroyedIsRefusedByName() throws Throwable {
+        RdmaCoreBackend.Id id = new RdmaCoreBackend.Id(driver.unboundId());
+        NativeCallException device = assertThrows(NativeCallException.class, () -> backend.device(id));
+        assertEquals("rdma_cm_id.verbs", device.call());
+        assertEquals(19, device.errno());
+        NativeCallException qpOnUnbound = assertThrows(NativeCallException.class, () -> backend.createQp(id, null, cq, 4, 4));
+        assertEquals("rdma_create_qp", qpOnUnbound.call());
+        assertEquals(22, qpOnUnbound.errno());
+        id.destroyed = true;
+        NativeCallException bind = assertThrows(NativeCallException.class,
+                () -> backend.bindAddr(id, new java.net.InetSocketAddress("10.0.2.15", 0)));
+        assertEquals("rdma_bind_addr failed: errno 22 EINVAL (" + id + " was destroyed)", bind.getMessage());
+        assertEquals(-1, backend.disconnect(id));
+        backend.destroyId(id); // a destroyed identifier is not destroyed twice
+    }
+
+    @Test
+    void aWaitOnTheCmChannelTimesOutWithNothingToRead() throws Throwable {
+        long start = System.nanoTime();
+        assertSame(null, backend.nextCmEvent(50));
+        assertTrue(System.nanoTime() - start >= 40_000_000L, "waited in poll(2) for the timeout");
+    }
+
+    @Test
+    void postingAndPollingAllocateNothingInSteadyState() throws Throwable {
+        java.lang.management.ThreadMXBean mx = ManagementFactory.getThreadMXBean();
+        assertTrue(mx instanceof com.sun.management.ThreadMXBean, "the JVM counts allocated bytes per thread");
+        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) mx;
+        driver.autoComplete(true);
+        SendRequest r = new SendRequest();
+        r.opcode = VerbsConstants.WR_SEND;
+        r.sendFlags = VerbsConstants.SEND_SIGNALED;
+        r.sgeLength = 64;
+        CompletionBatch batch = new CompletionBatch(8);
+        long sum = round(r, batch, 200_000); // warm: interpreter, C1, C2
+        long id = Thread.currentThread().threadId();
+        long allocated = Long.MAX_VALUE;
+        for (int attempt = 0; attempt < 5 && allocated != 0; attempt++) {
+            long before = threads.getThreadAllocatedBytes(id);
+            sum += round(r, batch, 100_000);
+            allocated = threads.getThreadAllocatedBytes(id) - before;
+        }
+        assertEquals(0, allocated, "bytes allocated by 100,000 rounds of post send, post receive, poll (8 "
+                + "completions) and request notify (checksum " + sum + ")");
+    }
+
+    private long round(SendRequest r, CompletionBatch batch, int rounds) throws Exception {
+        long sum = 0;
+        for (int i = 0; i < rounds; i++) {
+            r.wrId = i;
+            backend.postSend(qp, r);
+            backend.postRecv(qp, i, 0x1000, 64, 7);
+            int n = backend.poll(cq, batch);
+            sum += n + batch.wrId(n - 1);
+            backend.requestNotify(cq);
+        }
+        return sum;
+    }
+}

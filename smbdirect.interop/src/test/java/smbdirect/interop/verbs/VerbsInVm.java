@@ -86,7 +86,7 @@ final class VerbsInVm {
 
         /** The tests of guest launch {@code launch}, named after {@code device} and the guest's kernel. */
         Stream<DynamicNode> tests(String launch, Device device) {
-            return report(launch).tests(device.name + " (Linux " + kver + ", JDK " + javaVersion + "): ");
+            return report(launch).tests(device.name + " " + kver + ": ");
         }
     }
 

@@ -5,9 +5,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.util.ArrayList;
 import java.util.Base64;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import java.util.zip.GZIPInputStream;
@@ -16,7 +14,6 @@ import javax.xml.parsers.DocumentBuilderFactory;
 import javax.xml.parsers.ParserConfigurationException;
 
 import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.DynamicContainer;
 import org.junit.jupiter.api.DynamicNode;
 import org.junit.jupiter.api.DynamicTest;
 import org.w3c.dom.Document;
@@ -160,8 +157,8 @@ public final class GuestReport {
     }
 
     /**
-     * One host-side test per guest test, named {@code prefix + SimpleClassName.method()} and grouped
-     * by class; a single failing test when the report is missing or lists no test.
+     * One host-side test per guest test, named {@code prefix + SimpleClassName.method()}; a single
+     * failing test when the report is missing or lists no test.
      */
     public Stream<DynamicNode> tests(String prefix) {
         if (problem != null || cases.isEmpty()) {
@@ -170,14 +167,8 @@ public final class GuestReport {
                 throw new AssertionError(why + "\n" + result.tail(60));
             }));
         }
-        Map<String, List<DynamicNode>> byClass = new LinkedHashMap<>();
-        for (TestCase c : cases) {
-            String simple = c.className().substring(c.className().lastIndexOf('.') + 1);
-            byClass.computeIfAbsent(simple, k -> new ArrayList<>())
-                    .add(DynamicTest.dynamicTest(prefix + simple + "." + c.name(), () -> check(c)));
-        }
-        return byClass.entrySet().stream()
-                .map(e -> DynamicContainer.dynamicContainer(prefix + e.getKey(), e.getValue().stream()));
+        return cases.stream().map(c -> DynamicTest.dynamicTest(
+                prefix + c.className().substring(c.className().lastIndexOf('.') + 1) + "." + c.name(), () -> check(c)));
     }
 
     private void check(TestCase c) {

@@ -204,7 +204,10 @@ public final class GuestJUnit {
             return this;
         }
 
-        /** The guest JVM is killed after this long (default 5 min); its report is then missing or partial. */
+        /**
+         * The guest JVM prints its threads' stacks after this long (default 5 min) and is killed 20 s
+         * later; its report is then missing.
+         */
         public Launch timeout(Duration value) {
             this.timeout = value;
             return this;
@@ -237,7 +240,9 @@ public final class GuestJUnit {
                 throw new IllegalStateException("no test class selected for " + name);
             }
             StringBuilder java = new StringBuilder();
-            java.append("timeout -s KILL ").append(timeout.toSeconds()).append(' ').append(ROOT).append("/rt/bin/java")
+            // at the time limit SIGQUIT (the JVM prints every thread's stack to the console), 20 s later SIGKILL
+            java.append("timeout -s KILL ").append(timeout.toSeconds() + 20).append(" timeout -s QUIT ")
+                    .append(timeout.toSeconds()).append(' ').append(ROOT).append("/rt/bin/java")
                     // C1 only: under TCG, C2's compile time costs more than it gains in a test's lifetime
                     .append(" -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -XX:-UsePerfData -Xmx").append(heapMb).append('m')
                     .append(" --enable-native-access=ALL-UNNAMED -Djava.io.tmpdir=/tmp");

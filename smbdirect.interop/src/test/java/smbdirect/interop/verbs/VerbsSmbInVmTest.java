@@ -43,7 +43,9 @@ class VerbsSmbInVmTest {
                     "loadmods cifs || echo 'CIFS FAILED'",
                     "rdma res show cm_id",
                     l.command(),
-                    "ksmbd.control -s >/dev/null 2>&1",
+                    // ksmbd keeps the SMB Direct port it chose when a device appeared (5445 once an iWARP
+                    // device was seen): unload it, so the next phase's device chooses afresh
+                    "ksmbd.control -s >/dev/null 2>&1; sleep 1; rmmod ksmbd || echo 'RMMOD KSMBD FAILED'",
                     "dmesg | grep -iE 'cifs|smbd|smb_direct|ksmbd' | grep -iv 'module\\|taint' | tail -20 | sed 's/^/dmesg: /'");
         });
     }

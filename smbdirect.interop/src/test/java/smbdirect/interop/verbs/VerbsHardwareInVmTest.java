@@ -12,6 +12,7 @@ import org.junit.jupiter.api.Timeout;
 
 import smbdirect.interop.verbs.VerbsInVm.Device;
 import smbdirect.interop.vm.GuestJUnit;
+import smbdirect.rdma.verbs.internal.GuestVerbs;
 
 /**
  * The verbs provider's {@code rdma-hardware} tests ({@code VerbsHardwarePingPongTest}: provider-level
@@ -38,6 +39,8 @@ class VerbsHardwareInVmTest {
                 .select("smbdirect.rdma.verbs.internal.VerbsHardwareEngineTest")
                 .property("smbdirect.verbs.role", role).property("smbdirect.verbs.server", "10.0.2.15:" + PORT)
                 .property("smbdirect.verbs.rounds", "20")
+                // the client's bind address: siw and rxe have no device/net in sysfs for the probe to find eth0 by
+                .property("smbdirect.verbs.bind", GuestVerbs.GUEST_ADDRESS)
                 .timeout(Duration.ofMinutes(8));
     }
 

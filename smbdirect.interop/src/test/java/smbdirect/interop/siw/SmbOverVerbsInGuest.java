@@ -146,6 +146,7 @@ class SmbOverVerbsInGuest {
             accepted.add(c);
             return h;
         });
+        GuestVerbs.awaitCmListener(CIFS_PORT);
         Process mountCifs = new ProcessBuilder("sh", "-c", "mkdir -p /mnt && timeout 90 mount.cifs //"
                 + GuestVerbs.GUEST_ADDRESS + "/x /mnt -o rdma,username=a,password=b,vers=3.0; echo \"mount rc=$?\"")
                 .redirectErrorStream(true).start();

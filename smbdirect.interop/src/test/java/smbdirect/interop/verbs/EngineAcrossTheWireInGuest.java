@@ -69,21 +69,6 @@ class EngineAcrossTheWireInGuest {
         timers.shutdownNow();
     }
 
-    /** Waits (at most 60 s) until {@code rdma res show cm_id} lists a listener on {@code port}. */
-    private static void awaitCmListener(int port) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (System.nanoTime() < deadline) {
-            Process p = new ProcessBuilder("rdma", "res", "show", "cm_id").redirectErrorStream(true).start();
-            String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
-            p.waitFor(10, TimeUnit.SECONDS);
-            if (out.lines().anyMatch(l -> l.contains("state LISTEN") && l.contains(":" + port + " "))) {
-                return;
-            }
-            Thread.sleep(200);
-        }
-        throw new AssertionError("no RDMA CM listener on port " + port + " within 60 s");
-    }
-
     @Test
     @Order(1)
     void theGuestsEngineAsClientOfTheHostsEngine() throws Exception {
@@ -104,7 +89,7 @@ class EngineAcrossTheWireInGuest {
         try {
             // the engine opens the provider's listener on its own thread: say so only once the RDMA CM
             // listens (QEMU's forward accepts on the host and resets when nothing listens in the guest)
-            awaitCmListener(GUEST_PORT);
+            GuestVerbs.awaitCmListener(GUEST_PORT);
             System.out.println(LISTENING);
             accepted.get(300, TimeUnit.SECONDS);
             server.closed().get(600, TimeUnit.SECONDS);

@@ -1,5 +1,9 @@
 package smbdirect.rdma.verbs.internal;
 
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.TimeUnit;
+
 import smbdirect.api.rdma.RdmaProvider;
 
 /**
@@ -20,6 +24,24 @@ public final class GuestVerbs {
     /** A started verbs provider on the guest's device, bound to its address. */
     public static RdmaProvider provider() {
         return VerbsHardwarePingPongTest.provider(GUEST_ADDRESS);
+    }
+
+    /**
+     * Waits (at most 60 s) until {@code rdma res show cm_id} lists an RDMA CM listener on
+     * {@code port}: the engine opens its provider's listener on its own thread.
+     */
+    public static void awaitCmListener(int port) throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (System.nanoTime() < deadline) {
+            Process p = new ProcessBuilder("rdma", "res", "show", "cm_id").redirectErrorStream(true).start();
+            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            p.waitFor(10, TimeUnit.SECONDS);
+            if (out.lines().anyMatch(l -> l.contains("state LISTEN") && l.contains(":" + port + " "))) {
+                return;
+            }
+            Thread.sleep(200);
+        }
+        throw new AssertionError("no RDMA CM listener on port " + port + " within 60 s");
     }
 
     /** Shuts down a provider made by {@link #provider()}. */

@@ -54,6 +54,8 @@ import smbdirect.api.rdma.WorkRequestType;
 class VerbsHardwarePingPongTest {
 
     private static final int SIZE = 64 * 1024;
+    /** The client's second receive buffer in its message region (the first is at 0, its sends at 4096). */
+    private static final int RECEIVE_2 = 8192;
     private static final long TIMEOUT_SECONDS = 60;
 
     /** Callbacks as a queue the test thread reads (handlers must not block). */
@@ -209,10 +211,13 @@ class VerbsHardwarePingPongTest {
         Events events = new Events();
         try {
             RdmaEndpoint ep = provider.createEndpoint(new EndpointConfig(16, 16), events);
-            MemoryRegion messages = ep.register(ByteBuffer.allocateDirect(2 * 4096),
+            MemoryRegion messages = ep.register(ByteBuffer.allocateDirect(3 * 4096),
                     EnumSet.of(MemoryAccess.LOCAL_WRITE));
             MemoryRegion local = ep.register(ByteBuffer.allocateDirect(2 * SIZE), EnumSet.of(MemoryAccess.LOCAL_WRITE));
+            // two receives outstanding: the server sends its descriptor right after the last pong, before
+            // this side could post again (a Send finding no receive is RNR on RoCE and ends an iWARP QP)
             ep.postReceive(messages, 0, 4096, 1);
+            ep.postReceive(messages, RECEIVE_2, 4096, 3);
             ep.connect(address, new ConnectParameters(null, 16, 16));
             assertEquals("established", events.next());
             ByteBuffer out = messages.buffer();
@@ -220,17 +225,18 @@ class VerbsHardwarePingPongTest {
                 out.putLong(4096, i * 2);
                 ep.postSend(messages, 4096, 8, 2);
                 events.completion(WorkRequestType.SEND);
-                events.completion(WorkRequestType.RECEIVE);
-                assertEquals(i * 2 + 1, messages.buffer().getLong(0), "pong of round " + i);
-                ep.postReceive(messages, 0, 4096, 1);
+                Events.Completion pong = events.completion(WorkRequestType.RECEIVE);
+                assertEquals(i * 2 + 1, messages.buffer().getLong(receiveOffset(pong)), "pong of round " + i);
+                ep.postReceive(messages, receiveOffset(pong), 4096, pong.wrId());
             }
             Events.Completion descriptor = events.completion(WorkRequestType.RECEIVE);
             assertEquals(16, descriptor.byteLength());
             ByteBuffer in = messages.buffer();
-            long remoteAddress = in.getLong(0);
-            int token = in.getInt(8);
-            assertEquals(SIZE, in.getInt(12));
-            ep.postReceive(messages, 0, 4096, 1);
+            int at = receiveOffset(descriptor);
+            long remoteAddress = in.getLong(at);
+            int token = in.getInt(at + 8);
+            assertEquals(SIZE, in.getInt(at + 12));
+            ep.postReceive(messages, at, 4096, descriptor.wrId());
             ByteBuffer pattern = local.buffer();
             for (int i = 0; i < SIZE; i++) {
                 pattern.put(i, (byte) (i * 31 + 7));
@@ -257,5 +263,10 @@ class VerbsHardwarePingPongTest {
         } finally {
             provider.shutdown();
         }
+    }
+
+    /** Where the client's receive {@code c} (wrId 1 or 3) was posted. */
+    private static int receiveOffset(Events.Completion c) {
+        return c.wrId() == 1 ? 0 : RECEIVE_2;
     }
 }

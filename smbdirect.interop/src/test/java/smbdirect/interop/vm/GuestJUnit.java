@@ -63,10 +63,10 @@ public final class GuestJUnit {
         try {
             o = prepare();
         } catch (IOException | RuntimeException e) {
-            o = "packing the test class path for the guest failed: " + e;
+            o = "preparing the guest's runtime or class path failed: " + e;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            o = "interrupted while packing the test class path for the guest";
+            o = "interrupted while preparing the guest's runtime and class path";
         }
         if (o instanceof String) {
             LOG.warn("guest JVM tests skipped: {}", o);
@@ -79,10 +79,9 @@ public final class GuestJUnit {
      * is missing. Call after {@link SiwVm#require()}.
      */
     public static GuestJUnit require() {
-        GuestJava java = GuestJava.require();
         Object o = Prepared.OUTCOME;
         if (o instanceof Packed p) {
-            return new GuestJUnit(java, p.archive(), p.classpath());
+            return new GuestJUnit(p.java(), p.archive(), p.classpath());
         }
         Assumptions.abort("guest JVM tests skipped: " + o);
         throw new AssertionError("unreachable");
@@ -94,6 +93,10 @@ public final class GuestJUnit {
     }
 
     private static Object prepare() throws IOException, InterruptedException {
+        Object runtime = GuestJava.prepare();
+        if (!(runtime instanceof GuestJava java)) {
+            return runtime;
+        }
         String console = System.getProperty(CONSOLE_PROPERTY, "");
         if (console.isBlank() || !Files.isRegularFile(Paths.get(console))) {
             return "the JUnit console launcher (-D" + CONSOLE_PROPERTY + ") is missing: '" + console + "'";
@@ -128,11 +131,11 @@ public final class GuestJUnit {
             return "packing the test class path failed: " + Files.readString(log).strip();
         }
         GuestJava.deleteTree(cp);
-        return new Packed(dir.resolve("classpath.tgz"), String.join(":", guest));
+        return new Packed(java, dir.resolve("classpath.tgz"), String.join(":", guest));
     }
 
-    /** The packed class path and its entries as the guest names them. */
-    private record Packed(Path archive, String classpath) {
+    /** The runtime, the packed class path and its entries as the guest names them. */
+    private record Packed(GuestJava java, Path archive, String classpath) {
     }
 
     private static void copyTree(Path from, Path to) throws IOException {

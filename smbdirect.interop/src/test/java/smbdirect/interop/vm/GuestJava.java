@@ -21,7 +21,6 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
-import org.junit.jupiter.api.Assumptions;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -35,8 +34,8 @@ import org.slf4j.LoggerFactory;
  * else the newest JDK 22+ under {@code /usr/lib/jvm} (its {@code release} file and {@code bin/jlink}).
  * Built once per JDK build and module list, in {@code $SIW_VM_CACHE/guest-java/<key>} (default
  * {@code /var/tmp/siw-vm}), or under the logs directory when the cache is not writable; published
- * with one rename, so concurrent builds never see half a runtime. Without a JDK 22+ the calling test
- * is skipped with one line saying so. Immutable, thread-safe.
+ * with one rename, so concurrent builds never see half a runtime. Without a JDK 22+ the guest tests
+ * are skipped with one line saying so ({@link GuestJUnit#require()}). Immutable, thread-safe.
  */
 public final class GuestJava {
 
@@ -61,36 +60,6 @@ public final class GuestJava {
         this.archive = archive;
     }
 
-    private static final class Prepared {
-        static final Object OUTCOME = prepareAndReport();
-    }
-
-    private static Object prepareAndReport() {
-        Object o;
-        try {
-            o = prepare();
-        } catch (IOException e) {
-            o = "building the guest's Java runtime failed: " + e;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            o = "interrupted while building the guest's Java runtime";
-        }
-        if (!(o instanceof GuestJava)) {
-            LOG.warn("guest JVM tests skipped: {}", o);
-        }
-        return o;
-    }
-
-    /** The runtime, built if need be; otherwise aborts the calling test (skipped) with the reason. */
-    public static GuestJava require() {
-        Object o = Prepared.OUTCOME;
-        if (o instanceof GuestJava g) {
-            return g;
-        }
-        Assumptions.abort("guest JVM tests skipped: " + o);
-        throw new AssertionError("unreachable");
-    }
-
     /** {@code runtime.tgz}: the jlink'd runtime under {@code rt/}. */
     public Path archive() {
         return archive;
@@ -106,7 +75,11 @@ public final class GuestJava {
         return version;
     }
 
-    private static Object prepare() throws IOException, InterruptedException {
+    /**
+     * The runtime, built if need be, or why there is none (a String). {@link GuestJUnit#require()}
+     * calls it once per JVM.
+     */
+    static Object prepare() throws IOException, InterruptedException {
         Optional<Path> found = findJdk();
         if (found.isEmpty()) {
             return "no JDK 22 or later (the rdma-core backend's Foreign Function & Memory API) to make the guest's "

@@ -257,7 +257,9 @@ public final class GuestJUnit {
             classes.forEach(c -> java.append(" --select-class ").append(c));
             return String.join("\n",
                     "echo \"=== GUEST JUNIT " + name + " START at $(cut -d' ' -f1 /proc/uptime) ===\"",
-                    "{ " + java + "; echo \"rc=$?\" > /tmp/junit-" + name + ".rc; } 2>&1 | sed 's/^/[" + name + "] /'",
+                    // awk flushes each line: the host waits for lines the guest JVM prints (sed held them back)
+                    "{ " + java + "; echo \"rc=$?\" > /tmp/junit-" + name + ".rc; } 2>&1 | awk '{ print \"["
+                            + name + "] \" $0; fflush() }'",
                     "echo \"=== GUEST JUNIT " + name + " END $(cat /tmp/junit-" + name + ".rc) at $(cut -d' ' -f1 /proc/uptime)"
                             + " ===\"");
         }

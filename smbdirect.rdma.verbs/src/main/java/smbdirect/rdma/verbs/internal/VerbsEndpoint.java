@@ -82,7 +82,13 @@ final class VerbsEndpoint implements RdmaEndpoint {
     private final WorkQueue sendQueue;
     private final WorkQueue receiveQueue;
     private final SendRequest sendRequest = new SendRequest();
-    private final ConcurrentHashMap<Integer, VerbsMemoryRegion> regions = new ConcurrentHashMap<>();
+    /** Every live registration of this endpoint. */
+    private final Set<VerbsMemoryRegion> regions = ConcurrentHashMap.newKeySet();
+    /**
+     * The registrations a peer can name, by rkey (for Send with Invalidate). Only those: a device
+     * may give every local-only registration the same rkey (rxe gives them 0).
+     */
+    private final ConcurrentHashMap<Integer, VerbsMemoryRegion> remoteRegions = new ConcurrentHashMap<>();
     /** Used only on the group thread. */
     private final VerbsWorkCompletion completion = new VerbsWorkCompletion();
 
@@ -487,7 +493,7 @@ final class VerbsEndpoint implements RdmaEndpoint {
         }
         provider.forget(this);
         backend.destroyQp(id, qp);
-        for (VerbsMemoryRegion region : regions.values()) {
+        for (VerbsMemoryRegion region : regions) {
             if (region.claimDeregistration()) {
                 try {
                     backend.deregister(region.memory());
@@ -497,6 +503,7 @@ final class VerbsEndpoint implements RdmaEndpoint {
             }
         }
         regions.clear();
+        remoteRegions.clear();
         backend.destroyId(id);
         group.detach(key, completionEntries());
     }
@@ -582,14 +589,18 @@ final class VerbsEndpoint implements RdmaEndpoint {
                     + e.getMessage(), e);
         }
         VerbsMemoryRegion region = new VerbsMemoryRegion(this, memory, view, access);
-        regions.put(memory.remoteKey(), region);
+        regions.add(region);
+        if (access.contains(MemoryAccess.REMOTE_READ) || access.contains(MemoryAccess.REMOTE_WRITE)) {
+            remoteRegions.put(memory.remoteKey(), region);
+        }
         return region;
     }
 
     @Override
     public void deregister(MemoryRegion region) throws RdmaException {
         VerbsMemoryRegion r = own(region, "deregister");
-        regions.remove(r.token(), r);
+        regions.remove(r);
+        remoteRegions.remove(r.token(), r);
         if (r.claimDeregistration()) {
             try {
                 backend.deregister(r.memory());
@@ -810,7 +821,7 @@ final class VerbsEndpoint implements RdmaEndpoint {
                 if ((wcFlags & VerbsConstants.WC_WITH_INV) != 0) {
                     invalidated = true;
                     invalidatedToken = immData;
-                    VerbsMemoryRegion region = regions.get(immData);
+                    VerbsMemoryRegion region = remoteRegions.get(immData);
                     if (region != null) {
                         region.markRemotelyInvalidated();
                     }

@@ -21,8 +21,10 @@ import smbdirect.rdma.verbs.internal.disni.DisniNativeAccess;
  * <p>System properties: {@code smbdirect.verbs.device} (siw0, rxe0, mlx5_0, ...) and
  * {@code smbdirect.verbs.address} (an address of the device's interface) are required;
  * {@code smbdirect.verbs.backend} (default {@code rdma-core}), {@code smbdirect.verbs.busyPolling}
- * (default false) and {@code smbdirect.verbs.timeoutSeconds} (default 30, for slow emulated
- * machines) are optional. Without them every test fails saying what to set: a device test that
+ * (default false), {@code smbdirect.verbs.sendWithInvalidate} (default false: the provider registers
+ * with {@code ibv_reg_mr}, whose regions a peer's Send with Invalidate cannot invalidate, so the
+ * suite's Send with Invalidate test can pass only on a device that allows it) and
+ * {@code smbdirect.verbs.timeoutSeconds} (default 30, for slow emulated machines) are optional. Without them every test fails saying what to set: a device test that
  * does not run is not a pass.
  */
 final class DeviceTckFixture extends RdmaTckFixture {
@@ -47,7 +49,8 @@ final class DeviceTckFixture extends RdmaTckFixture {
         VerbsSettings d = VerbsSettings.defaults();
         VerbsSettings settings = new VerbsSettings(device, bind, "AUTO", 1024, 256, 256, d.maxMessageSize(),
                 d.maxReadDepth(), d.maxRegionSize(), Boolean.getBoolean("smbdirect.verbs.busyPolling"), d.pollBatch(),
-                10, 5000, 5000, d.retryCount(), d.rnrRetryCount(), d.listenBacklog(), true,
+                10, 5000, 5000, d.retryCount(), d.rnrRetryCount(), d.listenBacklog(),
+                Boolean.getBoolean("smbdirect.verbs.sendWithInvalidate"),
                 System.getProperty("smbdirect.verbs.backend", VerbsSettings.RDMA_CORE));
         VerbsProbe.Result first = probe(settings);
         transport = first.transportType();

@@ -44,7 +44,8 @@ import smbdirect.api.rdma.WorkRequestType;
  * </pre>
  *
  * Optional: {@code -Dsmbdirect.verbs.device=mlx5_0}, {@code -Dsmbdirect.verbs.bind=192.0.2.11}
- * (client side), {@code -Dsmbdirect.verbs.rounds=100}. The exchange: {@code rounds} Send ping /
+ * (client side), {@code -Dsmbdirect.verbs.rounds=100}. The client retries its connection for up to 60 s
+ * while the server is not listening yet. The exchange: {@code rounds} Send ping /
  * Send pong; the server then sends the address and token of a 64 KiB region open for remote read
  * and write; the client RDMA-writes a pattern into it, RDMA-reads it back, compares, sends "done";
  * the server checks the pattern in its memory; the client disconnects; both sides require
@@ -54,8 +55,6 @@ import smbdirect.api.rdma.WorkRequestType;
 class VerbsHardwarePingPongTest {
 
     private static final int SIZE = 64 * 1024;
-    /** The client's second receive buffer in its message region (the first is at 0, its sends at 4096). */
-    private static final int RECEIVE_2 = 8192;
     private static final long TIMEOUT_SECONDS = 60;
 
     /** Callbacks as a queue the test thread reads (handlers must not block). */
@@ -208,35 +207,58 @@ class VerbsHardwarePingPongTest {
     private static void runClient(int rounds) throws Exception {
         InetSocketAddress address = server();
         VerbsRdmaProvider provider = provider(System.getProperty("smbdirect.verbs.bind", ""));
-        Events events = new Events();
         try {
-            RdmaEndpoint ep = provider.createEndpoint(new EndpointConfig(16, 16), events);
-            MemoryRegion messages = ep.register(ByteBuffer.allocateDirect(3 * 4096),
-                    EnumSet.of(MemoryAccess.LOCAL_WRITE));
-            MemoryRegion local = ep.register(ByteBuffer.allocateDirect(2 * SIZE), EnumSet.of(MemoryAccess.LOCAL_WRITE));
-            // two receives outstanding: the server sends its descriptor right after the last pong, before
-            // this side could post again (a Send finding no receive is RNR on RoCE and ends an iWARP QP)
-            ep.postReceive(messages, 0, 4096, 1);
-            ep.postReceive(messages, RECEIVE_2, 4096, 3);
-            ep.connect(address, new ConnectParameters(null, 16, 16));
-            assertEquals("established", events.next());
+            Events events;
+            RdmaEndpoint ep;
+            MemoryRegion messages;
+            MemoryRegion local;
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(TIMEOUT_SECONDS);
+            while (true) {
+                events = new Events();
+                ep = provider.createEndpoint(new EndpointConfig(16, 16), events);
+                // two receive slots (0 and 4096), used in turn, and the send area at 8192: the server
+                // sends its last pong and the region descriptor back to back, so a second receive
+                // must be posted before the first is reposted (else the descriptor finds none: RNR)
+                messages = ep.register(ByteBuffer.allocateDirect(3 * 4096), EnumSet.of(MemoryAccess.LOCAL_WRITE));
+                local = ep.register(ByteBuffer.allocateDirect(2 * SIZE), EnumSet.of(MemoryAccess.LOCAL_WRITE));
+                ep.postReceive(messages, 0, 4096, 1);
+                ep.postReceive(messages, 4096, 4096, 1);
+                ep.connect(address, new ConnectParameters(null, 16, 16));
+                Object first = events.next();
+                if ("established".equals(first)) {
+                    break;
+                }
+                // the server is not listening yet (it may still be starting): the receive is flushed,
+                // then the connection ends UNREACHABLE (iWARP, no listener) or REJECTED; try again
+                Object cause = first;
+                while (!(cause instanceof DisconnectCause)) {
+                    cause = events.next();
+                }
+                ep.close();
+                if (System.nanoTime() - deadline > 0
+                        || (cause != DisconnectCause.UNREACHABLE && cause != DisconnectCause.REJECTED)) {
+                    throw new AssertionError("connecting to " + address + " failed: " + cause);
+                }
+                Thread.sleep(1000);
+            }
             ByteBuffer out = messages.buffer();
+            int slot = 0;
             for (long i = 0; i < rounds; i++) {
-                out.putLong(4096, i * 2);
-                ep.postSend(messages, 4096, 8, 2);
+                out.putLong(8192, i * 2);
+                ep.postSend(messages, 8192, 8, 2);
                 events.completion(WorkRequestType.SEND);
-                Events.Completion pong = events.completion(WorkRequestType.RECEIVE);
-                assertEquals(i * 2 + 1, messages.buffer().getLong(receiveOffset(pong)), "pong of round " + i);
-                ep.postReceive(messages, receiveOffset(pong), 4096, pong.wrId());
+                events.completion(WorkRequestType.RECEIVE);
+                assertEquals(i * 2 + 1, messages.buffer().getLong(slot), "pong of round " + i);
+                ep.postReceive(messages, slot, 4096, 1);
+                slot ^= 4096;
             }
             Events.Completion descriptor = events.completion(WorkRequestType.RECEIVE);
             assertEquals(16, descriptor.byteLength());
             ByteBuffer in = messages.buffer();
-            int at = receiveOffset(descriptor);
-            long remoteAddress = in.getLong(at);
-            int token = in.getInt(at + 8);
-            assertEquals(SIZE, in.getInt(at + 12));
-            ep.postReceive(messages, at, 4096, descriptor.wrId());
+            long remoteAddress = in.getLong(slot);
+            int token = in.getInt(slot + 8);
+            assertEquals(SIZE, in.getInt(slot + 12));
+            ep.postReceive(messages, slot, 4096, 1);
             ByteBuffer pattern = local.buffer();
             for (int i = 0; i < SIZE; i++) {
                 pattern.put(i, (byte) (i * 31 + 7));
@@ -249,8 +271,8 @@ class VerbsHardwarePingPongTest {
             for (int i = 0; i < SIZE; i++) {
                 assertEquals(back.get(i), back.get(SIZE + i), "byte " + i + " read back");
             }
-            out.putInt(4096, 0x646f6e65);
-            ep.postSend(messages, 4096, 4, 12);
+            out.putInt(8192, 0x646f6e65);
+            ep.postSend(messages, 8192, 4, 12);
             events.completion(WorkRequestType.SEND);
             ep.disconnect();
             Object last;
@@ -263,10 +285,5 @@ class VerbsHardwarePingPongTest {
         } finally {
             provider.shutdown();
         }
-    }
-
-    /** Where the client's receive {@code c} (wrId 1 or 3) was posted. */
-    private static int receiveOffset(Events.Completion c) {
-        return c.wrId() == 1 ? 0 : RECEIVE_2;
     }
 }

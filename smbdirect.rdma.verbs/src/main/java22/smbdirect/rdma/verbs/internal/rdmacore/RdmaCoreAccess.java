@@ -65,22 +65,54 @@ public final class RdmaCoreAccess implements BackendAccess {
 
     @Override
     public List<String> devices() throws IOException {
-        Natives n = natives();
         List<String> names = new ArrayList<>();
+        forEachDevice((n, a, capture, device, name) -> {
+            names.add(name);
+            return null;
+        });
+        Collections.sort(names);
+        return names;
+    }
+
+    @Override
+    public DeviceAttributes query(String device) throws IOException {
+        DeviceAttributes found = forEachDevice((n, a, capture, dev, name) -> name.equals(device)
+                ? query(n, a, capture, dev, name) : null);
+        if (found == null) {
+            throw Natives.refused("ibv_open_device", Abi.ENODEV, "no RDMA device '" + device + "'");
+        }
+        return found;
+    }
+
+    @FunctionalInterface
+    private interface DeviceVisitor<T> {
+        /** Returns a result to stop at this device, {@code null} to go on. */
+        T visit(Natives n, Arena arena, MemorySegment capture, MemorySegment device, String name) throws Throwable;
+    }
+
+    /** Visits the devices of {@code ibv_get_device_list} (freed afterwards) until the visitor returns a result. */
+    private <T> T forEachDevice(DeviceVisitor<T> visitor) throws IOException {
+        Natives n = natives();
         try (Arena a = Arena.ofConfined()) {
             MemorySegment capture = a.allocate(Natives.CAPTURE);
             MemorySegment count = a.allocate(JAVA_INT);
             MemorySegment list = (MemorySegment) n.ibvGetDeviceList.invokeExact(capture, count);
             if (list.equals(MemorySegment.NULL)) {
-                throw n.failure("ibv_get_device_list", Natives.errno(capture), Natives.errno(capture) == 38
+                int errno = Natives.errno(capture);
+                throw n.failure("ibv_get_device_list", errno, errno == 38
                         ? "the kernel has no RDMA support: ib_uverbs is not loaded" : "");
             }
             try {
                 int num = count.get(JAVA_INT, 0);
                 MemorySegment devices = list.reinterpret(ADDRESS.byteSize() * (num + 1L));
                 for (int i = 0; i < num; i++) {
-                    names.add(name(n, capture, devices.getAtIndex(ADDRESS, i)));
+                    MemorySegment dev = devices.getAtIndex(ADDRESS, i);
+                    T result = visitor.visit(n, a, capture, dev, name(n, capture, dev));
+                    if (result != null) {
+                        return result;
+                    }
                 }
+                return null;
             } finally {
                 n.ibvFreeDeviceList.invokeExact(capture, list);
             }
@@ -89,43 +121,11 @@ public final class RdmaCoreAccess implements BackendAccess {
         } catch (Throwable t) {
             throw Natives.unexpected("ibv_get_device_list", t);
         }
-        Collections.sort(names);
-        return names;
     }
 
     private static String name(Natives n, MemorySegment capture, MemorySegment device) throws Throwable {
         MemorySegment name = (MemorySegment) n.ibvGetDeviceName.invokeExact(capture, device);
         return name.equals(MemorySegment.NULL) ? "" : name.reinterpret(Abi.IBV_SYSFS_NAME_MAX).getString(0);
-    }
-
-    @Override
-    public DeviceAttributes query(String device) throws IOException {
-        Natives n = natives();
-        try (Arena a = Arena.ofConfined()) {
-            MemorySegment capture = a.allocate(Natives.CAPTURE);
-            MemorySegment count = a.allocate(JAVA_INT);
-            MemorySegment list = (MemorySegment) n.ibvGetDeviceList.invokeExact(capture, count);
-            if (list.equals(MemorySegment.NULL)) {
-                throw n.failure("ibv_get_device_list", Natives.errno(capture), "");
-            }
-            try {
-                int num = count.get(JAVA_INT, 0);
-                MemorySegment devices = list.reinterpret(ADDRESS.byteSize() * (num + 1L));
-                for (int i = 0; i < num; i++) {
-                    MemorySegment dev = devices.getAtIndex(ADDRESS, i);
-                    if (name(n, capture, dev).equals(device)) {
-                        return query(n, a, capture, dev, device);
-                    }
-                }
-                throw Natives.refused("ibv_open_device", Abi.ENODEV, "no RDMA device '" + device + "'");
-            } finally {
-                n.ibvFreeDeviceList.invokeExact(capture, list);
-            }
-        } catch (IOException e) {
-            throw e;
-        } catch (Throwable t) {
-            throw Natives.unexpected("ibv_query_device", t);
-        }
     }
 
     private static DeviceAttributes query(Natives n, Arena a, MemorySegment capture, MemorySegment dev, String name)

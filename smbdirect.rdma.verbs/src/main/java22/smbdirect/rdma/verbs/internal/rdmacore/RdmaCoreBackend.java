@@ -261,6 +261,14 @@ public final class RdmaCoreBackend implements VerbsBackend {
         }
     }
 
+    /** Refuses {@code call} on a destroyed handle (EINVAL) or a closed backend (ENODEV); allocates nothing otherwise. */
+    private void usable(boolean destroyed, String call, String why) throws NativeCallException {
+        if (destroyed) {
+            throw Natives.refused(call, Abi.EINVAL, why);
+        }
+        open(call);
+    }
+
     private Id live(CmId cmId, String call) throws NativeCallException {
         Id id = (Id) cmId;
         open(call);
@@ -758,10 +766,7 @@ public final class RdmaCoreBackend implements VerbsBackend {
     public void postSend(QueuePair queuePair, SendRequest r) throws IOException {
         Qp qp = (Qp) queuePair;
         synchronized (qp) {
-            if (qp.destroyed || closed) {
-                throw Natives.refused("ibv_post_send", qp.destroyed ? Abi.EINVAL : Abi.ENODEV,
-                        qp.destroyed ? "the queue pair was destroyed" : "the RDMA backend is closed");
-            }
+            usable(qp.destroyed, "ibv_post_send", "the queue pair was destroyed");
             MemorySegment wr = qp.sendWr;
             wr.set(JAVA_LONG, Abi.SEND_WR_WR_ID, r.wrId);
             wr.set(JAVA_INT, Abi.SEND_WR_OPCODE, r.opcode);
@@ -790,10 +795,7 @@ public final class RdmaCoreBackend implements VerbsBackend {
     public void postRecv(QueuePair queuePair, long wrId, long address, int length, int localKey) throws IOException {
         Qp qp = (Qp) queuePair;
         synchronized (qp) {
-            if (qp.destroyed || closed) {
-                throw Natives.refused("ibv_post_recv", qp.destroyed ? Abi.EINVAL : Abi.ENODEV,
-                        qp.destroyed ? "the queue pair was destroyed" : "the RDMA backend is closed");
-            }
+            usable(qp.destroyed, "ibv_post_recv", "the queue pair was destroyed");
             qp.recvWr.set(JAVA_LONG, Abi.RECV_WR_WR_ID, wrId);
             MemorySegment sge = qp.recvSge;
             sge.set(JAVA_LONG, Abi.SGE_ADDR, address);
@@ -815,10 +817,7 @@ public final class RdmaCoreBackend implements VerbsBackend {
     public int poll(CompletionQueue completionQueue, CompletionBatch batch) throws IOException {
         Cq cq = (Cq) completionQueue;
         synchronized (cq) {
-            if (cq.destroyed || closed) {
-                throw Natives.refused("ibv_poll_cq", cq.destroyed ? Abi.EINVAL : Abi.ENODEV,
-                        cq.destroyed ? "the completion queue was destroyed" : "the RDMA backend is closed");
-            }
+            usable(cq.destroyed, "ibv_poll_cq", "the completion queue was destroyed");
             int max = Math.min(cq.capacity, batch.capacity());
             int got;
             try {
@@ -845,10 +844,7 @@ public final class RdmaCoreBackend implements VerbsBackend {
     public void requestNotify(CompletionQueue completionQueue) throws IOException {
         Cq cq = (Cq) completionQueue;
         synchronized (cq) {
-            if (cq.destroyed || closed) {
-                throw Natives.refused("ibv_req_notify_cq", cq.destroyed ? Abi.EINVAL : Abi.ENODEV,
-                        cq.destroyed ? "the completion queue was destroyed" : "the RDMA backend is closed");
-            }
+            usable(cq.destroyed, "ibv_req_notify_cq", "the completion queue was destroyed");
             int rc;
             try {
                 rc = (int) Natives.REQ_NOTIFY_CQ.invokeExact(cq.reqNotifyCq, cq.cq, 0);
@@ -865,10 +861,7 @@ public final class RdmaCoreBackend implements VerbsBackend {
     public boolean awaitCompletionEvent(CompletionQueue completionQueue, int timeoutMillis) throws IOException {
         Cq cq = (Cq) completionQueue;
         synchronized (cq) {
-            if (cq.destroyed || closed) {
-                throw Natives.refused("ibv_get_cq_event", cq.destroyed ? Abi.EINVAL : Abi.ENODEV,
-                        cq.destroyed ? "the completion queue was destroyed" : "the RDMA backend is closed");
-            }
+            usable(cq.destroyed, "ibv_get_cq_event", "the completion queue was destroyed");
             try {
                 if (!waitReadable(cq.pollFd, cq.capture, timeoutMillis, "a completion channel")) {
                     return false;

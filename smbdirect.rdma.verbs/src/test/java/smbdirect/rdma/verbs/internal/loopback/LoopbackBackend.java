@@ -611,10 +611,14 @@ public final class LoopbackBackend implements VerbsBackend {
             checkOpen();
             Pd pd = (Pd) protectionDomain;
             int length = buffer.remaining();
-            Mr mr = new Mr(pd, net.allocateAddress(length), length, net.allocateKey(), net.allocateKey(), accessFlags,
+            // as rxe: a registration no peer may access gets rkey 0 (the provider must not key its regions by rkey)
+            int rkey = (accessFlags & (ACCESS_REMOTE_READ | ACCESS_REMOTE_WRITE)) == 0 ? 0 : net.allocateKey();
+            Mr mr = new Mr(pd, net.allocateAddress(length), length, net.allocateKey(), rkey, accessFlags,
                     buffer.slice());
             pd.byLocalKey.put(mr.localKey, mr);
-            pd.byRemoteKey.put(mr.remoteKey, mr);
+            if (rkey != 0) {
+                pd.byRemoteKey.put(mr.remoteKey, mr);
+            }
             return mr;
         }
     }

@@ -49,8 +49,11 @@ class VerbsContractInVmTest extends PerDeviceVmTest {
                 Map.entry("sendWithoutPostedReceiveIsReceiverNotReadyAndBreaksBothSides()", SENDER_ENDS_AS_PEER),
                 Map.entry("everyAcceptedWorkRequestCompletesExactlyOnceInPostOrder()",
                         "expected: <disconnected:QP_ERROR> but was: <disconnected:PEER>"),
-                // siw 6.1 serves an RDMA Read of a region registered with REMOTE_WRITE but without REMOTE_READ
-                Map.entry("rdmaReadWithoutRemoteReadAccessIsARemoteAccessError()", "RDMA_READ:1:SUCCESS"));
+                // siw 6.1 does not refuse an RDMA Read of a region registered with REMOTE_WRITE but without
+                // REMOTE_READ: no Terminate, the connection stays up (the Read was served in one run, and
+                // had not completed after 60 s in another)
+                Map.entry("rdmaReadWithoutRemoteReadAccessIsARemoteAccessError()",
+                        "timed out after PT1M waiting for onDisconnected (events [established"));
     }
 
     @Override

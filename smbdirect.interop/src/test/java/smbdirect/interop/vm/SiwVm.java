@@ -166,7 +166,8 @@ public final class SiwVm {
         for (int attempt = 1; ; attempt++) {
             Map<Integer, Integer> hostPorts = new LinkedHashMap<>();
             List<String> cmd = new ArrayList<>(List.of("bash", tool.resolve("run.sh").toString(),
-                    "--timeout", Long.toString(spec.timeout().toSeconds())));
+                    "--timeout", Long.toString(spec.timeout().toSeconds()), "--mem", Integer.toString(spec.memoryMb()),
+                    "--rdma", spec.rdma()));
             for (int guestPort : spec.forwards()) {
                 int hostPort = freePort();
                 hostPorts.put(guestPort, hostPort);

@@ -24,6 +24,8 @@ public final class SiwVmSpec {
     private final List<Put> puts = new ArrayList<>();
     private Duration timeout = Duration.ofSeconds(180);
     private String name = "vm";
+    private int memoryMb = 512;
+    private String rdma = "siw";
 
     private SiwVmSpec(String command) {
         this.command = Objects.requireNonNull(command, "command");
@@ -71,6 +73,28 @@ public final class SiwVmSpec {
         return this;
     }
 
+    /** Guest RAM in MB (default 512, as run.sh's). */
+    public SiwVmSpec memory(int mb) {
+        if (mb < 256) {
+            throw new IllegalArgumentException("guest memory must be at least 256 MB: " + mb);
+        }
+        this.memoryMb = mb;
+        return this;
+    }
+
+    /**
+     * The RDMA device the guest starts with on eth0: {@code siw} (siw0, soft-iWARP, the default),
+     * {@code rxe} (rxe0, soft-RoCE v2) or {@code none}; the guest command switches with
+     * {@code rdma-dev siw|rxe|none}.
+     */
+    public SiwVmSpec rdma(String device) {
+        if (!List.of("siw", "rxe", "none").contains(device)) {
+            throw new IllegalArgumentException("rdma device must be siw, rxe or none: " + device);
+        }
+        this.rdma = device;
+        return this;
+    }
+
     /** A name for the console log file and the console thread (default "vm"). */
     public SiwVmSpec name(String value) {
         if (!value.matches("[A-Za-z0-9._-]+")) {
@@ -102,6 +126,14 @@ public final class SiwVmSpec {
 
     String name() {
         return name;
+    }
+
+    int memoryMb() {
+        return memoryMb;
+    }
+
+    String rdma() {
+        return rdma;
     }
 
     private static void checkPort(int port) {

@@ -40,7 +40,8 @@ import smbdirect.rdma.verbs.internal.VerbsBackend;
  * active side's ESTABLISHED with the accept's private data and values the same way, REJECTED with
  * the reject's private data and the reject reason as status (8, invalid service ID, for a port
  * without listener; 28, consumer defined, for {@code rdma_reject} or a destroyed request). It
- * carries the private data as sent, not padded to the CM message's field.
+ * carries the private data as an InfiniBand CM reports it: the whole field of the CM message, the
+ * bytes sent first, then zeros (as Linux rxe does).
  * {@code rdma_disconnect} moves the local queue pair to the error state and both sides get
  * DISCONNECTED; the peer's queue pair goes to the error state when the peer calls
  * {@code rdma_disconnect} in turn.</li>
@@ -227,12 +228,33 @@ public final class LoopbackBackend implements VerbsBackend {
         event(to, type, listenId, id, 0, null, 0, 0);
     }
 
-    /** Queues an event; a backend standing for DiSNI drops status, private data and IRD/ORD, as DiSNI does. */
+    /**
+     * Queues an event; a backend standing for DiSNI drops status, private data and IRD/ORD, as DiSNI
+     * does. Private data comes as an InfiniBand CM reports it ({@link #field}).
+     */
     private void event(LoopbackBackend to, int type, Id listenId, Id id, int status, byte[] data, int responder,
             int initiator) {
-        to.events.add(to.features.privateData() ? new CmEvent(type, listenId, id, status, data, responder, initiator)
+        to.events.add(to.features.privateData()
+                ? new CmEvent(type, listenId, id, status, field(type, data), responder, initiator)
                 : new CmEvent(type, listenId, id));
         net.notifyAll();
+    }
+
+    /**
+     * The private data of a CM event as librdmacm reports it on an InfiniBand CM (InfiniBand, RoCE):
+     * the whole private data field of the CM message, the bytes sent first, then zeros: 56 bytes for
+     * CONNECT_REQUEST (the REQ's 92 less the RDMA CM's 36-byte header), 196 for the active side's
+     * ESTABLISHED (the REP's), 148 for REJECTED (the REJ's, also when no listener sent it). The
+     * passive side's ESTABLISHED (an RTU) carries none. Seen so on Linux rxe 6.1 (rdma-core 44).
+     */
+    static byte[] field(int type, byte[] data) {
+        int size = switch (type) {
+            case CM_EVENT_CONNECT_REQUEST -> MAX_CONNECT_PRIVATE_DATA;
+            case CM_EVENT_ESTABLISHED -> data == null ? 0 : MAX_ACCEPT_PRIVATE_DATA;
+            case CM_EVENT_REJECTED -> MAX_REJECT_PRIVATE_DATA;
+            default -> data == null ? 0 : data.length;
+        };
+        return java.util.Arrays.copyOf(data == null ? new byte[0] : data, size);
     }
 
     @Override

@@ -35,7 +35,7 @@ import smbdirect.rdma.verbs.internal.VerbsConstants;
 class VerbsDeviceLevelTest {
 
     /** Handler that ignores everything (the device-level checks look below the SPI). */
-    static final class Quiet implements RdmaEndpointHandler, RdmaListenHandler {
+    static class Quiet implements RdmaEndpointHandler, RdmaListenHandler {
         final CompletableFuture<RdmaConnectRequest> request = new CompletableFuture<>();
 
         @Override
@@ -57,6 +57,79 @@ class VerbsDeviceLevelTest {
 
         @Override
         public void onListenerFailed(DisconnectCause cause, String detail) {
+        }
+    }
+
+    /** Private data of the established and disconnected callbacks, as futures. */
+    static final class PrivateData extends Quiet {
+        final CompletableFuture<byte[]> established = new CompletableFuture<>();
+        final CompletableFuture<byte[]> disconnected = new CompletableFuture<>();
+
+        @Override
+        public void onEstablished(ByteBuffer peerPrivateData) {
+            established.complete(bytes(peerPrivateData));
+        }
+
+        @Override
+        public void onDisconnected(DisconnectCause cause, String detail, ByteBuffer privateData) {
+            disconnected.complete(bytes(privateData));
+        }
+
+        static byte[] bytes(ByteBuffer b) {
+            byte[] out = new byte[b.remaining()];
+            b.duplicate().get(out);
+            return out;
+        }
+    }
+
+    /** {@code sent}, zero-padded to {@code size}. */
+    private static byte[] padded(int size, int... sent) {
+        byte[] out = new byte[size];
+        for (int i = 0; i < sent.length; i++) {
+            out[i] = (byte) sent[i];
+        }
+        return out;
+    }
+
+    /**
+     * As Linux rxe (RoCE v2, rdma-core 44, kernel 6.1) reports private data through librdmacm:
+     * the connection request's 56 bytes, the accepting reply's 196 and a reject's 148, each the bytes
+     * sent and then zeros; nothing on the passive side's established event.
+     */
+    @Test
+    void anInfinibandCmDeliversPrivateDataZeroPaddedToItsMessagesFieldAsRxeDoes() throws Exception {
+        VerbsTckFixture f = new VerbsTckFixture(false, false, LoopbackBackend.AS_RDMA_CORE);
+        try {
+            PrivateData listen = new PrivateData();
+            RdmaListener listener = f.server.listen(f.serverAddress(4450), listen);
+            PrivateData active = new PrivateData();
+            RdmaEndpoint ep = f.client.createEndpoint(new EndpointConfig(2, 2), active);
+            ep.connect(f.serverAddress(4450), new ConnectParameters(ByteBuffer.wrap(new byte[] {5, 6, 7}), 1, 1));
+            RdmaConnectRequest request = listen.request.get(10, TimeUnit.SECONDS);
+            assertArrayEquals(padded(56, 5, 6, 7), PrivateData.bytes(request.privateData()), "CONNECT_REQUEST");
+            PrivateData passive = new PrivateData();
+            RdmaEndpoint accepted = request.createEndpoint(new EndpointConfig(2, 2), passive);
+            accepted.accept(new ConnectParameters(ByteBuffer.wrap(new byte[] {8, 9}), 1, 1));
+            assertArrayEquals(padded(196, 8, 9), active.established.get(10, TimeUnit.SECONDS), "active ESTABLISHED");
+            assertArrayEquals(new byte[0], passive.established.get(10, TimeUnit.SECONDS), "passive ESTABLISHED");
+            ep.close();
+            accepted.close();
+
+            PrivateData refused = new PrivateData();
+            RdmaEndpoint second = f.client.createEndpoint(new EndpointConfig(2, 2), refused);
+            PrivateData listen2 = new PrivateData();
+            listener.close();
+            listener = f.server.listen(f.serverAddress(4450), listen2);
+            second.connect(f.serverAddress(4450), new ConnectParameters(ByteBuffer.allocate(0), 1, 1));
+            listen2.request.get(10, TimeUnit.SECONDS).reject(ByteBuffer.wrap(new byte[] {42}));
+            assertArrayEquals(padded(148, 42), refused.disconnected.get(10, TimeUnit.SECONDS), "REJECTED");
+            second.close();
+
+            // a port without listener: the REJ of the IB CM (reason 8), 148 zeros; the provider reports UNREACHABLE
+            assertArrayEquals(new byte[148], LoopbackBackend.field(VerbsConstants.CM_EVENT_REJECTED, null));
+            listener.close();
+        } finally {
+            f.close();
         }
     }
 

@@ -22,6 +22,7 @@ final class VerbsTckFixture extends RdmaTckFixture {
     final LoopbackBackend serverBackend;
     final VerbsRdmaProvider client;
     final VerbsRdmaProvider server;
+    private final VerbsBackend.Features features;
 
     /** Over devices whose backend shows what DiSNI 2.0 shows. */
     VerbsTckFixture(boolean busyPolling, boolean sendWithInvalidate) {
@@ -29,6 +30,7 @@ final class VerbsTckFixture extends RdmaTckFixture {
     }
 
     VerbsTckFixture(boolean busyPolling, boolean sendWithInvalidate, VerbsBackend.Features features) {
+        this.features = features;
         clientBackend = network.attach("10.9.0.1", features);
         serverBackend = network.attach("10.9.0.2", features);
         VerbsSettings settings = settings(busyPolling, sendWithInvalidate);
@@ -49,6 +51,12 @@ final class VerbsTckFixture extends RdmaTckFixture {
                 new InetSocketAddress(backend.address(), 0), TransportType.INFINIBAND, System::nanoTime);
         provider.start(Executors.defaultThreadFactory());
         return provider;
+    }
+
+    /** The device stands for an InfiniBand CM: private data comes zero-padded to its field where it is surfaced. */
+    @Override
+    public boolean padsPrivateData() {
+        return features.privateData();
     }
 
     @Override

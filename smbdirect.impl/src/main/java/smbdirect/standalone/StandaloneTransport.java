@@ -26,11 +26,11 @@ import smbdirect.api.SmbDirectListener;
 import smbdirect.api.SmbDirectTransport;
 import smbdirect.api.dto.TransportDTO;
 import smbdirect.api.rdma.RdmaProvider;
+import smbdirect.impl.config.TransportConfigs;
 import smbdirect.impl.engine.ExecutorScheduler;
 import smbdirect.impl.engine.Scheduler;
 import smbdirect.impl.engine.SmbDirectEngine;
 import smbdirect.impl.engine.TransportSettings;
-import smbdirect.impl.osgi.TransportConfigs;
 
 /**
  * An {@link SmbDirectTransport} over one {@link RdmaProvider}, built without OSGi.

@@ -34,6 +34,7 @@ import smbdirect.api.dto.ListenerEventDTO;
 import smbdirect.api.dto.ProviderDTO;
 import smbdirect.api.dto.TransportDTO;
 import smbdirect.api.rdma.RdmaProvider;
+import smbdirect.impl.config.TransportConfigs;
 import smbdirect.impl.engine.Scheduler;
 import smbdirect.impl.engine.TransportSettings;
 import smbdirect.impl.trace.TraceSink;

@@ -20,6 +20,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import smbdirect.api.AcceptHandler;
+import smbdirect.impl.config.ConfigValues;
+import smbdirect.impl.config.ListenerConfig;
 import smbdirect.impl.engine.SettingsException;
 
 /**
@@ -43,7 +45,7 @@ import smbdirect.impl.engine.SettingsException;
 public class SmbDirectListenerComponent {
 
     /** The factory PID (also the component name). */
-    public static final String FACTORY_PID = "smbdirect.listener";
+    public static final String FACTORY_PID = ListenerConfig.FACTORY_PID;
 
     private static final Logger LOG = LoggerFactory.getLogger(SmbDirectListenerComponent.class);
 

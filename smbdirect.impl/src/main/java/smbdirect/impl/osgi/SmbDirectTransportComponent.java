@@ -32,6 +32,9 @@ import smbdirect.api.SmbDirectListener;
 import smbdirect.api.SmbDirectTransport;
 import smbdirect.api.dto.TransportDTO;
 import smbdirect.api.rdma.RdmaProvider;
+import smbdirect.impl.config.ConfigValues;
+import smbdirect.impl.config.TransportConfig;
+import smbdirect.impl.config.TransportConfigs;
 import smbdirect.impl.engine.SettingsException;
 import smbdirect.impl.engine.TransportSettings;
 import smbdirect.impl.trace.TraceSink;
@@ -63,7 +66,7 @@ public class SmbDirectTransportComponent implements SmbDirectTransport, Listener
         ConnectionControl {
 
     /** The configuration PID (also the component name). */
-    public static final String PID = "smbdirect.transport";
+    public static final String PID = TransportConfig.PID;
 
     private static final Logger LOG = LoggerFactory.getLogger(SmbDirectTransportComponent.class);
 

@@ -2,8 +2,6 @@ package smbdirect.impl.osgi;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
-import java.lang.annotation.Annotation;
-import java.lang.reflect.Proxy;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -54,8 +52,6 @@ final class Fakes {
     private Fakes() {
     }
 
-    /** A configuration annotation instance: every attribute its default unless overridden. */
-    @SuppressWarnings("unchecked")
     /** Runs {@code action} and returns the lines it logged (slf4j-simple writes to System.err). */
     static List<String> logged(Runnable action) {
         PrintStream saved = System.err;
@@ -67,34 +63,6 @@ final class Fakes {
             System.setErr(saved);
         }
         return Arrays.stream(out.toString(StandardCharsets.UTF_8).split("\\R")).filter(s -> !s.isBlank()).toList();
-    }
-
-    static <A extends Annotation> A config(Class<A> type, Map<String, Object> overrides) {
-        return (A) Proxy.newProxyInstance(type.getClassLoader(), new Class<?>[] { type }, (proxy, method, args) -> {
-            String key = method.getName().replace("__", "\u0000").replace('_', '.').replace('\u0000', '_');
-            if (overrides.containsKey(key)) {
-                return overrides.get(key);
-            }
-            Object d = method.getDefaultValue();
-            if (d != null) {
-                return d;
-            }
-            return switch (method.getName()) {
-                case "annotationType" -> type;
-                case "toString" -> type.getSimpleName() + overrides;
-                case "hashCode" -> System.identityHashCode(proxy);
-                case "equals" -> proxy == args[0];
-                default -> throw new IllegalStateException("no value for " + method);
-            };
-        });
-    }
-
-    static TransportConfig transportConfig(Object... keyValues) {
-        Map<String, Object> m = new HashMap<>();
-        for (int i = 0; i < keyValues.length; i += 2) {
-            m.put((String) keyValues[i], keyValues[i + 1]);
-        }
-        return config(TransportConfig.class, m);
     }
 
     static Map<String, Object> props(String name, int ranking, long serviceId) {

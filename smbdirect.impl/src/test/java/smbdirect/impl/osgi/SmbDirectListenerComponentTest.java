@@ -19,6 +19,8 @@ import org.junit.jupiter.api.Test;
 import smbdirect.api.AcceptHandler;
 import smbdirect.api.ConnectionHandler;
 import smbdirect.api.dto.ListenerDTO;
+import smbdirect.impl.config.ConfigAnnotations;
+import smbdirect.impl.config.ListenerConfig;
 import smbdirect.impl.engine.TransportSettings;
 import smbdirect.impl.osgi.Fakes.FakeEngines;
 import smbdirect.impl.osgi.Fakes.FakeProvider;
@@ -37,7 +39,7 @@ class SmbDirectListenerComponentTest {
         for (int i = 0; i < kv.length; i += 2) {
             m.put((String) kv[i], kv[i + 1]);
         }
-        return Fakes.config(ListenerConfig.class, m);
+        return ConfigAnnotations.config(ListenerConfig.class, m);
     }
 
     @Test

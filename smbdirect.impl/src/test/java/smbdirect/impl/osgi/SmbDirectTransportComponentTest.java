@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static smbdirect.impl.osgi.Fakes.logged;
 import static smbdirect.impl.osgi.Fakes.props;
-import static smbdirect.impl.osgi.Fakes.transportConfig;
+import static smbdirect.impl.config.ConfigAnnotations.transportConfig;
 
 import java.net.InetSocketAddress;
 import java.time.Duration;

@@ -1,4 +1,4 @@
-package smbdirect.impl.osgi;
+package smbdirect.impl.config;
 
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
@@ -35,7 +35,7 @@ public final class TransportConfigs {
     /**
      * Validates configuration properties given outside Configuration Admin (the plain-Java entry
      * point) and builds the settings: the same attribute names, defaults and checks as the
-     * {@value SmbDirectTransportComponent#PID} configuration, because the values are read through
+     * {@value TransportConfig#PID} configuration, because the values are read through
      * the same {@link TransportConfig} type (an attribute that is absent takes the type's default).
      * An attribute the configuration does not know is refused (a typo would otherwise be ignored
      * silently), and so is {@code provider.target}, which selects among providers and has no meaning
@@ -58,7 +58,7 @@ public final class TransportConfigs {
                 TreeSet<String> known = new TreeSet<>(attributes.keySet());
                 known.remove("provider.target");
                 throw new SettingsException(e.getKey(), e.getValue(),
-                        "not an attribute of " + SmbDirectTransportComponent.PID + "; known: " + known);
+                        "not an attribute of " + TransportConfig.PID + "; known: " + known);
             }
         }
         ConfigValues.check(TransportConfig.class, properties);
@@ -84,7 +84,7 @@ public final class TransportConfigs {
      *
      * @throws SettingsException naming the configuration attribute and its configured value
      */
-    static TransportSettings toSettings(TransportConfig config) {
+    public static TransportSettings toSettings(TransportConfig config) {
         long budgetBytes;
         try {
             budgetBytes = Math.multiplyExact(config.receiveBufferBudgetMB(), MIB);
@@ -144,7 +144,7 @@ public final class TransportConfigs {
     }
 
     /** The settings as the runtime DTO shows them. */
-    static SettingsDTO toDTO(TransportSettings s) {
+    public static SettingsDTO toDTO(TransportSettings s) {
         SettingsDTO dto = new SettingsDTO();
         dto.receiveCreditMax = s.receiveCreditMax();
         dto.sendCreditTarget = s.sendCreditTarget();

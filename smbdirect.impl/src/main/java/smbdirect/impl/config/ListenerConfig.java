@@ -1,11 +1,11 @@
-package smbdirect.impl.osgi;
+package smbdirect.impl.config;
 
 import org.osgi.service.metatype.annotations.AttributeDefinition;
 import org.osgi.service.metatype.annotations.ObjectClassDefinition;
 
 /**
- * One configured SMB Direct listening endpoint, factory PID
- * {@value SmbDirectListenerComponent#FACTORY_PID}.
+ * One configured SMB Direct listening endpoint, factory PID {@value #FACTORY_PID}: the component
+ * property type of the OSGi listener component.
  */
 @ObjectClassDefinition(
         name = "SMB Direct Listener",
@@ -14,7 +14,11 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
                 + " (state WAITING), so peers are refused by the RDMA connection manager. The endpoint follows"
                 + " the selected RDMA provider: when it changes or leaves, the endpoint re-opens on the next one"
                 + " (connections already accepted stay on their provider).")
-@interface ListenerConfig {
+public @interface ListenerConfig {
+
+    /** The factory PID (also the name of the OSGi listener component). */
+    String FACTORY_PID = "smbdirect.listener";
+
 
     @AttributeDefinition(name = "Name", description = "A name for logs and the runtime DTO.")
     String name() default "smb";

@@ -1,4 +1,4 @@
-package smbdirect.impl.osgi;
+package smbdirect.impl.config;
 
 import java.lang.reflect.Method;
 import java.net.URI;
@@ -14,10 +14,10 @@ import smbdirect.impl.engine.SettingsException;
  * value named, instead of a conversion exception without either. Also names where a configuration
  * came from (FileInstall's {@code felix.fileinstall.filename}) for log lines. Stateless.
  */
-final class ConfigValues {
+public final class ConfigValues {
 
     /** FileInstall's property naming the file a configuration was read from. */
-    static final String FILENAME = "felix.fileinstall.filename";
+    public static final String FILENAME = "felix.fileinstall.filename";
 
     private ConfigValues() {
     }
@@ -28,7 +28,7 @@ final class ConfigValues {
      *
      * @throws SettingsException naming the first attribute whose value does not fit, and the value
      */
-    static void check(Class<?> type, Map<String, ?> properties) {
+    public static void check(Class<?> type, Map<String, ?> properties) {
         if (properties == null) {
             return;
         }
@@ -95,7 +95,7 @@ final class ConfigValues {
      * {@code raw} (already {@linkplain #check checked}) as a value of type {@code t}: a number, or
      * text parsed as one; the first element of an array.
      */
-    static Object convert(Class<?> t, Object raw) {
+    public static Object convert(Class<?> t, Object raw) {
         Object v = raw;
         if (v.getClass().isArray()) {
             v = java.lang.reflect.Array.get(v, 0);
@@ -113,7 +113,7 @@ final class ConfigValues {
     }
 
     /** The component property name of a component property type method (DS 1.4, 112.8.2.1). */
-    static String propertyName(String method) {
+    public static String propertyName(String method) {
         StringBuilder b = new StringBuilder(method.length());
         for (int i = 0; i < method.length(); i++) {
             char c = method.charAt(i);
@@ -143,7 +143,7 @@ final class ConfigValues {
      * " from FILE" when the configuration was read from a file by FileInstall (the path of the
      * file), else "".
      */
-    static String source(Map<String, ?> properties) {
+    public static String source(Map<String, ?> properties) {
         Object uri = properties == null ? null : properties.get(FILENAME);
         if (!(uri instanceof String s)) {
             return "";
@@ -156,7 +156,7 @@ final class ConfigValues {
     }
 
     /** The configuration's PID as its properties name it, else {@code fallback}. */
-    static String pid(Map<String, ?> properties, String fallback) {
+    public static String pid(Map<String, ?> properties, String fallback) {
         Object pid = properties == null ? null : properties.get("service.pid");
         return pid instanceof String s ? s : fallback;
     }

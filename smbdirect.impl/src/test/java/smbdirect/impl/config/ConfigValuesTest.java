@@ -1,4 +1,4 @@
-package smbdirect.impl.osgi;
+package smbdirect.impl.config;
 
 import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertEquals;

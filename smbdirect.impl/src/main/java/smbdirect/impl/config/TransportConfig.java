@@ -1,11 +1,13 @@
-package smbdirect.impl.osgi;
+package smbdirect.impl.config;
 
 import org.osgi.service.metatype.annotations.AttributeDefinition;
 import org.osgi.service.metatype.annotations.AttributeType;
 import org.osgi.service.metatype.annotations.ObjectClassDefinition;
 
 /**
- * Configuration of the SMB Direct transport, PID {@value SmbDirectTransportComponent#PID}.
+ * Configuration of the SMB Direct transport, PID {@value #PID}: the component property type of the
+ * OSGi transport component and the attribute names, defaults and checks of the plain-Java entry
+ * point's settings ({@link TransportConfigs#fromProperties}).
  *
  * <p>Attribute names are the ADM names of [MS-SMBD] 3.1.1.1 where the spec has one; the unit is
  * part of the name where it is not bytes or a count. Defaults are Windows' (spec appendix B notes
@@ -20,7 +22,11 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
                 + " Negotiated values (credits, sizes, read depths) apply to connections negotiated after a change;"
                 + " timers apply to live connections too. A bad value refuses the whole change; the last good"
                 + " settings stay in force and the log names the attribute.")
-@interface TransportConfig {
+public @interface TransportConfig {
+
+    /** The configuration PID (also the name of the OSGi transport component). */
+    String PID = "smbdirect.transport";
+
 
     int RECEIVE_CREDIT_MAX_DEFAULT = 255;
     int SEND_CREDIT_TARGET_DEFAULT = 255;

@@ -1,9 +1,9 @@
-package smbdirect.impl.osgi;
+package smbdirect.impl.config;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static smbdirect.impl.osgi.Fakes.transportConfig;
+import static smbdirect.impl.config.ConfigAnnotations.transportConfig;
 
 import java.time.Duration;
 

@@ -23,6 +23,8 @@ import smbdirect.api.AcceptHandler;
 import smbdirect.impl.config.ConfigValues;
 import smbdirect.impl.config.ListenerConfig;
 import smbdirect.impl.engine.SettingsException;
+import smbdirect.impl.transport.ProviderFilter;
+import smbdirect.impl.transport.RelocatingListener;
 
 /**
  * A configured listening endpoint (factory PID {@value #FACTORY_PID}). It hands each accepted,

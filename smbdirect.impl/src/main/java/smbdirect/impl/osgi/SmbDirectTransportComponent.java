@@ -36,8 +36,14 @@ import smbdirect.impl.config.ConfigValues;
 import smbdirect.impl.config.TransportConfig;
 import smbdirect.impl.config.TransportConfigs;
 import smbdirect.impl.engine.SettingsException;
+import smbdirect.impl.engine.TimerScheduler;
 import smbdirect.impl.engine.TransportSettings;
 import smbdirect.impl.trace.TraceSink;
+import smbdirect.impl.transport.EngineFactory;
+import smbdirect.impl.transport.MultiProviderTransport;
+import smbdirect.impl.transport.ProviderEngine;
+import smbdirect.impl.transport.ProviderFilter;
+import smbdirect.impl.transport.RelocatingListener;
 
 /**
  * The {@link SmbDirectTransport} service, configured by PID {@value #PID}.

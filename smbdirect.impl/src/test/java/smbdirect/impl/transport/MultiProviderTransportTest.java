@@ -1,4 +1,4 @@
-package smbdirect.impl.osgi;
+package smbdirect.impl.transport;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -8,7 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static smbdirect.impl.osgi.Fakes.props;
+import static smbdirect.impl.transport.Fakes.props;
 
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -30,12 +30,12 @@ import smbdirect.api.dto.ListenerDTO;
 import smbdirect.api.dto.ProviderDTO;
 import smbdirect.api.dto.TransportDTO;
 import smbdirect.impl.engine.TransportSettings;
-import smbdirect.impl.osgi.Fakes.FakeConnection;
-import smbdirect.impl.osgi.Fakes.FakeEngine;
-import smbdirect.impl.osgi.Fakes.FakeEngines;
-import smbdirect.impl.osgi.Fakes.FakeProvider;
-import smbdirect.impl.osgi.Fakes.ManualScheduler;
-import smbdirect.impl.osgi.Fakes.RecordingHandler;
+import smbdirect.impl.transport.Fakes.FakeConnection;
+import smbdirect.impl.transport.Fakes.FakeEngine;
+import smbdirect.impl.transport.Fakes.FakeEngines;
+import smbdirect.impl.transport.Fakes.FakeProvider;
+import smbdirect.impl.transport.Fakes.ManualScheduler;
+import smbdirect.impl.transport.Fakes.RecordingHandler;
 
 class MultiProviderTransportTest {
 

@@ -1,23 +1,23 @@
-package smbdirect.impl.osgi;
+package smbdirect.impl.engine;
 
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 
-import smbdirect.impl.engine.ExecutorScheduler;
-import smbdirect.impl.engine.Scheduler;
-
 /**
- * The production {@link Scheduler} of the transport component: one daemon thread named
- * {@value #THREAD_NAME} shared by every engine. Thread-safe. Timer tasks must not block (the engine
- * hands them to the connection's serial context).
+ * A {@link Scheduler} with a timer thread of its own: one daemon thread named {@value #THREAD_NAME},
+ * the wall clock, cancelled tasks removed at once. The transport component shares one among all its
+ * engines; a {@code StandaloneTransport} that was given no clock owns one. Thread-safe. Timer tasks
+ * must not block (the engine hands them to the connection's serial context).
  */
-final class TimerScheduler implements Scheduler, AutoCloseable {
+public final class TimerScheduler implements Scheduler, AutoCloseable {
 
-    static final String THREAD_NAME = "smbdirect-timer";
+    /** The name of the timer thread. */
+    public static final String THREAD_NAME = "smbdirect-timer";
 
     private final ScheduledThreadPoolExecutor executor;
     private final ExecutorScheduler timers;
 
-    TimerScheduler() {
+    /** Starts the timer thread. */
+    public TimerScheduler() {
         executor = new ScheduledThreadPoolExecutor(1, r -> {
             Thread t = new Thread(r, THREAD_NAME);
             t.setDaemon(true);
@@ -28,8 +28,8 @@ final class TimerScheduler implements Scheduler, AutoCloseable {
         timers = new ExecutorScheduler(executor);
     }
 
-    /** The executor (for an engine that wants the executor itself). */
-    ScheduledThreadPoolExecutor executor() {
+    /** The executor (for an engine that wants the executor itself, and for tests). */
+    public ScheduledThreadPoolExecutor executor() {
         return executor;
     }
 

@@ -1,21 +1,16 @@
-package smbdirect.impl.osgi;
+package smbdirect.impl.transport;
 
 import java.net.InetSocketAddress;
 import java.time.Duration;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.Deque;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Function;
 
-import org.osgi.framework.Constants;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -23,18 +18,13 @@ import smbdirect.api.AcceptHandler;
 import smbdirect.api.CloseReason;
 import smbdirect.api.ConnectionHandler;
 import smbdirect.api.ListenerEventHandler;
-import smbdirect.api.ReceivedMessage;
 import smbdirect.api.SmbDirectConnection;
 import smbdirect.api.SmbDirectException;
 import smbdirect.api.SmbDirectListener;
 import smbdirect.api.SmbDirectTransport;
 import smbdirect.api.dto.ConnectionDTO;
-import smbdirect.api.dto.ListenerDTO;
-import smbdirect.api.dto.ListenerEventDTO;
-import smbdirect.api.dto.ProviderDTO;
 import smbdirect.api.dto.TransportDTO;
 import smbdirect.api.rdma.RdmaProvider;
-import smbdirect.impl.config.TransportConfigs;
 import smbdirect.impl.engine.Scheduler;
 import smbdirect.impl.engine.TransportSettings;
 import smbdirect.impl.trace.TraceSink;
@@ -65,15 +55,9 @@ import smbdirect.impl.trace.TraceSink;
  * <p>Thread-safe. Control operations (providers, configuration, listeners) are serialized by one
  * lock; {@link #connect} and the DTO snapshot only read a copy of the provider list.
  */
-final class MultiProviderTransport implements SmbDirectTransport {
+public final class MultiProviderTransport implements SmbDirectTransport {
 
     private static final Logger LOG = LoggerFactory.getLogger(MultiProviderTransport.class);
-
-    /** Closed connections kept for the DTO. */
-    static final int CLOSED_HISTORY = 64;
-
-    /** Events kept per listener and negotiation failures kept for the DTO. */
-    static final int FAILURE_EVENTS = 16;
 
     private static final long CHECK_NANOS = TimeUnit.SECONDS.toNanos(1);
 
@@ -88,10 +72,7 @@ final class MultiProviderTransport implements SmbDirectTransport {
     // guarded by lock
     private final List<ProviderEntry> providers = new ArrayList<>();
     private final List<RelocatingListener> listeners = new ArrayList<>();
-    private final Deque<ConnectionDTO> retiredClosed = new ArrayDeque<>();
-    private long retiredNegotiationFailures;
-    private String retiredLastNegotiationFailure;
-    private final Deque<ListenerEventDTO> retiredFailureEvents = new ArrayDeque<>();
+    private final RetiredEngines retired = new RetiredEngines();
     private TransportSettings settings;
     private ProviderFilter selection;
     private boolean shutDown;
@@ -106,7 +87,7 @@ final class MultiProviderTransport implements SmbDirectTransport {
     // copy-on-write snapshot of providers, best first
     private volatile List<ProviderEntry> snapshot = List.of();
 
-    MultiProviderTransport(ProviderEngine.Factory engines, Scheduler scheduler, TransportSettings settings,
+    public MultiProviderTransport(ProviderEngine.Factory engines, Scheduler scheduler, TransportSettings settings,
             ProviderFilter selection) {
         this.engines = Objects.requireNonNull(engines, "engines");
         this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
@@ -117,7 +98,7 @@ final class MultiProviderTransport implements SmbDirectTransport {
     // ---- providers -------------------------------------------------------------------------
 
     /** A provider arrived; {@code properties} are its service properties. */
-    void addProvider(RdmaProvider provider, Map<String, ?> properties) {
+    public void addProvider(RdmaProvider provider, Map<String, ?> properties) {
         synchronized (lock) {
             if (shutDown || find(provider) != null) {
                 return;
@@ -126,7 +107,8 @@ final class MultiProviderTransport implements SmbDirectTransport {
             try {
                 engine = engines.create(provider, settings, scheduler);
             } catch (RuntimeException e) {
-                LOG.error("RDMA provider {} refused: its engine could not be created", describe(provider), e);
+                LOG.error("RDMA provider {} refused: its engine could not be created",
+                        ProviderEntry.describe(provider), e);
                 return;
             }
             engine.setTraceSink(traceSink);
@@ -142,7 +124,7 @@ final class MultiProviderTransport implements SmbDirectTransport {
     }
 
     /** Installs {@code sink} on every engine, present and future ({@code null}: off). */
-    void setTraceSink(TraceSink sink) {
+    public void setTraceSink(TraceSink sink) {
         synchronized (lock) {
             traceSink = sink == null ? TraceSink.NONE : sink;
             for (ProviderEntry entry : providers) {
@@ -152,7 +134,7 @@ final class MultiProviderTransport implements SmbDirectTransport {
     }
 
     /** Installs the handler told of every listener's events on every engine, present and future. */
-    void setListenerEventHandler(ListenerEventHandler handler) {
+    public void setListenerEventHandler(ListenerEventHandler handler) {
         synchronized (lock) {
             listenerEvents = handler;
             for (ProviderEntry entry : providers) {
@@ -162,7 +144,7 @@ final class MultiProviderTransport implements SmbDirectTransport {
     }
 
     /** The service properties of a provider changed (e.g. its ranking). */
-    void updateProvider(RdmaProvider provider, Map<String, ?> properties) {
+    public void updateProvider(RdmaProvider provider, Map<String, ?> properties) {
         synchronized (lock) {
             ProviderEntry entry = find(provider);
             if (entry == null || shutDown) {
@@ -182,7 +164,7 @@ final class MultiProviderTransport implements SmbDirectTransport {
      *
      * @return completes when the provider's engine has shut down
      */
-    CompletionStage<Void> removeProvider(RdmaProvider provider) {
+    public CompletionStage<Void> removeProvider(RdmaProvider provider) {
         ProviderEntry entry;
         synchronized (lock) {
             entry = find(provider);
@@ -228,35 +210,14 @@ final class MultiProviderTransport implements SmbDirectTransport {
             return;
         }
         synchronized (lock) {
-            retiredNegotiationFailures += last.negotiationFailures;
-            if (lastFailure(last) != null) {
-                retiredLastNegotiationFailure = lastFailure(last);
-            }
-            // the leaving engine's events first: on equal timestamps they are the later ones
-            List<ListenerEventDTO> events = new ArrayList<>();
-            if (last.negotiationFailureEvents != null) {
-                events.addAll(List.of(last.negotiationFailureEvents));
-            }
-            events.addAll(retiredFailureEvents);
-            retiredFailureEvents.clear();
-            newestFirst(events, FAILURE_EVENTS).forEach(retiredFailureEvents::addLast);
-            List<ConnectionDTO> all = new ArrayList<>(retiredClosed);
-            if (last.recentlyClosed != null) {
-                all.addAll(List.of(last.recentlyClosed));
-            }
-            if (last.connections != null) {
-                all.addAll(List.of(last.connections));
-            }
-            all.sort(Comparator.comparingLong((ConnectionDTO c) -> c.closedMillis).reversed());
-            retiredClosed.clear();
-            all.stream().limit(CLOSED_HISTORY).forEach(retiredClosed::addLast);
+            retired.keep(last);
         }
     }
 
     // ---- configuration ---------------------------------------------------------------------
 
     /** New settings and provider filter (already validated). */
-    void configure(TransportSettings newSettings, ProviderFilter newSelection) {
+    public void configure(TransportSettings newSettings, ProviderFilter newSelection) {
         synchronized (lock) {
             if (shutDown) {
                 return;
@@ -274,13 +235,13 @@ final class MultiProviderTransport implements SmbDirectTransport {
         }
     }
 
-    TransportSettings settings() {
+    public TransportSettings settings() {
         synchronized (lock) {
             return settings;
         }
     }
 
-    ProviderFilter selection() {
+    public ProviderFilter selection() {
         synchronized (lock) {
             return selection;
         }
@@ -291,7 +252,7 @@ final class MultiProviderTransport implements SmbDirectTransport {
      *
      * @return completes when all engines have shut down
      */
-    CompletionStage<Void> shutdown() {
+    public CompletionStage<Void> shutdown() {
         List<ProviderEntry> all;
         synchronized (lock) {
             if (shutDown) {
@@ -336,7 +297,7 @@ final class MultiProviderTransport implements SmbDirectTransport {
      * selection) or on the first provider {@code pinned} matches (it stays on such a provider);
      * its events go to {@code events} (may be null).
      */
-    private SmbDirectListener listen(InetSocketAddress bindAddress, AcceptHandler acceptHandler,
+    SmbDirectListener listen(InetSocketAddress bindAddress, AcceptHandler acceptHandler,
             PinnedProvider pinned, ListenerEventHandler events) throws SmbDirectException {
         Objects.requireNonNull(bindAddress, "bindAddress");
         Objects.requireNonNull(acceptHandler, "acceptHandler");
@@ -346,7 +307,7 @@ final class MultiProviderTransport implements SmbDirectTransport {
             }
             ProviderEntry entry = pinned == null ? selected() : firstMatching(pinned.filter);
             if (entry == null) {
-                throw noProvider(pinned == null ? "no RDMA provider matches " + selection : pinned.missing(this));
+                throw noProvider(pinned == null ? "no RDMA provider matches " + selection : pinned.missing(providers));
             }
             RelocatingListener listener = new RelocatingListener(this, null, bindAddress,
                     pinned == null ? null : pinned.filter, acceptHandler, events);
@@ -363,7 +324,7 @@ final class MultiProviderTransport implements SmbDirectTransport {
         return connect(peer, timeout, handler, null);
     }
 
-    private CompletionStage<SmbDirectConnection> connect(InetSocketAddress peer, Duration timeout,
+    CompletionStage<SmbDirectConnection> connect(InetSocketAddress peer, Duration timeout,
             ConnectionHandler handler, PinnedProvider pinned) {
         Objects.requireNonNull(peer, "peer");
         Objects.requireNonNull(timeout, "timeout");
@@ -373,7 +334,7 @@ final class MultiProviderTransport implements SmbDirectTransport {
             entry = shutDown ? null : pinned == null ? selected() : firstMatching(pinned.filter);
             if (entry == null) {
                 return CompletableFuture.failedFuture(noProvider(shutDown ? "the transport is stopped"
-                        : pinned == null ? "no RDMA provider matches " + selection : pinned.missing(this)));
+                        : pinned == null ? "no RDMA provider matches " + selection : pinned.missing(providers)));
             }
         }
         return entry.engine.connect(peer, timeout, new ProviderBoundHandler(handler, entry));
@@ -391,7 +352,7 @@ final class MultiProviderTransport implements SmbDirectTransport {
      * @return completes when it is released, or {@code null} when no live connection matches
      * @throws IllegalArgumentException when the id is live on more than one provider and none is named
      */
-    CompletionStage<Void> closeConnection(long id, String provider, CloseReason reason) {
+    public CompletionStage<Void> closeConnection(long id, String provider, CloseReason reason) {
         Objects.requireNonNull(reason, "reason");
         List<ProviderEntry> holders = new ArrayList<>();
         for (ProviderEntry e : snapshot) {
@@ -433,7 +394,7 @@ final class MultiProviderTransport implements SmbDirectTransport {
      * @param providerFilter the listener's own provider filter, or {@code null} to follow the
      *     transport's selection
      */
-    RelocatingListener openConfigured(String name, InetSocketAddress bindAddress, ProviderFilter providerFilter,
+    public RelocatingListener openConfigured(String name, InetSocketAddress bindAddress, ProviderFilter providerFilter,
             String whyWaiting) {
         synchronized (lock) {
             RelocatingListener listener = new RelocatingListener(this, name, bindAddress, providerFilter, null, null);
@@ -451,99 +412,18 @@ final class MultiProviderTransport implements SmbDirectTransport {
     @Override
     public TransportDTO getTransportDTO() {
         List<ProviderEntry> entries;
+        ProviderEntry chosen;
         List<RelocatingListener> ls;
         TransportSettings s;
-        ProviderEntry chosen;
-        List<ConnectionDTO> closed;
-        long failures;
-        String lastFailure;
-        List<ListenerEventDTO> retiredEvents;
+        RetiredEngines.Snapshot gone;
         synchronized (lock) {
             entries = List.copyOf(providers);
+            chosen = selected();
             ls = List.copyOf(listeners);
             s = settings;
-            chosen = selected();
-            closed = new ArrayList<>(retiredClosed);
-            failures = retiredNegotiationFailures;
-            lastFailure = retiredLastNegotiationFailure;
-            retiredEvents = new ArrayList<>(retiredFailureEvents);
+            gone = retired.snapshot();
         }
-        List<ListenerEventDTO> failureEvents = new ArrayList<>();
-        TransportDTO dto = new TransportDTO();
-        List<ProviderDTO> providerDTOs = new ArrayList<>();
-        List<ConnectionDTO> live = new ArrayList<>();
-        Map<ProviderEntry, Integer> listenersOn = new HashMap<>();
-        List<ListenerDTO> listenerDTOs = new ArrayList<>();
-        for (RelocatingListener l : ls) {
-            ProviderEntry on = l.currentEntry();
-            if (on != null) {
-                listenersOn.merge(on, 1, Integer::sum);
-            }
-            listenerDTOs.add(l.getListenerDTO());
-        }
-        String selectedFailure = null;
-        if (chosen != null) {
-            List<ProviderEntry> ordered = new ArrayList<>(entries);
-            ordered.remove(chosen);
-            ordered.add(0, chosen);
-            entries = ordered;
-        }
-        for (ProviderEntry entry : entries) {
-            TransportDTO engine = entry.engine.getTransportDTO();
-            ProviderDTO p = new ProviderDTO();
-            p.name = entry.name;
-            p.transportType = entry.transportType;
-            p.ranking = entry.ranking;
-            p.selected = entry == chosen;
-            p.connections = engine.connections == null ? 0 : engine.connections.length;
-            p.listeners = listenersOn.getOrDefault(entry, 0);
-            p.capabilities = capabilities(entry);
-            p.settings = described(entry, RdmaProvider::describeSettings);
-            p.statistics = described(entry, RdmaProvider::describeStatistics);
-            providerDTOs.add(p);
-            if (engine.connections != null) {
-                live.addAll(List.of(engine.connections));
-            }
-            if (engine.recentlyClosed != null) {
-                closed.addAll(List.of(engine.recentlyClosed));
-            }
-            failures += engine.negotiationFailures;
-            if (lastFailure(engine) != null) {
-                if (entry == chosen || selectedFailure == null) {
-                    selectedFailure = lastFailure(engine);
-                }
-            }
-            if (engine.negotiationFailureEvents != null) {
-                failureEvents.addAll(List.of(engine.negotiationFailureEvents));
-            }
-        }
-        closed.sort(Comparator.comparingLong((ConnectionDTO c) -> c.closedMillis).reversed());
-        dto.providers = providerDTOs.toArray(ProviderDTO[]::new);
-        dto.listeners = listenerDTOs.toArray(ListenerDTO[]::new);
-        dto.connections = live.toArray(ConnectionDTO[]::new);
-        dto.recentlyClosed = closed.stream().limit(CLOSED_HISTORY).toArray(ConnectionDTO[]::new);
-        dto.negotiationFailures = failures;
-        setLastFailure(dto, selectedFailure != null ? selectedFailure : lastFailure);
-        failureEvents.addAll(retiredEvents); // after the live engines': on equal timestamps they are older
-        dto.negotiationFailureEvents = newestFirst(failureEvents, FAILURE_EVENTS).toArray(ListenerEventDTO[]::new);
-        dto.settings = TransportConfigs.toDTO(s);
-        return dto;
-    }
-
-    @SuppressWarnings("deprecation")
-    private static String lastFailure(TransportDTO dto) {
-        return dto.lastNegotiationFailure;
-    }
-
-    @SuppressWarnings("deprecation")
-    private static void setLastFailure(TransportDTO dto, String text) {
-        dto.lastNegotiationFailure = text;
-    }
-
-    /** The newest {@code limit} events, newest first; events of equal timestamps keep their order in {@code events}. */
-    static List<ListenerEventDTO> newestFirst(List<ListenerEventDTO> events, int limit) {
-        return events.stream().sorted(Comparator.comparingLong((ListenerEventDTO e) -> e.timestampMillis).reversed())
-                .limit(limit).toList();
+        return TransportDTOs.assemble(entries, chosen, ls, s, gone);
     }
 
     // ---- listeners -------------------------------------------------------------------------
@@ -643,177 +523,12 @@ final class MultiProviderTransport implements SmbDirectTransport {
         return null;
     }
 
-    private static String capabilities(ProviderEntry entry) {
-        try {
-            return CapabilitiesText.describe(entry.provider.capabilities());
-        } catch (RuntimeException e) {
-            return "(not reported: " + e.getMessage() + ")";
-        }
-    }
-
-    /** A provider's own description ({@code describeSettings}, {@code describeStatistics}), or null. */
-    private static String described(ProviderEntry entry, Function<RdmaProvider, String> what) {
-        try {
-            return what.apply(entry.provider);
-        } catch (RuntimeException e) {
-            return "(not reported: " + e.getMessage() + ")";
-        }
-    }
-
     private static String nameOf(ProviderEntry e) {
         return e == null ? "none" : e.name;
-    }
-
-    private static String describe(RdmaProvider provider) {
-        try {
-            return provider.name();
-        } catch (RuntimeException e) {
-            return String.valueOf(provider);
-        }
     }
 
     static SmbDirectException noProvider(String detail) {
         return new SmbDirectException(SmbDirectException.Kind.NO_PROVIDER, "no RDMA provider available: " + detail,
                 CloseReason.of(CloseReason.Kind.PROVIDER_GONE, detail), null);
-    }
-
-    /**
-     * The transport with new listeners and connections on the provider named {@code name}
-     * ({@link SmbDirectTransport#onProvider}). Immutable; thread-safe.
-     */
-    static final class PinnedProvider implements SmbDirectTransport {
-        private final MultiProviderTransport transport;
-        private final String name;
-        final ProviderFilter filter;
-
-        PinnedProvider(MultiProviderTransport transport, String name) {
-            this.transport = transport;
-            this.name = Objects.requireNonNull(name, "providerName");
-            this.filter = ProviderFilter.named(name);
-        }
-
-        /** Why no provider matches, naming the ones there are (lock held). */
-        String missing(MultiProviderTransport t) {
-            return "no RDMA provider named '" + name + "' (providers: "
-                    + (t.providers.isEmpty() ? "none" : t.providers.stream().map(e -> e.name).toList()) + ")";
-        }
-
-        @Override
-        public SmbDirectListener listen(InetSocketAddress bindAddress, AcceptHandler acceptHandler)
-                throws SmbDirectException {
-            return transport.listen(bindAddress, acceptHandler, this, null);
-        }
-
-        @Override
-        public SmbDirectListener listen(InetSocketAddress bindAddress, AcceptHandler acceptHandler,
-                ListenerEventHandler events) throws SmbDirectException {
-            return transport.listen(bindAddress, acceptHandler, this, events);
-        }
-
-        @Override
-        public CompletionStage<SmbDirectConnection> connect(InetSocketAddress peer, Duration timeout,
-                ConnectionHandler handler) {
-            return transport.connect(peer, timeout, handler, this);
-        }
-
-        @Override
-        public TransportDTO getTransportDTO() {
-            return transport.getTransportDTO();
-        }
-
-        @Override
-        public SmbDirectTransport onProvider(String providerName) {
-            return transport.onProvider(providerName);
-        }
-
-        @Override
-        public String toString() {
-            return "SMB Direct transport on RDMA provider " + name;
-        }
-    }
-
-    /**
-     * Reports the end of a connection whose provider is retiring with the retiring reason
-     * ({@code PROVIDER_GONE} or {@code SHUTDOWN}), whatever the connection noticed first while its
-     * provider was taken away (its peer's disconnect, a failed post); the first reason stays in the
-     * detail. Other callbacks pass through unchanged.
-     */
-    static final class ProviderBoundHandler implements ConnectionHandler {
-        private final ConnectionHandler delegate;
-        private final ProviderEntry entry;
-
-        ProviderBoundHandler(ConnectionHandler delegate, ProviderEntry entry) {
-            this.delegate = delegate;
-            this.entry = entry;
-        }
-
-        ConnectionHandler delegate() {
-            return delegate;
-        }
-
-        @Override
-        public void onMessage(SmbDirectConnection connection, ReceivedMessage message) {
-            delegate.onMessage(connection, message);
-        }
-
-        @Override
-        public void onDisconnected(SmbDirectConnection connection, CloseReason reason) {
-            CloseReason retiring = entry.retiring;
-            CloseReason reported = reason;
-            if (retiring != null && reason.kind() != retiring.kind()) {
-                reported = new CloseReason(retiring.kind(), reason.rule(), retiring.detail() + " (first seen: " + reason
-                        + ")");
-            }
-            delegate.onDisconnected(connection, reported);
-        }
-    }
-
-    /** A provider and its engine. Mutable fields are guarded by the transport's lock. */
-    static final class ProviderEntry {
-        final RdmaProvider provider;
-        final ProviderEngine engine;
-        Map<String, Object> properties = Map.of();
-        String name;
-        String transportType;
-        int ranking;
-        long serviceId;
-        /** Set when the engine is shut down because the provider left or the transport stops. */
-        volatile CloseReason retiring;
-
-        ProviderEntry(RdmaProvider provider, ProviderEngine engine) {
-            this.provider = provider;
-            this.engine = engine;
-        }
-
-        void update(Map<String, ?> props, long fallbackServiceId) {
-            Map<String, Object> copy = new HashMap<>();
-            if (props != null) {
-                props.forEach((k, v) -> {
-                    if (k != null && v != null) {
-                        copy.put(k, v);
-                    }
-                });
-            }
-            String n = copy.get(RdmaProvider.PROVIDER_NAME) instanceof String s ? s : describe(provider);
-            copy.putIfAbsent(RdmaProvider.PROVIDER_NAME, n);
-            properties = Map.copyOf(copy);
-            name = n;
-            Object r = copy.get(Constants.SERVICE_RANKING);
-            ranking = r instanceof Integer i ? i : 0;
-            Object id = copy.get(Constants.SERVICE_ID);
-            serviceId = id instanceof Long l ? l : fallbackServiceId;
-            String tt;
-            try {
-                tt = String.valueOf(provider.transportType());
-            } catch (RuntimeException e) {
-                tt = String.valueOf(copy.get(RdmaProvider.TRANSPORT_TYPE));
-            }
-            transportType = tt;
-        }
-
-        @Override
-        public String toString() {
-            return name;
-        }
     }
 }

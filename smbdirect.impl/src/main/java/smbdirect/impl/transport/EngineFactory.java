@@ -1,4 +1,4 @@
-package smbdirect.impl.osgi;
+package smbdirect.impl.transport;
 
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -19,12 +19,12 @@ import smbdirect.impl.engine.TransportSettings;
 import smbdirect.impl.trace.TraceSink;
 
 /** The production {@link ProviderEngine.Factory}: one {@link SmbDirectEngine} per provider. */
-final class EngineFactory {
+public final class EngineFactory {
 
     private EngineFactory() {
     }
 
-    static ProviderEngine create(RdmaProvider provider, TransportSettings settings, Scheduler scheduler) {
+    public static ProviderEngine create(RdmaProvider provider, TransportSettings settings, Scheduler scheduler) {
         return new Adapter(new SmbDirectEngine(provider, settings, scheduler));
     }
 

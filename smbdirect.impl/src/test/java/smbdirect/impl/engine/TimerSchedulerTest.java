@@ -1,4 +1,4 @@
-package smbdirect.impl.osgi;
+package smbdirect.impl.engine;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

@@ -1,7 +1,7 @@
-package smbdirect.impl.osgi;
+package smbdirect.impl.transport;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static smbdirect.impl.osgi.Fakes.props;
+import static smbdirect.impl.transport.Fakes.props;
 
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -17,6 +17,7 @@ import smbdirect.api.SmbDirectListener;
 import smbdirect.api.dto.ListenerEventDTO;
 import smbdirect.api.dto.TransportDTO;
 import smbdirect.impl.engine.SmbDirectEngine;
+import smbdirect.impl.engine.TimerScheduler;
 import smbdirect.impl.engine.TransportSettings;
 import smbdirect.rdma.mock.DeliveryMode;
 import smbdirect.rdma.mock.MockFabric;

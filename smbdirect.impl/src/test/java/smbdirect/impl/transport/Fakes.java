@@ -1,13 +1,9 @@
-package smbdirect.impl.osgi;
+package smbdirect.impl.transport;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Hashtable;
 import java.util.List;
@@ -46,26 +42,17 @@ import smbdirect.api.rdma.TransportType;
 import smbdirect.impl.engine.Scheduler;
 import smbdirect.impl.engine.TransportSettings;
 
-/** Small fakes for testing the OSGi layer without an engine or a framework. */
-final class Fakes {
+/**
+ * Small fakes for testing the transport over several providers, and its OSGi components, without an
+ * engine or a framework.
+ */
+public final class Fakes {
 
     private Fakes() {
     }
 
-    /** Runs {@code action} and returns the lines it logged (slf4j-simple writes to System.err). */
-    static List<String> logged(Runnable action) {
-        PrintStream saved = System.err;
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        System.setErr(new PrintStream(out, true, StandardCharsets.UTF_8));
-        try {
-            action.run();
-        } finally {
-            System.setErr(saved);
-        }
-        return Arrays.stream(out.toString(StandardCharsets.UTF_8).split("\\R")).filter(s -> !s.isBlank()).toList();
-    }
-
-    static Map<String, Object> props(String name, int ranking, long serviceId) {
+    /** Service properties of a provider: its name, ranking and service id. */
+    public static Map<String, Object> props(String name, int ranking, long serviceId) {
         Map<String, Object> p = new Hashtable<>();
         p.put(RdmaProvider.PROVIDER_NAME, name);
         p.put("service.ranking", ranking);
@@ -74,10 +61,10 @@ final class Fakes {
     }
 
     /** A provider that only names itself (the fake engine does the rest). */
-    static class FakeProvider implements RdmaProvider {
-        final String name;
+    public static class FakeProvider implements RdmaProvider {
+        public final String name;
 
-        FakeProvider(String name) {
+        public FakeProvider(String name) {
             this.name = name;
         }
 
@@ -113,11 +100,11 @@ final class Fakes {
     }
 
     /** Creates fake engines and remembers them by provider name. */
-    static final class FakeEngines implements ProviderEngine.Factory {
-        final Map<String, FakeEngine> byName = new HashMap<>();
-        final AtomicLong ids = new AtomicLong();
+    public static final class FakeEngines implements ProviderEngine.Factory {
+        public final Map<String, FakeEngine> byName = new HashMap<>();
+        public final AtomicLong ids = new AtomicLong();
         /** When set, every engine numbers its connections from 1, as real engines do. */
-        volatile boolean idsPerEngine;
+        public volatile boolean idsPerEngine;
 
         @Override
         public ProviderEngine create(RdmaProvider provider, TransportSettings settings, Scheduler scheduler) {
@@ -126,33 +113,33 @@ final class Fakes {
             return e;
         }
 
-        FakeEngine get(String name) {
+        public FakeEngine get(String name) {
             return byName.get(name);
         }
     }
 
     /** An engine that connects at once, listens on a port table, and records what happened. */
-    static final class FakeEngine implements ProviderEngine {
-        final String provider;
-        final AtomicLong ids;
-        final List<TransportSettings> settingsSeen = new CopyOnWriteArrayList<>();
-        final List<FakeConnection> connections = new CopyOnWriteArrayList<>();
-        final List<FakeConnection> closed = new CopyOnWriteArrayList<>();
-        final List<FakeListener> listeners = new CopyOnWriteArrayList<>();
-        final List<FakeListener> everListened = new CopyOnWriteArrayList<>();
-        volatile CloseReason shutdownReason;
+    public static final class FakeEngine implements ProviderEngine {
+        public final String provider;
+        public final AtomicLong ids;
+        public final List<TransportSettings> settingsSeen = new CopyOnWriteArrayList<>();
+        public final List<FakeConnection> connections = new CopyOnWriteArrayList<>();
+        public final List<FakeConnection> closed = new CopyOnWriteArrayList<>();
+        public final List<FakeListener> listeners = new CopyOnWriteArrayList<>();
+        public final List<FakeListener> everListened = new CopyOnWriteArrayList<>();
+        public volatile CloseReason shutdownReason;
         /** When set, shutdown closes connections with this reason (as a connection that saw its peer go first). */
-        volatile CloseReason closeOnShutdownAs;
-        volatile int failNextBinds;
-        int nextPort = 40000;
+        public volatile CloseReason closeOnShutdownAs;
+        public volatile int failNextBinds;
+        public int nextPort = 40000;
 
-        FakeEngine(String provider, TransportSettings settings, AtomicLong ids) {
+        public FakeEngine(String provider, TransportSettings settings, AtomicLong ids) {
             this.provider = provider;
             this.ids = ids;
             settingsSeen.add(settings);
         }
 
-        TransportSettings settings() {
+        public TransportSettings settings() {
             return settingsSeen.get(settingsSeen.size() - 1);
         }
 
@@ -179,7 +166,7 @@ final class Fakes {
         }
 
         /** A peer connects to the listener on {@code port}: returns the accepted connection or null. */
-        FakeConnection arrive(int port, InetSocketAddress peer) {
+        public FakeConnection arrive(int port, InetSocketAddress peer) {
             for (FakeListener l : listeners) {
                 if (l.address.getPort() == port) {
                     l.requests++;
@@ -252,15 +239,15 @@ final class Fakes {
         }
     }
 
-    static final class FakeListener implements SmbDirectListener {
-        final FakeEngine engine;
-        final InetSocketAddress address;
-        final AcceptHandler acceptHandler;
-        volatile boolean open = true;
-        long requests;
-        long accepted;
+    public static final class FakeListener implements SmbDirectListener {
+        public final FakeEngine engine;
+        public final InetSocketAddress address;
+        public final AcceptHandler acceptHandler;
+        public volatile boolean open = true;
+        public long requests;
+        public long accepted;
 
-        FakeListener(FakeEngine engine, InetSocketAddress address, AcceptHandler acceptHandler) {
+        public FakeListener(FakeEngine engine, InetSocketAddress address, AcceptHandler acceptHandler) {
             this.engine = engine;
             this.address = address;
             this.acceptHandler = acceptHandler;
@@ -300,18 +287,18 @@ final class Fakes {
         }
     }
 
-    static final class FakeConnection implements SmbDirectConnection {
-        final FakeEngine engine;
-        final long id;
-        final boolean initiator;
-        final InetSocketAddress local;
-        final InetSocketAddress peer;
-        final List<CloseReason> disconnects = new CopyOnWriteArrayList<>();
-        volatile ConnectionHandler handler;
-        volatile CloseReason closeReason;
-        volatile long closedMillis;
+    public static final class FakeConnection implements SmbDirectConnection {
+        public final FakeEngine engine;
+        public final long id;
+        public final boolean initiator;
+        public final InetSocketAddress local;
+        public final InetSocketAddress peer;
+        public final List<CloseReason> disconnects = new CopyOnWriteArrayList<>();
+        public volatile ConnectionHandler handler;
+        public volatile CloseReason closeReason;
+        public volatile long closedMillis;
 
-        FakeConnection(FakeEngine engine, long id, boolean initiator, InetSocketAddress local, InetSocketAddress peer) {
+        public FakeConnection(FakeEngine engine, long id, boolean initiator, InetSocketAddress local, InetSocketAddress peer) {
             this.engine = engine;
             this.id = id;
             this.initiator = initiator;
@@ -319,7 +306,7 @@ final class Fakes {
             this.peer = peer;
         }
 
-        void closeWith(CloseReason reason) {
+        public void closeWith(CloseReason reason) {
             if (closeReason != null) {
                 return;
             }
@@ -418,7 +405,7 @@ final class Fakes {
     }
 
     /** Virtual time: tasks run when the test advances the clock. */
-    static final class ManualScheduler implements Scheduler {
+    public static final class ManualScheduler implements Scheduler {
         private final PriorityQueue<Task> tasks = new PriorityQueue<>((a, b) -> Long.compare(a.due, b.due));
         private long now;
 
@@ -437,7 +424,7 @@ final class Fakes {
             return () -> cancelled[0] = true;
         }
 
-        void advance(Duration d) {
+        public void advance(Duration d) {
             long until;
             synchronized (this) {
                 until = now + d.toNanos();
@@ -459,19 +446,19 @@ final class Fakes {
             }
         }
 
-        synchronized int pending() {
+        public synchronized int pending() {
             return (int) tasks.stream().filter(t -> !t.cancelled[0]).count();
         }
     }
 
     /** The upper layer's handler behind the transport's wrapper. */
-    static ConnectionHandler upper(ConnectionHandler h) {
-        return h instanceof MultiProviderTransport.ProviderBoundHandler w ? w.delegate() : h;
+    public static ConnectionHandler upper(ConnectionHandler h) {
+        return h instanceof ProviderBoundHandler w ? w.delegate() : h;
     }
 
     /** Records the disconnect reasons a connection handler receives. */
-    static final class RecordingHandler implements ConnectionHandler {
-        final List<CloseReason> reasons = new ArrayList<>();
+    public static final class RecordingHandler implements ConnectionHandler {
+        public final List<CloseReason> reasons = new ArrayList<>();
 
         @Override
         public void onMessage(SmbDirectConnection connection, smbdirect.api.ReceivedMessage message) {

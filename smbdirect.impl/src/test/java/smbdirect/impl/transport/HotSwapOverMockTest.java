@@ -1,11 +1,11 @@
-package smbdirect.impl.osgi;
+package smbdirect.impl.transport;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static smbdirect.impl.osgi.Fakes.props;
+import static smbdirect.impl.transport.Fakes.props;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -24,6 +24,7 @@ import smbdirect.api.SmbDirectException;
 import smbdirect.api.SmbDirectListener;
 import smbdirect.api.SmbDirectTransport;
 import smbdirect.impl.engine.SmbDirectEngine;
+import smbdirect.impl.engine.TimerScheduler;
 import smbdirect.impl.engine.TransportSettings;
 import smbdirect.rdma.mock.DeliveryMode;
 import smbdirect.rdma.mock.MockFabric;

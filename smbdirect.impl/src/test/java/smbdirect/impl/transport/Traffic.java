@@ -1,4 +1,4 @@
-package smbdirect.impl.osgi;
+package smbdirect.impl.transport;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;

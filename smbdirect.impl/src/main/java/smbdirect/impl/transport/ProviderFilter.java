@@ -1,4 +1,4 @@
-package smbdirect.impl.osgi;
+package smbdirect.impl.transport;
 
 import java.util.Map;
 import java.util.Objects;
@@ -13,10 +13,10 @@ import smbdirect.api.rdma.RdmaProvider;
  * An LDAP filter over the service properties of an {@code RdmaProvider} (the {@code provider.target}
  * attribute of the transport and of configured listeners). Immutable.
  */
-final class ProviderFilter {
+public final class ProviderFilter {
 
     /** Matches every provider. */
-    static final ProviderFilter ANY = new ProviderFilter("(objectClass=*)", null);
+    public static final ProviderFilter ANY = new ProviderFilter("(objectClass=*)", null);
 
     private final String text;
     private final Filter filter;
@@ -31,13 +31,13 @@ final class ProviderFilter {
      *
      * @throws InvalidSyntaxException when it is not a valid LDAP filter
      */
-    static ProviderFilter parse(String text) throws InvalidSyntaxException {
+    public static ProviderFilter parse(String text) throws InvalidSyntaxException {
         Objects.requireNonNull(text, "text");
         return new ProviderFilter(text, FrameworkUtil.createFilter(text));
     }
 
     /** Matches the providers whose {@code smbdirect.provider} is {@code name} (LDAP specials escaped). */
-    static ProviderFilter named(String name) {
+    public static ProviderFilter named(String name) {
         StringBuilder b = new StringBuilder("(").append(RdmaProvider.PROVIDER_NAME).append('=');
         for (char c : name.toCharArray()) {
             if (c == '\\' || c == '*' || c == '(' || c == ')') {
@@ -52,7 +52,7 @@ final class ProviderFilter {
         }
     }
 
-    boolean matches(Map<String, ?> properties) {
+    public boolean matches(Map<String, ?> properties) {
         return filter == null || filter.matches(properties);
     }
 

@@ -1,4 +1,4 @@
-package smbdirect.impl.osgi;
+package smbdirect.impl.transport;
 
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
@@ -17,7 +17,6 @@ import smbdirect.api.SmbDirectException;
 import smbdirect.api.SmbDirectListener;
 import smbdirect.api.dto.ListenerDTO;
 import smbdirect.api.dto.ListenerEventDTO;
-import smbdirect.impl.osgi.MultiProviderTransport.ProviderEntry;
 
 /**
  * A listener that stays bound to one address while the provider under it changes: it holds the
@@ -32,7 +31,7 @@ import smbdirect.impl.osgi.MultiProviderTransport.ProviderEntry;
  * <p>Thread-safe: state changes happen under the transport's lock; the accept path reads one
  * volatile field.
  */
-final class RelocatingListener implements SmbDirectListener {
+public final class RelocatingListener implements SmbDirectListener {
 
     private static final Logger LOG = LoggerFactory.getLogger(RelocatingListener.class);
 
@@ -78,7 +77,7 @@ final class RelocatingListener implements SmbDirectListener {
      * Sets the handler accepted connections go to; {@code null} closes the endpoint and the listener
      * waits (state WAITING, {@code whyWaiting} as detail).
      */
-    void setAcceptHandler(AcceptHandler handler, String whyWaiting) {
+    public void setAcceptHandler(AcceptHandler handler, String whyWaiting) {
         acceptHandler = handler;
         if (whyWaiting != null) {
             waitingForHandler = whyWaiting;
@@ -90,7 +89,7 @@ final class RelocatingListener implements SmbDirectListener {
     private AcceptHandler dispatchFor(ProviderEntry entry) {
         return connection -> {
             ConnectionHandler h = dispatch(connection);
-            return h == null ? null : new MultiProviderTransport.ProviderBoundHandler(h, entry);
+            return h == null ? null : new ProviderBoundHandler(h, entry);
         };
     }
 
@@ -288,7 +287,7 @@ final class RelocatingListener implements SmbDirectListener {
             all.addAll(List.of(newer));
         }
         all.addAll(older);
-        return MultiProviderTransport.newestFirst(all, MultiProviderTransport.FAILURE_EVENTS);
+        return TransportDTOs.newestFirst(all, TransportDTOs.FAILURE_EVENTS);
     }
 
     static String hostPort(InetSocketAddress a) {

@@ -1,4 +1,4 @@
-package smbdirect.impl.osgi;
+package smbdirect.impl.transport;
 
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -18,10 +18,10 @@ import smbdirect.impl.engine.TransportSettings;
 import smbdirect.impl.trace.TraceSink;
 
 /**
- * The protocol engine over one RDMA provider, as the OSGi layer uses it. Implementations are
+ * The protocol engine over one RDMA provider, as {@link MultiProviderTransport} uses it. Implementations are
  * thread-safe.
  */
-interface ProviderEngine {
+public interface ProviderEngine {
 
     /** Opens a listener on this engine's provider; {@code events} (may be null) is told of its events. */
     SmbDirectListener listen(InetSocketAddress bindAddress, AcceptHandler acceptHandler, ListenerEventHandler events)

@@ -1,4 +1,4 @@
-package smbdirect.impl.osgi;
+package smbdirect.impl.transport;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 

@@ -1,4 +1,4 @@
-package smbdirect.impl.perf;
+package smbdirect.perf;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;

@@ -1,4 +1,4 @@
-package smbdirect.impl.perf;
+package smbdirect.perf;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;

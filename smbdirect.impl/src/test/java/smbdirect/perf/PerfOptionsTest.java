@@ -1,4 +1,4 @@
-package smbdirect.impl.perf;
+package smbdirect.perf;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;

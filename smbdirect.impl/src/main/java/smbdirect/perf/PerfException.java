@@ -1,4 +1,4 @@
-package smbdirect.impl.perf;
+package smbdirect.perf;
 
 /** A perf run failed; the message says why in terms a user can act on. */
 public final class PerfException extends Exception {

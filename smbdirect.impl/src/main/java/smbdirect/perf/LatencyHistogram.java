@@ -1,4 +1,4 @@
-package smbdirect.impl.perf;
+package smbdirect.perf;
 
 /**
  * Log-linear histogram of nanosecond latencies: 64 powers of two with 16 linear sub-buckets each

@@ -24,7 +24,7 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 
 import smbdirect.api.BufferDescriptor;
-import smbdirect.api.RdmaCompletion;
+import smbdirect.api.RdmaCompletionHandler;
 import smbdirect.api.RegisteredBuffer;
 import smbdirect.api.RemoteAccess;
 import smbdirect.api.SmbDirectConnection;
@@ -287,7 +287,7 @@ public class IwarpBench {
     }
 
     /** Two transports over two providers, one negotiated connection, registrations for RDMA. */
-    public abstract static class EngineBase implements RdmaCompletion {
+    public abstract static class EngineBase implements RdmaCompletionHandler {
         EnginePair pair;
         SmbDirectConnection client;
         SmbDirectConnection server;

@@ -17,7 +17,7 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 
 import smbdirect.api.BufferDescriptor;
-import smbdirect.api.RdmaCompletion;
+import smbdirect.api.RdmaCompletionHandler;
 import smbdirect.api.RegisteredBuffer;
 import smbdirect.api.RemoteAccess;
 import smbdirect.api.rdma.MemoryAccess;
@@ -77,7 +77,7 @@ public class RdmaBench {
 
     /** Two engines with one registration each. */
     @State(Scope.Benchmark)
-    public static class Engine implements RdmaCompletion {
+    public static class Engine implements RdmaCompletionHandler {
         EnginePair pair;
         RegisteredBuffer local;
         RegisteredBuffer remote;

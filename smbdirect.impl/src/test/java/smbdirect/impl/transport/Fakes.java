@@ -20,7 +20,7 @@ import smbdirect.api.CloseReason;
 import smbdirect.api.ConnectionHandler;
 import smbdirect.api.ListenerEventHandler;
 import smbdirect.api.ConnectionParameters;
-import smbdirect.api.RdmaCompletion;
+import smbdirect.api.RdmaCompletionHandler;
 import smbdirect.api.RegisteredBuffer;
 import smbdirect.api.RemoteAccess;
 import smbdirect.api.SendCompletion;
@@ -368,13 +368,13 @@ public final class Fakes {
 
         @Override
         public void rdmaWrite(RegisteredBuffer source, int sourceOffset, int length, List<BufferDescriptor> remote,
-                long remoteOffset, RdmaCompletion completion) {
+                long remoteOffset, RdmaCompletionHandler completion) {
             throw new IllegalStateException("fake connections move no data");
         }
 
         @Override
         public void rdmaRead(RegisteredBuffer destination, int destinationOffset, int length,
-                List<BufferDescriptor> remote, long remoteOffset, RdmaCompletion completion) {
+                List<BufferDescriptor> remote, long remoteOffset, RdmaCompletionHandler completion) {
             throw new IllegalStateException("fake connections move no data");
         }
 

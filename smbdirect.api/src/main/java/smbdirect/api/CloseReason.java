@@ -49,7 +49,7 @@ public record CloseReason(Kind kind, String rule, String detail) {
         RESOURCE_LIMIT,
         /**
          * A callback of the upper layer threw ({@link ConnectionHandler#onMessage},
-         * {@link SendCompletion}, {@link RdmaCompletion}, {@link AcceptHandler#accepted}): the
+         * {@link SendCompletion}, {@link RdmaCompletionHandler}, {@link AcceptHandler#accepted}): the
          * transport closed the connection, since the upper layer's state for it is unknown. The
          * detail names the callback and the exception ({@code ConnectionHandler.onMessage threw
          * java.lang.IllegalStateException: ...}); sends and RDMA operations still pending fail with a

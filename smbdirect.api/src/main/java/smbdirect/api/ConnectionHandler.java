@@ -14,7 +14,7 @@ import org.osgi.annotation.versioning.ConsumerType;
  * A callback of the upper layer that throws (any {@link Throwable}, an {@link AssertionError} or
  * another {@link Error} included) ends its connection and nothing else:
  * <ul>
- * <li>{@link #onMessage} (and a {@link SendCompletion} or {@link RdmaCompletion} of the
+ * <li>{@link #onMessage} (and a {@link SendCompletion} or {@link RdmaCompletionHandler} of the
  * connection): the exception is logged at WARN with its stack trace, and the connection closes with
  * reason {@link CloseReason.Kind#HANDLER_FAILED}, whose detail names the callback and the exception
  * ({@code ConnectionHandler.onMessage threw java.lang.IllegalStateException: bad header}). The

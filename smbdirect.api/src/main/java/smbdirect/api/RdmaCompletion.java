@@ -3,18 +3,22 @@ package smbdirect.api;
 import org.osgi.annotation.versioning.ConsumerType;
 
 /**
- * Told once of the outcome of an RDMA Read or Write issued through
- * {@link SmbDirectConnection#rdmaRead} or {@link SmbDirectConnection#rdmaWrite}.
- * Called on the connection's serial context; must not block.
+ * The former name of {@link RdmaCompletionHandler} (it read as the record of a completion, which
+ * is the provider SPI's {@link smbdirect.api.rdma.WorkCompletion}). Code written against it keeps
+ * compiling and binaries built against it keep running: {@link SmbDirectConnection} still takes it,
+ * through deprecated overloads that hand it on as an {@code RdmaCompletionHandler}.
+ *
+ * @deprecated since 1.3: use {@link RdmaCompletionHandler}. The alias stays at least through the 1.3
+ *     minor version and goes with the package's next major version.
  */
+@Deprecated(since = "1.3")
 @ConsumerType
 @FunctionalInterface
 public interface RdmaCompletion {
 
     /**
      * @param bytes the number of bytes transferred (all of the requested length on success)
-     * @param failure {@code null} on success, otherwise the reason; an RDMA failure is fatal for
-     *     the connection (3.1.4.2, provider errors end the connection)
+     * @param failure {@code null} on success, otherwise the reason
      */
     void rdmaComplete(long bytes, Throwable failure);
 }

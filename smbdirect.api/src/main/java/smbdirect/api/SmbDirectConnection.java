@@ -109,7 +109,7 @@ public interface SmbDirectConnection {
      * @param completion told once of the outcome
      */
     void rdmaWrite(RegisteredBuffer source, int sourceOffset, int length,
-            List<BufferDescriptor> remote, long remoteOffset, RdmaCompletion completion);
+            List<BufferDescriptor> remote, long remoteOffset, RdmaCompletionHandler completion);
 
     /**
      * RDMA Read (3.1.4.6): reads {@code length} bytes from the peer's buffer described by
@@ -117,7 +117,42 @@ public interface SmbDirectConnection {
      * {@code destinationOffset}.
      */
     void rdmaRead(RegisteredBuffer destination, int destinationOffset, int length,
-            List<BufferDescriptor> remote, long remoteOffset, RdmaCompletion completion);
+            List<BufferDescriptor> remote, long remoteOffset, RdmaCompletionHandler completion);
+
+    /**
+     * {@link #rdmaWrite(RegisteredBuffer, int, int, List, long, RdmaCompletionHandler)} with a
+     * completion of the former type (a lambda or method reference goes to the other form).
+     *
+     * @deprecated since 1.3: pass an {@link RdmaCompletionHandler}; this form goes with
+     *     {@link RdmaCompletion}.
+     */
+    @Deprecated(since = "1.3")
+    default void rdmaWrite(RegisteredBuffer source, int sourceOffset, int length,
+            List<BufferDescriptor> remote, long remoteOffset, RdmaCompletion completion) {
+        rdmaWrite(source, sourceOffset, length, remote, remoteOffset, handler(completion));
+    }
+
+    /**
+     * {@link #rdmaRead(RegisteredBuffer, int, int, List, long, RdmaCompletionHandler)} with a
+     * completion of the former type (a lambda or method reference goes to the other form).
+     *
+     * @deprecated since 1.3: pass an {@link RdmaCompletionHandler}; this form goes with
+     *     {@link RdmaCompletion}.
+     */
+    @Deprecated(since = "1.3")
+    default void rdmaRead(RegisteredBuffer destination, int destinationOffset, int length,
+            List<BufferDescriptor> remote, long remoteOffset, RdmaCompletion completion) {
+        rdmaRead(destination, destinationOffset, length, remote, remoteOffset, handler(completion));
+    }
+
+    /** {@code completion} as an {@link RdmaCompletionHandler}, wrapped only when it is not one. */
+    @SuppressWarnings("deprecation")
+    private static RdmaCompletionHandler handler(RdmaCompletion completion) {
+        if (completion == null || completion instanceof RdmaCompletionHandler) {
+            return (RdmaCompletionHandler) completion;
+        }
+        return completion::rdmaComplete;
+    }
 
     /**
      * The connection's negotiated parameters (3.1.4.7). Fixed after negotiation except the timer

@@ -11,7 +11,7 @@
  * <h2>Threading</h2>
  * Every method of the provider types in this package may be called from any thread. Callbacks of
  * one connection ({@link smbdirect.api.ConnectionHandler}, {@link smbdirect.api.SendCompletion},
- * {@link smbdirect.api.RdmaCompletion}) are never invoked concurrently with each other; they run
+ * {@link smbdirect.api.RdmaCompletionHandler}) are never invoked concurrently with each other; they run
  * on the connection's serial context, which may be a provider completion thread, so a callback
  * must not block. Calls into the connection from inside a callback are allowed. A callback that
  * throws ends its connection with {@link smbdirect.api.CloseReason.Kind#HANDLER_FAILED} and nothing
@@ -23,5 +23,5 @@
  * A buffer handed to the upper layer in a callback is valid only for the duration of that callback.
  */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("1.2.0")
+@org.osgi.annotation.versioning.Version("1.3.0")
 package smbdirect.api;

@@ -1,6 +1,7 @@
 package smbdirect.bench;
 
 import java.nio.ByteBuffer;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import org.openjdk.jmh.annotations.Benchmark;
@@ -13,7 +14,6 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 
-import smbdirect.impl.engine.TransportSettings;
 import smbdirect.rdma.mock.DeliveryMode;
 
 /**
@@ -123,14 +123,14 @@ public class BulkBench {
 
         @Setup
         public void setUp(Shape shape, Delivery delivery) throws Exception {
-            TransportSettings.Builder b = TransportSettings.builder().maxSendSize(shape.sendSize);
             if (shape.sendSize > 8192) {
                 throw new IllegalArgumentException("sendSize above the default MaxReceiveSize 8192");
             }
-            b.maxReceiveSize(Math.max(8192, shape.sendSize));
+            Map<String, Object> settings = Map.of("maxSendSize", shape.sendSize,
+                    "maxReceiveSize", Math.max(8192, shape.sendSize));
             server = new Receiver(null);
             client = new Receiver(null);
-            pair = new EnginePair(delivery.mode, b.build(), server, client);
+            pair = EnginePair.overMock(delivery.mode, settings, server, client);
             message = Buffers.pattern(shape.messageSize);
         }
 

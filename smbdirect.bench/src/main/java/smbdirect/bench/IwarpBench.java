@@ -7,12 +7,10 @@ import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
-import java.time.Duration;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 import org.openjdk.jmh.annotations.Benchmark;
@@ -26,12 +24,10 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 
 import smbdirect.api.BufferDescriptor;
-import smbdirect.api.CloseReason;
-import smbdirect.api.RdmaCompletion;
+import smbdirect.api.RdmaCompletionHandler;
 import smbdirect.api.RegisteredBuffer;
 import smbdirect.api.RemoteAccess;
 import smbdirect.api.SmbDirectConnection;
-import smbdirect.api.SmbDirectListener;
 import smbdirect.api.rdma.CompletionStatus;
 import smbdirect.api.rdma.ConnectParameters;
 import smbdirect.api.rdma.DisconnectCause;
@@ -46,9 +42,6 @@ import smbdirect.api.rdma.RdmaListenHandler;
 import smbdirect.api.rdma.RdmaListener;
 import smbdirect.api.rdma.WorkCompletion;
 import smbdirect.api.rdma.WorkRequestType;
-import smbdirect.impl.engine.ExecutorScheduler;
-import smbdirect.impl.engine.SmbDirectEngine;
-import smbdirect.impl.engine.TransportSettings;
 import smbdirect.rdma.iwarp.IwarpProvider;
 import smbdirect.rdma.iwarp.IwarpSettings;
 
@@ -293,14 +286,9 @@ public class IwarpBench {
         }
     }
 
-    /** Two engines over two providers, one negotiated connection, registrations for RDMA. */
-    public abstract static class EngineBase implements RdmaCompletion {
-        IwarpProvider clientProvider;
-        IwarpProvider serverProvider;
-        ScheduledExecutorService timers;
-        SmbDirectEngine clientEngine;
-        SmbDirectEngine serverEngine;
-        SmbDirectListener listener;
+    /** Two transports over two providers, one negotiated connection, registrations for RDMA. */
+    public abstract static class EngineBase implements RdmaCompletionHandler {
+        EnginePair pair;
         SmbDirectConnection client;
         SmbDirectConnection server;
         Receiver serverHandler;
@@ -316,26 +304,19 @@ public class IwarpBench {
         long rdmaIssued;
         final Spin spin = Spin.wokenBy(WAIT_PARK_NANOS);
 
-        void open(Size size, Wire wire, TransportSettings settings) throws Exception {
-            clientProvider = IwarpProvider.open("bench-client", wire.settings());
-            serverProvider = IwarpProvider.open("bench-server", wire.settings());
-            timers = Executors.newSingleThreadScheduledExecutor(r -> {
-                Thread t = new Thread(r, "smbdirect-bench-timer");
-                t.setDaemon(true);
-                return t;
-            });
-            serverEngine = new SmbDirectEngine(serverProvider, settings, new ExecutorScheduler(timers));
-            clientEngine = new SmbDirectEngine(clientProvider, settings, new ExecutorScheduler(timers));
+        /** Opens the pair; {@code settings} are attributes of the transport configuration. */
+        void open(Size size, Wire wire, Map<String, ?> settings) throws Exception {
+            IwarpProvider clientProvider = IwarpProvider.open("bench-client", wire.settings());
+            IwarpProvider serverProvider = IwarpProvider.open("bench-server", wire.settings());
             serverHandler = new Receiver(null, spin);
             clientHandler = new Receiver(null);
-            CompletableFuture<SmbDirectConnection> accepted = new CompletableFuture<>();
-            listener = serverEngine.listen(new InetSocketAddress("127.0.0.1", 0), c -> {
-                accepted.complete(c);
-                return serverHandler;
-            });
-            client = clientEngine.connect(listener.localAddress(), Duration.ofSeconds(10), clientHandler)
-                    .toCompletableFuture().get(10, TimeUnit.SECONDS);
-            server = accepted.get(10, TimeUnit.SECONDS);
+            pair = new EnginePair(serverProvider, new InetSocketAddress("127.0.0.1", 0), clientProvider, settings,
+                    serverHandler, clientHandler, () -> {
+                        clientProvider.close();
+                        serverProvider.close();
+                    });
+            client = pair.client;
+            server = pair.server;
             message = Buffers.pattern(size.size);
             remote = server.register(ByteBuffer.allocateDirect(size.size), RemoteAccess.READ_WRITE)
                     .toCompletableFuture().get(10, TimeUnit.SECONDS);
@@ -351,15 +332,7 @@ public class IwarpBench {
                 spin.idle("RDMA completions at tear-down");
             }
             spin.reset();
-            client.close().toCompletableFuture().get(10, TimeUnit.SECONDS);
-            listener.close().toCompletableFuture().get(10, TimeUnit.SECONDS);
-            clientEngine.shutdown(CloseReason.of(CloseReason.Kind.SHUTDOWN, "bench done")).toCompletableFuture()
-                    .get(10, TimeUnit.SECONDS);
-            serverEngine.shutdown(CloseReason.of(CloseReason.Kind.SHUTDOWN, "bench done")).toCompletableFuture()
-                    .get(10, TimeUnit.SECONDS);
-            clientProvider.close();
-            serverProvider.close();
-            timers.shutdownNow();
+            pair.close();
         }
 
         /**
@@ -397,7 +370,7 @@ public class IwarpBench {
     public static class Engine extends EngineBase {
         @Setup
         public void setUp(Size size, Wire wire) throws Exception {
-            open(size, wire, TransportSettings.DEFAULTS);
+            open(size, wire, Map.of());
         }
     }
 
@@ -412,7 +385,7 @@ public class IwarpBench {
 
         @Setup
         public void setUp(Size size, Wire wire) throws Exception {
-            open(size, wire, TransportSettings.builder().maxSendSize(sendSize).maxReceiveSize(8192).build());
+            open(size, wire, Map.of("maxSendSize", sendSize, "maxReceiveSize", 8192));
         }
     }
 

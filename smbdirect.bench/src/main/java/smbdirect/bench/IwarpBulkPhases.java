@@ -1,9 +1,9 @@
 package smbdirect.bench;
 
 import java.util.Locale;
+import java.util.Map;
 
 import smbdirect.api.dto.ConnectionDTO;
-import smbdirect.impl.engine.TransportSettings;
 
 /**
  * Diagnostic companion of {@link IwarpBench#engineBulk}: runs the same workload (1 MiB messages in
@@ -34,8 +34,7 @@ public final class IwarpBulkPhases {
         IwarpBench bench = new IwarpBench();
         IwarpBench.BulkEngine e = new IwarpBench.BulkEngine();
         e.sendSize = 8192;
-        e.open(size, wire, TransportSettings.builder().maxSendSize(8192).maxReceiveSize(8192)
-                .creditRefillFraction(refill).build());
+        e.open(size, wire, Map.of("maxSendSize", 8192, "maxReceiveSize", 8192, "creditRefillFraction", refill));
         System.out.printf(Locale.ROOT, "engineBulk 1 MiB, 8192-byte fragments, maxFpduSize %d, CRC %s, creditRefillFraction %s%n",
                 wire.maxFpduSize, wire.crc ? "on" : "off", refill);
         long start = System.nanoTime();

@@ -3,6 +3,7 @@ package smbdirect.bench;
 import java.nio.ByteBuffer;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import org.openjdk.jmh.annotations.Benchmark;
@@ -16,13 +17,12 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 
 import smbdirect.api.BufferDescriptor;
-import smbdirect.api.RdmaCompletion;
+import smbdirect.api.RdmaCompletionHandler;
 import smbdirect.api.RegisteredBuffer;
 import smbdirect.api.RemoteAccess;
 import smbdirect.api.rdma.MemoryAccess;
 import smbdirect.api.rdma.MemoryRegion;
 import smbdirect.api.rdma.RdmaException;
-import smbdirect.impl.engine.TransportSettings;
 import smbdirect.rdma.mock.DeliveryMode;
 
 /**
@@ -77,7 +77,7 @@ public class RdmaBench {
 
     /** Two engines with one registration each. */
     @State(Scope.Benchmark)
-    public static class Engine implements RdmaCompletion {
+    public static class Engine implements RdmaCompletionHandler {
         EnginePair pair;
         RegisteredBuffer local;
         RegisteredBuffer remote;
@@ -93,7 +93,7 @@ public class RdmaBench {
         @Setup
         public void setUp(Size size, Delivery delivery, Depth depth) throws Exception {
             this.depth = depth.depth;
-            pair = new EnginePair(delivery.mode, TransportSettings.DEFAULTS, new Receiver(null), new Receiver(null));
+            pair = EnginePair.overMock(delivery.mode, Map.of(), new Receiver(null), new Receiver(null));
             remote = pair.server.register(Buffers.pattern(size.size), RemoteAccess.READ_WRITE).toCompletableFuture()
                     .get(10, TimeUnit.SECONDS);
             local = pair.client.register(ByteBuffer.allocateDirect(size.size), RemoteAccess.LOCAL_ONLY)

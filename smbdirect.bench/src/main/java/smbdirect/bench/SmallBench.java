@@ -1,6 +1,7 @@
 package smbdirect.bench;
 
 import java.nio.ByteBuffer;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import org.openjdk.jmh.annotations.Benchmark;
@@ -13,7 +14,6 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 
-import smbdirect.impl.engine.TransportSettings;
 import smbdirect.rdma.mock.DeliveryMode;
 
 /**
@@ -115,7 +115,7 @@ public class SmallBench {
         public void setUp(Size size, Delivery delivery) throws Exception {
             server = new Receiver(null);
             client = new Receiver(null);
-            pair = new EnginePair(delivery.mode, TransportSettings.DEFAULTS, server, client);
+            pair = EnginePair.overMock(delivery.mode, Map.of(), server, client);
             message = Buffers.pattern(size.messageSize);
         }
 
@@ -139,7 +139,7 @@ public class SmallBench {
         public void setUp(Size size, Delivery delivery) throws Exception {
             server = new Receiver(Buffers.pattern(size.messageSize));
             client = new Receiver(null);
-            pair = new EnginePair(delivery.mode, TransportSettings.DEFAULTS, server, client);
+            pair = EnginePair.overMock(delivery.mode, Map.of(), server, client);
             message = Buffers.pattern(size.messageSize);
         }
 

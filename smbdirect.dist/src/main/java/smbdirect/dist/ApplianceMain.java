@@ -39,11 +39,11 @@ import smbdirect.api.dto.ProviderDTO;
 import smbdirect.api.dto.TransportDTO;
 import smbdirect.dist.etc.ConsoleCredentials;
 import smbdirect.dist.launch.ApplianceHome;
-import smbdirect.impl.perf.Perf;
-import smbdirect.impl.perf.PerfException;
-import smbdirect.impl.perf.PerfOptions;
-import smbdirect.impl.perf.PerfResult;
-import smbdirect.impl.perf.PerfServer;
+import smbdirect.perf.Perf;
+import smbdirect.perf.PerfException;
+import smbdirect.perf.PerfOptions;
+import smbdirect.perf.PerfResult;
+import smbdirect.perf.PerfServer;
 
 /**
  * The launcher's main thread (bnd launcher: a {@code Callable<Integer>} service with

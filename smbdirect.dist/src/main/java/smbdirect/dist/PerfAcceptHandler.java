@@ -5,7 +5,7 @@ import org.osgi.service.component.annotations.Component;
 import smbdirect.api.AcceptHandler;
 import smbdirect.api.ConnectionHandler;
 import smbdirect.api.SmbDirectConnection;
-import smbdirect.impl.perf.PerfServer;
+import smbdirect.perf.PerfServer;
 
 /**
  * The runtime's default accept handler: the perf server end (counts, echoes and streams perf

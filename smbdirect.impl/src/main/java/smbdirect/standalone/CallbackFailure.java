@@ -8,7 +8,7 @@ import java.util.Objects;
  * connection with {@link smbdirect.api.CloseReason.Kind#HANDLER_FAILED}.
  *
  * @param callback the callback, e.g. {@code ConnectionHandler.onMessage},
- *     {@code SendCompletion.sendComplete}, {@code RdmaCompletion.rdmaComplete},
+ *     {@code SendCompletion.sendComplete}, {@code RdmaCompletionHandler.rdmaComplete},
  *     {@code AcceptHandler.accepted}, {@code ConnectionHandler.onDisconnected} or
  *     {@code ListenerEventHandler.onEvent}
  * @param connectionId the id of the connection concerned, or 0 when none is

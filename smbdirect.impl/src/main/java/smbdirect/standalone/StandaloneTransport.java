@@ -8,7 +8,6 @@ import java.util.Objects;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
@@ -26,11 +25,12 @@ import smbdirect.api.SmbDirectListener;
 import smbdirect.api.SmbDirectTransport;
 import smbdirect.api.dto.TransportDTO;
 import smbdirect.api.rdma.RdmaProvider;
+import smbdirect.impl.config.TransportConfigs;
 import smbdirect.impl.engine.ExecutorScheduler;
 import smbdirect.impl.engine.Scheduler;
 import smbdirect.impl.engine.SmbDirectEngine;
+import smbdirect.impl.engine.TimerScheduler;
 import smbdirect.impl.engine.TransportSettings;
-import smbdirect.impl.osgi.TransportConfigs;
 
 /**
  * An {@link SmbDirectTransport} over one {@link RdmaProvider}, built without OSGi.
@@ -76,12 +76,12 @@ public final class StandaloneTransport implements SmbDirectTransport, AutoClosea
     private static final Logger LOG = LoggerFactory.getLogger(StandaloneTransport.class);
 
     private final SmbDirectEngine engine;
-    private final ScheduledThreadPoolExecutor ownedTimer;
+    private final TimerScheduler ownedTimer;
     private final Object lock = new Object();
     private Map<String, Object> properties;
     private CompletionStage<Void> shutdown;
 
-    private StandaloneTransport(SmbDirectEngine engine, ScheduledThreadPoolExecutor ownedTimer,
+    private StandaloneTransport(SmbDirectEngine engine, TimerScheduler ownedTimer,
             Map<String, Object> properties) {
         this.engine = engine;
         this.ownedTimer = ownedTimer;
@@ -196,7 +196,7 @@ public final class StandaloneTransport implements SmbDirectTransport, AutoClosea
             LOG.warn("SMB Direct transport on {} did not shut down cleanly within {}", engine.provider().name(),
                     CLOSE_WAIT, e);
         } finally {
-            ownedTimer.shutdownNow();
+            ownedTimer.close();
         }
     }
 
@@ -267,7 +267,7 @@ public final class StandaloneTransport implements SmbDirectTransport, AutoClosea
          */
         public StandaloneTransport build() {
             TransportSettings settings = TransportConfigs.fromProperties(properties);
-            ScheduledThreadPoolExecutor owned = null;
+            TimerScheduler owned = null;
             Scheduler time;
             if (scheduler != null) {
                 TransportScheduler s = scheduler;
@@ -283,19 +283,11 @@ public final class StandaloneTransport implements SmbDirectTransport, AutoClosea
                         return c::cancel;
                     }
                 };
+            } else if (timerExecutor != null) {
+                time = new ExecutorScheduler(timerExecutor);
             } else {
-                ScheduledExecutorService executor = timerExecutor;
-                if (executor == null) {
-                    owned = new ScheduledThreadPoolExecutor(1, r -> {
-                        Thread t = new Thread(r, "smbdirect-timer");
-                        t.setDaemon(true);
-                        return t;
-                    });
-                    owned.setRemoveOnCancelPolicy(true);
-                    owned.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
-                    executor = owned;
-                }
-                time = new ExecutorScheduler(executor);
+                owned = new TimerScheduler();
+                time = owned;
             }
             SmbDirectEngine engine = new SmbDirectEngine(provider, settings, time);
             Consumer<CallbackFailure> failures = callbackFailures;

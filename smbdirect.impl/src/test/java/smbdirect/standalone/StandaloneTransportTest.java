@@ -20,7 +20,7 @@ import smbdirect.api.SmbDirectConnection;
 import smbdirect.api.SmbDirectException;
 import smbdirect.api.SmbDirectListener;
 import smbdirect.impl.engine.TransportSettings;
-import smbdirect.impl.osgi.TransportConfigs;
+import smbdirect.impl.config.TransportConfigs;
 import smbdirect.rdma.mock.DeliveryMode;
 import smbdirect.rdma.mock.MockFabric;
 import smbdirect.rdma.mock.MockProvider;

@@ -14,7 +14,7 @@ import smbdirect.api.BufferDescriptor;
 import smbdirect.api.CloseReason;
 import smbdirect.api.ConnectionHandler;
 import smbdirect.api.ConnectionParameters;
-import smbdirect.api.RdmaCompletion;
+import smbdirect.api.RdmaCompletionHandler;
 import smbdirect.api.RegisteredBuffer;
 import smbdirect.api.RemoteAccess;
 import smbdirect.api.SendCompletion;
@@ -199,13 +199,13 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
 
     @Override
     public void rdmaWrite(RegisteredBuffer source, int sourceOffset, int length, List<BufferDescriptor> remote,
-            long remoteOffset, RdmaCompletion completion) {
+            long remoteOffset, RdmaCompletionHandler completion) {
         rdma.write(source, sourceOffset, length, remote, remoteOffset, completion);
     }
 
     @Override
     public void rdmaRead(RegisteredBuffer destination, int destinationOffset, int length,
-            List<BufferDescriptor> remote, long remoteOffset, RdmaCompletion completion) {
+            List<BufferDescriptor> remote, long remoteOffset, RdmaCompletionHandler completion) {
         rdma.read(destination, destinationOffset, length, remote, remoteOffset, completion);
     }
 

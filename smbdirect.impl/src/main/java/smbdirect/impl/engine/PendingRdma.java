@@ -3,7 +3,7 @@ package smbdirect.impl.engine;
 import java.util.List;
 
 import smbdirect.api.BufferDescriptor;
-import smbdirect.api.RdmaCompletion;
+import smbdirect.api.RdmaCompletionHandler;
 import smbdirect.api.RegisteredBuffer;
 
 /**
@@ -20,14 +20,14 @@ final class PendingRdma implements Runnable {
     private int length;
     private List<BufferDescriptor> remote;
     private long remoteOffset;
-    private RdmaCompletion completion;
+    private RdmaCompletionHandler completion;
 
     PendingRdma(RdmaOperations owner) {
         this.owner = owner;
     }
 
     PendingRdma init(boolean read, RegisteredBuffer local, int localOffset, int length, List<BufferDescriptor> remote,
-            long remoteOffset, RdmaCompletion completion) {
+            long remoteOffset, RdmaCompletionHandler completion) {
         this.read = read;
         this.local = local;
         this.localOffset = localOffset;
@@ -46,7 +46,7 @@ final class PendingRdma implements Runnable {
         int len = length;
         List<BufferDescriptor> r = remote;
         long ro = remoteOffset;
-        RdmaCompletion c = completion;
+        RdmaCompletionHandler c = completion;
         local = null;
         remote = null;
         completion = null;

@@ -1,6 +1,6 @@
 package smbdirect.impl.engine;
 
-import smbdirect.api.RdmaCompletion;
+import smbdirect.api.RdmaCompletionHandler;
 
 /**
  * One upper-layer RDMA Read or Write (3.1.4.5 / 3.1.4.6): the sliced remote segments, the local
@@ -13,7 +13,7 @@ final class RdmaOp implements DescriptorSlicer.SegmentSink {
     boolean read;
     RegisteredBufferImpl local;
     int localOffset;
-    RdmaCompletion completion;
+    RdmaCompletionHandler completion;
     long length;
     /** The segments, in order: remote address, token, length, offset from the start of the local range. */
     long[] segmentAddress = new long[4];
@@ -31,7 +31,7 @@ final class RdmaOp implements DescriptorSlicer.SegmentSink {
     boolean flushed;
 
     /** Prepares this (new or reused) operation; the segments are added by the slicer afterwards. */
-    RdmaOp init(boolean read, RegisteredBufferImpl local, int localOffset, long length, RdmaCompletion completion) {
+    RdmaOp init(boolean read, RegisteredBufferImpl local, int localOffset, long length, RdmaCompletionHandler completion) {
         this.read = read;
         this.local = local;
         this.localOffset = localOffset;

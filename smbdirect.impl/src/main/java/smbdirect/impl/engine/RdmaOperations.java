@@ -12,7 +12,7 @@ import org.slf4j.LoggerFactory;
 
 import smbdirect.api.BufferDescriptor;
 import smbdirect.api.CloseReason;
-import smbdirect.api.RdmaCompletion;
+import smbdirect.api.RdmaCompletionHandler;
 import smbdirect.api.RegisteredBuffer;
 import smbdirect.api.SmbDirectException;
 import smbdirect.api.dto.ConnectionDTO;
@@ -94,13 +94,13 @@ final class RdmaOperations {
 
     /** The upper layer's RDMA Write (3.1.4.5), from any thread. */
     void write(RegisteredBuffer source, int sourceOffset, int length, List<BufferDescriptor> remote,
-            long remoteOffset, RdmaCompletion completion) {
+            long remoteOffset, RdmaCompletionHandler completion) {
         submit(false, source, sourceOffset, length, remote, remoteOffset, completion);
     }
 
     /** The upper layer's RDMA Read (3.1.4.6), from any thread. */
     void read(RegisteredBuffer destination, int destinationOffset, int length, List<BufferDescriptor> remote,
-            long remoteOffset, RdmaCompletion completion) {
+            long remoteOffset, RdmaCompletionHandler completion) {
         submit(true, destination, destinationOffset, length, remote, remoteOffset, completion);
     }
 
@@ -109,7 +109,7 @@ final class RdmaOperations {
      * a pooled entry behind the work already waiting.
      */
     private void submit(boolean read, RegisteredBuffer local, int localOffset, int length,
-            List<BufferDescriptor> remote, long remoteOffset, RdmaCompletion completion) {
+            List<BufferDescriptor> remote, long remoteOffset, RdmaCompletionHandler completion) {
         SerialExecutor serial = connection.serial;
         if (serial.tryEnterIdle()) {
             try {
@@ -144,7 +144,7 @@ final class RdmaOperations {
 
     /** Serial context: checks the request, slices it and posts what the budgets allow. */
     void start(boolean read, RegisteredBuffer local, int localOffset, int length, List<BufferDescriptor> remote,
-            long remoteOffset, RdmaCompletion completion) {
+            long remoteOffset, RdmaCompletionHandler completion) {
         try {
             if (!connection.isEstablished()) {
                 throw connection.notEstablished();
@@ -177,7 +177,7 @@ final class RdmaOperations {
             try {
                 completion.rdmaComplete(0, e);
             } catch (Throwable ex) {
-                connection.callbackFailed("RdmaCompletion.rdmaComplete", ex);
+                connection.callbackFailed("RdmaCompletionHandler.rdmaComplete", ex);
             }
         }
     }
@@ -309,7 +309,7 @@ final class RdmaOperations {
                 writes++;
             }
             bytes += op.bytes;
-            RdmaCompletion c = op.completion;
+            RdmaCompletionHandler c = op.completion;
             long b = op.bytes;
             if (!op.flushed) {
                 op.clear();
@@ -318,7 +318,7 @@ final class RdmaOperations {
             try {
                 c.rdmaComplete(b, null);
             } catch (Throwable e) {
-                connection.callbackFailed("RdmaCompletion.rdmaComplete", e);
+                connection.callbackFailed("RdmaCompletionHandler.rdmaComplete", e);
             }
         }
         post();
@@ -345,7 +345,7 @@ final class RdmaOperations {
         try {
             op.completion.rdmaComplete(op.bytes, failure);
         } catch (Throwable e) {
-            connection.callbackFailed("RdmaCompletion.rdmaComplete", e);
+            connection.callbackFailed("RdmaCompletionHandler.rdmaComplete", e);
         }
     }
 

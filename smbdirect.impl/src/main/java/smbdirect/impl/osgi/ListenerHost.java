@@ -2,6 +2,9 @@ package smbdirect.impl.osgi;
 
 import java.net.InetSocketAddress;
 
+import smbdirect.impl.transport.ProviderFilter;
+import smbdirect.impl.transport.RelocatingListener;
+
 /**
  * Bundle-internal service of the transport component through which configured listeners
  * ({@code smbdirect.listener}) are opened. Thread-safe.

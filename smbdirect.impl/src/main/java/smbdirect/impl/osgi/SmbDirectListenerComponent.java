@@ -20,7 +20,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import smbdirect.api.AcceptHandler;
+import smbdirect.impl.config.ConfigValues;
+import smbdirect.impl.config.ListenerConfig;
 import smbdirect.impl.engine.SettingsException;
+import smbdirect.impl.transport.ProviderFilter;
+import smbdirect.impl.transport.RelocatingListener;
 
 /**
  * A configured listening endpoint (factory PID {@value #FACTORY_PID}). It hands each accepted,
@@ -43,7 +47,7 @@ import smbdirect.impl.engine.SettingsException;
 public class SmbDirectListenerComponent {
 
     /** The factory PID (also the component name). */
-    public static final String FACTORY_PID = "smbdirect.listener";
+    public static final String FACTORY_PID = ListenerConfig.FACTORY_PID;
 
     private static final Logger LOG = LoggerFactory.getLogger(SmbDirectListenerComponent.class);
 

@@ -32,9 +32,18 @@ import smbdirect.api.SmbDirectListener;
 import smbdirect.api.SmbDirectTransport;
 import smbdirect.api.dto.TransportDTO;
 import smbdirect.api.rdma.RdmaProvider;
+import smbdirect.impl.config.ConfigValues;
+import smbdirect.impl.config.TransportConfig;
+import smbdirect.impl.config.TransportConfigs;
 import smbdirect.impl.engine.SettingsException;
+import smbdirect.impl.engine.TimerScheduler;
 import smbdirect.impl.engine.TransportSettings;
 import smbdirect.impl.trace.TraceSink;
+import smbdirect.impl.transport.EngineFactory;
+import smbdirect.impl.transport.MultiProviderTransport;
+import smbdirect.impl.transport.ProviderEngine;
+import smbdirect.impl.transport.ProviderFilter;
+import smbdirect.impl.transport.RelocatingListener;
 
 /**
  * The {@link SmbDirectTransport} service, configured by PID {@value #PID}.
@@ -63,7 +72,7 @@ public class SmbDirectTransportComponent implements SmbDirectTransport, Listener
         ConnectionControl {
 
     /** The configuration PID (also the component name). */
-    public static final String PID = "smbdirect.transport";
+    public static final String PID = TransportConfig.PID;
 
     private static final Logger LOG = LoggerFactory.getLogger(SmbDirectTransportComponent.class);
 

@@ -1,6 +1,9 @@
 package smbdirect.impl.wire;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 
 /**
  * The IRD/ORD negotiate header of [MS-SMBD] 6.1 (informative): the first 8 bytes of the
@@ -13,6 +16,9 @@ import java.nio.ByteBuffer;
  * position or limit, allocates nothing on the success path. Thread-safe (stateless).
  */
 public final class IrdOrdHeader {
+
+    /** The header's fields are the only big-endian ones of [MS-SMBD]; every other goes through {@link Le}. */
+    private static final VarHandle BE32 = MethodHandles.byteBufferViewVarHandle(int[].class, ByteOrder.BIG_ENDIAN);
 
     /** Offset of IRD. */
     public static final int IRD = 0;
@@ -31,8 +37,8 @@ public final class IrdOrdHeader {
         Le.requireU32("IRD", ird);
         Le.requireU32("ORD", ord);
         Le.requireRegion(b, off, SmbdWire.IRD_ORD_HEADER_SIZE);
-        Le.putBeU32(b, off + IRD, ird);
-        Le.putBeU32(b, off + ORD, ord);
+        BE32.set(b, off + IRD, (int) ird);
+        BE32.set(b, off + ORD, (int) ord);
     }
 
     /** The smallest big-endian reading taken as the other byte order. */
@@ -40,12 +46,12 @@ public final class IrdOrdHeader {
 
     /** IRD (incoming RDMA Read depth of the sender), unsigned, in either byte order. */
     public static long ird(ByteBuffer b, int off) {
-        return depth(Le.beU32(b, off + IRD));
+        return depth(Integer.toUnsignedLong((int) BE32.get(b, off + IRD)));
     }
 
     /** ORD (outgoing RDMA Read depth of the sender), unsigned, in either byte order. */
     public static long ord(ByteBuffer b, int off) {
-        return depth(Le.beU32(b, off + ORD));
+        return depth(Integer.toUnsignedLong((int) BE32.get(b, off + ORD)));
     }
 
     /**

@@ -6,15 +6,16 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
 /**
- * Absolute-offset unsigned reads and writes over a {@link ByteBuffer}, independent of the
- * buffer's own byte order; never touches position or limit and never allocates. Offsets are
- * checked against the buffer's limit by the var handles ({@link IndexOutOfBoundsException}).
+ * Absolute-offset little-endian unsigned reads and writes over a {@link ByteBuffer}, the byte order
+ * of every [MS-SMBD] message field, independent of the buffer's own byte order; never touches
+ * position or limit and never allocates. Offsets are checked against the buffer's limit by the var
+ * handles ({@link IndexOutOfBoundsException}). The one big-endian structure, the IRD/ORD header of
+ * [MS-SMBD] 6.1, reads and writes its two fields itself ({@link IrdOrdHeader}).
  */
 final class Le {
 
     private static final VarHandle LE16 = MethodHandles.byteBufferViewVarHandle(short[].class, ByteOrder.LITTLE_ENDIAN);
     private static final VarHandle LE32 = MethodHandles.byteBufferViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
-    private static final VarHandle BE32 = MethodHandles.byteBufferViewVarHandle(int[].class, ByteOrder.BIG_ENDIAN);
 
     static final long U32_MAX = 0xFFFF_FFFFL;
     static final int U16_MAX = 0xFFFF;
@@ -34,20 +35,12 @@ final class Le {
         return (int) LE32.get(b, off);
     }
 
-    static long beU32(ByteBuffer b, int off) {
-        return Integer.toUnsignedLong((int) BE32.get(b, off));
-    }
-
     static void putU16(ByteBuffer b, int off, int v) {
         LE16.set(b, off, (short) v);
     }
 
     static void putU32(ByteBuffer b, int off, long v) {
         LE32.set(b, off, (int) v);
-    }
-
-    static void putBeU32(ByteBuffer b, int off, long v) {
-        BE32.set(b, off, (int) v);
     }
 
     /** Throws when {@code v} does not fit an unsigned 16-bit field. */

@@ -228,7 +228,7 @@ class SteadyStateAllocationTest {
                 .toCompletableFuture().join();
         java.util.List<smbdirect.api.BufferDescriptor> remote = exposed.descriptors();
         long[] moved = new long[1];
-        smbdirect.api.RdmaCompletion done = (n, x) -> moved[0] += x == null ? n : -(1L << 40);
+        smbdirect.api.RdmaCompletionHandler done = (n, x) -> moved[0] += x == null ? n : -(1L << 40);
         int rounds = 20_000;
         for (int i = 0; i < rounds; i++) {
             s.rdmaRead(local, 0, size, remote, 0, done);
@@ -270,7 +270,7 @@ class SteadyStateAllocationTest {
         ByteBuffer message = ByteBuffer.wrap(Harness.bytes(200, 5));
         long[] done = new long[2];
         smbdirect.api.SendCompletion sent = (m, x) -> done[0] += x == null ? 1 : -(1L << 40);
-        smbdirect.api.RdmaCompletion moved = (n, x) -> done[1] += x == null ? n : -(1L << 40);
+        smbdirect.api.RdmaCompletionHandler moved = (n, x) -> done[1] += x == null ? n : -(1L << 40);
         Runnable nothing = () -> { };
         Runnable busy = () -> {
             s.serial.execute(nothing); // queued work: what follows must wait behind it
@@ -330,7 +330,7 @@ class SteadyStateAllocationTest {
                     failed.incrementAndGet();
                 }
             };
-            smbdirect.api.RdmaCompletion rdmaDone = (n, x) -> {
+            smbdirect.api.RdmaCompletionHandler rdmaDone = (n, x) -> {
                 if (x == null) {
                     moved.addAndGet(n);
                 } else {

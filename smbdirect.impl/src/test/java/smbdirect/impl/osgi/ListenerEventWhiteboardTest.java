@@ -3,7 +3,7 @@ package smbdirect.impl.osgi;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static smbdirect.impl.osgi.Fakes.props;
+import static smbdirect.impl.transport.Fakes.props;
 
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -20,8 +20,11 @@ import smbdirect.api.ListenerEvent;
 import smbdirect.api.ListenerEventHandler;
 import smbdirect.api.SmbDirectListener;
 import smbdirect.api.dto.ListenerDTO;
+import smbdirect.impl.config.ConfigAnnotations;
 import smbdirect.impl.engine.SmbDirectEngine;
 import smbdirect.impl.engine.TransportSettings;
+import smbdirect.impl.transport.EngineFactory;
+import smbdirect.impl.transport.Fakes;
 import smbdirect.rdma.mock.DeliveryMode;
 import smbdirect.rdma.mock.MockFabric;
 import smbdirect.rdma.mock.MockProvider;
@@ -35,7 +38,7 @@ class ListenerEventWhiteboardTest {
 
     private final MockFabric fabric = MockFabric.builder().name("wb").mode(DeliveryMode.INLINE).build();
     private final SmbDirectTransportComponent component = new SmbDirectTransportComponent(
-            Fakes.transportConfig("maxConnectionsPerListener", 1), EngineFactory::create);
+            ConfigAnnotations.transportConfig("maxConnectionsPerListener", 1), EngineFactory::create);
 
     @AfterEach
     void close() {

@@ -6,8 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static smbdirect.impl.osgi.Fakes.logged;
-import static smbdirect.impl.osgi.Fakes.props;
+import static smbdirect.impl.osgi.LogCapture.logged;
+import static smbdirect.impl.transport.Fakes.props;
 
 import java.net.InetSocketAddress;
 import java.util.HashMap;
@@ -19,11 +19,17 @@ import org.junit.jupiter.api.Test;
 import smbdirect.api.AcceptHandler;
 import smbdirect.api.ConnectionHandler;
 import smbdirect.api.dto.ListenerDTO;
+import smbdirect.impl.config.ConfigAnnotations;
+import smbdirect.impl.config.ListenerConfig;
 import smbdirect.impl.engine.TransportSettings;
-import smbdirect.impl.osgi.Fakes.FakeEngines;
-import smbdirect.impl.osgi.Fakes.FakeProvider;
-import smbdirect.impl.osgi.Fakes.ManualScheduler;
-import smbdirect.impl.osgi.Fakes.RecordingHandler;
+import smbdirect.impl.transport.Fakes;
+import smbdirect.impl.transport.MultiProviderTransport;
+import smbdirect.impl.transport.ProviderFilter;
+import smbdirect.impl.transport.RelocatingListener;
+import smbdirect.impl.transport.Fakes.FakeEngines;
+import smbdirect.impl.transport.Fakes.FakeProvider;
+import smbdirect.impl.transport.Fakes.ManualScheduler;
+import smbdirect.impl.transport.Fakes.RecordingHandler;
 
 class SmbDirectListenerComponentTest {
 
@@ -37,7 +43,7 @@ class SmbDirectListenerComponentTest {
         for (int i = 0; i < kv.length; i += 2) {
             m.put((String) kv[i], kv[i + 1]);
         }
-        return Fakes.config(ListenerConfig.class, m);
+        return ConfigAnnotations.config(ListenerConfig.class, m);
     }
 
     @Test

@@ -5,9 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static smbdirect.impl.osgi.Fakes.logged;
-import static smbdirect.impl.osgi.Fakes.props;
-import static smbdirect.impl.osgi.Fakes.transportConfig;
+import static smbdirect.impl.osgi.LogCapture.logged;
+import static smbdirect.impl.transport.Fakes.props;
+import static smbdirect.impl.config.ConfigAnnotations.transportConfig;
 
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -26,10 +26,10 @@ import smbdirect.api.CloseReason;
 import smbdirect.api.SmbDirectConnection;
 import smbdirect.api.dto.TransportDTO;
 import smbdirect.impl.engine.TransportSettings;
-import smbdirect.impl.osgi.Fakes.FakeConnection;
-import smbdirect.impl.osgi.Fakes.FakeEngines;
-import smbdirect.impl.osgi.Fakes.FakeProvider;
-import smbdirect.impl.osgi.Fakes.RecordingHandler;
+import smbdirect.impl.transport.Fakes.FakeConnection;
+import smbdirect.impl.transport.Fakes.FakeEngines;
+import smbdirect.impl.transport.Fakes.FakeProvider;
+import smbdirect.impl.transport.Fakes.RecordingHandler;
 
 class SmbDirectTransportComponentTest {
 

@@ -331,7 +331,7 @@ class ConcurrencyStressTest {
             List<BufferDescriptor> remote, List<String> failures) throws Exception {
         CompletableFuture<Throwable> done = new CompletableFuture<>();
         AtomicInteger calls = new AtomicInteger();
-        smbdirect.api.RdmaCompletion k = (n, t) -> {
+        smbdirect.api.RdmaCompletionHandler k = (n, t) -> {
             if (calls.incrementAndGet() != 1) {
                 failures.add("RDMA completion called twice");
             }

@@ -27,11 +27,11 @@ import smbdirect.api.SmbDirectTransport;
 import smbdirect.api.dto.ConnectionDTO;
 import smbdirect.impl.osgi.ConnectionControl;
 import smbdirect.impl.osgi.TraceControl;
-import smbdirect.impl.perf.Perf;
-import smbdirect.impl.perf.PerfException;
-import smbdirect.impl.perf.PerfOptions;
 import smbdirect.impl.trace.PcapTraceWriter;
 import smbdirect.impl.trace.TraceSink;
+import smbdirect.perf.Perf;
+import smbdirect.perf.PerfException;
+import smbdirect.perf.PerfOptions;
 
 /**
  * Gogo commands of scope {@code smbd} (plain Gogo: {@code osgi.command.scope} /

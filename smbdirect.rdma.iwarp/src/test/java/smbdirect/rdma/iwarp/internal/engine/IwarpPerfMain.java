@@ -17,9 +17,9 @@ import smbdirect.api.SmbDirectListener;
 import smbdirect.impl.engine.ExecutorScheduler;
 import smbdirect.impl.engine.SmbDirectEngine;
 import smbdirect.impl.engine.TransportSettings;
-import smbdirect.impl.perf.Perf;
-import smbdirect.impl.perf.PerfOptions;
-import smbdirect.impl.perf.PerfResult;
+import smbdirect.perf.Perf;
+import smbdirect.perf.PerfOptions;
+import smbdirect.perf.PerfResult;
 import smbdirect.rdma.iwarp.IwarpProvider;
 import smbdirect.rdma.iwarp.IwarpSettings;
 

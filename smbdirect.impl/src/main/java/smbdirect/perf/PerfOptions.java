@@ -1,0 +1,302 @@
+package smbdirect.perf;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * The options of one perf run, parsed from command-line style arguments. Immutable.
+ *
+ * <pre>
+ *   --size N[k|m]        message size in bytes (default 8192, at least 64)
+ *   --count N            messages to move (default 10000)
+ *   --duration N[ms|s]   run for a time instead of a count
+ *   --depth N            messages in flight (default 16)
+ *   --direction D        send | receive | pingpong (default send)
+ *   --connect host:port  client end only, against a remote 'perf --listen'
+ *   --listen host:port   server end only; runs until stopped
+ *   --provider NAME      the RDMA provider to run over (mock, verbs, iwarp, ...; default: the
+ *                        selected one, or for an in-process run the provider of the first open
+ *                        listener)
+ *   --local IP           the RDMA device address both ends use when neither --connect nor
+ *                        --listen is given (default: the address of the first open listener)
+ *   --trace FILE         write a Wireshark trace of the run (runtime batch mode)
+ *   --trace-limit N      at most N messages in the trace (default 100000)
+ *   --timeout N[ms|s]    give up after this long (default: 60 s plus the duration)
+ * </pre>
+ */
+public final class PerfOptions {
+
+    /** The smallest message: the perf header plus room. */
+    public static final int MIN_SIZE = 64;
+    /** Default trace message limit. */
+    public static final int DEFAULT_TRACE_LIMIT = 100_000;
+
+    private final int size;
+    private final long count;
+    private final Duration duration;
+    private final int depth;
+    private final PerfDirection direction;
+    private final InetSocketAddress connect;
+    private final InetSocketAddress listen;
+    private final InetAddress local;
+    private final String provider;
+    private final Path trace;
+    private final int traceLimit;
+    private final Duration timeout;
+
+    private PerfOptions(int size, long count, Duration duration, int depth, PerfDirection direction,
+            InetSocketAddress connect, InetSocketAddress listen, InetAddress local, String provider, Path trace,
+            int traceLimit, Duration timeout) {
+        this.size = size;
+        this.count = count;
+        this.duration = duration;
+        this.depth = depth;
+        this.direction = direction;
+        this.connect = connect;
+        this.listen = listen;
+        this.local = local;
+        this.provider = provider;
+        this.trace = trace;
+        this.traceLimit = traceLimit;
+        this.timeout = timeout;
+    }
+
+    /** The defaults: a short send run on the local fabric. */
+    public static PerfOptions defaults() {
+        return parse(List.of());
+    }
+
+    /**
+     * Parses options.
+     *
+     * @throws IllegalArgumentException naming the option and the bad value
+     */
+    public static PerfOptions parse(List<String> args) {
+        int size = 8192;
+        long count = 10_000;
+        Duration duration = null;
+        int depth = 16;
+        PerfDirection direction = PerfDirection.SEND;
+        InetSocketAddress connect = null;
+        InetSocketAddress listen = null;
+        InetAddress local = null;
+        String provider = null;
+        Path trace = null;
+        int traceLimit = DEFAULT_TRACE_LIMIT;
+        Duration timeout = null;
+        boolean countGiven = false;
+        for (int i = 0; i < args.size(); i++) {
+            String option = args.get(i);
+            String value;
+            int eq = option.indexOf('=');
+            if (option.startsWith("--") && eq > 0) {
+                value = option.substring(eq + 1);
+                option = option.substring(0, eq);
+            } else {
+                if (i + 1 >= args.size()) {
+                    throw new IllegalArgumentException("option " + option + " needs a value");
+                }
+                value = args.get(++i);
+            }
+            switch (option) {
+                case "--size", "-s" -> size = (int) Math.min(Integer.MAX_VALUE, parseSize(option, value));
+                case "--count", "-n" -> {
+                    count = parseLong(option, value);
+                    countGiven = true;
+                }
+                case "--duration", "-d" -> duration = parseDuration(option, value);
+                case "--depth", "-q" -> depth = (int) parseLong(option, value);
+                case "--direction" -> direction = PerfDirection.parse(value);
+                case "--connect" -> connect = parseAddress(option, value);
+                case "--listen" -> listen = parseAddress(option, value);
+                case "--local" -> local = parseIp(option, value);
+                case "--provider", "-p" -> provider = parseProvider(option, value);
+                case "--trace" -> trace = Path.of(value);
+                case "--trace-limit" -> traceLimit = (int) Math.min(Integer.MAX_VALUE, parseLong(option, value));
+                case "--timeout" -> timeout = parseDuration(option, value);
+                default -> throw new IllegalArgumentException("unknown perf option '" + option + "'; "
+                        + "known: --size --count --duration --depth --direction --connect --listen "
+                        + "--provider --local --trace --trace-limit --timeout");
+            }
+        }
+        if (size < MIN_SIZE) {
+            throw new IllegalArgumentException("--size must be at least " + MIN_SIZE + " bytes, not " + size);
+        }
+        if (count < 1) {
+            throw new IllegalArgumentException("--count must be at least 1, not " + count);
+        }
+        if (depth < 1 || depth > 4096) {
+            throw new IllegalArgumentException("--depth must be between 1 and 4096, not " + depth);
+        }
+        if (traceLimit < 1) {
+            throw new IllegalArgumentException("--trace-limit must be at least 1, not " + traceLimit);
+        }
+        if (connect != null && listen != null) {
+            throw new IllegalArgumentException("--connect and --listen exclude each other");
+        }
+        if (duration != null && countGiven) {
+            throw new IllegalArgumentException("--count and --duration exclude each other");
+        }
+        if (duration != null) {
+            count = Long.MAX_VALUE;
+        }
+        if (timeout == null) {
+            timeout = Duration.ofSeconds(60).plus(duration == null ? Duration.ZERO : duration);
+        }
+        return new PerfOptions(size, count, duration, depth, direction, connect, listen, local, provider, trace,
+                traceLimit, timeout);
+    }
+
+    /** A provider name: what {@code smbdirect.provider} service properties hold (letters, digits, {@code . _ -}). */
+    static String parseProvider(String option, String value) {
+        String v = value.trim();
+        if (!v.matches("[A-Za-z0-9._-]{1,64}")) {
+            throw new IllegalArgumentException("option " + option + " needs a provider name (mock, verbs, iwarp, ...), "
+                    + "not '" + value + "'");
+        }
+        return v;
+    }
+
+    /**
+     * These options with {@code local} as the in-process device address (a runtime that knows the
+     * right address for a provider it opened, such as 127.0.0.1 for a software iWARP provider).
+     */
+    public PerfOptions withLocal(InetAddress local) {
+        return new PerfOptions(size, count, duration, depth, direction, connect, listen, local, provider, trace,
+                traceLimit, timeout);
+    }
+
+    static long parseSize(String option, String value) {
+        String v = value.trim().toLowerCase(Locale.ROOT);
+        long factor = 1;
+        if (v.endsWith("k")) {
+            factor = 1024;
+            v = v.substring(0, v.length() - 1);
+        } else if (v.endsWith("m")) {
+            factor = 1024 * 1024;
+            v = v.substring(0, v.length() - 1);
+        }
+        return Math.multiplyExact(parseLong(option, v), factor);
+    }
+
+    static long parseLong(String option, String value) {
+        try {
+            return Long.parseLong(value.trim());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("option " + option + " needs a number, not '" + value + "'", e);
+        }
+    }
+
+    static Duration parseDuration(String option, String value) {
+        String v = value.trim().toLowerCase(Locale.ROOT);
+        Duration d;
+        if (v.endsWith("ms")) {
+            d = Duration.ofMillis(parseLong(option, v.substring(0, v.length() - 2)));
+        } else if (v.endsWith("s")) {
+            d = Duration.ofSeconds(parseLong(option, v.substring(0, v.length() - 1)));
+        } else if (v.endsWith("m")) {
+            d = Duration.ofMinutes(parseLong(option, v.substring(0, v.length() - 1)));
+        } else {
+            d = Duration.ofSeconds(parseLong(option, v));
+        }
+        if (d.isNegative() || d.isZero()) {
+            throw new IllegalArgumentException("option " + option + " needs a positive duration, not '" + value + "'");
+        }
+        return d;
+    }
+
+    static InetAddress parseIp(String option, String value) {
+        try {
+            return InetAddress.getByName(value.trim());
+        } catch (UnknownHostException e) {
+            throw new IllegalArgumentException("option " + option + " needs an IP address, not '" + value + "'", e);
+        }
+    }
+
+    static InetSocketAddress parseAddress(String option, String value) {
+        int colon = value.lastIndexOf(':');
+        if (colon <= 0 || colon == value.length() - 1) {
+            throw new IllegalArgumentException("option " + option + " needs host:port, not '" + value + "'");
+        }
+        String host = value.substring(0, colon);
+        if (host.startsWith("[") && host.endsWith("]")) {
+            host = host.substring(1, host.length() - 1);
+        }
+        long port = parseLong(option, value.substring(colon + 1));
+        if (port < 0 || port > 65535) {
+            throw new IllegalArgumentException("option " + option + " has port " + port + " outside 0..65535");
+        }
+        return new InetSocketAddress(host, (int) port);
+    }
+
+    /** Message size in bytes. */
+    public int size() {
+        return size;
+    }
+
+    /** Messages to move; {@link Long#MAX_VALUE} when {@link #duration()} is set. */
+    public long count() {
+        return count;
+    }
+
+    /** The run time, or {@code null} for a count-bounded run. */
+    public Duration duration() {
+        return duration;
+    }
+
+    /** Messages in flight. */
+    public int depth() {
+        return depth;
+    }
+
+    /** What is measured. */
+    public PerfDirection direction() {
+        return direction;
+    }
+
+    /** The remote server to connect to, or {@code null} to run both ends here. */
+    public InetSocketAddress connect() {
+        return connect;
+    }
+
+    /** Run only the server end on this address, or {@code null}. */
+    public InetSocketAddress listen() {
+        return listen;
+    }
+
+    /** The local fabric address for an in-process run, or {@code null} to take the first open listener's. */
+    public InetAddress local() {
+        return local;
+    }
+
+    /** The RDMA provider to run over by name, or {@code null} for the transport's choice. */
+    public String provider() {
+        return provider;
+    }
+
+    /** Where to write a Wireshark trace, or {@code null}. */
+    public Path trace() {
+        return trace;
+    }
+
+    /** The most messages written to the trace. */
+    public int traceLimit() {
+        return traceLimit;
+    }
+
+    /** Overall bound of the run. */
+    public Duration timeout() {
+        return timeout;
+    }
+
+    /** A one-line account of the workload. */
+    public String describe() {
+        String amount = duration != null ? "for " + duration.toMillis() + " ms" : count + " messages";
+        return direction.label() + " " + amount + " of " + size + " B, depth " + depth;
+    }
+}

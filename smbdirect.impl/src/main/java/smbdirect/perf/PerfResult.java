@@ -1,0 +1,51 @@
+package smbdirect.perf;
+
+import java.util.Locale;
+
+/**
+ * The outcome of one perf run. Immutable.
+ *
+ * @param workload the options' one-line description
+ * @param provider the RDMA provider the connection ran on
+ * @param local local address as text
+ * @param peer peer address as text
+ * @param messages upper-layer messages moved
+ * @param bytes payload bytes moved
+ * @param elapsedNanos from the first message to the peer's confirmation
+ * @param creditStalls times the client's sending stopped for lack of Send Credits
+ * @param p50Nanos median latency (send completion, or round trip for pingpong), -1 when not measured
+ * @param p99Nanos 99th percentile latency, -1 when not measured
+ * @param latencyKind what the latency measures
+ * @param confirmation what the other end confirmed
+ */
+public record PerfResult(String workload, String provider, String local, String peer, long messages, long bytes,
+        long elapsedNanos, long creditStalls, long p50Nanos, long p99Nanos, String latencyKind, String confirmation) {
+
+    /** Megabytes (10^6 bytes) per second. */
+    public double megabytesPerSecond() {
+        return elapsedNanos <= 0 ? 0 : bytes / (elapsedNanos / 1e9) / 1e6;
+    }
+
+    /** Messages per second. */
+    public double messagesPerSecond() {
+        return elapsedNanos <= 0 ? 0 : messages / (elapsedNanos / 1e9);
+    }
+
+    /** The report printed by the command and the batch mode. */
+    public String format() {
+        StringBuilder b = new StringBuilder();
+        b.append(String.format(Locale.ROOT, "perf: %s over %s, %s -> %s%n", workload, provider, local, peer));
+        b.append(String.format(Locale.ROOT, "  %d messages, %d bytes in %.3f s%n", messages, bytes, elapsedNanos / 1e9));
+        b.append(String.format(Locale.ROOT, "  throughput %.1f MB/s, %.0f messages/s%n", megabytesPerSecond(),
+                messagesPerSecond()));
+        b.append(String.format(Locale.ROOT, "  credit stalls %d%n", creditStalls));
+        if (p50Nanos >= 0) {
+            b.append(String.format(Locale.ROOT, "  %s latency p50 %.1f us, p99 %.1f us%n", latencyKind, p50Nanos / 1e3,
+                    p99Nanos / 1e3));
+        } else {
+            b.append("  latency not measured for this direction (use --direction pingpong)\n");
+        }
+        b.append("  ").append(confirmation).append('\n');
+        return b.toString();
+    }
+}

@@ -1,0 +1,200 @@
+package smbdirect.perf;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import smbdirect.api.AcceptHandler;
+import smbdirect.api.CloseReason;
+import smbdirect.api.ConnectionHandler;
+import smbdirect.api.ReceivedMessage;
+import smbdirect.api.SendCompletion;
+import smbdirect.api.SmbDirectConnection;
+
+/**
+ * The server end of perf, usable as any listener's {@link AcceptHandler}: counts DATA messages,
+ * echoes ECHO messages, streams on PULL and answers FIN with its counters. Messages that are not
+ * perf messages are counted and otherwise ignored (a sink).
+ *
+ * <p>Thread-safe: each connection gets its own session, whose callbacks run on that connection's
+ * serial context. Echo and stream buffers are pooled per connection and owned by the transport
+ * between {@code send} and its completion.
+ */
+public final class PerfServer implements AcceptHandler {
+
+    private static final Logger LOG = LoggerFactory.getLogger(PerfServer.class);
+
+    private final AtomicLong connections = new AtomicLong();
+    private final AtomicLong messages = new AtomicLong();
+    private final AtomicLong bytes = new AtomicLong();
+    private final AtomicLong runs = new AtomicLong();
+    private final AtomicLong confirmedMessages = new AtomicLong();
+    private final AtomicLong confirmedBytes = new AtomicLong();
+
+    @Override
+    public ConnectionHandler accepted(SmbDirectConnection connection) {
+        connections.incrementAndGet();
+        return new Session(connection);
+    }
+
+    /** Connections accepted so far. */
+    public long connections() {
+        return connections.get();
+    }
+
+    /** Messages received on all connections. */
+    public long messages() {
+        return messages.get();
+    }
+
+    /** Payload bytes received on all connections. */
+    public long bytes() {
+        return bytes.get();
+    }
+
+    /** Runs whose end (FIN) arrived: the client was told the counts below. */
+    public long runs() {
+        return runs.get();
+    }
+
+    /** DATA messages of the runs whose end arrived (what the clients were confirmed). */
+    public long runMessages() {
+        return confirmedMessages.get();
+    }
+
+    /** DATA payload bytes of the runs whose end arrived. */
+    public long runBytes() {
+        return confirmedBytes.get();
+    }
+
+    /** One connection's state; all methods run on the connection's serial context. */
+    private final class Session implements ConnectionHandler {
+        private final ArrayDeque<ByteBuffer> free = new ArrayDeque<>();
+        private final SmbDirectConnection connection;
+        private final SendCompletion sentCallback = this::sent;
+        private final SendCompletion streamedCallback = this::streamed;
+        private long runMessages;
+        private long runBytes;
+        // PULL stream state
+        private long streamRemaining;
+        private long streamSent;
+        private int streamSize;
+        private int streamInFlight;
+        private boolean streaming;
+
+        Session(SmbDirectConnection connection) {
+            this.connection = connection;
+        }
+
+        @Override
+        public void onMessage(SmbDirectConnection c, ReceivedMessage message) {
+            ByteBuffer p = message.payload();
+            int length = message.length();
+            messages.incrementAndGet();
+            bytes.addAndGet(length);
+            runMessages++;
+            runBytes += length;
+            switch (PerfHeader.op(p)) {
+                case PerfHeader.ECHO -> echo(c, p, length);
+                case PerfHeader.START -> {
+                    runMessages = 0;
+                    runBytes = 0;
+                }
+                case PerfHeader.FIN -> finished(c, runMessages - 1, runBytes - length);
+                case PerfHeader.PULL -> pull(c, PerfHeader.a(p), (int) PerfHeader.b(p), (int) PerfHeader.c(p));
+                case PerfHeader.STOP -> streamRemaining = 0;
+                default -> {
+                    // DATA and foreign messages: counted above
+                }
+            }
+        }
+
+        private void finished(SmbDirectConnection c, long received, long receivedBytes) {
+            runs.incrementAndGet();
+            confirmedMessages.addAndGet(received);
+            confirmedBytes.addAndGet(receivedBytes);
+            LOG.info("perf run on connection {} ended: {} messages, {} bytes received", c.id(), received, receivedBytes);
+            control(c, PerfHeader.STATS, received, receivedBytes);
+        }
+
+        private void echo(SmbDirectConnection c, ByteBuffer payload, int length) {
+            ByteBuffer b = take(length);
+            b.put(payload.duplicate()).flip();
+            c.send(b, sentCallback);
+        }
+
+        private void pull(SmbDirectConnection c, long count, int size, int depth) {
+            if (size < PerfHeader.LENGTH || depth < 1) {
+                LOG.warn("perf PULL with size {} and depth {} ignored", size, depth);
+                return;
+            }
+            streaming = true;
+            streamRemaining = count < 0 ? Long.MAX_VALUE : count;
+            streamSent = 0;
+            streamSize = size;
+            streamInFlight = 0;
+            for (int i = 0; i < depth && streamRemaining > 0; i++) {
+                streamNext(c);
+            }
+        }
+
+        private void streamNext(SmbDirectConnection c) {
+            streamRemaining--;
+            ByteBuffer b = take(streamSize);
+            b.limit(streamSize);
+            PerfHeader.put(b, PerfHeader.DATA, streamSent, System.nanoTime(), 0);
+            streamSent++;
+            streamInFlight++;
+            c.send(b, streamedCallback);
+        }
+
+        private void streamed(ByteBuffer m, Throwable failure) {
+            SmbDirectConnection c = connection;
+            streamInFlight--;
+            free.push(m);
+            if (failure != null) {
+                streaming = false;
+                LOG.debug("perf stream on connection {} ended: {}", c.id(), failure.toString());
+                return;
+            }
+            if (streaming && streamRemaining > 0) {
+                streamNext(c);
+            } else if (streaming && streamInFlight == 0) {
+                streaming = false;
+                control(c, PerfHeader.END, streamSent, 0);
+            }
+        }
+
+        private void control(SmbDirectConnection c, int op, long a, long b) {
+            ByteBuffer buf = take(PerfHeader.LENGTH);
+            buf.limit(PerfHeader.LENGTH);
+            PerfHeader.put(buf, op, a, b, 0);
+            c.send(buf, sentCallback);
+        }
+
+        private void sent(ByteBuffer m, Throwable failure) {
+            free.push(m);
+        }
+
+        private ByteBuffer take(int size) {
+            for (int i = 0, n = free.size(); i < n; i++) {
+                ByteBuffer b = free.pollFirst();
+                if (b.capacity() >= size) {
+                    b.clear();
+                    return b;
+                }
+                free.addLast(b);
+            }
+            return ByteBuffer.allocateDirect(Math.max(size, PerfHeader.LENGTH));
+        }
+
+        @Override
+        public void onDisconnected(SmbDirectConnection c, CloseReason reason) {
+            streaming = false;
+            free.clear();
+        }
+    }
+}

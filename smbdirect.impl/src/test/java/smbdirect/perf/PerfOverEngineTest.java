@@ -1,0 +1,160 @@
+package smbdirect.perf;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.net.InetSocketAddress;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import smbdirect.api.SmbDirectListener;
+import smbdirect.impl.engine.ExecutorScheduler;
+import smbdirect.impl.engine.SmbDirectEngine;
+import smbdirect.impl.engine.TransportSettings;
+import smbdirect.rdma.mock.DeliveryMode;
+import smbdirect.rdma.mock.MockFabric;
+import smbdirect.rdma.mock.MockProvider;
+
+/** The perf workload end to end over the engine on a threaded mock fabric. */
+class PerfOverEngineTest {
+
+    private MockFabric fabric;
+    private ScheduledExecutorService timers;
+    private SmbDirectEngine engine;
+    private MockProvider device;
+
+    @BeforeEach
+    void start() {
+        fabric = MockFabric.builder().name("perf").mode(DeliveryMode.THREADED).build();
+        device = fabric.provider("dev");
+        timers = Executors.newSingleThreadScheduledExecutor();
+        engine = new SmbDirectEngine(device, TransportSettings.DEFAULTS, new ExecutorScheduler(timers));
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        engine.shutdown(smbdirect.api.CloseReason.of(smbdirect.api.CloseReason.Kind.SHUTDOWN, "test over"))
+                .toCompletableFuture().get();
+        timers.shutdownNow();
+        fabric.close();
+    }
+
+    private PerfOptions options(String... args) {
+        List<String> list = new java.util.ArrayList<>(List.of(args));
+        list.add("--local");
+        list.add(device.address().getHostAddress());
+        return PerfOptions.parse(list);
+    }
+
+    @Test
+    void sendRunIsConfirmedByTheServerWithEveryMessageAndByte() throws Exception {
+        PerfResult r = Perf.run(engine, options("--count", "500", "--size", "3000", "--depth", "8"));
+        assertEquals(500, r.messages());
+        assertEquals(1_500_000, r.bytes());
+        assertEquals("server confirmed 500 messages, 1500000 bytes", r.confirmation());
+        assertTrue(r.p50Nanos() > 0 && r.p99Nanos() >= r.p50Nanos(), r.format());
+        assertTrue(r.format().contains("throughput"), r.format());
+    }
+
+    @Test
+    void pingpongMeasuresRoundTripsOfEveryEcho() throws Exception {
+        PerfResult r = Perf.run(engine, options("--count", "200", "--direction", "pingpong", "--depth", "4"));
+        assertEquals("server echoed 200 of 200 messages", r.confirmation());
+        assertEquals("round-trip", r.latencyKind());
+        assertTrue(r.p50Nanos() > 0, r.format());
+    }
+
+    @Test
+    void receiveRunCountsWhatTheServerStreamed() throws Exception {
+        PerfResult r = Perf.run(engine, options("--count", "300", "--direction", "receive"));
+        assertEquals(300, r.messages());
+        assertEquals("server sent 300 messages, all received", r.confirmation());
+        assertEquals(-1, r.p50Nanos(), "no latency for a stream from the server");
+    }
+
+    @Test
+    void durationRunStopsAfterTheDuration() throws Exception {
+        long start = System.nanoTime();
+        PerfResult r = Perf.run(engine, options("--duration", "300ms", "--direction", "receive"));
+        long elapsedMillis = (System.nanoTime() - start) / 1_000_000;
+        assertTrue(r.messages() > 0, r.format());
+        assertTrue(elapsedMillis >= 300 && elapsedMillis < 30_000, "took " + elapsedMillis + " ms");
+    }
+
+    @Test
+    @Timeout(60)
+    void aStopBeforeTheFirstMessageEndsTheRunAfterTheFirstWindowWithEveryByteConfirmed() throws Exception {
+        PerfResult r = Perf.run(engine, options("--count", "1000000", "--size", "1000", "--depth", "8"),
+                CompletableFuture.completedFuture(null));
+        assertTrue(r.messages() <= 8, "only the first window went out: " + r.format());
+        assertEquals("server confirmed " + r.messages() + " messages, " + r.messages() * 1000 + " bytes",
+                r.confirmation());
+    }
+
+    @Test
+    @Timeout(60)
+    void aStopDuringACountedRunEndsItEarlyWithEveryByteConfirmed() throws Exception {
+        CompletableFuture<Void> stop = new CompletableFuture<>();
+        timers.schedule(() -> stop.complete(null), 200, TimeUnit.MILLISECONDS);
+        PerfResult r = Perf.run(engine, options("--count", "1000000000", "--size", "1000", "--depth", "8"), stop);
+        assertTrue(r.messages() > 0 && r.messages() < 1_000_000_000L, r.format());
+        assertEquals(r.messages() * 1000, r.bytes());
+        assertEquals("server confirmed " + r.messages() + " messages, " + r.bytes() + " bytes", r.confirmation());
+    }
+
+    @Test
+    @Timeout(60)
+    void aStopDuringAReceiveStreamEndsItWithEverythingTheServerSentReceived() throws Exception {
+        CompletableFuture<Void> stop = new CompletableFuture<>();
+        timers.schedule(() -> stop.complete(null), 200, TimeUnit.MILLISECONDS);
+        PerfResult r = Perf.run(engine, options("--duration", "10m", "--direction", "receive"), stop);
+        assertTrue(r.messages() > 0, r.format());
+        assertEquals("server sent " + r.messages() + " messages, all received", r.confirmation());
+    }
+
+    @Test
+    void messageLargerThanThePeerReassemblesIsRefusedByName() {
+        PerfException e = assertThrows(PerfException.class, () -> Perf.run(engine, options("--size", "2m", "--count", "1")));
+        assertEquals("--size 2097152 exceeds what the peer reassembles (MaxFragmentedSize 1048576)", e.getMessage());
+    }
+
+    @Test
+    void withoutAnyKnownLocalAddressTheRunSaysWhatToPass() {
+        PerfException e = assertThrows(PerfException.class, () -> Perf.run(engine, PerfOptions.parse(List.of())));
+        assertTrue(e.getMessage().startsWith("no local RDMA address known: pass --local IP"), e.getMessage());
+    }
+
+    @Test
+    void aNamedProviderIsUsedAndAnUnknownOneIsRefusedByName() throws Exception {
+        PerfResult r = Perf.run(engine, options("--count", "50", "--provider", device.name()));
+        assertEquals(device.name(), r.provider());
+        assertEquals("server confirmed 50 messages, 409600 bytes", r.confirmation());
+        PerfException e = assertThrows(PerfException.class, () -> Perf.run(engine, options("--provider", "iwarp")));
+        assertTrue(e.getMessage().startsWith("cannot listen on ") && e.getMessage().contains("'iwarp'"),
+                e.getMessage());
+        PerfException serve = assertThrows(PerfException.class, () -> Perf.serve(engine,
+                PerfOptions.parse(List.of("--provider", "iwarp", "--listen", "127.0.0.1:5445"))));
+        assertTrue(serve.getMessage().contains("no RDMA provider named 'iwarp'"), serve.getMessage());
+    }
+
+    @Test
+    void serverEndServesARemoteClient() throws Exception {
+        SmbDirectListener server = Perf.serve(engine, new InetSocketAddress(device.address(), 5445));
+        try {
+            PerfResult r = Perf.run(engine, PerfOptions.parse(List.of("--connect",
+                    device.address().getHostAddress() + ":5445", "--count", "100")));
+            assertEquals("server confirmed 100 messages, 819200 bytes", r.confirmation());
+        } finally {
+            server.close().toCompletableFuture().get();
+        }
+    }
+}

@@ -28,7 +28,7 @@ class WebConsoleChromiumIT {
 
     @Test
     void receiveCreditMaxChangedInTheConfigurationFormAppliesToANewConnection() throws Exception {
-        Chromium.assumeInstalled();
+        Chromium.requireInstalled();
         try (RuntimeProcess runtime = RuntimeProcess.start(dir.resolve("runtime"))) {
             runtime.awaitOutput("SMB Direct runtime is up.", Duration.ofSeconds(60));
             String base = "http://admin:" + runtime.generatedPassword() + "@127.0.0.1:" + runtime.httpPort + "/system/console";

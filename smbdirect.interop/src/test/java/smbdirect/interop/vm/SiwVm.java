@@ -18,9 +18,10 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
-import org.junit.jupiter.api.Assumptions;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+
+import smbdirect.testsupport.Judges;
 
 /**
  * The siw VM of {@code tools/siw-vm}: a QEMU guest with a stock Debian kernel, Linux soft-iWARP
@@ -30,10 +31,11 @@ import org.slf4j.LoggerFactory;
  * (in {@code $SIW_VM_CACHE}, default {@code /var/tmp/siw-vm}). When there is none it runs
  * {@code build.sh} once per machine (as root, through apt-get; a few minutes the first time, under
  * a minute when only the tool files changed), with its log in {@code target/siw-vm/}. Where the image
- * cannot be built the calling test is skipped with one line naming what is missing (not root, no
- * apt-get, build failed and its log, not x86_64 Linux, a missing host tool);
- * {@code -Dsmbdirect.siwvm.build=false} skips instead of building. {@link #start} boots a VM that
- * runs one guest command. Immutable, thread-safe.
+ * cannot be had, the VM is a missing judge ({@link Judges#missing}: the calling test fails in
+ * strict mode, CI, and is skipped otherwise) with one line naming what is missing (not root, no
+ * apt-get, the build failed and its log, not x86_64 Linux, a missing host tool);
+ * {@code -Dsmbdirect.siwvm.build=false} does not build. {@link #start} boots a VM that runs one
+ * guest command. Immutable, thread-safe.
  */
 public final class SiwVm {
 
@@ -41,7 +43,7 @@ public final class SiwVm {
     public static final String TOOL_PROPERTY = "smbdirect.siwvm.tool";
     /** System property: where console logs and the build log go (default {@code target/siw-vm}). */
     public static final String LOGS_PROPERTY = "smbdirect.siwvm.logs";
-    /** System property: {@code false} skips the VM tests when the image is missing instead of building it. */
+    /** System property: {@code false} does not build a missing image (the VM is then a missing judge). */
     public static final String BUILD_PROPERTY = "smbdirect.siwvm.build";
 
     private static final Logger LOG = LoggerFactory.getLogger(SiwVm.class);
@@ -70,13 +72,13 @@ public final class SiwVm {
     private static Object prepareAndReport() {
         Object o = prepare();
         if (!(o instanceof SiwVm)) {
-            LOG.warn("siw VM tests skipped: {}", o);
+            LOG.warn("no siw VM: {}", o);
         }
         return o;
     }
 
     /**
-     * The VM, ready to boot; otherwise aborts the calling test (JUnit: skipped) with one line that
+     * The VM, ready to boot; otherwise a missing judge ({@link Judges#missing}) with one line that
      * says what is missing.
      */
     public static SiwVm require() {
@@ -84,8 +86,7 @@ public final class SiwVm {
         if (o instanceof SiwVm vm) {
             return vm;
         }
-        Assumptions.abort("siw VM tests skipped: " + o);
-        throw new AssertionError("unreachable");
+        throw Judges.missing("no siw VM: " + o);
     }
 
     /** Where console logs, captures and the image build log go ({@value #LOGS_PROPERTY}, default target/siw-vm). */
@@ -108,7 +109,7 @@ public final class SiwVm {
         if (!os.equals("Linux/amd64")) {
             return "the siw VM needs an x86_64 Linux host (this is " + os + ")";
         }
-        if (onPath("bash") == null) {
+        if (Judges.onPath("bash").isEmpty()) {
             return "bash not on PATH";
         }
         try {
@@ -122,7 +123,7 @@ public final class SiwVm {
                 if (uid() != 0) {
                     return missing + "; building it needs root (run " + tool.resolve("build.sh") + " as root once)";
                 }
-                if (onPath("apt-get") == null) {
+                if (Judges.onPath("apt-get").isEmpty()) {
                     return missing + "; building it needs apt-get (a Debian 12 host)";
                 }
                 Files.createDirectories(logs);
@@ -142,7 +143,7 @@ public final class SiwVm {
                 }
             }
             for (String t : List.of("qemu-system-x86_64", "cpio", "gzip", "python3")) {
-                if (onPath(t) == null) {
+                if (Judges.onPath(t).isEmpty()) {
                     return t + " not on PATH (apt-get install qemu-system-x86 cpio gzip python3)";
                 }
             }
@@ -222,21 +223,6 @@ public final class SiwVm {
             Path d = dir.resolve("tools/siw-vm");
             if (Files.isRegularFile(d.resolve("run.sh"))) {
                 return d;
-            }
-        }
-        return null;
-    }
-
-    /** An executable of that name on PATH, or null. */
-    static Path onPath(String name) {
-        String path = System.getenv("PATH");
-        if (path == null) {
-            return null;
-        }
-        for (String dir : path.split(File.pathSeparator)) {
-            Path p = dir.isEmpty() ? null : Paths.get(dir, name);
-            if (p != null && Files.isRegularFile(p) && Files.isExecutable(p)) {
-                return p;
             }
         }
         return null;

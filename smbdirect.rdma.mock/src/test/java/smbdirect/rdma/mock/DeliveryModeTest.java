@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
@@ -24,6 +23,7 @@ import smbdirect.api.rdma.RdmaEndpoint;
 import smbdirect.api.rdma.RdmaException;
 import smbdirect.api.rdma.WorkCompletion;
 import smbdirect.api.rdma.WorkRequestType;
+import smbdirect.testsupport.Judges;
 
 class DeliveryModeTest {
 
@@ -97,9 +97,9 @@ class DeliveryModeTest {
     @Test
     void inlineSteadyStateDoesNotAllocate() throws Exception {
         java.lang.management.ThreadMXBean bean = ManagementFactory.getThreadMXBean();
-        assumeTrue(bean instanceof com.sun.management.ThreadMXBean, "allocation counter not available");
+        Judges.require(bean instanceof com.sun.management.ThreadMXBean, "no per-thread allocation counter on this JVM");
         com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean) bean;
-        assumeTrue(mx.isThreadAllocatedMemorySupported(), "allocation counter not supported");
+        Judges.require(mx.isThreadAllocatedMemorySupported(), "per-thread allocation counter unsupported");
         mx.setThreadAllocatedMemoryEnabled(true);
         Fixture f = new Fixture(MockFabric.builder().mode(DeliveryMode.INLINE).build());
         f.serverReceives = 1;

@@ -3,7 +3,6 @@ package smbdirect.rdma.mock;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.lang.management.ManagementFactory;
 import java.net.InetSocketAddress;
@@ -31,6 +30,7 @@ import smbdirect.api.rdma.RdmaListenHandler;
 import smbdirect.api.rdma.RdmaListener;
 import smbdirect.api.rdma.WorkCompletion;
 import smbdirect.api.rdma.WorkRequestType;
+import smbdirect.testsupport.Judges;
 
 /**
  * THREADED delivery allocates nothing per operation in steady state, counted with the JVM's
@@ -55,9 +55,9 @@ class ThreadedAllocationTest {
     /** The JVM's per-thread allocation counter, enabled; the test is skipped where there is none. */
     private static com.sun.management.ThreadMXBean allocationCounter() {
         java.lang.management.ThreadMXBean mx = ManagementFactory.getThreadMXBean();
-        assumeTrue(mx instanceof com.sun.management.ThreadMXBean, "no per-thread allocation counter");
+        Judges.require(mx instanceof com.sun.management.ThreadMXBean, "no per-thread allocation counter on this JVM");
         com.sun.management.ThreadMXBean counter = (com.sun.management.ThreadMXBean) mx;
-        assumeTrue(counter.isThreadAllocatedMemorySupported(), "per-thread allocation counter unsupported");
+        Judges.require(counter.isThreadAllocatedMemorySupported(), "per-thread allocation counter unsupported");
         counter.setThreadAllocatedMemoryEnabled(true);
         return counter;
     }

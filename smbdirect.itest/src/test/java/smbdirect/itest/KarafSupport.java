@@ -3,6 +3,7 @@ package smbdirect.itest;
 import static org.ops4j.pax.exam.CoreOptions.bundle;
 import static org.ops4j.pax.exam.CoreOptions.maven;
 import static org.ops4j.pax.exam.CoreOptions.options;
+import static org.ops4j.pax.exam.CoreOptions.systemProperty;
 import static org.ops4j.pax.exam.CoreOptions.vmOptions;
 import static org.ops4j.pax.exam.karaf.options.KarafDistributionOption.configureConsole;
 import static org.ops4j.pax.exam.karaf.options.KarafDistributionOption.editConfigurationFilePut;
@@ -79,6 +80,8 @@ final class KarafSupport {
                         "--add-exports=jdk.xml.dom/org.w3c.dom.html=ALL-UNNAMED",
                         "--add-exports=jdk.naming.rmi/com.sun.jndi.url.rmi=ALL-UNNAMED",
                         "-classpath", "lib/jdk9plus/*" + File.pathSeparator + "lib/boot/*")));
+        // strict mode (smbdirect.testsupport.Judges) reaches the forked Karaf JVM as it reaches this one
+        o.add(systemProperty("smbdirect.strict").value(System.getProperty("smbdirect.strict", "false")));
         o.addAll(systemRepositoryFromKar(new File(required("smbdirect.kar"))));
         // the test kit's verified traffic, used by the tests (a test-scope bundle, not in the features)
         o.add(bundle(new File(required("bundle.smbdirect.testkit")).toURI().toString()));

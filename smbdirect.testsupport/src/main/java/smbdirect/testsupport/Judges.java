@@ -1,10 +1,6 @@
 package smbdirect.testsupport;
 
 import java.io.File;
-import java.io.FileDescriptor;
-import java.io.FileOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Locale;
@@ -23,10 +19,9 @@ import org.opentest4j.TestAbortedException;
  * variable {@value #STRICT_ENV}{@code =1} that {@code .ci/run} sets), or, where no such property
  * was passed (a test started from an IDE), when that environment variable is set.
  *
- * <p>Otherwise (a developer's machine) the test is skipped (JUnit: aborted) with the reason, and
- * the reason is also written to the console at once, to the process's own standard error, which
- * the build shows even where test output goes to files. The end of the build lists every skip
- * again (smbdirect.testreport).
+ * <p>Otherwise (a developer's machine) the test is skipped (JUnit: aborted) with the reason, which
+ * {@link SkipRecorder} writes to the console at once (also where test output goes to files) and
+ * records for the end of the build, which lists every skip again (smbdirect.testreport).
  *
  * <p>Skips that are facts rather than missing judges (a provider's documented limits) do not go
  * through here: they are plain JUnit assumptions, each listed with its reason in
@@ -38,9 +33,6 @@ public final class Judges {
     public static final String STRICT_PROPERTY = "smbdirect.strict";
     /** Environment variable: {@code 1} (or {@code true}) makes a missing judge fail the test. */
     public static final String STRICT_ENV = "SMBDIRECT_STRICT";
-
-    private static final PrintStream CONSOLE = new PrintStream(new FileOutputStream(FileDescriptor.err), true,
-            StandardCharsets.UTF_8);
 
     private Judges() {
     }
@@ -78,17 +70,15 @@ public final class Judges {
     /**
      * A judge is missing, for the reason {@code why} (one line: what is missing and how to get it).
      * Never returns normally: in strict mode it throws an {@link AssertionFailedError} (the test
-     * fails), otherwise it writes the reason to the console and throws a
-     * {@link TestAbortedException} (the test is skipped). Declared to return the exception so that
-     * a caller can write {@code throw Judges.missing(...)}.
+     * fails), otherwise it throws a {@link TestAbortedException} (the test is skipped; the reason
+     * reaches the console through {@link SkipRecorder}). Declared to return the exception so that a
+     * caller can write {@code throw Judges.missing(...)}.
      */
     public static RuntimeException missing(String why) {
-        String test = callingTest();
         if (strict()) {
             throw new AssertionFailedError("missing judge: " + why + " (strict mode: " + STRICT_ENV + "=1 or -D"
                     + STRICT_PROPERTY + "=true; a test that cannot run fails)");
         }
-        CONSOLE.println("[SKIPPED] " + test + ": " + why);
         throw new TestAbortedException(why);
     }
 
@@ -97,7 +87,7 @@ public final class Judges {
      * the same way as a skip's reason: one line, shown even where test output goes to files.
      */
     public static void report(String what) {
-        CONSOLE.println("[judge] " + callingTest() + ": " + what);
+        Console.println("[judge] " + callingTest() + ": " + what);
     }
 
     /** An executable file of that name on {@code PATH}, if there is one. */

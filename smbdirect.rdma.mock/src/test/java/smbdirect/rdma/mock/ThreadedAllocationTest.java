@@ -45,6 +45,10 @@ class ThreadedAllocationTest {
     /** For all threads together over a whole measured run: well under 1 byte per operation. */
     private static final long BOUND = 4096;
     private static final int COMPLETION_THREADS = 2;
+    /**
+     * How long one operation may make no progress before the run is taken as hung: a bound per
+     * operation, not for the whole run (50,000 round trips take longer than that beside other builds).
+     */
     private static final long TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(10);
 
     private MockFabric fabric;
@@ -128,8 +132,8 @@ class ThreadedAllocationTest {
     // ---------------------------------------------------------------- workload (allocation-free)
 
     private void pingPong(int rounds) {
-        long deadline = System.nanoTime() + TIMEOUT_NANOS;
         for (int i = 0; i < rounds; i++) {
+            long deadline = System.nanoTime() + TIMEOUT_NANOS;
             long expected = client.received + 1;
             client.send(8);
             int spins = 0;
@@ -140,8 +144,8 @@ class ThreadedAllocationTest {
     }
 
     private void writes(int rounds, boolean toParkedThreads) throws RdmaException {
-        long deadline = System.nanoTime() + TIMEOUT_NANOS * (toParkedThreads ? 3 : 1);
         for (int i = 0; i < rounds; i++) {
+            long deadline = System.nanoTime() + TIMEOUT_NANOS;
             if (toParkedThreads) {
                 int spins = 0;
                 while (!completionThreadsParked()) {

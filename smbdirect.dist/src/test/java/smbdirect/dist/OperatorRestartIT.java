@@ -121,7 +121,7 @@ class OperatorRestartIT {
     void theWebConsoleDialogWritesASettingAndThePasswordToTheFilesUnderEtc() throws Exception {
         Chromium.requireInstalled();
         try (RuntimeProcess runtime = RuntimeProcess.start(home)) {
-            runtime.awaitOutput("SMB Direct runtime is up.", Duration.ofSeconds(60));
+            runtime.awaitUp(Duration.ofSeconds(60));
             String generated = runtime.generatedPassword();
             try (Chromium chromium = Chromium.start(browser, 1280, 800)) {
                 WebDriver driver = chromium.driver;
@@ -157,7 +157,7 @@ class OperatorRestartIT {
     void aSettingAndThePasswordChangedInTheWebConsoleSurviveSigtermAndARestartAndEtcFilesApplyLive() throws Exception {
         String generated;
         try (RuntimeProcess runtime = RuntimeProcess.start(home)) {
-            runtime.awaitOutput("SMB Direct runtime is up.", Duration.ofSeconds(60));
+            runtime.awaitUp(Duration.ofSeconds(60));
             generated = runtime.generatedPassword();
             assertTrue(runtime.output().contains("  Home:         " + home.toRealPath()), runtime.output());
             // the first start wrote what is in force as files
@@ -180,7 +180,7 @@ class OperatorRestartIT {
         }
 
         try (RuntimeProcess again = RuntimeProcess.start(home)) {
-            again.awaitOutput("SMB Direct runtime is up.", Duration.ofSeconds(60));
+            again.awaitUp(Duration.ofSeconds(60));
             String out = again.output();
             assertTrue(out.contains("Credentials:  user admin, password as configured (hash in " + WEBCONSOLE_FILE + ")"), out);
             assertFalse(out.contains("generated at this first start"), out);

@@ -1,7 +1,5 @@
 package smbdirect.dist;
 
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
-
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -16,6 +14,8 @@ import org.openqa.selenium.chrome.ChromeDriverService;
 import org.openqa.selenium.chrome.ChromeOptions;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
+import smbdirect.testsupport.Judges;
+
 /** Headless Chromium driven by chromedriver (Debian packages chromium and chromium-driver). */
 final class Chromium implements AutoCloseable {
 
@@ -28,15 +28,15 @@ final class Chromium implements AutoCloseable {
         this.driver = driver;
     }
 
-    /** Skips the test unless Chromium and chromedriver are installed. */
-    static void assumeInstalled() {
-        assumeTrue(Files.isExecutable(BINARY) && Files.isExecutable(DRIVER), "Chromium or chromedriver missing (" + BINARY
-                + ", " + DRIVER + "): install the Debian packages chromium and chromium-driver to run this test");
+    /** Unless Chromium and chromedriver are installed, a missing judge ({@link Judges#missing}). */
+    static void requireInstalled() {
+        Judges.require(Files.isExecutable(BINARY) && Files.isExecutable(DRIVER), "Chromium or chromedriver missing ("
+                + BINARY + ", " + DRIVER + "): apt-get install chromium chromium-driver");
     }
 
     /** A headless browser with a window of {@code width} x {@code height} CSS pixels and its own profile. */
     static Chromium start(Path profile, int width, int height) {
-        assumeInstalled();
+        requireInstalled();
         ChromeOptions options = new ChromeOptions();
         options.setBinary(BINARY.toFile());
         options.addArguments("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",

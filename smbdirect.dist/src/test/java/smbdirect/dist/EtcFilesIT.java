@@ -86,7 +86,7 @@ class EtcFilesIT {
     void anImageShipsEtcAndTheHomeIsSetOnTheCommandLine() throws Exception {
         shipImage();
         try (RuntimeProcess runtime = RuntimeProcess.start(work, List.of("-Dsmbdirect.home=" + home))) {
-            runtime.awaitOutput("SMB Direct runtime is up.", Duration.ofSeconds(60));
+            runtime.awaitUp(Duration.ofSeconds(60));
             String out = runtime.output();
             assertTrue(out.contains("  Home:         " + home.toRealPath() + "   (configuration files in etc/"), out);
             assertTrue(out.contains("password as configured"), out);
@@ -110,7 +110,7 @@ class EtcFilesIT {
     void badFilesAreRefusedWithOneLineAndTheLastGoodSettingsAndOtherFilesStay() throws Exception {
         shipImage();
         try (RuntimeProcess runtime = RuntimeProcess.start(home)) {
-            runtime.awaitOutput("SMB Direct runtime is up.", Duration.ofSeconds(60));
+            runtime.awaitUp(Duration.ofSeconds(60));
             Path transport = home.resolve("etc/smbdirect.transport.cfg").toRealPath();
 
             // out of range

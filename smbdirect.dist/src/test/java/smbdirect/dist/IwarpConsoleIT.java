@@ -50,7 +50,7 @@ class IwarpConsoleIT {
     void theProviderOpensNothingUntilConfiguredInTheWebConsoleAndRefusesABadValue() throws Exception {
         int port = RuntimeProcess.freePort();
         try (RuntimeProcess runtime = RuntimeProcess.start(home)) {
-            runtime.awaitOutput("SMB Direct runtime is up.", Duration.ofSeconds(90));
+            runtime.awaitUp(Duration.ofSeconds(90));
             String password = runtime.generatedPassword();
             Map<String, Object> json = runtime.json(password, null);
             assertEquals(null, iwarp(json), "no iWARP provider before it is configured: " + providers(json));

@@ -9,6 +9,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -27,12 +28,13 @@ import smbdirect.dist.etc.ConfigFile;
 import smbdirect.dist.etc.ConsolePassword;
 
 /**
- * What an operator does to an appliance, end to end: start the runtime, log in with the password
- * the banner printed, change {@code receiveCreditMax} and the Web Console password in the Web
- * Console (headless Chromium), stop the runtime with SIGTERM, start it again, and find both in force;
- * then edit a file under {@code etc/} of the running runtime and see it applied, delete a
- * listener's file and see that listener closed and nothing else, and create and delete a listener in
- * the Web Console and see its file come and go.
+ * What an operator does to an appliance, end to end. In the Web Console's configuration dialog
+ * (headless Chromium): change {@code receiveCreditMax} and the Web Console password and find both
+ * in the files under {@code etc/}. Without a browser: change both through the form the dialog posts,
+ * stop the runtime with SIGTERM, start it again and find both in force; then edit a file under
+ * {@code etc/} of the running runtime and see it applied, delete a listener's file and see that
+ * listener closed and nothing else, and create and delete a listener in the Web Console and see its
+ * file come and go. Only the first test needs Chromium.
  */
 class OperatorRestartIT {
 
@@ -71,6 +73,15 @@ class OperatorRestartIT {
         throw new AssertionError(what + " never in " + file + ":\n" + text);
     }
 
+    /** Waits until the Web Console's file holds the hash of {@link #NEW_PASSWORD}, and only the hash. */
+    private void awaitNewPasswordStored() throws Exception {
+        String stored = awaitFile(WEBCONSOLE_FILE, t -> {
+            Object p = parse(t).get("password");
+            return p instanceof String s && ConsolePassword.matches(s, NEW_PASSWORD);
+        }, "the hash of the new password");
+        assertFalse(stored.contains(NEW_PASSWORD), "only the hash is stored:\n" + stored);
+    }
+
     /** Clicks Save in the configuration dialog; waits for the dialog to close unless {@code field} is null. */
     private static void save(WebDriver driver, WebDriverWait wait, By field) {
         WebElement save = driver.findElements(By.cssSelector(".ui-dialog-buttonpane button")).stream()
@@ -82,19 +93,36 @@ class OperatorRestartIT {
         }
     }
 
-    @Test
-    void aSettingAndThePasswordChangedInTheWebConsoleSurviveSigtermAndARestart() throws Exception {
-        String generated;
-        try (RuntimeProcess runtime = RuntimeProcess.start(home)) {
-            runtime.awaitOutput("SMB Direct runtime is up.", Duration.ofSeconds(60));
-            generated = runtime.generatedPassword();
-            assertTrue(runtime.output().contains("  Home:         " + home.toRealPath()), runtime.output());
-            // the first start wrote what is in force as files
-            assertTrue(Files.readString(home.resolve(TRANSPORT_FILE)).contains("\nreceiveCreditMax = 255\n"));
-            assertTrue(Files.readString(home.resolve("etc/smbdirect.listener-default.cfg"))
-                    .contains("\nbindAddress = 10.0.0.1\n"));
-            assertTrue(Files.isDirectory(home.resolve("data/cache")), "framework state under data/");
+    /**
+     * Posts the form the Web Console's configuration dialog of {@code pid} posts on Save: every
+     * property of the configuration (as its file under {@code etc/} holds them), with {@code changes}.
+     * (The Web Console drops the properties a form does not list.)
+     */
+    private void postConfiguration(RuntimeProcess runtime, String password, String pid, Map<String, String> changes)
+            throws Exception {
+        Map<String, Object> properties = new LinkedHashMap<>(ConfigFile.read(home.resolve("etc").resolve(pid + ".cfg")));
+        StringBuilder form = new StringBuilder("apply=true&action=ajaxConfigManager&propertylist=")
+                .append(encode(String.join(",", properties.keySet())));
+        for (Map.Entry<String, Object> p : properties.entrySet()) {
+            Object v = changes.containsKey(p.getKey()) ? changes.get(p.getKey()) : p.getValue();
+            for (Object one : v instanceof Object[] many ? List.of(many) : List.of(v)) {
+                form.append('&').append(encode(p.getKey())).append('=').append(encode(String.valueOf(one)));
+            }
+        }
+        int status = runtime.post("/configMgr/" + pid, password, form.toString()).statusCode();
+        assertTrue(status == 200 || status == 302, "the Web Console answered the form of " + pid + " with " + status);
+    }
 
+    private static String encode(String s) {
+        return URLEncoder.encode(s, StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void theWebConsoleDialogWritesASettingAndThePasswordToTheFilesUnderEtc() throws Exception {
+        Chromium.requireInstalled();
+        try (RuntimeProcess runtime = RuntimeProcess.start(home)) {
+            runtime.awaitUp(Duration.ofSeconds(60));
+            String generated = runtime.generatedPassword();
             try (Chromium chromium = Chromium.start(browser, 1280, 800)) {
                 WebDriver driver = chromium.driver;
                 WebDriverWait wait = chromium.await(Duration.ofSeconds(30));
@@ -105,7 +133,10 @@ class OperatorRestartIT {
                 credits.clear();
                 credits.sendKeys("100");
                 save(driver, wait, By.name("receiveCreditMax"));
-                awaitFile(TRANSPORT_FILE, t -> t.contains("\nreceiveCreditMax = 100\n"), "receiveCreditMax = 100");
+                String transport = awaitFile(TRANSPORT_FILE, t -> t.contains("\nreceiveCreditMax = 100\n"),
+                        "receiveCreditMax = 100");
+                assertTrue(transport.contains("\nsendCreditTarget = 255\n"), "the dialog keeps the other settings:\n"
+                        + transport);
 
                 driver.get(base + "/configMgr/" + ConsolePassword.PID);
                 WebElement password = wait.until(ExpectedConditions.visibilityOfElementLocated(By.name("password")));
@@ -113,16 +144,34 @@ class OperatorRestartIT {
                 password.sendKeys(NEW_PASSWORD);
                 // the browser's credentials are the old ones from now on: the dialog cannot reload itself
                 save(driver, wait, null);
-                awaitFile(WEBCONSOLE_FILE, t -> {
-                    Object p = parse(t).get("password");
-                    return p instanceof String s && ConsolePassword.matches(s, NEW_PASSWORD);
-                }, "the hash of the new password");
+                awaitNewPasswordStored();
             }
-            String stored = awaitFile(WEBCONSOLE_FILE, t -> {
-                Object p = parse(t).get("password");
-                return p instanceof String s && ConsolePassword.matches(s, NEW_PASSWORD);
-            }, "the hash of the new password");
-            assertFalse(stored.contains(NEW_PASSWORD), "only the hash is stored:\n" + stored);
+            assertEquals(100, ((Number) settings(runtime.json(NEW_PASSWORD, null)).get("receiveCreditMax")).intValue());
+            assertEquals(200, runtime.get("/smbdirect", NEW_PASSWORD).statusCode());
+            assertEquals(401, runtime.get("/smbdirect", generated).statusCode());
+            assertEquals(0, runtime.terminate(Duration.ofSeconds(30)), runtime.output());
+        }
+    }
+
+    @Test
+    void aSettingAndThePasswordChangedInTheWebConsoleSurviveSigtermAndARestartAndEtcFilesApplyLive() throws Exception {
+        String generated;
+        try (RuntimeProcess runtime = RuntimeProcess.start(home)) {
+            runtime.awaitUp(Duration.ofSeconds(60));
+            generated = runtime.generatedPassword();
+            assertTrue(runtime.output().contains("  Home:         " + home.toRealPath()), runtime.output());
+            // the first start wrote what is in force as files
+            assertTrue(Files.readString(home.resolve(TRANSPORT_FILE)).contains("\nreceiveCreditMax = 255\n"));
+            assertTrue(Files.readString(home.resolve("etc/smbdirect.listener-default.cfg"))
+                    .contains("\nbindAddress = 10.0.0.1\n"));
+            assertTrue(Files.isDirectory(home.resolve("data/cache")), "framework state under data/");
+
+            // what the configuration dialogs post on Save (theWebConsoleDialogWrites... drives them in a browser)
+            postConfiguration(runtime, generated, "smbdirect.transport", Map.of("receiveCreditMax", "100"));
+            awaitFile(TRANSPORT_FILE, t -> t.contains("\nreceiveCreditMax = 100\n") && t.contains("\nsendCreditTarget = 255\n"),
+                    "receiveCreditMax = 100 beside the other settings");
+            postConfiguration(runtime, generated, ConsolePassword.PID, Map.of("password", NEW_PASSWORD));
+            awaitNewPasswordStored();
             assertEquals(200, runtime.get("/smbdirect", NEW_PASSWORD).statusCode());
             assertEquals(401, runtime.get("/smbdirect", generated).statusCode());
 
@@ -131,7 +180,7 @@ class OperatorRestartIT {
         }
 
         try (RuntimeProcess again = RuntimeProcess.start(home)) {
-            again.awaitOutput("SMB Direct runtime is up.", Duration.ofSeconds(60));
+            again.awaitUp(Duration.ofSeconds(60));
             String out = again.output();
             assertTrue(out.contains("Credentials:  user admin, password as configured (hash in " + WEBCONSOLE_FILE + ")"), out);
             assertFalse(out.contains("generated at this first start"), out);
@@ -142,8 +191,9 @@ class OperatorRestartIT {
 
             // an edit of a file while running is applied live
             Path transport = home.resolve(TRANSPORT_FILE);
-            Files.writeString(transport, Files.readString(transport).replace("\nsendCreditTarget = 255\n",
-                    "\nsendCreditTarget = 64\n"));
+            String edited = Files.readString(transport).replace("\nsendCreditTarget = 255\n", "\nsendCreditTarget = 64\n");
+            assertTrue(edited.contains("\nsendCreditTarget = 64\n"), edited);
+            Files.writeString(transport, edited);
             again.awaitJson(NEW_PASSWORD, j -> ((Number) settings(j).get("sendCreditTarget")).intValue() == 64, "sendCreditTarget 64");
             again.awaitOutput("Configuration smbdirect.transport from " + transport.toRealPath() + " applied",
                     Duration.ofSeconds(10));

@@ -27,7 +27,7 @@ class RuntimeIT {
     @Test
     void withoutTerminalRunsUntilSigtermThenExitsZero() throws Exception {
         try (RuntimeProcess runtime = RuntimeProcess.start(dir)) {
-            runtime.awaitOutput("SMB Direct runtime is up.", Duration.ofSeconds(60));
+            runtime.awaitUp(Duration.ofSeconds(60));
             runtime.awaitOutput("No terminal attached", Duration.ofSeconds(10));
             assertTrue(runtime.output().contains("default 10.0.0.1:445 on mock OPEN"), runtime.output());
             TimeUnit.SECONDS.sleep(2);
@@ -40,7 +40,7 @@ class RuntimeIT {
     @Test
     void webConsoleAnswersOnLoopbackWithTheGeneratedPasswordOnly() throws Exception {
         try (RuntimeProcess runtime = RuntimeProcess.start(dir)) {
-            runtime.awaitOutput("SMB Direct runtime is up.", Duration.ofSeconds(60));
+            runtime.awaitUp(Duration.ofSeconds(60));
             String password = runtime.generatedPassword();
             HttpClient http = HttpClient.newHttpClient();
             URI page = URI.create("http://127.0.0.1:" + runtime.httpPort + "/system/console/smbdirect");

@@ -107,6 +107,16 @@ final class RuntimeProcess implements AutoCloseable {
         return Files.readString(output, StandardCharsets.UTF_8);
     }
 
+    /**
+     * Waits until the runtime printed its whole start banner ("SMB Direct runtime is up." and the
+     * lines after it, the last being the shell commands): its lines reach the output one by one, and
+     * a test that read it at the first line could miss the credentials or the listeners.
+     */
+    void awaitUp(Duration timeout) throws IOException, InterruptedException {
+        awaitOutput("SMB Direct runtime is up.", timeout);
+        awaitOutput("\n  Shell:        ", Duration.ofSeconds(10));
+    }
+
     /** Waits until the output contains {@code text}; fails with the output when it does not. */
     void awaitOutput(String text, Duration timeout) throws IOException, InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();

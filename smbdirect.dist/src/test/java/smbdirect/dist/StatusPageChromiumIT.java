@@ -58,7 +58,7 @@ class StatusPageChromiumIT {
 
     @Test
     void theStatusPageFitsDrawsTheTrafficRefreshesInPlaceAndClosesAConnection() throws Exception {
-        Chromium.assumeInstalled();
+        Chromium.requireInstalled();
         Files.createDirectories(home.resolve("etc"));
         Files.writeString(home.resolve("etc/" + ConsolePassword.PID + ".cfg"), "username = admin\npassword = "
                 + new ConsolePassword(new SecureRandom()).hash(PASSWORD) + "\n");

@@ -28,9 +28,9 @@ class WebConsoleChromiumIT {
 
     @Test
     void receiveCreditMaxChangedInTheConfigurationFormAppliesToANewConnection() throws Exception {
-        Chromium.assumeInstalled();
+        Chromium.requireInstalled();
         try (RuntimeProcess runtime = RuntimeProcess.start(dir.resolve("runtime"))) {
-            runtime.awaitOutput("SMB Direct runtime is up.", Duration.ofSeconds(60));
+            runtime.awaitUp(Duration.ofSeconds(60));
             String base = "http://admin:" + runtime.generatedPassword() + "@127.0.0.1:" + runtime.httpPort + "/system/console";
             try (Chromium chromium = Chromium.start(dir.resolve("chromium-profile"), 1280, 800)) {
                 WebDriver driver = chromium.driver;

@@ -93,7 +93,7 @@ public class JmxMBeansIT extends FelixSupport {
                 }
             });
         } finally {
-            sender.stop(false);
+            sender.stopAndJoin();
         }
         assertTrue((Integer) server.getAttribute(new ObjectName("smbdirect:type=Transport"), "connections") >= 2);
 

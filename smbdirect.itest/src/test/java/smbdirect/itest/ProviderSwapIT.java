@@ -99,7 +99,7 @@ public class ProviderSwapIT extends FelixSupport {
         assertEquals("b", listener.providerName());
         await("a is gone from the DTO", () -> transport.getTransportDTO().providers.length == 2);
 
-        onA.stopClosed();
+        onA.stop();
         onB.stop();
         assertTrue(onB.client.isOpen() && onB.server.isOpen());
         onB.serverReceiver.awaitReceived(onB.clientSender.completed.get(), "every completed send arrived");
@@ -148,7 +148,7 @@ public class ProviderSwapIT extends FelixSupport {
         configC.delete();
         assertEquals(CloseReason.Kind.PROVIDER_GONE, onC.clientReceiver.awaitClosed().kind());
         onMock.awaitMore("traffic on mock continues after c left");
-        onC.stopClosed();
+        onC.stop();
         onMock.stop();
         onMock.serverReceiver.awaitReceived(onMock.clientSender.completed.get(), "every completed send arrived");
         onMock.clientReceiver.awaitReceived(onMock.serverSender.completed.get(), "every completed send arrived");

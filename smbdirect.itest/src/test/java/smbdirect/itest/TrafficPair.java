@@ -43,29 +43,22 @@ final class TrafficPair {
         serverReceiver.awaitReceived(serverReceiver.received() + 50, what);
     }
 
-    /** Stops the traffic of a survivor, waiting for every send to complete. */
+    /**
+     * Stops the traffic, waiting until every send issued was told its outcome exactly once, on a
+     * connection closed under it as on a survivor ({@link VerifiedTraffic.Sender#stopAndJoin()}).
+     */
     void stop() throws InterruptedException {
         clientSender.stopAndJoin();
         serverSender.stopAndJoin();
     }
 
-    /**
-     * Stops the traffic of a connection closed under it: a send whose last fragment could not be
-     * posted because the queue pair was already gone is not always completed by the engine, so
-     * completion of every send is required of surviving connections only.
-     */
-    void stopClosed() throws InterruptedException {
-        clientSender.stop(false);
-        serverSender.stop(false);
-    }
-
-    /** Both ends closed with {@code kind}; the traffic stopped (sends of a lost connection may fail). */
+    /** Both ends closed with {@code kind}; every send completed (those of a lost connection failed). */
     void assertEnded(CloseReason.Kind kind) throws Exception {
         assertEquals(kind, clientReceiver.awaitClosed().kind());
         assertEquals(kind, serverReceiver.awaitClosed().kind());
         assertFalse(client.isOpen());
         assertFalse(server.isOpen());
-        stopClosed();
+        stop();
         assertClean();
     }
 

@@ -2,8 +2,6 @@ package smbdirect.testkit;
 
 import java.io.ByteArrayOutputStream;
 import java.net.InetSocketAddress;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.EnumSet;
@@ -18,11 +16,6 @@ import smbdirect.api.RemoteAccess;
 import smbdirect.api.rdma.CompletionStatus;
 import smbdirect.api.rdma.MemoryAccess;
 import smbdirect.api.rdma.RdmaException;
-import smbdirect.impl.wire.DataTransfer;
-import smbdirect.impl.wire.NegotiateRequest;
-import smbdirect.impl.wire.NegotiateResponse;
-import smbdirect.impl.wire.SmbdWire;
-import smbdirect.impl.wire.Violation;
 import smbdirect.rdma.mock.RawCompletion;
 import smbdirect.rdma.mock.RawMessage;
 import smbdirect.rdma.mock.RawPeer;
@@ -43,8 +36,11 @@ import smbdirect.rdma.mock.RawPeer;
  * the negotiated MaxSendSize with RemainingDataLength counting down (3.1.5.4); fragments received
  * are reassembled into messages (3.1.5.8).</li>
  * <li>Keepalive replies: a message with SMB_DIRECT_RESPONSE_REQUESTED is answered promptly.</li>
- * <li>Checks: every message received is checked with the transport's own codec rules; a violation
- * is recorded ({@link #violations()}) and the peer disconnects, as a correct peer would.</li>
+ * <li>Checks: every message received is checked against the receiver's rules of [MS-SMBD]
+ * (3.1.5.6 to 3.1.5.8) by the kit's own codec, which shares nothing with the engine's, and the
+ * fragments of a message must count down exactly (an empty message between them included); a
+ * violation is recorded ({@link #violations()}) and the peer disconnects, as a correct peer
+ * would.</li>
  * </ul>
  *
  * <p>Misbehaviour: a {@link Hook} sees every message before it goes out and may change any field
@@ -83,8 +79,6 @@ public final class ScriptedPeer implements AutoCloseable {
         CLOSED
     }
 
-    private static final int VERSION = SmbdWire.PROTOCOL_V1;
-
     private final RawPeer raw;
     private final VirtualClock clock;
     private final BooleanSupplier reaction = this::react;
@@ -111,6 +105,8 @@ public final class ScriptedPeer implements AutoCloseable {
     private boolean responseDue;
     private boolean requestResponse;
     private final ByteArrayOutputStream reassembly = new ByteArrayOutputStream();
+    /** Bytes of the transport's message under way still to come (FragmentReassemblyRemaining), 0 between messages. */
+    private long fragmentRemaining;
 
     // misbehaviour
     private Hook hook = f -> true;
@@ -268,15 +264,15 @@ public final class ScriptedPeer implements AutoCloseable {
      * with Invalidate of the transport's {@code token} (3.1.4.2).
      */
     public ScriptedPeer sendWithInvalidate(byte[] payload, int token) {
-        byte[] m = dataMessage(0, payload, 0, payload.length, 0);
+        byte[] m = dataMessage(0, payload, 0, payload.length, 0, 0);
         try {
             raw.sendWithInvalidate(m, token);
         } catch (RdmaException e) {
             throw new IllegalStateException(e);
         }
         sendCredits--;
-        grantedToTransport += DataTransfer.creditsGranted(ByteBuffer.wrap(m), 0);
-        creditsGrantedToTransport += DataTransfer.creditsGranted(ByteBuffer.wrap(m), 0);
+        grantedToTransport += KitWire.u16(m, KitWire.DATA_CREDITS_GRANTED);
+        creditsGrantedToTransport += KitWire.u16(m, KitWire.DATA_CREDITS_GRANTED);
         return this;
     }
 
@@ -599,9 +595,7 @@ public final class ScriptedPeer implements AutoCloseable {
     }
 
     private void sendNegotiateRequest() {
-        byte[] b = new byte[SmbdWire.NEGOTIATE_REQUEST_SIZE];
-        NegotiateRequest.encode(ByteBuffer.wrap(b), 0, VERSION, VERSION, sendCreditTarget, maxSendSize, receiveSize,
-                maxFragmentedSize);
+        byte[] b = KitWire.negotiateRequest(sendCreditTarget, maxSendSize, receiveSize, maxFragmentedSize);
         Frame f = new Frame(Frame.Kind.NEGOTIATE_REQUEST, b);
         if (hook.beforeSend(f)) {
             negotiateRequest = f.bytes();
@@ -611,58 +605,57 @@ public final class ScriptedPeer implements AutoCloseable {
     }
 
     private void receive(RawMessage m) {
-        ByteBuffer b = ByteBuffer.wrap(m.bytes()).order(ByteOrder.LITTLE_ENDIAN);
-        int len = m.bytes().length;
+        byte[] b = m.bytes();
         if (state == State.CONNECTING && !active) {
-            negotiateRequest = m.bytes().clone();
-            answerNegotiateRequest(b, len);
+            negotiateRequest = b.clone();
+            answerNegotiateRequest(b);
         } else if (state == State.NEGOTIATING && active) {
-            negotiateResponse = m.bytes().clone();
-            Violation v = NegotiateResponse.check(b, 0, len, receiveSize);
+            negotiateResponse = b.clone();
+            String v = KitWire.checkNegotiateResponse(b, receiveSize);
             if (v != null) {
                 violate("Negotiate Response: " + v);
                 return;
             }
-            sendCredits = NegotiateResponse.creditsGranted(b, 0);
+            sendCredits = KitWire.u16(b, KitWire.RSP_CREDITS_GRANTED);
             creditsGrantedByTransport += sendCredits;
-            transportTarget = NegotiateResponse.creditsRequested(b, 0);
-            negotiatedMaxSend = (int) Math.min(maxSendSize, NegotiateResponse.maxReceiveSize(b, 0));
-            negotiatedMaxReadWrite = NegotiateResponse.maxReadWriteSize(b, 0);
+            transportTarget = KitWire.u16(b, KitWire.RSP_CREDITS_REQUESTED);
+            negotiatedMaxSend = (int) Math.min(maxSendSize, KitWire.u32(b, KitWire.RSP_MAX_RECEIVE_SIZE));
+            negotiatedMaxReadWrite = KitWire.u32(b, KitWire.RSP_MAX_READ_WRITE_SIZE);
             state = State.ESTABLISHED;
         } else if (state == State.ESTABLISHED) {
-            receiveData(m, b, len);
+            receiveData(m, b);
         }
     }
 
-    private void answerNegotiateRequest(ByteBuffer b, int len) {
-        Violation v = NegotiateRequest.check(b, 0, len);
+    private void answerNegotiateRequest(byte[] b) {
+        String v = KitWire.checkNegotiateRequest(b);
         if (v != null) {
-            byte[] r = new byte[SmbdWire.NEGOTIATE_RESPONSE_SIZE];
-            NegotiateResponse.encodeFailure(ByteBuffer.wrap(r), 0, SmbdWire.STATUS_NOT_SUPPORTED);
-            transmit(new Frame(Frame.Kind.NEGOTIATE_RESPONSE, r));
+            if (v.startsWith("R-3.1.5.6-03")) {
+                // the only failure answered with a Negotiate Response (R-3.1.5.6-04); the others terminate
+                transmit(new Frame(Frame.Kind.NEGOTIATE_RESPONSE, KitWire.negotiateFailure(KitWire.STATUS_NOT_SUPPORTED)));
+            }
             violate("Negotiate Request: " + v);
             return;
         }
-        transportTarget = NegotiateRequest.creditsRequested(b, 0);
+        transportTarget = KitWire.u16(b, KitWire.REQ_CREDITS_REQUESTED);
         int grant = withhold ? 0 : Math.min(receiveCredits, transportTarget) + floodExtra;
         floodExtra = 0;
-        negotiatedMaxSend = (int) Math.min(maxSendSize, NegotiateRequest.maxReceiveSize(b, 0));
-        byte[] r = new byte[SmbdWire.NEGOTIATE_RESPONSE_SIZE];
-        NegotiateResponse.encode(ByteBuffer.wrap(r), 0, VERSION, VERSION, VERSION, sendCreditTarget, grant, 0,
-                maxReadWriteSize, maxSendSize, receiveSize, maxFragmentedSize);
+        negotiatedMaxSend = (int) Math.min(maxSendSize, KitWire.u32(b, KitWire.REQ_MAX_RECEIVE_SIZE));
+        byte[] r = KitWire.negotiateResponse(sendCreditTarget, grant, maxReadWriteSize, maxSendSize, receiveSize,
+                maxFragmentedSize);
         Frame f = new Frame(Frame.Kind.NEGOTIATE_RESPONSE, r);
         if (hook.beforeSend(f)) {
             negotiateResponse = f.bytes();
             transmit(f);
-            int granted = f.u16(NegotiateResponse.CREDITS_GRANTED);
+            int granted = f.u16(KitWire.RSP_CREDITS_GRANTED);
             grantedToTransport += granted;
             creditsGrantedToTransport += granted;
         }
         state = State.ESTABLISHED;
     }
 
-    private void receiveData(RawMessage m, ByteBuffer b, int len) {
-        Violation v = DataTransfer.check(b, 0, len, maxFragmentedSize);
+    private void receiveData(RawMessage m, byte[] b) {
+        String v = KitWire.checkDataTransfer(b, maxFragmentedSize, fragmentRemaining);
         if (v != null) {
             violate("Data Transfer: " + v);
             return;
@@ -672,30 +665,28 @@ public final class ScriptedPeer implements AutoCloseable {
             violate("the transport sent a message without holding a Send Credit (R-3.1.5.1)");
             return;
         }
-        int granted = DataTransfer.creditsGranted(b, 0);
-        int flags = DataTransfer.flags(b, 0);
-        long remaining = DataTransfer.remainingDataLength(b, 0);
-        long dataLength = DataTransfer.dataLength(b, 0);
+        int granted = KitWire.u16(b, KitWire.DATA_CREDITS_GRANTED);
+        int flags = KitWire.u16(b, KitWire.DATA_FLAGS);
+        long remaining = KitWire.u32(b, KitWire.DATA_REMAINING_LENGTH);
+        long dataLength = KitWire.u32(b, KitWire.DATA_LENGTH);
         sendCredits += granted;
         creditsGrantedByTransport += granted;
-        transportTarget = DataTransfer.creditsRequested(b, 0);
+        transportTarget = KitWire.u16(b, KitWire.DATA_CREDITS_REQUESTED);
         fragments.add(new PeerFragment(transportTarget, granted, flags, remaining, dataLength, grantedToTransport,
                 m.invalidatedToken() ? m.token() : null));
-        if ((flags & SmbdWire.FLAG_RESPONSE_REQUESTED) != 0) {
+        if ((flags & KitWire.RESPONSE_REQUESTED) != 0) {
             responseDue = true;
         }
-        if (dataLength > 0) {
-            reassembly.write(m.bytes(), (int) DataTransfer.dataOffset(b, 0), (int) dataLength);
-            if (reassembly.size() > maxFragmentedSize) {
-                violate("a message of more than MaxFragmentedSize=" + maxFragmentedSize + " bytes (R-3.1.5.8)");
-                return;
-            }
-            if (remaining == 0) {
-                byte[] message = reassembly.toByteArray();
-                reassembly.reset();
-                messages.add(message);
-                onMessage.accept(this, message);
-            }
+        // 3.1.5.8: append the payload; a message ends with RemainingDataLength 0 (an empty message outside
+        // a message under way is a credit grant or keepalive, no upper-layer message, A-28)
+        boolean underWay = fragmentRemaining > 0 || dataLength > 0 || remaining > 0;
+        reassembly.write(b, (int) KitWire.u32(b, KitWire.DATA_OFFSET), (int) dataLength);
+        fragmentRemaining = remaining;
+        if (underWay && remaining == 0) {
+            byte[] message = reassembly.toByteArray();
+            reassembly.reset();
+            messages.add(message);
+            onMessage.accept(this, message);
         }
     }
 
@@ -714,7 +705,7 @@ public final class ScriptedPeer implements AutoCloseable {
                 return moved;
             }
             byte[] message;
-            int flags = requestResponse ? SmbdWire.FLAG_RESPONSE_REQUESTED : 0;
+            int flags = requestResponse ? KitWire.RESPONSE_REQUESTED : 0;
             boolean last = true;
             MidTransferFault acting = data ? faultDue(sendQueue.peek()) : null;
             if ((acting == MidTransferFault.DISCONNECT || acting == MidTransferFault.CRASH) && lastSendWr >= 0
@@ -740,7 +731,7 @@ public final class ScriptedPeer implements AutoCloseable {
                 message = dataMessage(grant, null, 0, 0, 0, flags);
             } else if (data) {
                 byte[] whole = sendQueue.peek();
-                int room = negotiatedMaxSend - SmbdWire.DATA_OFFSET;
+                int room = negotiatedMaxSend - KitWire.PAYLOAD_OFFSET;
                 int chunk = Math.min(room, whole.length - sendOffset);
                 long remaining = whole.length - sendOffset - chunk;
                 long claimed = acting == MidTransferFault.END_EARLY ? 0
@@ -784,20 +775,8 @@ public final class ScriptedPeer implements AutoCloseable {
         }
     }
 
-    private byte[] dataMessage(int grant, byte[] payload, int from, int length, long remaining) {
-        return dataMessage(grant, payload, from, length, remaining, 0);
-    }
-
     private byte[] dataMessage(int grant, byte[] payload, int from, int length, long remaining, int flags) {
-        int size = length == 0 ? SmbdWire.DATA_HEADER_SIZE : SmbdWire.DATA_OFFSET + length;
-        byte[] m = new byte[size];
-        ByteBuffer b = ByteBuffer.wrap(m);
-        DataTransfer.encodeHeader(b, 0, sendCreditTarget, Math.min(grant, 0xFFFF), flags, remaining,
-                length == 0 ? 0 : SmbdWire.DATA_OFFSET, length);
-        if (length > 0) {
-            System.arraycopy(payload, from, m, SmbdWire.DATA_OFFSET, length);
-        }
-        return m;
+        return KitWire.data(sendCreditTarget, Math.min(grant, 0xFFFF), flags, remaining, payload, from, length);
     }
 
     private void transmit(Frame f) {

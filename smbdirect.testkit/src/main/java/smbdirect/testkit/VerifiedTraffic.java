@@ -2,6 +2,7 @@ package smbdirect.testkit;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -13,6 +14,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import smbdirect.api.CloseReason;
 import smbdirect.api.ConnectionHandler;
 import smbdirect.api.ReceivedMessage;
+import smbdirect.api.SendCompletion;
 import smbdirect.api.SmbDirectConnection;
 
 /**
@@ -106,11 +108,22 @@ public final class VerifiedTraffic {
         }
     }
 
-    /** Sends until stopped or the connection fails. */
-    /** Sends numbered messages on a thread of its own, at most {@link #WINDOW} outstanding, until stopped. */
+    /**
+     * Sends numbered messages on a thread of its own, at most {@link #WINDOW} outstanding, until
+     * stopped or a send fails. Every send must be told its outcome exactly once ({@link SendCompletion}):
+     * a second completion is a problem, and {@link #stopAndJoin()} fails unless every send issued has
+     * completed, successfully or not, within {@link #COMPLETION_BOUND}, on a connection closed under
+     * it as on a live one.
+     */
     public static final class Sender implements Runnable {
         /** Sends outstanding at most. */
         public static final int WINDOW = 16;
+        /**
+         * How long the sends still outstanding when the sender stops may take to complete: the time a
+         * busy 2-vCPU machine may take to deliver 16 queued messages of up to 6 KiB, or to flush them
+         * when the connection closes; no timer of the transport is involved.
+         */
+        public static final Duration COMPLETION_BOUND = Duration.ofSeconds(10);
         public final SmbDirectConnection connection;
         public final AtomicBoolean stop = new AtomicBoolean();
         public final AtomicLong completed = new AtomicLong();
@@ -143,7 +156,12 @@ public final class VerifiedTraffic {
                     }
                     long s = seq++;
                     sent.set(seq);
+                    AtomicBoolean told = new AtomicBoolean();
                     connection.send(message(s), (m, f) -> {
+                        if (!told.compareAndSet(false, true)) {
+                            problems.add("send " + s + " was told its outcome twice (now " + f + ")");
+                            return;
+                        }
                         if (f == null) {
                             if (completed.getAndIncrement() != s && !failure.isDone()) {
                                 problems.add("send " + s + " completed out of order");
@@ -159,21 +177,24 @@ public final class VerifiedTraffic {
             }
         }
 
-        /** Stops sending and waits until every send issued has completed (successfully or not). */
-        public void stopAndJoin() throws InterruptedException {
-            stop(true);
-        }
-
         /**
-         * Stops sending; with {@code requireAllCompleted}, fails unless every send issued completed
-         * (successfully or not) within 10 s.
+         * Stops sending and waits until every send issued has completed, successfully or not; fails
+         * naming the connection and the sends still outstanding unless they all did within
+         * {@link #COMPLETION_BOUND}.
          */
-        public void stop(boolean requireAllCompleted) throws InterruptedException {
+        public void stopAndJoin() throws InterruptedException {
             stop.set(true);
-            thread.join(10_000);
-            if (!window.tryAcquire(WINDOW, requireAllCompleted ? 10 : 1, TimeUnit.SECONDS) && requireAllCompleted) {
-                throw new AssertionError("sends on connection " + connection.id() + " never completed");
+            thread.join(COMPLETION_BOUND.toMillis());
+            if (thread.isAlive()) {
+                throw new AssertionError("the sender of connection " + connection.id() + " did not stop within "
+                        + COMPLETION_BOUND);
             }
+            if (!window.tryAcquire(WINDOW, COMPLETION_BOUND.toMillis(), TimeUnit.MILLISECONDS)) {
+                throw new AssertionError((WINDOW - window.availablePermits()) + " of the " + sent.get()
+                        + " sends on connection " + connection.id() + " (open: " + connection.isOpen()
+                        + ") were never told their outcome within " + COMPLETION_BOUND);
+            }
+            window.release(WINDOW);
         }
     }
 }

@@ -2,7 +2,6 @@ package smbdirect.impl.engine;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
@@ -13,6 +12,7 @@ import smbdirect.api.CloseReason;
 import smbdirect.api.ConnectionHandler;
 import smbdirect.api.ReceivedMessage;
 import smbdirect.api.SmbDirectConnection;
+import smbdirect.testsupport.Judges;
 
 /**
  * The steady-state receive path (completion, checks, credits, zero-copy delivery, repost, credit
@@ -25,9 +25,9 @@ class SteadyStateAllocationTest {
     /** The JVM's per-thread allocation counter, enabled; the test is skipped where there is none. */
     static com.sun.management.ThreadMXBean allocationCounter() {
         java.lang.management.ThreadMXBean mx = ManagementFactory.getThreadMXBean();
-        assumeTrue(mx instanceof com.sun.management.ThreadMXBean, "no per-thread allocation counter");
+        Judges.require(mx instanceof com.sun.management.ThreadMXBean, "no per-thread allocation counter on this JVM");
         com.sun.management.ThreadMXBean counter = (com.sun.management.ThreadMXBean) mx;
-        assumeTrue(counter.isThreadAllocatedMemorySupported(), "per-thread allocation counter unsupported");
+        Judges.require(counter.isThreadAllocatedMemorySupported(), "per-thread allocation counter unsupported");
         counter.setThreadAllocatedMemoryEnabled(true);
         return counter;
     }

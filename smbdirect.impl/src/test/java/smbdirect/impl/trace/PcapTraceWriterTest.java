@@ -15,13 +15,11 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.Channels;
 import java.nio.channels.WritableByteChannel;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.HexFormat;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -32,16 +30,16 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import smbdirect.impl.trace.SmbdPcapTool.Msg;
+import smbdirect.impl.trace.WiresharkOracle.Msg;
 import smbdirect.impl.wire.DataTransfer;
 import smbdirect.impl.wire.NegotiateRequest;
 import smbdirect.impl.wire.NegotiateResponse;
 import smbdirect.impl.wire.SmbdWire;
+import smbdirect.testsupport.SmbDirectTrace;
 
 class PcapTraceWriterTest {
 
-    /** smbd_pcap.py's first timestamp: 1700000000 s, then +1000 us per record. */
-    static final long T0_MICROS = 1_700_000_000_000_000L;
+    static final long T0_MICROS = WiresharkOracle.T0_MICROS;
 
     @TempDir
     Path tmp;
@@ -161,53 +159,28 @@ class PcapTraceWriterTest {
     }
 
     @Test
-    @DisplayName("byte-for-byte equal to smbd_pcap.py write for the same messages")
-    void sameBytesAsTheReferenceScript() throws Exception {
-        SmbdPcapTool.assumePython();
-        List<Msg> msgs = session();
-        ByteBuffer junk = ByteBuffer.allocate(512);
-        NegotiateRequest.encode(junk, 0, 0x0100, 0x0100, 1, 1, 128, 131072);
-        msgs.add(new Msg(true, junk.array()));
-        byte[] reference = SmbdPcapTool.write(msgs, tmp);
-        Path file = tmp.resolve("ours.pcap");
-        try (PcapTraceWriter w = PcapTraceWriter.open(file)) {
-            for (int i = 0; i < msgs.size(); i++) {
-                w.record(msgs.get(i).fromInitiator(), ByteBuffer.wrap(msgs.get(i).bytes()), T0_MICROS + i * 1000L);
-            }
-        }
-        byte[] ours = Files.readAllBytes(file);
-        assertEquals(HexFormat.of().formatHex(reference), HexFormat.of().formatHex(ours));
-    }
-
-    @Test
-    @DisplayName("tshark decodes a written file as SMB Direct (smbd_pcap.py decode)")
+    @DisplayName("tshark's smb_direct dissector decodes every record of a written file, reassembly included")
     void tsharkDecodesTheWrittenFile() throws Exception {
-        SmbdPcapTool.assumeTshark();
         List<Msg> msgs = session();
-        Path file = tmp.resolve("trace.pcap");
-        try (PcapTraceWriter w = PcapTraceWriter.open(file)) {
-            for (int i = 0; i < msgs.size(); i++) {
-                w.record(msgs.get(i).fromInitiator(), ByteBuffer.wrap(msgs.get(i).bytes()), T0_MICROS + i * 1000L);
-            }
-        }
-        List<Map<String, Object>> fr = SmbdPcapTool.decode(file, tmp);
+        List<SmbDirectTrace.Frame> fr = WiresharkOracle.check(msgs, tmp, "trace");
         assertEquals(msgs.size(), fr.size());
-        assertEquals("NegotiateRequest", fr.get(0).get("type"));
-        assertEquals("c2s", fr.get(0).get("dir"));
-        assertEquals("NegotiateResponse", fr.get(1).get("type"));
-        assertEquals("s2c", fr.get(1).get("dir"));
-        assertEquals("smb2", ((List<?>) fr.get(2).get("payload_protocols")).get(0));
-        Map<?, ?> last = (Map<?, ?>) fr.get(5).get("fields");
-        assertEquals(340L, last.get("smb_direct.reassembled.length"));
-        assertEquals(120L, ((Map<?, ?>) fr.get(5).get("smb2")).get("smb2.dialect_count"));
-        Map<?, ?> keepalive = (Map<?, ?>) fr.get(fr.size() - 1).get("fields");
-        assertEquals(1L, keepalive.get("smb_direct.flags.response_requested"));
-        assertEquals(3L, keepalive.get("smb_direct.credits.granted"));
-        for (Map<String, Object> f : fr) {
-            assertEquals(Boolean.TRUE, f.get("smb_direct"), () -> "not SMB Direct: " + f);
-            assertNotNull(f.get("type"), () -> "no message type: " + f);
-            assertEquals(List.of(), f.get("expert"), () -> "expert info: " + f);
-            assertFalse((Boolean) f.get("malformed"));
+        assertEquals("NegotiateRequest", fr.get(0).type());
+        assertEquals("c2s", fr.get(0).direction());
+        assertEquals("NegotiateResponse", fr.get(1).type());
+        assertEquals("s2c", fr.get(1).direction());
+        assertEquals("smb2", fr.get(2).payloadProtocols().get(0));
+        assertEquals(340L, fr.get(5).number("smb_direct.reassembled.length"));
+        assertEquals(120L, fr.get(5).number("smb2.dialect_count"));
+        SmbDirectTrace.Frame keepalive = fr.get(fr.size() - 1);
+        assertEquals(1L, keepalive.number("smb_direct.flags.response_requested"));
+        assertEquals(3L, keepalive.number("smb_direct.credits.granted"));
+        for (int i = 0; i < fr.size(); i++) {
+            SmbDirectTrace.Frame f = fr.get(i);
+            assertTrue(f.smbDirect(), () -> "not SMB Direct: " + f);
+            assertNotNull(f.type(), () -> "no message type: " + f);
+            assertEquals(msgs.get(i).fromInitiator() ? "c2s" : "s2c", f.direction(), () -> "direction of " + f);
+            assertEquals(List.of(), f.expert(), () -> "expert info: " + f);
+            assertFalse(f.malformed(), () -> "malformed: " + f);
         }
     }
 

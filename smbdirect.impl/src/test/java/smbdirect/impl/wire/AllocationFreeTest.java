@@ -2,13 +2,14 @@ package smbdirect.impl.wire;
 
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
 import org.junit.jupiter.api.Test;
+
+import smbdirect.testsupport.Judges;
 
 /** The success path of every codec allocates nothing (measured with the JVM's per-thread counter). */
 class AllocationFreeTest {
@@ -18,9 +19,9 @@ class AllocationFreeTest {
     @Test
     void encodeDecodeAndCheckAllocateNothing() {
         java.lang.management.ThreadMXBean mx = ManagementFactory.getThreadMXBean();
-        assumeTrue(mx instanceof com.sun.management.ThreadMXBean, "no per-thread allocation counter on this JVM");
+        Judges.require(mx instanceof com.sun.management.ThreadMXBean, "no per-thread allocation counter on this JVM");
         com.sun.management.ThreadMXBean counter = (com.sun.management.ThreadMXBean) mx;
-        assumeTrue(counter.isThreadAllocatedMemorySupported(), "per-thread allocation counter unsupported");
+        Judges.require(counter.isThreadAllocatedMemorySupported(), "per-thread allocation counter unsupported");
         counter.setThreadAllocatedMemoryEnabled(true);
         ByteBuffer b = ByteBuffer.allocateDirect(1024).order(ByteOrder.BIG_ENDIAN);
         long sink = run(b, ROUNDS); // warm up

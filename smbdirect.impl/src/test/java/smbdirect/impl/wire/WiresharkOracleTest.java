@@ -7,33 +7,27 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import smbdirect.impl.trace.Smb2Negotiate;
-import smbdirect.impl.trace.SmbdPcapTool;
-import smbdirect.impl.trace.SmbdPcapTool.Msg;
+import smbdirect.impl.trace.WiresharkOracle;
+import smbdirect.impl.trace.WiresharkOracle.Msg;
+import smbdirect.testsupport.SmbDirectTrace;
 
 /**
- * Wireshark's SMB Direct dissector (through shared/tools/smbd_pcap.py and tshark) as an
- * independent oracle for the encoders: it must decode exactly the field values we encoded.
- * Credits stay at most 255 (the dissector's heuristic limit, wireshark-trace.md section 6).
+ * Wireshark's own SMB Direct dissector (tshark's {@code smb_direct} on a trace written by
+ * {@link smbdirect.impl.trace.PcapTraceWriter}) as an independent oracle for the encoders: it must
+ * decode exactly the field values we encoded. Credits stay at most 255 (the dissector's heuristic
+ * limit). Without tshark, a missing judge (fails in strict mode, CI).
  */
 class WiresharkOracleTest {
 
     @TempDir
     Path tmp;
-
-    @BeforeEach
-    void tools() {
-        SmbdPcapTool.assumeTshark();
-    }
 
     static byte[] negotiateRequest(int credits, long preferred, long maxReceive, long maxFragmented) {
         ByteBuffer b = ByteBuffer.allocate(SmbdWire.NEGOTIATE_REQUEST_SIZE);
@@ -68,24 +62,22 @@ class WiresharkOracleTest {
         return out;
     }
 
-    @SuppressWarnings("unchecked")
-    static Map<String, Object> fields(Map<String, Object> frame) {
-        return (Map<String, Object>) frame.get("fields");
+    /** Fails unless tshark's fields of {@code frame} have these values. */
+    static void assertFields(SmbDirectTrace.Frame frame, Object... nameValue) {
+        for (int i = 0; i < nameValue.length; i += 2) {
+            String name = (String) nameValue[i];
+            assertEquals(((Number) nameValue[i + 1]).longValue(), frame.number(name), () -> name + " in " + frame);
+        }
     }
 
-    static Map<String, Object> map(Object... kv) {
-        Map<String, Object> m = new LinkedHashMap<>();
-        for (int i = 0; i < kv.length; i += 2) {
-            m.put((String) kv[i], ((Number) kv[i + 1]).longValue());
+    /** Fails unless the {@code smb_direct} layer of {@code frame} has exactly {@code message} and these fields, with these values. */
+    static void assertExactly(SmbDirectTrace.Frame frame, String message, Object... nameValue) {
+        assertFields(frame, nameValue);
+        List<String> expected = new ArrayList<>(List.of(message));
+        for (int i = 0; i < nameValue.length; i += 2) {
+            expected.add((String) nameValue[i]);
         }
-        return m;
-    }
-
-    static void assertFieldsContain(Map<String, Object> expected, Map<String, Object> frame) {
-        Map<String, Object> actual = fields(frame);
-        for (Map.Entry<String, Object> e : expected.entrySet()) {
-            assertEquals(e.getValue(), actual.get(e.getKey()), () -> e.getKey() + " in frame " + frame);
-        }
+        assertEquals(expected, frame.smbDirectFields(), () -> "the fields tshark shows in " + frame);
     }
 
     @Test
@@ -103,76 +95,66 @@ class WiresharkOracleTest {
         msgs.add(new Msg(false, data(255, 3, SmbdWire.FLAG_RESPONSE_REQUESTED, 0, new byte[0], 0, 0)));
         msgs.add(new Msg(true, data(255, 10, 0, 0, new byte[0], 0, 0)));
 
-        List<Map<String, Object>> fr = SmbdPcapTool.check(msgs, tmp);
+        List<SmbDirectTrace.Frame> fr = WiresharkOracle.check(msgs, tmp, "encoded-session");
         assertEquals(msgs.size(), fr.size(), "one frame per message");
 
-        Map<String, Object> req = fr.get(0);
-        assertEquals("NegotiateRequest", req.get("type"));
-        assertEquals("c2s", req.get("dir"));
-        assertEquals(map("smb_direct.version.min", 0x100, "smb_direct.version.max", 0x100,
+        SmbDirectTrace.Frame req = fr.get(0);
+        assertEquals("NegotiateRequest", req.type());
+        assertEquals("c2s", req.direction());
+        assertExactly(req, "smb_direct.negotiate_request", "smb_direct.version.min", 0x100, "smb_direct.version.max", 0x100,
                 "smb_direct.credits.requested", 255, "smb_direct.preferred_send_size", 1364,
-                "smb_direct.max_receive_size", 8192, "smb_direct.max_fragmented_size", 1048576), fields(req));
+                "smb_direct.max_receive_size", 8192, "smb_direct.max_fragmented_size", 1048576);
 
-        Map<String, Object> rsp = fr.get(1);
-        assertEquals("NegotiateResponse", rsp.get("type"));
-        assertEquals("s2c", rsp.get("dir"));
-        assertEquals(map("smb_direct.version.min", 0x100, "smb_direct.version.max", 0x100,
+        SmbDirectTrace.Frame rsp = fr.get(1);
+        assertEquals("NegotiateResponse", rsp.type());
+        assertEquals("s2c", rsp.direction());
+        assertExactly(rsp, "smb_direct.negotiate_response", "smb_direct.version.min", 0x100, "smb_direct.version.max", 0x100,
                 "smb_direct.version.negotiated", 0x100, "smb_direct.credits.requested", 200,
                 "smb_direct.credits.granted", 254, "smb_direct.status", 0, "smb_direct.max_read_write_size", 1048576,
                 "smb_direct.preferred_send_size", 1364, "smb_direct.max_receive_size", 8192,
-                "smb_direct.max_fragmented_size", 1048576), fields(rsp));
+                "smb_direct.max_fragmented_size", 1048576);
 
-        Map<String, Object> smb2 = fr.get(2);
-        assertEquals("DataMessage", smb2.get("type"));
-        assertFieldsContain(map("smb_direct.credits.requested", 255, "smb_direct.credits.granted", 17,
+        SmbDirectTrace.Frame smb2 = fr.get(2);
+        assertEquals("DataMessage", smb2.type());
+        assertFields(smb2, "smb_direct.credits.requested", 255, "smb_direct.credits.granted", 17,
                 "smb_direct.flags", 0, "smb_direct.remaining_length", 0, "smb_direct.data_offset", 24,
-                "smb_direct.data_length", small.length), smb2);
-        assertEquals("smb2", ((List<?>) smb2.get("payload_protocols")).get(0));
-        assertEquals(Map.of("smb2.cmd", 0L, "smb2.dialect_count", 4L, "smb2.msg_id", 0L),
-                subset((Map<?, ?>) smb2.get("smb2"), "smb2.cmd", "smb2.dialect_count", "smb2.msg_id"));
+                "smb_direct.data_length", small.length);
+        assertEquals("smb2", smb2.payloadProtocols().get(0));
+        assertFields(smb2, "smb2.cmd", 0, "smb2.dialect_count", 4, "smb2.msg_id", 0);
 
         long[] remaining = {212, 84, 0};
         long[] lengths = {128, 128, 84};
         for (int i = 0; i < 3; i++) {
-            Map<String, Object> f = fr.get(3 + i);
-            assertEquals("DataMessage", f.get("type"));
-            assertFieldsContain(map("smb_direct.credits.requested", 10, "smb_direct.credits.granted", 1,
+            SmbDirectTrace.Frame f = fr.get(3 + i);
+            assertEquals("DataMessage", f.type());
+            assertFields(f, "smb_direct.credits.requested", 10, "smb_direct.credits.granted", 1,
                     "smb_direct.remaining_length", remaining[i], "smb_direct.data_offset", 24,
-                    "smb_direct.data_length", lengths[i]), f);
+                    "smb_direct.data_length", lengths[i]);
         }
-        long lastFrame = ((Number) fr.get(5).get("frame")).longValue();
-        assertEquals(lastFrame, fields(fr.get(3)).get("smb_direct.reassembled_in"));
-        assertEquals(lastFrame, fields(fr.get(4)).get("smb_direct.reassembled_in"));
-        assertEquals(340L, fields(fr.get(5)).get("smb_direct.reassembled.length"));
-        assertEquals(3L, fields(fr.get(5)).get("smb_direct.fragment.count"));
-        assertTrue(((List<?>) fr.get(5).get("payload_protocols")).contains("smb2"));
-        assertEquals(120L, ((Map<?, ?>) fr.get(5).get("smb2")).get("smb2.dialect_count"));
-        assertEquals(1L, ((Map<?, ?>) fr.get(5).get("smb2")).get("smb2.msg_id"));
+        long lastFrame = fr.get(5).number();
+        assertEquals(lastFrame, fr.get(3).number("smb_direct.reassembled_in"));
+        assertEquals(lastFrame, fr.get(4).number("smb_direct.reassembled_in"));
+        assertFields(fr.get(5), "smb_direct.reassembled.length", 340, "smb_direct.fragment.count", 3,
+                "smb2.dialect_count", 120, "smb2.msg_id", 1);
+        assertTrue(fr.get(5).payloadProtocols().contains("smb2"));
+        assertFalse(fr.get(3).payloadProtocols().contains("smb2"), "no SMB2 on a first fragment");
 
-        Map<String, Object> keepalive = fr.get(6);
-        assertEquals("DataMessage", keepalive.get("type"));
-        assertEquals("s2c", keepalive.get("dir"));
-        assertFieldsContain(map("smb_direct.credits.requested", 255, "smb_direct.credits.granted", 3,
+        SmbDirectTrace.Frame keepalive = fr.get(6);
+        assertEquals("DataMessage", keepalive.type());
+        assertEquals("s2c", keepalive.direction());
+        assertFields(keepalive, "smb_direct.credits.requested", 255, "smb_direct.credits.granted", 3,
                 "smb_direct.flags", 1, "smb_direct.flags.response_requested", 1, "smb_direct.remaining_length", 0,
-                "smb_direct.data_offset", 0, "smb_direct.data_length", 0), keepalive);
+                "smb_direct.data_offset", 0, "smb_direct.data_length", 0);
 
-        Map<String, Object> grant = fr.get(7);
-        assertEquals("DataMessage", grant.get("type"));
-        assertFieldsContain(map("smb_direct.credits.requested", 255, "smb_direct.credits.granted", 10,
-                "smb_direct.flags", 0, "smb_direct.data_length", 0), grant);
+        SmbDirectTrace.Frame grant = fr.get(7);
+        assertEquals("DataMessage", grant.type());
+        assertFields(grant, "smb_direct.credits.requested", 255, "smb_direct.credits.granted", 10,
+                "smb_direct.flags", 0, "smb_direct.data_length", 0);
 
-        for (Map<String, Object> f : fr) {
-            assertEquals(Boolean.TRUE, f.get("smb_direct"), () -> "not recognised as SMB Direct: " + f);
-            assertEquals(List.of(), f.get("expert"), () -> "expert info on " + f);
-            assertFalse((Boolean) f.get("malformed"), () -> "malformed: " + f);
+        for (SmbDirectTrace.Frame f : fr) {
+            assertTrue(f.smbDirect(), () -> "not recognised as SMB Direct: " + f);
+            assertEquals(List.of(), f.expert(), () -> "expert info on " + f);
+            assertFalse(f.malformed(), () -> "malformed: " + f);
         }
-    }
-
-    private static Map<Object, Object> subset(Map<?, ?> m, String... keys) {
-        Map<Object, Object> out = new LinkedHashMap<>();
-        for (String k : keys) {
-            out.put(k, m.get(k));
-        }
-        return out;
     }
 }

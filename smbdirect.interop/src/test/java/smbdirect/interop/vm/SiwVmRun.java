@@ -39,6 +39,7 @@ public final class SiwVmRun implements AutoCloseable {
     private static final Pattern NOISE = Pattern.compile("\u001B\\[[0-9;?]*[A-Za-z]|\r|\u001Bc");
 
     private final SiwVmSpec spec;
+    private final String kernel;
     private final Map<Integer, Integer> hostPorts;
     private final Process process;
     private final Path consoleLog;
@@ -52,9 +53,10 @@ public final class SiwVmRun implements AutoCloseable {
     private boolean closed;
     private SiwVmResult result;
 
-    SiwVmRun(SiwVmSpec spec, List<String> commandLine, Map<Integer, Integer> hostPorts, Path consoleLog)
-            throws IOException {
+    SiwVmRun(SiwVmSpec spec, String kernel, List<String> commandLine, Map<Integer, Integer> hostPorts,
+            Path consoleLog) throws IOException {
         this.spec = spec;
+        this.kernel = kernel;
         this.hostPorts = Map.copyOf(hostPorts);
         this.consoleLog = consoleLog;
         Files.createDirectories(consoleLog.getParent());
@@ -66,7 +68,8 @@ public final class SiwVmRun implements AutoCloseable {
         this.reader = new Thread(this::readConsole, "siwvm-console-" + spec.name());
         reader.setDaemon(true);
         reader.start();
-        LOG.info("siw VM {} started (run.sh pid {}), console {}", spec.name(), process.pid(), consoleLog);
+        LOG.info("siw VM {} started (run.sh pid {}, guest kernel {}), console {}", spec.name(), process.pid(), kernel,
+                consoleLog);
     }
 
     /** The host port on 127.0.0.1 forwarded to {@code guestPort} ({@link SiwVmSpec#forward(int)}). */
@@ -210,15 +213,21 @@ public final class SiwVmRun implements AutoCloseable {
     private synchronized SiwVmResult finish() {
         if (result == null) {
             int code = process.isAlive() ? SiwVmResult.TIMED_OUT : process.exitValue();
-            result = new SiwVmResult(code, console, Duration.ofNanos(System.nanoTime() - startNanos), consoleLog);
+            result = new SiwVmResult(code, console, Duration.ofNanos(System.nanoTime() - startNanos), consoleLog,
+                    kernel);
             LOG.info("siw VM {} ended: exit {}, {} ms", spec.name(), code, result.wall().toMillis());
         }
         return result;
     }
 
-    /** Console lines so far where the guest kernel reports a crash ({@link SiwVmResult#kernelFaults()}). */
+    /** Console lines so far where the guest kernel reports a fault ({@link SiwVmResult#kernelFaults()}). */
     public List<String> kernelFaults() {
-        return SiwVmResult.kernelFaults(console());
+        return SiwVmResult.kernelFaults(console(), kernel);
+    }
+
+    /** The guest kernel's version (the image's {@code kver}). */
+    public String kernel() {
+        return kernel;
     }
 
     /** The guest command's exit status from the end marker, or -1 while none was printed. */

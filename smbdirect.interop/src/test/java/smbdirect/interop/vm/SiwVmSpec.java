@@ -64,7 +64,7 @@ public final class SiwVmSpec {
         return this;
     }
 
-    /** The VM is killed after this long (default 180 s); the run then exits with 124. */
+    /** The VM is killed this long after the guest command started (default 180 s); the run then exits with 124. */
     public SiwVmSpec timeout(Duration value) {
         if (value.isNegative() || value.isZero() || value.toSeconds() < 1) {
             throw new IllegalArgumentException("timeout must be at least 1 s: " + value);

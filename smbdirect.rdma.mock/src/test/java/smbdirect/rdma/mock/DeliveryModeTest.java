@@ -4,13 +4,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -24,8 +24,14 @@ import smbdirect.api.rdma.RdmaEndpoint;
 import smbdirect.api.rdma.RdmaException;
 import smbdirect.api.rdma.WorkCompletion;
 import smbdirect.api.rdma.WorkRequestType;
+import smbdirect.testsupport.Judges;
 
 class DeliveryModeTest {
+
+    /** Sends one side may have outstanding: well under the 32 receives each side posts. */
+    private static final int WINDOW = 16;
+    /** How long a sender may wait for a freed receive or queue slot before the run is taken as hung. */
+    private static final long NO_PROGRESS_SECONDS = 30;
 
     /** On each received message: repost the receive and answer, until {@code limit} messages arrived. */
     private static void echo(Recorder r, RdmaEndpoint[] ep, List<MemoryRegion> receives, MemoryRegion[] src,
@@ -97,9 +103,9 @@ class DeliveryModeTest {
     @Test
     void inlineSteadyStateDoesNotAllocate() throws Exception {
         java.lang.management.ThreadMXBean bean = ManagementFactory.getThreadMXBean();
-        assumeTrue(bean instanceof com.sun.management.ThreadMXBean, "allocation counter not available");
+        Judges.require(bean instanceof com.sun.management.ThreadMXBean, "no per-thread allocation counter on this JVM");
         com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean) bean;
-        assumeTrue(mx.isThreadAllocatedMemorySupported(), "allocation counter not supported");
+        Judges.require(mx.isThreadAllocatedMemorySupported(), "per-thread allocation counter unsupported");
         mx.setThreadAllocatedMemoryEnabled(true);
         Fixture f = new Fixture(MockFabric.builder().mode(DeliveryMode.INLINE).build());
         f.serverReceives = 1;
@@ -166,10 +172,16 @@ class DeliveryModeTest {
                 Set.of(smbdirect.api.rdma.MemoryAccess.LOCAL_WRITE));
         CountDownLatch clientSent = new CountDownLatch(messages);
         CountDownLatch serverSent = new CountDownLatch(messages);
+        // a receive the server reposts frees one Send of the client, and the other way round; a Send's
+        // completion frees a slot of its sender's queue
+        Semaphore clientMayPost = new Semaphore(WINDOW);
+        Semaphore serverMayPost = new Semaphore(WINDOW);
+        Semaphore clientSlots = new Semaphore(WINDOW);
+        Semaphore serverSlots = new Semaphore(WINDOW);
         f.client.onCompletion = wc -> checkOrder(wc, clientNext, orderErrors, clientDone, clientSent, f.clientEp,
-                clientRecv);
+                clientRecv, clientSlots, serverMayPost);
         f.server.onCompletion = wc -> checkOrder(wc, serverNext, orderErrors, serverDone, serverSent, f.serverEp,
-                serverRecv);
+                serverRecv, serverSlots, clientMayPost);
         for (int i = 0; i < 32; i++) {
             f.clientEp.postReceive(clientRecv, 0, 8, i);
             f.serverEp.postReceive(serverRecv, 0, 8, i);
@@ -177,12 +189,14 @@ class DeliveryModeTest {
         MemoryRegion cs = Fixture.region(f.clientEp, new byte[8]);
         MemoryRegion ss = Fixture.region(f.serverEp, new byte[8]);
         // both sides send from their own threads; the fabric must keep every queue in order
-        Thread a = new Thread(() -> pump(f.clientEp, cs, messages, f.serverEp));
-        Thread b = new Thread(() -> pump(f.serverEp, ss, messages, f.clientEp));
+        Thread a = new Thread(() -> pump(f.clientEp, cs, messages, clientMayPost, clientSlots, orderErrors));
+        Thread b = new Thread(() -> pump(f.serverEp, ss, messages, serverMayPost, serverSlots, orderErrors));
         a.start();
         b.start();
-        a.join(10_000);
-        b.join(10_000);
+        a.join(TimeUnit.SECONDS.toMillis(2 * NO_PROGRESS_SECONDS));
+        b.join(TimeUnit.SECONDS.toMillis(2 * NO_PROGRESS_SECONDS));
+        assertFalse(a.isAlive() || b.isAlive(), "the senders did not end: " + orderErrors);
+        assertEquals(List.of(), orderErrors);
         assertTrue(clientDone.await(10, TimeUnit.SECONDS), "client received " + (messages - clientDone.getCount()));
         assertTrue(serverDone.await(10, TimeUnit.SECONDS), "server received " + (messages - serverDone.getCount()));
         // a Send's completion and the peer's receive completion are delivered by different threads
@@ -208,25 +222,38 @@ class DeliveryModeTest {
     }
 
     /** Sends {@code count} messages, each only when the peer has a receive posted (credit-like). */
-    private static void pump(MockEndpoint ep, MemoryRegion src, int count, MockEndpoint peer) {
-        int sent = 0;
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (sent < count && System.nanoTime() < deadline) {
-            if (peer.postedReceives() > 8 && ep.outstandingWorkRequests() < 40) {
-                try {
-                    ep.postSend(src, 0, 8, 100_000 + sent);
-                    sent++;
-                } catch (RdmaException e) {
+    /**
+     * Posts {@code count} Sends, each once the peer has a receive free for it ({@code freed}: one
+     * permit per receive the peer reposted) and the sender a queue slot ({@code slots}: one per Send
+     * completed), {@link #WINDOW} of each at first; blocks meanwhile instead of spinning, which would
+     * take the CPU the fabric's completion threads need. Fails into {@code errors} when nothing is
+     * freed for {@link #NO_PROGRESS_SECONDS} (a hang, not a rate).
+     */
+    private static void pump(MockEndpoint ep, MemoryRegion src, int count, Semaphore freed, Semaphore slots,
+            List<String> errors) {
+        try {
+            for (int sent = 0; sent < count; sent++) {
+                if (!freed.tryAcquire(NO_PROGRESS_SECONDS, TimeUnit.SECONDS)
+                        || !slots.tryAcquire(NO_PROGRESS_SECONDS, TimeUnit.SECONDS)) {
+                    errors.add("nothing freed for " + NO_PROGRESS_SECONDS + " s after " + sent + " Sends");
                     return;
                 }
-            } else {
-                Thread.onSpinWait();
+                ep.postSend(src, 0, 8, 100_000 + sent);
             }
+        } catch (RdmaException e) {
+            errors.add("postSend failed: " + e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 
+    /**
+     * Checks a completion of {@code ep}; a Send's frees one of its send slots ({@code ownSlots}), a
+     * receive (reposted) frees one Send of the peer ({@code peerMayPost}).
+     */
     private static void checkOrder(WorkCompletion wc, AtomicInteger nextSend, List<String> errors,
-            CountDownLatch received, CountDownLatch sent, MockEndpoint ep, MemoryRegion recv) {
+            CountDownLatch received, CountDownLatch sent, MockEndpoint ep, MemoryRegion recv, Semaphore ownSlots,
+            Semaphore peerMayPost) {
         if (wc.status() != CompletionStatus.SUCCESS) {
             errors.add("unexpected " + wc);
             return;
@@ -237,6 +264,7 @@ class DeliveryModeTest {
                 errors.add("Send completion " + wc.wrId() + " arrived where " + expected + " was due");
             }
             sent.countDown();
+            ownSlots.release();
         } else if (wc.type() == WorkRequestType.RECEIVE) {
             if (wc.byteLength() != 8) {
                 errors.add("receive of " + wc.byteLength() + " bytes");
@@ -247,6 +275,7 @@ class DeliveryModeTest {
                 errors.add(e.getMessage());
             }
             received.countDown();
+            peerMayPost.release();
         }
     }
 }

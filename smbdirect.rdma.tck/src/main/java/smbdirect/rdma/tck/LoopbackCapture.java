@@ -13,11 +13,12 @@ import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-import org.junit.jupiter.api.Assumptions;
+import smbdirect.testsupport.Judges;
 
 /**
  * A capture (dumpcap) on the host's loopback interface and its decoding (tshark) with Wireshark's
@@ -25,8 +26,9 @@ import org.junit.jupiter.api.Assumptions;
  * provider puts on the wire, and the recorder of what passes between host processes and the siw
  * VM's forwards.
  * Captures need the right to capture on {@code lo} (root, or dumpcap's capabilities); where dumpcap
- * is missing or may not capture, {@link #start} aborts the calling test (skipped, one line). Not
- * thread-safe.
+ * or tshark is missing or may not capture, {@link #start} reports a missing judge
+ * ({@link Judges#missing}: the calling test fails in strict mode, is skipped with the reason
+ * otherwise). Not thread-safe.
  */
 public final class LoopbackCapture implements AutoCloseable {
 
@@ -53,7 +55,7 @@ public final class LoopbackCapture implements AutoCloseable {
 
     /**
      * Starts capturing TCP {@code port} on {@code lo} into {@code file} and returns once the capture
-     * runs; aborts the calling test (skipped, one line) when dumpcap is missing or may not capture.
+     * runs; a missing judge ({@link Judges#missing}) when dumpcap is missing or may not capture.
      */
     public static LoopbackCapture start(int port, Path file) throws IOException, InterruptedException {
         return start("tcp port " + port, file);
@@ -62,21 +64,57 @@ public final class LoopbackCapture implements AutoCloseable {
     /**
      * Starts capturing what the capture filter {@code filter} (pcap-filter syntax, such as
      * {@code host 127.3.4.5}) selects on {@code lo} into {@code file}, with a 32 MiB kernel buffer,
-     * and returns once the capture runs; aborts the calling test (skipped, one line) when dumpcap is
-     * missing or may not capture.
+     * and returns once the capture runs; a missing judge ({@link Judges#missing}) when dumpcap or
+     * tshark is missing or may not capture.
      *
      * <p>dumpcap writes the pcap stream to its standard output, which it flushes after every packet,
      * so that {@link #sync()} can tell when everything sent before it is in the file.
      */
     public static LoopbackCapture start(String filter, Path file) throws IOException, InterruptedException {
-        Assumptions.assumeTrue(onPath("dumpcap") && onPath("tshark"),
-                "dumpcap or tshark not on PATH (apt-get install -y tshark): loopback capture skipped");
+        return attempt(filter, file).require();
+    }
+
+    /**
+     * A capture {@link #attempt} started, or why none could be: a scenario that records a capture
+     * beside other checks goes on without one, and only the checks that read the capture report
+     * the missing judge ({@link #require()}).
+     *
+     * @param capture the running capture, or null
+     * @param missing why there is no capture (dumpcap or tshark missing, no right to capture), or null
+     */
+    public record Attempt(LoopbackCapture capture, String missing) {
+
+        /** The capture; where there is none, a missing judge ({@link Judges#missing}) with the reason. */
+        public LoopbackCapture require() {
+            if (capture == null) {
+                throw Judges.missing(missing);
+            }
+            return capture;
+        }
+
+        /** Stops the capture if there is one ({@link LoopbackCapture#close()}). */
+        public void close() {
+            if (capture != null) {
+                capture.close();
+            }
+        }
+    }
+
+    /**
+     * {@link #start(String, Path)}, except that a missing dumpcap or tshark, or no right to capture,
+     * is returned as the reason instead of reported.
+     */
+    public static Attempt attempt(String filter, Path file) throws IOException, InterruptedException {
+        Optional<Path> dumpcap = Judges.onPath("dumpcap");
+        if (dumpcap.isEmpty() || Judges.onPath("tshark").isEmpty()) {
+            return new Attempt(null, "dumpcap or tshark not on PATH (apt-get install tshark)");
+        }
         Files.createDirectories(file.toAbsolutePath().getParent());
         Path log = file.resolveSibling(file.getFileName() + ".dumpcap.log");
         DatagramSocket marker = new DatagramSocket(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
         String markerFilter = "udp and dst host " + InetAddress.getLoopbackAddress().getHostAddress() + " and dst port "
                 + marker.getLocalPort();
-        Process p = new ProcessBuilder("dumpcap", "-i", "lo", "-B", "32", "-P", "-f",
+        Process p = new ProcessBuilder(dumpcap.get().toString(), "-i", "lo", "-B", "32", "-P", "-f",
                 "(" + filter + ") or (" + markerFilter + ")", "-w", "-")
                 .redirectOutput(file.toFile()).redirectError(log.toFile())
                 .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null"))).start();
@@ -87,36 +125,25 @@ public final class LoopbackCapture implements AutoCloseable {
                 p.waitFor(10, TimeUnit.SECONDS);
                 marker.close();
                 String why = Files.readString(log, StandardCharsets.UTF_8).strip().replace('\n', ' ');
-                Assumptions.abort("dumpcap cannot capture on lo (" + why + "): loopback capture skipped");
+                return new Attempt(null, "dumpcap cannot capture on lo (" + why + "): run as root, or give dumpcap"
+                        + " the capture capabilities (dpkg-reconfigure wireshark-common)");
             }
             p.waitFor(20, TimeUnit.MILLISECONDS); // until dumpcap says it captures, exits, or the time is up
         }
-        return new LoopbackCapture(file, log, p, marker);
+        return new Attempt(new LoopbackCapture(file, log, p, marker), null);
     }
 
     /**
      * Decodes an existing capture file (nothing is captured): {@link #fields}, {@link #pdml},
      * {@link #tshark} and {@link #decode} read {@code file}; {@link #close()} does nothing and
-     * {@link #complete()} is true. Aborts the calling test (skipped, one line) when tshark is missing.
+     * {@link #complete()} is true. A missing tshark is reported through {@link Judges} (a failure in
+     * strict mode, else a skip with the reason on the console).
      */
     public static LoopbackCapture ofFile(Path file) {
-        Assumptions.assumeTrue(onPath("tshark"), "tshark not on PATH (apt-get install -y tshark): decoding skipped");
+        Judges.tool("tshark", "apt-get install tshark");
         LoopbackCapture c = new LoopbackCapture(file, null, null, null);
         c.synced = true;
         return c;
-    }
-
-    private static boolean onPath(String command) {
-        String path = System.getenv("PATH");
-        if (path == null) {
-            return false;
-        }
-        for (String dir : path.split(File.pathSeparator)) {
-            if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, command))) {
-                return true;
-            }
-        }
-        return false;
     }
 
     /** The capture file. */

@@ -1,6 +1,7 @@
 package smbdirect.rdma.iwarp.internal;
 
 import java.io.IOException;
+import java.time.Duration;
 import java.net.BindException;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
@@ -32,6 +33,13 @@ import smbdirect.rdma.iwarp.IwarpSettings;
  * requests, the connection cap, and the capabilities it reports. Thread-safe.
  */
 public final class ProviderImpl {
+
+    /**
+     * How long a connection that ends waits for its output to drain and the peer's FIN before its
+     * socket is closed regardless (iwarp.md §5.7); its endpoint was told {@code onDisconnected}
+     * before that wait.
+     */
+    public static final Duration CLOSE_LINGER = Duration.ofNanos(Channel.LINGER_NANOS);
 
     private static final Logger LOG = LoggerFactory.getLogger(ProviderImpl.class);
     /** Largest send or receive queue depth an endpoint may ask for. */

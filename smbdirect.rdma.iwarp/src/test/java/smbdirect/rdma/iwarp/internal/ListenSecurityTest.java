@@ -3,7 +3,6 @@ package smbdirect.rdma.iwarp.internal;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
 import java.net.ConnectException;
@@ -27,6 +26,7 @@ import smbdirect.api.rdma.RdmaListenHandler;
 import smbdirect.api.rdma.RdmaListener;
 import smbdirect.rdma.iwarp.IwarpProvider;
 import smbdirect.rdma.iwarp.IwarpSettings;
+import smbdirect.testsupport.Judges;
 
 /**
  * The provider listens only where it is configured to: opening it opens no port, and a listener is
@@ -50,7 +50,7 @@ class ListenSecurityTest {
 
     @Test
     void openingTheProviderOpensNoPortAndOnlyAnAllowedListenDoes() throws Exception {
-        assumeTrue(Files.isReadable(Path.of("/proc/self/net/tcp")), "needs Linux /proc to list listening sockets");
+        Judges.require(Files.isReadable(Path.of("/proc/self/net/tcp")), "needs Linux /proc to list listening sockets");
         int port = freePort();
         Set<Integer> before = listeningPorts();
         IwarpSettings settings = IwarpSettings.builder().listenAddresses("127.0.0.1:" + port).ioThreads(2).build();

@@ -3,7 +3,6 @@ package smbdirect.rdma.iwarp.internal;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.lang.management.ManagementFactory;
 import java.net.InetSocketAddress;
@@ -34,6 +33,7 @@ import smbdirect.api.rdma.WorkCompletion;
 import smbdirect.api.rdma.WorkRequestType;
 import smbdirect.rdma.iwarp.IwarpProvider;
 import smbdirect.rdma.iwarp.IwarpSettings;
+import smbdirect.testsupport.Judges;
 
 /**
  * Steady-state operations allocate nothing, counted exactly with the JVM's per-thread allocation
@@ -62,9 +62,9 @@ class SteadyStateAllocationTest {
 
     private static com.sun.management.ThreadMXBean allocationCounter() {
         java.lang.management.ThreadMXBean mx = ManagementFactory.getThreadMXBean();
-        assumeTrue(mx instanceof com.sun.management.ThreadMXBean, "no per-thread allocation counter");
+        Judges.require(mx instanceof com.sun.management.ThreadMXBean, "no per-thread allocation counter on this JVM");
         com.sun.management.ThreadMXBean counter = (com.sun.management.ThreadMXBean) mx;
-        assumeTrue(counter.isThreadAllocatedMemorySupported(), "per-thread allocation counter unsupported");
+        Judges.require(counter.isThreadAllocatedMemorySupported(), "per-thread allocation counter unsupported");
         counter.setThreadAllocatedMemoryEnabled(true);
         return counter;
     }

@@ -1,9 +1,10 @@
 package smbdirect.rdma.verbs.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assumptions.abort;
 
 import org.junit.jupiter.api.Test;
+
+import smbdirect.testsupport.Judges;
 
 /**
  * Says in one line when the rdma-core backend's tests (src/test/java22, run by the surefire
@@ -16,7 +17,7 @@ class RdmaCoreTestsNeedJdk22Test {
     void theRdmaCoreBackendsTestsRunInAJdk22Jvm() {
         String jdk = System.getProperty("smbdirect.ffm.jdk", "");
         if (jdk.isEmpty()) {
-            abort("the rdma-core backend's tests need JDK 22+: none found (this build runs on "
+            throw Judges.missing("the rdma-core backend's tests need JDK 22+: none found (this build runs on "
                     + System.getProperty("java.version") + "; give one with -Dsmbdirect.jdk22=<JDK home>), so they did "
                     + "not run and the bundle carries no rdma-core backend");
         }

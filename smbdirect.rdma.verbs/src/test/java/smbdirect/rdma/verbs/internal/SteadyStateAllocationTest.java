@@ -2,7 +2,6 @@ package smbdirect.rdma.verbs.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
@@ -16,6 +15,7 @@ import smbdirect.api.rdma.MemoryAccess;
 import smbdirect.api.rdma.MemoryRegion;
 import smbdirect.api.rdma.RdmaEndpointHandler;
 import smbdirect.api.rdma.WorkCompletion;
+import smbdirect.testsupport.Judges;
 
 /** Posting and completing (receive, send) allocate nothing once warm. */
 class SteadyStateAllocationTest {
@@ -80,7 +80,7 @@ class SteadyStateAllocationTest {
     @Test
     void postAndCompleteAllocateNothingInSteadyState() throws Exception {
         java.lang.management.ThreadMXBean mx = ManagementFactory.getThreadMXBean();
-        assumeTrue(mx instanceof com.sun.management.ThreadMXBean, "allocation counter not available");
+        Judges.require(mx instanceof com.sun.management.ThreadMXBean, "no per-thread allocation counter on this JVM");
         com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) mx;
         Harness h = new Harness(VerbsSettings.defaults(), new RingBackend());
         Counting handler = new Counting();

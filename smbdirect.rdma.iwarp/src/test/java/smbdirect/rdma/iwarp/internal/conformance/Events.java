@@ -27,6 +27,13 @@ public final class Events implements RdmaEndpointHandler {
     private String detail;
     private byte[] disconnectData;
     private int callbacksAfterDisconnect;
+    private Runnable atDisconnect = () -> { };
+
+    /** Runs {@code probe} inside {@code onDisconnected}, on the provider's thread, before it returns. */
+    public synchronized Events atDisconnect(Runnable probe) {
+        atDisconnect = probe;
+        return this;
+    }
 
     @Override
     public synchronized void onEstablished(ByteBuffer peerPrivateData) {
@@ -52,6 +59,7 @@ public final class Events implements RdmaEndpointHandler {
         cause = c;
         detail = d;
         disconnectData = copy(privateData);
+        atDisconnect.run();
         notifyAll();
     }
 

@@ -12,8 +12,11 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -39,8 +42,8 @@ import smbdirect.rdma.iwarp.internal.conformance.RawPeer;
  * The provider under test ("subject", one I/O thread, so that every connection shares it), a
  * listener on a free loopback port, and a {@link Bystander} connection from a second provider that
  * stays busy through the fault a test inflicts. It accounts for what the subject holds before the
- * fault (connections, endpoints, pending requests, registrations, listeners, I/O threads, the
- * process's file descriptors) and checks that all of it comes back once the faulty connection is
+ * fault (connections, endpoints, pending requests, registrations, listeners, the process's file
+ * descriptors, and each I/O thread by identity) and checks that all of it comes back once the faulty connection is
  * gone, that no failure took the provider's internal-error path, and that the bystander kept
  * exchanging checked bytes.
  */
@@ -60,8 +63,13 @@ final class FaultRig implements AutoCloseable {
     private Resources baseline;
 
     FaultRig(String name, IwarpSettings.Builder settings) throws Exception {
+        this(name, settings, MPA_REQUEST_TIMEOUT_MILLIS);
+    }
+
+    /** A rig whose subject waits {@code mpaRequestTimeoutMillis} for an accepted connection's MPA Request. */
+    FaultRig(String name, IwarpSettings.Builder settings, int mpaRequestTimeoutMillis) throws Exception {
         subject = IwarpProvider.open(name, settings.listenAddresses("127.0.0.1").ioThreads(1)
-                .mpaRequestTimeoutMillis(MPA_REQUEST_TIMEOUT_MILLIS).build());
+                .mpaRequestTimeoutMillis(mpaRequestTimeoutMillis).build());
         helper = IwarpProvider.open(name + "-helper", IwarpSettings.builder().listenAddresses("127.0.0.1").build());
         listener = subject.listen(new InetSocketAddress("127.0.0.1", 0), new RdmaListenHandler() {
             @Override
@@ -269,11 +277,15 @@ final class FaultRig implements AutoCloseable {
         assertEquals(0, helper.statistics().connections(), "helper connections left: " + helper.statistics());
     }
 
-    /** What the subject and the process hold at one moment. */
-    record Resources(IwarpStatistics stats, long fileDescriptors, long ioThreads) {
+    /**
+     * What the subject and the process hold at one moment: the subject's counters, the process's
+     * file descriptors, and every I/O thread of any iWARP provider in the JVM, by identity.
+     */
+    record Resources(IwarpStatistics stats, long fileDescriptors, Set<Thread> ioThreads, String subjectThreads) {
 
         static Resources now(IwarpProvider p) throws IOException {
-            return new Resources(p.statistics(), countDescriptors(), countProviderThreads());
+            return new Resources(p.statistics(), countDescriptors(), providerThreads(),
+                    "smbdirect-iwarp-" + p.instanceName() + "-io-");
         }
 
         private static long countDescriptors() throws IOException {
@@ -282,21 +294,66 @@ final class FaultRig implements AutoCloseable {
             }
         }
 
-        private static long countProviderThreads() {
-            return Thread.getAllStackTraces().keySet().stream()
-                    .filter(t -> t.getName().startsWith("smbdirect-iwarp-")).count();
+        /** The live I/O threads of every iWARP provider of the JVM (Thread has identity equality). */
+        private static Set<Thread> providerThreads() {
+            Set<Thread> out = new HashSet<>();
+            for (Thread t : Thread.getAllStackTraces().keySet()) {
+                if (t.getName().startsWith("smbdirect-iwarp-") && t.isAlive()) {
+                    out.add(t);
+                }
+            }
+            return out;
         }
 
-        /** Everything the faulty connection took is back: equal counts, no more descriptors or threads. */
+        /**
+         * Everything the faulty connection took is back: equal counts, no more descriptors, and each
+         * I/O thread accounted for by identity: every thread alive now was alive at the baseline (an
+         * I/O thread of a provider closed just before the baseline may have ended since, but no new
+         * one took its place unseen), and each of the subject's own I/O threads is the very thread it
+         * was.
+         */
         boolean isBackTo(Resources b) {
             IwarpStatistics s = stats;
             IwarpStatistics t = b.stats;
             return s.connections() == t.connections() && s.endpoints() == t.endpoints()
                     && s.pendingRequests() == t.pendingRequests() && s.registrations() == t.registrations()
                     && s.listeners() == t.listeners() && s.internalErrors() == 0
-                    // at most as many: an I/O thread of a provider closed before the baseline may still
-                    // have been ending then (threads are counted JVM-wide by name)
-                    && fileDescriptors <= b.fileDescriptors && ioThreads <= b.ioThreads;
+                    && fileDescriptors <= b.fileDescriptors && b.ioThreads.containsAll(ioThreads)
+                    && ioThreads.containsAll(b.subjectThreadsOf());
+        }
+
+        /** The subject's I/O threads among {@link #ioThreads}. */
+        Set<Thread> subjectThreadsOf() {
+            Set<Thread> out = new HashSet<>();
+            for (Thread t : ioThreads) {
+                if (t.getName().startsWith(subjectThreads)) {
+                    out.add(t);
+                }
+            }
+            return out;
+        }
+
+        /** The threads that are new since {@code b}, and the subject's threads of {@code b} that are gone. */
+        String threadChanges(Resources b) {
+            Set<String> added = new TreeSet<>();
+            for (Thread t : ioThreads) {
+                if (!b.ioThreads.contains(t)) {
+                    added.add(t.getName() + "#" + t.getId());
+                }
+            }
+            Set<String> lost = new TreeSet<>();
+            for (Thread t : b.subjectThreadsOf()) {
+                if (!ioThreads.contains(t)) {
+                    lost.add(t.getName() + "#" + t.getId());
+                }
+            }
+            return "I/O threads new since the baseline " + added + ", the subject's lost " + lost;
+        }
+
+        @Override
+        public String toString() {
+            return "Resources[" + stats + ", fileDescriptors=" + fileDescriptors + ", I/O threads=" + ioThreads.size()
+                    + "]";
         }
 
         static void awaitBack(IwarpProvider p, Resources baseline) throws Exception {
@@ -305,7 +362,7 @@ final class FaultRig implements AutoCloseable {
             while (!now.isBackTo(baseline)) {
                 if (System.nanoTime() - deadline > 0) {
                     fail("the subject did not give back what the fault took within " + SETTLE_SECONDS + " s: before "
-                            + baseline + ", now " + now);
+                            + baseline + ", now " + now + "; " + now.threadChanges(baseline));
                 }
                 TimeUnit.MILLISECONDS.sleep(10); // polls a condition the provider's threads change; bounded above
                 now = now(p);

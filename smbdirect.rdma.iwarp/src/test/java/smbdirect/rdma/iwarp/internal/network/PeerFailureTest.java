@@ -15,6 +15,7 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.HashMap;
@@ -23,6 +24,7 @@ import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import org.junit.jupiter.api.Test;
 import org.slf4j.Logger;
@@ -41,6 +43,7 @@ import smbdirect.api.rdma.RdmaException;
 import smbdirect.api.rdma.WorkCompletion;
 import smbdirect.api.rdma.WorkRequestType;
 import smbdirect.rdma.iwarp.IwarpSettings;
+import smbdirect.rdma.iwarp.internal.ProviderImpl;
 import smbdirect.rdma.iwarp.internal.conformance.Events;
 import smbdirect.rdma.iwarp.internal.conformance.RawPeer;
 
@@ -56,6 +59,8 @@ class PeerFailureTest {
 
     private static final Logger LOG = LoggerFactory.getLogger(PeerFailureTest.class);
     private static final long LIMIT_SECONDS = 60;
+    /** What a loaded 2-vCPU machine may add to a timer of the provider before its thread runs it. */
+    private static final Duration SCHEDULING_SLACK = Duration.ofSeconds(3);
 
     /**
      * A subject endpoint that keeps {@link StreamingPeer#DEPTH} RDMA Writes of 64 KiB in flight into
@@ -311,23 +316,29 @@ class PeerFailureTest {
                     + " Writes completed: the queue must stay blocked while the peer reads nothing");
             assertTrue(directGrowth <= 0, "direct memory grew by " + directGrowth + " bytes while blocked");
             assertTrue(allocated < 64 * 1024, "the I/O thread allocated " + allocated + " bytes while blocked");
-            // closing still works, in bounded time: every request completes once, LOCAL, the socket released
+            // closing still works, in bounded time: every request completes once, LOCAL, at once (while the
+            // provider still holds the stuck TCP connection), and the socket is released at the close linger
+            int before = rig.bystanderConnections();
+            AtomicInteger heldWhenTold = new AtomicInteger(-1);
+            s.events().atDisconnect(() -> heldWhenTold.set(rig.subject.statistics().connections()));
             long start = System.nanoTime();
             s.endpoint().disconnect();
             assertEquals(DisconnectCause.LOCAL, s.events().awaitDisconnected());
             long told = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            assertTrue(heldWhenTold.get() > before, "onDisconnected waited for the stuck connection to be released: "
+                    + heldWhenTold.get() + " connections held then, " + before + " besides it");
             FaultRig.assertCompletedOnce(s.events(), expected);
             s.endpoint().close();
-            int before = rig.bystanderConnections();
-            while (rig.subject.statistics().connections() > before) { // the peer still holds its end, unread
-                assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(10), "the connection is not released");
+            // the peer still holds its end, unread: the release comes with the linger deadline
+            Duration bound = ProviderImpl.CLOSE_LINGER.plus(SCHEDULING_SLACK);
+            while (rig.subject.statistics().connections() > before) {
+                assertTrue(System.nanoTime() - start < bound.toNanos(), "the connection is not released within the"
+                        + " close linger " + ProviderImpl.CLOSE_LINGER + " and " + SCHEDULING_SLACK + " of slack");
                 TimeUnit.MILLISECONDS.sleep(5); // polls a condition the provider's thread changes; bounded above
             }
             long released = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
             LOG.info("peer stopped reading: disconnect reported after {} ms, the connection released after {} ms",
                     told, released);
-            assertTrue(told < 1000, "onDisconnected after " + told + " ms");
-            assertTrue(released < 5000, "the connection was released after " + released + " ms");
             s.peer().close();
             rig.assertRecovered();
         }

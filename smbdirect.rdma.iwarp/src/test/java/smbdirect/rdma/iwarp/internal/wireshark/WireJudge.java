@@ -10,9 +10,10 @@ import java.util.List;
 
 import smbdirect.impl.engine.TransportSettings;
 import smbdirect.rdma.iwarp.IwarpSettings;
-import smbdirect.rdma.iwarp.internal.wireshark.Pdml.Field;
-import smbdirect.rdma.iwarp.internal.wireshark.Pdml.Layer;
-import smbdirect.rdma.iwarp.internal.wireshark.Pdml.Packet;
+import smbdirect.testsupport.Pdml;
+import smbdirect.testsupport.Pdml.Field;
+import smbdirect.testsupport.Pdml.Layer;
+import smbdirect.testsupport.Pdml.Packet;
 
 /**
  * Judges one {@link JudgedSession} by Wireshark's dissection of its capture: that every byte of the

@@ -17,6 +17,7 @@ import smbdirect.api.SmbDirectException;
 import smbdirect.impl.engine.TransportSettings;
 import smbdirect.rdma.iwarp.IwarpSettings;
 import smbdirect.rdma.tck.LoopbackCapture;
+import smbdirect.testsupport.Pdml;
 
 /**
  * Wireshark as the independent judge of what the iWARP provider puts on the wire (iwarp.md §3.7):

@@ -1,7 +1,5 @@
 package smbdirect.rdma.verbs.internal.rdmacore;
 
-import static org.junit.jupiter.api.Assumptions.abort;
-
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -9,6 +7,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+
+import smbdirect.testsupport.Judges;
 
 /**
  * Compiles the tests' C sources ({@code src/test/c}) with gcc against rdma-core's headers, into
@@ -28,7 +28,7 @@ final class NativeBuild {
             InterruptedException {
         for (String header : List.of("/usr/include/infiniband/verbs.h", "/usr/include/rdma/rdma_cma.h")) {
             if (!Files.exists(Path.of(header))) {
-                abort("the rdma-core backend's native tests need rdma-core's headers: " + header + " is missing "
+                throw Judges.missing("the rdma-core backend's native tests need rdma-core's headers: " + header + " is missing "
                         + "(apt-get install gcc libibverbs-dev librdmacm-dev)");
             }
         }
@@ -45,9 +45,8 @@ final class NativeBuild {
         try {
             p = new ProcessBuilder(command).redirectErrorStream(true).start();
         } catch (IOException e) {
-            abort("the rdma-core backend's native tests need gcc (apt-get install gcc libibverbs-dev librdmacm-dev): "
+            throw Judges.missing("the rdma-core backend's native tests need gcc (apt-get install gcc libibverbs-dev librdmacm-dev): "
                     + e.getMessage());
-            throw e;
         }
         String log = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         if (!p.waitFor(120, TimeUnit.SECONDS) || p.exitValue() != 0) {

@@ -1,4 +1,4 @@
-package smbdirect.rdma.iwarp.internal.wireshark;
+package smbdirect.testsupport;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -17,36 +17,41 @@ import javax.xml.stream.XMLStreamReader;
  * tshark's PDML output (the full dissection of a capture) read into packets, each a list of its
  * top-level protocol layers in wire order, each layer with all its fields (nested ones flattened in
  * document order). Expert items and malformed markers are fields and layers like any other.
+ * Static, thread-safe.
  */
-final class Pdml {
+public final class Pdml {
 
     /** Expert severity values of Wireshark ({@code _ws.expert.severity}). */
-    static final long SEVERITY_WARN = 0x600000;
-    static final long SEVERITY_ERROR = 0x800000;
+    public static final long SEVERITY_WARN = 0x600000;
+    public static final long SEVERITY_ERROR = 0x800000;
 
     private Pdml() {
     }
 
     /** One field: its name, its displayed value ({@code show}), raw bytes ({@code value}, hex) and text. */
-    record Field(String name, String show, String value, String showname, int size) {
+    public record Field(String name, String show, String value, String showname, int size) {
 
-        long number() {
+        /** The displayed value as a number (decimal, or hexadecimal after {@code 0x}). */
+        public long number() {
             return show.startsWith("0x") ? Long.parseUnsignedLong(show.substring(2), 16) : Long.parseUnsignedLong(show);
         }
 
-        boolean flag() {
+        /** Whether a flag field is set. */
+        public boolean flag() {
             return "1".equals(show) || "True".equals(show);
         }
 
-        byte[] bytes() {
+        /** The raw bytes of the field. */
+        public byte[] bytes() {
             return value == null ? new byte[0] : HexFormat.of().parseHex(value);
         }
     }
 
     /** One protocol layer ({@code proto} element) with its fields. */
-    record Layer(String name, int size, List<Field> fields) {
+    public record Layer(String name, int size, List<Field> fields) {
 
-        Field field(String fieldName) {
+        /** The first field of that name, or null. */
+        public Field field(String fieldName) {
             for (Field f : fields) {
                 if (f.name().equals(fieldName)) {
                     return f;
@@ -55,11 +60,13 @@ final class Pdml {
             return null;
         }
 
-        boolean has(String fieldName) {
+        /** Whether a field of that name is present. */
+        public boolean has(String fieldName) {
             return field(fieldName) != null;
         }
 
-        long number(String fieldName) {
+        /** The first field of that name as a number; fails when there is none. */
+        public long number(String fieldName) {
             Field f = field(fieldName);
             if (f == null) {
                 throw new AssertionError(name + " has no field " + fieldName + ": " + fields);
@@ -67,7 +74,8 @@ final class Pdml {
             return f.number();
         }
 
-        List<Field> all(String fieldName) {
+        /** Every field of that name, in document order. */
+        public List<Field> all(String fieldName) {
             List<Field> out = new ArrayList<>();
             for (Field f : fields) {
                 if (f.name().equals(fieldName)) {
@@ -79,9 +87,10 @@ final class Pdml {
     }
 
     /** One frame. */
-    record Packet(int number, List<Layer> layers) {
+    public record Packet(int number, List<Layer> layers) {
 
-        Layer layer(String name) {
+        /** The first layer of that name, or null. */
+        public Layer layer(String name) {
             for (Layer l : layers) {
                 if (l.name().equals(name)) {
                     return l;
@@ -91,7 +100,7 @@ final class Pdml {
         }
 
         /** Every field of every layer with that name. */
-        List<Field> all(String fieldName) {
+        public List<Field> all(String fieldName) {
             List<Field> out = new ArrayList<>();
             for (Layer l : layers) {
                 out.addAll(l.all(fieldName));
@@ -100,7 +109,8 @@ final class Pdml {
         }
     }
 
-    static List<Packet> read(Path file) throws IOException {
+    /** Reads a PDML file. */
+    public static List<Packet> read(Path file) throws IOException {
         XMLInputFactory factory = XMLInputFactory.newFactory();
         factory.setProperty(XMLInputFactory.SUPPORT_DTD, false);
         factory.setProperty(XMLInputFactory.IS_SUPPORTING_EXTERNAL_ENTITIES, false);

@@ -443,19 +443,37 @@ final class EndpointImpl implements RdmaEndpoint, IoHandler {
 
     /**
      * The receive side's counters: {FPDUs received, socket reads, bytes sent through the spill
-     * buffer}; zeros before RDMA mode. Read on the I/O thread (bounded wait), for tests and
-     * diagnostics.
+     * buffer, bytes read through the staging buffer, bytes read, the largest FPDU of the peer};
+     * zeros before RDMA mode. Read on the I/O thread (bounded wait), for tests and diagnostics.
      */
     long[] receiveCounters() {
-        long[] out = new long[3];
+        long[] out = new long[6];
         loop.runAndWait(() -> {
             if (rx != null) {
                 out[0] = rx.fpdusReceived();
                 out[1] = rx.socketReads();
                 out[2] = rx.spilledBytes();
+                out[3] = rx.stagedBytes();
+                out[4] = rx.bytesRead();
+                out[5] = rx.peerFpdu();
             }
         }, 5_000);
         return out;
+    }
+
+    /**
+     * Tests and measurements: the receiver stages peer FPDUs of at most {@code limit} bytes from now
+     * on (0: never; see {@code Receiver.staging}). False before RDMA mode.
+     */
+    boolean receiveStagingLimit(int limit) {
+        boolean[] set = new boolean[1];
+        loop.runAndWait(() -> {
+            if (rx != null) {
+                rx.stagingLimit(limit);
+                set[0] = true;
+            }
+        }, 5_000);
+        return set[0];
     }
 
     // ------------------------------------------------------------------ the end

@@ -27,7 +27,7 @@ import smbdirect.rdma.iwarp.internal.ReceiveCounters;
 import smbdirect.rdma.iwarp.internal.wire.Hex;
 
 /**
- * The receiver's read ahead into posted receives (see {@code Receiver}): a stream of Sends is read
+ * The receiver's read ahead into posted receives (see {@code Receiver}), with staging off: a stream of Sends is read
  * with far fewer system calls than FPDUs, and whatever the peer actually sends (other lengths,
  * other segment sizes, tagged segments, Read Requests, bad CRCs, wrong MSNs after a run of good
  * Sends) is placed, completed and refused exactly as without it: RFC 5041 §5.3 and §7.2, RFC 5040
@@ -60,6 +60,9 @@ class ReadAheadTest {
         side = rig.accept(receives, size, Rig.params(4, 4));
         peer.readFrame();
         side.events.awaitEstablished();
+        // the read-ahead is what a connection uses between staged reads and once the peer's FPDUs
+        // are too large to stage; here it is tested alone (StagedReceiveTest tests staging)
+        ReceiveCounters.stagingLimit(side.endpoint, 0);
     }
 
     /** Random bytes, never all zero (so a receive left unwritten cannot pass for one written). */

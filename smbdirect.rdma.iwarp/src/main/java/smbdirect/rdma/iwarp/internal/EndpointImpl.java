@@ -99,6 +99,8 @@ final class EndpointImpl implements RdmaEndpoint, IoHandler {
     private volatile InetSocketAddress peerAddress;
     private volatile int inboundReadDepth;
     private volatile int outboundReadDepth;
+    /** {@link #describeConnection()}, once in RDMA mode. */
+    private volatile String description;
 
     // I/O thread
     private Channel channel;
@@ -227,6 +229,8 @@ final class EndpointImpl implements RdmaEndpoint, IoHandler {
             inboundReadDepth = ird;
             outboundReadDepth = ord;
         }
+        description = Words.connection(crc, fpduSize, settings.maxFpduSize() == IwarpSettings.FPDU_SIZE_OF_PATH, ird,
+                ord);
         try {
             if (localAddress == null || !passive) {
                 localAddress = (InetSocketAddress) channel.socket.getLocalAddress();
@@ -279,6 +283,11 @@ final class EndpointImpl implements RdmaEndpoint, IoHandler {
     @Override
     public RdmaCapabilities capabilities() {
         return provider.capabilities();
+    }
+
+    @Override
+    public String describeConnection() {
+        return description;
     }
 
     // ------------------------------------------------------------------ memory and posting

@@ -28,8 +28,9 @@ import smbdirect.rdma.iwarp.internal.wire.TerminateError;
  * chunk of the stream, up to {@link IoLoop#STAGING_BYTES}, into the loop's staging buffer, and
  * {@link #feed} frames it and copies each piece to the same place the direct read would have put it
  * (header, payload, PAD and CRC), so a system call serves dozens of FPDUs, RDMA Writes included,
- * whose length is not announced and which the direct path therefore reads one per call. A read-ahead
- * of the Send or Read Response in progress is still read directly.</li>
+ * whose length is not announced and which the direct path therefore reads one per call. Sends and
+ * Read Responses are staged too: one copy from a buffer still in the cache cost less here than the
+ * read-ahead's prediction and replay of each small FPDU.</li>
  * </ul>
  * Both ways hand every FPDU, in stream order, to the same checks at the same points, whatever the
  * read boundaries: FPDUs may span reads and one read may hold many (iwarp.md §3.5, §7).
@@ -147,21 +148,30 @@ final class Receiver {
     }
 
     /**
-     * The socket is readable: reads and processes up to a bounded number of reads. Each read is one
-     * of three kinds: straight to where the bytes go (the header of the next FPDU; the payload of the
-     * FPDU in progress with its PAD, CRC and the next header, and for Sends and Read Responses the
-     * FPDUs {@link ReadAhead} predicts), or, while the peer's FPDUs are small
-     * ({@link #staging()}), a chunk into the loop's staging buffer that {@link #feed} then frames,
-     * checks and copies to its places. A read that returns less than it asked for emptied the
-     * socket: the loop stops there, and the selector reports the next bytes (no read that only
-     * finds the socket empty).
+     * The socket is readable: reads and processes up to a bounded number of reads. While the peer's
+     * FPDUs are small ({@link #staging()}) each read takes a chunk into the loop's staging buffer that
+     * {@link #feed} then frames, checks and copies to its places; else each read goes straight to
+     * where the bytes go (the header of the next FPDU; the payload of the FPDU in progress with its
+     * PAD, CRC and the next header, and for Sends and Read Responses the FPDUs {@link ReadAhead}
+     * predicts). A read that returns less than it asked for emptied the socket: the loop stops
+     * there, and the selector reports the next bytes (no read that only finds the socket empty).
      */
     void onReadable() throws IOException {
         for (int round = 0; round < ROUNDS; round++) {
             readAhead.reset();
-            int k = 0;
-            boolean ahead = false;
-            if (!inHeader) {
+            long asked;
+            long n;
+            ByteBuffer chunk = null;
+            if (staging()) {
+                chunk = ep.loop.staging();
+                asked = chunk.remaining();
+                n = socket.read(chunk);
+            } else if (inHeader) {
+                hdr.limit(headerNeed());
+                asked = hdr.remaining();
+                n = socket.read(hdr);
+            } else {
+                int k = 0;
                 if (target != null && target.hasRemaining()) {
                     iov[k++] = target;
                 }
@@ -171,23 +181,8 @@ final class Receiver {
                 hdr.limit(PREFIX);
                 iov[k++] = hdr;
                 if (!terminate) {
-                    int direct = k;
                     k = placement.readAhead(iov, k);
-                    ahead = k > direct;
                 }
-            }
-            long asked;
-            long n;
-            ByteBuffer chunk = null;
-            if (!ahead && staging()) {
-                chunk = ep.loop.staging();
-                asked = chunk.remaining();
-                n = socket.read(chunk);
-            } else if (inHeader) {
-                hdr.limit(headerNeed());
-                asked = hdr.remaining();
-                n = socket.read(hdr);
-            } else {
                 asked = 0;
                 for (int i = 0; i < k; i++) {
                     asked += iov[i].remaining();

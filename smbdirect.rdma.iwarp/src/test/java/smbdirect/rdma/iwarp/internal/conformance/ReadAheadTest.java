@@ -158,12 +158,7 @@ class ReadAheadTest {
             messages.add(m);
             message(wire, i + 1, m, i % 3 == 0 ? 700 : 2000);
         }
-        byte[] all = wire.toByteArray();
-        for (int at = 0; at < all.length;) {
-            int n = Math.min(all.length - at, 1 + random.nextInt(seed == 1 ? 40 : 3000));
-            peer.send(Arrays.copyOfRange(all, at, at + n));
-            at += n;
-        }
+        peer.sendInPieces(wire.toByteArray(), random, seed == 1 ? 40 : 3000);
         assertDelivered(messages);
     }
 
@@ -336,16 +331,7 @@ class ReadAheadTest {
 
     /** The sink holds {@code data} at each offset and {@link #SENTINEL} everywhere else. */
     private static void assertSink(MemoryRegion sink, int[] offsets, byte[][] data) {
-        byte[] placed = new byte[sink.buffer().capacity()];
-        sink.buffer().get(0, placed);
-        byte[] want = new byte[placed.length];
-        Arrays.fill(want, SENTINEL);
-        for (int i = 0; i < offsets.length; i++) {
-            System.arraycopy(data[i], 0, want, offsets[i], data[i].length);
-        }
-        for (int i = 0; i < want.length; i++) {
-            assertEquals(want[i], placed[i], "sink byte " + i);
-        }
+        Rig.assertRegion(sink, SENTINEL, offsets, data);
     }
 
     @Test
@@ -403,12 +389,7 @@ class ReadAheadTest {
                 message(wire, msn++, m, 3000);
             }
         }
-        byte[] all = wire.toByteArray();
-        for (int at = 0; at < all.length;) {
-            int n = Math.min(all.length - at, 1 + random.nextInt(seed == 2 ? 50 : 20_000));
-            peer.send(Arrays.copyOfRange(all, at, at + n));
-            at += n;
-        }
+        peer.sendInPieces(wire.toByteArray(), random, seed == 2 ? 50 : 20_000);
         side.events.await("the Reads and Sends", () -> side.events.completions().size() == 1 + 3 + 2);
         List<Events.Completion> cs = side.events.completions();
         for (Events.Completion c : cs) {

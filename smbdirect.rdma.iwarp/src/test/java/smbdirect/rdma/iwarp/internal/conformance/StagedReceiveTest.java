@@ -134,18 +134,7 @@ class StagedReceiveTest {
 
     /** The target holds each of {@code data} at its offset and {@link #SENTINEL} everywhere else. */
     private static void assertRegion(MemoryRegion region, int[] offsets, byte[][] data) {
-        byte[] placed = new byte[region.length()];
-        region.buffer().get(0, placed);
-        byte[] want = new byte[placed.length];
-        Arrays.fill(want, SENTINEL);
-        for (int i = 0; i < offsets.length; i++) {
-            System.arraycopy(data[i], 0, want, offsets[i], data[i].length);
-        }
-        for (int i = 0; i < want.length; i++) {
-            if (want[i] != placed[i]) {
-                assertEquals(want[i], placed[i], "byte " + i + " of " + region);
-            }
-        }
+        Rig.assertRegion(region, SENTINEL, offsets, data);
     }
 
     /** Polls (bounded) until the receiver has read {@code bytes} bytes in RDMA mode. */
@@ -419,11 +408,7 @@ class StagedReceiveTest {
         }
         byte[] all = wire.toByteArray();
         assertTrue(all.length > 150_000, "more than a staging buffer: " + all.length);
-        for (int p = 0; p < all.length;) {
-            int n = Math.min(all.length - p, 1 + random.nextInt(seed == 4 ? 300 : 70_000));
-            peer.send(Arrays.copyOfRange(all, p, p + n));
-            p += n;
-        }
+        peer.sendInPieces(all, random, seed == 4 ? 300 : 70_000);
         side.events.await("the Sends and Reads", () -> side.events.completions().size() == 1 + 9 + 3);
         List<Events.Completion> cs = side.events.completions();
         for (Events.Completion c : cs) {

@@ -133,7 +133,7 @@ public class ApplianceMain implements Callable<Integer> {
         stream.println("                                               the server end in this process, or one of them");
         stream.println("                                               with --connect or --listen");
         stream.println("perf options:");
-        stream.print(PerfOptions.HELP);
+        stream.print(PerfOptions.usage());
         stream.println("exit status: 0 done (every byte confirmed), 1 the run failed, 2 bad options");
         stream.flush();
     }

@@ -66,7 +66,7 @@ class PerfCommandIT {
             Run r = run("perf", help);
             assertEquals(0, r.status(), r.toString());
             assertTrue(r.out().startsWith("usage: java -jar smbdirect.jar "), r.toString());
-            assertTrue(r.out().contains(PerfOptions.HELP), "every option with its text:\n" + r);
+            assertTrue(r.out().contains(PerfOptions.usage()), "every option with its text:\n" + r);
             assertFalse(LOG_LINE.matcher(r.out()).find(), "no log line:\n" + r);
             assertEquals("", r.err(), r.toString());
         }
@@ -86,7 +86,7 @@ class PerfCommandIT {
         assertEquals(2, r.status(), r.toString());
         assertEquals("", r.out(), r.toString());
         assertEquals("perf: unknown perf option '--sise'; known: --size --count --duration --depth --direction "
-                + "--connect --listen --provider --local --trace --trace-limit --timeout --verbose --help\n"
+                + "--connect --listen --provider --local --trace --trace-limit --timeout --warmup --verbose --help\n"
                 + "perf --help lists the options\n", r.err(), r.toString());
         Run value = run("perf", "--direction", "sideways");
         assertEquals(2, value.status(), value.toString());

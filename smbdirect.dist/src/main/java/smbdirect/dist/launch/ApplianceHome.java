@@ -31,7 +31,8 @@ import java.util.Properties;
  * <p>A batch run prints only its own lines: unless {@code -v} or {@code --verbose} is among its
  * options (or the log level is given on the command line), the runtime's log shows errors only
  * ({@value #LOG_LEVEL} {@code error}, the per-logger levels of the runtime's properties raised
- * likewise, and the JDK logging the framework's extensions use at SEVERE). {@code help},
+ * likewise, Felix EventAdmin's own output at errors, and the JDK logging the framework's extensions
+ * use at SEVERE). {@code help},
  * {@code --help} and {@code -h} are batch runs of their own: the usage, nothing else.
  *
  * <p>Runs before any logging framework exists: a home that cannot be created ends the process with
@@ -53,6 +54,8 @@ public final class ApplianceHome {
     static final String HTTP_PORT = "org.osgi.service.http.port";
     /** SLF4J Simple's default level (the runtime's properties say {@code info}). */
     static final String LOG_LEVEL = "org.slf4j.simpleLogger.defaultLogLevel";
+    /** Felix EventAdmin's own log level (it prints warnings to standard output when the runtime stops). */
+    static final String EVENT_ADMIN_LOG_LEVEL = "org.apache.felix.eventadmin.LogLevel";
     /** The loggers the runtime's properties give a level of their own ({@code smbdirect.bndrun}). */
     static final List<String> LEVELLED_LOGGERS = List.of("org.eclipse.jetty", "org.apache.felix.http");
 
@@ -110,6 +113,9 @@ public final class ApplianceHome {
                 system.setProperty(LOG_LEVEL, "error");
                 for (String logger : LEVELLED_LOGGERS) {
                     system.setProperty("org.slf4j.simpleLogger.log." + logger, "error");
+                }
+                if (system.getProperty(EVENT_ADMIN_LOG_LEVEL) == null) {
+                    system.setProperty(EVENT_ADMIN_LOG_LEVEL, "1"); // errors only
                 }
             }
             if (system.getProperty(STORAGE) == null) {

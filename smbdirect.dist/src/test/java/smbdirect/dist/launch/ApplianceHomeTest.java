@@ -91,6 +91,7 @@ class ApplianceHomeTest {
         quiet.setProperty("user.dir", dir.toString());
         ApplianceHome.prepare(quiet, List.of("perf", "--count", "10"));
         assertEquals("error", quiet.getProperty(ApplianceHome.LOG_LEVEL));
+        assertEquals("1", quiet.getProperty(ApplianceHome.EVENT_ADMIN_LOG_LEVEL), "EventAdmin: errors only");
         for (String logger : ApplianceHome.LEVELLED_LOGGERS) {
             assertEquals("error", quiet.getProperty("org.slf4j.simpleLogger.log." + logger), logger);
         }

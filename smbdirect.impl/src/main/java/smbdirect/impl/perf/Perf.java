@@ -98,8 +98,8 @@ public final class Perf {
                         + "(MaxFragmentedSize " + maxMessage + ")");
             }
             long stallsBefore = connection.getConnectionDTO().creditStalls;
+            stop.whenComplete((v, t) -> client.finishNow()); // before the start: no completion races it
             client.start(connection);
-            stop.whenComplete((v, t) -> client.finishNow());
             PerfClient.Counts counts = await(client, options);
             ConnectionDTO after = connection.getConnectionDTO();
             return new PerfResult(options.describe(), connection.providerName(), after.providerDetail,

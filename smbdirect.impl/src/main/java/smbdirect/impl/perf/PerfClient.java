@@ -52,6 +52,8 @@ final class PerfClient implements ConnectionHandler {
     private int echoOutstanding;
     private boolean finishing;
     private boolean stopSent;
+    /** {@link #finishNow} came before {@link #start}. */
+    private boolean stopRequested;
     private long startNanos;
     // RDMA runs
     private RegisteredBuffer local;
@@ -105,6 +107,9 @@ final class PerfClient implements ConnectionHandler {
             c.register(b, RemoteAccess.LOCAL_ONLY).whenComplete(this::registered);
         } else {
             pump();
+        }
+        if (stopRequested) { // asked before the start: the first window went out, nothing more does
+            finishNow();
         }
     }
 
@@ -199,10 +204,15 @@ final class PerfClient implements ConnectionHandler {
 
     /**
      * Ends the run early, as the end of a duration would: nothing more is issued, what is in flight
-     * completes, and the server confirms what it received. Any thread, after {@link #start}.
+     * completes, and the server confirms what it received. Any thread; before {@link #start}, the
+     * run ends once its first window went out.
      */
     synchronized void finishNow() {
         if (result.isDone()) {
+            return;
+        }
+        if (connection == null) {
+            stopRequested = true; // start() applies it
             return;
         }
         if (options.direction() == PerfDirection.RECEIVE) {

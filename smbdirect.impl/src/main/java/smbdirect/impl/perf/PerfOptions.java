@@ -9,7 +9,7 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * The options of one perf run, parsed from command-line style arguments ({@link #HELP} lists
+ * The options of one perf run, parsed from command-line style arguments ({@link #usage()} lists
  * them). Immutable.
  */
 public final class PerfOptions {
@@ -19,8 +19,11 @@ public final class PerfOptions {
     /** Default trace message limit. */
     public static final int DEFAULT_TRACE_LIMIT = 100_000;
 
-    /** The options, one per line, as the shell command and the runtime's batch mode print them. */
-    public static final String HELP = """
+    /**
+     * The options, one per line (see {@link #usage()}; a method, so that a caller's copy is never a
+     * constant compiled into it).
+     */
+    private static final String HELP = """
               --size N[k|m]        message or RDMA transfer size in bytes (default 8192, at least 64)
               --count N            messages or RDMA operations (default 10000)
               --duration N[ms|s|m] run for a time instead of a count
@@ -182,6 +185,11 @@ public final class PerfOptions {
                 traceLimit, timeout, warmup, false, verbose);
     }
 
+    /** The options, one per line, as the shell command and the runtime's batch mode print them. */
+    public static String usage() {
+        return HELP;
+    }
+
     /** The options that take a value. */
     private static final java.util.Set<String> WITH_VALUE = java.util.Set.of("--size", "-s", "--count", "-n",
             "--duration", "-d", "--depth", "-q", "--direction", "--connect", "--listen", "--local", "--provider", "-p",
@@ -340,7 +348,7 @@ public final class PerfOptions {
         return warmup;
     }
 
-    /** {@code --help} or {@code -h} was given: print {@link #HELP} and run nothing. */
+    /** {@code --help} or {@code -h} was given: print {@link #usage()} and run nothing. */
     public boolean help() {
         return help;
     }

@@ -271,7 +271,7 @@ public class SmbdCommands {
             smbd:perf [options]            client and server end here, over the selected provider
             smbd:perf --connect host:port  client end against a remote 'perf --listen'
             smbd:perf --listen host:port   server end only (stop with 'smbd:perf stop')
-            """ + PerfOptions.HELP;
+            """ + PerfOptions.usage();
 
     @Deactivate
     void deactivate() throws IOException {

@@ -12,7 +12,7 @@
 # jar across the same pair (a `perf --provider iwarp --listen` in one namespace, `perf --connect` in
 # the other), then iperf3 again; each perf figure is divided by the mean of the two floors around
 # it. Workloads (1 MiB each, depth 16, CRC on, FPDUs sized to the path: 1,448 bytes at MTU 1500,
-# 8,948 at 9000, which perf prints):
+# 8,944 at 9000, which perf prints):
 #   write      RDMA Writes of a registered buffer (perf --direction write)
 #   read       RDMA Reads (perf --direction read)
 #   send-1364  messages in [MS-SMBD]'s default 1,364-byte fragments (perf --direction send)

@@ -219,7 +219,7 @@ final class Receiver {
      * staged read takes up to {@link IoLoop#STAGING_BYTES} in one system call and costs one copy of
      * each byte from a buffer that is still in the cache. On this kind of machine a system call on a
      * TCP socket costs about what copying 16-50 KB costs, so staging pays for FPDUs up to
-     * {@link #STAGING_LIMIT} (1,448 bytes on 1500-byte Ethernet, 8,948 with jumbo frames: at least 8
+     * {@link #STAGING_LIMIT} (1,448 bytes on 1500-byte Ethernet, 8,944 with jumbo frames: at least 14
      * per staged read), and the direct path stays for larger ones (loopback's 65,480 bytes), where a
      * read per FPDU is cheap and a copy of 64 KiB is not.
      */

@@ -54,7 +54,8 @@ import smbdirect.perf.PerfServer;
  * terminal is attached, and runs until the shell exits, SIGTERM or SIGINT arrives, or the
  * framework is stopped; exit status 0.
  * <li>{@code java -jar smbdirect.jar perf [options]}: runs the perf workload and exits 0 on
- * success, 1 when the run failed, 2 on bad options. SIGTERM or SIGINT during a client run ends it
+ * success, 1 when the run failed, 2 on bad options; {@code perf --help} prints the usage. It prints
+ * its own lines only, the runtime's log with {@code -v} ({@link ApplianceHome}). SIGTERM or SIGINT during a client run ends it
  * early: nothing more is sent, the server confirms what it received, and the figures so far are
  * printed (exit status 0). {@code --provider iwarp} with no iWARP
  * configuration in {@code etc/} configures the software iWARP provider for this run only: allowed
@@ -128,11 +129,13 @@ public class ApplianceMain implements Callable<Integer> {
 
     private void usage(PrintStream stream) {
         stream.println("usage: java -jar smbdirect.jar                 run the appliance runtime (Web Console, shell)");
-        stream.println("       java -jar smbdirect.jar perf [options]  run the perf workload and exit");
-        stream.println("perf options: --size N[k|m] --count N | --duration N[ms|s] --depth N");
-        stream.println("              --direction send|receive|pingpong --connect host:port | --listen host:port");
-        stream.println("              --provider NAME (mock, verbs, iwarp) --local IP");
-        stream.println("              --trace FILE [--trace-limit N] --timeout N[ms|s]");
+        stream.println("       java -jar smbdirect.jar perf [options]  run the perf workload and exit: the client and");
+        stream.println("                                               the server end in this process, or one of them");
+        stream.println("                                               with --connect or --listen");
+        stream.println("perf options:");
+        stream.print(PerfOptions.usage());
+        stream.println("exit status: 0 done (every byte confirmed), 1 the run failed, 2 bad options");
+        stream.flush();
     }
 
     private int serve() throws Exception {
@@ -160,8 +163,12 @@ public class ApplianceMain implements Callable<Integer> {
             options = PerfOptions.parse(args);
         } catch (IllegalArgumentException e) {
             err.println("perf: " + e.getMessage());
-            usage(err);
+            err.println("perf --help lists the options");
             return EXIT_USAGE;
+        }
+        if (options.help()) {
+            usage(out);
+            return EXIT_OK;
         }
         try (ShutdownSignal signal = new ShutdownSignal()) {
             running.set(signal);

@@ -29,11 +29,12 @@ class PerfBetweenProcessesIT {
     Path dir;
 
     /**
-     * The README's server end, started as written (no Web Console port given, so it opens none),
-     * once it listens.
+     * The README's server end, started as written (no Web Console port given, so it opens none) with
+     * the runtime's log ({@code -v}: the tests read its lines), once it listens.
      */
     private RuntimeProcess perfServer(String address) throws Exception {
-        RuntimeProcess server = RuntimeProcess.startAsWritten(dir, "perf", "--provider", "iwarp", "--listen", address);
+        RuntimeProcess server = RuntimeProcess.startAsWritten(dir, "perf", "--provider", "iwarp", "--listen", address,
+                "-v");
         try {
             server.awaitOutput("perf server listening on /" + address + " over iwarp", Duration.ofSeconds(90));
             return server;
@@ -85,6 +86,40 @@ class PerfBetweenProcessesIT {
         assertFalse(Files.exists(dir.resolve("data/cache")), "perf kept framework state in the home");
     }
 
+    /**
+     * {@code --direction write} and {@code read} between the two processes: RDMA Writes and Reads of
+     * registered buffers through the engine, the FPDU size printed, the end state checked byte for
+     * byte (the server's CRC32C of what the Writes left, the client's check of what the Reads
+     * brought); the client prints only its own lines.
+     */
+    @Test
+    void rdmaWriteAndReadRunsBetweenTwoProcessesPrintTheFpduSizeAndCheckEveryByte() throws Exception {
+        String address = "127.0.0.1:" + RuntimeProcess.freePort();
+        try (RuntimeProcess server = perfServer(address)) {
+            for (String direction : new String[] {"write", "read"}) {
+                try (RuntimeProcess client = perfClient(address, "--direction", direction, "--size", "1m", "--count",
+                        "300")) {
+                    assertTrue(client.process.waitFor(120, TimeUnit.SECONDS), "client did not finish:\n" + client.output());
+                    String out = client.output();
+                    assertEquals(0, client.process.exitValue(), out);
+                    assertTrue(out.startsWith("perf: " + direction + " 300 RDMA operations of 1048576 B, depth 16 "
+                            + "over iwarp, 127.0.0.1:"), out);
+                    assertTrue(out.contains("\n  iwarp: CRC32C on; FPDUs of 65,480 B sent (the path's TCP MSS); IRD "),
+                            "the FPDU size of loopback:\n" + out);
+                    assertTrue(out.contains("  300 RDMA " + direction + "s, " + 300L * 1048576 + " bytes in "), out);
+                    assertTrue(out.contains(direction.equals("write")
+                            ? "server's buffer equals the client's after 300 RDMA Writes (CRC32C 0x"
+                            : "every RDMA Read brought the server's buffer, the last checked byte for byte"), out);
+                    for (String line : out.split("\n")) {
+                        assertTrue(line.startsWith("perf:") || line.startsWith("  "), "a line not of perf's own: "
+                                + line + "\n" + out);
+                    }
+                }
+            }
+            assertEquals(0, server.terminate(Duration.ofSeconds(30)), server.output());
+        }
+    }
+
     @Test
     void sigtermEndsALongClientRunEarlyWithItsFiguresAndEveryByteConfirmed() throws Exception {
         String address = "127.0.0.1:" + RuntimeProcess.freePort();
@@ -107,7 +142,7 @@ class PerfBetweenProcessesIT {
         Files.writeString(dir.resolve("etc/smbdirect.rdma.iwarp.cfg"), "listenAddresses = 127.0.0.1:" + (port + 1)
                 + "\nmaxFpduSize = 4096\n");
         try (RuntimeProcess server = RuntimeProcess.start(dir, "perf", "--provider", "iwarp", "--listen",
-                "127.0.0.1:" + port)) {
+                "127.0.0.1:" + port, "--verbose")) {
             assertTrue(server.process.waitFor(120, TimeUnit.SECONDS), "perf did not finish:\n" + server.output());
             String out = server.output();
             assertEquals(1, server.process.exitValue(), out);

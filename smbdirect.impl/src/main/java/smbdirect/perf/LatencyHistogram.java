@@ -18,6 +18,12 @@ final class LatencyHistogram {
         total++;
     }
 
+    /** Forgets everything recorded (the end of a warm-up). */
+    void reset() {
+        java.util.Arrays.fill(buckets, 0);
+        total = 0;
+    }
+
     long count() {
         return total;
     }

@@ -87,20 +87,30 @@ public final class Perf {
                         + " s");
             }
             long maxMessage = connection.parameters().maxFragmentedSendSize();
-            if (options.size() > maxMessage) {
+            if (options.direction().isRdma()) {
+                int maxTransfer = connection.parameters().maxReadWriteSize();
+                if (options.size() > maxTransfer) {
+                    throw new PerfException("--size " + options.size() + " exceeds the largest RDMA transfer of the "
+                            + "connection (MaxReadWriteSize " + maxTransfer + ")");
+                }
+            } else if (options.size() > maxMessage) {
                 throw new PerfException("--size " + options.size() + " exceeds what the peer reassembles "
                         + "(MaxFragmentedSize " + maxMessage + ")");
             }
             long stallsBefore = connection.getConnectionDTO().creditStalls;
+            stop.whenComplete((v, t) -> client.finishNow()); // before the start: no completion races it
             client.start(connection);
-            stop.whenComplete((v, t) -> client.finishNow());
             PerfClient.Counts counts = await(client, options);
             ConnectionDTO after = connection.getConnectionDTO();
-            return new PerfResult(options.describe(), connection.providerName(), text(connection.localAddress()),
-                    text(connection.peerAddress()), counts.messages(), counts.bytes(), counts.elapsedNanos(),
-                    after.creditStalls - stallsBefore, counts.p50(), counts.p99(),
-                    options.direction() == PerfDirection.PINGPONG ? "round-trip" : "send-completion",
-                    counts.confirmation());
+            return new PerfResult(options.describe(), connection.providerName(), after.providerDetail,
+                    text(connection.localAddress()), text(connection.peerAddress()), counts.messages(),
+                    options.direction().isRdma() ? "RDMA " + options.direction().label() + "s" : "messages", counts.bytes(),
+                    counts.elapsedNanos(), after.creditStalls - stallsBefore, counts.p50(), counts.p99(),
+                    switch (options.direction()) {
+                        case PINGPONG -> "round-trip";
+                        case WRITE, READ -> "RDMA completion";
+                        default -> "send-completion";
+                    }, counts.confirmation());
         } finally {
             closeQuietly(connection, listener);
         }
@@ -191,7 +201,8 @@ public final class Perf {
         try {
             if (options.duration() != null && options.direction() == PerfDirection.RECEIVE) {
                 try {
-                    return client.result().get(options.duration().toNanos(), TimeUnit.NANOSECONDS);
+                    return client.result().get(options.warmup().plus(options.duration()).toNanos(),
+                            TimeUnit.NANOSECONDS);
                 } catch (TimeoutException expected) {
                     client.stopStream();
                 }

@@ -2,17 +2,30 @@ package smbdirect.perf;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.zip.CRC32C;
 
+import smbdirect.api.BufferDescriptor;
 import smbdirect.api.CloseReason;
 import smbdirect.api.ConnectionHandler;
+import smbdirect.api.RdmaCompletion;
 import smbdirect.api.ReceivedMessage;
+import smbdirect.api.RegisteredBuffer;
+import smbdirect.api.RemoteAccess;
 import smbdirect.api.SendCompletion;
 import smbdirect.api.SmbDirectConnection;
 
 /**
  * The client end of perf: drives one connection with the workload of its {@link PerfOptions} and
  * completes {@link #result()} when the server confirmed the run.
+ *
+ * <p>For {@link PerfDirection#WRITE} and {@link PerfDirection#READ} the client asks the server to
+ * register a buffer of the transfer size for remote access (zeroed for Writes, filled with the perf
+ * pattern for Reads), registers its own (the pattern for Writes), and keeps {@code depth} RDMA
+ * operations of the whole buffer in flight, as {@code ib_write_bw} and {@code ib_read_bw} do. At
+ * the end the Writes' server checks what arrived (the CRC32C of its buffer against the client's) and
+ * the Reads' client checks its buffer byte for byte.
  *
  * <p>Thread-safe: state is guarded by this object's monitor (callbacks run on the connection's
  * serial context, {@link #start} and {@link #stopStream} on the caller's thread). Message
@@ -26,6 +39,9 @@ final class PerfClient implements ConnectionHandler {
     private final ArrayDeque<ByteBuffer> free = new ArrayDeque<>();
     private final SendCompletion dataSent = this::dataSent;
     private final SendCompletion controlSent = this::controlSent;
+    private final RdmaCompletion rdmaDone = this::rdmaDone;
+    /** RDMA runs: issue times of the operations in flight, in issue order (they complete in order). */
+    private final long[] issuedAt;
 
     private SmbDirectConnection connection;
     private long deadline = Long.MAX_VALUE;
@@ -36,7 +52,20 @@ final class PerfClient implements ConnectionHandler {
     private int echoOutstanding;
     private boolean finishing;
     private boolean stopSent;
+    /** {@link #finishNow} came before {@link #start}. */
+    private boolean stopRequested;
     private long startNanos;
+    // RDMA runs
+    private RegisteredBuffer local;
+    private List<BufferDescriptor> remote;
+    private long completed;
+    private boolean rdmaStarted;
+    // warm-up (--warmup): the counters when it ended are subtracted from the figures
+    private long warmupEnd = Long.MAX_VALUE;
+    private boolean warmed;
+    private long warmNanos;
+    private long warmCount;
+    private long warmBytes;
 
     /** What the run measured, before it is turned into a {@link PerfResult}. */
     record Counts(long messages, long bytes, long elapsedNanos, long p50, long p99, String confirmation) {
@@ -44,8 +73,9 @@ final class PerfClient implements ConnectionHandler {
 
     PerfClient(PerfOptions options) {
         this.options = options;
+        this.issuedAt = new long[options.direction().isRdma() ? options.depth() : 0];
         int buffers = options.direction() == PerfDirection.PINGPONG ? 2 * options.depth() : options.depth();
-        if (options.direction() != PerfDirection.RECEIVE) {
+        if (options.direction() != PerfDirection.RECEIVE && !options.direction().isRdma()) {
             for (int i = 0; i < buffers; i++) {
                 free.push(ByteBuffer.allocateDirect(options.size()));
             }
@@ -60,16 +90,108 @@ final class PerfClient implements ConnectionHandler {
     synchronized void start(SmbDirectConnection c) {
         connection = c;
         startNanos = System.nanoTime();
-        if (options.duration() != null) {
-            deadline = startNanos + options.duration().toNanos();
+        if (!options.direction().isRdma()) {
+            startClock(startNanos);
         }
         control(PerfHeader.START, 0, 0, 0);
         if (options.direction() == PerfDirection.RECEIVE) {
             long count = options.duration() != null ? -1 : options.count();
             control(PerfHeader.PULL, count, options.size(), options.depth());
+        } else if (options.direction().isRdma()) {
+            boolean write = options.direction() == PerfDirection.WRITE;
+            control(PerfHeader.REGION, options.size(), write ? 0 : 1, 0);
+            ByteBuffer b = ByteBuffer.allocateDirect(options.size());
+            if (write) {
+                PerfHeader.pattern(b, options.size());
+            }
+            c.register(b, RemoteAccess.LOCAL_ONLY).whenComplete(this::registered);
         } else {
             pump();
         }
+        if (stopRequested) { // asked before the start: the first window went out, nothing more does
+            finishNow();
+        }
+    }
+
+    private synchronized void registered(RegisteredBuffer buffer, Throwable failure) {
+        if (failure != null) {
+            result.completeExceptionally(new PerfException("registering the client's buffer of " + options.size()
+                    + " bytes failed: " + failure.getMessage(), failure));
+            return;
+        }
+        local = buffer;
+        pumpRdma();
+    }
+
+    /** Keeps {@code depth} RDMA operations of the whole buffer in flight while the run goes on. */
+    private void pumpRdma() {
+        if (local == null || remote == null) {
+            return; // both buffers first
+        }
+        if (!rdmaStarted) {
+            rdmaStarted = true; // the clock runs from the first operation
+            startNanos = System.nanoTime();
+            startClock(startNanos);
+        }
+        warmCheck();
+        while (!result.isDone() && canIssue() && inFlight < options.depth()) {
+            issuedAt[(int) (issued % issuedAt.length)] = System.nanoTime();
+            issued++;
+            inFlight++;
+            if (options.direction() == PerfDirection.WRITE) {
+                connection.rdmaWrite(local, 0, options.size(), remote, 0, rdmaDone);
+            } else {
+                connection.rdmaRead(local, 0, options.size(), remote, 0, rdmaDone);
+            }
+        }
+        if (!finishing && !result.isDone() && !canIssue() && inFlight == 0) {
+            finishing = true;
+            if (options.direction() == PerfDirection.WRITE) {
+                control(PerfHeader.REGION_FIN, checked(), 0, 0);
+            } else {
+                int mismatch = PerfHeader.patternMismatch(local.buffer(), checked());
+                complete(completed, completed * options.size(), mismatch < 0
+                        ? "every RDMA Read brought the server's buffer, the last checked byte for byte"
+                        : "byte " + mismatch + " of the buffer the RDMA Reads filled differs from the server's",
+                        mismatch < 0 && completed == issued);
+            }
+        }
+    }
+
+    /** The bytes of the buffers the end of an RDMA run compares: all, once an operation completed. */
+    private int checked() {
+        return completed > 0 ? options.size() : 0;
+    }
+
+    private synchronized void rdmaDone(long bytes, Throwable failure) {
+        inFlight--;
+        if (failure != null) {
+            result.completeExceptionally(new PerfException("RDMA " + options.direction().label() + " " + (completed + 1)
+                    + " failed: " + failure.getMessage(), failure));
+            return;
+        }
+        if (bytes != options.size()) {
+            result.completeExceptionally(new PerfException("RDMA " + options.direction().label() + " " + (completed + 1)
+                    + " moved " + bytes + " bytes, not " + options.size()));
+            return;
+        }
+        latency.record(System.nanoTime() - issuedAt[(int) (completed % issuedAt.length)]);
+        completed++;
+        pumpRdma();
+    }
+
+    /** The server's REGION_READY: its buffer's descriptors, or a refusal. */
+    private void regionReady(ByteBuffer p) {
+        int count = (int) PerfHeader.a(p);
+        if (count <= 0) {
+            result.completeExceptionally(new PerfException("the perf server could not register a buffer of "
+                    + options.size() + " bytes for RDMA"));
+            return;
+        }
+        ByteBuffer list = p.duplicate();
+        list.position(p.position() + PerfHeader.LENGTH);
+        remote = BufferDescriptor.decodeList(list, count);
+        pumpRdma();
     }
 
     /** Ends a RECEIVE stream that runs for a duration. */
@@ -82,17 +204,54 @@ final class PerfClient implements ConnectionHandler {
 
     /**
      * Ends the run early, as the end of a duration would: nothing more is issued, what is in flight
-     * completes, and the server confirms what it received. Any thread, after {@link #start}.
+     * completes, and the server confirms what it received. Any thread; before {@link #start}, the
+     * run ends once its first window went out.
      */
     synchronized void finishNow() {
         if (result.isDone()) {
+            return;
+        }
+        if (connection == null) {
+            stopRequested = true; // start() applies it
             return;
         }
         if (options.direction() == PerfDirection.RECEIVE) {
             stopStream();
         } else {
             deadline = Math.min(deadline, System.nanoTime());
-            pump();
+            if (options.direction().isRdma()) {
+                pumpRdma();
+            } else {
+                pump();
+            }
+        }
+    }
+
+    /** The run's clock starts at {@code now}: the warm-up, then the measured duration. */
+    private void startClock(long now) {
+        warmupEnd = now + options.warmup().toNanos();
+        if (options.duration() != null) {
+            deadline = Math.min(deadline, warmupEnd + options.duration().toNanos());
+        }
+    }
+
+    /** What the run has moved so far, in its own unit: messages sent or received, RDMA operations completed. */
+    private long progress() {
+        return switch (options.direction()) {
+            case RECEIVE -> received;
+            case WRITE, READ -> completed;
+            default -> issued;
+        };
+    }
+
+    /** Once the warm-up is over: notes the counters and the time the figures start from, forgets the latencies. */
+    private void warmCheck() {
+        if (!warmed && System.nanoTime() - warmupEnd >= 0) {
+            warmed = true;
+            warmNanos = System.nanoTime();
+            warmCount = progress();
+            warmBytes = options.direction() == PerfDirection.RECEIVE ? receivedBytes : warmCount * options.size();
+            latency.reset();
         }
     }
 
@@ -105,6 +264,7 @@ final class PerfClient implements ConnectionHandler {
     }
 
     private void pump() {
+        warmCheck();
         while (!result.isDone() && canIssue() && window() < options.depth() && !free.isEmpty()) {
             ByteBuffer b = free.pop();
             b.clear();
@@ -165,6 +325,7 @@ final class PerfClient implements ConnectionHandler {
                 pump();
             }
             case PerfHeader.DATA -> {
+                warmCheck();
                 received++;
                 receivedBytes += message.length();
             }
@@ -174,6 +335,17 @@ final class PerfClient implements ConnectionHandler {
                 long expectedBytes = issued * (long) options.size();
                 complete(issued, expectedBytes, "server confirmed " + messages + " messages, " + bytes + " bytes",
                         messages == issued && bytes == expectedBytes);
+            }
+            case PerfHeader.REGION_READY -> regionReady(p);
+            case PerfHeader.REGION_STATS -> {
+                CRC32C crc = new CRC32C();
+                crc.update(local.buffer().duplicate().clear().limit(checked()));
+                long want = crc.getValue();
+                complete(completed, completed * options.size(), PerfHeader.a(p) == want
+                        ? String.format("server's buffer equals the client's after %d RDMA Writes (CRC32C 0x%08x)",
+                                completed, want)
+                        : String.format("server's buffer has CRC32C 0x%08x, the client wrote 0x%08x", PerfHeader.a(p),
+                                want), PerfHeader.a(p) == want && completed == issued);
             }
             case PerfHeader.END -> {
                 long sent = PerfHeader.a(p);
@@ -185,16 +357,25 @@ final class PerfClient implements ConnectionHandler {
         }
     }
 
+    /**
+     * The run ended with {@code messages} and {@code bytes} moved in all: the figures are what moved
+     * after the warm-up (all of it without one), over the time since it ended.
+     */
     private void complete(long messages, long bytes, String confirmation, boolean consistent) {
-        long elapsed = System.nanoTime() - startNanos;
         if (!consistent) {
             result.completeExceptionally(new PerfException("perf run inconsistent: " + confirmation
                     + ", but this end counted " + messages + " messages (" + bytes + " bytes)"));
             return;
         }
+        if (!warmed) {
+            result.completeExceptionally(new PerfException("the run ended within its warm-up of "
+                    + options.warmup().toMillis() + " ms (" + confirmation + "); nothing was measured"));
+            return;
+        }
+        long elapsed = System.nanoTime() - warmNanos;
         boolean measured = options.direction() != PerfDirection.RECEIVE && latency.count() > 0;
-        result.complete(new Counts(messages, bytes, elapsed, measured ? latency.quantile(0.5) : -1,
-                measured ? latency.quantile(0.99) : -1, confirmation));
+        result.complete(new Counts(messages - warmCount, bytes - warmBytes, elapsed,
+                measured ? latency.quantile(0.5) : -1, measured ? latency.quantile(0.99) : -1, confirmation));
     }
 
     @Override

@@ -29,6 +29,17 @@ final class PerfHeader {
     static final int STATS = 7;
     /** End of a PULL stream: a = messages sent. */
     static final int END = 8;
+    /**
+     * Register a buffer for RDMA: a = its size, b = 1 to fill it with {@link #pattern} (for RDMA
+     * Reads of it), 0 to leave it zeroed (for RDMA Writes into it). Answered by REGION_READY.
+     */
+    static final int REGION = 9;
+    /** The buffer of REGION: a = the number of Buffer Descriptor V1 entries following the header (0: refused). */
+    static final int REGION_READY = 10;
+    /** End of an RDMA run: a = bytes of the buffer to check. Answered by REGION_STATS. */
+    static final int REGION_FIN = 11;
+    /** a = the CRC32C of the first REGION_FIN.a bytes of the buffer, b = that length. */
+    static final int REGION_STATS = 12;
 
     private PerfHeader() {
     }
@@ -65,6 +76,32 @@ final class PerfHeader {
 
     static long c(ByteBuffer b) {
         return readLong(b, b.position() + 24);
+    }
+
+    /**
+     * Fills {@code b}'s first {@code length} bytes (absolute, position and limit unchanged) with the
+     * perf pattern, the same on both ends and never zero (so a byte not written cannot pass for one
+     * written).
+     */
+    static void pattern(ByteBuffer b, int length) {
+        for (int i = 0; i < length; i++) {
+            b.put(i, patternByte(i));
+        }
+    }
+
+    /** Whether {@code b}'s first {@code length} bytes hold the pattern; -1 if so, else the first offset that does not. */
+    static int patternMismatch(ByteBuffer b, int length) {
+        for (int i = 0; i < length; i++) {
+            if (b.get(i) != patternByte(i)) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    private static byte patternByte(int i) {
+        int x = i * 0x9E3779B1;
+        return (byte) ((x >>> 24) ^ (i >>> 8) ^ i | 1);
     }
 
     private static void writeInt(ByteBuffer b, int index, int v) {

@@ -9,25 +9,8 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * The options of one perf run, parsed from command-line style arguments. Immutable.
- *
- * <pre>
- *   --size N[k|m]        message size in bytes (default 8192, at least 64)
- *   --count N            messages to move (default 10000)
- *   --duration N[ms|s]   run for a time instead of a count
- *   --depth N            messages in flight (default 16)
- *   --direction D        send | receive | pingpong (default send)
- *   --connect host:port  client end only, against a remote 'perf --listen'
- *   --listen host:port   server end only; runs until stopped
- *   --provider NAME      the RDMA provider to run over (mock, verbs, iwarp, ...; default: the
- *                        selected one, or for an in-process run the provider of the first open
- *                        listener)
- *   --local IP           the RDMA device address both ends use when neither --connect nor
- *                        --listen is given (default: the address of the first open listener)
- *   --trace FILE         write a Wireshark trace of the run (runtime batch mode)
- *   --trace-limit N      at most N messages in the trace (default 100000)
- *   --timeout N[ms|s]    give up after this long (default: 60 s plus the duration)
- * </pre>
+ * The options of one perf run, parsed from command-line style arguments ({@link #usage()} lists
+ * them). Immutable.
  */
 public final class PerfOptions {
 
@@ -35,6 +18,35 @@ public final class PerfOptions {
     public static final int MIN_SIZE = 64;
     /** Default trace message limit. */
     public static final int DEFAULT_TRACE_LIMIT = 100_000;
+
+    /**
+     * The options, one per line (see {@link #usage()}; a method, so that a caller's copy is never a
+     * constant compiled into it).
+     */
+    private static final String HELP = """
+              --size N[k|m]        message or RDMA transfer size in bytes (default 8192, at least 64)
+              --count N            messages or RDMA operations (default 10000)
+              --duration N[ms|s|m] run for a time instead of a count
+              --warmup N[ms|s|m]   with --duration: run this long first, not counted (as iperf3 -O)
+              --depth N            messages or RDMA operations in flight (default 16)
+              --direction D        send: the client streams messages to the server (default)
+                                   receive: the server streams messages to the client
+                                   pingpong: the server echoes each message (round-trip latency)
+                                   write: the client RDMA Writes a registered buffer into the server's
+                                   read: the client RDMA Reads the server's registered buffer
+              --connect host:port  client end only, against a remote 'perf --listen'
+              --listen host:port   server end only; runs until stopped
+              --provider NAME      the RDMA provider to run over (mock, verbs, iwarp, ...; default: the
+                                   selected one, or for an in-process run the provider of the first open
+                                   listener)
+              --local IP           the device address of the in-process ends (default: the first open
+                                   listener's)
+              --timeout N[ms|s|m]  give up after this long (default: 60 s plus the duration)
+              --trace FILE         write a Wireshark trace of the run (the runtime's batch mode)
+              --trace-limit N      at most N messages in the trace (default 100000)
+              -v, --verbose        the runtime's log too (the batch mode prints only perf's lines)
+              -h, --help           this text
+            """;
 
     private final int size;
     private final long count;
@@ -48,10 +60,13 @@ public final class PerfOptions {
     private final Path trace;
     private final int traceLimit;
     private final Duration timeout;
+    private final Duration warmup;
+    private final boolean help;
+    private final boolean verbose;
 
     private PerfOptions(int size, long count, Duration duration, int depth, PerfDirection direction,
             InetSocketAddress connect, InetSocketAddress listen, InetAddress local, String provider, Path trace,
-            int traceLimit, Duration timeout) {
+            int traceLimit, Duration timeout, Duration warmup, boolean help, boolean verbose) {
         this.size = size;
         this.count = count;
         this.duration = duration;
@@ -64,6 +79,9 @@ public final class PerfOptions {
         this.trace = trace;
         this.traceLimit = traceLimit;
         this.timeout = timeout;
+        this.warmup = warmup;
+        this.help = help;
+        this.verbose = verbose;
     }
 
     /** The defaults: a short send run on the local fabric. */
@@ -89,14 +107,27 @@ public final class PerfOptions {
         Path trace = null;
         int traceLimit = DEFAULT_TRACE_LIMIT;
         Duration timeout = null;
+        Duration warmup = Duration.ZERO;
         boolean countGiven = false;
+        boolean verbose = false;
+        if (args.contains("--help") || args.contains("-h")) {
+            return new PerfOptions(size, count, duration, depth, direction, connect, listen, local, provider, trace,
+                    traceLimit, Duration.ofSeconds(60), Duration.ZERO, true,
+                    args.contains("--verbose") || args.contains("-v"));
+        }
         for (int i = 0; i < args.size(); i++) {
             String option = args.get(i);
+            if (option.equals("--verbose") || option.equals("-v")) {
+                verbose = true;
+                continue;
+            }
             String value;
             int eq = option.indexOf('=');
             if (option.startsWith("--") && eq > 0) {
                 value = option.substring(eq + 1);
                 option = option.substring(0, eq);
+            } else if (!WITH_VALUE.contains(option)) {
+                throw unknown(option);
             } else {
                 if (i + 1 >= args.size()) {
                     throw new IllegalArgumentException("option " + option + " needs a value");
@@ -119,9 +150,8 @@ public final class PerfOptions {
                 case "--trace" -> trace = Path.of(value);
                 case "--trace-limit" -> traceLimit = (int) Math.min(Integer.MAX_VALUE, parseLong(option, value));
                 case "--timeout" -> timeout = parseDuration(option, value);
-                default -> throw new IllegalArgumentException("unknown perf option '" + option + "'; "
-                        + "known: --size --count --duration --depth --direction --connect --listen "
-                        + "--provider --local --trace --trace-limit --timeout");
+                case "--warmup" -> warmup = parseDuration(option, value);
+                default -> throw unknown(option);
             }
         }
         if (size < MIN_SIZE) {
@@ -142,14 +172,33 @@ public final class PerfOptions {
         if (duration != null && countGiven) {
             throw new IllegalArgumentException("--count and --duration exclude each other");
         }
+        if (!warmup.isZero() && duration == null) {
+            throw new IllegalArgumentException("--warmup needs --duration (the measured time after it)");
+        }
         if (duration != null) {
             count = Long.MAX_VALUE;
         }
         if (timeout == null) {
-            timeout = Duration.ofSeconds(60).plus(duration == null ? Duration.ZERO : duration);
+            timeout = Duration.ofSeconds(60).plus(duration == null ? Duration.ZERO : duration).plus(warmup);
         }
         return new PerfOptions(size, count, duration, depth, direction, connect, listen, local, provider, trace,
-                traceLimit, timeout);
+                traceLimit, timeout, warmup, false, verbose);
+    }
+
+    /** The options, one per line, as the shell command and the runtime's batch mode print them. */
+    public static String usage() {
+        return HELP;
+    }
+
+    /** The options that take a value. */
+    private static final java.util.Set<String> WITH_VALUE = java.util.Set.of("--size", "-s", "--count", "-n",
+            "--duration", "-d", "--depth", "-q", "--direction", "--connect", "--listen", "--local", "--provider", "-p",
+            "--trace", "--trace-limit", "--timeout", "--warmup");
+
+    private static IllegalArgumentException unknown(String option) {
+        return new IllegalArgumentException("unknown perf option '" + option + "'; known: --size --count --duration "
+                + "--depth --direction --connect --listen --provider --local --trace --trace-limit --timeout "
+                + "--warmup --verbose --help");
     }
 
     /** A provider name: what {@code smbdirect.provider} service properties hold (letters, digits, {@code . _ -}). */
@@ -168,7 +217,7 @@ public final class PerfOptions {
      */
     public PerfOptions withLocal(InetAddress local) {
         return new PerfOptions(size, count, duration, depth, direction, connect, listen, local, provider, trace,
-                traceLimit, timeout);
+                traceLimit, timeout, warmup, help, verbose);
     }
 
     static long parseSize(String option, String value) {
@@ -294,9 +343,26 @@ public final class PerfOptions {
         return timeout;
     }
 
+    /** The time run before the measured {@link #duration()}, not counted; zero without {@code --warmup}. */
+    public Duration warmup() {
+        return warmup;
+    }
+
+    /** {@code --help} or {@code -h} was given: print {@link #usage()} and run nothing. */
+    public boolean help() {
+        return help;
+    }
+
+    /** {@code --verbose} or {@code -v} was given: the runtime's log is wanted too. */
+    public boolean verbose() {
+        return verbose;
+    }
+
     /** A one-line account of the workload. */
     public String describe() {
-        String amount = duration != null ? "for " + duration.toMillis() + " ms" : count + " messages";
+        String amount = duration != null ? "for " + duration.toMillis() + " ms"
+                + (warmup.isZero() ? "" : " after " + warmup.toMillis() + " ms of warm-up")
+                : count + (direction.isRdma() ? " RDMA operations" : " messages");
         return direction.label() + " " + amount + " of " + size + " B, depth " + depth;
     }
 }

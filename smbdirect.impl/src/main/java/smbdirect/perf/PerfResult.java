@@ -7,9 +7,12 @@ import java.util.Locale;
  *
  * @param workload the options' one-line description
  * @param provider the RDMA provider the connection ran on
+ * @param providerDetail what the provider says of the connection on the wire (for software iWARP
+ *     the FPDU size and CRC), or {@code null}
  * @param local local address as text
  * @param peer peer address as text
- * @param messages upper-layer messages moved
+ * @param messages upper-layer messages (or RDMA operations) moved
+ * @param unit what {@code messages} counts: "messages", or "RDMA writes" / "RDMA reads"
  * @param bytes payload bytes moved
  * @param elapsedNanos from the first message to the peer's confirmation
  * @param creditStalls times the client's sending stopped for lack of Send Credits
@@ -18,7 +21,8 @@ import java.util.Locale;
  * @param latencyKind what the latency measures
  * @param confirmation what the other end confirmed
  */
-public record PerfResult(String workload, String provider, String local, String peer, long messages, long bytes,
+public record PerfResult(String workload, String provider, String providerDetail, String local, String peer,
+        long messages, String unit, long bytes,
         long elapsedNanos, long creditStalls, long p50Nanos, long p99Nanos, String latencyKind, String confirmation) {
 
     /** Megabytes (10^6 bytes) per second. */
@@ -35,9 +39,12 @@ public record PerfResult(String workload, String provider, String local, String 
     public String format() {
         StringBuilder b = new StringBuilder();
         b.append(String.format(Locale.ROOT, "perf: %s over %s, %s -> %s%n", workload, provider, local, peer));
-        b.append(String.format(Locale.ROOT, "  %d messages, %d bytes in %.3f s%n", messages, bytes, elapsedNanos / 1e9));
-        b.append(String.format(Locale.ROOT, "  throughput %.1f MB/s, %.0f messages/s%n", megabytesPerSecond(),
-                messagesPerSecond()));
+        if (providerDetail != null) {
+            b.append("  ").append(provider).append(": ").append(providerDetail).append('\n');
+        }
+        b.append(String.format(Locale.ROOT, "  %d %s, %d bytes in %.3f s%n", messages, unit, bytes, elapsedNanos / 1e9));
+        b.append(String.format(Locale.ROOT, "  throughput %.1f MB/s, %.0f %s/s%n", megabytesPerSecond(),
+                messagesPerSecond(), unit));
         b.append(String.format(Locale.ROOT, "  credit stalls %d%n", creditStalls));
         if (p50Nanos >= 0) {
             b.append(String.format(Locale.ROOT, "  %s latency p50 %.1f us, p99 %.1f us%n", latencyKind, p50Nanos / 1e3,

@@ -2,22 +2,28 @@ package smbdirect.perf;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.zip.CRC32C;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import smbdirect.api.AcceptHandler;
+import smbdirect.api.BufferDescriptor;
 import smbdirect.api.CloseReason;
 import smbdirect.api.ConnectionHandler;
 import smbdirect.api.ReceivedMessage;
+import smbdirect.api.RegisteredBuffer;
+import smbdirect.api.RemoteAccess;
 import smbdirect.api.SendCompletion;
 import smbdirect.api.SmbDirectConnection;
 
 /**
  * The server end of perf, usable as any listener's {@link AcceptHandler}: counts DATA messages,
- * echoes ECHO messages, streams on PULL and answers FIN with its counters. Messages that are not
- * perf messages are counted and otherwise ignored (a sink).
+ * echoes ECHO messages, streams on PULL and answers FIN with its counters; for RDMA runs registers
+ * a buffer for the client's RDMA Writes or Reads on REGION and answers REGION_FIN with the CRC32C
+ * of what it holds. Messages that are not perf messages are counted and otherwise ignored (a sink).
  *
  * <p>Thread-safe: each connection gets its own session, whose callbacks run on that connection's
  * serial context. Echo and stream buffers are pooled per connection and owned by the transport
@@ -84,6 +90,8 @@ public final class PerfServer implements AcceptHandler {
         private int streamSize;
         private int streamInFlight;
         private boolean streaming;
+        /** The buffer registered for the client's RDMA operations (volatile: registered on another thread). */
+        private volatile RegisteredBuffer region;
 
         Session(SmbDirectConnection connection) {
             this.connection = connection;
@@ -106,6 +114,8 @@ public final class PerfServer implements AcceptHandler {
                 case PerfHeader.FIN -> finished(c, runMessages - 1, runBytes - length);
                 case PerfHeader.PULL -> pull(c, PerfHeader.a(p), (int) PerfHeader.b(p), (int) PerfHeader.c(p));
                 case PerfHeader.STOP -> streamRemaining = 0;
+                case PerfHeader.REGION -> region(c, PerfHeader.a(p), PerfHeader.b(p) == 1);
+                case PerfHeader.REGION_FIN -> regionFinished(c, PerfHeader.a(p));
                 default -> {
                     // DATA and foreign messages: counted above
                 }
@@ -118,6 +128,54 @@ public final class PerfServer implements AcceptHandler {
             confirmedBytes.addAndGet(receivedBytes);
             LOG.info("perf run on connection {} ended: {} messages, {} bytes received", c.id(), received, receivedBytes);
             control(c, PerfHeader.STATS, received, receivedBytes);
+        }
+
+        /** REGION: registers a buffer of {@code size} bytes for remote access and sends its descriptors. */
+        private void region(SmbDirectConnection c, long size, boolean pattern) {
+            if (size < 1 || size > Integer.MAX_VALUE || region != null) {
+                LOG.warn("perf REGION of {} bytes on connection {} refused", size, c.id());
+                c.send(regionReady(List.of()), sentCallback);
+                return;
+            }
+            ByteBuffer b = ByteBuffer.allocateDirect((int) size);
+            if (pattern) {
+                PerfHeader.pattern(b, (int) size);
+            }
+            c.register(b, RemoteAccess.READ_WRITE).whenComplete((registered, failure) -> {
+                if (failure != null) {
+                    LOG.warn("perf: registering {} bytes for RDMA on connection {} failed: {}", size, c.id(),
+                            failure.toString());
+                    c.send(regionReady(List.of()), sentCallback);
+                    return;
+                }
+                region = registered;
+                c.send(regionReady(registered.descriptors()), sentCallback);
+            });
+        }
+
+        /** REGION_READY with {@code descriptors} after the header (control plane: a buffer of its own). */
+        private ByteBuffer regionReady(List<BufferDescriptor> descriptors) {
+            ByteBuffer b = ByteBuffer.allocateDirect(PerfHeader.LENGTH + descriptors.size() * BufferDescriptor.BYTES);
+            PerfHeader.put(b, PerfHeader.REGION_READY, descriptors.size(), 0, 0);
+            b.position(PerfHeader.LENGTH);
+            for (BufferDescriptor d : descriptors) {
+                d.encode(b);
+            }
+            return b.flip();
+        }
+
+        /** REGION_FIN: the CRC32C of the first {@code length} bytes of the buffer, as the client's RDMA Writes left it. */
+        private void regionFinished(SmbDirectConnection c, long length) {
+            RegisteredBuffer r = region;
+            long checked = r == null ? 0 : Math.max(0, Math.min(length, r.length()));
+            CRC32C crc = new CRC32C();
+            if (r != null) {
+                crc.update(r.buffer().duplicate().clear().limit((int) checked));
+            }
+            runs.incrementAndGet();
+            LOG.info("perf RDMA run on connection {} ended: CRC32C 0x{} over {} bytes of the buffer", c.id(),
+                    Long.toHexString(crc.getValue()), checked);
+            control(c, PerfHeader.REGION_STATS, crc.getValue(), checked);
         }
 
         private void echo(SmbDirectConnection c, ByteBuffer payload, int length) {
@@ -195,6 +253,7 @@ public final class PerfServer implements AcceptHandler {
         public void onDisconnected(SmbDirectConnection c, CloseReason reason) {
             streaming = false;
             free.clear();
+            region = null; // the connection's registrations end with it
         }
     }
 }

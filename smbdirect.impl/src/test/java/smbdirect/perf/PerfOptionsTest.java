@@ -1,8 +1,10 @@
 package smbdirect.perf;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -47,7 +49,7 @@ class PerfOptionsTest {
         assertEquals("option --count needs a number, not 'many'",
                 assertThrows(IllegalArgumentException.class, () -> PerfOptions.parse(List.of("--count", "many")))
                         .getMessage());
-        assertEquals("--direction must be send, receive or pingpong, not 'up'",
+        assertEquals("--direction must be send, receive, pingpong, write or read, not 'up'",
                 assertThrows(IllegalArgumentException.class, () -> PerfOptions.parse(List.of("--direction", "up")))
                         .getMessage());
         assertEquals("option --connect needs host:port, not 'nohost'",
@@ -76,5 +78,55 @@ class PerfOptionsTest {
         assertEquals("iwarp", local.provider());
         assertEquals(7, local.count());
         assertEquals("127.0.0.1", local.local().getHostAddress());
+    }
+
+    @Test
+    void helpAndVerboseAreFlagsWithoutAValueAndHelpWinsOverEverythingElse() {
+        assertTrue(PerfOptions.parse(List.of("--help")).help());
+        assertTrue(PerfOptions.parse(List.of("-h")).help());
+        assertTrue(PerfOptions.parse(List.of("--size", "10", "--bogus", "-h")).help(), "help even with bad options");
+        PerfOptions o = PerfOptions.parse(List.of("-v", "--count", "5", "--verbose"));
+        assertTrue(o.verbose());
+        assertFalse(o.help());
+        assertEquals(5, o.count());
+        assertFalse(PerfOptions.defaults().verbose());
+    }
+
+    @Test
+    void anUnknownOptionIsNamedAsUnknownEvenWhenItIsTheLast() {
+        assertEquals("unknown perf option '--bogus'; known: --size --count --duration --depth --direction --connect "
+                + "--listen --provider --local --trace --trace-limit --timeout --warmup --verbose --help",
+                assertThrows(IllegalArgumentException.class, () -> PerfOptions.parse(List.of("--bogus"))).getMessage());
+        assertThrows(IllegalArgumentException.class, () -> PerfOptions.parse(List.of("-x", "1")));
+    }
+
+    @Test
+    void rdmaDirectionsAreWriteAndReadAndDescribedAsOperations() {
+        PerfOptions w = PerfOptions.parse(List.of("--direction", "write", "--size", "1m", "--count", "7"));
+        assertEquals(PerfDirection.WRITE, w.direction());
+        assertTrue(w.direction().isRdma());
+        assertEquals("write 7 RDMA operations of 1048576 B, depth 16", w.describe());
+        assertEquals(PerfDirection.READ, PerfOptions.parse(List.of("--direction=READ")).direction());
+        assertFalse(PerfDirection.SEND.isRdma());
+    }
+
+    @Test
+    void theHelpTextNamesEveryOptionTheParserKnows() {
+        for (String option : List.of("--size", "--count", "--duration", "--depth", "--direction", "--connect",
+                "--listen", "--provider", "--local", "--timeout", "--trace", "--trace-limit", "--warmup", "--verbose", "--help",
+                "write:", "read:")) {
+            assertTrue(PerfOptions.usage().contains(option), option + " in\n" + PerfOptions.usage());
+        }
+    }
+
+    @Test
+    void aWarmUpGoesWithADurationAndLengthensTheDefaultTimeout() {
+        PerfOptions o = PerfOptions.parse(List.of("--warmup", "2s", "--duration", "10s"));
+        assertEquals(Duration.ofSeconds(2), o.warmup());
+        assertEquals(Duration.ofSeconds(72), o.timeout());
+        assertEquals("send for 10000 ms after 2000 ms of warm-up of 8192 B, depth 16", o.describe());
+        assertEquals(Duration.ZERO, PerfOptions.defaults().warmup());
+        assertEquals("--warmup needs --duration (the measured time after it)", assertThrows(
+                IllegalArgumentException.class, () -> PerfOptions.parse(List.of("--warmup", "2s"))).getMessage());
     }
 }

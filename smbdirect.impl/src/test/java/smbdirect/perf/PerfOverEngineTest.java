@@ -122,6 +122,58 @@ class PerfOverEngineTest {
     }
 
     @Test
+    void rdmaWriteRunKeepsDepthWritesInFlightAndTheServerFindsTheClientsBytes() throws Exception {
+        PerfResult r = Perf.run(engine, options("--count", "300", "--size", "64k", "--depth", "4", "--direction",
+                "write"));
+        assertEquals(300, r.messages());
+        assertEquals(300L * 65536, r.bytes());
+        assertTrue(r.confirmation().startsWith("server's buffer equals the client's after 300 RDMA Writes (CRC32C 0x"),
+                r.confirmation());
+        assertEquals("RDMA completion", r.latencyKind());
+        assertTrue(r.p50Nanos() > 0, r.format());
+        assertTrue(r.format().startsWith("perf: write 300 RDMA operations of 65536 B, depth 4 over dev"), r.format());
+    }
+
+    @Test
+    void rdmaReadRunBringsTheServersBufferByteForByte() throws Exception {
+        PerfResult r = Perf.run(engine, options("--count", "200", "--size", "100000", "--direction", "read"));
+        assertEquals(200, r.messages());
+        assertEquals(200L * 100_000, r.bytes());
+        assertEquals("every RDMA Read brought the server's buffer, the last checked byte for byte", r.confirmation());
+    }
+
+    @Test
+    @Timeout(60)
+    void aStopDuringAnRdmaWriteRunEndsItWithTheServersBufferChecked() throws Exception {
+        CompletableFuture<Void> stop = new CompletableFuture<>();
+        timers.schedule(() -> stop.complete(null), 200, TimeUnit.MILLISECONDS);
+        PerfResult r = Perf.run(engine, options("--duration", "10m", "--size", "8k", "--direction", "write"), stop);
+        assertTrue(r.messages() > 0, r.format());
+        assertTrue(r.confirmation().startsWith("server's buffer equals the client's"), r.confirmation());
+    }
+
+    @Test
+    void aWarmUpRunsTheWorkloadButOnlyWhatFollowsItIsCounted() throws Exception {
+        for (String direction : new String[] {"send", "receive", "write"}) {
+            PerfResult r = Perf.run(engine, options("--warmup", "300ms", "--duration", "300ms", "--size", "1000",
+                    "--direction", direction));
+            long total = Long.parseLong(r.confirmation().replaceAll("^\\D*(\\d+).*$", "$1"));
+            assertTrue(r.messages() > 0 && r.messages() < total, direction + ": " + r.messages()
+                    + " counted of " + total + " moved: " + r.confirmation());
+            assertEquals(r.messages() * 1000, r.bytes(), direction);
+            assertTrue(r.workload().contains("after 300 ms of warm-up"), r.workload());
+        }
+    }
+
+    @Test
+    void anRdmaTransferLargerThanMaxReadWriteSizeIsRefusedByName() {
+        PerfException e = assertThrows(PerfException.class, () -> Perf.run(engine, options("--size", "16m", "--count",
+                "1", "--direction", "read")));
+        assertTrue(e.getMessage().startsWith("--size 16777216 exceeds the largest RDMA transfer of the connection "
+                + "(MaxReadWriteSize "), e.getMessage());
+    }
+
+    @Test
     void messageLargerThanThePeerReassemblesIsRefusedByName() {
         PerfException e = assertThrows(PerfException.class, () -> Perf.run(engine, options("--size", "2m", "--count", "1")));
         assertEquals("--size 2097152 exceeds what the peer reassembles (MaxFragmentedSize 1048576)", e.getMessage());

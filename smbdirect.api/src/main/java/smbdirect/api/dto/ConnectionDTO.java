@@ -14,6 +14,14 @@ public class ConnectionDTO extends DTO {
     public String state;
     /** The provider name. */
     public String provider;
+    /**
+     * What the RDMA provider says of this connection on the wire
+     * ({@code RdmaEndpoint.describeConnection()}, e.g. the FPDU size and CRC of a software iWARP
+     * connection), or {@code null}.
+     *
+     * @since 1.3
+     */
+    public String providerDetail;
     /** Local address as host:port. */
     public String localAddress;
     /** Peer address as host:port. */

@@ -41,6 +41,20 @@ public interface RdmaEndpoint {
     RdmaCapabilities capabilities();
 
     /**
+     * What this connection is like on the wire, in words with units, for operators and measurements
+     * (the runtime DTO, the shell, perf): what the provider chose for it that the SPI does not
+     * otherwise show, e.g. "CRC32C on, FPDUs of 1,448 bytes (the path's TCP MSS), IRD 16, ORD 16".
+     * Called from any thread; must not block.
+     *
+     * @return one line of text, or {@code null} (the default) before the connection is established
+     *     or when there is nothing to add
+     * @since 1.2
+     */
+    default String describeConnection() {
+        return null;
+    }
+
+    /**
      * Registers memory for this endpoint only.
      *
      * @param buffer a direct buffer; the bytes between position and limit are registered

@@ -28,6 +28,13 @@ import java.util.Properties;
  * processes run side by side in one home, and next to a running appliance, without sharing
  * {@code data/cache} or the console's port.
  *
+ * <p>A batch run prints only its own lines: unless {@code -v} or {@code --verbose} is among its
+ * options (or the log level is given on the command line), the runtime's log shows errors only
+ * ({@value #LOG_LEVEL} {@code error}, the per-logger levels of the runtime's properties raised
+ * likewise, Felix EventAdmin's own output at errors, and the JDK logging the framework's extensions
+ * use at SEVERE). {@code help},
+ * {@code --help} and {@code -h} are batch runs of their own: the usage, nothing else.
+ *
  * <p>Runs before any logging framework exists: a home that cannot be created ends the process with
  * one line on standard error and exit status 1.
  */
@@ -45,6 +52,12 @@ public final class ApplianceHome {
     static final String HTTP_ENABLE = "org.apache.felix.http.enable";
     /** The HTTP port; given on the command line, a batch run keeps its Web Console. */
     static final String HTTP_PORT = "org.osgi.service.http.port";
+    /** SLF4J Simple's default level (the runtime's properties say {@code info}). */
+    static final String LOG_LEVEL = "org.slf4j.simpleLogger.defaultLogLevel";
+    /** Felix EventAdmin's own log level (it prints warnings to standard output when the runtime stops). */
+    static final String EVENT_ADMIN_LOG_LEVEL = "org.apache.felix.eventadmin.LogLevel";
+    /** The loggers the runtime's properties give a level of their own ({@code smbdirect.bndrun}). */
+    static final List<String> LEVELLED_LOGGERS = List.of("org.eclipse.jetty", "org.apache.felix.http");
 
     private ApplianceHome() {
     }
@@ -53,6 +66,10 @@ public final class ApplianceHome {
     public static void agentmain(String args) {
         try {
             prepare(System.getProperties(), commandArguments());
+            if (System.getProperty(LOG_LEVEL, "").equals("error")) {
+                // the JDK logging of the framework's extensions (SPI Fly's "Registered provider" lines)
+                java.util.logging.Logger.getLogger("").setLevel(java.util.logging.Level.SEVERE);
+            }
         } catch (IOException | InvalidPathException e) {
             System.err.println("smbdirect: cannot prepare the home directory: " + e.getMessage());
             System.exit(1);
@@ -72,9 +89,10 @@ public final class ApplianceHome {
 
     /**
      * As {@link #prepare(Properties)}; when {@code arguments} (the program's arguments) start with
-     * {@code perf}, also sets {@value #BATCH}, a temporary {@value #STORAGE} (unless given; deleted
-     * at exit) and switches the Web Console's HTTP connector off (unless {@value #HTTP_ENABLE} or
-     * {@value #HTTP_PORT} is given).
+     * {@code perf} (or ask for help), also sets {@value #BATCH}, a temporary {@value #STORAGE}
+     * (unless given; deleted at exit), switches the Web Console's HTTP connector off (unless
+     * {@value #HTTP_ENABLE} or {@value #HTTP_PORT} is given) and, without {@code -v} or
+     * {@code --verbose}, the runtime's log to errors only (unless {@value #LOG_LEVEL} is given).
      *
      * @return the absolute home
      */
@@ -86,8 +104,20 @@ public final class ApplianceHome {
         Path etc = Files.createDirectories(home.resolve("etc"));
         Path data = Files.createDirectories(home.resolve("data"));
         system.setProperty(HOME, home.toString());
-        if (!arguments.isEmpty() && "perf".equals(arguments.get(0))) {
-            system.setProperty(BATCH, "perf");
+        String command = arguments.isEmpty() ? "" : arguments.get(0);
+        boolean help = command.equals("help") || command.equals("-h") || command.equals("--help");
+        if (command.equals("perf") || help) {
+            system.setProperty(BATCH, help ? "help" : "perf");
+            boolean verbose = arguments.contains("-v") || arguments.contains("--verbose");
+            if (!verbose && system.getProperty(LOG_LEVEL) == null) {
+                system.setProperty(LOG_LEVEL, "error");
+                for (String logger : LEVELLED_LOGGERS) {
+                    system.setProperty("org.slf4j.simpleLogger.log." + logger, "error");
+                }
+                if (system.getProperty(EVENT_ADMIN_LOG_LEVEL) == null) {
+                    system.setProperty(EVENT_ADMIN_LOG_LEVEL, "1"); // errors only
+                }
+            }
             if (system.getProperty(STORAGE) == null) {
                 Path scratch = Files.createTempDirectory("smbdirect-perf-");
                 Runtime.getRuntime().addShutdownHook(new Thread(() -> deleteQuietly(scratch), "smbdirect-perf-cleanup"));

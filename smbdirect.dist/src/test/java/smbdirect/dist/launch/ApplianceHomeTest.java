@@ -84,4 +84,43 @@ class ApplianceHomeTest {
         assertEquals("perf", system.getProperty(ApplianceHome.BATCH));
         assertNull(system.getProperty(ApplianceHome.HTTP_ENABLE), "the status page can watch the run");
     }
+
+    @Test
+    void aPerfRunLogsErrorsOnlyUnlessVerboseOrALevelIsGiven() throws Exception {
+        Properties quiet = new Properties();
+        quiet.setProperty("user.dir", dir.toString());
+        ApplianceHome.prepare(quiet, List.of("perf", "--count", "10"));
+        assertEquals("error", quiet.getProperty(ApplianceHome.LOG_LEVEL));
+        assertEquals("1", quiet.getProperty(ApplianceHome.EVENT_ADMIN_LOG_LEVEL), "EventAdmin: errors only");
+        for (String logger : ApplianceHome.LEVELLED_LOGGERS) {
+            assertEquals("error", quiet.getProperty("org.slf4j.simpleLogger.log." + logger), logger);
+        }
+        for (String flag : new String[] {"-v", "--verbose"}) {
+            Properties verbose = new Properties();
+            verbose.setProperty("user.dir", dir.toString());
+            ApplianceHome.prepare(verbose, List.of("perf", flag, "--count", "10"));
+            assertNull(verbose.getProperty(ApplianceHome.LOG_LEVEL), "the runtime's own level (info) with " + flag);
+        }
+        Properties given = new Properties();
+        given.setProperty("user.dir", dir.toString());
+        given.setProperty(ApplianceHome.LOG_LEVEL, "debug");
+        ApplianceHome.prepare(given, List.of("perf"));
+        assertEquals("debug", given.getProperty(ApplianceHome.LOG_LEVEL), "a level on the command line stays");
+    }
+
+    @Test
+    void helpIsABatchRunOfItsOwnAndServingKeepsTheRuntimesLog() throws Exception {
+        for (String help : new String[] {"help", "-h", "--help"}) {
+            Properties system = new Properties();
+            system.setProperty("user.dir", dir.toString());
+            ApplianceHome.prepare(system, List.of(help));
+            assertEquals("help", system.getProperty(ApplianceHome.BATCH), help);
+            assertEquals("false", system.getProperty(ApplianceHome.HTTP_ENABLE), help);
+            assertEquals("error", system.getProperty(ApplianceHome.LOG_LEVEL), help);
+        }
+        Properties serve = new Properties();
+        serve.setProperty("user.dir", dir.toString());
+        ApplianceHome.prepare(serve, List.of());
+        assertNull(serve.getProperty(ApplianceHome.LOG_LEVEL));
+    }
 }

@@ -507,6 +507,8 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
         d.role = initiator ? "ACTIVE" : "PASSIVE";
         d.state = state.name();
         d.provider = engine.provider().name();
+        RdmaEndpoint e = endpoint;
+        d.providerDetail = e == null ? null : e.describeConnection();
         d.localAddress = text(localAddress);
         d.peerAddress = text(peerAddress);
         d.createdMillis = createdMillis;

@@ -120,6 +120,9 @@ public final class DtoText {
         line(b, "role", c.role);
         line(b, "state", c.state);
         line(b, "provider", c.provider);
+        if (c.providerDetail != null) {
+            line(b, "provider detail", c.providerDetail);
+        }
         line(b, "local", c.localAddress);
         line(b, "peer", c.peerAddress);
         line(b, "created", Instant.ofEpochMilli(c.createdMillis));

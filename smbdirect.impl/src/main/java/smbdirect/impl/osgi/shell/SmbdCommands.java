@@ -271,15 +271,7 @@ public class SmbdCommands {
             smbd:perf [options]            client and server end here, over the selected provider
             smbd:perf --connect host:port  client end against a remote 'perf --listen'
             smbd:perf --listen host:port   server end only (stop with 'smbd:perf stop')
-              --size N[k|m]       message size (default 8192)
-              --count N           messages (default 10000) | --duration N[ms|s]
-              --depth N           messages in flight (default 16)
-              --direction D       send | receive | pingpong (default send)
-              --provider NAME     run over this RDMA provider (mock, verbs, iwarp, ...; default: the selected one,
-                                  or for the in-process ends the provider of the first open listener)
-              --local IP          device address of the in-process ends (default: first open listener's)
-              --timeout N[ms|s]   give up after (default 60 s + duration)
-            """;
+            """ + PerfOptions.usage();
 
     @Deactivate
     void deactivate() throws IOException {

@@ -99,6 +99,8 @@ final class EndpointImpl implements RdmaEndpoint, IoHandler {
     private volatile InetSocketAddress peerAddress;
     private volatile int inboundReadDepth;
     private volatile int outboundReadDepth;
+    /** {@link #describeConnection()}, once in RDMA mode. */
+    private volatile String description;
 
     // I/O thread
     private Channel channel;
@@ -227,6 +229,8 @@ final class EndpointImpl implements RdmaEndpoint, IoHandler {
             inboundReadDepth = ird;
             outboundReadDepth = ord;
         }
+        description = Words.connection(crc, fpduSize, settings.maxFpduSize() == IwarpSettings.FPDU_SIZE_OF_PATH, ird,
+                ord);
         try {
             if (localAddress == null || !passive) {
                 localAddress = (InetSocketAddress) channel.socket.getLocalAddress();
@@ -279,6 +283,11 @@ final class EndpointImpl implements RdmaEndpoint, IoHandler {
     @Override
     public RdmaCapabilities capabilities() {
         return provider.capabilities();
+    }
+
+    @Override
+    public String describeConnection() {
+        return description;
     }
 
     // ------------------------------------------------------------------ memory and posting
@@ -443,19 +452,37 @@ final class EndpointImpl implements RdmaEndpoint, IoHandler {
 
     /**
      * The receive side's counters: {FPDUs received, socket reads, bytes sent through the spill
-     * buffer}; zeros before RDMA mode. Read on the I/O thread (bounded wait), for tests and
-     * diagnostics.
+     * buffer, bytes read through the staging buffer, bytes read, the largest FPDU of the peer};
+     * zeros before RDMA mode. Read on the I/O thread (bounded wait), for tests and diagnostics.
      */
     long[] receiveCounters() {
-        long[] out = new long[3];
+        long[] out = new long[6];
         loop.runAndWait(() -> {
             if (rx != null) {
                 out[0] = rx.fpdusReceived();
                 out[1] = rx.socketReads();
                 out[2] = rx.spilledBytes();
+                out[3] = rx.stagedBytes();
+                out[4] = rx.bytesRead();
+                out[5] = rx.peerFpdu();
             }
         }, 5_000);
         return out;
+    }
+
+    /**
+     * Tests and measurements: the receiver stages peer FPDUs of at most {@code limit} bytes from now
+     * on (0: never; see {@code Receiver.staging}). False before RDMA mode.
+     */
+    boolean receiveStagingLimit(int limit) {
+        boolean[] set = new boolean[1];
+        loop.runAndWait(() -> {
+            if (rx != null) {
+                rx.stagingLimit(limit);
+                set[0] = true;
+            }
+        }, 5_000);
+        return set[0];
     }
 
     // ------------------------------------------------------------------ the end

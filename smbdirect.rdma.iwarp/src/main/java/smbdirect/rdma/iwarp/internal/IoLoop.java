@@ -1,6 +1,7 @@
 package smbdirect.rdma.iwarp.internal;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.channels.ClosedSelectorException;
 import java.nio.channels.SelectableChannel;
 import java.nio.channels.SelectionKey;
@@ -33,6 +34,11 @@ final class IoLoop implements Runnable {
 
     private static final Logger LOG = LoggerFactory.getLogger(IoLoop.class);
     private static final int TASKS_PER_ROUND = 1024;
+    /**
+     * Bytes of the loop's staging buffer: a staged read of a receiver takes at most this much, and a
+     * read-ahead misprediction spills at most this much ({@code ReadAhead.MAX_BYTES}).
+     */
+    static final int STAGING_BYTES = 128 * 1024;
 
     private final Selector selector;
     private final Thread thread;
@@ -47,6 +53,8 @@ final class IoLoop implements Runnable {
     /** Failures that reached this loop's catch-alls (shared by the provider's loops). */
     private final AtomicLong internalErrors;
     private volatile boolean running = true;
+    /** Loop thread: created on first use. */
+    private ByteBuffer staging;
 
     IoLoop(String name, AtomicLong internalErrors) throws IOException {
         this.internalErrors = internalErrors;
@@ -65,6 +73,19 @@ final class IoLoop implements Runnable {
 
     boolean inLoop() {
         return Thread.currentThread() == thread;
+    }
+
+    /**
+     * Loop thread: the loop's staging buffer, cleared. The receivers of all connections on this loop
+     * share it: each one consumes what it read before its {@code onReadable} returns (every byte of a
+     * TCP stream in RDMA mode is processed when read), and the loop runs one receiver at a time, so
+     * memory per connection does not grow with it.
+     */
+    ByteBuffer staging() {
+        if (staging == null) {
+            staging = ByteBuffer.allocateDirect(STAGING_BYTES);
+        }
+        return staging.clear();
     }
 
     /** Runs {@code task} on the loop's thread (control plane: allocates a queue node). */

@@ -60,6 +60,8 @@ public final class ProviderImpl {
     private final Set<EndpointImpl> endpoints = ConcurrentHashMap.newKeySet();
     private final Set<PassiveSetup> setups = ConcurrentHashMap.newKeySet();
     private final RdmaCapabilities capabilities;
+    /** Peer FPDUs up to this size are read through the loops' staging buffers (see {@code Receiver}). */
+    private final int receiveStagingLimit = Receiver.stagingLimitProperty();
     private volatile boolean shutdown;
 
     private ProviderImpl(String instanceName, IwarpSettings settings, IoLoop[] loops, AtomicLong internalErrors) {
@@ -98,6 +100,11 @@ public final class ProviderImpl {
 
     public IwarpSettings settings() {
         return settings;
+    }
+
+    /** The largest peer FPDU (bytes) a receiver reads through its loop's staging buffer; 0: never. */
+    int receiveStagingLimit() {
+        return receiveStagingLimit;
     }
 
     public RdmaCapabilities capabilities() {

@@ -21,7 +21,8 @@ import smbdirect.rdma.iwarp.internal.wire.Fpdu;
  * its checked header names that very receive, offset and length. At the first header that does
  * not, everything read past it is copied in stream order into a spill buffer and fed through the
  * same checks and placement from there (so a misprediction costs a copy of at most
- * {@link #MAX_BYTES}, never a wrong byte). The bytes a misprediction left in a posted receive lie
+ * {@link #MAX_BYTES}, never a wrong byte; the spill buffer is the loop's staging buffer, see
+ * {@link IoLoop#staging()}). The bytes a misprediction left in a posted receive lie
  * beyond what the Send placed there, where a receive's content is undefined.
  *
  * <p><b>Into the sink of our RDMA Read.</b> A Read Response is read ahead the same way: its further
@@ -34,15 +35,15 @@ import smbdirect.rdma.iwarp.internal.wire.Fpdu;
  * receive only bytes whose header was checked (they can pass through the spill buffer when they
  * followed a mispredicted FPDU).
  *
- * <p>I/O thread only; allocation-free after the first read ahead (which creates the spill buffer,
- * the slots and the receive region's views).
+ * <p>I/O thread only; allocation-free after the first read ahead (which creates the slots and the
+ * receive region's views).
  */
 final class ReadAhead {
 
     /** Most FPDUs one read predicts past the current one. */
     static final int MAX_FPDUS = 32;
-    /** Most bytes one read predicts past the current FPDU (the size of the spill buffer). */
-    static final int MAX_BYTES = 128 * 1024;
+    /** Most bytes one read predicts past the current FPDU (what the spill buffer, the loop's staging buffer, holds). */
+    static final int MAX_BYTES = IoLoop.STAGING_BYTES;
     /** Payload bytes of a tagged FPDU that {@link Receiver#PREFIX} reads together with its header. */
     private static final int TAGGED_CARRY = Receiver.PREFIX - Ddp.TAGGED_HEADER;
     /** PAD (at most 3) and CRC of a predicted FPDU. */
@@ -61,8 +62,8 @@ final class ReadAhead {
     private final int[] lengths = new int[MAX_FPDUS];
     /** FPDUs predicted by the read in progress. */
     private int count;
-    /** Created on the first read ahead. */
-    private ByteBuffer spill;
+    /** Whether the slots exist (created on the first read ahead). */
+    private boolean slotsCreated;
     /** The longest first segment of a Send message seen (bytes), 0 before the first. */
     private int longestFirst;
     /** The payload of the latest Send segment that was not its message's last, 0 before the first. */
@@ -181,8 +182,8 @@ final class ReadAhead {
      * length of {@code iov}.
      */
     private int slot(ByteBuffer[] iov, int k, int j, RegionImpl region, int offset, int length, int pad) {
-        if (spill == null) {
-            spill = ByteBuffer.allocateDirect(MAX_BYTES);
+        if (!slotsCreated) {
+            slotsCreated = true;
             ByteBuffer slots = ByteBuffer.allocateDirect(MAX_FPDUS * (TRAILER_SLOT + Receiver.PREFIX));
             for (int i = 0; i < MAX_FPDUS; i++) {
                 trailers[i] = slots.slice(i * TRAILER_SLOT, TRAILER_SLOT);
@@ -237,7 +238,7 @@ final class ReadAhead {
 
     /** Copies what was read from predicted FPDU {@code j} on into the spill buffer and processes it from there. */
     private boolean spillFrom(int j) {
-        ByteBuffer s = spill.clear();
+        ByteBuffer s = ep.loop.staging();
         for (int i = j; i < count; i++) {
             ByteBuffer p = payloads[i];
             boolean whole = !p.hasRemaining();

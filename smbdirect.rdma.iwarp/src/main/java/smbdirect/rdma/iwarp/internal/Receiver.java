@@ -13,28 +13,49 @@ import smbdirect.rdma.iwarp.internal.wire.TerminateError;
 
 /**
  * The receive side of one endpoint in RDMA mode: MPA framing and CRC (RFC 5044 §4, §6). Parses the
- * TCP byte stream into FPDUs; headers land first, and once a header is checked the payload is read
- * straight to where {@link Placement} puts it (the posted receive of a Send, the registered target
- * of an RDMA Write or Read Response), together with the PAD, CRC and the first bytes of the next
- * FPDU in one scattering read. Those first bytes are at most 20, the smallest FPDU (a zero-length
- * tagged segment), so a read never reaches past the next header; a tagged header (16 bytes) leaves
- * up to 4 payload bytes to copy. FPDUs may span reads and one read may hold many (iwarp.md §3.5,
- * §7). While a Send or a Read Response is read, the same read also reaches into the FPDUs predicted
- * to follow ({@link ReadAhead}); every header of them is then checked here as if it had been read
- * alone.
+ * TCP byte stream into FPDUs and reads it in one of two ways, chosen per read by the size of the
+ * peer's FPDUs ({@link #staging()}):
+ * <ul>
+ * <li><b>Direct</b> (large FPDUs, such as loopback's 65,480 bytes): headers land first, and once a
+ * header is checked the payload is read straight to where {@link Placement} puts it (the posted
+ * receive of a Send, the registered target of an RDMA Write or Read Response), together with the
+ * PAD, CRC and the first bytes of the next FPDU in one scattering read. Those first bytes are at
+ * most 20, the smallest FPDU (a zero-length tagged segment), so a read never reaches past the next
+ * header; a tagged header (16 bytes) leaves up to 4 payload bytes to copy. While a Send or a Read
+ * Response is read, the same read also reaches into the FPDUs predicted to follow
+ * ({@link ReadAhead}).</li>
+ * <li><b>Staged</b> (small FPDUs, such as the 1,448 bytes of 1500-byte Ethernet): one read takes a
+ * chunk of the stream, up to {@link IoLoop#STAGING_BYTES}, into the loop's staging buffer, and
+ * {@link #feed} frames it and copies each piece to the same place the direct read would have put it
+ * (header, payload, PAD and CRC), so a system call serves dozens of FPDUs, RDMA Writes included,
+ * whose length is not announced and which the direct path therefore reads one per call. Sends and
+ * Read Responses are staged too: one copy from a buffer still in the cache cost less here than the
+ * read-ahead's prediction and replay of each small FPDU.</li>
+ * </ul>
+ * Both ways hand every FPDU, in stream order, to the same checks at the same points, whatever the
+ * read boundaries: FPDUs may span reads and one read may hold many (iwarp.md §3.5, §7).
  *
  * <p>Checks here (iwarp.md §3.6, in Linux siw's order): DDP version, RDMAP version, opcode and its
- * model, ULPDU_Length against the header; then {@link Placement}'s checks of the segment; then the
- * CRC32C of every FPDU when negotiated (RFC 5044 §6.1). Any failure ends the connection with one
- * Terminate naming layer, type and code ({@link Termination#failReceive}); a Terminate of the peer
- * is read here and ends it without an answer ({@link Termination#peerTerminated}). I/O thread only;
- * allocation-free (after the first read ahead, see {@link ReadAhead}).
+ * model, ULPDU_Length against the header; then {@link Placement}'s checks of the segment, before a
+ * byte of its payload is placed; then the CRC32C of every FPDU when negotiated (RFC 5044 §6.1). Any
+ * failure ends the connection with one Terminate naming layer, type and code
+ * ({@link Termination#failReceive}), and nothing after the failed FPDU is processed; a Terminate of
+ * the peer is read here and ends it without an answer ({@link Termination#peerTerminated}). I/O
+ * thread only; allocation-free (after the first read ahead, see {@link ReadAhead}, and the loop's
+ * first staged read).
  */
 final class Receiver {
 
     /** Bytes of the next FPDU read together with the end of the current one. */
     static final int PREFIX = Fpdu.MIN_SIZE;
     private static final int ROUNDS = 16;
+    /**
+     * The system property that sets the largest peer FPDU read through the staging buffer, in bytes
+     * (0: never), for measurements; default {@link #STAGING_LIMIT}.
+     */
+    static final String STAGING_PROPERTY = "smbdirect.iwarp.receiveStagingMaxFpdu";
+    /** The default of {@link #STAGING_PROPERTY}: see {@link #staging()}. */
+    static final int STAGING_LIMIT = 16 * 1024;
 
     private final EndpointImpl ep;
     private final Termination termination;
@@ -63,6 +84,12 @@ final class Receiver {
     private boolean firstFpduSeen;
     private long fpdusReceived;
     private long socketReads;
+    private long bytesRead;
+    private long stagedBytes;
+    /** The largest FPDU of the peer so far (bytes). */
+    private int peerFpdu;
+    /** Peer FPDUs up to this size are read through the staging buffer ({@link #staging()}). */
+    private int stagingLimit;
 
     Receiver(EndpointImpl ep, SocketChannel socket, boolean crcOn, WorkRing<RecvWr> rq, RegionTable regions,
             InboundReads ird, OutboundReads orq) {
@@ -73,6 +100,13 @@ final class Receiver {
         this.orq = orq;
         this.readAhead = new ReadAhead(ep, this, rq);
         this.placement = new Placement(ep, cur, rq, regions, ird, orq, readAhead);
+        this.stagingLimit = ep.provider.receiveStagingLimit();
+    }
+
+    /** {@link #STAGING_PROPERTY}, or {@link #STAGING_LIMIT} when it is unset or not a number from 0 to 65,536. */
+    static int stagingLimitProperty() {
+        Integer value = Integer.getInteger(STAGING_PROPERTY);
+        return value == null || value < 0 || value > 65_536 ? STAGING_LIMIT : value;
     }
 
     long fpdusReceived() {
@@ -89,13 +123,52 @@ final class Receiver {
         return readAhead.spilledBytes();
     }
 
-    /** The socket is readable: reads and processes up to a bounded number of reads. */
+    /**
+     * Bytes staged so far (read into the loop's staging buffer and copied to their place); with
+     * {@link #socketReads()} and {@link #fpdusReceived()}, what a test or a benchmark needs to see
+     * which path the stream took.
+     */
+    long stagedBytes() {
+        return stagedBytes;
+    }
+
+    /** Bytes read from the socket in RDMA mode. */
+    long bytesRead() {
+        return bytesRead;
+    }
+
+    /** The largest FPDU the peer sent so far (bytes, MPA header, PAD and CRC included); 0 before the first. */
+    int peerFpdu() {
+        return peerFpdu;
+    }
+
+    /** Tests and measurements: stage FPDUs of at most {@code limit} bytes (0: never stage). I/O thread. */
+    void stagingLimit(int limit) {
+        stagingLimit = limit;
+    }
+
+    /**
+     * The socket is readable: reads and processes up to a bounded number of reads. While the peer's
+     * FPDUs are small ({@link #staging()}) each read takes a chunk into the loop's staging buffer that
+     * {@link #feed} then frames, checks and copies to its places; else each read goes straight to
+     * where the bytes go (the header of the next FPDU; the payload of the FPDU in progress with its
+     * PAD, CRC and the next header, and for Sends and Read Responses the FPDUs {@link ReadAhead}
+     * predicts). A read that returns less than it asked for emptied the socket: the loop stops
+     * there, and the selector reports the next bytes (no read that only finds the socket empty).
+     */
     void onReadable() throws IOException {
         for (int round = 0; round < ROUNDS; round++) {
-            long n;
             readAhead.reset();
-            if (inHeader) {
+            long asked;
+            long n;
+            ByteBuffer chunk = null;
+            if (staging()) {
+                chunk = ep.loop.staging();
+                asked = chunk.remaining();
+                n = socket.read(chunk);
+            } else if (inHeader) {
                 hdr.limit(headerNeed());
+                asked = hdr.remaining();
                 n = socket.read(hdr);
             } else {
                 int k = 0;
@@ -110,6 +183,10 @@ final class Receiver {
                 if (!terminate) {
                     k = placement.readAhead(iov, k);
                 }
+                asked = 0;
+                for (int i = 0; i < k; i++) {
+                    asked += iov[i].remaining();
+                }
                 n = socket.read(iov, 0, k);
             }
             if (n < 0) {
@@ -120,10 +197,34 @@ final class Receiver {
                 return;
             }
             socketReads++;
-            if (!process() || readAhead.pending() && !readAhead.replay()) {
+            bytesRead += n;
+            if (chunk != null) {
+                stagedBytes += n;
+                if (!feed(chunk.flip())) {
+                    return;
+                }
+            } else if (!process() || readAhead.pending() && !readAhead.replay()) {
+                return;
+            }
+            if (n < asked) {
                 return;
             }
         }
+    }
+
+    /**
+     * Whether the next read goes through the staging buffer: while the largest FPDU the peer sent so
+     * far is at most {@link #stagingLimit} bytes (and before its first). A direct read costs a system
+     * call per FPDU (a Write's length is not announced, so nothing is read ahead into its target); a
+     * staged read takes up to {@link IoLoop#STAGING_BYTES} in one system call and costs one copy of
+     * each byte from a buffer that is still in the cache. On this kind of machine a system call on a
+     * TCP socket costs about what copying 16-50 KB costs, so staging pays for FPDUs up to
+     * {@link #STAGING_LIMIT} (1,448 bytes on 1500-byte Ethernet, 8,944 with jumbo frames: at least 14
+     * per staged read), and the direct path stays for larger ones (loopback's 65,480 bytes), where a
+     * read per FPDU is cheap and a copy of 64 KiB is not.
+     */
+    private boolean staging() {
+        return stagingLimit > 0 && peerFpdu <= stagingLimit;
     }
 
     /**
@@ -258,6 +359,7 @@ final class Receiver {
         }
         payload = ulpdu + Fpdu.LENGTH_SIZE - headerBytes;
         pad = Fpdu.pad(ulpdu);
+        peerFpdu = Math.max(peerFpdu, Fpdu.size(ulpdu));
         if (opcode == Rdmap.TERMINATE) {
             startTerminate();
         } else if (placement.start(opcode, payload, Ddp.isLast(control))) {

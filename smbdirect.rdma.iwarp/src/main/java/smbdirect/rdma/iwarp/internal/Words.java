@@ -92,6 +92,15 @@ public final class Words {
         return size == 0 ? "system default" : bytes(size);
     }
 
+    /**
+     * One connection in RDMA mode, e.g. "CRC32C on; FPDUs of 1,448 B sent (the path's TCP MSS);
+     * IRD 16, ORD 16".
+     */
+    static String connection(boolean crc, int fpduSize, boolean ofPath, int ird, int ord) {
+        return "CRC32C " + (crc ? "on" : "off") + "; FPDUs of " + bytes(fpduSize) + " sent ("
+                + (ofPath ? "the path's TCP MSS" : "maxFpduSize") + "); IRD " + ird + ", ORD " + ord;
+    }
+
     private static String millis(int ms) {
         return ms % 1000 == 0 ? ms / 1000 + " s" : String.format(Locale.ROOT, "%,d ms", ms);
     }

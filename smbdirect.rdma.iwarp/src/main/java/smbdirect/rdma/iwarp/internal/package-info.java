@@ -37,7 +37,8 @@
  * flushing, and completions in post order ({@code WorkCompletionImpl})</td></tr>
  * <tr><td>{@code Transmitter}</td><td>the send queue and the peer's Read Requests
  * ({@code InboundReads}) into FPDUs, gathering writes, PAD and CRC</td></tr>
- * <tr><td>{@code Receiver}</td><td>MPA framing and CRC of the stream, the peer's Terminate</td></tr>
+ * <tr><td>{@code Receiver}</td><td>MPA framing and CRC of the stream, staged or direct reads, the
+ * peer's Terminate</td></tr>
  * <tr><td>{@code Placement}</td><td>DDP placement and RDMAP dispatch: the checks of each segment,
  * where its payload goes, what it completes; our Read Requests waiting for their Response
  * ({@code OutboundReads})</td></tr>
@@ -54,11 +55,13 @@
  *
  * <h2>How an FPDU travels from the socket to a completion</h2>
  * The loop's selector finds the socket readable → {@code Channel.onReady} → the owner,
- * {@code EndpointImpl.onReady} → {@code Receiver.onReadable}: one scattering read takes the rest of
- * the current FPDU's payload straight into {@code Placement.target()} (a {@code RegionImpl} view:
- * the posted receive of a Send, the registration an RDMA Write names, the sink of our Read), its
- * PAD and CRC, the first 20 bytes of the next FPDU and, for Sends and Read Responses, the FPDUs
- * {@code ReadAhead} predicts → {@code Receiver.startFpdu} checks the header (DDP and RDMAP version,
+ * {@code EndpointImpl.onReady} → {@code Receiver.onReadable}: while the peer's FPDUs are small, one
+ * read takes up to 128 KiB of the stream into the loop's staging buffer ({@code IoLoop.staging}),
+ * which {@code Receiver.feed} frames piece by piece into the same places the direct read uses; for
+ * large FPDUs one scattering read takes the rest of the current FPDU's payload straight into
+ * {@code Placement.target()} (a {@code RegionImpl} view: the posted receive of a Send, the
+ * registration an RDMA Write names, the sink of our Read), its PAD and CRC, the first 20 bytes of the
+ * next FPDU and, for Sends and Read Responses, the FPDUs {@code ReadAhead} predicts → {@code Receiver.startFpdu} checks the header (DDP and RDMAP version,
  * opcode, ULPDU_Length) → {@code Placement.start} checks the segment for its opcode (QN, MSN, MO, a
  * posted receive long enough; STag, key, rights, bounds; the oldest outstanding Read; IRD) and
  * chooses its target → the CRC32C runs over the bytes in place → {@code Receiver.finishFpdu}

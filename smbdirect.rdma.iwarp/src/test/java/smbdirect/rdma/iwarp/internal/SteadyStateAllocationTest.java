@@ -42,7 +42,10 @@ import smbdirect.testsupport.Judges;
  * (posted from the receive callback, so the hand-off and the in-loop path both run), RDMA Writes
  * and RDMA Reads of 64 KiB (several FPDUs per message, gathering writes and scattering reads), and
  * streamed Sends, up to 8 in flight, every fourth shorter than the others (the receiver's read
- * ahead into posted receives, its predictions holding and failing), with CRC32C on.
+ * ahead into posted receives, its predictions holding and failing), with CRC32C on. Small Sends and
+ * the RDMA operations in FPDUs of 1460 bytes (Ethernet-sized, as between two hosts) run through the
+ * receiver's staging buffer; the RDMA operations at the default FPDU size (65,480 bytes on
+ * loopback) through direct reads.
  */
 class SteadyStateAllocationTest {
 
@@ -89,10 +92,11 @@ class SteadyStateAllocationTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"sends", "streamed sends", "writes", "reads"})
+    @ValueSource(strings = {"sends", "streamed sends", "writes", "reads", "writes in 1460-byte FPDUs",
+        "reads in 1460-byte FPDUs"})
     void steadyStateOperationsAllocateNothingOnAnyThread(String workload) throws Exception {
         com.sun.management.ThreadMXBean counter = allocationCounter();
-        connect(workload.equals("sends"));
+        connect(workload.equals("sends"), workload.endsWith("1460-byte FPDUs") ? 1460 : 0);
         boolean sends = workload.endsWith("sends");
         run(workload, sends ? WARM_UP : RDMA_ROUNDS);
         long[] threads = involvedThreads();
@@ -109,6 +113,13 @@ class SteadyStateAllocationTest {
         }
         assertNull(client.failure);
         assertNull(server.failure);
+        if (workload.equals("writes in 1460-byte FPDUs")) {
+            ReceiveCounters c = ReceiveCounters.of(server.endpoint);
+            assertTrue(c.stagedBytes > c.bytesRead * 9 / 10, "the Writes went through the staging buffer: " + c);
+        } else if (workload.equals("writes")) {
+            ReceiveCounters c = ReceiveCounters.of(server.endpoint);
+            assertTrue(c.stagedBytes < c.bytesRead / 10, "65,480-byte FPDUs are read directly: " + c);
+        }
         assertTrue(allocated < BOUND, workload + ": " + allocated + " bytes allocated in " + rounds
                 + " operations:" + perThread);
     }
@@ -117,8 +128,7 @@ class SteadyStateAllocationTest {
         switch (workload) {
             case "sends" -> pingPong(rounds);
             case "streamed sends" -> stream(rounds);
-            case "writes" -> rdma(rounds, false);
-            default -> rdma(rounds, true);
+            default -> rdma(rounds, workload.startsWith("reads"));
         }
     }
 
@@ -198,8 +208,9 @@ class SteadyStateAllocationTest {
         return ids;
     }
 
-    private void connect(boolean echo) throws Exception {
-        IwarpSettings settings = IwarpSettings.builder().listenAddresses("127.0.0.1").ioThreads(2).build();
+    private void connect(boolean echo, int maxFpduSize) throws Exception {
+        IwarpSettings settings = IwarpSettings.builder().listenAddresses("127.0.0.1").ioThreads(2)
+                .maxFpduSize(maxFpduSize).build();
         clientProvider = IwarpProvider.open("alloc-client", settings);
         serverProvider = IwarpProvider.open("alloc-server", settings);
         client = new Side(false);

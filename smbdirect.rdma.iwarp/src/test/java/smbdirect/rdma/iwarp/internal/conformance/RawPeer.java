@@ -64,6 +64,15 @@ public final class RawPeer implements AutoCloseable {
     }
 
     /** Writes one byte per write call, so the provider sees the stream in the smallest pieces. */
+    /** Sends {@code bytes} in pieces of 1 to {@code maxPiece} bytes, each a write of its own. */
+    public void sendInPieces(byte[] bytes, java.util.Random random, int maxPiece) throws IOException {
+        for (int at = 0; at < bytes.length;) {
+            int n = Math.min(bytes.length - at, 1 + random.nextInt(maxPiece));
+            send(java.util.Arrays.copyOfRange(bytes, at, at + n));
+            at += n;
+        }
+    }
+
     public void sendByteByByte(byte[] bytes) throws IOException {
         for (byte b : bytes) {
             out.write(b);

@@ -136,4 +136,20 @@ final class Rig implements AutoCloseable {
     static ConnectParameters params(int ird, int ord, byte... privateData) {
         return new ConnectParameters(ByteBuffer.wrap(privateData), ird, ord);
     }
+
+    /** {@code region} holds each of {@code data} at its offset and {@code sentinel} everywhere else. */
+    static void assertRegion(MemoryRegion region, byte sentinel, int[] offsets, byte[][] data) {
+        byte[] placed = new byte[region.length()];
+        region.buffer().get(0, placed);
+        byte[] want = new byte[placed.length];
+        java.util.Arrays.fill(want, sentinel);
+        for (int i = 0; i < offsets.length; i++) {
+            System.arraycopy(data[i], 0, want, offsets[i], data[i].length);
+        }
+        for (int i = 0; i < want.length; i++) {
+            if (want[i] != placed[i]) {
+                assertEquals(want[i], placed[i], "byte " + i + " of " + region);
+            }
+        }
+    }
 }

@@ -72,6 +72,12 @@ class IwarpLoopbackEngineTest {
                 EngineScenario.Recorder client = SCENARIO.recorder();
                 SmbDirectConnection connection = SCENARIO.get(
                         clientEngine.connect(address, Duration.ofSeconds(10), client));
+                // the DTO says what the connection is on the wire (perf prints it)
+                assertEquals(switch (variant) {
+                    case "ethernet-fpdu" -> "CRC32C on; FPDUs of 1,460 B sent (maxFpduSize); IRD 8, ORD 8";
+                    case "loopback-fpdu-no-crc" -> "CRC32C off; FPDUs of 64 KiB sent (maxFpduSize); IRD 8, ORD 8";
+                    default -> "CRC32C on; FPDUs of 65,480 B sent (the path's TCP MSS); IRD 8, ORD 8";
+                }, connection.getConnectionDTO().providerDetail);
                 SCENARIO.runClient(connection, client);
                 SCENARIO.checkServer(server);
 

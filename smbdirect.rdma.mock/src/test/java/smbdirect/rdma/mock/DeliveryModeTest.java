@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -24,7 +23,7 @@ import smbdirect.api.rdma.RdmaEndpoint;
 import smbdirect.api.rdma.RdmaException;
 import smbdirect.api.rdma.WorkCompletion;
 import smbdirect.api.rdma.WorkRequestType;
-import smbdirect.testsupport.Judges;
+import smbdirect.testsupport.AllocationCounter;
 
 class DeliveryModeTest {
 
@@ -102,11 +101,7 @@ class DeliveryModeTest {
 
     @Test
     void inlineSteadyStateDoesNotAllocate() throws Exception {
-        java.lang.management.ThreadMXBean bean = ManagementFactory.getThreadMXBean();
-        Judges.require(bean instanceof com.sun.management.ThreadMXBean, "no per-thread allocation counter on this JVM");
-        com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean) bean;
-        Judges.require(mx.isThreadAllocatedMemorySupported(), "per-thread allocation counter unsupported");
-        mx.setThreadAllocatedMemoryEnabled(true);
+        AllocationCounter mx = AllocationCounter.enabled();
         Fixture f = new Fixture(MockFabric.builder().mode(DeliveryMode.INLINE).build());
         f.serverReceives = 1;
         f.connect();
@@ -131,11 +126,11 @@ class DeliveryModeTest {
             round.run();
         }
         long tid = Thread.currentThread().getId();
-        long before = mx.getThreadAllocatedBytes(tid);
+        long before = mx.bytes(tid);
         for (int i = 0; i < 100_000; i++) {
             round.run();
         }
-        long allocated = mx.getThreadAllocatedBytes(tid) - before;
+        long allocated = mx.bytes(tid) - before;
         assertTrue(allocated < 100_000, "200000 operations allocated " + allocated + " bytes");
         f.closeAll();
     }

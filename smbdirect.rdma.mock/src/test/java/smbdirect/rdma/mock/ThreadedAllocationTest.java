@@ -4,10 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.lang.management.ManagementFactory;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
-import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -30,7 +28,7 @@ import smbdirect.api.rdma.RdmaListenHandler;
 import smbdirect.api.rdma.RdmaListener;
 import smbdirect.api.rdma.WorkCompletion;
 import smbdirect.api.rdma.WorkRequestType;
-import smbdirect.testsupport.Judges;
+import smbdirect.testsupport.AllocationCounter;
 
 /**
  * THREADED delivery allocates nothing per operation in steady state, counted with the JVM's
@@ -56,16 +54,6 @@ class ThreadedAllocationTest {
     private Side client;
     private Side server;
 
-    /** The JVM's per-thread allocation counter, enabled; the test is skipped where there is none. */
-    private static com.sun.management.ThreadMXBean allocationCounter() {
-        java.lang.management.ThreadMXBean mx = ManagementFactory.getThreadMXBean();
-        Judges.require(mx instanceof com.sun.management.ThreadMXBean, "no per-thread allocation counter on this JVM");
-        com.sun.management.ThreadMXBean counter = (com.sun.management.ThreadMXBean) mx;
-        Judges.require(counter.isThreadAllocatedMemorySupported(), "per-thread allocation counter unsupported");
-        counter.setThreadAllocatedMemoryEnabled(true);
-        return counter;
-    }
-
     @AfterEach
     void tearDown() {
         if (fabric == null) {
@@ -85,13 +73,13 @@ class ThreadedAllocationTest {
 
     @Test
     void pingPongSendsAllocateNothingOnAnyThread() throws Exception {
-        com.sun.management.ThreadMXBean counter = allocationCounter();
+        AllocationCounter counter = AllocationCounter.enabled();
         connect("alloc-sends", true);
         pingPong(WARM_UP);
         long[] threads = involvedThreads();
-        long before = sum(counter.getThreadAllocatedBytes(threads));
+        long before = counter.total(threads);
         pingPong(ROUNDS);
-        long allocated = sum(counter.getThreadAllocatedBytes(threads)) - before;
+        long allocated = counter.total(threads) - before;
         assertNull(client.failure);
         assertNull(server.failure);
         assertEquals(WARM_UP + ROUNDS, server.received);
@@ -101,13 +89,13 @@ class ThreadedAllocationTest {
 
     @Test
     void rdmaWritesAllocateNothingOnAnyThread() throws Exception {
-        com.sun.management.ThreadMXBean counter = allocationCounter();
+        AllocationCounter counter = AllocationCounter.enabled();
         connect("alloc-writes", false);
         writes(WARM_UP, false);
         long[] threads = involvedThreads();
-        long before = sum(counter.getThreadAllocatedBytes(threads));
+        long before = counter.total(threads);
         writes(ROUNDS, false);
-        long allocated = sum(counter.getThreadAllocatedBytes(threads)) - before;
+        long allocated = counter.total(threads) - before;
         assertNull(client.failure);
         assertEquals(WARM_UP + ROUNDS, client.writesCompleted);
         assertTrue(allocated < BOUND, "THREADED RDMA Writes allocated " + allocated + " bytes in " + ROUNDS
@@ -116,13 +104,13 @@ class ThreadedAllocationTest {
 
     @Test
     void wakingParkedCompletionThreadsAllocatesNothing() throws Exception {
-        com.sun.management.ThreadMXBean counter = allocationCounter();
+        AllocationCounter counter = AllocationCounter.enabled();
         connect("alloc-parked", false);
         writes(PARKED_ROUNDS, true);
         long[] threads = involvedThreads();
-        long before = sum(counter.getThreadAllocatedBytes(threads));
+        long before = counter.total(threads);
         writes(PARKED_ROUNDS, true);
-        long allocated = sum(counter.getThreadAllocatedBytes(threads)) - before;
+        long allocated = counter.total(threads) - before;
         assertNull(client.failure);
         assertEquals(2 * PARKED_ROUNDS, client.writesCompleted);
         assertTrue(allocated < BOUND, "THREADED RDMA Writes, each to parked completion threads, allocated "
@@ -184,33 +172,15 @@ class ThreadedAllocationTest {
         return spins + 1;
     }
 
-    private static long sum(long[] values) {
-        long s = 0;
-        for (long v : values) {
-            s += v;
-        }
-        return s;
-    }
-
     // ---------------------------------------------------------------- setup
 
     /** The test thread and every completion thread of the fabric (all must exist by now). */
     private long[] involvedThreads() {
         String prefix = "smbdirect-mock-" + fabric.name() + "-";
-        List<Thread> found = new ArrayList<>();
-        for (Thread t : Thread.getAllStackTraces().keySet()) {
-            if (t.getName().startsWith(prefix)) {
-                found.add(t);
-            }
-        }
+        List<Thread> found = AllocationCounter.threadsNamed(prefix);
         assertEquals(COMPLETION_THREADS, found.size(), "completion threads of " + fabric.name() + ": " + found);
         completionThreads = found.toArray(new Thread[0]);
-        long[] ids = new long[found.size() + 1];
-        for (int i = 0; i < found.size(); i++) {
-            ids[i] = found.get(i).getId();
-        }
-        ids[found.size()] = Thread.currentThread().getId();
-        return ids;
+        return AllocationCounter.idsAndCurrent(found);
     }
 
     private void connect(String name, boolean echo) throws Exception {

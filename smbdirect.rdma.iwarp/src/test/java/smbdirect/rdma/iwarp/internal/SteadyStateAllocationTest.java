@@ -4,10 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.lang.management.ManagementFactory;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
-import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -33,7 +31,7 @@ import smbdirect.api.rdma.WorkCompletion;
 import smbdirect.api.rdma.WorkRequestType;
 import smbdirect.rdma.iwarp.IwarpProvider;
 import smbdirect.rdma.iwarp.IwarpSettings;
-import smbdirect.testsupport.Judges;
+import smbdirect.testsupport.AllocationCounter;
 
 /**
  * Steady-state operations allocate nothing, counted exactly with the JVM's per-thread allocation
@@ -60,15 +58,6 @@ class SteadyStateAllocationTest {
     private Side client;
     private Side server;
 
-    private static com.sun.management.ThreadMXBean allocationCounter() {
-        java.lang.management.ThreadMXBean mx = ManagementFactory.getThreadMXBean();
-        Judges.require(mx instanceof com.sun.management.ThreadMXBean, "no per-thread allocation counter on this JVM");
-        com.sun.management.ThreadMXBean counter = (com.sun.management.ThreadMXBean) mx;
-        Judges.require(counter.isThreadAllocatedMemorySupported(), "per-thread allocation counter unsupported");
-        counter.setThreadAllocatedMemoryEnabled(true);
-        return counter;
-    }
-
     @AfterEach
     void tearDown() {
         if (client != null && client.endpoint != null) {
@@ -91,15 +80,15 @@ class SteadyStateAllocationTest {
     @ParameterizedTest
     @ValueSource(strings = {"sends", "streamed sends", "writes", "reads"})
     void steadyStateOperationsAllocateNothingOnAnyThread(String workload) throws Exception {
-        com.sun.management.ThreadMXBean counter = allocationCounter();
+        AllocationCounter counter = AllocationCounter.enabled();
         connect(workload.equals("sends"));
         boolean sends = workload.endsWith("sends");
         run(workload, sends ? WARM_UP : RDMA_ROUNDS);
         long[] threads = involvedThreads();
-        long[] before = counter.getThreadAllocatedBytes(threads);
+        long[] before = counter.bytes(threads);
         int rounds = sends ? ROUNDS : RDMA_ROUNDS;
         run(workload, rounds);
-        long[] after = counter.getThreadAllocatedBytes(threads);
+        long[] after = counter.bytes(threads);
         long allocated = 0;
         StringBuilder perThread = new StringBuilder();
         for (int i = 0; i < threads.length; i++) {
@@ -183,19 +172,9 @@ class SteadyStateAllocationTest {
     }
 
     private long[] involvedThreads() {
-        List<Thread> found = new ArrayList<>();
-        for (Thread t : Thread.getAllStackTraces().keySet()) {
-            if (t.getName().startsWith("smbdirect-iwarp-alloc-")) {
-                found.add(t);
-            }
-        }
+        List<Thread> found = AllocationCounter.threadsNamed("smbdirect-iwarp-alloc-");
         assertEquals(4, found.size(), "I/O threads of both providers: " + found);
-        long[] ids = new long[found.size() + 1];
-        for (int i = 0; i < found.size(); i++) {
-            ids[i] = found.get(i).getId();
-        }
-        ids[found.size()] = Thread.currentThread().getId();
-        return ids;
+        return AllocationCounter.idsAndCurrent(found);
     }
 
     private void connect(boolean echo) throws Exception {

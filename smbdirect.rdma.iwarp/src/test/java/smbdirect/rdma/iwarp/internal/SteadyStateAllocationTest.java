@@ -5,32 +5,18 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.InetSocketAddress;
-import java.nio.ByteBuffer;
-import java.util.EnumSet;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-import smbdirect.api.rdma.CompletionStatus;
-import smbdirect.api.rdma.ConnectParameters;
-import smbdirect.api.rdma.DisconnectCause;
 import smbdirect.api.rdma.EndpointConfig;
-import smbdirect.api.rdma.MemoryAccess;
-import smbdirect.api.rdma.MemoryRegion;
-import smbdirect.api.rdma.RdmaConnectRequest;
-import smbdirect.api.rdma.RdmaEndpoint;
-import smbdirect.api.rdma.RdmaEndpointHandler;
 import smbdirect.api.rdma.RdmaException;
-import smbdirect.api.rdma.RdmaListenHandler;
-import smbdirect.api.rdma.RdmaListener;
-import smbdirect.api.rdma.WorkCompletion;
-import smbdirect.api.rdma.WorkRequestType;
 import smbdirect.rdma.iwarp.IwarpProvider;
 import smbdirect.rdma.iwarp.IwarpSettings;
+import smbdirect.rdma.tck.EchoPair;
 import smbdirect.testsupport.AllocationCounter;
 
 /**
@@ -52,28 +38,30 @@ class SteadyStateAllocationTest {
     private static final long BOUND = 4096;
     private static final long TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(30);
 
+    /** Each side: 8 receives of 64 bytes, RDMA regions of 64 KiB. */
+    private static final int RECEIVES = 8;
+    private static final int SIZE = 64;
+    private static final int RDMA = 64 * 1024;
+
     private IwarpProvider clientProvider;
     private IwarpProvider serverProvider;
-    private RdmaListener listener;
-    private Side client;
-    private Side server;
+    private EchoPair pair;
+    private EchoPair.Side client;
+    private EchoPair.Side server;
 
     @AfterEach
     void tearDown() {
-        if (client != null && client.endpoint != null) {
-            client.endpoint.close();
-        }
-        if (server != null && server.endpoint != null) {
-            server.endpoint.close();
-        }
-        if (listener != null) {
-            listener.close();
-        }
-        if (clientProvider != null) {
-            clientProvider.close();
-        }
-        if (serverProvider != null) {
-            serverProvider.close();
+        try {
+            if (pair != null) {
+                pair.close();
+            }
+        } finally {
+            if (clientProvider != null) {
+                clientProvider.close();
+            }
+            if (serverProvider != null) {
+                serverProvider.close();
+            }
         }
     }
 
@@ -96,8 +84,8 @@ class SteadyStateAllocationTest {
             perThread.append(i == threads.length - 1 ? " test thread " : " I/O thread " + i + " ")
                     .append(after[i] - before[i]);
         }
-        assertNull(client.failure);
-        assertNull(server.failure);
+        assertNull(client.failure());
+        assertNull(server.failure());
         assertTrue(allocated < BOUND, workload + ": " + allocated + " bytes allocated in " + rounds
                 + " operations:" + perThread);
     }
@@ -114,11 +102,11 @@ class SteadyStateAllocationTest {
     private void pingPong(int rounds) {
         long deadline = System.nanoTime() + TIMEOUT_NANOS;
         for (int i = 0; i < rounds; i++) {
-            long expected = client.received + 1;
+            long expected = client.received() + 1;
             client.send(8);
             int spins = 0;
-            while (client.received < expected) {
-                spins = idle(spins, deadline, "an echo");
+            while (client.received() < expected) {
+                spins = EchoPair.idle(spins, deadline, "an echo");
             }
         }
     }
@@ -126,49 +114,37 @@ class SteadyStateAllocationTest {
     /** Sends of 64 bytes and (every fourth) 20 bytes, as many in flight as the peer has receives posted. */
     private void stream(int rounds) {
         long deadline = System.nanoTime() + TIMEOUT_NANOS;
-        long start = server.received;
-        long sendsStart = client.sendsCompleted;
+        long start = server.received();
+        long sendsStart = client.sendsCompleted();
         for (int i = 0; i < rounds; i++) {
             int spins = 0;
-            while (i - (server.received - start) >= Side.RECEIVES || i - (client.sendsCompleted - sendsStart) >= Side.RECEIVES) {
-                spins = idle(spins, deadline, "a receive to send into");
+            while (i - (server.received() - start) >= RECEIVES || i - (client.sendsCompleted() - sendsStart) >= RECEIVES) {
+                spins = EchoPair.idle(spins, deadline, "a receive to send into");
             }
-            client.send(i % 4 == 3 ? 20 : Side.SIZE);
+            client.send(i % 4 == 3 ? 20 : SIZE);
         }
         int spins = 0;
-        while (server.received - start < rounds) {
-            spins = idle(spins, deadline, "the last streamed Sends");
+        while (server.received() - start < rounds) {
+            spins = EchoPair.idle(spins, deadline, "the last streamed Sends");
         }
     }
 
     private void rdma(int rounds, boolean read) throws RdmaException {
         long deadline = System.nanoTime() + TIMEOUT_NANOS;
         for (int i = 0; i < rounds; i++) {
-            long expected = client.rdmaCompleted + 1;
+            long expected = client.rdmaCompleted() + 1;
             if (read) {
-                client.endpoint.postRdmaRead(client.rdmaLocal, 0, Side.RDMA, server.exposedAddress, server.exposedToken,
-                        expected);
+                client.endpoint().postRdmaRead(client.rdmaLocal(), 0, RDMA, server.exposedAddress(),
+                        server.exposedToken(), expected);
             } else {
-                client.endpoint.postRdmaWrite(client.rdmaLocal, 0, Side.RDMA, server.exposedAddress,
-                        server.exposedToken, expected);
+                client.endpoint().postRdmaWrite(client.rdmaLocal(), 0, RDMA, server.exposedAddress(),
+                        server.exposedToken(), expected);
             }
             int spins = 0;
-            while (client.rdmaCompleted < expected) {
-                spins = idle(spins, deadline, read ? "an RDMA Read" : "an RDMA Write");
+            while (client.rdmaCompleted() < expected) {
+                spins = EchoPair.idle(spins, deadline, read ? "an RDMA Read" : "an RDMA Write");
             }
         }
-    }
-
-    private static int idle(int spins, long deadline, String what) {
-        if (spins < 100) {
-            Thread.onSpinWait();
-        } else {
-            Thread.yield();
-            if ((spins & 0x3ff) == 0 && System.nanoTime() > deadline) {
-                throw new AssertionError("no progress waiting for " + what);
-            }
-        }
-        return spins + 1;
     }
 
     private long[] involvedThreads() {
@@ -181,126 +157,19 @@ class SteadyStateAllocationTest {
         IwarpSettings settings = IwarpSettings.builder().listenAddresses("127.0.0.1").ioThreads(2).build();
         clientProvider = IwarpProvider.open("alloc-client", settings);
         serverProvider = IwarpProvider.open("alloc-server", settings);
-        client = new Side(false);
-        server = new Side(echo);
-        EndpointConfig config = new EndpointConfig(16, 16);
-        CompletableFuture<Void> accepted = new CompletableFuture<>();
-        listener = serverProvider.listen(new InetSocketAddress("127.0.0.1", 0), new RdmaListenHandler() {
-            @Override
-            public void onConnectRequest(RdmaConnectRequest request) {
-                try {
-                    RdmaEndpoint ep = request.createEndpoint(config, server);
-                    server.start(ep);
-                    ep.accept(new ConnectParameters(null, 8, 8));
-                    accepted.complete(null);
-                } catch (RdmaException e) {
-                    accepted.completeExceptionally(e);
-                }
-            }
-
-            @Override
-            public void onListenerFailed(DisconnectCause cause, String detail) {
-            }
-        });
-        RdmaEndpoint ep = clientProvider.createEndpoint(config, client);
-        client.start(ep);
-        ep.connect(listener.localAddress(), new ConnectParameters(null, 8, 8));
-        accepted.get(10, TimeUnit.SECONDS);
+        EchoPair.Builder shape = EchoPair.builder().receives(RECEIVES, SIZE).rdmaRegions(RDMA)
+                .endpointConfig(new EndpointConfig(16, 16));
+        pair = (echo ? shape.echo(8) : shape).connect(clientProvider, serverProvider,
+                new InetSocketAddress("127.0.0.1", 0));
+        client = pair.client;
+        server = pair.server;
+        // the responder sends nothing before the initiator's first FPDU (RFC 5044 §7.1.2): open it
         long deadline = System.nanoTime() + TIMEOUT_NANOS;
         int spins = 0;
-        while (!client.established || !server.established) {
-            spins = idle(spins, deadline, "establishment");
-        }
-        // the responder sends nothing before the initiator's first FPDU (RFC 5044 §7.1.2): open it
-        long expected = server.received + 1;
+        long expected = server.received() + 1;
         client.send(1);
-        while (server.received < expected) {
-            spins = idle(spins, deadline, "the first Send");
-        }
-    }
-
-    /** One end: 8 receives of 64 bytes reposted at once, a send region, an RDMA region of each kind. */
-    private static final class Side implements RdmaEndpointHandler {
-        static final int RECEIVES = 8;
-        static final int SIZE = 64;
-        static final int RDMA = 64 * 1024;
-        private final boolean echo;
-        RdmaEndpoint endpoint;
-        MemoryRegion receive;
-        MemoryRegion send;
-        MemoryRegion rdmaLocal;
-        long exposedAddress;
-        int exposedToken;
-        volatile boolean established;
-        volatile long received;
-        volatile long rdmaCompleted;
-        volatile long sendsCompleted;
-        volatile String failure;
-        private long sendWrId;
-
-        Side(boolean echo) {
-            this.echo = echo;
-        }
-
-        void start(RdmaEndpoint ep) throws RdmaException {
-            endpoint = ep;
-            receive = ep.register(ByteBuffer.allocateDirect(RECEIVES * SIZE), EnumSet.of(MemoryAccess.LOCAL_WRITE));
-            send = ep.register(ByteBuffer.allocateDirect(SIZE), EnumSet.noneOf(MemoryAccess.class));
-            rdmaLocal = ep.register(ByteBuffer.allocateDirect(RDMA), EnumSet.of(MemoryAccess.LOCAL_WRITE));
-            MemoryRegion exposed = ep.register(ByteBuffer.allocateDirect(RDMA),
-                    EnumSet.of(MemoryAccess.LOCAL_WRITE, MemoryAccess.REMOTE_WRITE, MemoryAccess.REMOTE_READ));
-            exposedAddress = exposed.address();
-            exposedToken = exposed.token();
-            for (int i = 0; i < RECEIVES; i++) {
-                ep.postReceive(receive, i * SIZE, SIZE, i);
-            }
-        }
-
-        void send(int length) {
-            try {
-                endpoint.postSend(send, 0, length, ++sendWrId);
-            } catch (RdmaException e) {
-                throw new AssertionError("postSend failed", e);
-            }
-        }
-
-        @Override
-        public void onEstablished(ByteBuffer peerPrivateData) {
-            established = true;
-        }
-
-        @Override
-        public void onCompletion(WorkCompletion wc) {
-            if (wc.status() != CompletionStatus.SUCCESS) {
-                if (failure == null) {
-                    failure = wc.type() + " completed with " + wc.status();
-                }
-                return;
-            }
-            if (wc.type() == WorkRequestType.RECEIVE) {
-                long slot = wc.wrId();
-                try {
-                    endpoint.postReceive(receive, (int) slot * SIZE, SIZE, slot);
-                    if (echo) {
-                        endpoint.postSend(send, 0, 8, ++sendWrId);
-                    }
-                } catch (RdmaException e) {
-                    failure = "repost failed: " + e.getMessage();
-                }
-                received = received + 1; // one writer: callbacks of one endpoint never run concurrently
-            } else if (wc.type() == WorkRequestType.RDMA_WRITE || wc.type() == WorkRequestType.RDMA_READ) {
-                rdmaCompleted = rdmaCompleted + 1;
-            } else if (wc.type() == WorkRequestType.SEND) {
-                sendsCompleted = sendsCompleted + 1;
-            }
-        }
-
-        @Override
-        public void onDisconnected(DisconnectCause cause, String detail, ByteBuffer privateData) {
-            if (failure == null && cause != DisconnectCause.LOCAL && cause != DisconnectCause.PEER
-                    && cause != DisconnectCause.PROVIDER_SHUTDOWN) {
-                failure = "disconnected: " + cause + " " + detail;
-            }
+        while (server.received() < expected) {
+            spins = EchoPair.idle(spins, deadline, "the first Send");
         }
     }
 }

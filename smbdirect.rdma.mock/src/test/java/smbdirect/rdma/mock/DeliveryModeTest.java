@@ -23,6 +23,7 @@ import smbdirect.api.rdma.RdmaEndpoint;
 import smbdirect.api.rdma.RdmaException;
 import smbdirect.api.rdma.WorkCompletion;
 import smbdirect.api.rdma.WorkRequestType;
+import smbdirect.rdma.tck.TckRecorder;
 import smbdirect.testsupport.AllocationCounter;
 
 class DeliveryModeTest {
@@ -33,7 +34,7 @@ class DeliveryModeTest {
     private static final long NO_PROGRESS_SECONDS = 30;
 
     /** On each received message: repost the receive and answer, until {@code limit} messages arrived. */
-    private static void echo(Recorder r, RdmaEndpoint[] ep, List<MemoryRegion> receives, MemoryRegion[] src,
+    private static void echo(TckRecorder r, RdmaEndpoint[] ep, List<MemoryRegion> receives, MemoryRegion[] src,
             int limit, AtomicInteger count, CountDownLatch done) {
         r.onCompletion = wc -> {
             if (wc.type() != WorkRequestType.RECEIVE || wc.status() != CompletionStatus.SUCCESS) {
@@ -66,8 +67,8 @@ class DeliveryModeTest {
     @Test
     void inlineDeliversInsideThePostCall() throws Exception {
         Fixture f = new Fixture(MockFabric.builder().mode(DeliveryMode.INLINE).build());
-        f.client.reentrantAllowed = true;
-        f.server.reentrantAllowed = true;
+        f.client.reentrantAllowed(true);
+        f.server.reentrantAllowed(true);
         f.connect();
         assertEquals(List.of("established"), f.client.events(), "established before connect returned");
         MemoryRegion src = Fixture.region(f.clientEp, new byte[8]);
@@ -80,8 +81,8 @@ class DeliveryModeTest {
     @Test
     void inlineHandlersMayPostReentrantlyWithoutOverflowingTheStack() throws Exception {
         Fixture f = new Fixture(MockFabric.builder().mode(DeliveryMode.INLINE).build());
-        f.client.reentrantAllowed = true;
-        f.server.reentrantAllowed = true;
+        f.client.reentrantAllowed(true);
+        f.server.reentrantAllowed(true);
         f.connect();
         int limit = 20_000;
         AtomicInteger count = new AtomicInteger();
@@ -120,8 +121,8 @@ class DeliveryModeTest {
                 throw new IllegalStateException(e);
             }
         };
-        f.client.recording = false;
-        f.server.recording = false;
+        f.client.recording(false);
+        f.server.recording(false);
         for (int i = 0; i < 20_000; i++) {
             round.run();
         }
@@ -154,7 +155,7 @@ class DeliveryModeTest {
         f.serverReceives = 0;
         f.clientReceives = 0;
         f.connect();
-        assertTrue(f.client.establishedLatch.await(5, TimeUnit.SECONDS));
+        assertTrue(f.client.awaitEstablished(5, TimeUnit.SECONDS));
         int messages = 2000;
         CountDownLatch clientDone = new CountDownLatch(messages);
         CountDownLatch serverDone = new CountDownLatch(messages);
@@ -202,15 +203,15 @@ class DeliveryModeTest {
         assertEquals(100_000 + messages, clientNext.get(), "every Send completed once");
         assertEquals(100_000 + messages, serverNext.get(), "every Send completed once");
         assertEquals(List.of(), orderErrors);
-        assertFalse(f.client.concurrentCallbacks);
-        assertFalse(f.server.concurrentCallbacks);
+        assertFalse(f.client.overlapped());
+        assertFalse(f.server.overlapped());
         Set<String> threads = new java.util.HashSet<>();
         f.client.completions().forEach(c -> threads.add(c.thread()));
         assertTrue(threads.stream().allMatch(t -> t.startsWith("smbdirect-mock-thr-")), threads.toString());
         f.clientEp.disconnect();
-        assertTrue(f.server.disconnectedLatch.await(5, TimeUnit.SECONDS));
-        assertTrue(f.client.disconnectedLatch.await(5, TimeUnit.SECONDS));
-        assertEquals(DisconnectCause.PEER, f.server.cause);
+        assertTrue(f.server.awaitDisconnected(5, TimeUnit.SECONDS));
+        assertTrue(f.client.awaitDisconnected(5, TimeUnit.SECONDS));
+        assertEquals(DisconnectCause.PEER, f.server.cause());
         f.closeAll();
         assertTrue(Thread.getAllStackTraces().keySet().stream()
                 .noneMatch(t -> t.getName().startsWith("smbdirect-mock-thr-") && t.isAlive()), "threads stopped");

@@ -8,7 +8,8 @@
  * an {@link smbdirect.rdma.tck.RdmaTckFixture} (two providers that reach each other, a bind
  * address, a way to make progress, a leak check).</li>
  * <li>{@link smbdirect.rdma.tck.TckRecorder}: records one endpoint's callbacks and checks the
- * callback rules as they come (never two at once, nothing after {@code onDisconnected}).</li>
+ * callback rules as they come (never two at once, nothing after {@code onDisconnected}), for the
+ * suite and for a provider's own tests.</li>
  * <li>{@link smbdirect.rdma.tck.EngineScenario}: an SMB Direct session over any provider, shared by
  * the providers' end-to-end tests (both sides' handlers, the client's steps, the checks).</li>
  * <li>{@link smbdirect.rdma.tck.EchoPair}: two endpoints of any provider connected through the SPI

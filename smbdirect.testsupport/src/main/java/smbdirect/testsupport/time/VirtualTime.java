@@ -111,22 +111,9 @@ public final class VirtualTime {
             target = now + d.toNanos();
         }
         afterEach.run();
-        for (;;) {
-            Task t;
-            synchronized (this) {
-                t = tasks.peek();
-                if (t == null || t.due > target) {
-                    now = target;
-                    break;
-                }
-                tasks.poll();
-                now = Math.max(now, t.due);
-                if (t.cancelled) {
-                    continue;
-                }
-            }
-            t.run.run();
-            afterEach.run();
+        runUntil(target, afterEach);
+        synchronized (this) {
+            now = target;
         }
         runDue(afterEach);
     }
@@ -137,14 +124,20 @@ public final class VirtualTime {
      */
     public void runDue(Runnable afterEach) {
         afterEach.run();
+        runUntil(nanoTime(), afterEach);
+    }
+
+    /** Runs the timers due at {@code limit} at the latest, in order, the clock at each one's due time. */
+    private void runUntil(long limit, Runnable afterEach) {
         for (;;) {
             Task t;
             synchronized (this) {
                 t = tasks.peek();
-                if (t == null || t.due > now) {
+                if (t == null || t.due > limit) {
                     return;
                 }
                 tasks.poll();
+                now = Math.max(now, t.due);
                 if (t.cancelled) {
                     continue;
                 }

@@ -15,6 +15,7 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 
 import smbdirect.rdma.mock.DeliveryMode;
+import smbdirect.rdma.tck.EchoPair;
 
 /**
  * Bulk one way: upper-layer messages of {@code messageSize} bytes from client to server, with
@@ -178,11 +179,11 @@ public class BulkBench {
 
     @Benchmark
     public long rawMock(Raw r) {
-        RawPair.Side client = r.pair.client;
-        RawPair.Side server = r.pair.server;
+        EchoPair.Side client = r.pair.client;
+        EchoPair.Side server = r.pair.server;
         for (int length : r.lengths) {
             long s = r.sent;
-            while (s - server.received >= SEND_SLOTS || s - client.sendsCompleted >= SEND_SLOTS) {
+            while (s - server.received() >= SEND_SLOTS || s - client.sendsCompleted() >= SEND_SLOTS) {
                 r.spin.idle("raw receives");
             }
             r.spin.reset();

@@ -165,9 +165,9 @@ public class RdmaBench {
             this.depth = depth.depth;
             this.size = size.size;
             pair = new RawPair(delivery.mode, 1364, 16, 64, 0); // a send queue of 17: room for the depth
-            remote = pair.server.endpoint.register(Buffers.pattern(size.size),
+            remote = pair.server.endpoint().register(Buffers.pattern(size.size),
                     EnumSet.of(MemoryAccess.LOCAL_WRITE, MemoryAccess.REMOTE_READ, MemoryAccess.REMOTE_WRITE));
-            local = pair.client.endpoint.register(ByteBuffer.allocateDirect(size.size),
+            local = pair.client.endpoint().register(ByteBuffer.allocateDirect(size.size),
                     EnumSet.of(MemoryAccess.LOCAL_WRITE));
         }
 
@@ -179,13 +179,13 @@ public class RdmaBench {
 
         /** Waits until fewer than {@code limit} transfers are outstanding; checks the bytes moved. */
         void awaitBelow(int limit) {
-            while (issued - pair.client.rdmaCompleted >= limit) {
+            while (issued - pair.client.rdmaCompleted() >= limit) {
                 pair.client.checkHealthy();
                 spin.idle("raw RDMA completion");
             }
             spin.reset();
-            if (pair.client.rdmaCompleted > 0 && pair.client.rdmaLastBytes != size) {
-                throw new IllegalStateException("raw RDMA moved " + pair.client.rdmaLastBytes + " bytes, not " + size);
+            if (pair.client.rdmaCompleted() > 0 && pair.client.rdmaLastBytes() != size) {
+                throw new IllegalStateException("raw RDMA moved " + pair.client.rdmaLastBytes() + " bytes, not " + size);
             }
         }
 
@@ -199,14 +199,14 @@ public class RdmaBench {
     @Benchmark
     public long rawMockWrite(Size size, Raw r) throws RdmaException {
         long n = r.next();
-        r.pair.client.endpoint.postRdmaWrite(r.local, 0, size.size, r.remote.address(), r.remote.token(), ++r.wrId);
+        r.pair.client.endpoint().postRdmaWrite(r.local, 0, size.size, r.remote.address(), r.remote.token(), ++r.wrId);
         return n;
     }
 
     @Benchmark
     public long rawMockRead(Size size, Raw r) throws RdmaException {
         long n = r.next();
-        r.pair.client.endpoint.postRdmaRead(r.local, 0, size.size, r.remote.address(), r.remote.token(), ++r.wrId);
+        r.pair.client.endpoint().postRdmaRead(r.local, 0, size.size, r.remote.address(), r.remote.token(), ++r.wrId);
         return n;
     }
 

@@ -15,6 +15,7 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 
 import smbdirect.rdma.mock.DeliveryMode;
+import smbdirect.rdma.tck.EchoPair;
 
 /**
  * Small messages of {@code messageSize} bytes at default settings.
@@ -160,10 +161,10 @@ public class SmallBench {
     @Benchmark
     @BenchmarkMode(Mode.Throughput)
     public long rawOneWay(Size size, Raw r) {
-        RawPair.Side client = r.pair.client;
-        RawPair.Side server = r.pair.server;
+        EchoPair.Side client = r.pair.client;
+        EchoPair.Side server = r.pair.server;
         long s = r.sent;
-        while (s - server.received >= DEPTH || s - client.sendsCompleted >= DEPTH) {
+        while (s - server.received() >= DEPTH || s - client.sendsCompleted() >= DEPTH) {
             r.spin.idle("raw one way");
         }
         r.spin.reset();
@@ -189,7 +190,7 @@ public class SmallBench {
     public long rawPingPong(Size size, RawEcho r) {
         long s = r.sent + 1;
         r.pair.client.send(0, size.messageSize);
-        while (r.pair.client.received < s) {
+        while (r.pair.client.received() < s) {
             r.spin.idle("raw pong");
         }
         r.spin.reset();

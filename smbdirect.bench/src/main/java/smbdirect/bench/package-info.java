@@ -10,7 +10,8 @@
  * workload over time.</li>
  * <li>What they run on: {@code EnginePair}, two {@code StandaloneTransport}s and one negotiated
  * connection (the public way in, nothing else of the engine); {@code RawPair}, two mock endpoints
- * through the provider SPI with no protocol (the mock's floor); {@code Receiver}, a counting (or
+ * through the provider SPI with no protocol (the mock's floor; the contract suite's
+ * {@code smbdirect.rdma.tck.EchoPair} over one fabric); {@code Receiver}, a counting (or
  * echoing) handler; {@code Spin}, allocation-free waiting; {@code Buffers}, the test patterns.</li>
  * <li>{@link smbdirect.bench.CpuProfiler}: CPU time of the whole JVM per operation, beside JMH's
  * wall-clock figures.</li>

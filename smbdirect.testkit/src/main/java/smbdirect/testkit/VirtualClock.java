@@ -3,13 +3,13 @@ package smbdirect.testkit;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
-import java.util.PriorityQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.BooleanSupplier;
 
 import smbdirect.rdma.mock.DeliveryMode;
 import smbdirect.rdma.mock.MockFabric;
 import smbdirect.standalone.TransportScheduler;
+import smbdirect.testsupport.time.VirtualTime;
 
 /**
  * One virtual clock for the transport's timers and a {@link DeliveryMode#DETERMINISTIC} mock fabric:
@@ -23,15 +23,11 @@ import smbdirect.standalone.TransportScheduler;
  */
 public final class VirtualClock implements TransportScheduler {
 
-    private record Task(long due, long seq, Runnable run, boolean[] cancelled) {
-    }
-
     private final MockFabric fabric;
     private final List<BooleanSupplier> participants = new CopyOnWriteArrayList<>();
-    private final PriorityQueue<Task> tasks = new PriorityQueue<>((a, b) -> a.due != b.due
-            ? Long.compare(a.due, b.due) : Long.compare(a.seq, b.seq));
-    private long now = 1_000_000_000L;
-    private long seq;
+    /** The clock and the timers; settling the fabric runs before the first timer and after each. */
+    private final VirtualTime time = new VirtualTime();
+    private final Runnable settle = this::settleOnce;
 
     /**
      * A clock driving {@code fabric}.
@@ -64,29 +60,23 @@ public final class VirtualClock implements TransportScheduler {
     }
 
     @Override
-    public synchronized long nanoTime() {
-        return now;
+    public long nanoTime() {
+        return time.nanoTime();
     }
 
     /** The time elapsed since the clock was created. */
-    public synchronized Duration elapsed() {
-        return Duration.ofNanos(now - 1_000_000_000L);
+    public Duration elapsed() {
+        return time.elapsed();
     }
 
     @Override
-    public synchronized Cancellable schedule(Runnable task, long delayNanos) {
-        boolean[] cancelled = new boolean[1];
-        tasks.add(new Task(now + Math.max(0, delayNanos), seq++, task, cancelled));
-        return () -> {
-            synchronized (VirtualClock.this) {
-                cancelled[0] = true;
-            }
-        };
+    public Cancellable schedule(Runnable task, long delayNanos) {
+        return time.schedule(task, delayNanos)::cancel;
     }
 
     /** Timers scheduled and neither run nor cancelled. */
-    public synchronized int pendingTimers() {
-        return (int) tasks.stream().filter(t -> !t.cancelled[0]).count();
+    public int pendingTimers() {
+        return time.pending();
     }
 
     /**
@@ -97,7 +87,7 @@ public final class VirtualClock implements TransportScheduler {
      *     (two parties answering each other forever)
      */
     public void settle() {
-        runDue();
+        time.runDue(settle);
     }
 
     /**
@@ -105,51 +95,7 @@ public final class VirtualClock implements TransportScheduler {
      * due time, settling after each.
      */
     public void advance(Duration d) {
-        if (d.isNegative()) {
-            throw new IllegalArgumentException("time only moves forward: " + d);
-        }
-        long target;
-        synchronized (this) {
-            target = now + d.toNanos();
-        }
-        settleOnce();
-        for (;;) {
-            Task t;
-            synchronized (this) {
-                t = tasks.peek();
-                if (t == null || t.due > target) {
-                    now = target;
-                    break;
-                }
-                tasks.poll();
-                now = Math.max(now, t.due);
-                if (t.cancelled[0]) {
-                    continue;
-                }
-            }
-            t.run.run();
-            settleOnce();
-        }
-        runDue();
-    }
-
-    private void runDue() {
-        settleOnce();
-        for (;;) {
-            Task t;
-            synchronized (this) {
-                t = tasks.peek();
-                if (t == null || t.due > now) {
-                    return;
-                }
-                tasks.poll();
-                if (t.cancelled[0]) {
-                    continue;
-                }
-            }
-            t.run.run();
-            settleOnce();
-        }
+        time.advance(d, settle);
     }
 
     private void settleOnce() {

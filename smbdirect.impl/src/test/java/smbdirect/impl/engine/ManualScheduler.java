@@ -1,63 +1,36 @@
 package smbdirect.impl.engine;
 
 import java.time.Duration;
-import java.util.PriorityQueue;
 
-/** Virtual time for tests: timers run only when the test advances the clock. */
+import smbdirect.testsupport.time.VirtualTime;
+
+/** Virtual time for the engine's tests ({@link VirtualTime}): timers run only when the test advances the clock. */
 public final class ManualScheduler implements Scheduler {
 
-    private record Task(long due, long seq, Runnable run, boolean[] cancelled) {
-    }
-
-    private final PriorityQueue<Task> tasks = new PriorityQueue<>((a, b) -> a.due != b.due
-            ? Long.compare(a.due, b.due) : Long.compare(a.seq, b.seq));
-    private long now = 1_000_000_000L;
-    private long seq;
-    private int scheduled;
+    private final VirtualTime time = new VirtualTime();
 
     @Override
-    public synchronized long nanoTime() {
-        return now;
+    public long nanoTime() {
+        return time.nanoTime();
     }
 
     @Override
-    public synchronized Cancellable schedule(Runnable task, long delayNanos) {
-        boolean[] cancelled = new boolean[1];
-        scheduled++;
-        tasks.add(new Task(now + Math.max(0, delayNanos), seq++, task, cancelled));
-        return () -> cancelled[0] = true;
+    public Cancellable schedule(Runnable task, long delayNanos) {
+        return time.schedule(task, delayNanos)::cancel;
     }
 
     /** Advances virtual time, running every timer that falls due, in order. */
     public void advance(Duration d) {
-        long target;
-        synchronized (this) {
-            target = now + d.toNanos();
-        }
-        for (;;) {
-            Task t;
-            synchronized (this) {
-                t = tasks.peek();
-                if (t == null || t.due > target) {
-                    now = target;
-                    return;
-                }
-                tasks.poll();
-                now = Math.max(now, t.due);
-            }
-            if (!t.cancelled[0]) {
-                t.run.run();
-            }
-        }
+        time.advance(d);
     }
 
     /** Calls of {@link #schedule} so far. */
-    public synchronized int scheduledCount() {
-        return scheduled;
+    public int scheduledCount() {
+        return time.scheduledCount();
     }
 
     /** Timers scheduled and not cancelled. */
-    public synchronized int pending() {
-        return (int) tasks.stream().filter(t -> !t.cancelled[0]).count();
+    public int pending() {
+        return time.pending();
     }
 }

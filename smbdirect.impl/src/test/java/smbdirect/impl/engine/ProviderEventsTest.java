@@ -17,6 +17,7 @@ import smbdirect.api.rdma.CompletionStatus;
 import smbdirect.api.rdma.DisconnectCause;
 import smbdirect.api.rdma.WorkCompletion;
 import smbdirect.api.rdma.WorkRequestType;
+import smbdirect.testsupport.AllocationCounter;
 
 /**
  * The queue that carries provider callbacks to a busy serial context: provider order, every value
@@ -290,7 +291,7 @@ class ProviderEventsTest {
 
     @Test
     void aGrownQueueAllocatesNothing() {
-        com.sun.management.ThreadMXBean counter = SteadyStateAllocationTest.allocationCounter();
+        AllocationCounter counter = AllocationCounter.enabled();
         SerialExecutor serial = new SerialExecutor();
         Log log = new Log();
         ProviderEvents events = new ProviderEvents(serial, log);
@@ -306,11 +307,11 @@ class ProviderEventsTest {
         }
         int grown = events.grown();
         long tid = Thread.currentThread().getId();
-        long before = counter.getThreadAllocatedBytes(tid);
+        long before = counter.bytes(tid);
         for (int i = 0; i < 2_000; i++) {
             serial.execute(burst);
         }
-        long allocated = counter.getThreadAllocatedBytes(tid) - before;
+        long allocated = counter.bytes(tid) - before;
         assertEquals(4_000L * 600, log.count);
         assertTrue(!log.outOfOrder);
         assertEquals(grown, events.grown(), "no growth after the first bursts");

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -13,6 +12,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.junit.jupiter.api.Test;
+import smbdirect.testsupport.AllocationCounter;
 
 /** The serial context's array ring with its overflow: order, bursts, no loss, no allocation. */
 class SerialExecutorTest {
@@ -102,7 +102,7 @@ class SerialExecutorTest {
 
     @Test
     void queueingOnABusyContextAllocatesNothing() {
-        com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        AllocationCounter mx = AllocationCounter.enabled();
         SerialExecutor s = new SerialExecutor(64);
         AtomicInteger runs = new AtomicInteger();
         Runnable leaf = runs::incrementAndGet;
@@ -115,11 +115,11 @@ class SerialExecutorTest {
             s.execute(burst);
         }
         long tid = Thread.currentThread().getId();
-        long before = mx.getThreadAllocatedBytes(tid);
+        long before = mx.bytes(tid);
         for (int i = 0; i < 10000; i++) {
             s.execute(burst);
         }
-        long allocated = mx.getThreadAllocatedBytes(tid) - before;
+        long allocated = mx.bytes(tid) - before;
         assertEquals(30000 * 32, runs.get());
         assertEquals(0, s.overflowed());
         assertTrue(allocated < 1024, "330,000 tasks queued and run allocated " + allocated + " bytes");

@@ -28,7 +28,7 @@ import smbdirect.impl.transport.ProviderFilter;
 import smbdirect.impl.transport.RelocatingListener;
 import smbdirect.impl.transport.Fakes.FakeEngines;
 import smbdirect.impl.transport.Fakes.FakeProvider;
-import smbdirect.impl.transport.Fakes.ManualScheduler;
+import smbdirect.impl.engine.ManualScheduler;
 import smbdirect.impl.transport.Fakes.RecordingHandler;
 
 class SmbDirectListenerComponentTest {

@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.lang.management.ManagementFactory;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.time.Duration;
@@ -38,6 +37,7 @@ import smbdirect.impl.engine.TransportSettings;
 import smbdirect.rdma.mock.DeliveryMode;
 import smbdirect.rdma.mock.RawCompletion;
 import smbdirect.rdma.mock.RawPeer;
+import smbdirect.testsupport.AllocationCounter;
 
 /**
  * Limits a hostile peer cannot break (RFC 5042 threats for RDMA: memory exposure, resource
@@ -45,15 +45,14 @@ import smbdirect.rdma.mock.RawPeer;
  */
 class HostileLimitsTest {
 
-    private static final com.sun.management.ThreadMXBean THREADS =
-            (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+    private static final AllocationCounter THREADS = AllocationCounter.enabled();
 
     /** Bytes allocated by the current thread while {@code r} runs (DETERMINISTIC: the engine runs here). */
     private static long allocatedBy(Runnable r) {
         long tid = Thread.currentThread().getId();
-        long before = THREADS.getThreadAllocatedBytes(tid);
+        long before = THREADS.bytes(tid);
         r.run();
-        return THREADS.getThreadAllocatedBytes(tid) - before;
+        return THREADS.bytes(tid) - before;
     }
 
     private static RawCompletion lastOf(RawPeer raw, WorkRequestType type) {

@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.ByteArrayOutputStream;
 import java.io.OutputStream;
 import java.io.PrintStream;
-import java.lang.management.ManagementFactory;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -24,6 +23,7 @@ import smbdirect.impl.engine.TransportSettings;
 import smbdirect.impl.wire.DataTransfer;
 import smbdirect.rdma.mock.DeliveryMode;
 import smbdirect.rdma.mock.RawPeer;
+import smbdirect.testsupport.AllocationCounter;
 
 /**
  * Fuzzes the receive path of a live connection in each role: a {@link RawPeer} on the mock
@@ -51,8 +51,7 @@ class LiveConnectionFuzzTest {
     static final long ALLOCATION_BOUND = (long) (SETTINGS.receiveCreditMax() + 2) * SETTINGS.maxReceiveSize()
             + SETTINGS.maxFragmentedRecvSize() + (64L << 20);
 
-    private static final com.sun.management.ThreadMXBean THREADS =
-            (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+    private static final AllocationCounter THREADS = AllocationCounter.enabled();
 
     @FuzzTest(maxDuration = "35m", maxExecutions = 10_000_000)
     void passiveReceivePath(FuzzedDataProvider data) throws Exception {
@@ -135,7 +134,7 @@ class LiveConnectionFuzzTest {
         }
         // negotiation-time claims are covered by HostileLimitsTest; here: what the peer sends afterwards
         long tid = Thread.currentThread().getId();
-        long before = THREADS.getThreadAllocatedBytes(tid);
+        long before = THREADS.bytes(tid);
         int steps = data.consumeInt(0, 16);
         for (int i = 0; i < steps && raw.endpoint() != null && rawUp(raw); i++) {
             switch (data.consumeInt(0, 4)) {
@@ -150,7 +149,7 @@ class LiveConnectionFuzzTest {
             }
             rig.settle();
         }
-        long allocated = THREADS.getThreadAllocatedBytes(tid) - before;
+        long allocated = THREADS.bytes(tid) - before;
         assertTrue(allocated < ALLOCATION_BOUND, "allocated " + allocated + " bytes, bound " + ALLOCATION_BOUND);
 
         // the connection still works, or it closed and said why, once

@@ -8,7 +8,6 @@ import java.util.HashMap;
 import java.util.Hashtable;
 import java.util.List;
 import java.util.Map;
-import java.util.PriorityQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -401,53 +400,6 @@ public final class Fakes {
         public CompletionStage<Void> close() {
             closeWith(CloseReason.of(CloseReason.Kind.LOCAL_CLOSE, "closed locally"));
             return CompletableFuture.completedFuture(null);
-        }
-    }
-
-    /** Virtual time: tasks run when the test advances the clock. */
-    public static final class ManualScheduler implements Scheduler {
-        private final PriorityQueue<Task> tasks = new PriorityQueue<>((a, b) -> Long.compare(a.due, b.due));
-        private long now;
-
-        record Task(long due, Runnable r, boolean[] cancelled) {
-        }
-
-        @Override
-        public synchronized long nanoTime() {
-            return now;
-        }
-
-        @Override
-        public synchronized Cancellable schedule(Runnable task, long delayNanos) {
-            boolean[] cancelled = new boolean[1];
-            tasks.add(new Task(now + Math.max(0, delayNanos), task, cancelled));
-            return () -> cancelled[0] = true;
-        }
-
-        public void advance(Duration d) {
-            long until;
-            synchronized (this) {
-                until = now + d.toNanos();
-            }
-            while (true) {
-                Task t;
-                synchronized (this) {
-                    t = tasks.peek();
-                    if (t == null || t.due > until) {
-                        now = until;
-                        return;
-                    }
-                    tasks.poll();
-                    now = t.due;
-                }
-                if (!t.cancelled[0]) {
-                    t.r.run();
-                }
-            }
-        }
-
-        public synchronized int pending() {
-            return (int) tasks.stream().filter(t -> !t.cancelled[0]).count();
         }
     }
 

@@ -29,6 +29,7 @@ import smbdirect.impl.engine.TransportSettings;
 import smbdirect.rdma.mock.DeliveryMode;
 import smbdirect.rdma.mock.MockFabric;
 import smbdirect.rdma.mock.MockProvider;
+import smbdirect.testsupport.traffic.Traffic;
 
 /**
  * Provider hot-swap with the real engine over two mock fabrics (one per provider, as the mock's

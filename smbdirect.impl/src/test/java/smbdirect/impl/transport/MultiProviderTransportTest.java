@@ -34,7 +34,7 @@ import smbdirect.impl.transport.Fakes.FakeConnection;
 import smbdirect.impl.transport.Fakes.FakeEngine;
 import smbdirect.impl.transport.Fakes.FakeEngines;
 import smbdirect.impl.transport.Fakes.FakeProvider;
-import smbdirect.impl.transport.Fakes.ManualScheduler;
+import smbdirect.impl.engine.ManualScheduler;
 import smbdirect.impl.transport.Fakes.RecordingHandler;
 
 class MultiProviderTransportTest {

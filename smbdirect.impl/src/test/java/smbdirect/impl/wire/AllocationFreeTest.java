@@ -3,13 +3,12 @@ package smbdirect.impl.wire;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
 import org.junit.jupiter.api.Test;
+import smbdirect.testsupport.AllocationCounter;
 
-import smbdirect.testsupport.Judges;
 
 /** The success path of every codec allocates nothing (measured with the JVM's per-thread counter). */
 class AllocationFreeTest {
@@ -18,17 +17,13 @@ class AllocationFreeTest {
 
     @Test
     void encodeDecodeAndCheckAllocateNothing() {
-        java.lang.management.ThreadMXBean mx = ManagementFactory.getThreadMXBean();
-        Judges.require(mx instanceof com.sun.management.ThreadMXBean, "no per-thread allocation counter on this JVM");
-        com.sun.management.ThreadMXBean counter = (com.sun.management.ThreadMXBean) mx;
-        Judges.require(counter.isThreadAllocatedMemorySupported(), "per-thread allocation counter unsupported");
-        counter.setThreadAllocatedMemoryEnabled(true);
+        AllocationCounter counter = AllocationCounter.enabled();
         ByteBuffer b = ByteBuffer.allocateDirect(1024).order(ByteOrder.BIG_ENDIAN);
         long sink = run(b, ROUNDS); // warm up
         long tid = Thread.currentThread().getId();
-        long before = counter.getThreadAllocatedBytes(tid);
+        long before = counter.bytes(tid);
         sink += run(b, ROUNDS);
-        long after = counter.getThreadAllocatedBytes(tid);
+        long after = counter.bytes(tid);
         assertTrue(sink != 42);
         long allocated = after - before;
         // a single allocation per round would be >= 16 * ROUNDS bytes; allow the counter's own noise

@@ -31,10 +31,11 @@ import smbdirect.api.dto.ConnectionDTO;
 import smbdirect.impl.engine.ExecutorScheduler;
 import smbdirect.impl.engine.SmbDirectEngine;
 import smbdirect.impl.engine.TransportSettings;
-import smbdirect.interop.fixture.MockPeers;
+import smbdirect.interop.fixture.Peers;
 import smbdirect.rdma.mock.DeliveryMode;
 import smbdirect.rdma.mock.RawMessage;
 import smbdirect.rdma.mock.RawPeer;
+import smbdirect.rdma.mock.tck.MockTckFixture;
 
 /**
  * Our SMB Direct engine (default settings, over an iWARP-typed mock device) against the exact bytes
@@ -60,7 +61,7 @@ class LinuxPeerReplayTest {
     /** d3: cifs's Negotiate Request (255 credits, PreferredSendSize 1364, MaxReceiveSize 1364, 173910). */
     static final byte[] CIFS_REQUEST = HEX.parseHex("000100010000ff00540500005405000056a70200");
 
-    private MockPeers f;
+    private MockTckFixture f;
     private RawPeer raw;
     private ScheduledExecutorService timers;
     private SmbDirectEngine engine;
@@ -82,7 +83,7 @@ class LinuxPeerReplayTest {
 
     @BeforeEach
     void engine() {
-        f = new MockPeers(DeliveryMode.THREADED);
+        f = Peers.mock(DeliveryMode.THREADED);
         raw = f.fabric().rawPeer();
         timers = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "replay-timers");

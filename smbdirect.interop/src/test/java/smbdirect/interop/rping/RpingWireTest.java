@@ -20,11 +20,11 @@ import org.junit.jupiter.api.Timeout;
 import smbdirect.api.rdma.DisconnectCause;
 import smbdirect.api.rdma.MemoryAccess;
 import smbdirect.api.rdma.MemoryRegion;
-import smbdirect.interop.fixture.MockPeers;
 import smbdirect.interop.fixture.Peers;
 import smbdirect.rdma.mock.DeliveryMode;
 import smbdirect.rdma.mock.RawMessage;
 import smbdirect.rdma.mock.RawPeer;
+import smbdirect.rdma.mock.tck.MockTckFixture;
 
 /**
  * Each of our rping sides against a raw peer of the mock fabric that plays the other side by hand,
@@ -37,12 +37,12 @@ class RpingWireTest {
     private static final Duration T = Duration.ofSeconds(10);
     private static final byte[] GO_AHEAD = new byte[16];
 
-    private MockPeers f;
+    private MockTckFixture f;
     private RawPeer raw;
 
     @BeforeEach
     void fabric() {
-        f = new MockPeers(DeliveryMode.THREADED);
+        f = Peers.mock(DeliveryMode.THREADED);
         raw = f.fabric().rawPeer();
     }
 

@@ -23,6 +23,7 @@ import smbdirect.api.rdma.RdmaConnectRequest;
 import smbdirect.api.rdma.RdmaException;
 import smbdirect.api.rdma.RdmaListener;
 import smbdirect.api.rdma.TransportType;
+import smbdirect.rdma.tck.TckRecorder;
 
 /**
  * Mock-specific checks (deterministic stepping, fault controls, mock state). The provider-independent
@@ -52,7 +53,7 @@ class ConnectionTest {
     void anAssertionErrorInAHandlerReachesTheThreadThatStepsAndIsListedAsALeak() throws Exception {
         Fixture f = Fixture.deterministic();
         AssertionError inHandler = new AssertionError("the test's own check failed");
-        f.client.onEstablishedHook = () -> {
+        f.client.onEstablished = () -> {
             throw inHandler;
         };
         f.listen();
@@ -113,12 +114,12 @@ class ConnectionTest {
         MockFabric fabric = MockFabric.builder().build();
         MockProvider iwarp = fabric.provider("iw", TransportType.IWARP, MockFabric.DEFAULT_CAPABILITIES);
         Fixture f = new Fixture(fabric).listen();
-        Recorder r = new Recorder();
+        TckRecorder r = new TckRecorder();
         MockEndpoint ep = (MockEndpoint) iwarp.createEndpoint(new EndpointConfig(1, 1), r);
         ep.connect(f.serverAddress(), new ConnectParameters(null, 1, 1));
         fabric.runUntilIdle();
-        assertEquals(DisconnectCause.UNREACHABLE, r.cause);
-        assertTrue(r.detail.contains("INFINIBAND"), r.detail);
+        assertEquals(DisconnectCause.UNREACHABLE, r.cause());
+        assertTrue(r.detail().contains("INFINIBAND"), r.detail());
         ep.close();
         f.closeAll();
     }
@@ -128,12 +129,12 @@ class ConnectionTest {
         Fixture f = Fixture.deterministic();
         f.serverDevice.refuseConnections(new byte[] {5});
         f.connect();
-        assertEquals(DisconnectCause.REJECTED, f.client.cause);
-        assertArrayEquals(new byte[] {5}, f.client.disconnectData);
+        assertEquals(DisconnectCause.REJECTED, f.client.cause());
+        assertArrayEquals(new byte[] {5}, f.client.disconnectData());
         assertTrue(f.requests.isEmpty());
         f.serverDevice.acceptConnections();
         f.clientEp.close();
-        Recorder second = new Recorder();
+        TckRecorder second = new TckRecorder();
         MockEndpoint ep = (MockEndpoint) f.clientDevice.createEndpoint(f.clientConfig, second);
         ep.connect(f.serverAddress(), new ConnectParameters(null, 1, 1));
         f.settle();
@@ -165,7 +166,7 @@ class ConnectionTest {
         RdmaListener any = f.serverDevice.listen(new InetSocketAddress(InetAddress.getByName("0.0.0.0"), 0), f);
         assertNotEquals(0, any.localAddress().getPort());
         assertTrue(any.localAddress().getAddress().isAnyLocalAddress());
-        Recorder r = new Recorder();
+        TckRecorder r = new TckRecorder();
         MockEndpoint ep = (MockEndpoint) f.clientDevice.createEndpoint(f.clientConfig, r);
         ep.connect(new InetSocketAddress(f.serverDevice.address(), any.localAddress().getPort()),
                 new ConnectParameters(null, 1, 1));
@@ -187,7 +188,7 @@ class ConnectionTest {
         f.listener.close();
         f.settle();
         assertTrue(f.requests.isEmpty());
-        assertEquals(DisconnectCause.CONNECT_ERROR, f.client.cause);
+        assertEquals(DisconnectCause.CONNECT_ERROR, f.client.cause());
         f.clientEp = ep;
         f.closeAll();
     }
@@ -201,10 +202,10 @@ class ConnectionTest {
         MockEndpoint passive = (MockEndpoint) request.createEndpoint(new EndpointConfig(4, 4), f.server);
         f.clientEp.disconnect();
         f.settle();
-        assertEquals(DisconnectCause.LOCAL, f.client.cause);
+        assertEquals(DisconnectCause.LOCAL, f.client.cause());
         assertThrows(RdmaException.class, () -> passive.accept(new ConnectParameters(null, 1, 1)));
         passive.close();
-        assertNull(f.server.cause);
+        assertNull(f.server.cause());
         f.closeAll();
     }
 
@@ -213,9 +214,9 @@ class ConnectionTest {
         MockFabric fabric = MockFabric.builder()
                 .capabilities(new RdmaCapabilities(8, 4, 1, 0, 4096, 1, 1, 4096, false)).build();
         MockProvider p = fabric.provider("p");
-        RdmaException e = assertThrows(RdmaException.class, () -> p.createEndpoint(new EndpointConfig(9, 4), new Recorder()));
+        RdmaException e = assertThrows(RdmaException.class, () -> p.createEndpoint(new EndpointConfig(9, 4), new TckRecorder()));
         assertTrue(e.getMessage().contains("maxSendWorkRequests"), e.getMessage());
-        assertThrows(RdmaException.class, () -> p.createEndpoint(new EndpointConfig(8, 5), new Recorder()));
+        assertThrows(RdmaException.class, () -> p.createEndpoint(new EndpointConfig(8, 5), new TckRecorder()));
         fabric.assertNoLeaks();
         fabric.close();
     }
@@ -225,12 +226,12 @@ class ConnectionTest {
         Fixture one = Fixture.deterministic().listen();
         MockFabric other = MockFabric.builder().name("other").build();
         MockProvider p = other.provider("client");
-        Recorder r = new Recorder();
+        TckRecorder r = new TckRecorder();
         MockEndpoint ep = (MockEndpoint) p.createEndpoint(new EndpointConfig(1, 1), r);
         ep.connect(one.serverAddress(), new ConnectParameters(null, 1, 1));
         other.runUntilIdle();
         one.settle();
-        assertEquals(DisconnectCause.UNREACHABLE, r.cause);
+        assertEquals(DisconnectCause.UNREACHABLE, r.cause());
         assertTrue(one.requests.isEmpty());
         ep.close();
         other.assertNoLeaks();

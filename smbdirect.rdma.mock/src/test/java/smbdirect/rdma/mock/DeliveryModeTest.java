@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -24,7 +23,8 @@ import smbdirect.api.rdma.RdmaEndpoint;
 import smbdirect.api.rdma.RdmaException;
 import smbdirect.api.rdma.WorkCompletion;
 import smbdirect.api.rdma.WorkRequestType;
-import smbdirect.testsupport.Judges;
+import smbdirect.rdma.tck.TckRecorder;
+import smbdirect.testsupport.AllocationCounter;
 
 class DeliveryModeTest {
 
@@ -34,7 +34,7 @@ class DeliveryModeTest {
     private static final long NO_PROGRESS_SECONDS = 30;
 
     /** On each received message: repost the receive and answer, until {@code limit} messages arrived. */
-    private static void echo(Recorder r, RdmaEndpoint[] ep, List<MemoryRegion> receives, MemoryRegion[] src,
+    private static void echo(TckRecorder r, RdmaEndpoint[] ep, List<MemoryRegion> receives, MemoryRegion[] src,
             int limit, AtomicInteger count, CountDownLatch done) {
         r.onCompletion = wc -> {
             if (wc.type() != WorkRequestType.RECEIVE || wc.status() != CompletionStatus.SUCCESS) {
@@ -67,8 +67,8 @@ class DeliveryModeTest {
     @Test
     void inlineDeliversInsideThePostCall() throws Exception {
         Fixture f = new Fixture(MockFabric.builder().mode(DeliveryMode.INLINE).build());
-        f.client.reentrantAllowed = true;
-        f.server.reentrantAllowed = true;
+        f.client.reentrantAllowed(true);
+        f.server.reentrantAllowed(true);
         f.connect();
         assertEquals(List.of("established"), f.client.events(), "established before connect returned");
         MemoryRegion src = Fixture.region(f.clientEp, new byte[8]);
@@ -81,8 +81,8 @@ class DeliveryModeTest {
     @Test
     void inlineHandlersMayPostReentrantlyWithoutOverflowingTheStack() throws Exception {
         Fixture f = new Fixture(MockFabric.builder().mode(DeliveryMode.INLINE).build());
-        f.client.reentrantAllowed = true;
-        f.server.reentrantAllowed = true;
+        f.client.reentrantAllowed(true);
+        f.server.reentrantAllowed(true);
         f.connect();
         int limit = 20_000;
         AtomicInteger count = new AtomicInteger();
@@ -102,11 +102,7 @@ class DeliveryModeTest {
 
     @Test
     void inlineSteadyStateDoesNotAllocate() throws Exception {
-        java.lang.management.ThreadMXBean bean = ManagementFactory.getThreadMXBean();
-        Judges.require(bean instanceof com.sun.management.ThreadMXBean, "no per-thread allocation counter on this JVM");
-        com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean) bean;
-        Judges.require(mx.isThreadAllocatedMemorySupported(), "per-thread allocation counter unsupported");
-        mx.setThreadAllocatedMemoryEnabled(true);
+        AllocationCounter mx = AllocationCounter.enabled();
         Fixture f = new Fixture(MockFabric.builder().mode(DeliveryMode.INLINE).build());
         f.serverReceives = 1;
         f.connect();
@@ -125,17 +121,17 @@ class DeliveryModeTest {
                 throw new IllegalStateException(e);
             }
         };
-        f.client.recording = false;
-        f.server.recording = false;
+        f.client.recording(false);
+        f.server.recording(false);
         for (int i = 0; i < 20_000; i++) {
             round.run();
         }
         long tid = Thread.currentThread().getId();
-        long before = mx.getThreadAllocatedBytes(tid);
+        long before = mx.bytes(tid);
         for (int i = 0; i < 100_000; i++) {
             round.run();
         }
-        long allocated = mx.getThreadAllocatedBytes(tid) - before;
+        long allocated = mx.bytes(tid) - before;
         assertTrue(allocated < 100_000, "200000 operations allocated " + allocated + " bytes");
         f.closeAll();
     }
@@ -159,7 +155,7 @@ class DeliveryModeTest {
         f.serverReceives = 0;
         f.clientReceives = 0;
         f.connect();
-        assertTrue(f.client.establishedLatch.await(5, TimeUnit.SECONDS));
+        assertTrue(f.client.awaitEstablished(5, TimeUnit.SECONDS));
         int messages = 2000;
         CountDownLatch clientDone = new CountDownLatch(messages);
         CountDownLatch serverDone = new CountDownLatch(messages);
@@ -207,15 +203,15 @@ class DeliveryModeTest {
         assertEquals(100_000 + messages, clientNext.get(), "every Send completed once");
         assertEquals(100_000 + messages, serverNext.get(), "every Send completed once");
         assertEquals(List.of(), orderErrors);
-        assertFalse(f.client.concurrentCallbacks);
-        assertFalse(f.server.concurrentCallbacks);
+        assertFalse(f.client.overlapped());
+        assertFalse(f.server.overlapped());
         Set<String> threads = new java.util.HashSet<>();
         f.client.completions().forEach(c -> threads.add(c.thread()));
         assertTrue(threads.stream().allMatch(t -> t.startsWith("smbdirect-mock-thr-")), threads.toString());
         f.clientEp.disconnect();
-        assertTrue(f.server.disconnectedLatch.await(5, TimeUnit.SECONDS));
-        assertTrue(f.client.disconnectedLatch.await(5, TimeUnit.SECONDS));
-        assertEquals(DisconnectCause.PEER, f.server.cause);
+        assertTrue(f.server.awaitDisconnected(5, TimeUnit.SECONDS));
+        assertTrue(f.client.awaitDisconnected(5, TimeUnit.SECONDS));
+        assertEquals(DisconnectCause.PEER, f.server.cause());
         f.closeAll();
         assertTrue(Thread.getAllStackTraces().keySet().stream()
                 .noneMatch(t -> t.getName().startsWith("smbdirect-mock-thr-") && t.isAlive()), "threads stopped");

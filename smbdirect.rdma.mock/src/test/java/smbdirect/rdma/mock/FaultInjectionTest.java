@@ -16,6 +16,7 @@ import smbdirect.api.rdma.DisconnectCause;
 import smbdirect.api.rdma.MemoryRegion;
 import smbdirect.api.rdma.RdmaCapabilities;
 import smbdirect.api.rdma.WorkRequestType;
+import smbdirect.rdma.tck.TckRecorder;
 
 class FaultInjectionTest {
 
@@ -32,12 +33,12 @@ class FaultInjectionTest {
         f.clientEp.postSend(src, 0, 6, 3);
         f.settle();
         assertEquals(List.of(CompletionStatus.SUCCESS, CompletionStatus.SUCCESS, CompletionStatus.FLUSHED),
-                f.client.completions(WorkRequestType.SEND).stream().map(Recorder.Completion::status).toList());
+                f.client.completions(WorkRequestType.SEND).stream().map(TckRecorder.Completion::status).toList());
         assertEquals(2, f.server.completions(WorkRequestType.RECEIVE).stream()
                 .filter(c -> c.status() == CompletionStatus.SUCCESS).count());
-        assertEquals(DisconnectCause.QP_ERROR, f.client.cause);
-        assertEquals(DisconnectCause.QP_ERROR, f.server.cause);
-        assertTrue(f.client.detail.contains("injected"), f.client.detail);
+        assertEquals(DisconnectCause.QP_ERROR, f.client.cause());
+        assertEquals(DisconnectCause.QP_ERROR, f.server.cause());
+        assertTrue(f.client.detail().contains("injected"), f.client.detail());
         f.closeAll();
     }
 
@@ -52,7 +53,7 @@ class FaultInjectionTest {
         f.settle();
         assertEquals(CompletionStatus.SUCCESS, f.client.completions(WorkRequestType.SEND).get(0).status());
         assertEquals(CompletionStatus.GENERAL_ERROR, f.client.completions(WorkRequestType.RDMA_WRITE).get(0).status());
-        assertEquals(DisconnectCause.QP_ERROR, f.server.cause);
+        assertEquals(DisconnectCause.QP_ERROR, f.server.cause());
         assertThrows(IllegalArgumentException.class,
                 () -> f.clientEp.failNextPost(WorkRequestType.SEND, CompletionStatus.SUCCESS));
         f.closeAll();
@@ -129,14 +130,14 @@ class FaultInjectionTest {
         f.clientEp.postSend(src, 0, 6, 1);
         f.settle();
         assertEquals(CompletionStatus.TRANSPORT_RETRY_EXCEEDED, f.client.completions(WorkRequestType.SEND).get(0).status());
-        assertEquals(DisconnectCause.PEER_LOST, f.client.cause);
+        assertEquals(DisconnectCause.PEER_LOST, f.client.cause());
         assertEquals(0, f.server.completions().size(), "the receiver never saw the message");
-        assertNull(f.server.cause);
+        assertNull(f.server.cause());
         MemoryRegion back = Fixture.region(f.serverEp, MESSAGE);
         f.serverEp.postSend(back, 0, 6, 9);
         f.settle();
         assertEquals(CompletionStatus.TRANSPORT_RETRY_EXCEEDED, f.server.completions(WorkRequestType.SEND).get(0).status());
-        assertEquals(DisconnectCause.PEER_LOST, f.server.cause);
+        assertEquals(DisconnectCause.PEER_LOST, f.server.cause());
         f.closeAll();
     }
 
@@ -149,7 +150,7 @@ class FaultInjectionTest {
         assertEquals(shrunk, f.clientDevice.capabilities());
         assertEquals(MockFabric.DEFAULT_CAPABILITIES, f.clientEp.capabilities());
         MockEndpoint fresh = (MockEndpoint) f.clientDevice.createEndpoint(new smbdirect.api.rdma.EndpointConfig(4, 4),
-                new Recorder());
+                new TckRecorder());
         assertEquals(shrunk, fresh.capabilities());
         assertThrows(IllegalArgumentException.class,
                 () -> f.clientDevice.setCapabilities(new RdmaCapabilities(0, 4, 1, 0, 1024, 1, 1, 4096, false)));
@@ -172,7 +173,7 @@ class FaultInjectionTest {
         MemoryRegion src = Fixture.region(f.serverEp, MESSAGE);
         f.serverEp.postSend(src, 0, 6, 1);
         f.settle();
-        assertEquals(DisconnectCause.PEER_LOST, f.server.cause);
+        assertEquals(DisconnectCause.PEER_LOST, f.server.cause());
         f.closeAll();
     }
 }

@@ -19,6 +19,7 @@ import smbdirect.api.rdma.RdmaEndpoint;
 import smbdirect.api.rdma.RdmaException;
 import smbdirect.api.rdma.RdmaListenHandler;
 import smbdirect.api.rdma.RdmaListener;
+import smbdirect.rdma.tck.TckRecorder;
 
 /** A connection between a client and a server endpoint on two devices of one fabric. */
 final class Fixture implements RdmaListenHandler {
@@ -27,8 +28,8 @@ final class Fixture implements RdmaListenHandler {
     final MockFabric fabric;
     final MockProvider clientDevice;
     final MockProvider serverDevice;
-    final Recorder client = new Recorder();
-    final Recorder server = new Recorder();
+    final TckRecorder client = new TckRecorder();
+    final TckRecorder server = new TckRecorder();
     final List<RdmaConnectRequest> requests = new ArrayList<>();
     final List<String> listenerEvents = new ArrayList<>();
     RdmaListener listener;
@@ -77,8 +78,8 @@ final class Fixture implements RdmaListenHandler {
         clientEp.connect(serverAddress(), params);
         settle();
         if (fabric.mode() == DeliveryMode.THREADED && autoAccept) {
-            client.establishedLatch.await(5, TimeUnit.SECONDS);
-            server.establishedLatch.await(5, TimeUnit.SECONDS);
+            client.awaitEstablished(5, TimeUnit.SECONDS);
+            server.awaitEstablished(5, TimeUnit.SECONDS);
         }
         return this;
     }

@@ -20,6 +20,7 @@ import smbdirect.api.rdma.MemoryRegion;
 import smbdirect.api.rdma.RdmaCapabilities;
 import smbdirect.api.rdma.RdmaException;
 import smbdirect.api.rdma.WorkRequestType;
+import smbdirect.rdma.tck.TckRecorder;
 
 /**
  * Mock-specific checks (deterministic stepping, fault controls, mock state). The provider-independent
@@ -80,7 +81,7 @@ class MemoryTest {
         MockFabric fabric = MockFabric.builder()
                 .capabilities(new RdmaCapabilities(16, 16, 1, 0, 1024, 1, 1, 64, true)).build();
         MockEndpoint ep = (MockEndpoint) fabric.provider("p").createEndpoint(new smbdirect.api.rdma.EndpointConfig(1, 1),
-                new Recorder());
+                new TckRecorder());
         RdmaException e = assertThrows(RdmaException.class, () -> ep.register(ByteBuffer.allocateDirect(65), Set.of()));
         assertTrue(e.getMessage().contains("maxRegionSize"), e.getMessage());
         ep.close();
@@ -98,8 +99,8 @@ class MemoryTest {
         assertEquals(CompletionStatus.REMOTE_INVALID_REQUEST, f.client.completions(WorkRequestType.SEND).get(0).status());
         assertEquals(CompletionStatus.LOCAL_PROTECTION_ERROR,
                 f.server.completions(WorkRequestType.RECEIVE).get(0).status());
-        assertEquals(DisconnectCause.QP_ERROR, f.client.cause);
-        assertEquals(DisconnectCause.QP_ERROR, f.server.cause);
+        assertEquals(DisconnectCause.QP_ERROR, f.client.cause());
+        assertEquals(DisconnectCause.QP_ERROR, f.server.cause());
         f.closeAll();
     }
 
@@ -114,7 +115,7 @@ class MemoryTest {
         assertEquals(CompletionStatus.LOCAL_PROTECTION_ERROR, f.client.completions(WorkRequestType.SEND).get(0).status());
         assertEquals(0, f.server.completions(WorkRequestType.RECEIVE).stream()
                 .filter(c -> c.status() == CompletionStatus.SUCCESS).count(), "nothing was transmitted");
-        assertEquals(DisconnectCause.QP_ERROR, f.client.cause);
+        assertEquals(DisconnectCause.QP_ERROR, f.client.cause());
         f.closeAll();
     }
 
@@ -131,7 +132,7 @@ class MemoryTest {
         f.settle();
         assertEquals(CompletionStatus.LOCAL_PROTECTION_ERROR,
                 f.server.completions(WorkRequestType.RECEIVE).get(0).status());
-        assertEquals(DisconnectCause.QP_ERROR, f.server.cause);
+        assertEquals(DisconnectCause.QP_ERROR, f.server.cause());
         f.closeAll();
     }
 
@@ -143,7 +144,7 @@ class MemoryTest {
         f.serverEp.postReceive(readOnly, 0, 8, 5);
         f.settle();
         assertEquals(CompletionStatus.LOCAL_PROTECTION_ERROR, f.server.completions(WorkRequestType.RECEIVE).get(0).status());
-        assertEquals(DisconnectCause.QP_ERROR, f.server.cause);
+        assertEquals(DisconnectCause.QP_ERROR, f.server.cause());
         f.closeAll();
 
         Fixture g = Fixture.deterministic();

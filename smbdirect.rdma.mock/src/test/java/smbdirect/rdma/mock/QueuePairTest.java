@@ -14,6 +14,7 @@ import smbdirect.api.rdma.EndpointConfig;
 import smbdirect.api.rdma.MemoryRegion;
 import smbdirect.api.rdma.RdmaException;
 import smbdirect.api.rdma.WorkRequestType;
+import smbdirect.rdma.tck.TckRecorder;
 
 /**
  * Mock-specific checks (deterministic stepping, fault controls, mock state). The provider-independent
@@ -76,7 +77,7 @@ class QueuePairTest {
         assertEquals(0, f.server.completions().size());
         f.serverEp.releaseCompletions(1);
         f.settle();
-        assertEquals(List.of(1000L), f.server.completions().stream().map(Recorder.Completion::wrId).toList());
+        assertEquals(List.of(1000L), f.server.completions().stream().map(TckRecorder.Completion::wrId).toList());
         f.serverEp.releaseCompletions(1);
         f.settle();
         assertEquals(2, f.server.completions().size());
@@ -87,7 +88,7 @@ class QueuePairTest {
         f.serverEp.releaseCompletions();
         f.settle();
         assertEquals(List.of(1000L, 1001L, 1002L, 1003L),
-                f.server.completions().stream().map(Recorder.Completion::wrId).toList());
+                f.server.completions().stream().map(TckRecorder.Completion::wrId).toList());
         f.closeAll();
     }
 
@@ -101,7 +102,7 @@ class QueuePairTest {
         f.clientEp.postSend(src, 0, 17, 1);
         f.settle();
         assertEquals(CompletionStatus.LOCAL_LENGTH_ERROR, f.client.completions(WorkRequestType.SEND).get(0).status());
-        assertEquals(DisconnectCause.QP_ERROR, f.server.cause);
+        assertEquals(DisconnectCause.QP_ERROR, f.server.cause());
         f.closeAll();
     }
 }

@@ -34,7 +34,7 @@ class RawPeerTest {
         ep.connect(bound, new ConnectParameters(ByteBuffer.wrap(new byte[] {1, 2}), 4, 4));
         f.settle();
         assertArrayEquals(new byte[] {1, 2}, peer.requestPrivateData());
-        assertArrayEquals(new byte[] {9}, f.client.establishedData);
+        assertArrayEquals(new byte[] {9}, f.client.establishedData());
         assertTrue(peer.isConnected());
         MemoryRegion src = Fixture.region(ep, new byte[] {5, 6, 7});
         ep.postSend(src, 0, 3, 1);

@@ -17,6 +17,7 @@ import smbdirect.api.rdma.MemoryAccess;
 import smbdirect.api.rdma.MemoryRegion;
 import smbdirect.api.rdma.RdmaException;
 import smbdirect.api.rdma.WorkRequestType;
+import smbdirect.rdma.tck.TckRecorder;
 
 /**
  * Mock-specific checks (deterministic stepping, fault controls, mock state). The provider-independent
@@ -25,7 +26,7 @@ import smbdirect.api.rdma.WorkRequestType;
  */
 class TeardownTest {
 
-    private static long flushed(Recorder r) {
+    private static long flushed(TckRecorder r) {
         return r.completions().stream().filter(c -> c.status() == CompletionStatus.FLUSHED).count();
     }
 
@@ -43,8 +44,8 @@ class TeardownTest {
         assertEquals(6, flushed(f.client));
         assertEquals(4, flushed(f.server));
         assertEquals(6, f.client.completions().size(), "each exactly once");
-        assertEquals(DisconnectCause.LOCAL, f.client.cause);
-        assertEquals(DisconnectCause.PEER, f.server.cause);
+        assertEquals(DisconnectCause.LOCAL, f.client.cause());
+        assertEquals(DisconnectCause.PEER, f.server.cause());
         assertEquals("disconnected:LOCAL", f.client.lastEvent());
         assertEquals("disconnected:PEER", f.server.lastEvent());
         assertEquals(0, f.clientEp.outstandingWorkRequests());
@@ -63,8 +64,8 @@ class TeardownTest {
         f.clientDevice.removeDevice();
         f.serverEp.breakConnection("late");
         f.settle();
-        assertEquals(0, f.client.callbacksAfterDisconnect);
-        assertEquals(0, f.server.callbacksAfterDisconnect);
+        assertEquals(0, f.client.callbacksAfterDisconnect());
+        assertEquals(0, f.server.callbacksAfterDisconnect());
         assertEquals(1, f.client.events().stream().filter(e -> e.startsWith("disconnected")).count());
         f.closeAll();
     }
@@ -75,21 +76,21 @@ class TeardownTest {
         f.connect();
         f.serverDevice.removeDevice();
         f.settle();
-        assertEquals(DisconnectCause.DEVICE_REMOVED, f.server.cause);
+        assertEquals(DisconnectCause.DEVICE_REMOVED, f.server.cause());
         assertEquals(4, flushed(f.server));
         assertEquals(List.of("request", "failed:DEVICE_REMOVED"), f.listenerEvents());
         assertTrue(f.serverDevice.isDeviceRemoved());
-        assertThrows(RdmaException.class, () -> f.serverDevice.createEndpoint(f.serverConfig, new Recorder()));
+        assertThrows(RdmaException.class, () -> f.serverDevice.createEndpoint(f.serverConfig, new TckRecorder()));
         assertThrows(RdmaException.class, () -> f.serverDevice.listen(f.serverAddress(), f));
         // the client got no message: it is idle and still believes it is connected
-        assertNull(f.client.cause);
+        assertNull(f.client.cause());
         assertEquals(MockEndpoint.State.CONNECTED, f.clientEp.state());
         // its next Send finds nobody
         MemoryRegion src = Fixture.region(f.clientEp, new byte[4]);
         f.clientEp.postSend(src, 0, 4, 1);
         f.settle();
         assertEquals(CompletionStatus.TRANSPORT_RETRY_EXCEEDED, f.client.completions(WorkRequestType.SEND).get(0).status());
-        assertEquals(DisconnectCause.PEER_LOST, f.client.cause);
+        assertEquals(DisconnectCause.PEER_LOST, f.client.cause());
         f.serverDevice.restoreDevice();
         f.closeAll();
     }
@@ -101,16 +102,16 @@ class TeardownTest {
         f.serverEp.crash();
         f.settle();
         assertTrue(f.server.events().equals(List.of("established")), "a crashed endpoint gets no callback");
-        assertNull(f.client.cause, "an idle survivor notices nothing");
+        assertNull(f.client.cause(), "an idle survivor notices nothing");
         MemoryRegion r = f.clientEp.register(ByteBuffer.allocateDirect(8), EnumSet.of(MemoryAccess.LOCAL_WRITE));
         f.clientEp.postReceive(r, 0, 8, 50);
         f.settle();
-        assertNull(f.client.cause, "posting a receive sends nothing");
+        assertNull(f.client.cause(), "posting a receive sends nothing");
         f.clientEp.postRdmaRead(r, 0, 8, 1L << 40, 1234, 51);
         f.settle();
         assertEquals(CompletionStatus.TRANSPORT_RETRY_EXCEEDED,
                 f.client.completions(WorkRequestType.RDMA_READ).get(0).status());
-        assertEquals(DisconnectCause.PEER_LOST, f.client.cause);
+        assertEquals(DisconnectCause.PEER_LOST, f.client.cause());
         assertEquals(5, flushed(f.client));
         f.closeAll();
     }
@@ -121,10 +122,10 @@ class TeardownTest {
         f.connect();
         f.fabric.close();
         f.fabric.runUntilIdle();
-        assertEquals(DisconnectCause.PROVIDER_SHUTDOWN, f.client.cause);
-        assertEquals(DisconnectCause.PROVIDER_SHUTDOWN, f.server.cause);
+        assertEquals(DisconnectCause.PROVIDER_SHUTDOWN, f.client.cause());
+        assertEquals(DisconnectCause.PROVIDER_SHUTDOWN, f.server.cause());
         assertEquals(List.of("request", "failed:PROVIDER_SHUTDOWN"), f.listenerEvents());
-        assertThrows(RdmaException.class, () -> f.clientDevice.createEndpoint(f.clientConfig, new Recorder()));
+        assertThrows(RdmaException.class, () -> f.clientDevice.createEndpoint(f.clientConfig, new TckRecorder()));
         f.clientEp.close();
         f.serverEp.close();
         f.listener.close();

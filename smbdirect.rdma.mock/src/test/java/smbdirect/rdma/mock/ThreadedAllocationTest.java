@@ -4,33 +4,16 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.lang.management.ManagementFactory;
 import java.net.InetSocketAddress;
-import java.nio.ByteBuffer;
-import java.util.ArrayList;
-import java.util.EnumSet;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-import smbdirect.api.rdma.CompletionStatus;
-import smbdirect.api.rdma.ConnectParameters;
-import smbdirect.api.rdma.DisconnectCause;
-import smbdirect.api.rdma.EndpointConfig;
-import smbdirect.api.rdma.MemoryAccess;
-import smbdirect.api.rdma.MemoryRegion;
-import smbdirect.api.rdma.RdmaConnectRequest;
-import smbdirect.api.rdma.RdmaEndpoint;
-import smbdirect.api.rdma.RdmaEndpointHandler;
 import smbdirect.api.rdma.RdmaException;
-import smbdirect.api.rdma.RdmaListenHandler;
-import smbdirect.api.rdma.RdmaListener;
-import smbdirect.api.rdma.WorkCompletion;
-import smbdirect.api.rdma.WorkRequestType;
-import smbdirect.testsupport.Judges;
+import smbdirect.rdma.tck.EchoPair;
+import smbdirect.testsupport.AllocationCounter;
 
 /**
  * THREADED delivery allocates nothing per operation in steady state, counted with the JVM's
@@ -52,79 +35,66 @@ class ThreadedAllocationTest {
     private static final long TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(10);
 
     private MockFabric fabric;
-    private RdmaListener listener;
-    private Side client;
-    private Side server;
-
-    /** The JVM's per-thread allocation counter, enabled; the test is skipped where there is none. */
-    private static com.sun.management.ThreadMXBean allocationCounter() {
-        java.lang.management.ThreadMXBean mx = ManagementFactory.getThreadMXBean();
-        Judges.require(mx instanceof com.sun.management.ThreadMXBean, "no per-thread allocation counter on this JVM");
-        com.sun.management.ThreadMXBean counter = (com.sun.management.ThreadMXBean) mx;
-        Judges.require(counter.isThreadAllocatedMemorySupported(), "per-thread allocation counter unsupported");
-        counter.setThreadAllocatedMemoryEnabled(true);
-        return counter;
-    }
+    private EchoPair pair;
+    private EchoPair.Side client;
+    private EchoPair.Side server;
 
     @AfterEach
     void tearDown() {
         if (fabric == null) {
             return;
         }
-        if (client != null && client.endpoint != null) {
-            client.endpoint.close();
+        try {
+            if (pair != null) {
+                pair.close();
+            }
+        } finally {
+            fabric.close();
         }
-        if (server != null && server.endpoint != null) {
-            server.endpoint.close();
-        }
-        if (listener != null) {
-            listener.close();
-        }
-        fabric.close();
     }
 
     @Test
     void pingPongSendsAllocateNothingOnAnyThread() throws Exception {
-        com.sun.management.ThreadMXBean counter = allocationCounter();
+        AllocationCounter counter = AllocationCounter.enabled();
         connect("alloc-sends", true);
         pingPong(WARM_UP);
         long[] threads = involvedThreads();
-        long before = sum(counter.getThreadAllocatedBytes(threads));
+        long before = counter.total(threads);
         pingPong(ROUNDS);
-        long allocated = sum(counter.getThreadAllocatedBytes(threads)) - before;
-        assertNull(client.failure);
-        assertNull(server.failure);
-        assertEquals(WARM_UP + ROUNDS, server.received);
+        long allocated = counter.total(threads) - before;
+        assertNull(client.failure());
+        assertNull(server.failure());
+        assertEquals(WARM_UP + ROUNDS, server.received());
         assertTrue(allocated < BOUND, "THREADED ping-pong allocated " + allocated + " bytes in " + ROUNDS
                 + " round trips on the test thread and the completion threads");
     }
 
     @Test
     void rdmaWritesAllocateNothingOnAnyThread() throws Exception {
-        com.sun.management.ThreadMXBean counter = allocationCounter();
+        AllocationCounter counter = AllocationCounter.enabled();
         connect("alloc-writes", false);
         writes(WARM_UP, false);
         long[] threads = involvedThreads();
-        long before = sum(counter.getThreadAllocatedBytes(threads));
+        long before = counter.total(threads);
         writes(ROUNDS, false);
-        long allocated = sum(counter.getThreadAllocatedBytes(threads)) - before;
-        assertNull(client.failure);
-        assertEquals(WARM_UP + ROUNDS, client.writesCompleted);
+        long allocated = counter.total(threads) - before;
+        assertNull(client.failure());
+        assertEquals(WARM_UP + ROUNDS, client.rdmaCompleted());
         assertTrue(allocated < BOUND, "THREADED RDMA Writes allocated " + allocated + " bytes in " + ROUNDS
                 + " writes on the test thread and the completion threads");
     }
 
     @Test
     void wakingParkedCompletionThreadsAllocatesNothing() throws Exception {
-        com.sun.management.ThreadMXBean counter = allocationCounter();
+        AllocationCounter counter = AllocationCounter.enabled();
         connect("alloc-parked", false);
         writes(PARKED_ROUNDS, true);
         long[] threads = involvedThreads();
-        long before = sum(counter.getThreadAllocatedBytes(threads));
+        long before = counter.total(threads);
         writes(PARKED_ROUNDS, true);
-        long allocated = sum(counter.getThreadAllocatedBytes(threads)) - before;
-        assertNull(client.failure);
-        assertEquals(2 * PARKED_ROUNDS, client.writesCompleted);
+        long allocated = counter.total(threads) - before;
+        assertNull(client.failure());
+        assertEquals(2 * PARKED_ROUNDS, client.rdmaCompleted());
         assertTrue(allocated < BOUND, "THREADED RDMA Writes, each to parked completion threads, allocated "
                 + allocated + " bytes in " + PARKED_ROUNDS + " writes");
     }
@@ -134,11 +104,11 @@ class ThreadedAllocationTest {
     private void pingPong(int rounds) {
         for (int i = 0; i < rounds; i++) {
             long deadline = System.nanoTime() + TIMEOUT_NANOS;
-            long expected = client.received + 1;
+            long expected = client.received() + 1;
             client.send(8);
             int spins = 0;
-            while (client.received < expected) {
-                spins = idle(spins, deadline, "an echo");
+            while (client.received() < expected) {
+                spins = EchoPair.idle(spins, deadline, "an echo");
             }
         }
     }
@@ -149,14 +119,15 @@ class ThreadedAllocationTest {
             if (toParkedThreads) {
                 int spins = 0;
                 while (!completionThreadsParked()) {
-                    spins = idle(spins, deadline, "the completion threads to park");
+                    spins = EchoPair.idle(spins, deadline, "the completion threads to park");
                 }
             }
-            long expected = client.writesCompleted + 1;
-            client.endpoint.postRdmaWrite(client.send, 0, 64, server.writeAddress, server.writeToken, expected);
+            long expected = client.rdmaCompleted() + 1;
+            client.endpoint().postRdmaWrite(client.rdmaLocal(), 0, 64, server.exposedAddress(), server.exposedToken(),
+                    expected);
             int spins = 0;
-            while (client.writesCompleted < expected) {
-                spins = idle(spins, deadline, "an RDMA Write completion");
+            while (client.rdmaCompleted() < expected) {
+                spins = EchoPair.idle(spins, deadline, "an RDMA Write completion");
             }
         }
     }
@@ -172,45 +143,15 @@ class ThreadedAllocationTest {
         return true;
     }
 
-    private static int idle(int spins, long deadline, String what) {
-        if (spins < 100) {
-            Thread.onSpinWait();
-        } else {
-            Thread.yield();
-            if ((spins & 0x3ff) == 0 && System.nanoTime() > deadline) {
-                throw new AssertionError("no progress waiting for " + what);
-            }
-        }
-        return spins + 1;
-    }
-
-    private static long sum(long[] values) {
-        long s = 0;
-        for (long v : values) {
-            s += v;
-        }
-        return s;
-    }
-
     // ---------------------------------------------------------------- setup
 
     /** The test thread and every completion thread of the fabric (all must exist by now). */
     private long[] involvedThreads() {
         String prefix = "smbdirect-mock-" + fabric.name() + "-";
-        List<Thread> found = new ArrayList<>();
-        for (Thread t : Thread.getAllStackTraces().keySet()) {
-            if (t.getName().startsWith(prefix)) {
-                found.add(t);
-            }
-        }
+        List<Thread> found = AllocationCounter.threadsNamed(prefix);
         assertEquals(COMPLETION_THREADS, found.size(), "completion threads of " + fabric.name() + ": " + found);
         completionThreads = found.toArray(new Thread[0]);
-        long[] ids = new long[found.size() + 1];
-        for (int i = 0; i < found.size(); i++) {
-            ids[i] = found.get(i).getId();
-        }
-        ids[found.size()] = Thread.currentThread().getId();
-        return ids;
+        return AllocationCounter.idsAndCurrent(found);
     }
 
     private void connect(String name, boolean echo) throws Exception {
@@ -218,115 +159,13 @@ class ThreadedAllocationTest {
                 .build();
         MockProvider serverDevice = fabric.provider("server");
         MockProvider clientDevice = fabric.provider("client");
-        client = new Side(false);
-        server = new Side(echo);
-        EndpointConfig config = new EndpointConfig(16, 16);
-        CompletableFuture<Void> accepted = new CompletableFuture<>();
-        listener = serverDevice.listen(new InetSocketAddress(serverDevice.address(), 445), new RdmaListenHandler() {
-            @Override
-            public void onConnectRequest(RdmaConnectRequest request) {
-                try {
-                    RdmaEndpoint ep = request.createEndpoint(config, server);
-                    server.start(ep);
-                    ep.accept(new ConnectParameters(null, 8, 8));
-                    accepted.complete(null);
-                } catch (RdmaException e) {
-                    accepted.completeExceptionally(e);
-                }
-            }
-
-            @Override
-            public void onListenerFailed(DisconnectCause cause, String detail) {
-                accepted.completeExceptionally(new IllegalStateException(cause + " " + detail));
-            }
-        });
-        RdmaEndpoint ep = clientDevice.createEndpoint(config, client);
-        client.start(ep);
-        ep.connect(listener.localAddress(), new ConnectParameters(null, 8, 8));
-        accepted.get(10, TimeUnit.SECONDS);
-        long deadline = System.nanoTime() + TIMEOUT_NANOS;
-        int spins = 0;
-        while (!client.established || !server.established) {
-            spins = idle(spins, deadline, "establishment");
-        }
+        EchoPair.Builder shape = EchoPair.builder().rdmaRegions(64);
+        pair = (echo ? shape.echo(8) : shape).connect(clientDevice, serverDevice,
+                new InetSocketAddress(serverDevice.address(), 445));
+        client = pair.client;
+        server = pair.server;
         if (!echo) {
             involvedThreads(); // completion threads for the parked-thread check
-        }
-    }
-
-    /** One end: 8 receives of 64 bytes reposted at once, a send region, a remotely writable region. */
-    private static final class Side implements RdmaEndpointHandler {
-        private static final int RECEIVES = 8;
-        private static final int SIZE = 64;
-        private final boolean echo;
-        RdmaEndpoint endpoint;
-        MemoryRegion receive;
-        MemoryRegion send;
-        long writeAddress;
-        int writeToken;
-        volatile boolean established;
-        volatile long received;
-        volatile long writesCompleted;
-        volatile String failure;
-        private long sendWrId;
-
-        Side(boolean echo) {
-            this.echo = echo;
-        }
-
-        void start(RdmaEndpoint ep) throws RdmaException {
-            endpoint = ep;
-            receive = ep.register(ByteBuffer.allocateDirect(RECEIVES * SIZE), EnumSet.of(MemoryAccess.LOCAL_WRITE));
-            send = ep.register(ByteBuffer.allocateDirect(SIZE), EnumSet.noneOf(MemoryAccess.class));
-            MemoryRegion target = ep.register(ByteBuffer.allocateDirect(SIZE),
-                    EnumSet.of(MemoryAccess.LOCAL_WRITE, MemoryAccess.REMOTE_WRITE));
-            writeAddress = target.address();
-            writeToken = target.token();
-            for (int i = 0; i < RECEIVES; i++) {
-                ep.postReceive(receive, i * SIZE, SIZE, i);
-            }
-        }
-
-        void send(int length) {
-            try {
-                endpoint.postSend(send, 0, length, ++sendWrId);
-            } catch (RdmaException e) {
-                throw new AssertionError("postSend failed", e);
-            }
-        }
-
-        @Override
-        public void onEstablished(ByteBuffer peerPrivateData) {
-            established = true;
-        }
-
-        @Override
-        public void onCompletion(WorkCompletion wc) {
-            if (wc.status() != CompletionStatus.SUCCESS) {
-                if (failure == null) {
-                    failure = wc.type() + " completed with " + wc.status();
-                }
-                return;
-            }
-            if (wc.type() == WorkRequestType.RECEIVE) {
-                long slot = wc.wrId();
-                try {
-                    endpoint.postReceive(receive, (int) slot * SIZE, SIZE, slot);
-                    if (echo) {
-                        endpoint.postSend(send, 0, 8, ++sendWrId);
-                    }
-                } catch (RdmaException e) {
-                    failure = "repost failed: " + e.getMessage();
-                }
-                received = received + 1; // one writer: callbacks of one endpoint never run concurrently
-            } else if (wc.type() == WorkRequestType.RDMA_WRITE) {
-                writesCompleted = writesCompleted + 1;
-            }
-        }
-
-        @Override
-        public void onDisconnected(DisconnectCause cause, String detail, ByteBuffer privateData) {
-            // torn down by the test
         }
     }
 }

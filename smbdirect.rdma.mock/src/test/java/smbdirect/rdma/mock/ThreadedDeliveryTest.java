@@ -39,7 +39,7 @@ class ThreadedDeliveryTest {
         assertTrue(received.await(5, TimeUnit.SECONDS), "both Sends received");
         assertTrue(parksSteadily(completionThread), "and parks again");
         f.clientEp.disconnect();
-        assertTrue(f.server.disconnectedLatch.await(5, TimeUnit.SECONDS));
+        assertTrue(f.server.awaitDisconnected(5, TimeUnit.SECONDS));
         f.closeAll();
         completionThread.join(5_000);
         assertFalse(completionThread.isAlive(), "stopped with the fabric");
@@ -64,8 +64,8 @@ class ThreadedDeliveryTest {
         f.clientEp.postSend(src, 0, 4, 2);
         assertTrue(received.await(5, TimeUnit.SECONDS), "the Send after the failing callback is delivered");
         f.clientEp.disconnect();
-        assertTrue(f.client.disconnectedLatch.await(5, TimeUnit.SECONDS), "the client's callbacks go on");
-        assertTrue(f.server.disconnectedLatch.await(5, TimeUnit.SECONDS));
+        assertTrue(f.client.awaitDisconnected(5, TimeUnit.SECONDS), "the client's callbacks go on");
+        assertTrue(f.server.awaitDisconnected(5, TimeUnit.SECONDS));
         List<String> leaks = fabric.leaks();
         assertTrue(leaks.stream().anyMatch(l -> l.startsWith("handler failure:") && l.contains("handler bug")),
                 leaks.toString());

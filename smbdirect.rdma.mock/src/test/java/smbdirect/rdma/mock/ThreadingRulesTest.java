@@ -14,6 +14,7 @@ import org.junit.jupiter.api.Test;
 import smbdirect.api.rdma.DisconnectCause;
 import smbdirect.api.rdma.MemoryRegion;
 import smbdirect.api.rdma.WorkRequestType;
+import smbdirect.rdma.tck.TckRecorder;
 
 class ThreadingRulesTest {
 
@@ -34,8 +35,8 @@ class ThreadingRulesTest {
     @Test
     void handlersAreNeverCalledUnderAProviderLockInline() throws Exception {
         Fixture f = new Fixture(MockFabric.builder().mode(DeliveryMode.INLINE).build());
-        f.client.reentrantAllowed = true;
-        f.server.reentrantAllowed = true;
+        f.client.reentrantAllowed(true);
+        f.server.reentrantAllowed(true);
         f.connect();
         AtomicBoolean free = new AtomicBoolean();
         f.server.onCompletion = wc -> {
@@ -70,8 +71,8 @@ class ThreadingRulesTest {
         assertTrue(seen.await(5, TimeUnit.SECONDS));
         assertTrue(free.get());
         f.clientEp.disconnect();
-        assertTrue(f.client.disconnectedLatch.await(5, TimeUnit.SECONDS));
-        assertTrue(f.server.disconnectedLatch.await(5, TimeUnit.SECONDS));
+        assertTrue(f.client.awaitDisconnected(5, TimeUnit.SECONDS));
+        assertTrue(f.server.awaitDisconnected(5, TimeUnit.SECONDS));
         f.closeAll();
     }
 
@@ -108,10 +109,10 @@ class ThreadingRulesTest {
         f.clientReceives = 32;
         f.serverReceives = 32;
         f.connect();
-        java.util.Map<Recorder, java.util.concurrent.atomic.AtomicInteger> receivesPosted = java.util.Map.of(
+        java.util.Map<TckRecorder, java.util.concurrent.atomic.AtomicInteger> receivesPosted = java.util.Map.of(
                 f.client, new java.util.concurrent.atomic.AtomicInteger(32),
                 f.server, new java.util.concurrent.atomic.AtomicInteger(32));
-        for (Recorder r : List.of(f.client, f.server)) {
+        for (TckRecorder r : List.of(f.client, f.server)) {
             MockEndpoint[] self = {r == f.client ? f.clientEp : f.serverEp};
             List<MemoryRegion> regions = r == f.client ? f.clientReceiveRegions : f.serverReceiveRegions;
             r.onCompletion = wc -> {
@@ -143,19 +144,19 @@ class ThreadingRulesTest {
         f.serverEp.disconnect();
         a.join(10_000);
         b.join(10_000);
-        assertTrue(f.client.disconnectedLatch.await(5, TimeUnit.SECONDS));
-        assertTrue(f.server.disconnectedLatch.await(5, TimeUnit.SECONDS));
-        assertEquals(DisconnectCause.PEER, f.client.cause);
-        assertEquals(DisconnectCause.LOCAL, f.server.cause);
+        assertTrue(f.client.awaitDisconnected(5, TimeUnit.SECONDS));
+        assertTrue(f.server.awaitDisconnected(5, TimeUnit.SECONDS));
+        assertEquals(DisconnectCause.PEER, f.client.cause());
+        assertEquals(DisconnectCause.LOCAL, f.server.cause());
         for (Object[] side : new Object[][] {{f.client, clientPosted.get()}, {f.server, serverPosted.get()}}) {
-            Recorder r = (Recorder) side[0];
+            TckRecorder r = (TckRecorder) side[0];
             @SuppressWarnings("unchecked")
             java.util.Set<Long> posted = (java.util.Set<Long>) side[1];
-            List<Recorder.Completion> sends = r.completions(WorkRequestType.SEND);
+            List<TckRecorder.Completion> sends = r.completions(WorkRequestType.SEND);
             assertEquals(posted.size(), sends.size(), "each accepted Send completes exactly once");
-            assertEquals(posted, new java.util.HashSet<>(sends.stream().map(Recorder.Completion::wrId).toList()));
+            assertEquals(posted, new java.util.HashSet<>(sends.stream().map(TckRecorder.Completion::wrId).toList()));
             long previous = 0;
-            for (Recorder.Completion c : sends) {
+            for (TckRecorder.Completion c : sends) {
                 assertTrue(c.wrId() > previous, "Send completions in post order");
                 previous = c.wrId();
             }
@@ -164,8 +165,8 @@ class ThreadingRulesTest {
             assertTrue(r.completions(WorkRequestType.RECEIVE).stream()
                     .anyMatch(c -> c.status() == smbdirect.api.rdma.CompletionStatus.FLUSHED));
             assertTrue(r.lastEvent().startsWith("disconnected"));
-            assertEquals(0, r.callbacksAfterDisconnect);
-            assertFalse(r.concurrentCallbacks);
+            assertEquals(0, r.callbacksAfterDisconnect());
+            assertFalse(r.overlapped());
         }
         f.closeAll();
     }
@@ -196,9 +197,9 @@ class ThreadingRulesTest {
         f.serverEp.releaseCompletions();
         assertTrue(received.await(5, TimeUnit.SECONDS));
         assertEquals(List.of(1000L, 1001L, 1002L),
-                f.server.completions(WorkRequestType.RECEIVE).stream().map(Recorder.Completion::wrId).toList());
+                f.server.completions(WorkRequestType.RECEIVE).stream().map(TckRecorder.Completion::wrId).toList());
         f.clientEp.disconnect();
-        assertTrue(f.server.disconnectedLatch.await(5, TimeUnit.SECONDS));
+        assertTrue(f.server.awaitDisconnected(5, TimeUnit.SECONDS));
         f.closeAll();
     }
 
@@ -207,11 +208,11 @@ class ThreadingRulesTest {
         Fixture f = new Fixture(MockFabric.builder().mode(DeliveryMode.THREADED).build());
         f.connect();
         f.serverDevice.removeDevice();
-        assertTrue(f.server.disconnectedLatch.await(5, TimeUnit.SECONDS));
-        assertEquals(DisconnectCause.DEVICE_REMOVED, f.server.cause);
-        assertFalse(f.server.concurrentCallbacks);
+        assertTrue(f.server.awaitDisconnected(5, TimeUnit.SECONDS));
+        assertEquals(DisconnectCause.DEVICE_REMOVED, f.server.cause());
+        assertFalse(f.server.overlapped());
         f.clientEp.disconnect();
-        assertTrue(f.client.disconnectedLatch.await(5, TimeUnit.SECONDS));
+        assertTrue(f.client.awaitDisconnected(5, TimeUnit.SECONDS));
         f.closeAll();
         assertTrue(f.listenerEvents().contains("failed:DEVICE_REMOVED"));
     }

@@ -3,6 +3,8 @@ package smbdirect.rdma.tck;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 import smbdirect.api.rdma.CompletionStatus;
@@ -13,19 +15,28 @@ import smbdirect.api.rdma.WorkRequestType;
 
 /**
  * Records every callback of one endpoint and checks the callback rules as it goes: never two
- * callbacks at once on different threads, nothing after {@code onDisconnected}.
+ * callbacks at once on different threads, nothing after {@code onDisconnected}. The contract suite
+ * makes one per endpoint ({@link RdmaProviderContractTest#recorder()}); a provider's own tests may
+ * make their own ({@link #TckRecorder()}) and wait for the connection events with
+ * {@link #awaitEstablished} and {@link #awaitDisconnected}.
  */
 public final class TckRecorder implements RdmaEndpointHandler {
 
-    /** One recorded work completion (copied: the provider's object is a reused flyweight). */
+    /**
+     * One recorded work completion (copied: the provider's object is a reused flyweight), with the
+     * name of the thread it was delivered on.
+     */
     public record Completion(long wrId, WorkRequestType type, CompletionStatus status, int byteLength,
-            boolean invalidated, int token) {
+            boolean invalidated, int token, String thread) {
     }
 
     private final Object signal;
-    private final boolean reentrantAllowed;
+    private volatile boolean reentrantAllowed;
+    private volatile boolean recording = true;
     private final List<String> events = new ArrayList<>();
     private final List<Completion> completions = new ArrayList<>();
+    private final CountDownLatch establishedLatch = new CountDownLatch(1);
+    private final CountDownLatch disconnectedLatch = new CountDownLatch(1);
     private Thread inside;
     private int depth;
     private volatile boolean concurrentCallbacks;
@@ -37,10 +48,35 @@ public final class TckRecorder implements RdmaEndpointHandler {
     private volatile byte[] disconnectData;
     /** Runs after each completion was recorded, inside the callback (may post). */
     public volatile Consumer<WorkCompletion> onCompletion = wc -> { };
+    /** Runs after {@code onEstablished} was recorded, inside the callback (may post). */
+    public volatile Runnable onEstablished = () -> { };
+
+    /** A recorder for a provider that does not deliver callbacks inline ({@link #reentrantAllowed}). */
+    public TckRecorder() {
+        this(new Object(), false);
+    }
 
     TckRecorder(Object signal, boolean reentrantAllowed) {
         this.signal = signal;
         this.reentrantAllowed = reentrantAllowed;
+    }
+
+    /**
+     * Whether a callback may run inside another on the same thread (a provider that delivers inline,
+     * from inside a post); set before the endpoint is made.
+     */
+    public TckRecorder reentrantAllowed(boolean allowed) {
+        reentrantAllowed = allowed;
+        return this;
+    }
+
+    /**
+     * Whether completions are recorded (default); {@code false}: they are only handed to
+     * {@link #onCompletion}, and the recorder allocates nothing per completion.
+     */
+    public TckRecorder recording(boolean record) {
+        recording = record;
+        return this;
     }
 
     private synchronized void enter() {
@@ -79,6 +115,8 @@ public final class TckRecorder implements RdmaEndpointHandler {
             synchronized (this) {
                 events.add("established");
             }
+            establishedLatch.countDown();
+            onEstablished.run();
         } finally {
             leave();
         }
@@ -88,9 +126,13 @@ public final class TckRecorder implements RdmaEndpointHandler {
     public void onCompletion(WorkCompletion wc) {
         enter();
         try {
+            if (!recording) {
+                onCompletion.accept(wc);
+                return;
+            }
             synchronized (this) {
                 completions.add(new Completion(wc.wrId(), wc.type(), wc.status(), wc.byteLength(),
-                        wc.hasInvalidatedToken(), wc.invalidatedToken()));
+                        wc.hasInvalidatedToken(), wc.invalidatedToken(), Thread.currentThread().getName()));
                 events.add(wc.type() + ":" + wc.wrId() + ":" + wc.status());
             }
             onCompletion.accept(wc);
@@ -109,6 +151,7 @@ public final class TckRecorder implements RdmaEndpointHandler {
                 events.add("disconnected:" + c);
             }
             cause = c;
+            disconnectedLatch.countDown();
         } finally {
             leave();
         }
@@ -140,6 +183,16 @@ public final class TckRecorder implements RdmaEndpointHandler {
         return establishedData != null;
     }
 
+    /** Waits for {@code onEstablished}; whether it came within the time given. */
+    public boolean awaitEstablished(long timeout, TimeUnit unit) throws InterruptedException {
+        return establishedLatch.await(timeout, unit);
+    }
+
+    /** Waits for {@code onDisconnected}; whether it came within the time given. */
+    public boolean awaitDisconnected(long timeout, TimeUnit unit) throws InterruptedException {
+        return disconnectedLatch.await(timeout, unit);
+    }
+
     public byte[] establishedData() {
         return establishedData;
     }
@@ -164,6 +217,11 @@ public final class TckRecorder implements RdmaEndpointHandler {
     /** Whether a callback ran inside another on the same thread although the provider does not deliver inline. */
     public boolean reentered() {
         return reentered;
+    }
+
+    /** Whether two callbacks ever overlapped: {@link #concurrentCallbacks()} or {@link #reentered()}. */
+    public boolean overlapped() {
+        return concurrentCallbacks || reentered;
     }
 
     public int callbacksAfterDisconnect() {

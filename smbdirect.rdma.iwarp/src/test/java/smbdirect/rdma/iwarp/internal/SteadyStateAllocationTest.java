@@ -4,36 +4,20 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.lang.management.ManagementFactory;
 import java.net.InetSocketAddress;
-import java.nio.ByteBuffer;
-import java.util.ArrayList;
-import java.util.EnumSet;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-import smbdirect.api.rdma.CompletionStatus;
-import smbdirect.api.rdma.ConnectParameters;
-import smbdirect.api.rdma.DisconnectCause;
 import smbdirect.api.rdma.EndpointConfig;
-import smbdirect.api.rdma.MemoryAccess;
-import smbdirect.api.rdma.MemoryRegion;
-import smbdirect.api.rdma.RdmaConnectRequest;
-import smbdirect.api.rdma.RdmaEndpoint;
-import smbdirect.api.rdma.RdmaEndpointHandler;
 import smbdirect.api.rdma.RdmaException;
-import smbdirect.api.rdma.RdmaListenHandler;
-import smbdirect.api.rdma.RdmaListener;
-import smbdirect.api.rdma.WorkCompletion;
-import smbdirect.api.rdma.WorkRequestType;
 import smbdirect.rdma.iwarp.IwarpProvider;
 import smbdirect.rdma.iwarp.IwarpSettings;
-import smbdirect.testsupport.Judges;
+import smbdirect.rdma.tck.EchoPair;
+import smbdirect.testsupport.AllocationCounter;
 
 /**
  * Steady-state operations allocate nothing, counted exactly with the JVM's per-thread allocation
@@ -57,37 +41,30 @@ class SteadyStateAllocationTest {
     private static final long BOUND = 4096;
     private static final long TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(30);
 
+    /** Each side: 8 receives of 64 bytes, RDMA regions of 64 KiB. */
+    private static final int RECEIVES = 8;
+    private static final int SIZE = 64;
+    private static final int RDMA = 64 * 1024;
+
     private IwarpProvider clientProvider;
     private IwarpProvider serverProvider;
-    private RdmaListener listener;
-    private Side client;
-    private Side server;
-
-    private static com.sun.management.ThreadMXBean allocationCounter() {
-        java.lang.management.ThreadMXBean mx = ManagementFactory.getThreadMXBean();
-        Judges.require(mx instanceof com.sun.management.ThreadMXBean, "no per-thread allocation counter on this JVM");
-        com.sun.management.ThreadMXBean counter = (com.sun.management.ThreadMXBean) mx;
-        Judges.require(counter.isThreadAllocatedMemorySupported(), "per-thread allocation counter unsupported");
-        counter.setThreadAllocatedMemoryEnabled(true);
-        return counter;
-    }
+    private EchoPair pair;
+    private EchoPair.Side client;
+    private EchoPair.Side server;
 
     @AfterEach
     void tearDown() {
-        if (client != null && client.endpoint != null) {
-            client.endpoint.close();
-        }
-        if (server != null && server.endpoint != null) {
-            server.endpoint.close();
-        }
-        if (listener != null) {
-            listener.close();
-        }
-        if (clientProvider != null) {
-            clientProvider.close();
-        }
-        if (serverProvider != null) {
-            serverProvider.close();
+        try {
+            if (pair != null) {
+                pair.close();
+            }
+        } finally {
+            if (clientProvider != null) {
+                clientProvider.close();
+            }
+            if (serverProvider != null) {
+                serverProvider.close();
+            }
         }
     }
 
@@ -95,15 +72,15 @@ class SteadyStateAllocationTest {
     @ValueSource(strings = {"sends", "streamed sends", "writes", "reads", "writes in 1460-byte FPDUs",
         "reads in 1460-byte FPDUs"})
     void steadyStateOperationsAllocateNothingOnAnyThread(String workload) throws Exception {
-        com.sun.management.ThreadMXBean counter = allocationCounter();
+        AllocationCounter counter = AllocationCounter.enabled();
         connect(workload.equals("sends"), workload.endsWith("1460-byte FPDUs") ? 1460 : 0);
         boolean sends = workload.endsWith("sends");
         run(workload, sends ? WARM_UP : RDMA_ROUNDS);
         long[] threads = involvedThreads();
-        long[] before = counter.getThreadAllocatedBytes(threads);
+        long[] before = counter.bytes(threads);
         int rounds = sends ? ROUNDS : RDMA_ROUNDS;
         run(workload, rounds);
-        long[] after = counter.getThreadAllocatedBytes(threads);
+        long[] after = counter.bytes(threads);
         long allocated = 0;
         StringBuilder perThread = new StringBuilder();
         for (int i = 0; i < threads.length; i++) {
@@ -111,13 +88,13 @@ class SteadyStateAllocationTest {
             perThread.append(i == threads.length - 1 ? " test thread " : " I/O thread " + i + " ")
                     .append(after[i] - before[i]);
         }
-        assertNull(client.failure);
-        assertNull(server.failure);
+        assertNull(client.failure());
+        assertNull(server.failure());
         if (workload.equals("writes in 1460-byte FPDUs")) {
-            ReceiveCounters c = ReceiveCounters.of(server.endpoint);
+            ReceiveCounters c = ReceiveCounters.of(server.endpoint());
             assertTrue(c.stagedBytes > c.bytesRead * 9 / 10, "the Writes went through the staging buffer: " + c);
         } else if (workload.equals("writes")) {
-            ReceiveCounters c = ReceiveCounters.of(server.endpoint);
+            ReceiveCounters c = ReceiveCounters.of(server.endpoint());
             assertTrue(c.stagedBytes < c.bytesRead / 10, "65,480-byte FPDUs are read directly: " + c);
         }
         assertTrue(allocated < BOUND, workload + ": " + allocated + " bytes allocated in " + rounds
@@ -135,11 +112,11 @@ class SteadyStateAllocationTest {
     private void pingPong(int rounds) {
         long deadline = System.nanoTime() + TIMEOUT_NANOS;
         for (int i = 0; i < rounds; i++) {
-            long expected = client.received + 1;
+            long expected = client.received() + 1;
             client.send(8);
             int spins = 0;
-            while (client.received < expected) {
-                spins = idle(spins, deadline, "an echo");
+            while (client.received() < expected) {
+                spins = EchoPair.idle(spins, deadline, "an echo");
             }
         }
     }
@@ -147,65 +124,43 @@ class SteadyStateAllocationTest {
     /** Sends of 64 bytes and (every fourth) 20 bytes, as many in flight as the peer has receives posted. */
     private void stream(int rounds) {
         long deadline = System.nanoTime() + TIMEOUT_NANOS;
-        long start = server.received;
-        long sendsStart = client.sendsCompleted;
+        long start = server.received();
+        long sendsStart = client.sendsCompleted();
         for (int i = 0; i < rounds; i++) {
             int spins = 0;
-            while (i - (server.received - start) >= Side.RECEIVES || i - (client.sendsCompleted - sendsStart) >= Side.RECEIVES) {
-                spins = idle(spins, deadline, "a receive to send into");
+            while (i - (server.received() - start) >= RECEIVES || i - (client.sendsCompleted() - sendsStart) >= RECEIVES) {
+                spins = EchoPair.idle(spins, deadline, "a receive to send into");
             }
-            client.send(i % 4 == 3 ? 20 : Side.SIZE);
+            client.send(i % 4 == 3 ? 20 : SIZE);
         }
         int spins = 0;
-        while (server.received - start < rounds) {
-            spins = idle(spins, deadline, "the last streamed Sends");
+        while (server.received() - start < rounds) {
+            spins = EchoPair.idle(spins, deadline, "the last streamed Sends");
         }
     }
 
     private void rdma(int rounds, boolean read) throws RdmaException {
         long deadline = System.nanoTime() + TIMEOUT_NANOS;
         for (int i = 0; i < rounds; i++) {
-            long expected = client.rdmaCompleted + 1;
+            long expected = client.rdmaCompleted() + 1;
             if (read) {
-                client.endpoint.postRdmaRead(client.rdmaLocal, 0, Side.RDMA, server.exposedAddress, server.exposedToken,
-                        expected);
+                client.endpoint().postRdmaRead(client.rdmaLocal(), 0, RDMA, server.exposedAddress(),
+                        server.exposedToken(), expected);
             } else {
-                client.endpoint.postRdmaWrite(client.rdmaLocal, 0, Side.RDMA, server.exposedAddress,
-                        server.exposedToken, expected);
+                client.endpoint().postRdmaWrite(client.rdmaLocal(), 0, RDMA, server.exposedAddress(),
+                        server.exposedToken(), expected);
             }
             int spins = 0;
-            while (client.rdmaCompleted < expected) {
-                spins = idle(spins, deadline, read ? "an RDMA Read" : "an RDMA Write");
+            while (client.rdmaCompleted() < expected) {
+                spins = EchoPair.idle(spins, deadline, read ? "an RDMA Read" : "an RDMA Write");
             }
         }
-    }
-
-    private static int idle(int spins, long deadline, String what) {
-        if (spins < 100) {
-            Thread.onSpinWait();
-        } else {
-            Thread.yield();
-            if ((spins & 0x3ff) == 0 && System.nanoTime() > deadline) {
-                throw new AssertionError("no progress waiting for " + what);
-            }
-        }
-        return spins + 1;
     }
 
     private long[] involvedThreads() {
-        List<Thread> found = new ArrayList<>();
-        for (Thread t : Thread.getAllStackTraces().keySet()) {
-            if (t.getName().startsWith("smbdirect-iwarp-alloc-")) {
-                found.add(t);
-            }
-        }
+        List<Thread> found = AllocationCounter.threadsNamed("smbdirect-iwarp-alloc-");
         assertEquals(4, found.size(), "I/O threads of both providers: " + found);
-        long[] ids = new long[found.size() + 1];
-        for (int i = 0; i < found.size(); i++) {
-            ids[i] = found.get(i).getId();
-        }
-        ids[found.size()] = Thread.currentThread().getId();
-        return ids;
+        return AllocationCounter.idsAndCurrent(found);
     }
 
     private void connect(boolean echo, int maxFpduSize) throws Exception {
@@ -213,126 +168,19 @@ class SteadyStateAllocationTest {
                 .maxFpduSize(maxFpduSize).build();
         clientProvider = IwarpProvider.open("alloc-client", settings);
         serverProvider = IwarpProvider.open("alloc-server", settings);
-        client = new Side(false);
-        server = new Side(echo);
-        EndpointConfig config = new EndpointConfig(16, 16);
-        CompletableFuture<Void> accepted = new CompletableFuture<>();
-        listener = serverProvider.listen(new InetSocketAddress("127.0.0.1", 0), new RdmaListenHandler() {
-            @Override
-            public void onConnectRequest(RdmaConnectRequest request) {
-                try {
-                    RdmaEndpoint ep = request.createEndpoint(config, server);
-                    server.start(ep);
-                    ep.accept(new ConnectParameters(null, 8, 8));
-                    accepted.complete(null);
-                } catch (RdmaException e) {
-                    accepted.completeExceptionally(e);
-                }
-            }
-
-            @Override
-            public void onListenerFailed(DisconnectCause cause, String detail) {
-            }
-        });
-        RdmaEndpoint ep = clientProvider.createEndpoint(config, client);
-        client.start(ep);
-        ep.connect(listener.localAddress(), new ConnectParameters(null, 8, 8));
-        accepted.get(10, TimeUnit.SECONDS);
+        EchoPair.Builder shape = EchoPair.builder().receives(RECEIVES, SIZE).rdmaRegions(RDMA)
+                .endpointConfig(new EndpointConfig(16, 16));
+        pair = (echo ? shape.echo(8) : shape).connect(clientProvider, serverProvider,
+                new InetSocketAddress("127.0.0.1", 0));
+        client = pair.client;
+        server = pair.server;
+        // the responder sends nothing before the initiator's first FPDU (RFC 5044 §7.1.2): open it
         long deadline = System.nanoTime() + TIMEOUT_NANOS;
         int spins = 0;
-        while (!client.established || !server.established) {
-            spins = idle(spins, deadline, "establishment");
-        }
-        // the responder sends nothing before the initiator's first FPDU (RFC 5044 §7.1.2): open it
-        long expected = server.received + 1;
+        long expected = server.received() + 1;
         client.send(1);
-        while (server.received < expected) {
-            spins = idle(spins, deadline, "the first Send");
-        }
-    }
-
-    /** One end: 8 receives of 64 bytes reposted at once, a send region, an RDMA region of each kind. */
-    private static final class Side implements RdmaEndpointHandler {
-        static final int RECEIVES = 8;
-        static final int SIZE = 64;
-        static final int RDMA = 64 * 1024;
-        private final boolean echo;
-        RdmaEndpoint endpoint;
-        MemoryRegion receive;
-        MemoryRegion send;
-        MemoryRegion rdmaLocal;
-        long exposedAddress;
-        int exposedToken;
-        volatile boolean established;
-        volatile long received;
-        volatile long rdmaCompleted;
-        volatile long sendsCompleted;
-        volatile String failure;
-        private long sendWrId;
-
-        Side(boolean echo) {
-            this.echo = echo;
-        }
-
-        void start(RdmaEndpoint ep) throws RdmaException {
-            endpoint = ep;
-            receive = ep.register(ByteBuffer.allocateDirect(RECEIVES * SIZE), EnumSet.of(MemoryAccess.LOCAL_WRITE));
-            send = ep.register(ByteBuffer.allocateDirect(SIZE), EnumSet.noneOf(MemoryAccess.class));
-            rdmaLocal = ep.register(ByteBuffer.allocateDirect(RDMA), EnumSet.of(MemoryAccess.LOCAL_WRITE));
-            MemoryRegion exposed = ep.register(ByteBuffer.allocateDirect(RDMA),
-                    EnumSet.of(MemoryAccess.LOCAL_WRITE, MemoryAccess.REMOTE_WRITE, MemoryAccess.REMOTE_READ));
-            exposedAddress = exposed.address();
-            exposedToken = exposed.token();
-            for (int i = 0; i < RECEIVES; i++) {
-                ep.postReceive(receive, i * SIZE, SIZE, i);
-            }
-        }
-
-        void send(int length) {
-            try {
-                endpoint.postSend(send, 0, length, ++sendWrId);
-            } catch (RdmaException e) {
-                throw new AssertionError("postSend failed", e);
-            }
-        }
-
-        @Override
-        public void onEstablished(ByteBuffer peerPrivateData) {
-            established = true;
-        }
-
-        @Override
-        public void onCompletion(WorkCompletion wc) {
-            if (wc.status() != CompletionStatus.SUCCESS) {
-                if (failure == null) {
-                    failure = wc.type() + " completed with " + wc.status();
-                }
-                return;
-            }
-            if (wc.type() == WorkRequestType.RECEIVE) {
-                long slot = wc.wrId();
-                try {
-                    endpoint.postReceive(receive, (int) slot * SIZE, SIZE, slot);
-                    if (echo) {
-                        endpoint.postSend(send, 0, 8, ++sendWrId);
-                    }
-                } catch (RdmaException e) {
-                    failure = "repost failed: " + e.getMessage();
-                }
-                received = received + 1; // one writer: callbacks of one endpoint never run concurrently
-            } else if (wc.type() == WorkRequestType.RDMA_WRITE || wc.type() == WorkRequestType.RDMA_READ) {
-                rdmaCompleted = rdmaCompleted + 1;
-            } else if (wc.type() == WorkRequestType.SEND) {
-                sendsCompleted = sendsCompleted + 1;
-            }
-        }
-
-        @Override
-        public void onDisconnected(DisconnectCause cause, String detail, ByteBuffer privateData) {
-            if (failure == null && cause != DisconnectCause.LOCAL && cause != DisconnectCause.PEER
-                    && cause != DisconnectCause.PROVIDER_SHUTDOWN) {
-                failure = "disconnected: " + cause + " " + detail;
-            }
+        while (server.received() < expected) {
+            spins = EchoPair.idle(spins, deadline, "the first Send");
         }
     }
 }

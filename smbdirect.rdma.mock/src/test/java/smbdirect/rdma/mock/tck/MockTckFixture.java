@@ -1,39 +1,55 @@
 package smbdirect.rdma.mock.tck;
 
 import java.net.InetSocketAddress;
+import java.util.Locale;
 
 import smbdirect.api.rdma.RdmaCapabilities;
-import smbdirect.api.rdma.RdmaProvider;
 import smbdirect.rdma.mock.DeliveryMode;
 import smbdirect.rdma.mock.MockFabric;
 import smbdirect.rdma.mock.MockProvider;
 import smbdirect.rdma.tck.RdmaTckFixture;
 
-/** Two devices of one {@link MockFabric} in a given delivery mode; closing checks the fabric for leaks. */
-final class MockTckFixture extends RdmaTckFixture {
+/**
+ * Two devices ({@code client} and {@code server}) of one {@link MockFabric}: the contract suite's
+ * fixture for the mock, and the in-JVM pair other modules' tests run over (this module's test jar).
+ * Closing checks the fabric for leaks.
+ */
+public final class MockTckFixture extends RdmaTckFixture {
 
     private final MockFabric fabric;
     private final MockProvider client;
     private final MockProvider server;
 
-    MockTckFixture(DeliveryMode mode) {
+    /** A fabric named after the suite, in {@code mode}, with the default capabilities. */
+    public MockTckFixture(DeliveryMode mode) {
         this(mode, MockFabric.DEFAULT_CAPABILITIES);
     }
 
-    MockTckFixture(DeliveryMode mode, RdmaCapabilities capabilities) {
-        fabric = MockFabric.builder().name("tck-" + mode.name().toLowerCase(java.util.Locale.ROOT)).mode(mode)
-                .capabilities(capabilities).build();
+    /** A fabric named after the suite, in {@code mode}, with {@code capabilities}. */
+    public MockTckFixture(DeliveryMode mode, RdmaCapabilities capabilities) {
+        this(MockFabric.builder().name("tck-" + mode.name().toLowerCase(Locale.ROOT)).mode(mode)
+                .capabilities(capabilities).build());
+    }
+
+    /** Two devices of {@code fabric}, which the fixture closes. */
+    public MockTckFixture(MockFabric fabric) {
+        this.fabric = fabric;
         client = fabric.provider("client");
         server = fabric.provider("server");
     }
 
+    /** The fabric (for raw peers and fault injection). */
+    public MockFabric fabric() {
+        return fabric;
+    }
+
     @Override
-    public RdmaProvider clientProvider() {
+    public MockProvider clientProvider() {
         return client;
     }
 
     @Override
-    public RdmaProvider serverProvider() {
+    public MockProvider serverProvider() {
         return server;
     }
 
@@ -61,5 +77,10 @@ final class MockTckFixture extends RdmaTckFixture {
         } finally {
             fabric.close();
         }
+    }
+
+    @Override
+    public String toString() {
+        return "mock " + fabric.mode();
     }
 }

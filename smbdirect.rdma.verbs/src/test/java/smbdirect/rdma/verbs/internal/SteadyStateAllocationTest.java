@@ -3,7 +3,6 @@ package smbdirect.rdma.verbs.internal;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
 
 import org.junit.jupiter.api.Test;
@@ -15,7 +14,7 @@ import smbdirect.api.rdma.MemoryAccess;
 import smbdirect.api.rdma.MemoryRegion;
 import smbdirect.api.rdma.RdmaEndpointHandler;
 import smbdirect.api.rdma.WorkCompletion;
-import smbdirect.testsupport.Judges;
+import smbdirect.testsupport.AllocationCounter;
 
 /** Posting and completing (receive, send) allocate nothing once warm. */
 class SteadyStateAllocationTest {
@@ -79,9 +78,7 @@ class SteadyStateAllocationTest {
 
     @Test
     void postAndCompleteAllocateNothingInSteadyState() throws Exception {
-        java.lang.management.ThreadMXBean mx = ManagementFactory.getThreadMXBean();
-        Judges.require(mx instanceof com.sun.management.ThreadMXBean, "no per-thread allocation counter on this JVM");
-        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) mx;
+        AllocationCounter threads = AllocationCounter.enabled();
         Harness h = new Harness(VerbsSettings.defaults(), new RingBackend());
         Counting handler = new Counting();
         RecordingHandler setup = new RecordingHandler();
@@ -99,9 +96,9 @@ class SteadyStateAllocationTest {
         CompletionGroup group = h.provider.group(h.backend.device.key());
         run(counted, region, group, 20_000);
         long id = Thread.currentThread().getId();
-        long before = threads.getThreadAllocatedBytes(id);
+        long before = threads.bytes(id);
         run(counted, region, group, 20_000);
-        long allocated = threads.getThreadAllocatedBytes(id) - before;
+        long allocated = threads.bytes(id) - before;
         assertEquals(80_000, handler.successes);
         assertEquals(0, handler.failures);
         assertTrue(allocated < 16 * 1024, "40000 posts and completions allocated " + allocated + " bytes");

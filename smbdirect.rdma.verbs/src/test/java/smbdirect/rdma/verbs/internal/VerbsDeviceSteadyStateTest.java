@@ -3,7 +3,6 @@ package smbdirect.rdma.verbs.internal;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.EnumSet;
@@ -28,6 +27,7 @@ import smbdirect.api.rdma.RdmaListenHandler;
 import smbdirect.api.rdma.RdmaListener;
 import smbdirect.api.rdma.WorkCompletion;
 import smbdirect.api.rdma.WorkRequestType;
+import smbdirect.testsupport.AllocationCounter;
 
 /**
  * Posting and completing allocate nothing on a real RDMA device, in every thread that takes part:
@@ -82,9 +82,7 @@ class VerbsDeviceSteadyStateTest {
 
     @Test
     void postingAndCompletingAllocateNothingOnTheDevice() throws Exception {
-        java.lang.management.ThreadMXBean mx = ManagementFactory.getThreadMXBean();
-        assertTrue(mx instanceof com.sun.management.ThreadMXBean, "the JVM counts allocated bytes per thread");
-        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) mx;
+        AllocationCounter threads = AllocationCounter.enabled();
         DeviceTckFixture f = new DeviceTckFixture();
         Counting server = new Counting();
         Counting client = new Counting();
@@ -130,11 +128,11 @@ class VerbsDeviceSteadyStateTest {
             List<String> allocating = List.of("not measured");
             // a one-off (a late class initialisation, a deoptimisation) may fall into a window: 3 tries
             for (int attempt = 0; attempt < 3 && !allocating.isEmpty(); attempt++) {
-                long[] before = allocated(threads, ids);
-                long mine = threads.getThreadAllocatedBytes(me);
+                long[] before = threads.bytes(ids);
+                long mine = threads.bytes(me);
                 sent += rounds(ep, message, client, server, MEASURED_ROUNDS, limit);
-                long posting = threads.getThreadAllocatedBytes(me) - mine;
-                long[] after = allocated(threads, ids);
+                long posting = threads.bytes(me) - mine;
+                long[] after = threads.bytes(ids);
                 allocating = new ArrayList<>();
                 if (posting != 0) {
                     allocating.add("posting thread: " + posting + " bytes");
@@ -184,13 +182,5 @@ class VerbsDeviceSteadyStateTest {
     private static long[] completionThreads() {
         return Thread.getAllStackTraces().keySet().stream()
                 .filter(t -> t.getName().startsWith("smbdirect-verbs-cq-")).mapToLong(Thread::getId).toArray();
-    }
-
-    private static long[] allocated(com.sun.management.ThreadMXBean threads, long[] ids) {
-        long[] bytes = new long[ids.length];
-        for (int i = 0; i < ids.length; i++) {
-            bytes[i] = threads.getThreadAllocatedBytes(ids[i]);
-        }
-        return bytes;
     }
 }

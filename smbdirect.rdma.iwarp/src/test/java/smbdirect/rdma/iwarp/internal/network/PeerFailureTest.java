@@ -46,6 +46,7 @@ import smbdirect.rdma.iwarp.IwarpSettings;
 import smbdirect.rdma.iwarp.internal.ProviderImpl;
 import smbdirect.rdma.iwarp.internal.conformance.Events;
 import smbdirect.rdma.iwarp.internal.conformance.RawPeer;
+import smbdirect.testsupport.AllocationCounter;
 
 /**
  * The peer or the network fails under a connection of the provider that also carries a busy
@@ -299,13 +300,13 @@ class PeerFailureTest {
             // while the peer reads nothing, the bystander on the same I/O thread goes on; measure what the
             // stuck connection costs: direct memory beyond the test's registrations, bytes the I/O thread allocates
             Thread io = ioThread("smbdirect-iwarp-stuck-io-0");
-            com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
-            long allocatedBefore = threads.getThreadAllocatedBytes(io.getId());
+            AllocationCounter threads = AllocationCounter.enabled();
+            long allocatedBefore = threads.bytes(io.getId());
             long directStuck = directMemoryUsed();
             long completedBefore = s.events().completions().stream().filter(c -> c.wrId() >= 100).count();
             long roundsBefore = rig.bystander.rounds();
             rig.bystander.awaitRounds(200);
-            long allocated = threads.getThreadAllocatedBytes(io.getId()) - allocatedBefore;
+            long allocated = threads.bytes(io.getId()) - allocatedBefore;
             long directGrowth = directMemoryUsed() - directStuck;
             long completed = s.events().completions().stream().filter(c -> c.wrId() >= 100).count();
             LOG.info("peer stopped reading: {} of {} RDMA Writes of 128 KiB handed to TCP, 16 queued; while {} bystander"

@@ -1,6 +1,7 @@
 package smbdirect.rdma.iwarp.internal.tck;
 
 import smbdirect.rdma.iwarp.IwarpSettings;
+import smbdirect.rdma.iwarp.tck.IwarpTckFixture;
 import smbdirect.rdma.tck.RdmaProviderContractTest;
 import smbdirect.rdma.tck.RdmaTckFixture;
 
@@ -9,6 +10,6 @@ class IwarpContractTest extends RdmaProviderContractTest {
 
     @Override
     protected RdmaTckFixture createFixture() throws Exception {
-        return new IwarpTckFixture(IwarpSettings.defaults());
+        return IwarpTckFixture.forContractSuite(IwarpSettings.defaults());
     }
 }

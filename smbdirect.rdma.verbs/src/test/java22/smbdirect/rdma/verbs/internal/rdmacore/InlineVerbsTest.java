@@ -8,7 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.management.ManagementFactory;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -18,6 +17,7 @@ import smbdirect.rdma.verbs.internal.CompletionBatch;
 import smbdirect.rdma.verbs.internal.NativeCallException;
 import smbdirect.rdma.verbs.internal.SendRequest;
 import smbdirect.rdma.verbs.internal.VerbsConstants;
+import smbdirect.testsupport.AllocationCounter;
 
 /**
  * The inline verbs (ibv_post_send, ibv_post_recv, ibv_poll_cq, ibv_req_notify_cq) through
@@ -172,9 +172,7 @@ class InlineVerbsTest {
 
     @Test
     void postingAndPollingAllocateNothingInSteadyState() throws Throwable {
-        java.lang.management.ThreadMXBean mx = ManagementFactory.getThreadMXBean();
-        assertTrue(mx instanceof com.sun.management.ThreadMXBean, "the JVM counts allocated bytes per thread");
-        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) mx;
+        AllocationCounter threads = AllocationCounter.enabled();
         driver.autoComplete(true);
         SendRequest r = new SendRequest();
         r.opcode = VerbsConstants.WR_SEND;
@@ -185,9 +183,9 @@ class InlineVerbsTest {
         long id = Thread.currentThread().threadId();
         long allocated = Long.MAX_VALUE;
         for (int attempt = 0; attempt < 5 && allocated != 0; attempt++) {
-            long before = threads.getThreadAllocatedBytes(id);
+            long before = threads.bytes(id);
             sum += round(r, batch, 100_000);
-            allocated = threads.getThreadAllocatedBytes(id) - before;
+            allocated = threads.bytes(id) - before;
         }
         assertEquals(0, allocated, "bytes allocated by 100,000 rounds of post send, post receive, poll (8 "
                 + "completions) and request notify (checksum " + sum + ")");
@@ -201,18 +199,18 @@ class InlineVerbsTest {
      */
     @Test
     void waitingOnAChannelAllocatesNothing() throws Throwable {
-        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        AllocationCounter threads = AllocationCounter.enabled();
         for (int i = 0; i < 50_000; i++) {
             backend.nextCmEvent(0);
         }
         long id = Thread.currentThread().threadId();
         long allocated = Long.MAX_VALUE;
         for (int attempt = 0; attempt < 5 && allocated != 0; attempt++) {
-            long before = threads.getThreadAllocatedBytes(id);
+            long before = threads.bytes(id);
             for (int i = 0; i < 20_000; i++) {
                 backend.nextCmEvent(0);
             }
-            allocated = threads.getThreadAllocatedBytes(id) - before;
+            allocated = threads.bytes(id) - before;
         }
         assertEquals(0, allocated, "bytes allocated by 20,000 waits in poll(2)");
     }

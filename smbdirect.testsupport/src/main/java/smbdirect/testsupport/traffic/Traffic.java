@@ -1,4 +1,4 @@
-package smbdirect.impl.transport;
+package smbdirect.testsupport.traffic;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -18,21 +18,26 @@ import smbdirect.api.SendCompletion;
 import smbdirect.api.SmbDirectConnection;
 
 /**
- * Continuous, verifiable traffic over one connection: a sender thread sends numbered messages of
- * varying sizes (some fragmented) whose every byte is a function of the number; the receiving
- * handler checks each message byte by byte and checks that the numbers arrive in order without a
- * gap.
+ * Continuous, verifiable traffic over one connection, for tests in wall-clock time (threaded
+ * fabrics, hardware, OSGi containers): a sender thread sends numbered messages of varying sizes
+ * (some fragmented) whose every byte is a function of the number; the receiving handler checks each
+ * message byte by byte and checks that the numbers arrive in order without a gap.
+ *
+ * <p>The one implementation: the engine's tests use it directly, the test kit's public
+ * {@code VerifiedTraffic} hands every call to it.
  */
-final class Traffic {
+public final class Traffic {
 
     private Traffic() {
     }
 
-    static int size(long seq) {
+    /** The length of message {@code seq}: 8 to 6007 bytes, so some are fragmented. */
+    public static int size(long seq) {
         return 8 + (int) ((seq * 7919) % 6000);
     }
 
-    static ByteBuffer message(long seq) {
+    /** Message {@code seq}: its number, then bytes that are a function of the number and the position. */
+    public static ByteBuffer message(long seq) {
         int n = size(seq);
         ByteBuffer b = ByteBuffer.allocateDirect(n);
         b.putLong(seq);
@@ -43,10 +48,10 @@ final class Traffic {
     }
 
     /** Receives and checks; records the first problem. */
-    static final class Receiver implements ConnectionHandler {
+    public static final class Receiver implements ConnectionHandler {
         private long next;
-        final List<String> problems = new CopyOnWriteArrayList<>();
-        final CompletableFuture<CloseReason> closed = new CompletableFuture<>();
+        public final List<String> problems = new CopyOnWriteArrayList<>();
+        public final CompletableFuture<CloseReason> closed = new CompletableFuture<>();
 
         @Override
         public void onMessage(SmbDirectConnection connection, ReceivedMessage message) {
@@ -81,12 +86,13 @@ final class Traffic {
             }
         }
 
-        synchronized long received() {
+        /** Messages received in order so far. */
+        public synchronized long received() {
             return next;
         }
 
         /** Waits (woken by each message) until {@code count} messages arrived. */
-        synchronized void awaitReceived(long count, String what) throws InterruptedException {
+        public synchronized void awaitReceived(long count, String what) throws InterruptedException {
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
             while (next < count) {
                 long left = deadline - System.nanoTime();
@@ -98,7 +104,8 @@ final class Traffic {
             }
         }
 
-        CloseReason awaitClosed() throws Exception {
+        /** Waits up to 10 s for the disconnect notification. */
+        public CloseReason awaitClosed() throws Exception {
             return closed.get(10, TimeUnit.SECONDS);
         }
     }
@@ -110,33 +117,33 @@ final class Traffic {
      * completed, successfully or not, within {@link #COMPLETION_BOUND}, on a connection closed under
      * it as on a live one.
      */
-    static final class Sender implements Runnable {
+    public static final class Sender implements Runnable {
         /** Sends outstanding at most. */
-        static final int WINDOW = 16;
+        public static final int WINDOW = 16;
         /**
          * How long the sends still outstanding when the sender stops may take to complete: the time a
          * busy 2-vCPU machine may take to deliver 16 queued messages of up to 6 KiB, or to flush them
          * when the connection closes; no timer of the transport is involved.
          */
-        static final Duration COMPLETION_BOUND = Duration.ofSeconds(10);
-        final SmbDirectConnection connection;
-        final AtomicBoolean stop = new AtomicBoolean();
-        final AtomicLong completed = new AtomicLong();
-        final AtomicLong sent = new AtomicLong();
-        final CompletableFuture<Throwable> failure = new CompletableFuture<>();
-        final Semaphore window = new Semaphore(WINDOW);
-        final List<String> problems = new CopyOnWriteArrayList<>();
+        public static final Duration COMPLETION_BOUND = Duration.ofSeconds(10);
+        public final SmbDirectConnection connection;
+        public final AtomicBoolean stop = new AtomicBoolean();
+        public final AtomicLong completed = new AtomicLong();
+        public final AtomicLong sent = new AtomicLong();
+        public final CompletableFuture<Throwable> failure = new CompletableFuture<>();
+        public final Semaphore window = new Semaphore(WINDOW);
+        public final List<String> problems = new CopyOnWriteArrayList<>();
         private final Thread thread;
 
         /** A sender on {@code connection} whose thread is named {@code name}; not started. */
-        Sender(SmbDirectConnection connection, String name) {
+        public Sender(SmbDirectConnection connection, String name) {
             this.connection = connection;
             thread = new Thread(this, name);
             thread.setDaemon(true);
         }
 
         /** Starts the sending thread. */
-        Sender start() {
+        public Sender start() {
             thread.start();
             return this;
         }
@@ -177,7 +184,7 @@ final class Traffic {
          * naming the connection and the sends still outstanding unless they all did within
          * {@link #COMPLETION_BOUND}.
          */
-        void stopAndJoin() throws InterruptedException {
+        public void stopAndJoin() throws InterruptedException {
             stop.set(true);
             thread.join(COMPLETION_BOUND.toMillis());
             if (thread.isAlive()) {

@@ -39,6 +39,25 @@ public final class StatusMapper {
     private StatusMapper() {
     }
 
+    /**
+     * The {@code wc_flags} bit Linux rxe sets on a receive that invalidated an rkey: the kernel's
+     * {@code IB_WC_WITH_INVALIDATE} (1 << 2), which rxe writes into the completion user space reads
+     * (rxe_resp.c, do_complete, 6.1) and rdma-core's librxe copies unchanged; in {@code ibv_wc_flags}
+     * that bit is {@code IBV_WC_IP_CSUM_OK}, meaningless on a reliable-connected receive, and
+     * {@code IBV_WC_WITH_INV} is 1 << 3. The invalidated rkey is where user space expects it.
+     */
+    static final int RXE_KERNEL_WITH_INVALIDATE = 1 << 2;
+
+    /**
+     * The {@code wc_flags} bits that mean "this receive invalidated {@code invalidated_rkey}" on
+     * {@code device}: {@code IBV_WC_WITH_INV}, and on Linux rxe also the kernel's flag it reports
+     * instead ({@link #RXE_KERNEL_WITH_INVALIDATE}).
+     */
+    public static int withInvalidateFlags(DeviceAttributes device) {
+        return device != null && device.vendorId() == DeviceAttributes.VENDOR_RXE
+                ? VerbsConstants.WC_WITH_INV | RXE_KERNEL_WITH_INVALIDATE : VerbsConstants.WC_WITH_INV;
+    }
+
     /** The verbs name of an asynchronous event type ({@code IBV_EVENT_...}), or the number when unknown. */
     public static String asyncEventName(int type) {
         return type >= 0 && type < ASYNC_EVENT_NAMES.size() ? ASYNC_EVENT_NAMES.get(type) : "ibv_event_type " + type;

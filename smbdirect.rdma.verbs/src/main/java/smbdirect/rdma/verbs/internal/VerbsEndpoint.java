@@ -4,6 +4,8 @@ import java.io.IOException;
 import java.net.Inet4Address;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -572,8 +574,7 @@ final class VerbsEndpoint implements RdmaEndpoint {
             backend.disconnect(id);
         }
         provider.forget(this);
-        // the queue pair first: its work requests (memory window binds too) are gone with it
-        backend.destroyQp(id, qp);
+        List<VerbsMemoryRegion> released = new ArrayList<>();
         for (VerbsMemoryRegion region : regions) {
             boolean deferred;
             synchronized (lock) {
@@ -581,10 +582,23 @@ final class VerbsEndpoint implements RdmaEndpoint {
                 region.releaseWhenBound = false;
             }
             if (region.claimDeregistration() || deferred) {
-                String failed = region.release(backend);
-                if (failed != null) {
-                    LOG.warn("releasing {} failed while closing {}: {}", region, this, failed);
-                }
+                released.add(region);
+            }
+        }
+        // windows before the queue pair they are bound on (rxe keeps a bound type 2 window's queue pair
+        // alive: its destroy waits 50 s for the reference and warns), after rdma_disconnect flushed any
+        // bind still queued; the registrations after the queue pair
+        for (VerbsMemoryRegion region : released) {
+            String failed = region.releaseWindow(backend);
+            if (failed != null) {
+                LOG.warn("ibv_dealloc_mw of {} failed while closing {}: {}", region, this, failed);
+            }
+        }
+        backend.destroyQp(id, qp);
+        for (VerbsMemoryRegion region : released) {
+            String failed = region.releaseRegistration(backend);
+            if (failed != null) {
+                LOG.warn("ibv_dereg_mr of {} failed while closing {}: {}", region, this, failed);
             }
         }
         regions.clear();
@@ -1035,7 +1049,7 @@ final class VerbsEndpoint implements RdmaEndpoint {
         if (status == CompletionStatus.SUCCESS) {
             if (type == WorkRequestType.RECEIVE) {
                 byteLength = wcByteLength;
-                if ((wcFlags & VerbsConstants.WC_WITH_INV) != 0) {
+                if ((wcFlags & provider.withInvalidateFlags()) != 0) {
                     invalidated = true;
                     invalidatedToken = immData;
                     VerbsMemoryRegion region = remoteRegions.get(immData);

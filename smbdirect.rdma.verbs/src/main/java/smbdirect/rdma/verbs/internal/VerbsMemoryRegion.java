@@ -67,20 +67,32 @@ final class VerbsMemoryRegion implements MemoryRegion {
      * what failed, {@code null} when both succeeded. The caller claimed the deregistration.
      */
     String release(VerbsBackend backend) {
-        String failed = null;
-        if (window != null) {
-            try {
-                backend.deallocMw(window);
-            } catch (java.io.IOException e) {
-                failed = e.getMessage();
-            }
+        String failed = releaseWindow(backend);
+        String registration = releaseRegistration(backend);
+        return failed == null ? registration : registration == null ? failed : failed + "; " + registration;
+    }
+
+    /** {@code ibv_dealloc_mw} of the window, if any; returns what failed, {@code null} when nothing did. */
+    String releaseWindow(VerbsBackend backend) {
+        if (window == null) {
+            return null;
         }
         try {
-            backend.deregister(memory);
+            backend.deallocMw(window);
+            return null;
         } catch (java.io.IOException e) {
-            failed = failed == null ? e.getMessage() : failed + "; " + e.getMessage();
+            return e.getMessage();
         }
-        return failed;
+    }
+
+    /** {@code ibv_dereg_mr}; returns what failed, {@code null} when it did not. */
+    String releaseRegistration(VerbsBackend backend) {
+        try {
+            backend.deregister(memory);
+            return null;
+        } catch (java.io.IOException e) {
+            return e.getMessage();
+        }
     }
 
     VerbsEndpoint owner() {

@@ -47,6 +47,7 @@ public final class VerbsRdmaProvider implements RdmaProvider {
     private final RdmaCapabilities capabilities;
     private final DeviceAttributes device;
     private final boolean memoryWindows;
+    private final int withInvalidateFlags;
     private final String description;
     /** The last port event (IBV_EVENT_PORT_ERR / PORT_ACTIVE) in words, "" before any. */
     private volatile String portEvent = "";
@@ -85,6 +86,7 @@ public final class VerbsRdmaProvider implements RdmaProvider {
         this.nanoClock = nanoClock;
         this.device = device;
         this.memoryWindows = device != null && device.memoryWindows();
+        this.withInvalidateFlags = StatusMapper.withInvalidateFlags(device);
         this.capabilities = settings.capabilities(device);
         this.description = "backend " + backend.features().name() + (device == null ? "" : "; device "
                 + device.describe()) + "; bind address " + (bindAddress == null ? "?"
@@ -100,6 +102,11 @@ public final class VerbsRdmaProvider implements RdmaProvider {
      */
     boolean memoryWindows() {
         return memoryWindows;
+    }
+
+    /** The {@code wc_flags} bits that mark a receive that invalidated an rkey on this device. */
+    int withInvalidateFlags() {
+        return withInvalidateFlags;
     }
 
     /** Why Send with Invalidate is on or off, in words (for operators and refusals). */

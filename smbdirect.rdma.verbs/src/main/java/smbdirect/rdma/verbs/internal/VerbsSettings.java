@@ -30,10 +30,11 @@ import smbdirect.api.rdma.RdmaCapabilities;
  * @param listenBacklog rdma_listen backlog
  * @param sendWithInvalidate offer Send with Invalidate where the provider cannot tell by itself that
  *     it works both ways: on a device without type 2 memory windows the operator declares that the
- *     device invalidates {@code ibv_reg_mr} registrations on a peer's Send with Invalidate (Linux
- *     siw does; RNICs do not); through DiSNI as raw opcode 9, unverified without hardware. On a
- *     device with type 2 memory windows (rdma-core backend) Send with Invalidate is on whatever this
- *     says
+ *     device invalidates {@code ibv_reg_mr} registrations on a peer's Send with Invalidate and reports
+ *     it in the receive completion (RNICs do not; Linux siw invalidates them, but rdma-core's siw
+ *     provider reports no completion flags); through DiSNI as raw opcode 9, unverified without
+ *     hardware. On a device with type 2 memory windows (rdma-core backend) Send with Invalidate is on
+ *     whatever this says
  * @param backend how the provider reaches the RDMA stack: {@code auto} (rdma-core on JDK 22+ when
  *     libibverbs loads, else DiSNI when libdisni loads), {@code rdma-core} or {@code disni}
  */
@@ -170,7 +171,7 @@ public record VerbsSettings(
         return sendWithInvalidate ? "sendWithInvalidate=true: the operator states that " + device.name()
                 + " invalidates ibv_reg_mr registrations on a peer's Send with Invalidate"
                 : device.name() + " has no type 2 memory windows, and a peer's Send with Invalidate cannot invalidate "
-                        + "an ibv_reg_mr registration on most devices (set sendWithInvalidate=true for one that "
-                        + "can, such as Linux siw)";
+                        + "an ibv_reg_mr registration on most devices (set sendWithInvalidate=true only for one that "
+                        + "invalidates it and reports the invalidation in its receive completion)";
     }
 }

@@ -164,16 +164,47 @@ class MemoryWindowTest {
         assertFalse(r.isValid());
     }
 
+    /**
+     * rxe holds the queue pair a type 2 window is bound on: destroying the queue pair first waits 50 s
+     * for that reference (rxe_pool.c, __rxe_cleanup) and warns in the kernel log.
+     */
     @Test
-    void closingReleasesWindowsAfterTheQueuePairAndBeforeTheirRegistrations() throws Exception {
+    void closingReleasesWindowsBeforeTheQueuePairAndRegistrationsAfterIt() throws Exception {
         VerbsEndpoint ep = h.established(new RecordingHandler(), 4, 4);
         ep.register(Harness.direct(64), Harness.access(MemoryAccess.REMOTE_READ));
         ep.close();
-        List<String> order = h.backend.calls.stream()
-                .filter(c -> c.equals("destroyQp") || c.equals("deallocMw") || c.equals("deregister")).toList();
-        assertEquals(List.of("destroyQp", "deallocMw", "deregister"), order);
+        List<String> order = h.backend.calls.stream().filter(c -> c.equals("disconnect") || c.equals("destroyQp")
+                || c.equals("deallocMw") || c.equals("deregister")).toList();
+        assertEquals(List.of("disconnect", "deallocMw", "destroyQp", "deregister"), order);
         assertTrue(h.backend.liveWindows.isEmpty());
         assertTrue(h.backend.liveRegions.isEmpty());
+    }
+
+    /**
+     * Linux rxe marks a receive that invalidated an rkey with the kernel's IB_WC_WITH_INVALIDATE bit
+     * (1 << 2), not IBV_WC_WITH_INV (1 << 3): on rxe either is taken, elsewhere only the latter.
+     */
+    @Test
+    void rxeReportsAnInvalidationWithTheKernelsFlagWhichIsTakenOnRxeOnly() throws Exception {
+        for (boolean rxe : new boolean[] {true, false}) {
+            DeviceAttributes d = device(true);
+            DeviceAttributes dev = new DeviceAttributes(d.name(), d.transportType(), d.maxMrSize(), d.maxQpWr(),
+                    d.maxSge(), d.maxCqe(), d.maxQpRdAtom(), d.maxQpInitRdAtom(), d.deviceCapFlags(), d.firmware(),
+                    d.portState(), d.activeMtu(), d.maxMsgSize(), d.linkLayer(), rxe ? DeviceAttributes.VENDOR_RXE : 0x15b3,
+                    d.maxMw(), true);
+            Harness hx = new Harness(VerbsSettings.defaults(), new FakeBackend(), TransportType.ROCE, dev);
+            RecordingHandler handler = new RecordingHandler();
+            VerbsEndpoint ep = hx.established(handler, 4, 4);
+            MemoryRegion receive = ep.register(Harness.direct(64), Harness.access(MemoryAccess.LOCAL_WRITE));
+            ep.postReceive(receive, 0, 64, 9);
+            MemoryRegion exposed = ep.register(Harness.direct(64), Harness.access(MemoryAccess.LOCAL_WRITE,
+                    MemoryAccess.REMOTE_WRITE));
+            hx.backend.completeSend(Harness.qp(ep), VerbsConstants.WC_SUCCESS, VerbsConstants.WC_BIND_MW, 0, 0);
+            hx.backend.completeRecv(Harness.qp(ep), VerbsConstants.WC_SUCCESS, 24, 1 << 2, exposed.token());
+            hx.pump();
+            assertEquals(rxe, handler.completions.get(0).hasInvalidatedToken(), "rxe " + rxe);
+            assertEquals(!rxe, exposed.isValid(), "rxe " + rxe);
+        }
     }
 
     @Test

@@ -103,8 +103,8 @@ public @interface VerbsConfiguration {
             description = "rdma-core: on by itself where the device has type 2 memory windows (memory the peer may "
                     + "access is bound through them, and a peer's Send with Invalidate invalidates it); on a device "
                     + "without them, true states that the device invalidates ibv_reg_mr registrations on a peer's Send "
-                    + "with Invalidate (Linux siw does, RNICs do not). Needs the memory management extensions. "
-                    + "DiSNI: offer it as raw opcode 9, unverified without hardware. Off: capability "
+                    + "with Invalidate and reports it in the receive completion (RNICs do not). Needs the memory "
+                    + "management extensions. DiSNI: offer it as raw opcode 9, unverified without hardware. Off: capability "
                     + "sendWithInvalidate is false, and an SMB client must not ask for SMB2_CHANNEL_RDMA_V1_INVALIDATE")
     boolean sendWithInvalidate() default false;
 }

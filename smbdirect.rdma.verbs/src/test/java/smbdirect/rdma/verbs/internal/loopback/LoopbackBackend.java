@@ -97,6 +97,8 @@ public final class LoopbackBackend implements VerbsBackend {
     private AsyncEventHandler asyncHandler;
     /** Events raised under the network's monitor, delivered after it is released; guarded by the network. */
     private final List<Runnable> pendingAsync = new ArrayList<>();
+    /** Misuse the device would punish later (reported with the leaks); guarded by the network. */
+    private final List<String> misuse = new ArrayList<>();
     boolean closed;
 
     LoopbackBackend(LoopbackNetwork net, InetAddress ip, int deviceKey, Features features) {
@@ -627,6 +629,13 @@ public final class LoopbackBackend implements VerbsBackend {
     public void destroyQp(CmId cmId, QueuePair queuePair) {
         synchronized (net) {
             Qp qp = (Qp) queuePair;
+            for (Mw mw : windows) {
+                if (mw.bound != null && mw.bound.boundTo == qp && !mw.bound.invalidated) {
+                    // rxe keeps the queue pair of a bound type 2 window: its destroy waits 50 s and warns
+                    misuse.add("queue pair " + qp.number + " destroyed with memory window rkey 0x"
+                            + Integer.toHexString(mw.bound.remoteKey) + " still bound to it");
+                }
+            }
             qp.destroyed = true;
             qp.receives.clear();
             qps.remove(qp);
@@ -1040,6 +1049,9 @@ public final class LoopbackBackend implements VerbsBackend {
         for (Mw mw : windows) {
             out.add(device + "memory window not deallocated" + (mw.bound == null ? ""
                     : " (bound, rkey 0x" + Integer.toHexString(mw.bound.remoteKey) + ")"));
+        }
+        for (String m : misuse) {
+            out.add(device + m);
         }
         if (!closed) {
             out.add(device + "event channel not destroyed");

@@ -14,7 +14,9 @@ import smbdirect.rdma.verbs.internal.GuestVerbs;
  * test is reported here by name, per device. Nothing is pinned or skipped: where Linux siw or rxe
  * cannot keep a promise of the contract, the device fixture declares it as a device fact with the
  * kernel source it comes from ({@code DeviceTckFixture.facts}), and the contract accepts the
- * device's outcome there and nothing else.
+ * device's outcome there and nothing else. Before it the probe without {@code bindAddress}
+ * ({@code VerbsDeviceAddressTest}), after it the device's asynchronous events ({@code
+ * VerbsDeviceEventTest}: a refused Write's queue pair event, the link going down and up).
  */
 class VerbsContractInVmTest extends PerDeviceVmTest {
 
@@ -25,7 +27,12 @@ class VerbsContractInVmTest extends PerDeviceVmTest {
 
     @Override
     GuestJUnit.Launch configure(GuestJUnit.Launch launch, Device device) {
-        return launch.select("smbdirect.rdma.verbs.internal.VerbsDeviceContractTest")
+        // by class name: the address probe, the contract, then the device events (the link test takes
+        // the device's interface down for a moment, so it comes last)
+        return launch.select("smbdirect.rdma.verbs.internal.VerbsDeviceAddressTest")
+                .select("smbdirect.rdma.verbs.internal.VerbsDeviceContractTest")
+                .select("smbdirect.rdma.verbs.internal.VerbsDeviceEventTest")
+                .config("junit.jupiter.testclass.order.default", "org.junit.jupiter.api.ClassOrderer$ClassName")
                 .property("smbdirect.verbs.address", GuestVerbs.GUEST_ADDRESS)
                 .property("smbdirect.verbs.timeoutSeconds", "60").timeout(Duration.ofMinutes(10));
     }

@@ -51,6 +51,9 @@ public final class VerbsRdmaProvider implements RdmaProvider {
     private final String description;
     /** The last port event (IBV_EVENT_PORT_ERR / PORT_ACTIVE) in words, "" before any. */
     private volatile String portEvent = "";
+    /** The device's last asynchronous events, oldest first, at most {@value #RECENT_EVENTS}; guarded by itself. */
+    private final java.util.ArrayDeque<String> recentEvents = new java.util.ArrayDeque<>();
+    static final int RECENT_EVENTS = 16;
     private final Map<VerbsBackend.CmId, VerbsEndpoint> endpoints = new ConcurrentHashMap<>();
     private final Map<VerbsBackend.CmId, VerbsListener> listeners = new ConcurrentHashMap<>();
     private final Map<Integer, CompletionGroup> groups = new ConcurrentHashMap<>();
@@ -102,6 +105,13 @@ public final class VerbsRdmaProvider implements RdmaProvider {
      */
     boolean memoryWindows() {
         return memoryWindows;
+    }
+
+    /** The device's last asynchronous events by name, oldest first (at most {@value #RECENT_EVENTS}). */
+    public List<String> recentAsyncEvents() {
+        synchronized (recentEvents) {
+            return List.copyOf(recentEvents);
+        }
     }
 
     /** The {@code wc_flags} bits that mark a receive that invalidated an rkey on this device. */
@@ -159,6 +169,20 @@ public final class VerbsRdmaProvider implements RdmaProvider {
     void onAsyncEvent(CompletionGroup group, VerbsBackend.AsyncEvent event) {
         int type = event.type();
         String name = StatusMapper.asyncEventName(type);
+        try {
+            actOn(group, event, type, name);
+        } finally {
+            // recorded once acted on: who sees it here sees its effect
+            synchronized (recentEvents) {
+                if (recentEvents.size() == RECENT_EVENTS) {
+                    recentEvents.removeFirst();
+                }
+                recentEvents.addLast(name + (event.port() != 0 ? " (port " + event.port() + ")" : ""));
+            }
+        }
+    }
+
+    private void actOn(CompletionGroup group, VerbsBackend.AsyncEvent event, int type, String name) {
         switch (type) {
             case VerbsConstants.EVENT_QP_FATAL, VerbsConstants.EVENT_QP_REQ_ERR, VerbsConstants.EVENT_QP_ACCESS_ERR,
                     VerbsConstants.EVENT_COMM_EST, VerbsConstants.EVENT_SQ_DRAINED, VerbsConstants.EVENT_PATH_MIG,

@@ -49,12 +49,7 @@ final class DeviceTckFixture extends RdmaTckFixture {
         } catch (UnknownHostException e) {
             throw new IllegalArgumentException("smbdirect.verbs.address=" + bind, e);
         }
-        VerbsSettings d = VerbsSettings.defaults();
-        VerbsSettings settings = new VerbsSettings(device, bind, "AUTO", 1024, 256, 256, d.maxMessageSize(),
-                d.maxReadDepth(), d.maxRegionSize(), Boolean.getBoolean("smbdirect.verbs.busyPolling"), d.pollBatch(),
-                10, 5000, 5000, d.retryCount(), d.rnrRetryCount(), d.listenBacklog(),
-                Boolean.getBoolean("smbdirect.verbs.sendWithInvalidate"),
-                System.getProperty("smbdirect.verbs.backend", VerbsSettings.RDMA_CORE));
+        VerbsSettings settings = settings(device, bind);
         VerbsProbe.Result first = probe(settings);
         transport = first.transportType();
         facts = facts(first.deviceAttributes(), System.getProperty("os.version", "?"));
@@ -67,6 +62,16 @@ final class DeviceTckFixture extends RdmaTckFixture {
             throw e;
         }
         server = second;
+    }
+
+    /** The device tests' settings for {@code device} and {@code bind} (empty: derived from the device). */
+    static VerbsSettings settings(String device, String bind) {
+        VerbsSettings d = VerbsSettings.defaults();
+        return new VerbsSettings(device, bind, "AUTO", 1024, 256, 256, d.maxMessageSize(), d.maxReadDepth(),
+                d.maxRegionSize(), Boolean.getBoolean("smbdirect.verbs.busyPolling"), d.pollBatch(), 10, 5000, 5000,
+                d.retryCount(), d.rnrRetryCount(), d.listenBacklog(),
+                Boolean.getBoolean("smbdirect.verbs.sendWithInvalidate"),
+                System.getProperty("smbdirect.verbs.backend", VerbsSettings.RDMA_CORE));
     }
 
     /** Probes as the component does (rdma-core, then DiSNI); fails naming why the device is not usable. */

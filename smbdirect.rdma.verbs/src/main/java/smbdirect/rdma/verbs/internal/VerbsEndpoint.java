@@ -689,7 +689,7 @@ final class VerbsEndpoint implements RdmaEndpoint {
             memory = backend.register(group.pd(), view, flags);
         } catch (IOException e) {
             throw new RdmaException("ibv_reg_mr of " + length + " bytes with access " + access + " failed: "
-                    + e.getMessage(), e);
+                    + e.getMessage() + memlockHint(e), e);
         }
         VerbsMemoryRegion region = new VerbsMemoryRegion(this, memory, view, access);
         regions.add(region);
@@ -715,7 +715,7 @@ final class VerbsEndpoint implements RdmaEndpoint {
                     (flags & VerbsConstants.ACCESS_LOCAL_WRITE) | VerbsConstants.ACCESS_MW_BIND);
         } catch (IOException e) {
             throw new RdmaException("ibv_reg_mr of " + view.remaining() + " bytes with access " + access
-                    + " (for a memory window) failed: " + e.getMessage(), e);
+                    + " (for a memory window) failed: " + e.getMessage() + memlockHint(e), e);
         }
         VerbsBackend.MemoryWindow window;
         try {
@@ -795,6 +795,16 @@ final class VerbsEndpoint implements RdmaEndpoint {
             }
         }
         return true;
+    }
+
+    /**
+     * A registration pins its pages, counted against the process's locked-memory limit (siw counts
+     * them for root too): ENOMEM usually means that limit.
+     */
+    private static String memlockHint(IOException e) {
+        return e instanceof NativeCallException n && n.errno() == 12
+                ? ": the locked-memory limit may be too low for RDMA registrations (ulimit -l unlimited; for a "
+                        + "systemd service LimitMEMLOCK=infinity)" : "";
     }
 
     private void releaseQuietly(VerbsBackend.RegisteredMemory memory, VerbsBackend.MemoryWindow window) {

@@ -26,6 +26,13 @@ struct fake_send {
 	uint32_t sge_length;
 	uint32_t sge_lkey;
 	int chained;
+	/* bind_mw (IBV_WR_BIND_MW only) */
+	uint64_t bind_mw;
+	uint32_t bind_rkey;
+	uint64_t bind_mr;
+	uint64_t bind_addr;
+	uint64_t bind_length;
+	unsigned int bind_access;
 };
 
 /* What the last post_recv saw. */
@@ -42,6 +49,9 @@ static struct fake_send last_send;
 static struct fake_recv last_recv;
 static long sends, recvs, polls, notifies;
 static int post_result;
+static long mws_allocated, mws_deallocated;
+static int alloc_mw_errno;
+static int last_mw_type;
 static struct ibv_wc scripted[64];
 static int scripted_count;
 /* When set, poll_cq with nothing scripted fills every entry asked for (wr_id counting up). */
@@ -63,10 +73,42 @@ static int fake_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_
 	last_send.remote_addr = wr->wr.rdma.remote_addr;
 	last_send.rkey = wr->wr.rdma.rkey;
 	last_send.num_sge = wr->num_sge;
-	last_send.sge_addr = wr->sg_list[0].addr;
-	last_send.sge_length = wr->sg_list[0].length;
-	last_send.sge_lkey = wr->sg_list[0].lkey;
+	if (wr->num_sge > 0) {
+		last_send.sge_addr = wr->sg_list[0].addr;
+		last_send.sge_length = wr->sg_list[0].length;
+		last_send.sge_lkey = wr->sg_list[0].lkey;
+	}
 	last_send.chained = wr->next != NULL;
+	if (wr->opcode == IBV_WR_BIND_MW) {
+		last_send.bind_mw = (uint64_t) (uintptr_t) wr->bind_mw.mw;
+		last_send.bind_rkey = wr->bind_mw.rkey;
+		last_send.bind_mr = (uint64_t) (uintptr_t) wr->bind_mw.bind_info.mr;
+		last_send.bind_addr = wr->bind_mw.bind_info.addr;
+		last_send.bind_length = wr->bind_mw.bind_info.length;
+		last_send.bind_access = wr->bind_mw.bind_info.mw_access_flags;
+	}
+	return 0;
+}
+
+static struct ibv_mw *fake_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type)
+{
+	last_mw_type = type;
+	if (alloc_mw_errno) {
+		errno = alloc_mw_errno;
+		return NULL;
+	}
+	struct ibv_mw *mw = calloc(1, sizeof(*mw));
+	mw->context = pd->context;
+	mw->pd = pd;
+	mw->rkey = 0x00abcd00u + (uint32_t) (++mws_allocated);
+	mw->type = type;
+	return mw;
+}
+
+static int fake_dealloc_mw(struct ibv_mw *mw)
+{
+	mws_deallocated++;
+	free(mw);
 	return 0;
 }
 
@@ -121,7 +163,44 @@ struct ibv_context *fake_context(void)
 	ctx->ops.post_recv = fake_post_recv;
 	ctx->ops.poll_cq = fake_poll_cq;
 	ctx->ops.req_notify_cq = fake_req_notify_cq;
+	ctx->ops.alloc_mw = fake_alloc_mw;
+	ctx->ops.dealloc_mw = fake_dealloc_mw;
 	return ctx;
+}
+
+struct ibv_pd *fake_pd(struct ibv_context *ctx)
+{
+	struct ibv_pd *pd = calloc(1, sizeof(*pd));
+	pd->context = ctx;
+	return pd;
+}
+
+/* An ibv_mr as ibv_reg_mr would return it (nothing registered). */
+struct ibv_mr *fake_mr(struct ibv_context *ctx, struct ibv_pd *pd, uint64_t addr, uint64_t length, uint32_t lkey,
+		       uint32_t rkey)
+{
+	struct ibv_mr *mr = calloc(1, sizeof(*mr));
+	mr->context = ctx;
+	mr->pd = pd;
+	mr->addr = (void *) (uintptr_t) addr;
+	mr->length = length;
+	mr->lkey = lkey;
+	mr->rkey = rkey;
+	return mr;
+}
+
+/* The next ibv_alloc_mw fails with this errno (0: succeeds). */
+void fake_alloc_mw_errno(int errno_value)
+{
+	alloc_mw_errno = errno_value;
+}
+
+/* mws[0..2]: allocated, deallocated, the type the last alloc_mw asked for */
+void fake_mws(long *mws)
+{
+	mws[0] = mws_allocated;
+	mws[1] = mws_deallocated;
+	mws[2] = last_mw_type;
 }
 
 struct ibv_qp *fake_qp(struct ibv_context *ctx, uint32_t qp_num)
@@ -184,7 +263,7 @@ void fake_post_result(int errno_value)
 	post_result = errno_value;
 }
 
-/* The last post_send's fields in struct fake_send order (0: wr_id ... 10: chained). */
+/* The last post_send's fields in struct fake_send order (0: wr_id ... 10: chained, 11..16: bind_mw). */
 uint64_t fake_send_field(int i)
 {
 	switch (i) {
@@ -198,7 +277,13 @@ uint64_t fake_send_field(int i)
 	case 7: return last_send.sge_addr;
 	case 8: return last_send.sge_length;
 	case 9: return last_send.sge_lkey;
-	default: return (uint64_t) last_send.chained;
+	case 10: return (uint64_t) last_send.chained;
+	case 11: return last_send.bind_mw;
+	case 12: return last_send.bind_rkey;
+	case 13: return last_send.bind_mr;
+	case 14: return last_send.bind_addr;
+	case 15: return last_send.bind_length;
+	default: return last_send.bind_access;
 	}
 }
 

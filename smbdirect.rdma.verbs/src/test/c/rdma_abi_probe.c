@@ -74,6 +74,8 @@ int main(void)
 	OFF(ibv_context, ops.req_notify_cq);
 	OFF(ibv_context, ops.post_send);
 	OFF(ibv_context, ops.post_recv);
+	OFF(ibv_context, ops.alloc_mw);
+	OFF(ibv_context, ops.dealloc_mw);
 	OFF(ibv_context, cmd_fd);
 	OFF(ibv_context, async_fd);
 	OFF(ibv_context, num_comp_vectors);
@@ -164,6 +166,22 @@ int main(void)
 	OFF(ibv_mr, lkey);
 	OFF(ibv_mr, rkey);
 
+	SIZE(ibv_mw);
+	OFF(ibv_mw, context);
+	OFF(ibv_mw, pd);
+	OFF(ibv_mw, rkey);
+	OFF(ibv_mw, handle);
+	OFF(ibv_mw, type);
+
+	SIZE(ibv_async_event);
+	OFF(ibv_async_event, element);
+	OFF(ibv_async_event, element.cq);
+	OFF(ibv_async_event, element.qp);
+	OFF(ibv_async_event, element.srq);
+	OFF(ibv_async_event, element.wq);
+	OFF(ibv_async_event, element.port_num);
+	OFF(ibv_async_event, event_type);
+
 	SIZE(ibv_comp_channel);
 	OFF(ibv_comp_channel, context);
 	OFF(ibv_comp_channel, fd);
@@ -239,6 +257,13 @@ int main(void)
 	OFF(ibv_send_wr, qp_type);
 	OFF(ibv_send_wr, qp_type.xrc);
 	OFF(ibv_send_wr, bind_mw);
+	OFF(ibv_send_wr, bind_mw.mw);
+	OFF(ibv_send_wr, bind_mw.rkey);
+	OFF(ibv_send_wr, bind_mw.bind_info);
+	OFF(ibv_send_wr, bind_mw.bind_info.mr);
+	OFF(ibv_send_wr, bind_mw.bind_info.addr);
+	OFF(ibv_send_wr, bind_mw.bind_info.length);
+	OFF(ibv_send_wr, bind_mw.bind_info.mw_access_flags);
 	OFF(ibv_send_wr, tso);
 
 	SIZE(ibv_recv_wr);
@@ -353,6 +378,34 @@ int main(void)
 	CONST(IBV_LINK_LAYER_ETHERNET);
 	CONST(IBV_PORT_ACTIVE);
 	CONST(IBV_DEVICE_MEM_MGT_EXTENSIONS);
+	CONST(IBV_DEVICE_MEM_WINDOW);
+	CONST(IBV_DEVICE_MEM_WINDOW_TYPE_2A);
+	CONST(IBV_DEVICE_MEM_WINDOW_TYPE_2B);
+	CONST(IBV_MW_TYPE_2);
+	CONST(IBV_ACCESS_MW_BIND);
+	CONST(IBV_WR_BIND_MW);
+	CONST(IBV_WC_MW_BIND_ERR);
+	CONST(IBV_WC_BIND_MW);
+	CONST(IBV_EVENT_CQ_ERR);
+	CONST(IBV_EVENT_QP_FATAL);
+	CONST(IBV_EVENT_QP_REQ_ERR);
+	CONST(IBV_EVENT_QP_ACCESS_ERR);
+	CONST(IBV_EVENT_COMM_EST);
+	CONST(IBV_EVENT_SQ_DRAINED);
+	CONST(IBV_EVENT_PATH_MIG);
+	CONST(IBV_EVENT_PATH_MIG_ERR);
+	CONST(IBV_EVENT_DEVICE_FATAL);
+	CONST(IBV_EVENT_PORT_ACTIVE);
+	CONST(IBV_EVENT_PORT_ERR);
+	CONST(IBV_EVENT_LID_CHANGE);
+	CONST(IBV_EVENT_PKEY_CHANGE);
+	CONST(IBV_EVENT_SM_CHANGE);
+	CONST(IBV_EVENT_SRQ_ERR);
+	CONST(IBV_EVENT_SRQ_LIMIT_REACHED);
+	CONST(IBV_EVENT_QP_LAST_WQE_REACHED);
+	CONST(IBV_EVENT_CLIENT_REREGISTER);
+	CONST(IBV_EVENT_GID_CHANGE);
+	CONST(IBV_EVENT_WQ_FATAL);
 	CONST(IBV_QPT_RC);
 	CONST(IBV_WR_RDMA_WRITE);
 	CONST(IBV_WR_SEND);

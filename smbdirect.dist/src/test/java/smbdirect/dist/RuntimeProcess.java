@@ -63,9 +63,19 @@ final class RuntimeProcess implements AutoCloseable {
 
     private static RuntimeProcess start(Path workDir, boolean consolePort, List<String> jvmArgs, String... args)
             throws IOException {
+        return start(Path.of(System.getProperty("java.home")), workDir, consolePort, jvmArgs, args);
+    }
+
+    /** Starts the jar on the JDK at {@code javaHome}, otherwise as {@link #start(Path, List, String...)}. */
+    static RuntimeProcess startOn(Path javaHome, Path workDir, String... args) throws IOException {
+        return start(javaHome, workDir, true, List.of(), args);
+    }
+
+    private static RuntimeProcess start(Path javaHome, Path workDir, boolean consolePort, List<String> jvmArgs,
+            String... args) throws IOException {
         int port = consolePort ? freePort() : 8080;
         List<String> command = new ArrayList<>();
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.add(javaHome.resolve("bin").resolve("java").toString());
         if (consolePort) {
             command.add("-Dorg.osgi.service.http.port=" + port);
         }

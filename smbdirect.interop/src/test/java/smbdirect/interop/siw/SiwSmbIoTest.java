@@ -272,6 +272,11 @@ class SiwSmbIoTest {
      * a buffer the peer may only write), closes it.
      */
     private static Io io(Smb2Client client, String file, int size, int parts) throws Exception {
+        return io(client, file, size, parts, Smb2.CHANNEL_RDMA_V1_INVALIDATE);
+    }
+
+    /** As {@link #io(Smb2Client, String, int, int)}, the READ on {@code readChannel}. */
+    static Io io(Smb2Client client, String file, int size, int parts, int readChannel) throws Exception {
         SmbDirectConnection c = client.connection();
         byte[] content = data(file, size);
         byte[] fileId = client.create(file, Smb2.FILE_OVERWRITE_IF);
@@ -285,8 +290,8 @@ class SiwSmbIoTest {
         ByteBuffer sink = ByteBuffer.allocateDirect(size);
         List<RegisteredBuffer> in = register(c, sink, RemoteAccess.WRITE, parts);
         List<BufferDescriptor> read = descriptors(in);
-        Smb2Client.Response r = client.exchange(client.readRequest(fileId, 0, size, Smb2.CHANNEL_RDMA_V1_INVALIDATE,
-                read), "READ " + file);
+        Smb2Client.Response r = client.exchange(client.readRequest(fileId, 0, size, readChannel, read),
+                "READ " + file);
         boolean valid = in.get(0).isValid();
         deregister(in);
         byte[] back = new byte[size];

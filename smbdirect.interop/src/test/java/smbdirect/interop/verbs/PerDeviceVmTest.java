@@ -2,7 +2,6 @@ package smbdirect.interop.verbs;
 
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.stream.Stream;
 
 import org.junit.jupiter.api.BeforeAll;
@@ -48,21 +47,13 @@ abstract class PerDeviceVmTest {
         });
     }
 
-    /**
-     * Guest tests that fail on {@code device} for a documented difference of the device, by method
-     * name, with the text of the failure that shows it (none by default).
-     */
-    Map<String, String> deviations(Device device) {
-        return Map.of();
-    }
-
     @TestFactory
     Stream<DynamicNode> overSiw0() {
-        return booted.tests(launchName(Device.SIW), Device.SIW, deviations(Device.SIW));
+        return booted.tests(launchName(Device.SIW), Device.SIW);
     }
 
     @TestFactory
     Stream<DynamicNode> overRxe0() {
-        return booted.tests(launchName(Device.RXE), Device.RXE, deviations(Device.RXE));
+        return booted.tests(launchName(Device.RXE), Device.RXE);
     }
 }

@@ -86,12 +86,7 @@ final class VerbsInVm {
 
         /** The tests of guest launch {@code launch}, named after {@code device} and the guest's kernel. */
         Stream<DynamicNode> tests(String launch, Device device) {
-            return tests(launch, device, java.util.Map.of());
-        }
-
-        /** As {@link #tests(String, Device)}, with the device's known differences ({@link GuestReport#tests(String, java.util.Map)}). */
-        Stream<DynamicNode> tests(String launch, Device device, java.util.Map<String, String> deviations) {
-            return report(launch).tests(device.name + " " + kver + ": ", deviations);
+            return report(launch).tests(device.name + " " + kver + ": ");
         }
     }
 

@@ -258,7 +258,9 @@ public final class GuestJUnit {
             return String.join("\n",
                     "echo \"=== GUEST JUNIT " + name + " START at $(cut -d' ' -f1 /proc/uptime) ===\"",
                     // awk flushes each line: the host waits for lines the guest JVM prints (sed held them back)
-                    "{ " + java + "; echo \"rc=$?\" > /tmp/junit-" + name + ".rc; } 2>&1 | awk '{ print \"["
+                    // RDMA registrations pin memory: siw counts them against RLIMIT_MEMLOCK even for root
+                    // (siw_mem.c, siw_umem_get), and the default 8 MiB is less than one 8 MiB I/O buffer
+                    "{ ulimit -l unlimited; " + java + "; echo \"rc=$?\" > /tmp/junit-" + name + ".rc; } 2>&1 | awk '{ print \"["
                             + name + "] \" $0; fflush() }'",
                     "echo \"=== GUEST JUNIT " + name + " END $(cat /tmp/junit-" + name + ".rc) at $(cut -d' ' -f1 /proc/uptime)"
                             + " ===\"");

@@ -6,7 +6,6 @@ import java.io.InputStream;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
-import java.util.Map;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import java.util.zip.GZIPInputStream;
@@ -162,36 +161,14 @@ public final class GuestReport {
      * failing test when the report is missing or lists no test.
      */
     public Stream<DynamicNode> tests(String prefix) {
-        return tests(prefix, Map.of());
-    }
-
-    /**
-     * As {@link #tests(String)}, with known differences of the device under test: a guest test
-     * named in {@code deviations} (by method, e.g. {@code "someTest()"}) passes here only when it
-     * failed in the guest with a message containing the given text, the difference as documented;
-     * it fails when it passed (the difference is gone: update the list and the documentation) or
-     * failed otherwise.
-     */
-    public Stream<DynamicNode> tests(String prefix, Map<String, String> deviations) {
         if (problem != null || cases.isEmpty()) {
             String why = problem != null ? problem : "the guest JVM " + launch + " ran no test";
             return Stream.of(DynamicTest.dynamicTest(prefix + launch + ": the guest's JUnit report", () -> {
                 throw new AssertionError(why + "\n" + result.tail(60));
             }));
         }
-        return cases.stream().map(c -> {
-            String name = prefix + c.className().substring(c.className().lastIndexOf('.') + 1) + "." + c.name();
-            String known = deviations.get(c.name());
-            if (known == null) {
-                return DynamicTest.dynamicTest(name, () -> check(c));
-            }
-            return DynamicTest.dynamicTest(name + " [known difference: " + known + "]", () -> {
-                if (c.outcome() != Outcome.FAILED || !(c.message() + "\n" + c.detail()).contains(known)) {
-                    throw new AssertionError("the device's known difference \"" + known + "\" was not seen: " + c.outcome()
-                            + " " + c.message() + "\n" + c.detail() + "\n(console log: " + result.consoleLog() + ")");
-                }
-            });
-        });
+        return cases.stream().map(c -> DynamicTest.dynamicTest(
+                prefix + c.className().substring(c.className().lastIndexOf('.') + 1) + "." + c.name(), () -> check(c)));
     }
 
     private void check(TestCase c) {

@@ -9,8 +9,6 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
-import static org.junit.jupiter.api.Assumptions.assumeFalse;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
@@ -286,11 +284,33 @@ public abstract class RdmaProviderContractTest {
         return completions.stream().map(TckRecorder.Completion::wrId).toList();
     }
 
+    /**
+     * The reason of a device fact the fixture declares, printed once per test where the suite
+     * relies on it; {@code null} when the device does not have it.
+     */
+    protected String fact(RdmaTckFixture.DeviceFact fact) {
+        String reason = f.deviceFacts().get(fact);
+        if (reason != null && factsShown.add(fact)) {
+            System.out.println("device fact " + fact + ": " + reason);
+        }
+        return reason;
+    }
+
+    private final Set<RdmaTckFixture.DeviceFact> factsShown = java.util.EnumSet.noneOf(RdmaTckFixture.DeviceFact.class);
+
+    /** The cause a requester's connection ends with when the peer refused its request: QP_ERROR, or PEER by a device fact. */
+    private void assertRequesterBroken(TckRecorder r) {
+        if (r.cause() == DisconnectCause.PEER && fact(RdmaTckFixture.DeviceFact.PEER_FAILURE_SEEN_AS_DISCONNECT) != null) {
+            return;
+        }
+        assertEquals(DisconnectCause.QP_ERROR, r.cause(), r.detail());
+    }
+
     /** The connection broke on both sides: the client by a failed request, the server by its own failure or the peer. */
     private void assertBrokenOnBothSides(Connection c) {
         awaitDisconnected(c.client);
         awaitDisconnected(c.serverRec());
-        assertEquals(DisconnectCause.QP_ERROR, c.client.cause(), c.client.detail());
+        assertRequesterBroken(c.client);
         assertTrue(c.serverRec().cause() == DisconnectCause.QP_ERROR || c.serverRec().cause() == DisconnectCause.PEER,
                 "server: " + c.serverRec().cause());
         assertTrue(c.client.lastEvent().startsWith("disconnected:"), c.client.events().toString());
@@ -306,7 +326,11 @@ public abstract class RdmaProviderContractTest {
         awaitDisconnected(c.client);
         CompletionStatus expected = type == WorkRequestType.RDMA_WRITE && !f.sendsAndWritesCompleteOnAcknowledgement()
                 ? CompletionStatus.SUCCESS : CompletionStatus.REMOTE_ACCESS_ERROR;
-        assertEquals(expected, c.client.completions(type).get(0).status(), c.client.events().toString());
+        CompletionStatus got = c.client.completions(type).get(0).status();
+        if (!(expected == CompletionStatus.REMOTE_ACCESS_ERROR && got == CompletionStatus.FLUSHED
+                && fact(RdmaTckFixture.DeviceFact.PEER_FAILURE_SEEN_AS_DISCONNECT) != null)) {
+            assertEquals(expected, got, c.client.events().toString());
+        }
         assertEquals(1, c.client.completions(type).size(), "the request completed once: " + c.client.events());
         assertBrokenOnBothSides(c);
     }
@@ -529,14 +553,18 @@ public abstract class RdmaProviderContractTest {
         c.clientEp.postSend(src, 0, 9, 1);
         awaitDisconnected(c.serverRec());
         awaitDisconnected(c.client);
-        assertEquals(CompletionStatus.LOCAL_LENGTH_ERROR,
-                c.serverRec().completions(WorkRequestType.RECEIVE).get(0).status());
+        CompletionStatus receive = c.serverRec().completions(WorkRequestType.RECEIVE).get(0).status();
+        boolean generalErrors = receive == CompletionStatus.GENERAL_ERROR
+                && fact(RdmaTckFixture.DeviceFact.SHORT_RECEIVE_NOT_A_LENGTH_ERROR) != null;
+        if (!generalErrors) {
+            assertEquals(CompletionStatus.LOCAL_LENGTH_ERROR, receive);
+        }
         // the receiver's own failure and the sender's disconnect race (either may end the receiver first)
         assertTrue(c.serverRec().cause() == DisconnectCause.QP_ERROR || c.serverRec().cause() == DisconnectCause.PEER,
                 "server: " + c.serverRec().cause());
         CompletionStatus send = c.client.completions(WorkRequestType.SEND).get(0).status();
-        assertTrue(send == senderSees(CompletionStatus.REMOTE_INVALID_REQUEST) || send == CompletionStatus.FLUSHED,
-                "the sender's Send: " + send);
+        assertTrue(send == senderSees(CompletionStatus.REMOTE_INVALID_REQUEST) || send == CompletionStatus.FLUSHED
+                || (generalErrors && send == CompletionStatus.GENERAL_ERROR), "the sender's Send: " + send);
         assertTrue(c.client.cause() == DisconnectCause.QP_ERROR || c.client.cause() == DisconnectCause.PEER,
                 "client: " + c.client.cause());
     }
@@ -578,7 +606,8 @@ public abstract class RdmaProviderContractTest {
             }
         }
         assertEquals(List.of(1000L, 1001L, 1002L), wrIds(c.serverRec().completions(WorkRequestType.RECEIVE)));
-        assertEquals("disconnected:QP_ERROR", c.client.lastEvent());
+        assertTrue(c.client.lastEvent().startsWith("disconnected:"), c.client.events().toString());
+        assertRequesterBroken(c.client);
     }
 
     @Test
@@ -738,10 +767,22 @@ public abstract class RdmaProviderContractTest {
     @Test
     protected void rdmaReadWithoutRemoteReadAccessIsARemoteAccessError() throws Exception {
         Connection c = connect(1, 1);
-        MemoryRegion target = c.serverEp().register(ByteBuffer.allocateDirect(16),
-                access(MemoryAccess.LOCAL_WRITE, MemoryAccess.REMOTE_WRITE));
+        ByteBuffer bytes = ByteBuffer.allocateDirect(16);
+        bytes.put(0, DATA);
+        MemoryRegion target = c.serverEp().register(bytes, access(MemoryAccess.LOCAL_WRITE, MemoryAccess.REMOTE_WRITE));
         MemoryRegion sink = c.clientEp.register(ByteBuffer.allocateDirect(8), access(MemoryAccess.LOCAL_WRITE));
         c.clientEp.postRdmaRead(sink, 0, 4, target.address(), target.token(), 1);
+        awaitCompletions(c.client, 1);
+        TckRecorder.Completion read = c.client.completions(WorkRequestType.RDMA_READ).get(0);
+        if (read.status() == CompletionStatus.SUCCESS
+                && fact(RdmaTckFixture.DeviceFact.READ_WITHOUT_REMOTE_READ_SERVED) != null) {
+            // served as the device does it: the bytes are the region's and the connection stays up
+            assertEquals(4, read.byteLength());
+            assertArrayEquals(new byte[] {10, 11, 12, 13, 0, 0, 0, 0}, bytes(sink, 0, 8));
+            assertNull(c.client.cause());
+            assertNull(c.serverRec().cause());
+            return;
+        }
         assertRemoteAccessError(c, WorkRequestType.RDMA_READ);
     }
 
@@ -821,13 +862,27 @@ public abstract class RdmaProviderContractTest {
         assertRemoteAccessError(c, WorkRequestType.RDMA_READ);
     }
 
+    /**
+     * Where the provider reports Send with Invalidate, the receiver's region named by the token is
+     * invalidated when the message arrives, its receive completion reports the token, and a later
+     * RDMA access to it fails. Where it does not, posting one is refused (an upper layer must then not
+     * hand its tokens out for remote invalidation) and the connection goes on.
+     */
     @Test
-    protected void sendWithInvalidateInvalidatesTheReceiversRegionAndReportsTheToken() throws Exception {
-        assumeTrue(f.clientProvider().capabilities().sendWithInvalidate(), "the provider reports no Send with Invalidate");
+    protected void sendWithInvalidateInvalidatesTheReceiversRegionWhereTheProviderReportsIt() throws Exception {
         Connection c = connect(1, 1);
+        MemoryRegion src = region(c.clientEp, DATA);
+        if (!f.clientProvider().capabilities().sendWithInvalidate()) {
+            System.out.println("no Send with Invalidate: " + f.clientProvider().describeSettings());
+            assertThrows(RdmaException.class, () -> c.clientEp.postSendWithInvalidate(src, 0, 8, 1, 1));
+            c.clientEp.postSend(src, 0, 8, 2);
+            awaitCompletions(c.serverRec(), 1);
+            assertEquals(CompletionStatus.SUCCESS, c.serverRec().completions().get(0).status());
+            assertFalse(c.serverRec().completions().get(0).invalidated());
+            return;
+        }
         MemoryRegion exposed = c.serverEp().register(ByteBuffer.allocateDirect(16),
                 access(MemoryAccess.LOCAL_WRITE, MemoryAccess.REMOTE_WRITE));
-        MemoryRegion src = region(c.clientEp, DATA);
         c.clientEp.postSendWithInvalidate(src, 0, 8, exposed.token(), 1);
         awaitCompletions(c.serverRec(), 1);
         TckRecorder.Completion rc = c.serverRec().completions(WorkRequestType.RECEIVE).get(0);
@@ -840,17 +895,6 @@ public abstract class RdmaProviderContractTest {
         assertEquals(CompletionStatus.SUCCESS, c.client.completions(WorkRequestType.SEND).get(0).status());
         c.clientEp.postRdmaWrite(src, 0, 4, exposed.address(), exposed.token(), 2);
         assertRemoteAccessError(c, WorkRequestType.RDMA_WRITE);
-    }
-
-    @Test
-    protected void sendWithInvalidateIsRefusedWhenTheCapabilityIsOff() throws Exception {
-        assumeFalse(f.clientProvider().capabilities().sendWithInvalidate(), "the provider reports Send with Invalidate");
-        Connection c = connect(1, 1);
-        MemoryRegion src = region(c.clientEp, DATA);
-        assertThrows(RdmaException.class, () -> c.clientEp.postSendWithInvalidate(src, 0, 8, 1, 1));
-        c.clientEp.postSend(src, 0, 8, 2);
-        awaitCompletions(c.serverRec(), 1);
-        assertEquals(CompletionStatus.SUCCESS, c.serverRec().completions().get(0).status());
     }
 
     // ------------------------------------------------------------------ teardown

@@ -2,6 +2,7 @@ package smbdirect.rdma.tck;
 
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.Map;
 
 import smbdirect.api.rdma.RdmaProvider;
 
@@ -69,6 +70,38 @@ public abstract class RdmaTckFixture {
      */
     public boolean padsPrivateData() {
         return false;
+    }
+
+    /**
+     * A documented way a real device departs from what the SPI promises, where the device gives the
+     * provider nothing to keep the promise with. A fixture declares the facts of its device with
+     * their reasons ({@link #deviceFacts()}); the suite then accepts the device's outcome besides the
+     * contract's in the tests concerned, says so on the console, and still fails on anything else.
+     */
+    public enum DeviceFact {
+        /**
+         * A failure at the peer (iWARP: the peer's Terminate) reaches the requester only as its
+         * outstanding requests flushed and the connection manager's disconnect: a refused RDMA Read
+         * completes FLUSHED instead of REMOTE_ACCESS_ERROR, and the requester's connection ends as
+         * PEER instead of QP_ERROR.
+         */
+        PEER_FAILURE_SEEN_AS_DISCONNECT,
+        /**
+         * A receive shorter than the message is reported as a general error, not a length error: at
+         * the receiver GENERAL_ERROR instead of LOCAL_LENGTH_ERROR, at the sender GENERAL_ERROR.
+         */
+        SHORT_RECEIVE_NOT_A_LENGTH_ERROR,
+        /** An RDMA Read of a region registered without REMOTE_READ is served instead of refused. */
+        READ_WITHOUT_REMOTE_READ_SERVED
+    }
+
+    /**
+     * The facts of the device under test, each with its reason: the device, the kernel or driver
+     * version it was seen on and where in the device's source the behaviour comes from. None by
+     * default.
+     */
+    public Map<DeviceFact, String> deviceFacts() {
+        return Map.of();
     }
 
     /** How long the suite waits for an expected callback before it fails. */

@@ -216,15 +216,38 @@ final class CompletionGroup {
         }
     }
 
-    private void cqFailed(String detail) {
+    void cqFailed(String detail) {
         LOG.error("completion queue of device {} failed ({}); ending its endpoints", device.key(), detail);
+        endAll(DisconnectCause.QP_ERROR, detail);
+    }
+
+    /** Group thread: the device is gone (IBV_EVENT_DEVICE_FATAL): every endpoint ends, no new one is made. */
+    void deviceFailed(String detail) {
+        LOG.error("RDMA device {} failed ({}); ending its endpoints", device.key(), detail);
+        endAll(DisconnectCause.DEVICE_REMOVED, detail);
+    }
+
+    /** Every endpoint ends; no completion will come, so what they have outstanding completes as FLUSHED now. */
+    private void endAll(DisconnectCause cause, String detail) {
         failed = true;
         for (int slot = 0; slot < slots.length(); slot++) {
             VerbsEndpoint endpoint = slots.get(slot);
             if (endpoint != null) {
-                endpoint.endOnGroup(DisconnectCause.QP_ERROR, detail);
+                endpoint.endOnGroup(cause, detail, true);
             }
         }
+    }
+
+    /** Group thread: an asynchronous event of queue pair {@code qp}, for the endpoint that owns it. */
+    void onQueuePairEvent(VerbsBackend.QueuePair qp, int type) {
+        for (int slot = 0; slot < slots.length(); slot++) {
+            VerbsEndpoint endpoint = slots.get(slot);
+            if (endpoint != null && endpoint.queuePair() == qp) {
+                endpoint.onAsyncEvent(type);
+                return;
+            }
+        }
+        LOG.debug("{} of a queue pair without endpoint (closed)", StatusMapper.asyncEventName(type));
     }
 
     /** Group thread: waits until a completion or a task may be pending. */
@@ -260,6 +283,15 @@ final class CompletionGroup {
         return thread != null;
     }
 
+    /**
+     * Whether the caller is the thread that handles this group's completions: its own thread, or any
+     * thread while the group runs inline ({@link #runOnce} called by a test, no thread started).
+     */
+    boolean onGroupThread() {
+        Thread t = thread;
+        return t == null || t == Thread.currentThread();
+    }
+
     private void loop() {
         while (running) {
             if (runOnce() == 0 && running) {
@@ -271,6 +303,7 @@ final class CompletionGroup {
 
     /** Stops the thread (after at most one wait interval) and releases the queue and domain. */
     void stop() {
+        backend.unwatchAsyncEvents(device);
         running = false;
         Thread t = thread;
         if (t != null && t != Thread.currentThread()) {

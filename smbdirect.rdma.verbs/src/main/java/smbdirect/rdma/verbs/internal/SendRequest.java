@@ -21,6 +21,14 @@ public final class SendRequest {
     public int remoteKey;
     /** The {@code imm_data}/{@code invalidate_rkey} union: the rkey to invalidate for SEND_WITH_INV. */
     public int invalidateKey;
+    /** BIND_MW only ({@code bind_mw}): the window, its new rkey and the range of a registration it opens. */
+    public VerbsBackend.MemoryWindow bindWindow;
+    public int bindKey;
+    public VerbsBackend.RegisteredMemory bindRegion;
+    public long bindAddress;
+    public long bindLength;
+    /** {@code mw_access_flags}: {@link VerbsConstants#ACCESS_REMOTE_READ} / {@link VerbsConstants#ACCESS_REMOTE_WRITE}. */
+    public int bindAccess;
 
     void clear() {
         opcode = 0;
@@ -32,6 +40,12 @@ public final class SendRequest {
         remoteAddress = 0;
         remoteKey = 0;
         invalidateKey = 0;
+        bindWindow = null;
+        bindKey = 0;
+        bindRegion = null;
+        bindAddress = 0;
+        bindLength = 0;
+        bindAccess = 0;
     }
 
     @Override
@@ -39,6 +53,9 @@ public final class SendRequest {
         return "SendRequest[opcode=" + opcode + ", wrId=0x" + Long.toHexString(wrId) + ", flags=" + sendFlags
                 + ", sge=0x" + Long.toHexString(sgeAddress) + "+" + sgeLength + " lkey=0x" + Integer.toHexString(sgeLocalKey)
                 + ", remote=0x" + Long.toHexString(remoteAddress) + " rkey=0x" + Integer.toHexString(remoteKey)
-                + ", invalidate=0x" + Integer.toHexString(invalidateKey) + "]";
+                + ", invalidate=0x" + Integer.toHexString(invalidateKey)
+                + (bindWindow == null ? "" : ", bind window rkey 0x" + Integer.toHexString(bindKey) + " over 0x"
+                        + Long.toHexString(bindAddress) + "+" + bindLength + " access 0x" + Integer.toHexString(bindAccess))
+                + "]";
     }
 }

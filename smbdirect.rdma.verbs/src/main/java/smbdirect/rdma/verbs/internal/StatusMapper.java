@@ -28,7 +28,69 @@ public final class StatusMapper {
         "RDMA_CM_EVENT_MULTICAST_JOIN", "RDMA_CM_EVENT_MULTICAST_ERROR", "RDMA_CM_EVENT_ADDR_CHANGE",
         "RDMA_CM_EVENT_TIMEWAIT_EXIT");
 
+    private static final List<String> ASYNC_EVENT_NAMES = List.of(
+        "IBV_EVENT_CQ_ERR", "IBV_EVENT_QP_FATAL", "IBV_EVENT_QP_REQ_ERR", "IBV_EVENT_QP_ACCESS_ERR",
+        "IBV_EVENT_COMM_EST", "IBV_EVENT_SQ_DRAINED", "IBV_EVENT_PATH_MIG", "IBV_EVENT_PATH_MIG_ERR",
+        "IBV_EVENT_DEVICE_FATAL", "IBV_EVENT_PORT_ACTIVE", "IBV_EVENT_PORT_ERR", "IBV_EVENT_LID_CHANGE",
+        "IBV_EVENT_PKEY_CHANGE", "IBV_EVENT_SM_CHANGE", "IBV_EVENT_SRQ_ERR", "IBV_EVENT_SRQ_LIMIT_REACHED",
+        "IBV_EVENT_QP_LAST_WQE_REACHED", "IBV_EVENT_CLIENT_REREGISTER", "IBV_EVENT_GID_CHANGE",
+        "IBV_EVENT_WQ_FATAL");
+
     private StatusMapper() {
+    }
+
+    /**
+     * The {@code wc_flags} bit Linux rxe sets on a receive that invalidated an rkey: the kernel's
+     * {@code IB_WC_WITH_INVALIDATE} (1 << 2), which rxe writes into the completion user space reads
+     * (rxe_resp.c, do_complete, 6.1) and rdma-core's librxe copies unchanged; in {@code ibv_wc_flags}
+     * that bit is {@code IBV_WC_IP_CSUM_OK}, meaningless on a reliable-connected receive, and
+     * {@code IBV_WC_WITH_INV} is 1 << 3. The invalidated rkey is where user space expects it.
+     */
+    static final int RXE_KERNEL_WITH_INVALIDATE = 1 << 2;
+
+    /**
+     * The {@code wc_flags} bits that mean "this receive invalidated {@code invalidated_rkey}" on
+     * {@code device}: {@code IBV_WC_WITH_INV}, and on Linux rxe also the kernel's flag it reports
+     * instead ({@link #RXE_KERNEL_WITH_INVALIDATE}).
+     */
+    public static int withInvalidateFlags(DeviceAttributes device) {
+        return device != null && device.vendorId() == DeviceAttributes.VENDOR_RXE
+                ? VerbsConstants.WC_WITH_INV | RXE_KERNEL_WITH_INVALIDATE : VerbsConstants.WC_WITH_INV;
+    }
+
+    /** The verbs name of an asynchronous event type ({@code IBV_EVENT_...}), or the number when unknown. */
+    public static String asyncEventName(int type) {
+        return type >= 0 && type < ASYNC_EVENT_NAMES.size() ? ASYNC_EVENT_NAMES.get(type) : "ibv_event_type " + type;
+    }
+
+    /**
+     * Whether an asynchronous event of a queue pair means the queue pair is in the error state (its
+     * connection is over): QP_FATAL, QP_REQ_ERR, QP_ACCESS_ERR.
+     */
+    public static boolean breaksQueuePair(int type) {
+        return type == VerbsConstants.EVENT_QP_FATAL || type == VerbsConstants.EVENT_QP_REQ_ERR
+                || type == VerbsConstants.EVENT_QP_ACCESS_ERR;
+    }
+
+    /**
+     * An asynchronous event of a queue pair in words, as the disconnect detail of the connection it
+     * ends ({@code IBV_EVENT_QP_ACCESS_ERR: ...}).
+     */
+    public static String describeQueuePairEvent(int type) {
+        String meaning = switch (type) {
+            case VerbsConstants.EVENT_QP_FATAL ->
+                "the device put the queue pair in the error state (a transport error it could not report in a "
+                        + "completion, or on iWARP the peer's Terminate)";
+            case VerbsConstants.EVENT_QP_REQ_ERR ->
+                "the peer sent a request the queue pair could not execute (invalid request; on iWARP a Read "
+                        + "Request whose source the device refused to send)";
+            case VerbsConstants.EVENT_QP_ACCESS_ERR ->
+                "the peer's RDMA request broke a registration's token, access rights or bounds (remote access "
+                        + "error at this side)";
+            case VerbsConstants.EVENT_PATH_MIG_ERR -> "path migration to the alternate path failed";
+            default -> "";
+        };
+        return asyncEventName(type) + (meaning.isEmpty() ? "" : ": " + meaning);
     }
 
     /** {@code ibv_wc_status} to the SPI status. */

@@ -19,9 +19,12 @@ import smbdirect.api.rdma.TransportType;
  *
  * <p>Transport heuristic: {@code node_type} "4: RNIC" is iWARP; a channel adapter ("1: CA") whose
  * port {@code link_layer} is "Ethernet" is RoCE, "InfiniBand" is InfiniBand. The network
- * interfaces of a device are the entries of {@code device/net/} (PCI devices) and the names in
- * {@code ports/N/gid_attrs/ndevs/0} (RoCE, software devices such as rxe/siw). Immutable; reads
- * the files on every call.
+ * interfaces of a device are the entries of {@code device/net/} (PCI devices), else the names in
+ * {@code ports/N/gid_attrs/ndevs/0} (the GID table's network device: RoCE, rxe), else, for an
+ * iWARP device, whose GID table has no network device (the kernel fills {@code gid_attrs} for RoCE
+ * only; siw has no {@code device/} either), the interfaces whose MAC address is the port's GID 0:
+ * iWARP drivers make it the MAC of their interface followed by zeros (siw, iw_cxgb4, irdma).
+ * Immutable; reads the files on every call.
  */
 public final class SysfsDevices {
 
@@ -83,7 +86,54 @@ public final class SysfsDevices {
                 names.add(ndev);
             }
         }
+        if (names.isEmpty()) {
+            for (String port : list(dir.resolve("ports"))) {
+                String mac = macOfGid(read(dir.resolve("ports").resolve(port).resolve("gids").resolve("0")));
+                if (mac != null) {
+                    for (String ndev : interfacesWithMac(mac)) {
+                        if (!names.contains(ndev)) {
+                            names.add(ndev);
+                        }
+                    }
+                }
+            }
+        }
         return names;
+    }
+
+    /**
+     * The MAC address in a GID as iWARP drivers fill it ("5254:0012:3456:0000:0000:0000:0000:0000" is
+     * 52:54:00:12:34:56), {@code null} when the GID is not a MAC followed by zeros.
+     */
+    static String macOfGid(String gid) {
+        if (gid == null) {
+            return null;
+        }
+        String hex = gid.replace(":", "");
+        if (!hex.matches("[0-9a-fA-F]{32}") || !hex.substring(12).matches("0+") || hex.substring(0, 12).matches("0+")) {
+            return null;
+        }
+        StringBuilder mac = new StringBuilder();
+        for (int i = 0; i < 12; i += 2) {
+            mac.append(i == 0 ? "" : ":").append(hex, i, i + 2);
+        }
+        return mac.toString().toLowerCase(Locale.ROOT);
+    }
+
+    /** The network interfaces under {@code <root>/../net} whose {@code address} is {@code mac}, sorted. */
+    private List<String> interfacesWithMac(String mac) {
+        Path net = root.toAbsolutePath().getParent() == null ? null : root.toAbsolutePath().getParent().resolve("net");
+        List<String> found = new ArrayList<>();
+        if (net == null) {
+            return found;
+        }
+        for (String name : list(net)) {
+            String address = read(net.resolve(name).resolve("address"));
+            if (address != null && address.equalsIgnoreCase(mac)) {
+                found.add(name);
+            }
+        }
+        return found;
     }
 
     private static List<String> list(Path dir) {

@@ -59,6 +59,34 @@ public interface VerbsBackend {
     }
 
     /**
+     * A type 2 memory window ({@code ibv_mw}): allocated on a protection domain, then bound to a
+     * range of a registration on one queue pair by a work request ({@link VerbsConstants#WR_BIND_MW});
+     * a peer reaches the range only through that queue pair, under the window's rkey, and a peer's
+     * Send with Invalidate naming that rkey invalidates the window.
+     */
+    interface MemoryWindow {
+        /** The rkey {@code ibv_alloc_mw} gave the window (a bind replaces its low 8 bits). */
+        int remoteKey();
+    }
+
+    /**
+     * An asynchronous event of a device ({@code struct ibv_async_event}), already acknowledged.
+     *
+     * @param type the {@code ibv_event_type} ({@link VerbsConstants#EVENT_QP_FATAL} ...)
+     * @param qp the queue pair of a QP event (one of this backend's), else {@code null}
+     * @param cq the completion queue of IBV_EVENT_CQ_ERR (one of this backend's), else {@code null}
+     * @param port the port of a port event, else 0
+     */
+    record AsyncEvent(int type, QueuePair qp, CompletionQueue cq, int port) {
+    }
+
+    /** Receives a device's asynchronous events on a backend thread; must not block. */
+    @FunctionalInterface
+    interface AsyncEventHandler {
+        void onAsyncEvent(AsyncEvent event);
+    }
+
+    /**
      * What a backend can do beyond DiSNI 2.0 (which can do none of it).
      *
      * @param name the backend's name ({@code rdma-core}, {@code disni}, ...) as the {@code backend} setting spells it
@@ -208,4 +236,40 @@ public interface VerbsBackend {
     void destroyCq(CompletionQueue cq);
 
     void deallocPd(ProtectionDomain pd);
+
+    // ---- asynchronous events ----
+
+    /**
+     * Starts reading the asynchronous events of {@code device} ({@code ibv_get_async_event}, each
+     * acknowledged with {@code ibv_ack_async_event} before it is handed on): those of this backend's
+     * queue pairs and completion queues, and the port and device events, go to {@code handler} on a
+     * thread of the backend until {@link #unwatchAsyncEvents}. Returns false when the backend cannot
+     * read them (DiSNI 2.0 has no {@code ibv_get_async_event}).
+     */
+    default boolean watchAsyncEvents(Device device, AsyncEventHandler handler) {
+        return false;
+    }
+
+    /** Stops handing over the events of {@code device} (bounded: the reader's wait is short). */
+    default void unwatchAsyncEvents(Device device) {
+    }
+
+    // ---- type 2 memory windows ----
+
+    /**
+     * {@code ibv_alloc_mw(pd, IBV_MW_TYPE_2)}; bind it with a {@link VerbsConstants#WR_BIND_MW} work
+     * request ({@link SendRequest#bindWindow}) on a connected queue pair.
+     *
+     * @throws IOException naming the call and errno, also where the backend has no windows
+     */
+    default MemoryWindow allocMw(ProtectionDomain pd) throws IOException {
+        throw new NativeCallException("ibv_alloc_mw", 95, "EOPNOTSUPP", "the " + features().name()
+                + " backend has no memory windows");
+    }
+
+    /** {@code ibv_dealloc_mw}: the window's rkey is invalid when this returns. */
+    default void deallocMw(MemoryWindow window) throws IOException {
+        throw new NativeCallException("ibv_dealloc_mw", 95, "EOPNOTSUPP", "the " + features().name()
+                + " backend has no memory windows");
+    }
 }

@@ -4,6 +4,8 @@ import java.io.IOException;
 import java.net.Inet4Address;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -127,11 +129,19 @@ final class VerbsEndpoint implements RdmaEndpoint {
         this.passive = passive;
         this.sendWrId = ((long) key) << 32;
         this.receiveWrId = sendWrId | RECEIVE_FLAG;
-        this.sendQueue = new WorkQueue("send", config.sendQueueDepth());
+        this.sendQueue = new WorkQueue("send", config.sendQueueDepth(), windowBinds(provider, config));
         this.receiveQueue = new WorkQueue("receive", config.receiveQueueDepth());
         this.state = passive ? State.REQUESTED : State.IDLE;
         this.localAddress = localAddress;
         this.peerAddress = peerAddress;
+    }
+
+    /**
+     * The memory window binds an endpoint may have in flight beside its own send queue depth: as
+     * many again when the provider exposes memory through windows, else none.
+     */
+    static int windowBinds(VerbsRdmaProvider provider, EndpointConfig config) {
+        return provider.memoryWindows() ? config.sendQueueDepth() : 0;
     }
 
     int key() {
@@ -151,7 +161,7 @@ final class VerbsEndpoint implements RdmaEndpoint {
     }
 
     int completionEntries() {
-        return config.sendQueueDepth() + config.receiveQueueDepth();
+        return config.sendQueueDepth() + windowBinds(provider, config) + config.receiveQueueDepth();
     }
 
     State state() {
@@ -397,7 +407,27 @@ final class VerbsEndpoint implements RdmaEndpoint {
      * FLUSHED right away.
      */
     void endOnGroup(DisconnectCause why, String text) {
+        endOnGroup(why, text, false);
+    }
+
+    /**
+     * As {@link #endOnGroup(DisconnectCause, String)}; with {@code completionsLost} (the completion
+     * queue or the device failed) no flush will come: what is outstanding completes as FLUSHED now.
+     */
+    void endOnGroup(DisconnectCause why, String text, boolean completionsLost) {
         boolean queuePairLive;
+        boolean alreadyEnding;
+        synchronized (lock) {
+            alreadyEnding = state == State.DISCONNECTING;
+        }
+        if (alreadyEnding) {
+            // the first cause stays; a flush that cannot come any more is not waited for
+            if (completionsLost) {
+                flushOutstanding();
+                maybeFinish();
+            }
+            return;
+        }
         synchronized (lock) {
             if (state == State.DISCONNECTING || state == State.DISCONNECTED || state == State.CLOSED) {
                 return;
@@ -408,7 +438,59 @@ final class VerbsEndpoint implements RdmaEndpoint {
             detail = text;
         }
         LOG.debug("{} ending: {} ({})", this, why, text);
-        afterEnding(queuePairLive);
+        if (completionsLost) {
+            if (queuePairLive) {
+                backend.disconnect(id);
+            }
+            afterEnding(false);
+        } else {
+            afterEnding(queuePairLive);
+        }
+    }
+
+    /**
+     * Group thread: an asynchronous event of this endpoint's queue pair. QP_FATAL, QP_REQ_ERR and
+     * QP_ACCESS_ERR mean the queue pair is in the error state: the connection ends as QP_ERROR with
+     * the event named, also when the CM's DISCONNECTED came first and {@code onDisconnected} was not
+     * delivered yet (the device's account is the more precise one). COMM_EST (data before the
+     * passive side's ESTABLISHED) was handed to the CM by the backend ({@code rdma_notify}); the
+     * others are logged.
+     */
+    void onAsyncEvent(int type) {
+        if (!StatusMapper.breaksQueuePair(type)) {
+            if (type == VerbsConstants.EVENT_PATH_MIG_ERR) {
+                LOG.warn("{}: {}", this, StatusMapper.describeQueuePairEvent(type));
+            } else {
+                LOG.debug("{}: {}", this, StatusMapper.asyncEventName(type));
+            }
+            return;
+        }
+        String text = StatusMapper.describeQueuePairEvent(type);
+        synchronized (lock) {
+            if (state == State.DISCONNECTED || state == State.CLOSED) {
+                LOG.debug("{}: {} after the connection ended", this, StatusMapper.asyncEventName(type));
+                return;
+            }
+            if (state == State.DISCONNECTING) {
+                refinePeerCause(DisconnectCause.QP_ERROR, text);
+                return;
+            }
+        }
+        LOG.warn("{}: {}", this, text);
+        endOnGroup(DisconnectCause.QP_ERROR, text);
+    }
+
+    /**
+     * Under {@code lock}, while DISCONNECTING: the device's own account of why the queue pair broke
+     * (a failed request, a QP error event) replaces a PEER cause that {@code onDisconnected} has not
+     * reported yet. The peer's disconnect and the failure race (the peer ends its side because of
+     * what failed here); the failure is the more precise cause.
+     */
+    private void refinePeerCause(DisconnectCause why, String text) {
+        if (state == State.DISCONNECTING && cause == DisconnectCause.PEER && why != DisconnectCause.PEER) {
+            cause = why;
+            detail = text + " (and " + detail + ")";
+        }
     }
 
     private void afterEnding(boolean queuePairLive) {
@@ -492,14 +574,31 @@ final class VerbsEndpoint implements RdmaEndpoint {
             backend.disconnect(id);
         }
         provider.forget(this);
-        backend.destroyQp(id, qp);
+        List<VerbsMemoryRegion> released = new ArrayList<>();
         for (VerbsMemoryRegion region : regions) {
-            if (region.claimDeregistration()) {
-                try {
-                    backend.deregister(region.memory());
-                } catch (IOException e) {
-                    LOG.warn("ibv_dereg_mr of {} failed while closing {}: {}", region, this, e.getMessage());
-                }
+            boolean deferred;
+            synchronized (lock) {
+                deferred = region.releaseWhenBound;
+                region.releaseWhenBound = false;
+            }
+            if (region.claimDeregistration() || deferred) {
+                released.add(region);
+            }
+        }
+        // windows before the queue pair they are bound on (rxe keeps a bound type 2 window's queue pair
+        // alive: its destroy waits 50 s for the reference and warns), after rdma_disconnect flushed any
+        // bind still queued; the registrations after the queue pair
+        for (VerbsMemoryRegion region : released) {
+            String failed = region.releaseWindow(backend);
+            if (failed != null) {
+                LOG.warn("ibv_dealloc_mw of {} failed while closing {}: {}", region, this, failed);
+            }
+        }
+        backend.destroyQp(id, qp);
+        for (VerbsMemoryRegion region : released) {
+            String failed = region.releaseRegistration(backend);
+            if (failed != null) {
+                LOG.warn("ibv_dereg_mr of {} failed while closing {}: {}", region, this, failed);
             }
         }
         regions.clear();
@@ -581,12 +680,16 @@ final class VerbsEndpoint implements RdmaEndpoint {
             throw new RdmaException("register: endpoint is closed");
         }
         ByteBuffer view = buffer.slice();
+        boolean remote = access.contains(MemoryAccess.REMOTE_READ) || access.contains(MemoryAccess.REMOTE_WRITE);
+        if (remote && provider.memoryWindows() && state() == State.ESTABLISHED) {
+            return registerThroughWindow(view, access, flags);
+        }
         VerbsBackend.RegisteredMemory memory;
         try {
             memory = backend.register(group.pd(), view, flags);
         } catch (IOException e) {
             throw new RdmaException("ibv_reg_mr of " + length + " bytes with access " + access + " failed: "
-                    + e.getMessage(), e);
+                    + e.getMessage() + memlockHint(e), e);
         }
         VerbsMemoryRegion region = new VerbsMemoryRegion(this, memory, view, access);
         regions.add(region);
@@ -596,17 +699,140 @@ final class VerbsEndpoint implements RdmaEndpoint {
         return region;
     }
 
+    /**
+     * A region the peer may access, registered on a connected endpoint of a device with type 2 memory
+     * windows: {@code ibv_reg_mr} with local rights and {@code IBV_ACCESS_MW_BIND} only, a window
+     * allocated on the protection domain and bound over the whole region on this queue pair with the
+     * remote rights ({@code IBV_WR_BIND_MW}, posted before anything the caller posts later, so the
+     * peer cannot learn the token before the window is bound). The peer reaches the region only
+     * through this connection, and its Send with Invalidate naming the token invalidates the window.
+     */
+    private VerbsMemoryRegion registerThroughWindow(ByteBuffer view, Set<MemoryAccess> access, int flags)
+            throws RdmaException {
+        VerbsBackend.RegisteredMemory memory;
+        try {
+            memory = backend.register(group.pd(), view,
+                    (flags & VerbsConstants.ACCESS_LOCAL_WRITE) | VerbsConstants.ACCESS_MW_BIND);
+        } catch (IOException e) {
+            throw new RdmaException("ibv_reg_mr of " + view.remaining() + " bytes with access " + access
+                    + " (for a memory window) failed: " + e.getMessage() + memlockHint(e), e);
+        }
+        VerbsBackend.MemoryWindow window;
+        try {
+            window = backend.allocMw(group.pd());
+        } catch (IOException e) {
+            releaseQuietly(memory, null);
+            throw new RdmaException("ibv_alloc_mw (type 2) for " + view.remaining() + " bytes failed: "
+                    + e.getMessage(), e);
+        }
+        // ibv_inc_rkey: a bind gives the window a new rkey, the low 8 bits the consumer's own
+        int windowKey = (window.remoteKey() & ~0xff) | ((window.remoteKey() + 1) & 0xff);
+        VerbsMemoryRegion region = new VerbsMemoryRegion(this, memory, view, access, window, windowKey);
+        synchronized (lock) {
+            String refused = state != State.ESTABLISHED ? notPostable("register").getMessage()
+                    : sendQueue.bindsFull() ? "register: " + sendQueue.capacity()
+                            + " memory window binds in flight (as many as EndpointConfig.sendQueueDepth)" : null;
+            if (refused == null) {
+                sendQueue.addBind(region);
+                SendRequest request = sendRequest;
+                request.clear();
+                request.opcode = VerbsConstants.WR_BIND_MW;
+                request.wrId = sendWrId;
+                request.sendFlags = VerbsConstants.SEND_SIGNALED;
+                request.bindWindow = window;
+                request.bindKey = windowKey;
+                request.bindRegion = memory;
+                request.bindAddress = memory.address();
+                request.bindLength = memory.length();
+                request.bindAccess = flags & (VerbsConstants.ACCESS_REMOTE_READ | VerbsConstants.ACCESS_REMOTE_WRITE);
+                try {
+                    backend.postSend(qp, request);
+                } catch (IOException e) {
+                    sendQueue.removeLast();
+                    refused = "ibv_post_send (bind of a memory window) failed: " + e.getMessage();
+                }
+                request.clear();
+            }
+            if (refused != null) {
+                releaseQuietly(memory, window);
+                throw new RdmaException(refused);
+            }
+        }
+        regions.add(region);
+        remoteRegions.put(windowKey, region);
+        return region;
+    }
+
+    /**
+     * Before a window is deallocated its bind must have completed ({@code ibv_dealloc_mw} with the
+     * bind still queued fails the bind and with it the connection). Off the completion thread this
+     * waits for the bind's completion (at most {@code flushTimeoutMillis}; they take microseconds), so
+     * the token is dead when {@link #deregister} returns. On the completion thread (a handler that
+     * deregisters what it registered a moment ago) nothing can be waited for: the region is released
+     * when the bind's completion is handled, right after the handler returns; returns false then.
+     */
+    private boolean awaitBind(VerbsMemoryRegion r) {
+        boolean wait = !group.onGroupThread();
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(settings.flushTimeoutMillis());
+        synchronized (lock) {
+            while (r.bindPending && state != State.CLOSED) {
+                long left = deadline - System.nanoTime();
+                if (!wait || left <= 0) {
+                    if (wait) {
+                        LOG.warn("{}: the bind of {} did not complete within {} ms; releasing it when it does", this,
+                                r, settings.flushTimeoutMillis());
+                    }
+                    r.releaseWhenBound = true;
+                    return false;
+                }
+                try {
+                    TimeUnit.NANOSECONDS.timedWait(lock, left);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    r.releaseWhenBound = true;
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+
+    /**
+     * A registration pins its pages, counted against the process's locked-memory limit (siw counts
+     * them for root too): ENOMEM usually means that limit.
+     */
+    private static String memlockHint(IOException e) {
+        return e instanceof NativeCallException n && n.errno() == 12
+                ? ": the locked-memory limit may be too low for RDMA registrations (ulimit -l unlimited; for a "
+                        + "systemd service LimitMEMLOCK=infinity)" : "";
+    }
+
+    private void releaseQuietly(VerbsBackend.RegisteredMemory memory, VerbsBackend.MemoryWindow window) {
+        try {
+            if (window != null) {
+                backend.deallocMw(window);
+            }
+            backend.deregister(memory);
+        } catch (IOException e) {
+            LOG.warn("{}: releasing a registration that could not be used failed: {}", this, e.getMessage());
+        }
+    }
+
     @Override
     public void deregister(MemoryRegion region) throws RdmaException {
         VerbsMemoryRegion r = own(region, "deregister");
-        regions.remove(r);
         remoteRegions.remove(r.token(), r);
-        if (r.claimDeregistration()) {
-            try {
-                backend.deregister(r.memory());
-            } catch (IOException e) {
-                throw new RdmaException("ibv_dereg_mr of " + r + " failed: " + e.getMessage(), e);
-            }
+        if (!r.claimDeregistration()) {
+            regions.remove(r);
+            return;
+        }
+        if (r.window() != null && !awaitBind(r)) {
+            return;
+        }
+        regions.remove(r);
+        String failed = r.release(backend);
+        if (failed != null) {
+            throw new RdmaException("releasing " + r + " failed: " + failed);
         }
     }
 
@@ -663,9 +889,9 @@ final class VerbsEndpoint implements RdmaEndpoint {
     @Override
     public void postSendWithInvalidate(MemoryRegion region, int offset, int length, int remoteToken, long wrId)
             throws RdmaException {
-        if (!settings.sendWithInvalidate()) {
+        if (!provider.capabilities().sendWithInvalidate()) {
             throw new RdmaException("postSendWithInvalidate: Send with Invalidate is off (capability "
-                    + "sendWithInvalidate=false; enable smbdirect.rdma.verbs sendWithInvalidate, unverified without hardware)");
+                    + "sendWithInvalidate=false: " + provider.sendWithInvalidateReason() + ")");
         }
         VerbsMemoryRegion r = usable(region, offset, length, "postSendWithInvalidate");
         post(VerbsConstants.WR_SEND_WITH_INV, WorkRequestType.SEND, r, offset, length, 0, 0, remoteToken, wrId,
@@ -786,6 +1012,16 @@ final class VerbsEndpoint implements RdmaEndpoint {
         int requested;
         boolean startEnding = false;
         boolean queuePairLive = false;
+        if (!receive) {
+            VerbsMemoryRegion bound;
+            synchronized (lock) {
+                bound = state == State.CLOSED || sendQueue.isEmpty() ? null : sendQueue.headBind();
+            }
+            if (bound != null) {
+                // only this thread takes heads off the queue: the head is still this bind
+                return completeBind(bound, status, wcStatus, vendorError);
+            }
+        }
         synchronized (lock) {
             if (state == State.CLOSED) {
                 return false;
@@ -802,14 +1038,19 @@ final class VerbsEndpoint implements RdmaEndpoint {
             type = queue.headType();
             requested = queue.headLength();
             queue.removeHead();
-            if (status != CompletionStatus.SUCCESS && status != CompletionStatus.FLUSHED
-                    && state != State.DISCONNECTING && state != State.DISCONNECTED) {
-                queuePairLive = state == State.CONNECTING || state == State.ACCEPTING || state == State.ESTABLISHED;
-                state = State.DISCONNECTING;
-                cause = StatusMapper.causeOfFailedCompletion(status);
-                detail = type + " completed with " + StatusMapper.wcStatusName(wcStatus) + " (vendor_err 0x"
+            if (status != CompletionStatus.SUCCESS && status != CompletionStatus.FLUSHED) {
+                String failure = type + " completed with " + StatusMapper.wcStatusName(wcStatus) + " (vendor_err 0x"
                         + Integer.toHexString(vendorError) + ")";
-                startEnding = true;
+                if (state != State.DISCONNECTING && state != State.DISCONNECTED) {
+                    queuePairLive = state == State.CONNECTING || state == State.ACCEPTING
+                            || state == State.ESTABLISHED;
+                    state = State.DISCONNECTING;
+                    cause = StatusMapper.causeOfFailedCompletion(status);
+                    detail = failure;
+                    startEnding = true;
+                } else {
+                    refinePeerCause(StatusMapper.causeOfFailedCompletion(status), failure);
+                }
             }
         }
         int byteLength = 0;
@@ -818,7 +1059,7 @@ final class VerbsEndpoint implements RdmaEndpoint {
         if (status == CompletionStatus.SUCCESS) {
             if (type == WorkRequestType.RECEIVE) {
                 byteLength = wcByteLength;
-                if ((wcFlags & VerbsConstants.WC_WITH_INV) != 0) {
+                if ((wcFlags & provider.withInvalidateFlags()) != 0) {
                     invalidated = true;
                     invalidatedToken = immData;
                     VerbsMemoryRegion region = remoteRegions.get(immData);
@@ -831,6 +1072,49 @@ final class VerbsEndpoint implements RdmaEndpoint {
             }
         }
         deliver(wrId, type, status, byteLength, invalidated, invalidatedToken, vendorError);
+        if (startEnding) {
+            afterEnding(queuePairLive);
+        }
+        return true;
+    }
+
+    /**
+     * Group thread: the memory window bind at the head of the send queue
+     * completed. The handler never sees it; a failed bind breaks the connection like any failed
+     * request, a flushed one leaves the window unbound. A region released while its bind was in
+     * flight is released now.
+     */
+    private boolean completeBind(VerbsMemoryRegion region, CompletionStatus status, int wcStatus, int vendorError) {
+        boolean startEnding = false;
+        boolean queuePairLive = false;
+        boolean release;
+        synchronized (lock) {
+            sendQueue.removeHead();
+            region.bindPending = false;
+            lock.notifyAll();
+            release = region.releaseWhenBound;
+            region.releaseWhenBound = false;
+            if (status != CompletionStatus.SUCCESS) {
+                region.markRemotelyInvalidated();
+            }
+            if (status != CompletionStatus.SUCCESS && status != CompletionStatus.FLUSHED
+                    && state != State.DISCONNECTING && state != State.DISCONNECTED && state != State.CLOSED) {
+                queuePairLive = state == State.CONNECTING || state == State.ACCEPTING || state == State.ESTABLISHED;
+                state = State.DISCONNECTING;
+                cause = StatusMapper.causeOfFailedCompletion(status);
+                detail = "the bind of memory window rkey 0x" + Integer.toHexString(region.token()) + " completed with "
+                        + StatusMapper.wcStatusName(wcStatus) + " (vendor_err 0x" + Integer.toHexString(vendorError)
+                        + ")";
+                startEnding = true;
+            }
+        }
+        if (release) {
+            regions.remove(region);
+            String failed = region.release(backend);
+            if (failed != null) {
+                LOG.warn("{}: releasing {} after its bind failed: {}", this, region, failed);
+            }
+        }
         if (startEnding) {
             afterEnding(queuePairLive);
         }
@@ -870,10 +1154,12 @@ final class VerbsEndpoint implements RdmaEndpoint {
             }
             CompletionStatus status = CompletionStatus.SUCCESS;
             if (region.claimDeregistration()) {
-                try {
-                    backend.deregister(region.memory());
-                } catch (IOException e) {
-                    LOG.error("{}: local invalidate of {} (ibv_dereg_mr) failed: {}", this, region, e.getMessage());
+                regions.remove(region);
+                remoteRegions.remove(region.token(), region);
+                String failed = region.release(backend);
+                if (failed != null) {
+                    LOG.error("{}: local invalidate of {} (ibv_dealloc_mw / ibv_dereg_mr) failed: {}", this, region,
+                            failed);
                     status = CompletionStatus.GENERAL_ERROR;
                 }
             }

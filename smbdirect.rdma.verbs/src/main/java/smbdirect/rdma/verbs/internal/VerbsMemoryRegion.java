@@ -10,9 +10,13 @@ import smbdirect.api.rdma.MemoryAccess;
 import smbdirect.api.rdma.MemoryRegion;
 
 /**
- * A memory region registered with {@code ibv_reg_mr} on one endpoint's protection domain. The token
- * is the rkey, the local key the lkey, the address the registered virtual address. Thread-safe:
- * immutable except for the validity flag.
+ * A memory region registered with {@code ibv_reg_mr} on one endpoint's protection domain, the local
+ * key its lkey, the address the registered virtual address. The token the peer names is the
+ * registration's rkey, or, for a region the peer may access that was registered while the
+ * connection was up on a device with type 2 memory windows, the rkey of a window bound over the
+ * whole region on the endpoint's queue pair (a peer's Send with Invalidate can invalidate a window,
+ * not an {@code ibv_reg_mr} registration). Thread-safe: immutable except for the validity flags and
+ * the bind state, which the owning endpoint guards by its lock.
  *
  * <p>Buffer ownership: {@link #buffer()} is a view of the caller's registered bytes; the bytes are
  * lent to the device from a post until its completion.
@@ -27,14 +31,68 @@ final class VerbsMemoryRegion implements MemoryRegion {
     private final AtomicBoolean registered = new AtomicBoolean(true);
     /** False after a remote invalidation was reported for the token. */
     private volatile boolean tokenValid = true;
+    /** The window the peer reaches the region through, {@code null} when it names the registration. */
+    private final VerbsBackend.MemoryWindow window;
+    /** The window's rkey once bound (the token). */
+    private final int windowKey;
+    /** Guarded by the owner's lock: the window's bind work request has not completed yet. */
+    boolean bindPending;
+    /** Guarded by the owner's lock: released while the bind was pending; the bind's completion releases it. */
+    boolean releaseWhenBound;
 
     VerbsMemoryRegion(VerbsEndpoint owner, VerbsBackend.RegisteredMemory memory, ByteBuffer buffer,
             Set<MemoryAccess> access) {
+        this(owner, memory, buffer, access, null, 0);
+    }
+
+    VerbsMemoryRegion(VerbsEndpoint owner, VerbsBackend.RegisteredMemory memory, ByteBuffer buffer,
+            Set<MemoryAccess> access, VerbsBackend.MemoryWindow window, int windowKey) {
         this.owner = owner;
         this.memory = memory;
         this.buffer = buffer;
         this.access = access.isEmpty() ? Collections.emptySet()
                 : Collections.unmodifiableSet(EnumSet.copyOf(access));
+        this.window = window;
+        this.windowKey = windowKey;
+        this.bindPending = window != null;
+    }
+
+    /** The memory window the token belongs to, {@code null} when it is the registration's rkey. */
+    VerbsBackend.MemoryWindow window() {
+        return window;
+    }
+
+    /**
+     * {@code ibv_dealloc_mw} of the window (its rkey dies first), then {@code ibv_dereg_mr}; returns
+     * what failed, {@code null} when both succeeded. The caller claimed the deregistration.
+     */
+    String release(VerbsBackend backend) {
+        String failed = releaseWindow(backend);
+        String registration = releaseRegistration(backend);
+        return failed == null ? registration : registration == null ? failed : failed + "; " + registration;
+    }
+
+    /** {@code ibv_dealloc_mw} of the window, if any; returns what failed, {@code null} when nothing did. */
+    String releaseWindow(VerbsBackend backend) {
+        if (window == null) {
+            return null;
+        }
+        try {
+            backend.deallocMw(window);
+            return null;
+        } catch (java.io.IOException e) {
+            return e.getMessage();
+        }
+    }
+
+    /** {@code ibv_dereg_mr}; returns what failed, {@code null} when it did not. */
+    String releaseRegistration(VerbsBackend backend) {
+        try {
+            backend.deregister(memory);
+            return null;
+        } catch (java.io.IOException e) {
+            return e.getMessage();
+        }
     }
 
     VerbsEndpoint owner() {
@@ -60,7 +118,7 @@ final class VerbsMemoryRegion implements MemoryRegion {
 
     @Override
     public int token() {
-        return memory.remoteKey();
+        return window != null ? windowKey : memory.remoteKey();
     }
 
     @Override
@@ -96,7 +154,8 @@ final class VerbsMemoryRegion implements MemoryRegion {
     @Override
     public String toString() {
         return "MemoryRegion[addr=0x" + Long.toHexString(address()) + ", len=" + length() + ", lkey=0x"
-                + Integer.toHexString(localKey()) + ", rkey=0x" + Integer.toHexString(token()) + ", " + access
+                + Integer.toHexString(localKey()) + (window != null ? ", window rkey=0x" : ", rkey=0x")
+                + Integer.toHexString(token()) + ", " + access
                 + (isValid() ? "" : ", invalid") + "]";
     }
 }

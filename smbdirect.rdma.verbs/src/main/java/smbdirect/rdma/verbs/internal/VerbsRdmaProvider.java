@@ -46,7 +46,14 @@ public final class VerbsRdmaProvider implements RdmaProvider {
     private final LongSupplier nanoClock;
     private final RdmaCapabilities capabilities;
     private final DeviceAttributes device;
+    private final boolean memoryWindows;
+    private final int withInvalidateFlags;
     private final String description;
+    /** The last port event (IBV_EVENT_PORT_ERR / PORT_ACTIVE) in words, "" before any. */
+    private volatile String portEvent = "";
+    /** The device's last asynchronous events, oldest first, at most {@value #RECENT_EVENTS}; guarded by itself. */
+    private final java.util.ArrayDeque<String> recentEvents = new java.util.ArrayDeque<>();
+    static final int RECENT_EVENTS = 16;
     private final Map<VerbsBackend.CmId, VerbsEndpoint> endpoints = new ConcurrentHashMap<>();
     private final Map<VerbsBackend.CmId, VerbsListener> listeners = new ConcurrentHashMap<>();
     private final Map<Integer, CompletionGroup> groups = new ConcurrentHashMap<>();
@@ -81,11 +88,40 @@ public final class VerbsRdmaProvider implements RdmaProvider {
         this.transportType = transportType;
         this.nanoClock = nanoClock;
         this.device = device;
+        this.memoryWindows = device != null && device.memoryWindows();
+        this.withInvalidateFlags = StatusMapper.withInvalidateFlags(device);
         this.capabilities = settings.capabilities(device);
         this.description = "backend " + backend.features().name() + (device == null ? "" : "; device "
                 + device.describe()) + "; bind address " + (bindAddress == null ? "?"
                         : bindAddress.getAddress().getHostAddress())
+                + "; Send with Invalidate " + (capabilities.sendWithInvalidate() ? "on" : "off") + ": "
+                + sendWithInvalidateReason()
                 + (notes == null || notes.isEmpty() ? "" : "; other backends: " + notes);
+    }
+
+    /**
+     * Whether memory the peer may access is exposed through type 2 memory windows bound on the
+     * connection (the device has them): a peer's Send with Invalidate can then invalidate it.
+     */
+    boolean memoryWindows() {
+        return memoryWindows;
+    }
+
+    /** The device's last asynchronous events by name, oldest first (at most {@value #RECENT_EVENTS}). */
+    public List<String> recentAsyncEvents() {
+        synchronized (recentEvents) {
+            return List.copyOf(recentEvents);
+        }
+    }
+
+    /** The {@code wc_flags} bits that mark a receive that invalidated an rkey on this device. */
+    int withInvalidateFlags() {
+        return withInvalidateFlags;
+    }
+
+    /** Why Send with Invalidate is on or off, in words (for operators and refusals). */
+    String sendWithInvalidateReason() {
+        return settings.sendWithInvalidateReason(device);
     }
 
     VerbsBackend backend() {
@@ -116,10 +152,65 @@ public final class VerbsRdmaProvider implements RdmaProvider {
         return device;
     }
 
-    /** The backend, the device's limits and why other backends were not chosen. */
+    /** The backend, the device's limits, the last port event and why other backends were not chosen. */
     @Override
     public String describeSettings() {
-        return description;
+        String port = portEvent;
+        return port.isEmpty() ? description : description + "; " + port;
+    }
+
+    /**
+     * A backend thread: an asynchronous event of {@code group}'s device. Queue pair and completion
+     * queue events go to the group's thread; a fatal device ends everything on it and fails the
+     * listeners (the provider serves one device); port events are recorded for operators (a link
+     * that goes down is left to the transport's retries: connections that outlive a short outage
+     * survive it, the others end as PEER_LOST).
+     */
+    void onAsyncEvent(CompletionGroup group, VerbsBackend.AsyncEvent event) {
+        int type = event.type();
+        String name = StatusMapper.asyncEventName(type);
+        try {
+            actOn(group, event, type, name);
+        } finally {
+            // recorded once acted on: who sees it here sees its effect
+            synchronized (recentEvents) {
+                if (recentEvents.size() == RECENT_EVENTS) {
+                    recentEvents.removeFirst();
+                }
+                recentEvents.addLast(name + (event.port() != 0 ? " (port " + event.port() + ")" : ""));
+            }
+        }
+    }
+
+    private void actOn(CompletionGroup group, VerbsBackend.AsyncEvent event, int type, String name) {
+        switch (type) {
+            case VerbsConstants.EVENT_QP_FATAL, VerbsConstants.EVENT_QP_REQ_ERR, VerbsConstants.EVENT_QP_ACCESS_ERR,
+                    VerbsConstants.EVENT_COMM_EST, VerbsConstants.EVENT_SQ_DRAINED, VerbsConstants.EVENT_PATH_MIG,
+                    VerbsConstants.EVENT_PATH_MIG_ERR, VerbsConstants.EVENT_QP_LAST_WQE_REACHED -> {
+                if (event.qp() != null) {
+                    group.execute(() -> group.onQueuePairEvent(event.qp(), type));
+                }
+            }
+            case VerbsConstants.EVENT_CQ_ERR -> group.execute(() -> group.cqFailed(name
+                    + ": the completion queue overran or failed; its completions are lost"));
+            case VerbsConstants.EVENT_DEVICE_FATAL -> {
+                String text = name + ": the RDMA device failed; restart the device's driver and the provider";
+                group.execute(() -> group.deviceFailed(text));
+                for (VerbsListener listener : new ArrayList<>(listeners.values())) {
+                    listener.fail(DisconnectCause.DEVICE_REMOVED, text);
+                }
+            }
+            case VerbsConstants.EVENT_PORT_ERR -> {
+                portEvent = "port " + event.port() + " down (" + name + " at " + java.time.Instant.now() + ")";
+                LOG.warn("RDMA device port {} is down ({}): connections wait for it within their transport retries",
+                        event.port(), name);
+            }
+            case VerbsConstants.EVENT_PORT_ACTIVE -> {
+                portEvent = "port " + event.port() + " active again (" + name + " at " + java.time.Instant.now() + ")";
+                LOG.info("RDMA device port {} is active ({})", event.port(), name);
+            }
+            default -> LOG.info("RDMA device event {} (port {})", name, event.port());
+        }
     }
 
     /** Starts the CM thread; completion threads start with their device's first endpoint. */
@@ -273,14 +364,17 @@ public final class VerbsRdmaProvider implements RdmaProvider {
             throws RdmaException {
         checkOpen();
         CompletionGroup group = groupFor(device);
-        int entries = config.sendQueueDepth() + config.receiveQueueDepth();
+        int binds = VerbsEndpoint.windowBinds(this, config);
+        int entries = config.sendQueueDepth() + binds + config.receiveQueueDepth();
         int key = group.attach(entries);
         VerbsBackend.QueuePair qp;
         try {
-            qp = backend.createQp(id, group.pd(), group.cq(), config.sendQueueDepth(), config.receiveQueueDepth());
+            qp = backend.createQp(id, group.pd(), group.cq(), config.sendQueueDepth() + binds,
+                    config.receiveQueueDepth());
         } catch (IOException e) {
             group.detach(key, entries);
-            throw new RdmaException("rdma_create_qp (send " + config.sendQueueDepth() + ", receive "
+            throw new RdmaException("rdma_create_qp (send " + config.sendQueueDepth()
+                    + (binds == 0 ? "" : " + " + binds + " memory window binds") + ", receive "
                     + config.receiveQueueDepth() + ") failed: " + e.getMessage(), e);
         }
         VerbsEndpoint endpoint = new VerbsEndpoint(this, group, id, qp, key, config, handler, passive, local, peer);
@@ -307,6 +401,9 @@ public final class VerbsRdmaProvider implements RdmaProvider {
                         + settings.cqSize() + ") failed: " + e.getMessage(), e);
             }
             groups.put(device.key(), group);
+            if (!backend.watchAsyncEvents(device, event -> onAsyncEvent(group, event))) {
+                LOG.debug("the {} backend reads no asynchronous device events", backend.features().name());
+            }
             if (running) {
                 group.start(threads);
             }

@@ -28,8 +28,13 @@ import smbdirect.api.rdma.RdmaCapabilities;
  * @param retryCount transport retries (rdma_conn_param.retry_count)
  * @param rnrRetryCount receiver-not-ready retries (0: a Send without a posted receive fails)
  * @param listenBacklog rdma_listen backlog
- * @param sendWithInvalidate offer Send with Invalidate (IBV_WR_SEND_WITH_INV; through DiSNI as raw
- *     opcode 9, unverified without hardware)
+ * @param sendWithInvalidate offer Send with Invalidate where the provider cannot tell by itself that
+ *     it works both ways: on a device without type 2 memory windows the operator declares that the
+ *     device invalidates {@code ibv_reg_mr} registrations on a peer's Send with Invalidate and reports
+ *     it in the receive completion (RNICs do not; Linux siw invalidates them, but rdma-core's siw
+ *     provider reports no completion flags); through DiSNI as raw opcode 9, unverified without
+ *     hardware. On a device with type 2 memory windows (rdma-core backend) Send with Invalidate is on
+ *     whatever this says
  * @param backend how the provider reaches the RDMA stack: {@code auto} (rdma-core on JDK 22+ when
  *     libibverbs loads, else DiSNI when libdisni loads), {@code rdma-core} or {@code disni}
  */
@@ -128,9 +133,12 @@ public record VerbsSettings(
 
     /**
      * The capabilities: the configured limits, each bounded by what the device reports (queue depths
-     * by {@code max_qp_wr}, message size by the port's {@code max_msg_sz}, IRD by
-     * {@code max_qp_rd_atom}, ORD by {@code max_qp_init_rd_atom}, registrations by
-     * {@code max_mr_size}; Send with Invalidate only with the memory management extensions).
+     * by {@code max_qp_wr}, the send queue by half of it where memory window binds share it, message
+     * size by the port's {@code max_msg_sz}, IRD by {@code max_qp_rd_atom}, ORD by
+     * {@code max_qp_init_rd_atom}, registrations by {@code max_mr_size}). Send with Invalidate needs
+     * the memory management extensions, and then either type 2 memory windows (the provider exposes
+     * memory through them, so a peer's Send with Invalidate invalidates it) or the operator's
+     * {@code sendWithInvalidate} for a device that invalidates plain registrations.
      *
      * @param device what the device reports, {@code null} when the backend cannot query it
      */
@@ -139,10 +147,31 @@ public record VerbsSettings(
             return capabilities();
         }
         long message = device.maxMsgSize() > 0 ? Math.min(maxMessageSize, device.maxMsgSize()) : maxMessageSize;
-        return new RdmaCapabilities(Math.min(maxSendWorkRequests, device.maxQpWr()),
+        int sendLimit = device.memoryWindows() ? device.maxQpWr() / 2 : device.maxQpWr();
+        return new RdmaCapabilities(Math.min(maxSendWorkRequests, sendLimit),
                 Math.min(maxReceiveWorkRequests, device.maxQpWr()), 1, 0, (int) message,
                 Math.min(maxReadDepth, device.maxQpRdAtom()), Math.min(maxReadDepth, device.maxQpInitRdAtom()),
                 device.maxMrSize() > 0 ? Math.min(maxRegionSize, device.maxMrSize()) : maxRegionSize,
-                sendWithInvalidate && (device.deviceCapFlags() & DeviceAttributes.MEM_MGT_EXTENSIONS) != 0);
+                device.memoryManagementExtensions() && (device.memoryWindows() || sendWithInvalidate));
+    }
+
+    /** Why {@link #capabilities(DeviceAttributes)} turns Send with Invalidate on or off, in words. */
+    public String sendWithInvalidateReason(DeviceAttributes device) {
+        if (device == null) {
+            return sendWithInvalidate ? "sendWithInvalidate=true (unverified: the backend cannot query the device)"
+                    : "sendWithInvalidate=false and the backend cannot query the device";
+        }
+        if (!device.memoryManagementExtensions()) {
+            return device.name() + " has no memory management extensions (IBV_DEVICE_MEM_MGT_EXTENSIONS)";
+        }
+        if (device.memoryWindows()) {
+            return "memory the peer may access is exposed through type 2 memory windows, which a peer's Send with "
+                    + "Invalidate invalidates";
+        }
+        return sendWithInvalidate ? "sendWithInvalidate=true: the operator states that " + device.name()
+                + " invalidates ibv_reg_mr registrations on a peer's Send with Invalidate"
+                : device.name() + " has no type 2 memory windows, and a peer's Send with Invalidate cannot invalidate "
+                        + "an ibv_reg_mr registration on most devices (set sendWithInvalidate=true only for one that "
+                        + "invalidates it and reports the invalidation in its receive completion)";
     }
 }

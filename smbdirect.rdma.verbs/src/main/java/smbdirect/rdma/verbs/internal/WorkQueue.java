@@ -8,31 +8,51 @@ import smbdirect.api.rdma.WorkRequestType;
  * belongs to the oldest entry; the entry supplies the caller's wrId and the request type (the
  * opcode of a failed verbs completion is undefined). A fixed-size ring: no allocation.
  *
+ * <p>Besides the caller's requests the send queue carries the provider's own memory window binds
+ * ({@link #addBind}), which the handler never sees: the ring has room for {@code capacity} of the
+ * caller's requests plus {@code bindCapacity} binds, and each kind is counted against its own share.
+ *
  * <p>Not thread-safe: guarded by the owning endpoint's lock.
  */
 final class WorkQueue {
 
     private final String name;
+    private final int capacity;
+    private final int bindCapacity;
     private final long[] wrIds;
+    /** The request's type; {@code null} for a memory window bind. */
     private final WorkRequestType[] types;
     private final int[] lengths;
     /** Region a deferred local invalidate applies to (null for requests the device executes). */
     private final VerbsMemoryRegion[] invalidations;
+    /** Region whose window a bind entry binds. */
+    private final VerbsMemoryRegion[] binds;
     private int head;
     private int size;
+    private int bindsQueued;
 
     WorkQueue(String name, int capacity) {
+        this(name, capacity, 0);
+    }
+
+    WorkQueue(String name, int capacity, int bindCapacity) {
         this.name = name;
-        this.wrIds = new long[capacity];
-        this.types = new WorkRequestType[capacity];
-        this.lengths = new int[capacity];
-        this.invalidations = new VerbsMemoryRegion[capacity];
+        this.capacity = capacity;
+        this.bindCapacity = bindCapacity;
+        int slots = capacity + bindCapacity;
+        this.wrIds = new long[slots];
+        this.types = new WorkRequestType[slots];
+        this.lengths = new int[slots];
+        this.invalidations = new VerbsMemoryRegion[slots];
+        this.binds = new VerbsMemoryRegion[slots];
     }
 
+    /** How many of the caller's requests may be outstanding. */
     int capacity() {
-        return wrIds.length;
+        return capacity;
     }
 
+    /** Every entry outstanding: the caller's requests and the binds. */
     int size() {
         return size;
     }
@@ -41,8 +61,31 @@ final class WorkQueue {
         return size == 0;
     }
 
+    /** Whether the caller's share is used up. */
     boolean isFull() {
-        return size == wrIds.length;
+        return size - bindsQueued >= capacity;
+    }
+
+    /** Whether the binds' share is used up. */
+    boolean bindsFull() {
+        return bindsQueued >= bindCapacity;
+    }
+
+    /** Appends a memory window bind for {@code region}; the caller checked {@link #bindsFull()}. */
+    void addBind(VerbsMemoryRegion region) {
+        int tail = (head + size) % wrIds.length;
+        wrIds[tail] = 0;
+        types[tail] = null;
+        lengths[tail] = 0;
+        invalidations[tail] = null;
+        binds[tail] = region;
+        size++;
+        bindsQueued++;
+    }
+
+    /** The region of the bind at the head, {@code null} when the head is a request of the caller. */
+    VerbsMemoryRegion headBind() {
+        return binds[head];
     }
 
     String name() {
@@ -56,13 +99,19 @@ final class WorkQueue {
         types[tail] = type;
         lengths[tail] = length;
         invalidations[tail] = invalidation;
+        binds[tail] = null;
         size++;
     }
 
     /** Removes the newest entry (its post failed). */
     void removeLast() {
         size--;
-        invalidations[(head + size) % wrIds.length] = null;
+        int last = (head + size) % wrIds.length;
+        if (binds[last] != null) {
+            bindsQueued--;
+        }
+        invalidations[last] = null;
+        binds[last] = null;
     }
 
     long headWrId() {
@@ -83,7 +132,11 @@ final class WorkQueue {
     }
 
     void removeHead() {
+        if (binds[head] != null) {
+            bindsQueued--;
+        }
         invalidations[head] = null;
+        binds[head] = null;
         head = (head + 1) % wrIds.length;
         size--;
     }

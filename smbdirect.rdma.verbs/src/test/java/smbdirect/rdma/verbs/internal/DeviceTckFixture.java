@@ -5,7 +5,9 @@ import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Executors;
 
 import smbdirect.api.rdma.RdmaProvider;
@@ -33,6 +35,7 @@ final class DeviceTckFixture extends RdmaTckFixture {
     final VerbsRdmaProvider server;
     private final InetAddress address;
     private final TransportType transport;
+    private final Map<DeviceFact, String> facts;
 
     DeviceTckFixture() {
         String device = System.getProperty("smbdirect.verbs.device", "");
@@ -46,14 +49,10 @@ final class DeviceTckFixture extends RdmaTckFixture {
         } catch (UnknownHostException e) {
             throw new IllegalArgumentException("smbdirect.verbs.address=" + bind, e);
         }
-        VerbsSettings d = VerbsSettings.defaults();
-        VerbsSettings settings = new VerbsSettings(device, bind, "AUTO", 1024, 256, 256, d.maxMessageSize(),
-                d.maxReadDepth(), d.maxRegionSize(), Boolean.getBoolean("smbdirect.verbs.busyPolling"), d.pollBatch(),
-                10, 5000, 5000, d.retryCount(), d.rnrRetryCount(), d.listenBacklog(),
-                Boolean.getBoolean("smbdirect.verbs.sendWithInvalidate"),
-                System.getProperty("smbdirect.verbs.backend", VerbsSettings.RDMA_CORE));
+        VerbsSettings settings = settings(device, bind);
         VerbsProbe.Result first = probe(settings);
         transport = first.transportType();
+        facts = facts(first.deviceAttributes(), System.getProperty("os.version", "?"));
         client = start(settings, first);
         VerbsRdmaProvider second;
         try {
@@ -63,6 +62,16 @@ final class DeviceTckFixture extends RdmaTckFixture {
             throw e;
         }
         server = second;
+    }
+
+    /** The device tests' settings for {@code device} and {@code bind} (empty: derived from the device). */
+    static VerbsSettings settings(String device, String bind) {
+        VerbsSettings d = VerbsSettings.defaults();
+        return new VerbsSettings(device, bind, "AUTO", 1024, 256, 256, d.maxMessageSize(), d.maxReadDepth(),
+                d.maxRegionSize(), Boolean.getBoolean("smbdirect.verbs.busyPolling"), d.pollBatch(), 10, 5000, 5000,
+                d.retryCount(), d.rnrRetryCount(), d.listenBacklog(),
+                Boolean.getBoolean("smbdirect.verbs.sendWithInvalidate"),
+                System.getProperty("smbdirect.verbs.backend", VerbsSettings.RDMA_CORE));
     }
 
     /** Probes as the component does (rdma-core, then DiSNI); fails naming why the device is not usable. */
@@ -118,6 +127,43 @@ final class DeviceTckFixture extends RdmaTckFixture {
     @Override
     public boolean padsPrivateData() {
         return transport != TransportType.IWARP;
+    }
+
+    /**
+     * What Linux siw and rxe do that the SPI contract does not allow for and that leaves the
+     * provider nothing to recover the promise from, read in their 6.1 sources (Debian's 6.1.192) and
+     * seen on them in the siw VM; by the device's {@code vendor_id}.
+     */
+    static Map<DeviceFact, String> facts(DeviceAttributes device, String kernel) {
+        if (device == null) {
+            return Map.of();
+        }
+        Map<DeviceFact, String> facts = new EnumMap<>(DeviceFact.class);
+        if (device.vendorId() == DeviceAttributes.VENDOR_SIW) {
+            facts.put(DeviceFact.PEER_FAILURE_SEEN_AS_DISCONNECT, "Linux siw (kernel " + kernel + ") does not tell "
+                    + "the requester why its peer ended the connection: a received Terminate is only logged "
+                    + "(siw_proc_terminate, drivers/infiniband/sw/siw/siw_qp_rx.c:893 in 6.1.192), no asynchronous "
+                    + "event is raised, the outstanding requests are flushed and the CM reports DISCONNECTED with "
+                    + "status 0 (siw_cm.c:1082, IW_CM_EVENT_CLOSE); only the refusing peer gets an event "
+                    + "(IBV_EVENT_QP_ACCESS_ERR, siw_qp_rx.c:596, or IBV_EVENT_QP_REQ_ERR, siw_qp_tx.c:1172)");
+            facts.put(DeviceFact.READ_WITHOUT_REMOTE_READ_SERVED, "Linux siw (kernel " + kernel + ") checks the "
+                    + "source of an RDMA Read Response without access rights: siw_qp_sq_proc_tx calls "
+                    + "siw_check_sgl_tx(qp->pd, wqe, 0) for it (drivers/infiniband/sw/siw/siw_qp_tx.c:833 in "
+                    + "6.1.192), so a region registered without IBV_ACCESS_REMOTE_READ is read");
+        }
+        if (device.vendorId() == DeviceAttributes.VENDOR_RXE) {
+            facts.put(DeviceFact.SHORT_RECEIVE_NOT_A_LENGTH_ERROR, "Linux rxe (kernel " + kernel + ") fails a "
+                    + "message longer than the receive in copy_data with -EINVAL (drivers/infiniband/sw/rxe/"
+                    + "rxe_mr.c:383 in 6.1.192), which the responder takes for a malformed WQE (rxe_resp.c:556, "
+                    + "only -ENOSPC is a length error): IBV_WC_LOC_QP_OP_ERR at the receiver and a REM_OP_ERR NAK, "
+                    + "IBV_WC_REM_OP_ERR, at the sender, where ConnectX reports LOC_LEN_ERR and REM_INV_REQ_ERR");
+        }
+        return Map.copyOf(facts);
+    }
+
+    @Override
+    public Map<DeviceFact, String> deviceFacts() {
+        return facts;
     }
 
     @Override

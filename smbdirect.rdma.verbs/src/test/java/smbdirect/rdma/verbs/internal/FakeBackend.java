@@ -36,9 +36,19 @@ class FakeBackend implements VerbsBackend {
     final FakeDevice device = new FakeDevice(7);
     /** What the fake claims to do beyond DiSNI (default: what DiSNI 2.0 does). */
     Features features = new Features("fake", false, false, false);
+    /** Whether the fake reads asynchronous events (default: no, as DiSNI 2.0). */
+    boolean asyncEvents;
+    AsyncEventHandler asyncHandler;
+    final List<Device> unwatched = new ArrayList<>();
+    final Set<FakeMw> liveWindows = new HashSet<>();
+    int nextMw = 1;
 
     record Send(FakeQp qp, int opcode, long wrId, int sendFlags, long sgeAddress, int sgeLength, int sgeLocalKey,
-            long remoteAddress, int remoteKey, int invalidateKey) {
+            long remoteAddress, int remoteKey, int invalidateKey, MemoryWindow bindWindow, int bindKey,
+            RegisteredMemory bindRegion, long bindAddress, long bindLength, int bindAccess) {
+    }
+
+    record FakeMw(int remoteKey) implements MemoryWindow {
     }
 
     record Recv(FakeQp qp, long wrId, long address, int length, int localKey) {
@@ -275,7 +285,8 @@ class FakeBackend implements VerbsBackend {
         check("postSend");
         FakeQp q = (FakeQp) qp;
         sends.add(new Send(q, r.opcode, r.wrId, r.sendFlags, r.sgeAddress, r.sgeLength, r.sgeLocalKey, r.remoteAddress,
-                r.remoteKey, r.invalidateKey));
+                r.remoteKey, r.invalidateKey, r.bindWindow, r.bindKey, r.bindRegion, r.bindAddress, r.bindLength,
+                r.bindAccess));
         q.postedSends.add(r.wrId);
     }
 
@@ -326,7 +337,51 @@ class FakeBackend implements VerbsBackend {
         calls.add("deallocPd");
     }
 
+    @Override
+    public synchronized boolean watchAsyncEvents(Device device, AsyncEventHandler handler) {
+        calls.add("watchAsyncEvents");
+        if (asyncEvents) {
+            asyncHandler = handler;
+        }
+        return asyncEvents;
+    }
+
+    @Override
+    public synchronized void unwatchAsyncEvents(Device device) {
+        calls.add("unwatchAsyncEvents");
+        unwatched.add(device);
+        asyncHandler = null;
+    }
+
+    @Override
+    public synchronized MemoryWindow allocMw(ProtectionDomain pd) throws IOException {
+        check("allocMw");
+        FakeMw mw = new FakeMw(0xB000_0000 + (nextMw++ << 8) + 0x40);
+        liveWindows.add(mw);
+        return mw;
+    }
+
+    @Override
+    public synchronized void deallocMw(MemoryWindow window) throws IOException {
+        check("deallocMw");
+        if (!liveWindows.remove(window)) {
+            throw new IOException("deallocating an unknown memory window " + window);
+        }
+    }
+
     // ---- device behaviour driven by tests
+
+    /** The device reports an asynchronous event (what the backend's reader hands on). */
+    void asyncEvent(int type, QueuePair qp, CompletionQueue cq, int port) {
+        AsyncEventHandler handler;
+        synchronized (this) {
+            handler = asyncHandler;
+        }
+        if (handler == null) {
+            throw new IllegalStateException("nobody watches the asynchronous events");
+        }
+        handler.onAsyncEvent(new AsyncEvent(type, qp, cq, port));
+    }
 
     /** The device completes the oldest posted send of {@code qp}. */
     synchronized void completeSend(FakeQp qp, int status, int opcode, int byteLength, int vendorError) {

@@ -137,6 +137,49 @@ class VerbsProbeTest {
         assertEquals(List.of("ens2"), devices.netDevices("mlx5_1"));
     }
 
+    /**
+     * Software devices have no {@code device/net}: rxe names its interface in the GID table
+     * ({@code gid_attrs/ndevs/0}); siw, iWARP, has no network device in its GID table (reading
+     * {@code ndevs/0} fails with EINVAL), its GID 0 is the interface's MAC followed by zeros. As Linux
+     * 6.1 shows them in the siw VM.
+     */
+    @Test
+    void softwareDevicesFindTheirInterfaceThroughTheGidTable() throws IOException {
+        Path root = Files.createDirectories(sys.resolve("class").resolve("infiniband"));
+        Path net = Files.createDirectories(sys.resolve("class").resolve("net"));
+        for (String[] ndev : new String[][] {{"eth0", "52:54:00:12:34:56"}, {"eth1", "52:54:00:12:34:57"},
+                {"lo", "00:00:00:00:00:00"}}) {
+            Files.writeString(Files.createDirectories(net.resolve(ndev[0])).resolve("address"), ndev[1] + "\n");
+        }
+        Path siw = Files.createDirectories(root.resolve("siw0").resolve("ports").resolve("1"));
+        Files.writeString(root.resolve("siw0").resolve("node_type"), "4: RNIC\n");
+        Files.writeString(Files.createDirectories(siw.resolve("gids")).resolve("0"),
+                "5254:0012:3456:0000:0000:0000:0000:0000\n");
+        Files.createDirectories(siw.resolve("gid_attrs").resolve("ndevs"));
+        Path rxe = Files.createDirectories(root.resolve("rxe0").resolve("ports").resolve("1"));
+        Files.writeString(root.resolve("rxe0").resolve("node_type"), "1: CA\n");
+        Files.writeString(Files.createDirectories(rxe.resolve("gid_attrs").resolve("ndevs")).resolve("0"), "eth1\n");
+        Files.writeString(Files.createDirectories(rxe.resolve("gids")).resolve("0"),
+                "fe80:0000:0000:0000:5054:00ff:fe12:3457\n");
+        SysfsDevices devices = new SysfsDevices(root);
+        assertEquals(List.of("eth0"), devices.netDevices("siw0"));
+        assertEquals(List.of("eth1"), devices.netDevices("rxe0"));
+
+        VerbsProbe.Result r = new VerbsProbe(new Native(32), devices,
+                name -> name.equals("eth0") ? List.of(ip("10.0.2.15")) : List.of()).probe(settings("siw0", "", "AUTO"));
+        assertTrue(r.available(), r.status());
+        assertEquals(ip("10.0.2.15"), r.bindAddress().getAddress());
+        assertEquals(TransportType.IWARP, r.transportType());
+    }
+
+    @Test
+    void aGidThatIsNoMacNamesNoInterface() {
+        assertEquals("52:54:00:12:34:56", SysfsDevices.macOfGid("5254:0012:3456:0000:0000:0000:0000:0000"));
+        assertNull(SysfsDevices.macOfGid("fe80:0000:0000:0000:5054:00ff:fe12:3456"), "a RoCE GID");
+        assertNull(SysfsDevices.macOfGid("0000:0000:0000:0000:0000:0000:0000:0000"), "an empty GID entry");
+        assertNull(SysfsDevices.macOfGid(null));
+    }
+
     @Test
     void configuredTransportAndBindAddressOverrideSysfs() throws IOException {
         device("rxe0", "1: CA", "Ethernet", "eth0");

@@ -100,8 +100,11 @@ public @interface VerbsConfiguration {
     int listenBacklog() default 128;
 
     @AttributeDefinition(name = "Send with Invalidate",
-            description = "Offer Send with Invalidate (IBV_WR_SEND_WITH_INV; rdma-core: only on devices with the "
-                    + "memory management extensions; DiSNI: raw opcode 9, unverified without hardware); off: "
-                    + "capability sendWithInvalidate is false")
+            description = "rdma-core: on by itself where the device has type 2 memory windows (memory the peer may "
+                    + "access is bound through them, and a peer's Send with Invalidate invalidates it); on a device "
+                    + "without them, true states that the device invalidates ibv_reg_mr registrations on a peer's Send "
+                    + "with Invalidate and reports it in the receive completion (RNICs do not). Needs the memory "
+                    + "management extensions. DiSNI: offer it as raw opcode 9, unverified without hardware. Off: capability "
+                    + "sendWithInvalidate is false, and an SMB client must not ask for SMB2_CHANNEL_RDMA_V1_INVALIDATE")
     boolean sendWithInvalidate() default false;
 }

@@ -176,6 +176,13 @@ final class Abi {
     static final StructLayout IBV_MR = struct("ibv_mr",
             ptr("context"), ptr("pd"), ptr("addr"), i64("length"), i32("handle"), i32("lkey"), i32("rkey"));
 
+    static final StructLayout IBV_MW = struct("ibv_mw",
+            ptr("context"), ptr("pd"), i32("rkey"), i32("handle"), i32("type"));
+
+    /** struct ibv_async_event: the element union (a CQ, QP, SRQ or WQ pointer, or the port number), the type. */
+    static final StructLayout IBV_ASYNC_EVENT = struct("ibv_async_event",
+            union("element", ptr("cq"), ptr("qp"), ptr("srq"), ptr("wq"), i32("port_num")), i32("event_type"));
+
     static final StructLayout IBV_COMP_CHANNEL = struct("ibv_comp_channel", ptr("context"), i32("fd"), i32("refcnt"));
 
     static final StructLayout IBV_CQ = struct("ibv_cq",
@@ -204,7 +211,11 @@ final class Abi {
                     struct(null, i64("remote_addr"), i32("rkey")).withName("rdma"),
                     opaque("atomic", 32, 8), opaque("ud", 16, 8)),
             union("qp_type", opaque("xrc", 4, 4)),
-            union("$ext", opaque("bind_mw", 48, 8), opaque("tso", 16, 8)));
+            union("$ext",
+                    struct(null, ptr("mw"), i32("rkey"),
+                            struct(null, ptr("mr"), i64("addr"), i64("length"), i32("mw_access_flags"))
+                                    .withName("bind_info")).withName("bind_mw"),
+                    opaque("tso", 16, 8)));
 
     static final StructLayout IBV_RECV_WR = struct("ibv_recv_wr",
             i64("wr_id"), ptr("next"), ptr("sg_list"), i32("num_sge"));
@@ -267,6 +278,13 @@ final class Abi {
     static final long CONTEXT_POST_SEND = offset(IBV_CONTEXT, "ops.post_send");
     static final long CONTEXT_POST_RECV = offset(IBV_CONTEXT, "ops.post_recv");
     static final long CONTEXT_ABI_COMPAT = offset(IBV_CONTEXT, "abi_compat");
+    static final long CONTEXT_ASYNC_FD = offset(IBV_CONTEXT, "async_fd");
+    static final long CONTEXT_ALLOC_MW = offset(IBV_CONTEXT, "ops.alloc_mw");
+    static final long CONTEXT_DEALLOC_MW = offset(IBV_CONTEXT, "ops.dealloc_mw");
+    static final long MW_RKEY = offset(IBV_MW, "rkey");
+    static final long MW_CONTEXT = offset(IBV_MW, "context");
+    static final long ASYNC_EVENT_ELEMENT = offset(IBV_ASYNC_EVENT, "element");
+    static final long ASYNC_EVENT_TYPE = offset(IBV_ASYNC_EVENT, "event_type");
     static final long VERBS_CONTEXT_QUERY_PORT = offset(VERBS_CONTEXT, "query_port");
     static final long VERBS_CONTEXT_SZ = offset(VERBS_CONTEXT, "sz");
     static final long VERBS_CONTEXT_CONTEXT = offset(VERBS_CONTEXT, "context");
@@ -279,6 +297,8 @@ final class Abi {
     static final long DEVICE_ATTR_MAX_CQE = offset(IBV_DEVICE_ATTR, "max_cqe");
     static final long DEVICE_ATTR_MAX_QP_RD_ATOM = offset(IBV_DEVICE_ATTR, "max_qp_rd_atom");
     static final long DEVICE_ATTR_MAX_QP_INIT_RD_ATOM = offset(IBV_DEVICE_ATTR, "max_qp_init_rd_atom");
+    static final long DEVICE_ATTR_VENDOR_ID = offset(IBV_DEVICE_ATTR, "vendor_id");
+    static final long DEVICE_ATTR_MAX_MW = offset(IBV_DEVICE_ATTR, "max_mw");
     static final long PORT_ATTR_STATE = offset(IBV_PORT_ATTR, "state");
     static final long PORT_ATTR_ACTIVE_MTU = offset(IBV_PORT_ATTR, "active_mtu");
     static final long PORT_ATTR_MAX_MSG_SZ = offset(IBV_PORT_ATTR, "max_msg_sz");
@@ -315,6 +335,12 @@ final class Abi {
     static final long SEND_WR_INVALIDATE_RKEY = offset(IBV_SEND_WR, "$imm.invalidate_rkey");
     static final long SEND_WR_REMOTE_ADDR = offset(IBV_SEND_WR, "wr.rdma.remote_addr");
     static final long SEND_WR_RKEY = offset(IBV_SEND_WR, "wr.rdma.rkey");
+    static final long SEND_WR_BIND_MW = offset(IBV_SEND_WR, "$ext.bind_mw.mw");
+    static final long SEND_WR_BIND_RKEY = offset(IBV_SEND_WR, "$ext.bind_mw.rkey");
+    static final long SEND_WR_BIND_MR = offset(IBV_SEND_WR, "$ext.bind_mw.bind_info.mr");
+    static final long SEND_WR_BIND_ADDR = offset(IBV_SEND_WR, "$ext.bind_mw.bind_info.addr");
+    static final long SEND_WR_BIND_LENGTH = offset(IBV_SEND_WR, "$ext.bind_mw.bind_info.length");
+    static final long SEND_WR_BIND_ACCESS = offset(IBV_SEND_WR, "$ext.bind_mw.bind_info.mw_access_flags");
     static final long RECV_WR_WR_ID = offset(IBV_RECV_WR, "wr_id");
     static final long RECV_WR_NEXT = offset(IBV_RECV_WR, "next");
     static final long RECV_WR_SG_LIST = offset(IBV_RECV_WR, "sg_list");

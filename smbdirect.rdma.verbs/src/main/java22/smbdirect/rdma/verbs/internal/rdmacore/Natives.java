@@ -41,6 +41,14 @@ final class Natives {
             FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, ADDRESS));
     /** {@code int (*req_notify_cq)(struct ibv_cq *, int solicited_only)}. */
     static final MethodHandle REQ_NOTIFY_CQ = LINKER.downcallHandle(FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
+    /**
+     * {@code struct ibv_mw *(*alloc_mw)(struct ibv_pd *, enum ibv_mw_type)} of {@code ibv_context.ops}
+     * ({@code ibv_alloc_mw} is inline in verbs.h), capturing errno: (function, capture, pd, type).
+     */
+    static final MethodHandle ALLOC_MW = LINKER.downcallHandle(FunctionDescriptor.of(ADDRESS, ADDRESS, JAVA_INT),
+            Linker.Option.captureCallState("errno"));
+    /** {@code int (*dealloc_mw)(struct ibv_mw *)} of {@code ibv_context.ops}: returns 0 or an errno. */
+    static final MethodHandle DEALLOC_MW = LINKER.downcallHandle(FunctionDescriptor.of(JAVA_INT, ADDRESS));
     /** {@code int (*query_port)(struct ibv_context *, uint8_t, struct ibv_port_attr *, size_t)} of verbs_context. */
     static final MethodHandle QUERY_PORT_EX = LINKER.downcallHandle(
             FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_BYTE, ADDRESS, JAVA_LONG));
@@ -78,6 +86,9 @@ final class Natives {
     final MethodHandle ibvGetCqEventQuiet;
     /** {@code void ibv_ack_cq_events(cq, n)}: no errno to capture. */
     final MethodHandle ibvAckCqEvents;
+    final MethodHandle ibvGetAsyncEvent;
+    /** {@code void ibv_ack_async_event(event)}: no errno to capture. */
+    final MethodHandle ibvAckAsyncEvent;
     // librdmacm
     final MethodHandle rdmaCreateEventChannel;
     final MethodHandle rdmaDestroyEventChannel;
@@ -94,6 +105,7 @@ final class Natives {
     final MethodHandle rdmaGetCmEvent;
     final MethodHandle rdmaAckCmEvent;
     final MethodHandle rdmaCreateQp;
+    final MethodHandle rdmaNotify;
     final MethodHandle rdmaDestroyQp;
     // libc
     final MethodHandle poll;
@@ -141,6 +153,8 @@ final class Natives {
                 FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
         ibvAckCqEvents = LINKER.downcallHandle(find(verbs, "ibv_ack_cq_events"),
                 FunctionDescriptor.ofVoid(ADDRESS, JAVA_INT));
+        ibvGetAsyncEvent = fn(verbs, "ibv_get_async_event", JAVA_INT, ADDRESS, ADDRESS);
+        ibvAckAsyncEvent = LINKER.downcallHandle(find(verbs, "ibv_ack_async_event"), FunctionDescriptor.ofVoid(ADDRESS));
         rdmaCreateEventChannel = fn(cm, "rdma_create_event_channel", ADDRESS);
         rdmaDestroyEventChannel = fn(cm, "rdma_destroy_event_channel", null, ADDRESS);
         rdmaCreateId = fn(cm, "rdma_create_id", JAVA_INT, ADDRESS, ADDRESS, ADDRESS, JAVA_INT);
@@ -156,6 +170,7 @@ final class Natives {
         rdmaGetCmEvent = fn(cm, "rdma_get_cm_event", JAVA_INT, ADDRESS, ADDRESS);
         rdmaAckCmEvent = fn(cm, "rdma_ack_cm_event", JAVA_INT, ADDRESS);
         rdmaCreateQp = fn(cm, "rdma_create_qp", JAVA_INT, ADDRESS, ADDRESS, ADDRESS);
+        rdmaNotify = fn(cm, "rdma_notify", JAVA_INT, ADDRESS, JAVA_INT);
         rdmaDestroyQp = fn(cm, "rdma_destroy_qp", null, ADDRESS);
         poll = fn(libc, "poll", JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT);
         pollQuiet = LINKER.downcallHandle(find(libc, "poll"), FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG,

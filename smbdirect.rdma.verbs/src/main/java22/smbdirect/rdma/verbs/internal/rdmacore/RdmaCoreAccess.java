@@ -17,6 +17,7 @@ import smbdirect.rdma.verbs.internal.BackendAccess;
 import smbdirect.rdma.verbs.internal.DeviceAttributes;
 import smbdirect.rdma.verbs.internal.NativeCallException;
 import smbdirect.rdma.verbs.internal.VerbsBackend;
+import smbdirect.rdma.verbs.internal.VerbsConstants;
 import smbdirect.rdma.verbs.internal.VerbsSettings;
 
 /**
@@ -146,6 +147,11 @@ public final class RdmaCoreAccess implements BackendAccess {
             if (rc != 0) {
                 throw n.failure("ibv_query_port", rc, name + " port 1");
             }
+            int capFlags = attr.get(JAVA_INT, Abi.DEVICE_ATTR_DEVICE_CAP_FLAGS);
+            int maxMw = attr.get(JAVA_INT, Abi.DEVICE_ATTR_MAX_MW);
+            boolean windows = maxMw > 0 && (capFlags & (VerbsConstants.DEVICE_MEM_WINDOW
+                    | VerbsConstants.DEVICE_MEM_WINDOW_TYPE_2A | VerbsConstants.DEVICE_MEM_WINDOW_TYPE_2B)) != 0
+                    && typeTwoWindow(n, capture, context);
             int transport = dev.reinterpret(Abi.IBV_DEVICE.byteSize()).get(JAVA_INT, Abi.DEVICE_TRANSPORT_TYPE);
             int linkLayer = Byte.toUnsignedInt(port.get(JAVA_BYTE, Abi.PORT_ATTR_LINK_LAYER));
             TransportType type = transport == Abi.IBV_TRANSPORT_IWARP ? TransportType.IWARP
@@ -154,13 +160,41 @@ public final class RdmaCoreAccess implements BackendAccess {
                     attr.get(JAVA_INT, Abi.DEVICE_ATTR_MAX_QP_WR), attr.get(JAVA_INT, Abi.DEVICE_ATTR_MAX_SGE),
                     attr.get(JAVA_INT, Abi.DEVICE_ATTR_MAX_CQE), attr.get(JAVA_INT, Abi.DEVICE_ATTR_MAX_QP_RD_ATOM),
                     attr.get(JAVA_INT, Abi.DEVICE_ATTR_MAX_QP_INIT_RD_ATOM),
-                    attr.get(JAVA_INT, Abi.DEVICE_ATTR_DEVICE_CAP_FLAGS),
-                    attr.asSlice(Abi.DEVICE_ATTR_FW_VER, 64).getString(0), port.get(JAVA_INT, Abi.PORT_ATTR_STATE),
-                    port.get(JAVA_INT, Abi.PORT_ATTR_ACTIVE_MTU),
-                    Integer.toUnsignedLong(port.get(JAVA_INT, Abi.PORT_ATTR_MAX_MSG_SZ)), linkLayer);
+                    capFlags, attr.asSlice(Abi.DEVICE_ATTR_FW_VER, 64).getString(0),
+                    port.get(JAVA_INT, Abi.PORT_ATTR_STATE), port.get(JAVA_INT, Abi.PORT_ATTR_ACTIVE_MTU),
+                    Integer.toUnsignedLong(port.get(JAVA_INT, Abi.PORT_ATTR_MAX_MSG_SZ)), linkLayer,
+                    attr.get(JAVA_INT, Abi.DEVICE_ATTR_VENDOR_ID), maxMw, windows);
         } finally {
             // a failure to close a context opened only to query it leaves nothing to undo
             int ignored = (int) n.ibvCloseDevice.invokeExact(capture, context);
+        }
+    }
+
+    /**
+     * Whether a type 2 memory window can be allocated on the device: devices report windows in
+     * different ways ({@code IBV_DEVICE_MEM_WINDOW_TYPE_2B} on mlx5 and rxe, only
+     * {@code IBV_DEVICE_MEM_WINDOW} on irdma), so one is allocated on a protection domain of its own
+     * and released again ({@code ibv_alloc_mw} is inline: {@code ops.alloc_mw}).
+     */
+    private static boolean typeTwoWindow(Natives n, MemorySegment capture, MemorySegment context) throws Throwable {
+        MemorySegment alloc = context.get(ADDRESS, Abi.CONTEXT_ALLOC_MW);
+        MemorySegment dealloc = context.get(ADDRESS, Abi.CONTEXT_DEALLOC_MW);
+        if (alloc.equals(MemorySegment.NULL) || dealloc.equals(MemorySegment.NULL)) {
+            return false;
+        }
+        MemorySegment pd = (MemorySegment) n.ibvAllocPd.invokeExact(capture, context);
+        if (pd.equals(MemorySegment.NULL)) {
+            return false;
+        }
+        try {
+            MemorySegment mw = (MemorySegment) Natives.ALLOC_MW.invokeExact(alloc, capture, pd, VerbsConstants.MW_TYPE_2);
+            if (mw.equals(MemorySegment.NULL)) {
+                return false;
+            }
+            int ignored = (int) Natives.DEALLOC_MW.invokeExact(dealloc, mw);
+            return true;
+        } finally {
+            int ignored = (int) n.ibvDeallocPd.invokeExact(capture, pd);
         }
     }
 

@@ -75,6 +75,11 @@ public final class RdmaCoreBackend implements VerbsBackend {
     private volatile boolean closed;
     private final Map<Long, Id> ids = new ConcurrentHashMap<>();
     private final Map<Long, Dev> devices = new ConcurrentHashMap<>();
+    /** This backend's queue pairs and completion queues by address, for their asynchronous events. */
+    private final Map<Long, Qp> qps = new ConcurrentHashMap<>();
+    private final Map<Long, Cq> cqs = new ConcurrentHashMap<>();
+    /** The devices whose asynchronous events this backend watches. */
+    private final Map<Dev, AsyncEventHandler> watched = new ConcurrentHashMap<>();
     private final AtomicInteger deviceKeys = new AtomicInteger();
 
     /** @param channel the event channel the access opened (owned by this backend from now on) */
@@ -182,6 +187,8 @@ public final class RdmaCoreBackend implements VerbsBackend {
     /** An ibv_qp (created by rdma_create_qp on an identifier) and its prepared work requests. */
     static final class Qp implements QueuePair {
         final MemorySegment qp;
+        /** The identifier the queue pair was created on (for rdma_notify); {@code null} in tests. */
+        Id id;
         final MemorySegment postSend;
         final MemorySegment postRecv;
         final MemorySegment sendWr;
@@ -247,6 +254,23 @@ public final class RdmaCoreBackend implements VerbsBackend {
         @Override
         public int localKey() {
             return lkey;
+        }
+
+        @Override
+        public int remoteKey() {
+            return rkey;
+        }
+    }
+
+    /** A type 2 ibv_mw of a protection domain. */
+    static final class Mw implements MemoryWindow {
+        final MemorySegment ptr;
+        final int rkey;
+        boolean destroyed;
+
+        Mw(MemorySegment ptr) {
+            this.ptr = ptr.reinterpret(Abi.IBV_MW.byteSize());
+            this.rkey = this.ptr.get(JAVA_INT, Abi.MW_RKEY);
         }
 
         @Override
@@ -560,6 +584,9 @@ public final class RdmaCoreBackend implements VerbsBackend {
             if (!open.isEmpty()) {
                 LOG.warn("closing the RDMA backend with {} identifiers still open: destroying them", open.size());
             }
+            for (Dev dev : new ArrayList<>(watched.keySet())) {
+                unwatchAsyncEvents(dev);
+            }
             for (Id id : open) {
                 destroyId(id);
             }
@@ -630,7 +657,9 @@ public final class RdmaCoreBackend implements VerbsBackend {
                 int ignored = (int) n.ibvDestroyCompChannel.invokeExact(capture, channel);
                 throw t;
             }
-            return new Cq(cq, channel, pollBatch);
+            Cq created = new Cq(cq, channel, pollBatch);
+            cqs.put(created.cq.address(), created);
+            return created;
         } catch (IOException e) {
             throw e;
         } catch (Throwable t) {
@@ -678,7 +707,9 @@ public final class RdmaCoreBackend implements VerbsBackend {
                                     "send " + maxSendWr + ", receive " + maxRecvWr + " work requests, 1 SGE each");
                         }
                         Qp qp = new Qp(id.ptr.get(ADDRESS, Abi.CM_ID_QP));
+                        qp.id = id;
                         id.qp = qp;
+                        qps.put(qp.qp.address(), qp);
                         return qp;
                     } catch (IOException e) {
                         throw e;
@@ -703,6 +734,9 @@ public final class RdmaCoreBackend implements VerbsBackend {
                 if (id.qp == qp) {
                     id.qp = null;
                 }
+                // rdma_destroy_qp waits until every asynchronous event of the queue pair that was read
+                // is acknowledged: the event reader acknowledges before it hands an event on
+                qps.remove(qp.qp.address(), qp);
                 try (Arena a = Arena.ofConfined()) {
                     n.rdmaDestroyQp.invokeExact(a.allocate(Natives.CAPTURE), id.ptr);
                 } catch (Throwable t) {
@@ -779,7 +813,28 @@ public final class RdmaCoreBackend implements VerbsBackend {
             wr.set(JAVA_INT, Abi.SEND_WR_SEND_FLAGS, r.sendFlags);
             wr.set(JAVA_INT, Abi.SEND_WR_INVALIDATE_RKEY, r.invalidateKey);
             wr.set(JAVA_LONG, Abi.SEND_WR_REMOTE_ADDR, r.remoteAddress);
-            wr.set(JAVA_INT, Abi.SEND_WR_RKEY, r.remoteKey);
+            // rdma-core's siw provider (libsiw, push_send_wqe) takes the STag a Send with Invalidate
+            // names from wr.rdma.rkey instead of invalidate_rkey; every other provider ignores
+            // wr.rdma for a Send, so both carry it
+            wr.set(JAVA_INT, Abi.SEND_WR_RKEY, r.opcode == VerbsConstants.WR_SEND_WITH_INV ? r.invalidateKey
+                    : r.remoteKey);
+            if (r.opcode == VerbsConstants.WR_BIND_MW) {
+                Mw mw = (Mw) r.bindWindow;
+                Mr mr = (Mr) r.bindRegion;
+                if (mw.destroyed || mr.destroyed) {
+                    throw Natives.refused("ibv_post_send", Abi.EINVAL, "bind of a deallocated memory window or "
+                            + "onto a deregistered region");
+                }
+                wr.set(JAVA_INT, Abi.SEND_WR_NUM_SGE, 0);
+                wr.set(ADDRESS, Abi.SEND_WR_BIND_MW, mw.ptr);
+                wr.set(JAVA_INT, Abi.SEND_WR_BIND_RKEY, r.bindKey);
+                wr.set(ADDRESS, Abi.SEND_WR_BIND_MR, mr.ptr);
+                wr.set(JAVA_LONG, Abi.SEND_WR_BIND_ADDR, r.bindAddress);
+                wr.set(JAVA_LONG, Abi.SEND_WR_BIND_LENGTH, r.bindLength);
+                wr.set(JAVA_INT, Abi.SEND_WR_BIND_ACCESS, r.bindAccess);
+            } else {
+                wr.set(JAVA_INT, Abi.SEND_WR_NUM_SGE, 1);
+            }
             MemorySegment sge = qp.sendSge;
             sge.set(JAVA_LONG, Abi.SGE_ADDR, r.sgeAddress);
             sge.set(JAVA_INT, Abi.SGE_LENGTH, r.sgeLength);
@@ -904,6 +959,7 @@ public final class RdmaCoreBackend implements VerbsBackend {
                 return;
             }
             cq.destroyed = true;
+            cqs.remove(cq.cq.address(), cq);
             try (Arena a = Arena.ofConfined()) {
                 MemorySegment capture = a.allocate(Natives.CAPTURE);
                 int rc = (int) n.ibvDestroyCq.invokeExact(capture, cq.cq);
@@ -937,6 +993,146 @@ public final class RdmaCoreBackend implements VerbsBackend {
             } catch (Throwable t) {
                 LOG.warn("ibv_dealloc_pd failed: {}", t.toString());
             }
+        }
+    }
+
+    // ------------------------------------------------------------------ memory windows
+
+    @Override
+    public MemoryWindow allocMw(ProtectionDomain pd) throws IOException {
+        Pd p = (Pd) pd;
+        synchronized (p) {
+            usable(p.destroyed, "ibv_alloc_mw", "the protection domain was deallocated");
+            MemorySegment fn = p.device.context.get(ADDRESS, Abi.CONTEXT_ALLOC_MW);
+            if (fn.equals(MemorySegment.NULL)) {
+                throw Natives.refused("ibv_alloc_mw", 95, "the device's provider has no memory windows");
+            }
+            try (Arena a = Arena.ofConfined()) {
+                MemorySegment capture = a.allocate(Natives.CAPTURE);
+                MemorySegment mw = (MemorySegment) Natives.ALLOC_MW.invokeExact(fn, capture, p.ptr,
+                        VerbsConstants.MW_TYPE_2);
+                if (mw.equals(MemorySegment.NULL)) {
+                    throw n.failure("ibv_alloc_mw", Natives.errno(capture), "type 2");
+                }
+                return new Mw(mw);
+            } catch (IOException e) {
+                throw e;
+            } catch (Throwable t) {
+                throw Natives.unexpected("ibv_alloc_mw", t);
+            }
+        }
+    }
+
+    @Override
+    public void deallocMw(MemoryWindow window) throws IOException {
+        Mw mw = (Mw) window;
+        synchronized (mw) {
+            if (mw.destroyed) {
+                throw Natives.refused("ibv_dealloc_mw", Abi.EINVAL, "the memory window was deallocated already");
+            }
+            mw.destroyed = true;
+            MemorySegment context = mw.ptr.get(ADDRESS, Abi.MW_CONTEXT).reinterpret(Abi.IBV_CONTEXT.byteSize());
+            int rc;
+            try {
+                rc = (int) Natives.DEALLOC_MW.invokeExact(context.get(ADDRESS, Abi.CONTEXT_DEALLOC_MW), mw.ptr);
+            } catch (Throwable t) {
+                throw Natives.unexpected("ibv_dealloc_mw", t);
+            }
+            if (rc != 0) {
+                throw n.failure("ibv_dealloc_mw", rc, "rkey 0x" + Integer.toHexString(mw.rkey));
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ asynchronous events
+
+    @Override
+    public boolean watchAsyncEvents(Device device, AsyncEventHandler handler) {
+        Dev dev = (Dev) device;
+        if (closed || watched.putIfAbsent(dev, handler) != null) {
+            return !closed;
+        }
+        try {
+            AsyncEventReader.subscribe(n, dev.context, this);
+            return true;
+        } catch (IOException e) {
+            watched.remove(dev);
+            LOG.warn("the asynchronous events of device {} cannot be read: {}", dev.key, e.getMessage());
+            return false;
+        }
+    }
+
+    @Override
+    public void unwatchAsyncEvents(Device device) {
+        Dev dev = (Dev) device;
+        if (watched.remove(dev) != null) {
+            AsyncEventReader.unsubscribe(dev.context, this);
+        }
+    }
+
+    /**
+     * The reader's thread, before it acknowledges the event: the event as this backend's handler of
+     * {@code context} should see it, {@code null} when it is not about this backend (another
+     * backend's queue pair or completion queue, or a device this backend does not watch). Looks at
+     * maps only: a destroy of the queue pair waits for the acknowledgement, so the handle found is
+     * the one the event is about.
+     */
+    AsyncEvent resolve(MemorySegment context, int type, long element, int port) {
+        Dev dev = devices.get(context.address());
+        if (dev == null || !watched.containsKey(dev)) {
+            return null;
+        }
+        switch (type) {
+            case VerbsConstants.EVENT_QP_FATAL, VerbsConstants.EVENT_QP_REQ_ERR, VerbsConstants.EVENT_QP_ACCESS_ERR,
+                    VerbsConstants.EVENT_COMM_EST, VerbsConstants.EVENT_SQ_DRAINED, VerbsConstants.EVENT_PATH_MIG,
+                    VerbsConstants.EVENT_PATH_MIG_ERR, VerbsConstants.EVENT_QP_LAST_WQE_REACHED -> {
+                Qp qp = qps.get(element);
+                return qp == null ? null : new AsyncEvent(type, qp, null, 0);
+            }
+            case VerbsConstants.EVENT_CQ_ERR -> {
+                Cq cq = cqs.get(element);
+                return cq == null ? null : new AsyncEvent(type, null, cq, 0);
+            }
+            case VerbsConstants.EVENT_SRQ_ERR, VerbsConstants.EVENT_SRQ_LIMIT_REACHED, VerbsConstants.EVENT_WQ_FATAL -> {
+                return null; // no shared receive queues or work queues here
+            }
+            default -> {
+                return new AsyncEvent(type, null, null, port);
+            }
+        }
+    }
+
+    /**
+     * The reader's thread, after it acknowledged {@code event}: COMM_EST (data arrived on a passive
+     * queue pair before the CM's ESTABLISHED) goes to librdmacm ({@code rdma_notify}), which then
+     * reports ESTABLISHED even if the RTU got lost; then the event goes to the handler.
+     */
+    void deliver(MemorySegment context, AsyncEvent event) {
+        Dev dev = devices.get(context.address());
+        AsyncEventHandler handler = dev == null ? null : watched.get(dev);
+        if (handler == null) {
+            return;
+        }
+        if (event.type() == VerbsConstants.EVENT_COMM_EST && event.qp() instanceof Qp qp && qp.id != null) {
+            Id id = qp.id;
+            synchronized (id) {
+                if (!id.destroyed && !closed) {
+                    try (Arena a = Arena.ofConfined()) {
+                        MemorySegment capture = a.allocate(Natives.CAPTURE);
+                        if ((int) n.rdmaNotify.invokeExact(capture, id.ptr, VerbsConstants.EVENT_COMM_EST) != 0) {
+                            LOG.debug("{}", n.failure("rdma_notify", Natives.errno(capture), "IBV_EVENT_COMM_EST")
+                                    .getMessage());
+                        }
+                    } catch (Throwable t) {
+                        LOG.debug("rdma_notify failed: {}", t.toString());
+                    }
+                }
+            }
+        }
+        try {
+            handler.onAsyncEvent(event);
+        } catch (RuntimeException e) {
+            LOG.error("the handler of asynchronous event {} failed", event, e);
         }
     }
 

@@ -57,6 +57,14 @@ import smbdirect.rdma.verbs.internal.VerbsBackend;
  * <li><b>Completion channel.</b> {@code ibv_req_notify_cq} arms the CQ; the next completion
  * queued after arming raises one event, which {@link #awaitCompletionEvent} waits for and
  * acknowledges.</li>
+ * <li><b>Type 2 memory windows</b> (as rxe and mlx5 have them): {@code ibv_alloc_mw} on a
+ * protection domain; an {@code IBV_WR_BIND_MW} work request binds one over a range of a registration
+ * made with {@code IBV_ACCESS_MW_BIND} (and local write for a writable window), under the rkey the
+ * request names; the peer reaches the range through that queue pair only; {@code ibv_dealloc_mw}
+ * and a peer's Send with Invalidate naming the rkey end it.</li>
+ * <li><b>Asynchronous events</b> (a backend standing for rdma-core): the responder of a refused RDMA
+ * Read or Write gets IBV_EVENT_QP_ACCESS_ERR and its queue pair goes to the error state, as an
+ * InfiniBand responder (class C) and Linux siw do; {@link #raiseAsyncEvent} raises any event.</li>
  * </ul>
  *
  * <p>Memory: a registration keeps a view of the registered bytes and gets a virtual address range
@@ -84,6 +92,13 @@ public final class LoopbackBackend implements VerbsBackend {
     private int nextId = 1;
     private final Set<Cq> cqs = new LinkedHashSet<>();
     private final Set<Qp> qps = new LinkedHashSet<>();
+    private final Set<Mw> windows = new LinkedHashSet<>();
+    /** The asynchronous event handler (rdma-core personality only); guarded by the network. */
+    private AsyncEventHandler asyncHandler;
+    /** Events raised under the network's monitor, delivered after it is released; guarded by the network. */
+    private final List<Runnable> pendingAsync = new ArrayList<>();
+    /** Misuse the device would punish later (reported with the leaks); guarded by the network. */
+    private final List<String> misuse = new ArrayList<>();
     boolean closed;
 
     LoopbackBackend(LoopbackNetwork net, InetAddress ip, int deviceKey, Features features) {
@@ -176,6 +191,10 @@ public final class LoopbackBackend implements VerbsBackend {
         final ByteBuffer view;
         /** Invalidated by a peer's Send with Invalidate: neither key is usable any more. */
         boolean invalidated;
+        /** A memory window's range: the only queue pair it can be reached through (type 2B). */
+        Qp boundTo;
+        /** A memory window's range: the registration it lies in. */
+        Mr parent;
 
         Mr(Pd pd, long address, int length, int localKey, int remoteKey, int access, ByteBuffer view) {
             this.pd = pd;
@@ -213,6 +232,24 @@ public final class LoopbackBackend implements VerbsBackend {
                 return null;
             }
             return view.duplicate().position((int) (at - address)).limit((int) (at - address) + bytes).slice();
+        }
+    }
+
+    /** A type 2 memory window: free until a bind gives it a range and an rkey. */
+    static final class Mw implements MemoryWindow {
+        final Pd pd;
+        final int initialKey;
+        /** The bound range (an Mr standing for the window), {@code null} while free. */
+        Mr bound;
+
+        Mw(Pd pd, int initialKey) {
+            this.pd = pd;
+            this.initialKey = initialKey;
+        }
+
+        @Override
+        public int remoteKey() {
+            return initialKey;
         }
     }
 
@@ -592,6 +629,13 @@ public final class LoopbackBackend implements VerbsBackend {
     public void destroyQp(CmId cmId, QueuePair queuePair) {
         synchronized (net) {
             Qp qp = (Qp) queuePair;
+            for (Mw mw : windows) {
+                if (mw.bound != null && mw.bound.boundTo == qp && !mw.bound.invalidated) {
+                    // rxe keeps the queue pair of a bound type 2 window: its destroy waits 50 s and warns
+                    misuse.add("queue pair " + qp.number + " destroyed with memory window rkey 0x"
+                            + Integer.toHexString(mw.bound.remoteKey) + " still bound to it");
+                }
+            }
             qp.destroyed = true;
             qp.receives.clear();
             qps.remove(qp);
@@ -627,6 +671,12 @@ public final class LoopbackBackend implements VerbsBackend {
     public void deregister(RegisteredMemory memory) throws IOException {
         synchronized (net) {
             Mr mr = (Mr) memory;
+            for (Mw mw : windows) {
+                if (mw.bound != null && mw.bound.parent == mr && !mw.bound.invalidated) {
+                    // as rxe (rxe_dereg_mr: "Attempt to deregister an MR while bound to MWs")
+                    throw new IOException("EINVAL: " + memory + " has a memory window bound to it");
+                }
+            }
             if (mr.pd.byLocalKey.remove(mr.localKey, mr)) {
                 mr.pd.byRemoteKey.remove(mr.remoteKey, mr);
             } else {
@@ -668,12 +718,126 @@ public final class LoopbackBackend implements VerbsBackend {
             if (qp.peer == null) {
                 throw new IOException("EINVAL: ibv_post_send on a queue pair that is not connected");
             }
-            execute(qp, r, opcode);
+            if (r.opcode == WR_BIND_MW) {
+                bind(qp, r);
+            } else {
+                execute(qp, r, opcode);
+            }
         }
+        deliverAsyncEvents();
+    }
+
+    /** A bind of a type 2 memory window, checked as rxe checks it (rxe_mw.c). */
+    private void bind(Qp qp, SendRequest r) {
+        Mw mw = (Mw) r.bindWindow;
+        Mr mr = (Mr) r.bindRegion;
+        boolean writable = (r.bindAccess & ACCESS_REMOTE_WRITE) != 0;
+        if (mw == null || !windows.contains(mw) || mw.pd != qp.pd || mw.bound != null || mr == null
+                || qp.pd.byLocalKey.get(mr.localKey) != mr || (mr.access & ACCESS_MW_BIND) == 0
+                || (writable && (mr.access & ACCESS_LOCAL_WRITE) == 0) || r.bindLength <= 0
+                || r.bindAddress < mr.address || r.bindAddress + r.bindLength > mr.address + mr.length
+                || (r.bindKey & ~0xff) != (mw.initialKey & ~0xff) || qp.pd.byRemoteKey.containsKey(r.bindKey)) {
+            fail(qp, r.wrId, WC_MW_BIND_ERR, WC_BIND_MW);
+            return;
+        }
+        Mr range = new Mr(qp.pd, r.bindAddress, (int) r.bindLength, 0, r.bindKey, r.bindAccess | ACCESS_LOCAL_WRITE,
+                mr.slice(r.bindAddress, (int) r.bindLength));
+        range.boundTo = qp;
+        range.parent = mr;
+        qp.pd.byRemoteKey.put(r.bindKey, range);
+        mw.bound = range;
+        complete(qp, r.wrId, WC_SUCCESS, WC_BIND_MW, 0, 0, 0);
+    }
+
+    @Override
+    public MemoryWindow allocMw(ProtectionDomain pd) throws IOException {
+        synchronized (net) {
+            checkOpen();
+            Mw mw = new Mw((Pd) pd, net.allocateKey() & ~0xff);
+            windows.add(mw);
+            return mw;
+        }
+    }
+
+    @Override
+    public void deallocMw(MemoryWindow window) throws IOException {
+        synchronized (net) {
+            Mw mw = (Mw) window;
+            if (!windows.remove(mw)) {
+                throw new IOException("EINVAL: memory window deallocated already");
+            }
+            if (mw.bound != null) {
+                mw.bound.invalidated = true;
+                mw.pd.byRemoteKey.remove(mw.bound.remoteKey, mw.bound);
+            }
+        }
+    }
+
+    @Override
+    public boolean watchAsyncEvents(Device device, AsyncEventHandler handler) {
+        synchronized (net) {
+            if (!features.privateData()) {
+                return false; // DiSNI 2.0 reads no asynchronous events
+            }
+            asyncHandler = handler;
+            return true;
+        }
+    }
+
+    @Override
+    public void unwatchAsyncEvents(Device device) {
+        synchronized (net) {
+            asyncHandler = null;
+        }
+    }
+
+    /**
+     * Raises an asynchronous event as the device would: of {@code queuePair} (a QP event; the queue
+     * pair goes to the error state for QP_FATAL, QP_REQ_ERR and QP_ACCESS_ERR), of
+     * {@code completionQueue} (CQ_ERR), or of the port or device (both {@code null}).
+     */
+    public void raiseAsyncEvent(QueuePair queuePair, CompletionQueue completionQueue, int type, int port) {
+        synchronized (net) {
+            Qp qp = (Qp) queuePair;
+            if (qp != null && (type == EVENT_QP_FATAL || type == EVENT_QP_REQ_ERR || type == EVENT_QP_ACCESS_ERR)) {
+                moveToError(qp);
+            }
+            queueAsync(this, new AsyncEvent(type, qp, completionQueue, port));
+        }
+        deliverAsyncEvents();
+    }
+
+    /** The queue pairs of this device that are not destroyed, in creation order (tests). */
+    public List<QueuePair> queuePairs() {
+        synchronized (net) {
+            return new ArrayList<>(qps);
+        }
+    }
+
+    /** Guarded by the network: an event for {@code to}'s handler, delivered once the monitor is released. */
+    private void queueAsync(LoopbackBackend to, AsyncEvent event) {
+        AsyncEventHandler handler = to.asyncHandler;
+        if (handler != null) {
+            to.pendingAsync.add(() -> handler.onAsyncEvent(event));
+        }
+    }
+
+    /** Delivers the events raised on any device of the network, outside its monitor. */
+    private void deliverAsyncEvents() {
+        List<Runnable> due = new ArrayList<>();
+        synchronized (net) {
+            for (LoopbackBackend b : net.backends) {
+                due.addAll(b.pendingAsync);
+                b.pendingAsync.clear();
+            }
+        }
+        due.forEach(Runnable::run);
     }
 
     private static int completionOpcode(int wrOpcode) {
         switch (wrOpcode) {
+            case WR_BIND_MW:
+                return WC_BIND_MW;
             case WR_RDMA_WRITE:
                 return WC_RDMA_WRITE;
             case WR_RDMA_READ:
@@ -713,11 +877,14 @@ public final class LoopbackBackend implements VerbsBackend {
             case WR_RDMA_READ: {
                 boolean write = r.opcode == WR_RDMA_WRITE;
                 Mr target = peer.pd.byRemoteKey.get(r.remoteKey);
-                ByteBuffer remote = target == null
+                ByteBuffer remote = target == null || (target.boundTo != null && target.boundTo != peer)
                         || (target.access & (write ? ACCESS_REMOTE_WRITE : ACCESS_REMOTE_READ)) == 0 ? null
                         : target.slice(r.remoteAddress, r.sgeLength);
                 if (remote == null) {
                     fail(qp, r.wrId, WC_REM_ACCESS_ERR, opcode);
+                    // the responder's queue pair breaks too, and says why
+                    moveToError(peer);
+                    queueAsync(peer.id.owner, new AsyncEvent(EVENT_QP_ACCESS_ERR, peer, null, 0));
                     return;
                 }
                 if (write) {
@@ -753,7 +920,8 @@ public final class LoopbackBackend implements VerbsBackend {
         int flags = 0;
         if (r.opcode == WR_SEND_WITH_INV) {
             Mr invalidated = peer.pd.byRemoteKey.get(r.invalidateKey);
-            if (invalidated == null || invalidated.invalidated) {
+            if (invalidated == null || invalidated.invalidated
+                    || (invalidated.boundTo != null && invalidated.boundTo != peer)) {
                 fail(peer, recv.wrId(), WC_LOC_PROT_ERR, WC_RECV);
                 fail(qp, r.wrId, WC_REM_INV_REQ_ERR, WC_SEND);
                 return;
@@ -877,6 +1045,13 @@ public final class LoopbackBackend implements VerbsBackend {
         }
         for (Cq cq : cqs) {
             out.add(device + "completion queue not destroyed (" + cq.entries.size() + " entries)");
+        }
+        for (Mw mw : windows) {
+            out.add(device + "memory window not deallocated" + (mw.bound == null ? ""
+                    : " (bound, rkey 0x" + Integer.toHexString(mw.bound.remoteKey) + ")"));
+        }
+        for (String m : misuse) {
+            out.add(device + m);
         }
         if (!closed) {
             out.add(device + "event channel not destroyed");

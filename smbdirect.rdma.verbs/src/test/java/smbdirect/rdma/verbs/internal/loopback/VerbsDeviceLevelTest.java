@@ -187,6 +187,75 @@ class VerbsDeviceLevelTest {
         assertThrows(AssertionError.class, net::assertNoLeaks);
     }
 
+    /** Completions and the end of one endpoint, as futures. */
+    static final class Outcomes extends Quiet {
+        final CompletableFuture<Void> established = new CompletableFuture<>();
+        final java.util.concurrent.BlockingQueue<smbdirect.api.rdma.CompletionStatus> completions =
+                new java.util.concurrent.LinkedBlockingQueue<>();
+
+        @Override
+        public void onEstablished(ByteBuffer peerPrivateData) {
+            established.complete(null);
+        }
+
+        @Override
+        public void onCompletion(WorkCompletion completion) {
+            completions.add(completion.status());
+        }
+    }
+
+    /**
+     * A region exposed through a type 2 memory window is reachable through the connection it was
+     * registered on only, as RFC 5042 scopes registrations to their connection. With plain
+     * registrations in the protection domain the provider shares among a device's endpoints, another
+     * connection of the same peer could reach it by its token.
+     */
+    @Test
+    void aWindowIsReachableOnlyThroughTheConnectionItWasRegisteredOn() throws Exception {
+        VerbsTckFixture f = new VerbsTckFixture(false, false, LoopbackBackend.AS_RDMA_CORE,
+                VerbsTckFixture.withMemoryWindows());
+        try {
+            java.util.concurrent.BlockingQueue<RdmaConnectRequest> requests = new java.util.concurrent.LinkedBlockingQueue<>();
+            RdmaListener listener = f.server.listen(f.serverAddress(4450), new Quiet() {
+                @Override
+                public void onConnectRequest(RdmaConnectRequest r) {
+                    requests.add(r);
+                }
+            });
+            Outcomes[] clients = {new Outcomes(), new Outcomes()};
+            RdmaEndpoint[] active = new RdmaEndpoint[2];
+            RdmaEndpoint[] passive = new RdmaEndpoint[2];
+            for (int i = 0; i < 2; i++) {
+                active[i] = f.client.createEndpoint(new EndpointConfig(4, 4), clients[i]);
+                active[i].connect(f.serverAddress(4450), new ConnectParameters(ByteBuffer.allocate(0), 1, 1));
+                RdmaConnectRequest r = requests.poll(10, TimeUnit.SECONDS);
+                passive[i] = r.createEndpoint(new EndpointConfig(4, 4), new Outcomes());
+                passive[i].accept(new ConnectParameters(ByteBuffer.allocate(0), 1, 1));
+                clients[i].established.get(10, TimeUnit.SECONDS);
+            }
+            ByteBuffer bytes = ByteBuffer.allocateDirect(16);
+            bytes.put(0, (byte) 77);
+            smbdirect.api.rdma.MemoryRegion target = passive[0].register(bytes,
+                    java.util.EnumSet.of(smbdirect.api.rdma.MemoryAccess.REMOTE_READ));
+            for (int i = 0; i < 2; i++) {
+                smbdirect.api.rdma.MemoryRegion sink = active[i].register(ByteBuffer.allocateDirect(4),
+                        java.util.EnumSet.of(smbdirect.api.rdma.MemoryAccess.LOCAL_WRITE));
+                active[i].postRdmaRead(sink, 0, 4, target.address(), target.token(), i);
+            }
+            assertEquals(smbdirect.api.rdma.CompletionStatus.SUCCESS, clients[0].completions.poll(10, TimeUnit.SECONDS),
+                    "through its own connection");
+            assertEquals(smbdirect.api.rdma.CompletionStatus.REMOTE_ACCESS_ERROR,
+                    clients[1].completions.poll(10, TimeUnit.SECONDS), "through another connection of the same peer");
+            for (int i = 0; i < 2; i++) {
+                active[i].close();
+                passive[i].close();
+            }
+            listener.close();
+        } finally {
+            f.close();
+        }
+    }
+
     @Test
     void theLeakCheckNamesAnEndpointTheProviderWasNotAskedToRelease() throws Exception {
         VerbsTckFixture f = new VerbsTckFixture(false, false);

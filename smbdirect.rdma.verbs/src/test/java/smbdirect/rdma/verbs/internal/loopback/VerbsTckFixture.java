@@ -6,7 +6,9 @@ import java.util.concurrent.Executors;
 import smbdirect.api.rdma.RdmaProvider;
 import smbdirect.api.rdma.TransportType;
 import smbdirect.rdma.tck.RdmaTckFixture;
+import smbdirect.rdma.verbs.internal.DeviceAttributes;
 import smbdirect.rdma.verbs.internal.VerbsBackend;
+import smbdirect.rdma.verbs.internal.VerbsConstants;
 import smbdirect.rdma.verbs.internal.VerbsRdmaProvider;
 import smbdirect.rdma.verbs.internal.VerbsSettings;
 
@@ -30,12 +32,29 @@ final class VerbsTckFixture extends RdmaTckFixture {
     }
 
     VerbsTckFixture(boolean busyPolling, boolean sendWithInvalidate, VerbsBackend.Features features) {
+        this(busyPolling, sendWithInvalidate, features, null);
+    }
+
+    /**
+     * @param device what the providers are told the device reports ({@code null}: nothing, as DiSNI);
+     *     with type 2 memory windows the providers expose memory through them
+     */
+    VerbsTckFixture(boolean busyPolling, boolean sendWithInvalidate, VerbsBackend.Features features,
+            DeviceAttributes device) {
         this.features = features;
         clientBackend = network.attach("10.9.0.1", features);
         serverBackend = network.attach("10.9.0.2", features);
         VerbsSettings settings = settings(busyPolling, sendWithInvalidate);
-        client = provider(settings, clientBackend);
-        server = provider(settings, serverBackend);
+        client = provider(settings, clientBackend, device);
+        server = provider(settings, serverBackend, device);
+    }
+
+    /** A loopback device as rxe and mlx5 describe themselves: memory management extensions, type 2 windows. */
+    static DeviceAttributes withMemoryWindows() {
+        return new DeviceAttributes("loopback0", TransportType.INFINIBAND, 1L << 40, 16384, 1, 65536, 16, 16,
+                VerbsConstants.DEVICE_MEM_MGT_EXTENSIONS | VerbsConstants.DEVICE_MEM_WINDOW
+                        | VerbsConstants.DEVICE_MEM_WINDOW_TYPE_2B, "", DeviceAttributes.PORT_ACTIVE, 3, 1L << 31, 1,
+                0, 1 << 16, true);
     }
 
     /** The defaults, with short wake-up intervals so CM events handed to a completion thread are seen quickly. */
@@ -47,8 +66,12 @@ final class VerbsTckFixture extends RdmaTckFixture {
     }
 
     static VerbsRdmaProvider provider(VerbsSettings settings, LoopbackBackend backend) {
+        return provider(settings, backend, null);
+    }
+
+    static VerbsRdmaProvider provider(VerbsSettings settings, LoopbackBackend backend, DeviceAttributes device) {
         VerbsRdmaProvider provider = new VerbsRdmaProvider(settings, backend,
-                new InetSocketAddress(backend.address(), 0), TransportType.INFINIBAND, System::nanoTime);
+                new InetSocketAddress(backend.address(), 0), TransportType.INFINIBAND, device, "", System::nanoTime);
         provider.start(Executors.defaultThreadFactory());
         return provider;
     }

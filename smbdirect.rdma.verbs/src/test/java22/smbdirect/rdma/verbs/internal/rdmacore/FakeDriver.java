@@ -31,6 +31,10 @@ final class FakeDriver {
     private final MethodHandle sendField;
     private final MethodHandle recvField;
     private final MethodHandle calls;
+    private final MethodHandle pd;
+    private final MethodHandle mr;
+    private final MethodHandle allocMwErrno;
+    private final MethodHandle mws;
 
     private FakeDriver(Path library) {
         SymbolLookup lib = SymbolLookup.libraryLookup(library, Arena.global());
@@ -46,6 +50,11 @@ final class FakeDriver {
         sendField = fn(lib, "fake_send_field", FunctionDescriptor.of(JAVA_LONG, JAVA_INT));
         recvField = fn(lib, "fake_recv_field", FunctionDescriptor.of(JAVA_LONG, JAVA_INT));
         calls = fn(lib, "fake_calls", FunctionDescriptor.ofVoid(ADDRESS));
+        pd = fn(lib, "fake_pd", FunctionDescriptor.of(ADDRESS, ADDRESS));
+        mr = fn(lib, "fake_mr", FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS, JAVA_LONG, JAVA_LONG, JAVA_INT,
+                JAVA_INT));
+        allocMwErrno = fn(lib, "fake_alloc_mw_errno", FunctionDescriptor.ofVoid(JAVA_INT));
+        mws = fn(lib, "fake_mws", FunctionDescriptor.ofVoid(ADDRESS));
     }
 
     static synchronized FakeDriver load() throws Exception {
@@ -100,6 +109,27 @@ final class FakeDriver {
 
     long recv(int field) throws Throwable {
         return (long) recvField.invokeExact(field);
+    }
+
+    MemorySegment pd(MemorySegment ctx) throws Throwable {
+        return (MemorySegment) pd.invokeExact(ctx);
+    }
+
+    MemorySegment mr(MemorySegment ctx, MemorySegment pd, long addr, long length, int lkey, int rkey) throws Throwable {
+        return (MemorySegment) mr.invokeExact(ctx, pd, addr, length, lkey, rkey);
+    }
+
+    void allocMwErrno(int errno) throws Throwable {
+        allocMwErrno.invokeExact(errno);
+    }
+
+    /** Memory windows allocated, deallocated, and the type the last allocation asked for. */
+    long[] mws() throws Throwable {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment out = a.allocate(JAVA_LONG, 3);
+            mws.invokeExact(out);
+            return out.toArray(JAVA_LONG);
+        }
     }
 
     /** post_send, post_recv, poll_cq, req_notify_cq calls so far. */

@@ -73,6 +73,61 @@ class InlineVerbsTest {
         backend.postSend(qp, r);
         assertEquals(9, driver.send(1));
         assertEquals(0xfeedbeefL, driver.send(3), "invalidate_rkey (the imm_data union)");
+        assertEquals(0xfeedbeefL, driver.send(5), "and wr.rdma.rkey, where rdma-core's siw provider reads it");
+    }
+
+    @Test
+    void aTypeTwoMemoryWindowIsAllocatedBoundAndDeallocatedThroughTheContextsOps() throws Throwable {
+        MemorySegment ctx = driver.context();
+        RdmaCoreBackend.Pd pd = new RdmaCoreBackend.Pd(driver.pd(ctx), new RdmaCoreBackend.Dev(ctx, 1));
+        long[] before = driver.mws();
+        RdmaCoreBackend.Mw mw = (RdmaCoreBackend.Mw) backend.allocMw(pd);
+        long[] after = driver.mws();
+        assertEquals(before[0] + 1, after[0]);
+        assertEquals(VerbsConstants.MW_TYPE_2, after[2], "ibv_alloc_mw(pd, IBV_MW_TYPE_2)");
+        assertEquals(0x00abcd00 + after[0], mw.remoteKey() & 0xffffffffL, "the rkey read from struct ibv_mw");
+        RdmaCoreBackend.Mr mr = new RdmaCoreBackend.Mr(driver.mr(ctx, pd.ptr, 0x7f00_4000_0000L, 8192, 0x11, 0),
+                java.nio.ByteBuffer.allocateDirect(1));
+        SendRequest r = new SendRequest();
+        r.opcode = VerbsConstants.WR_BIND_MW;
+        r.wrId = 0x42;
+        r.sendFlags = VerbsConstants.SEND_SIGNALED;
+        r.bindWindow = mw;
+        r.bindKey = (mw.remoteKey() & ~0xff) | ((mw.remoteKey() + 1) & 0xff);
+        r.bindRegion = mr;
+        r.bindAddress = 0x7f00_4000_0000L;
+        r.bindLength = 8192;
+        r.bindAccess = VerbsConstants.ACCESS_REMOTE_WRITE;
+        backend.postSend(qp, r);
+        assertEquals(VerbsConstants.WR_BIND_MW, driver.send(1));
+        assertEquals(0, driver.send(6), "num_sge: a bind carries no data");
+        assertEquals(mw.ptr.address(), driver.send(11), "bind_mw.mw");
+        assertEquals(r.bindKey & 0xffffffffL, driver.send(12), "bind_mw.rkey");
+        assertEquals(mr.ptr.address(), driver.send(13), "bind_info.mr");
+        assertEquals(0x7f00_4000_0000L, driver.send(14));
+        assertEquals(8192, driver.send(15));
+        assertEquals(VerbsConstants.ACCESS_REMOTE_WRITE, driver.send(16), "mw_access_flags");
+        r.opcode = VerbsConstants.WR_SEND;
+        r.bindWindow = null;
+        backend.postSend(qp, r);
+        assertEquals(1, driver.send(6), "the next Send carries its SGE again");
+        backend.deallocMw(mw);
+        assertEquals(after[1] + 1, driver.mws()[1]);
+        NativeCallException again = assertThrows(NativeCallException.class, () -> backend.deallocMw(mw));
+        assertEquals(22, again.errno());
+        assertEquals(after[1] + 1, driver.mws()[1], "a deallocated window never reaches the driver again");
+        r.opcode = VerbsConstants.WR_BIND_MW;
+        r.bindWindow = mw;
+        assertEquals(22, assertThrows(NativeCallException.class, () -> backend.postSend(qp, r)).errno(),
+                "a bind of a deallocated window is refused before C");
+        driver.allocMwErrno(95);
+        try {
+            NativeCallException refused = assertThrows(NativeCallException.class, () -> backend.allocMw(pd));
+            assertTrue(refused.getMessage().startsWith("ibv_alloc_mw failed: errno 95 EOPNOTSUPP"),
+                    refused.getMessage());
+        } finally {
+            driver.allocMwErrno(0);
+        }
     }
 
     @Test

@@ -41,9 +41,10 @@ public final class GuestJava {
 
     /** System property: the JDK (22 or later) whose runtime goes into the guest. */
     public static final String JDK_PROPERTY = "smbdirect.siwvm.jdk";
-    /** The modules of the guest runtime (jdeps over the project's jars and the JUnit console launcher). */
+    /** The modules of the guest runtime (jdeps over the project's jars and the JUnit console launcher; jdk.management for
+     * the exact per-thread allocation counter of the steady-state tests). */
     static final List<String> MODULES = List.of("java.base", "java.logging", "java.management", "java.xml",
-            "java.sql", "jdk.unsupported");
+            "java.sql", "jdk.management", "jdk.unsupported");
     private static final List<String> JLINK_OPTIONS = List.of("--strip-debug", "--no-man-pages",
             "--no-header-files", "--compress=zip-6");
     private static final Duration JLINK_TIMEOUT = Duration.ofMinutes(5);

@@ -57,9 +57,16 @@ class VethBenchIT {
         return p.waitFor(30, TimeUnit.SECONDS) ? p.exitValue() : -1;
     }
 
-    /** The script with {@code options}, in {@code dir}, output (both streams) to a file. */
+    /**
+     * The script with {@code options}, in {@code dir}, output (both streams) to a file. It starts with
+     * SIGINT at its default disposition, as from a shell user's terminal: a build started in the
+     * background of a non-interactive shell runs with SIGINT ignored, every child inherits that, and
+     * bash cannot trap a signal ignored when it started.
+     */
     private Process start(Path log, String... options) throws IOException {
         List<String> command = new ArrayList<>();
+        command.add("env");
+        command.add("--default-signal=INT");
         command.add(SCRIPT.toString());
         command.add("--jar");
         command.add(RuntimeProcess.jar().toAbsolutePath().toString());

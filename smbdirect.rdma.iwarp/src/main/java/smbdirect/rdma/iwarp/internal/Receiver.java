@@ -55,7 +55,7 @@ final class Receiver {
      */
     static final String STAGING_PROPERTY = "smbdirect.iwarp.receiveStagingMaxFpdu";
     /** The default of {@link #STAGING_PROPERTY}: see {@link #staging()}. */
-    static final int STAGING_LIMIT = 16 * 1024;
+    static final int STAGING_LIMIT = 8 * 1024;
 
     private final EndpointImpl ep;
     private final Termination termination;
@@ -217,11 +217,11 @@ final class Receiver {
      * far is at most {@link #stagingLimit} bytes (and before its first). A direct read costs a system
      * call per FPDU (a Write's length is not announced, so nothing is read ahead into its target); a
      * staged read takes up to {@link IoLoop#STAGING_BYTES} in one system call and costs one copy of
-     * each byte from a buffer that is still in the cache. On this kind of machine a system call on a
-     * TCP socket costs about what copying 16-50 KB costs, so staging pays for FPDUs up to
-     * {@link #STAGING_LIMIT} (1,448 bytes on 1500-byte Ethernet, 8,944 with jumbo frames: at least 14
-     * per staged read), and the direct path stays for larger ones (loopback's 65,480 bytes), where a
-     * read per FPDU is cheap and a copy of 64 KiB is not.
+     * each byte. Measured across a veth pair (BENCHMARKS.md): at 1500-byte Ethernet's 1,448-byte
+     * FPDUs staging carries RDMA Writes at 0.95 of {@code iperf3} against 0.75 read directly;
+     * at jumbo frames' 8,944 bytes the direct read carries them at 1.8 against 0.79 staged. So
+     * FPDUs up to {@link #STAGING_LIMIT} (8 KiB) are staged and larger ones (jumbo frames,
+     * loopback's 65,480 bytes) are read directly.
      */
     private boolean staging() {
         return stagingLimit > 0 && peerFpdu <= stagingLimit;

@@ -93,6 +93,31 @@ public abstract class FelixSupport {
     }
 
     /** Updates (or creates) the configuration of {@code pid}, unbound to any bundle location (P6). */
+    /** The installed bundle {@code bsn}. */
+    protected org.osgi.framework.Bundle installedBundle(String bsn) {
+        return java.util.Arrays.stream(context.getBundles()).filter(b -> bsn.equals(b.getSymbolicName())).findFirst()
+                .orElseThrow(() -> new AssertionError("bundle " + bsn + " not installed"));
+    }
+
+    /**
+     * The verbs bundle and the status it registers in every case ({@code smbdirect.provider=verbs},
+     * {@code smbdirect.provider.status}: "available" or "unavailable: <why>"): the bundle must be
+     * active, and the status is awaited.
+     */
+    protected String verbsStatus() throws InterruptedException {
+        org.junit.Assert.assertEquals(org.osgi.framework.Bundle.ACTIVE, installedBundle("smbdirect.rdma.verbs").getState());
+        org.osgi.framework.ServiceReference<?> status = awaitValue("the verbs status service", () -> {
+            try {
+                org.osgi.framework.ServiceReference<?>[] refs = context.getServiceReferences((String) null,
+                        "(&(smbdirect.provider=verbs)(smbdirect.provider.status=*))");
+                return refs == null ? null : refs[0];
+            } catch (org.osgi.framework.InvalidSyntaxException e) {
+                throw new IllegalArgumentException(e);
+            }
+        });
+        return String.valueOf(status.getProperty("smbdirect.provider.status"));
+    }
+
     protected Configuration configure(String pid, Object... keyValues) throws IOException {
         Configuration c = configAdmin.getConfiguration(pid, "?");
         c.update(dictionary(keyValues));

@@ -75,11 +75,6 @@ public class TransportComponentIT extends FelixSupport {
         await("defaults back in force", () -> transport.getTransportDTO().settings.receiveCreditMax == 255);
     }
 
-    private Bundle bundle(String bsn) {
-        return Arrays.stream(context.getBundles()).filter(b -> bsn.equals(b.getSymbolicName())).findFirst()
-                .orElseThrow(() -> new AssertionError("bundle " + bsn + " not installed"));
-    }
-
     @Test
     public void everyBundleIsActiveAndEveryComponentIsActive() {
         for (Bundle b : context.getBundles()) {
@@ -88,7 +83,7 @@ public class TransportComponentIT extends FelixSupport {
             }
         }
         for (String bsn : List.of("smbdirect.impl", "smbdirect.rdma.mock")) {
-            for (ComponentDescriptionDTO d : scr.getComponentDescriptionDTOs(bundle(bsn))) {
+            for (ComponentDescriptionDTO d : scr.getComponentDescriptionDTOs(installedBundle(bsn))) {
                 assertTrue(d.name + " enabled", scr.isComponentEnabled(d));
                 Collection<ComponentConfigurationDTO> configs = scr.getComponentConfigurationDTOs(d);
                 if ("require".equals(d.configurationPolicy)) {
@@ -102,7 +97,7 @@ public class TransportComponentIT extends FelixSupport {
                 assertEquals(d.name + " is ACTIVE (" + c.failure + ")", ComponentConfigurationDTO.ACTIVE, c.state);
             }
         }
-        ComponentDescriptionDTO transportComponent = scr.getComponentDescriptionDTO(bundle("smbdirect.impl"),
+        ComponentDescriptionDTO transportComponent = scr.getComponentDescriptionDTO(installedBundle("smbdirect.impl"),
                 "smbdirect.transport");
         assertNotNull(transportComponent);
         assertTrue(transportComponent.immediate);
@@ -110,7 +105,7 @@ public class TransportComponentIT extends FelixSupport {
 
     @Test
     public void metatypeDescribesTransportAndListenerPids() {
-        MetaTypeInformation info = metaType.getMetaTypeInformation(bundle("smbdirect.impl"));
+        MetaTypeInformation info = metaType.getMetaTypeInformation(installedBundle("smbdirect.impl"));
         assertTrue(Arrays.asList(info.getPids()).contains("smbdirect.transport"));
         assertTrue(Arrays.asList(info.getFactoryPids()).contains("smbdirect.listener"));
 

@@ -8,7 +8,6 @@ import static org.ops4j.pax.exam.CoreOptions.systemPackage;
 
 import java.net.InetSocketAddress;
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -23,8 +22,6 @@ import org.ops4j.pax.exam.Option;
 import org.ops4j.pax.exam.junit.PaxExam;
 import org.ops4j.pax.exam.spi.reactors.ExamReactorStrategy;
 import org.ops4j.pax.exam.spi.reactors.PerClass;
-import org.osgi.framework.Bundle;
-import org.osgi.framework.ServiceReference;
 
 import smbdirect.api.SmbDirectConnection;
 import smbdirect.api.SmbDirectListener;
@@ -54,19 +51,7 @@ public class VerbsWithoutLibdisniIT extends FelixSupport {
 
     @Test
     public void verbsRegistersNoProviderAndSaysWhyWhileTheMockServes() throws Exception {
-        Bundle verbs = Arrays.stream(context.getBundles())
-                .filter(b -> "smbdirect.rdma.verbs".equals(b.getSymbolicName())).findFirst().orElseThrow();
-        assertEquals(Bundle.ACTIVE, verbs.getState());
-        ServiceReference<?> status = awaitValue("the verbs status service", () -> {
-            try {
-                ServiceReference<?>[] refs = context.getServiceReferences((String) null,
-                        "(&(smbdirect.provider=verbs)(smbdirect.provider.status=*))");
-                return refs == null ? null : refs[0];
-            } catch (org.osgi.framework.InvalidSyntaxException e) {
-                throw new IllegalArgumentException(e);
-            }
-        });
-        String text = String.valueOf(status.getProperty("smbdirect.provider.status"));
+        String text = verbsStatus();
         // the pom gives this JVM a java.library.path without native libraries, so that this runs everywhere
         assertFalse("libdisni loaded from java.library.path " + System.getProperty("java.library.path") + ": " + text,
                 text.equals("available"));

@@ -1,10 +1,8 @@
 package smbdirect.itest;
 
-import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertTrue;
 
-import java.util.Arrays;
 
 import org.junit.Test;
 import org.junit.runner.RunWith;
@@ -14,7 +12,6 @@ import org.ops4j.pax.exam.junit.PaxExam;
 import org.ops4j.pax.exam.spi.reactors.ExamReactorStrategy;
 import org.ops4j.pax.exam.spi.reactors.PerClass;
 import org.osgi.framework.Bundle;
-import org.osgi.framework.ServiceReference;
 import org.osgi.framework.wiring.BundleWiring;
 
 /**
@@ -33,24 +30,13 @@ public class VerbsWithoutSunNioChIT extends FelixSupport {
 
     @Test
     public void theVerbsBundleStartsWithoutSunNioChAndSaysWhatItTried() throws Exception {
-        Bundle verbs = Arrays.stream(context.getBundles())
-                .filter(b -> "smbdirect.rdma.verbs".equals(b.getSymbolicName())).findFirst().orElseThrow();
-        assertEquals(Bundle.ACTIVE, verbs.getState());
+        Bundle verbs = installedBundle("smbdirect.rdma.verbs");
         String imports = verbs.getHeaders().get("Import-Package");
         assertTrue(imports, imports.contains("sun.nio.ch;resolution:=optional"));
         BundleWiring wiring = verbs.adapt(BundleWiring.class);
         assertFalse("sun.nio.ch is not wired", wiring.getRequiredWires("osgi.wiring.package").stream()
                 .anyMatch(w -> "sun.nio.ch".equals(w.getCapability().getAttributes().get("osgi.wiring.package"))));
-        ServiceReference<?> status = awaitValue("the verbs status service", () -> {
-            try {
-                ServiceReference<?>[] refs = context.getServiceReferences((String) null,
-                        "(&(smbdirect.provider=verbs)(smbdirect.provider.status=*))");
-                return refs == null ? null : refs[0];
-            } catch (org.osgi.framework.InvalidSyntaxException e) {
-                throw new IllegalArgumentException(e);
-            }
-        });
-        String text = String.valueOf(status.getProperty("smbdirect.provider.status"));
+        String text = verbsStatus();
         assertTrue(text, text.startsWith("unavailable: ") || text.equals("available"));
         assertTrue(text, text.equals("available") || text.contains("rdma-core: "));
     }

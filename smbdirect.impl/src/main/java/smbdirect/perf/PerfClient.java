@@ -54,6 +54,11 @@ final class PerfClient implements ConnectionHandler {
     private boolean stopSent;
     /** {@link #finishNow} came before {@link #start}. */
     private boolean stopRequested;
+    /**
+     * The most the run issues: the count, or one window when the stop came before the start (a
+     * completion that runs on the issuing thread re-enters the pump before the start has returned).
+     */
+    private long issueLimit;
     private long startNanos;
     // RDMA runs
     private RegisteredBuffer local;
@@ -89,6 +94,7 @@ final class PerfClient implements ConnectionHandler {
     /** Starts the workload on an established connection. */
     synchronized void start(SmbDirectConnection c) {
         connection = c;
+        issueLimit = stopRequested ? Math.min(options.count(), options.depth()) : options.count();
         startNanos = System.nanoTime();
         if (!options.direction().isRdma()) {
             startClock(startNanos);
@@ -256,7 +262,7 @@ final class PerfClient implements ConnectionHandler {
     }
 
     private boolean canIssue() {
-        return issued < options.count() && (deadline == Long.MAX_VALUE || System.nanoTime() < deadline);
+        return issued < issueLimit && (deadline == Long.MAX_VALUE || System.nanoTime() < deadline);
     }
 
     private int window() {

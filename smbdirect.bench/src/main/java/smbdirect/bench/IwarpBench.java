@@ -58,6 +58,9 @@ import smbdirect.rdma.iwarp.IwarpSettings;
  * registration) of {@code size} bytes through the provider SPI, 4 to {@link #DEPTH} outstanding; a
  * Send is counted once received, a Write once its completion says TCP took the last FPDU (iWARP
  * has no acknowledgement);</li>
+ * <li>{@code providerRead}: one RDMA Read of {@code size} bytes through the provider SPI from the
+ * peer's registration into ours (a Read Request, then the peer's Read Response FPDUs), 4 to
+ * {@link #DEPTH} outstanding, counted at its completion (the last Response placed);</li>
  * <li>{@code engineBulk}: one upper-layer message through {@link SmbDirectConnection#send}
  * (fragments of {@code sendSize}: 1364, the [MS-SMBD] default, or 8192), 4 to {@link #DEPTH}
  * outstanding, counted when the peer's handler has it reassembled;</li>
@@ -156,11 +159,14 @@ public class IwarpBench {
         RdmaEndpoint client;
         RdmaEndpoint server;
         MemoryRegion source;
+        /** The client's sink of its RDMA Reads. */
+        MemoryRegion sink;
         MemoryRegion target;
         MemoryRegion receives;
         int size;
         volatile long sendsCompleted;
         volatile long writesCompleted;
+        volatile long readsCompleted;
         volatile long received;
         volatile String failure;
         long issued;
@@ -179,7 +185,7 @@ public class IwarpBench {
                         RdmaEndpoint ep = request.createEndpoint(new EndpointConfig(DEPTH + 1, RECEIVES + 1),
                                 new ServerSide());
                         target = ep.register(ByteBuffer.allocateDirect(size.size),
-                                EnumSet.of(MemoryAccess.LOCAL_WRITE, MemoryAccess.REMOTE_WRITE));
+                                EnumSet.of(MemoryAccess.LOCAL_WRITE, MemoryAccess.REMOTE_WRITE, MemoryAccess.REMOTE_READ));
                         receives = ep.register(ByteBuffer.allocateDirect(RECEIVES * size.size),
                                 EnumSet.of(MemoryAccess.LOCAL_WRITE));
                         for (int i = 0; i < RECEIVES; i++) {
@@ -201,6 +207,7 @@ public class IwarpBench {
             CompletableFuture<Void> up = new CompletableFuture<>();
             client = clientProvider.createEndpoint(new EndpointConfig(DEPTH + 1, 1), new ClientSide(up));
             source = client.register(Buffers.pattern(size.size), EnumSet.of(MemoryAccess.LOCAL_WRITE));
+            sink = client.register(ByteBuffer.allocateDirect(size.size), EnumSet.of(MemoryAccess.LOCAL_WRITE));
             client.connect(listener.localAddress(), new ConnectParameters(null, 8, 8));
             accepted.get(10, TimeUnit.SECONDS);
             up.get(10, TimeUnit.SECONDS);
@@ -269,6 +276,10 @@ public class IwarpBench {
                 if (c.type() == WorkRequestType.RDMA_WRITE) {
                     long n = writesCompleted + 1;
                     writesCompleted = n; // single writer: the endpoint's I/O thread
+                    spin.wake(n);
+                } else if (c.type() == WorkRequestType.RDMA_READ) {
+                    long n = readsCompleted + 1;
+                    readsCompleted = n; // single writer: the endpoint's I/O thread
                     spin.wake(n);
                 } else {
                     long n = sendsCompleted + 1;
@@ -429,6 +440,22 @@ public class IwarpBench {
             r.spin.reset();
         }
         r.client.postRdmaWrite(r.source, 0, r.size, r.target.address(), r.target.token(), s);
+        return r.issued = s + 1;
+    }
+
+    @Benchmark
+    public long providerRead(Raw r) throws RdmaException {
+        long s = r.issued;
+        if (s - r.readsCompleted >= DEPTH) {
+            long until = s - DEPTH / 2;
+            r.spin.until(until);
+            while (r.readsCompleted < until) {
+                r.check();
+                r.spin.idle("iWARP RDMA Reads");
+            }
+            r.spin.reset();
+        }
+        r.client.postRdmaRead(r.sink, 0, r.size, r.target.address(), r.target.token(), s);
         return r.issued = s + 1;
     }
 

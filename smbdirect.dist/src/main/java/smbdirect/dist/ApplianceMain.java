@@ -59,7 +59,8 @@ import smbdirect.perf.PerfServer;
  * early: nothing more is sent, the server confirms what it received, and the figures so far are
  * printed (exit status 0). {@code --provider iwarp} with no iWARP
  * configuration in {@code etc/} configures the software iWARP provider for this run only: allowed
- * to listen on the {@code --listen} address, connecting only otherwise.
+ * to listen on the {@code --listen} address (a run in one process: on the {@code --local} address,
+ * any port), connecting only otherwise.
  * </ul>
  *
  * <p>Thread-safe: {@link #call()} runs once on the launcher's main thread; deactivation may come
@@ -251,12 +252,15 @@ public class ApplianceMain implements Callable<Integer> {
             if (existing != null) {
                 return; // etc/smbdirect.rdma.iwarp.cfg is in force; the provider is coming or refused
             }
+            // --listen: that address and port; a run in one process (no --connect): its own server
+            // end on the --local address, any port; --connect alone: no listener at all
+            String allowed = options.listen() != null ? hostPort(options.listen())
+                    : options.connect() == null && options.local() != null ? host(options.local()) : null;
             Hashtable<String, Object> props = new Hashtable<>();
-            props.put("listenAddresses", options.listen() == null ? new String[0]
-                    : new String[] {hostPort(options.listen())});
+            props.put("listenAddresses", allowed == null ? new String[0] : new String[] {allowed});
             cm.getConfiguration(IWARP_PID, "?").update(props);
             LOG.info("No {} configuration in etc/: the iWARP provider is configured for this run ({})", IWARP_PID,
-                    options.listen() == null ? "connects only" : "may listen on " + hostPort(options.listen()));
+                    allowed == null ? "connects only" : "may listen on " + allowed);
         } catch (java.io.IOException | InvalidSyntaxException e) {
             throw new PerfException("cannot configure the iWARP provider: " + e.getMessage(), e);
         }
@@ -265,6 +269,12 @@ public class ApplianceMain implements Callable<Integer> {
     private static String hostPort(java.net.InetSocketAddress a) {
         String host = a.getAddress() == null ? a.getHostString() : a.getAddress().getHostAddress();
         return (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + a.getPort();
+    }
+
+    /** An address alone, as {@code listenAddresses} takes it (any port; an IPv6 literal in brackets). */
+    private static String host(java.net.InetAddress a) {
+        String host = a.getHostAddress();
+        return host.indexOf(':') >= 0 ? "[" + host + "]" : host;
     }
 
     private static boolean hasProvider(SmbDirectTransport transport, String name) {

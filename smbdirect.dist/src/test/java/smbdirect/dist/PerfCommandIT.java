@@ -113,4 +113,16 @@ class PerfCommandIT {
         assertTrue(all.contains("established: MaxSendSize="), verbose.toString());
         assertTrue(verbose.out().contains("server confirmed 300 messages, 1228800 bytes"), verbose.toString());
     }
+
+    @Test
+    void aRunOverIwarpInOneProcessServesItselfOnTheLocalAddressWithoutAnyConfiguration() throws Exception {
+        Run r = run("perf", "--provider", "iwarp", "--local", "127.0.0.1", "--count", "200", "--size", "64k");
+        assertEquals(0, r.status(), r.toString());
+        assertTrue(r.out().startsWith("perf: send 200 messages of 65536 B, depth 16 over iwarp"), r.toString());
+        assertTrue(r.out().contains("server confirmed 200 messages, 13107200 bytes"), r.toString());
+        assertTrue(r.out().contains("  iwarp: CRC32C on"), "the connection's FPDU line:\n" + r);
+        assertFalse(Files.exists(dir.resolve("etc").resolve("smbdirect.rdma.iwarp.cfg")),
+                "the run's configuration is not written to etc/:\n" + r);
+        assertEquals("", r.err(), r.toString());
+    }
 }

@@ -16,7 +16,7 @@ import smbdirect.api.dto.ConnectionDTO;
  * java -cp smbdirect.bench/target/benchmarks.jar smbdirect.bench.IwarpBulkPhases [maxFpduSize [crc [seconds [creditRefillFraction]]]]
  * </pre>
  *
- * Defaults: 0 (the path's MSS), true, 15, 0.25.
+ * Defaults: 0 (the path's MSS), true, 15, 0.9 (the transport's default).
  */
 public final class IwarpBulkPhases {
 
@@ -30,7 +30,7 @@ public final class IwarpBulkPhases {
         wire.maxFpduSize = args.length > 0 ? Integer.parseInt(args[0]) : 0;
         wire.crc = args.length <= 1 || Boolean.parseBoolean(args[1]);
         long seconds = args.length > 2 ? Long.parseLong(args[2]) : 15;
-        double refill = args.length > 3 ? Double.parseDouble(args[3]) : 0.25;
+        double refill = args.length > 3 ? Double.parseDouble(args[3]) : 0.9;
         IwarpBench bench = new IwarpBench();
         IwarpBench.BulkEngine e = new IwarpBench.BulkEngine();
         e.sendSize = 8192;

@@ -39,7 +39,7 @@ public @interface TransportConfig {
     long ACTIVE_NEGOTIATION_TIMEOUT_SECONDS_DEFAULT = 120;
     long PASSIVE_NEGOTIATION_TIMEOUT_SECONDS_DEFAULT = 5;
     long CREDIT_GRANT_TIMEOUT_MILLIS_DEFAULT = 5000;
-    double CREDIT_REFILL_FRACTION_DEFAULT = 0.25;
+    double CREDIT_REFILL_FRACTION_DEFAULT = 0.9;
     int INBOUND_READ_DEPTH_DEFAULT = 8;
     int OUTBOUND_READ_DEPTH_DEFAULT = 8;
     int MAX_CONNECTIONS_PER_LISTENER_DEFAULT = 4096;
@@ -104,8 +104,11 @@ public @interface TransportConfig {
     long creditGrantTimeoutMillis() default CREDIT_GRANT_TIMEOUT_MILLIS_DEFAULT;
 
     @AttributeDefinition(name = "Credit refill fraction", type = AttributeType.DOUBLE, min = "0.001", max = "1.0",
-            description = "Receives are refilled and credits granted at once when the credits the peer holds fall"
-                    + " below this fraction of its target; in (0, 1]. Default 0.25. Applies to live connections.")
+            description = "Receives are refilled and credits granted at once, in an empty message when nothing else"
+                    + " is going out, when the credits the peer holds fall below this fraction of its target (never"
+                    + " for one missing credit); in (0, 1]. Default 0.9: the peer's credits count the messages still"
+                    + " in the sockets and queues between the two ends, so a late grant leaves the sender idle."
+                    + " Applies to live connections.")
     double creditRefillFraction() default CREDIT_REFILL_FRACTION_DEFAULT;
 
     @AttributeDefinition(name = "Inbound read depth (IRD)", min = "1", max = "255",

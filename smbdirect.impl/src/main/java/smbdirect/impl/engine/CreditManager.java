@@ -18,7 +18,9 @@ import smbdirect.api.dto.ConnectionDTO;
  * spending it always grants, and the peer can answer and still grant back, so two peers at one
  * credit each settle instead of exchanging grants forever.</li>
  * <li>Empty grant messages are sent only when the peer's credits fall below
- * {@code creditRefillFraction} x its target (peer-lessons 3, A-15: no ping-pong).</li>
+ * {@code creditRefillFraction} x its target, and never for a single missing credit unless the
+ * target is 1 (peer-lessons 3, A-15: no ping-pong: an empty grant spends one of the peer's
+ * receives, which alone never makes the peer grant back).</li>
  * </ul>
  *
  * <p>Not thread-safe: owned by the connection's serial context.
@@ -193,13 +195,16 @@ final class CreditManager {
 
     /**
      * Whether an empty message should go out now to grant credits: receives are waiting to be
-     * granted and the peer holds fewer than {@code fraction} x its target (at least: none).
+     * granted and the peer holds fewer than {@code fraction} x its target, at most target - 1 (one
+     * missing credit is never enough, so an empty message answers no empty message) and at least 1
+     * (a peer without credits always gets a grant).
      */
     boolean grantDue(double fraction) {
         if (ungranted == 0) {
             return false;
         }
-        int threshold = Math.max(1, (int) Math.ceil(fraction * postTarget()));
+        int target = postTarget();
+        int threshold = Math.max(1, Math.min((int) Math.ceil(fraction * target), target - 1));
         return peerCredits() < threshold;
     }
 

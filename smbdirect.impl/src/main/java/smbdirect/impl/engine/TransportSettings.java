@@ -207,7 +207,7 @@ public final class TransportSettings {
         private Duration activeNegotiationTimeout = Duration.ofSeconds(120);
         private Duration passiveNegotiationTimeout = Duration.ofSeconds(5);
         private Duration creditGrantTimeout = Duration.ofSeconds(5);
-        private double creditRefillFraction = 0.25;
+        private double creditRefillFraction = 0.9;
         private int inboundReadDepth = 8;
         private int outboundReadDepth = 8;
         private int maxConnectionsPerListener = 4096;

@@ -93,6 +93,6 @@ class TransportConfigsTest {
         assertEquals(1500, dto.creditGrantTimeoutMillis);
         assertEquals(77, dto.receiveCreditMax);
         assertEquals(8192, dto.maxReceiveSize);
-        assertEquals(0.25, dto.creditRefillFraction);
+        assertEquals(0.9, dto.creditRefillFraction);
     }
 }

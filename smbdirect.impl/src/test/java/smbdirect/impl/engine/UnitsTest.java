@@ -139,6 +139,38 @@ class UnitsTest {
         assertEquals(0xFFFF, m.sendCredits());
     }
 
+    /** A manager whose peer holds {@code target} credits of a target of {@code target}, then spent {@code spent}. */
+    private static CreditManager peerHolding(int target, int spent) {
+        CreditManager m = new CreditManager(255, 255);
+        m.onCreditsRequested(target);
+        for (int i = 0; i < target; i++) {
+            m.onReceivePosted();
+        }
+        m.takeGrant();
+        for (int i = 0; i < spent; i++) {
+            m.onMessageReceived(); // the peer spent a credit
+            m.onReceivePosted(); // and the receive was posted again, not yet granted
+        }
+        return m;
+    }
+
+    @Test
+    @DisplayName("A-15: an empty grant goes out below the fraction of the target, never for one missing credit")
+    void A_15_anEmptyGrantIsDueBelowTheFractionButNeverForOneMissingCredit() {
+        assertFalse(peerHolding(255, 25).grantDue(0.9), "230 of 255 held: not below 0.9 x 255");
+        assertTrue(peerHolding(255, 26).grantDue(0.9), "229 of 255 held");
+        assertFalse(peerHolding(255, 191).grantDue(0.25), "64 of 255 held: not below 0.25 x 255");
+        assertTrue(peerHolding(255, 192).grantDue(0.25));
+        assertFalse(peerHolding(255, 1).grantDue(1.0), "254 of 255: one missing credit is not enough");
+        assertTrue(peerHolding(255, 2).grantDue(1.0));
+        assertFalse(peerHolding(2, 1).grantDue(0.9), "1 of 2: an empty message answers no empty message");
+        assertTrue(peerHolding(2, 2).grantDue(0.9), "a peer without credits always gets a grant");
+        assertFalse(peerHolding(10, 1).grantDue(0.9), "9 of 10");
+        assertTrue(peerHolding(10, 2).grantDue(0.9), "8 of 10");
+        assertTrue(peerHolding(1, 1).grantDue(0.9), "target 1: the peer holds none");
+        assertFalse(peerHolding(255, 0).grantDue(0.9), "nothing to grant: every receive is granted");
+    }
+
     @Test
     @DisplayName("R-3.1.5.1-04 R-3.1.5.1-05 R-3.1.5.1-08 R-3.1.5.9-04 R-3.1.5.9-06: the credit gate")
     void creditGate() {

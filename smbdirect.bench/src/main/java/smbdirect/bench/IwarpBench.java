@@ -165,8 +165,8 @@ public class IwarpBench {
         MemoryRegion receives;
         int size;
         volatile long sendsCompleted;
-        volatile long writesCompleted;
-        volatile long readsCompleted;
+        /** RDMA Writes or Reads completed (a run measures one of them). */
+        volatile long rdmaCompleted;
         volatile long received;
         volatile String failure;
         long issued;
@@ -227,6 +227,19 @@ public class IwarpBench {
             }
         }
 
+        /** With {@link #DEPTH} RDMA operations of {@code issued} outstanding, sleeps until half completed. */
+        void awaitRdmaRoom(long issued, String what) {
+            if (issued - rdmaCompleted >= DEPTH) {
+                long until = issued - DEPTH / 2;
+                spin.until(until);
+                while (rdmaCompleted < until) {
+                    check();
+                    spin.idle(what);
+                }
+                spin.reset();
+            }
+        }
+
         /** The server's side: reposts each receive at once and counts it. */
         final class ServerSide implements RdmaEndpointHandler {
             @Override
@@ -273,13 +286,9 @@ public class IwarpBench {
                 if (c.status() != CompletionStatus.SUCCESS) {
                     failure = "client completion " + c;
                 }
-                if (c.type() == WorkRequestType.RDMA_WRITE) {
-                    long n = writesCompleted + 1;
-                    writesCompleted = n; // single writer: the endpoint's I/O thread
-                    spin.wake(n);
-                } else if (c.type() == WorkRequestType.RDMA_READ) {
-                    long n = readsCompleted + 1;
-                    readsCompleted = n; // single writer: the endpoint's I/O thread
+                if (c.type() == WorkRequestType.RDMA_WRITE || c.type() == WorkRequestType.RDMA_READ) {
+                    long n = rdmaCompleted + 1;
+                    rdmaCompleted = n; // single writer: the endpoint's I/O thread
                     spin.wake(n);
                 } else {
                     long n = sendsCompleted + 1;
@@ -430,15 +439,7 @@ public class IwarpBench {
     @Benchmark
     public long providerWrite(Raw r) throws RdmaException {
         long s = r.issued;
-        if (s - r.writesCompleted >= DEPTH) {
-            long until = s - DEPTH / 2;
-            r.spin.until(until);
-            while (r.writesCompleted < until) {
-                r.check();
-                r.spin.idle("iWARP RDMA Writes");
-            }
-            r.spin.reset();
-        }
+        r.awaitRdmaRoom(s, "iWARP RDMA Writes");
         r.client.postRdmaWrite(r.source, 0, r.size, r.target.address(), r.target.token(), s);
         return r.issued = s + 1;
     }
@@ -446,15 +447,7 @@ public class IwarpBench {
     @Benchmark
     public long providerRead(Raw r) throws RdmaException {
         long s = r.issued;
-        if (s - r.readsCompleted >= DEPTH) {
-            long until = s - DEPTH / 2;
-            r.spin.until(until);
-            while (r.readsCompleted < until) {
-                r.check();
-                r.spin.idle("iWARP RDMA Reads");
-            }
-            r.spin.reset();
-        }
+        r.awaitRdmaRoom(s, "iWARP RDMA Reads");
         r.client.postRdmaRead(r.sink, 0, r.size, r.target.address(), r.target.token(), s);
         return r.issued = s + 1;
     }

@@ -44,6 +44,12 @@ public final class LoopbackCapture implements AutoCloseable {
     private final Path log;
     private final Process dumpcap;
     private final DatagramSocket marker;
+    /**
+     * The UDP port of the {@link #sync()} markers, -1 for a file decoded as it is: every decode
+     * gives that port's datagrams to Wireshark's "data" dissector, so that no heuristic dissector
+     * reads a marker's random bytes as a protocol (RTCP's once took one for a malformed Goodbye).
+     */
+    private final int markerPort;
     private boolean synced;
 
     private LoopbackCapture(Path file, Path log, Process dumpcap, DatagramSocket marker) {
@@ -51,6 +57,7 @@ public final class LoopbackCapture implements AutoCloseable {
         this.log = log;
         this.dumpcap = dumpcap;
         this.marker = marker;
+        this.markerPort = marker == null ? -1 : marker.getLocalPort();
     }
 
     /**
@@ -152,6 +159,14 @@ public final class LoopbackCapture implements AutoCloseable {
     }
 
     /**
+     * The UDP port on the loopback address that {@link #sync()}'s markers go to (-1 for a file
+     * decoded as it is); every decode of this capture dissects that port's datagrams as plain data.
+     */
+    public int markerPort() {
+        return markerPort;
+    }
+
+    /**
      * Waits until every packet sent before this call is in the file: sends a datagram with a random
      * marker to a socket of this capture and waits (up to 10 s) for its bytes to reach the file.
      * The kernel hands packets to dumpcap in order, so the marker comes after all of them.
@@ -244,8 +259,7 @@ public final class LoopbackCapture implements AutoCloseable {
      * (several values of one field in a frame are separated by commas).
      */
     public List<String> fields(String... fields) throws IOException, InterruptedException {
-        List<String> cmd = new ArrayList<>(List.of("tshark", "-r", file.toString(), "-o", HEURISTICS,
-                "-Y", "iwarp_mpa || iwarp_ddp_rdmap", "-T", "fields"));
+        List<String> cmd = tsharkOf(List.of("-Y", "iwarp_mpa || iwarp_ddp_rdmap", "-T", "fields"));
         for (String f : fields) {
             cmd.add("-e");
             cmd.add(f);
@@ -255,8 +269,7 @@ public final class LoopbackCapture implements AutoCloseable {
 
     /** The full decode ({@code -O iwarp_mpa,iwarp_ddp_rdmap,smb_direct}), also written next to the capture. */
     public String decode() throws IOException, InterruptedException {
-        String text = run(List.of("tshark", "-r", file.toString(), "-o", HEURISTICS, "-O",
-                "iwarp_mpa,iwarp_ddp_rdmap,smb_direct"));
+        String text = run(tsharkOf(List.of("-O", "iwarp_mpa,iwarp_ddp_rdmap,smb_direct")));
         Files.writeString(file.resolveSibling(file.getFileName() + ".txt"), text, StandardCharsets.UTF_8);
         return text;
     }
@@ -270,8 +283,7 @@ public final class LoopbackCapture implements AutoCloseable {
      * @return the PDML file
      */
     public Path pdml(String name, String... options) throws IOException, InterruptedException {
-        List<String> cmd = new ArrayList<>(List.of("tshark", "-r", file.toString(), "-o", HEURISTICS));
-        cmd.addAll(List.of(options));
+        List<String> cmd = tsharkOf(List.of(options));
         cmd.addAll(List.of("-T", "pdml"));
         Path out = file.resolveSibling(file.getFileName() + "." + name + ".pdml");
         exec(cmd, out);
@@ -284,9 +296,17 @@ public final class LoopbackCapture implements AutoCloseable {
      * ({@code -z follow,tcp,raw,0}) a test needs beyond {@link #fields} and {@link #pdml}.
      */
     public String tshark(String... args) throws IOException, InterruptedException {
+        return run(tsharkOf(List.of(args)));
+    }
+
+    /** {@code tshark -r <capture> -o <heuristics>}, the markers' port as data, then {@code args}. */
+    private List<String> tsharkOf(List<String> args) {
         List<String> cmd = new ArrayList<>(List.of("tshark", "-r", file.toString(), "-o", HEURISTICS));
-        cmd.addAll(List.of(args));
-        return run(cmd);
+        if (markerPort > 0) {
+            cmd.addAll(List.of("-d", "udp.port==" + markerPort + ",data"));
+        }
+        cmd.addAll(args);
+        return cmd;
     }
 
     private Path decodeLog() {

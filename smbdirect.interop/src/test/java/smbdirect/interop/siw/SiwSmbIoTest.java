@@ -190,7 +190,7 @@ class SiwSmbIoTest {
                 List<CaptureReader.Problem> originalProblems = CaptureReader.problemFrames(capture);
                 Path aligned = pcap.resolveSibling("siw-smb-io.aligned.pcap");
                 FpduAlignedCapture.write(pcap, aligned);
-                LoopbackCapture judged = LoopbackCapture.ofFile(aligned);
+                LoopbackCapture judged = LoopbackCapture.ofFile(aligned, capture.markerPort());
                 List<CaptureReader.Fpdu> fpdus = CaptureReader.fpdus(judged);
                 CaptureReader.CrcVerdicts crc = CaptureReader.crcVerdicts(judged);
                 // PDML of every frame that carries more than RDMA Writes and Read Responses

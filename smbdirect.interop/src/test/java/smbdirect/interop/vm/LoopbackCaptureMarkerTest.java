@@ -44,5 +44,7 @@ class LoopbackCaptureMarkerTest {
         assertEquals(1, captured.lines().count(), "the datagram is in the capture, dissected as data: " + captured);
         assertEquals("", capture.tshark("-Y", "_ws.malformed || rtcp", "-T", "fields", "-e", "frame.number"),
                 "no frame of the capture is malformed or RTCP");
+        assertEquals("", LoopbackCapture.ofFile(capture.file(), port).tshark("-Y", "_ws.malformed || rtcp", "-T",
+                "fields", "-e", "frame.number"), "nor in the file decoded again with the markers' port");
     }
 }

@@ -53,11 +53,15 @@ public final class LoopbackCapture implements AutoCloseable {
     private boolean synced;
 
     private LoopbackCapture(Path file, Path log, Process dumpcap, DatagramSocket marker) {
+        this(file, log, dumpcap, marker, marker == null ? -1 : marker.getLocalPort());
+    }
+
+    private LoopbackCapture(Path file, Path log, Process dumpcap, DatagramSocket marker, int markerPort) {
         this.file = file;
         this.log = log;
         this.dumpcap = dumpcap;
         this.marker = marker;
-        this.markerPort = marker == null ? -1 : marker.getLocalPort();
+        this.markerPort = markerPort;
     }
 
     /**
@@ -147,8 +151,16 @@ public final class LoopbackCapture implements AutoCloseable {
      * strict mode, else a skip with the reason on the console).
      */
     public static LoopbackCapture ofFile(Path file) {
+        return ofFile(file, -1);
+    }
+
+    /**
+     * As {@link #ofFile(Path)}, for a file that holds the {@link #sync()} markers of a capture
+     * (a copy of it): their port ({@link #markerPort()} of that capture) is dissected as data.
+     */
+    public static LoopbackCapture ofFile(Path file, int markerPort) {
         Judges.tool("tshark", "apt-get install tshark");
-        LoopbackCapture c = new LoopbackCapture(file, null, null, null);
+        LoopbackCapture c = new LoopbackCapture(file, null, null, null, markerPort);
         c.synced = true;
         return c;
     }

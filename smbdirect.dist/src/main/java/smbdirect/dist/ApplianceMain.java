@@ -267,13 +267,17 @@ public class ApplianceMain implements Callable<Integer> {
     }
 
     private static String hostPort(java.net.InetSocketAddress a) {
-        String host = a.getAddress() == null ? a.getHostString() : a.getAddress().getHostAddress();
-        return (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + a.getPort();
+        return bracketed(a.getAddress() == null ? a.getHostString() : a.getAddress().getHostAddress()) + ":"
+                + a.getPort();
     }
 
-    /** An address alone, as {@code listenAddresses} takes it (any port; an IPv6 literal in brackets). */
+    /** An address alone, as {@code listenAddresses} takes it (any port). */
     private static String host(java.net.InetAddress a) {
-        String host = a.getHostAddress();
+        return bracketed(a.getHostAddress());
+    }
+
+    /** An IPv6 literal in brackets, anything else as it is. */
+    private static String bracketed(String host) {
         return host.indexOf(':') >= 0 ? "[" + host + "]" : host;
     }
 

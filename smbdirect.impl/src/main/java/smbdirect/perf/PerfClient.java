@@ -52,13 +52,8 @@ final class PerfClient implements ConnectionHandler {
     private int echoOutstanding;
     private boolean finishing;
     private boolean stopSent;
-    /** {@link #finishNow} came before {@link #start}. */
+    /** {@link #finishNow} came before {@link #start}: the run issues one window at most. */
     private boolean stopRequested;
-    /**
-     * The most the run issues: the count, or one window when the stop came before the start (a
-     * completion that runs on the issuing thread re-enters the pump before the start has returned).
-     */
-    private long issueLimit;
     private long startNanos;
     // RDMA runs
     private RegisteredBuffer local;
@@ -94,7 +89,6 @@ final class PerfClient implements ConnectionHandler {
     /** Starts the workload on an established connection. */
     synchronized void start(SmbDirectConnection c) {
         connection = c;
-        issueLimit = stopRequested ? Math.min(options.count(), options.depth()) : options.count();
         startNanos = System.nanoTime();
         if (!options.direction().isRdma()) {
             startClock(startNanos);
@@ -262,7 +256,10 @@ final class PerfClient implements ConnectionHandler {
     }
 
     private boolean canIssue() {
-        return issued < issueLimit && (deadline == Long.MAX_VALUE || System.nanoTime() < deadline);
+        // a stop before the start: one window (a completion that runs on the issuing thread
+        // re-enters the pump before start() has applied the stop)
+        long limit = stopRequested ? Math.min(options.count(), options.depth()) : options.count();
+        return issued < limit && (deadline == Long.MAX_VALUE || System.nanoTime() < deadline);
     }
 
     private int window() {

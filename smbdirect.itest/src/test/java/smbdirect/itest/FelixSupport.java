@@ -1,5 +1,6 @@
 package smbdirect.itest;
 
+import static org.junit.Assert.assertEquals;
 import static org.ops4j.pax.exam.CoreOptions.bundle;
 import static org.ops4j.pax.exam.CoreOptions.cleanCaches;
 import static org.ops4j.pax.exam.CoreOptions.junitBundles;
@@ -9,6 +10,7 @@ import static org.ops4j.pax.exam.CoreOptions.systemProperty;
 
 import java.io.File;
 import java.io.IOException;
+import java.util.Arrays;
 import java.util.Dictionary;
 import java.util.Hashtable;
 import java.util.concurrent.TimeUnit;
@@ -18,6 +20,7 @@ import java.util.function.Supplier;
 import javax.inject.Inject;
 
 import org.ops4j.pax.exam.Option;
+import org.osgi.framework.Bundle;
 import org.osgi.framework.BundleContext;
 import org.osgi.framework.InvalidSyntaxException;
 import org.osgi.framework.ServiceReference;
@@ -92,10 +95,9 @@ public abstract class FelixSupport {
         return t;
     }
 
-    /** Updates (or creates) the configuration of {@code pid}, unbound to any bundle location (P6). */
     /** The installed bundle {@code bsn}. */
-    protected org.osgi.framework.Bundle installedBundle(String bsn) {
-        return java.util.Arrays.stream(context.getBundles()).filter(b -> bsn.equals(b.getSymbolicName())).findFirst()
+    protected Bundle installedBundle(String bsn) {
+        return Arrays.stream(context.getBundles()).filter(b -> bsn.equals(b.getSymbolicName())).findFirst()
                 .orElseThrow(() -> new AssertionError("bundle " + bsn + " not installed"));
     }
 
@@ -105,19 +107,20 @@ public abstract class FelixSupport {
      * active, and the status is awaited.
      */
     protected String verbsStatus() throws InterruptedException {
-        org.junit.Assert.assertEquals(org.osgi.framework.Bundle.ACTIVE, installedBundle("smbdirect.rdma.verbs").getState());
-        org.osgi.framework.ServiceReference<?> status = awaitValue("the verbs status service", () -> {
+        assertEquals(Bundle.ACTIVE, installedBundle("smbdirect.rdma.verbs").getState());
+        ServiceReference<?> status = awaitValue("the verbs status service", () -> {
             try {
-                org.osgi.framework.ServiceReference<?>[] refs = context.getServiceReferences((String) null,
+                ServiceReference<?>[] refs = context.getServiceReferences((String) null,
                         "(&(smbdirect.provider=verbs)(smbdirect.provider.status=*))");
                 return refs == null ? null : refs[0];
-            } catch (org.osgi.framework.InvalidSyntaxException e) {
+            } catch (InvalidSyntaxException e) {
                 throw new IllegalArgumentException(e);
             }
         });
         return String.valueOf(status.getProperty("smbdirect.provider.status"));
     }
 
+    /** Updates (or creates) the configuration of {@code pid}, unbound to any bundle location (P6). */
     protected Configuration configure(String pid, Object... keyValues) throws IOException {
         Configuration c = configAdmin.getConfiguration(pid, "?");
         c.update(dictionary(keyValues));

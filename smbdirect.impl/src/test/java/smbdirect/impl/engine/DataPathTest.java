@@ -447,6 +447,7 @@ class DataPathTest {
     }
 
     @Test
+    @DisplayName("R-3.1.5.8-09 A-15: an empty message alone is not answered; the empty replies stay bounded")
     void A_15_noEmptyMessagePingPongWhenIdle() {
         Connection c = established();
         FakeEndpoint e = h.provider.last();

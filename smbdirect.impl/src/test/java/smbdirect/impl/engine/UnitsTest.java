@@ -155,7 +155,8 @@ class UnitsTest {
     }
 
     @Test
-    @DisplayName("A-15: an empty grant goes out below the fraction of the target, never for one missing credit")
+    @DisplayName("R-3.1.5.8-09 A-15: an empty grant goes out below the fraction of the target, never for one"
+            + " missing credit")
     void A_15_anEmptyGrantIsDueBelowTheFractionButNeverForOneMissingCredit() {
         assertFalse(peerHolding(255, 25).grantDue(0.9), "230 of 255 held: not below 0.9 x 255");
         assertTrue(peerHolding(255, 26).grantDue(0.9), "229 of 255 held");

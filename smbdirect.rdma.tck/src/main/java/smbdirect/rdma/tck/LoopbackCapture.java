@@ -52,10 +52,6 @@ public final class LoopbackCapture implements AutoCloseable {
     private final int markerPort;
     private boolean synced;
 
-    private LoopbackCapture(Path file, Path log, Process dumpcap, DatagramSocket marker) {
-        this(file, log, dumpcap, marker, marker == null ? -1 : marker.getLocalPort());
-    }
-
     private LoopbackCapture(Path file, Path log, Process dumpcap, DatagramSocket marker, int markerPort) {
         this.file = file;
         this.log = log;
@@ -141,7 +137,7 @@ public final class LoopbackCapture implements AutoCloseable {
             }
             p.waitFor(20, TimeUnit.MILLISECONDS); // until dumpcap says it captures, exits, or the time is up
         }
-        return new Attempt(new LoopbackCapture(file, log, p, marker), null);
+        return new Attempt(new LoopbackCapture(file, log, p, marker, marker.getLocalPort()), null);
     }
 
     /**

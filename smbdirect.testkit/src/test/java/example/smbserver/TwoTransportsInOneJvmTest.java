@@ -1,6 +1,7 @@
 package example.smbserver;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
@@ -29,16 +30,23 @@ import smbdirect.standalone.StandaloneTransport;
  */
 class TwoTransportsInOneJvmTest {
 
-    /** Echoes every message back; keeps what it was sent. */
-    static final class Echo implements ConnectionHandler {
+    /** Keeps what it was sent and how its connection ended; an echoing one sends every message back. */
+    static final class Peer implements ConnectionHandler {
         final BlockingQueue<String> received = new LinkedBlockingQueue<>();
+        private final boolean echo;
+
+        Peer(boolean echo) {
+            this.echo = echo;
+        }
 
         @Override
         public void onMessage(SmbDirectConnection c, ReceivedMessage m) {
             byte[] copy = new byte[m.length()];
             m.payload().get(copy); // the payload is valid only during this call
             received.add(new String(copy, StandardCharsets.UTF_8));
-            c.send(ByteBuffer.wrap(copy), (msg, failure) -> { });
+            if (echo) {
+                c.send(ByteBuffer.wrap(copy), (msg, failure) -> { });
+            }
         }
 
         @Override
@@ -49,8 +57,8 @@ class TwoTransportsInOneJvmTest {
 
     @Test
     void aServerAndAClientTransportTalkOverTheMockFabric() throws Exception {
-        Echo server = new Echo();
-        Echo client = new Echo();
+        Peer server = new Peer(true);
+        Peer client = new Peer(false); // only the server echoes: two echoes would bounce "hello" until the close
         // tag::two-transports[]
         try (MockFabric fabric = MockFabric.builder().mode(DeliveryMode.THREADED).build()) {
             MockProvider serverDevice = fabric.provider("server"); // a device with its own address, 10.0.x.y
@@ -69,5 +77,8 @@ class TwoTransportsInOneJvmTest {
         }
         // end::two-transports[]
         assertEquals("closed: SHUTDOWN", client.received.poll(5, TimeUnit.SECONDS));
+        String serverEnd = server.received.poll(5, TimeUnit.SECONDS); // the client's transport closed first
+        assertTrue(serverEnd != null && serverEnd.startsWith("closed: "), "the server's connection ended: " + serverEnd);
+        assertEquals(0, client.received.size() + server.received.size(), "nothing arrived after the close");
     }
 }

@@ -4,6 +4,7 @@
 #
 #   tools/veth-bench.sh                      # 3 rounds, MTU 1500 and 9000, every workload, 10 s each
 #   tools/veth-bench.sh --rounds 5 --seconds 20 --mtu 1500 --workloads "write read"
+#   tools/veth-bench.sh --mtu 9000 --workloads send-8192 --iwarp "crc = false"   # a provider setting, both ends
 #
 # Two network namespaces joined by two veth pairs, one of MTU 1500 and one of MTU 9000 (the closest
 # to two hosts on 10 GbE and faster Ethernet that one machine has). In each round and for each MTU:
@@ -17,6 +18,9 @@
 #   read       RDMA Reads (perf --direction read)
 #   send-1364  messages in [MS-SMBD]'s default 1,364-byte fragments (perf --direction send)
 #   send-8192  messages in 8 KiB fragments (maxSendSize = maxReceiveSize = 8192 on both ends)
+# --iwarp "KEY = VALUE" (repeatable) writes that line into etc/smbdirect.rdma.iwarp.cfg of both perf
+# processes, with listenAddresses = *:5445 unless given (the namespaces are the script's own): an A/B
+# of a provider setting (crc, tcpNoDelay, sendBufferSize, maxFpduSize, ...) with the same command.
 # Prints each ratio as it is measured and at the end the median per MTU and workload with the
 # spread; writes every figure to a TSV file (--out).
 #
@@ -38,6 +42,7 @@ JAVA="${JAVA:-java}"
 # extra JVM options of the perf processes, e.g. JAVA_OPTS=-Dsmbdirect.iwarp.receiveStagingMaxFpdu=0 for
 # an A/B of the receiver's staging (word-split on purpose)
 JAVA_OPTS="${JAVA_OPTS:-}"
+IWARP=()
 
 usage() {
     sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'
@@ -46,6 +51,7 @@ options: --rounds N (default $ROUNDS)  --seconds S measured per run (default $SE
          --warmup S before each run, not counted (default $WARMUP; iperf3 -O, perf --warmup)
          --mtu "1500 9000"  --workloads "$WORKLOADS"
          --jar PATH (default smbdirect.dist/target/smbdirect.jar)  --out FILE.tsv
+         --iwarp "KEY = VALUE"  a line of etc/smbdirect.rdma.iwarp.cfg on both ends (repeatable)
 environment: JAVA (default: java on the PATH), JAVA_OPTS (JVM options of the perf processes)
 EOF
 }
@@ -59,6 +65,10 @@ while [ $# -gt 0 ]; do
         --workloads) WORKLOADS="$2"; shift 2 ;;
         --jar) JAR="$2"; shift 2 ;;
         --out) OUT="$2"; shift 2 ;;
+        --iwarp)
+            [[ "${2:-}" =~ ^[A-Za-z][A-Za-z0-9.]*[[:space:]]*=[[:space:]]*[^[:space:]] ]] \
+                || { echo "veth-bench: --iwarp takes \"KEY = VALUE\" (a line of etc/smbdirect.rdma.iwarp.cfg), not '${2:-}'" >&2; exit 2; }
+            IWARP+=("$2"); shift 2 ;;
         -h|--help) usage; exit 0 ;;
         *) echo "veth-bench: unknown option '$1' (--help lists them)" >&2; exit 2 ;;
     esac
@@ -144,6 +154,17 @@ done
 # homes of the perf processes: the defaults, and 8 KiB fragments (both ends send and receive 8192)
 mkdir -p "$WORK/home-default/etc" "$WORK/home-8192/etc"
 printf 'maxSendSize = 8192\nmaxReceiveSize = 8192\n' > "$WORK/home-8192/etc/smbdirect.transport.cfg"
+if [ ${#IWARP[@]} -gt 0 ]; then
+    for home in "$WORK/home-default" "$WORK/home-8192"; do
+        {
+            echo "# veth-bench.sh --iwarp"
+            given=0
+            for line in "${IWARP[@]}"; do [[ "$line" =~ ^listenAddresses[[:space:]]*= ]] && given=1; done
+            [ "$given" -eq 1 ] || echo "listenAddresses = *:5445"
+            printf '%s\n' "${IWARP[@]}"
+        } > "$home/etc/smbdirect.rdma.iwarp.cfg"
+    done
+fi
 
 # ---------------------------------------------------------------------------- measurements
 
@@ -218,7 +239,7 @@ median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]
 
 echo "veth-bench: kernel $(uname -r), $(nproc) CPUs, $("$JAVA" -version 2>&1 | head -1), load average at start $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "veth-bench: namespaces $NS_A and $NS_B; rounds $ROUNDS; $WARMUP s warm-up and $SECONDS_PER_RUN s measured per run;" \
-    "JVM options '${JAVA_OPTS}'; figures to $OUT"
+    "JVM options '${JAVA_OPTS}'; iWARP settings '${IWARP[*]:-}'; figures to $OUT"
 printf 'round\tmtu\tworkload\tfpdu\tfloor_before_MBps\tfloor_after_MBps\tperf_MBps\tratio\n' > "$OUT"
 
 for round in $(seq 1 "$ROUNDS"); do

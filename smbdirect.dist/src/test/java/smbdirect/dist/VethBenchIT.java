@@ -26,7 +26,8 @@ import smbdirect.testsupport.Judges;
  * (as root, one command), briefly: it measures iperf3 and perf across a veth pair of two namespaces
  * it creates, prints each ratio and the FPDU size, and leaves no namespace, link or process behind,
  * also when SIGINT or SIGTERM stops it, and after a run killed with SIGKILL the next one still runs
- * and removes what that run left. Needs root, iproute2 and iperf3 (a missing one is reported through Judges: a failure in strict mode).
+ * and removes what that run left; a provider setting given with {@code --iwarp} reaches both ends, and a malformed
+ * one is refused. Needs root, iproute2 and iperf3 (a missing one is reported through Judges: a failure in strict mode).
  */
 class VethBenchIT {
 
@@ -125,6 +126,35 @@ class VethBenchIT {
         Matcher m = NAMESPACES.matcher(out);
         assertTrue(m.find(), out);
         nothingLeft(new String[] {m.group(1), m.group(2)}, out);
+    }
+
+    @Test
+    void aProviderSettingGivenWithIwarpAppliesToBothEndsOfTheRun() throws Exception {
+        Path log = dir.resolve("crc-off.log");
+        Process p = start(log, "--rounds", "1", "--seconds", "1", "--warmup", "1", "--mtu", "1500", "--workloads",
+                "write", "--iwarp", "crc = false", "--out", dir.resolve("crc-off.tsv").toString());
+        assertTrue(p.waitFor(300, TimeUnit.SECONDS), "did not finish:\n" + read(log));
+        String out = read(log);
+        assertEquals(0, p.exitValue(), out);
+        assertTrue(out.contains("iWARP settings 'crc = false'"), out);
+        // MPA uses CRC if either end asks (RFC 5044 7.1): off only when both perf processes read the line
+        assertTrue(Pattern.compile("round 1, MTU 1500, write: [0-9.]+ MB/s, ratio [0-9.]+  \\[CRC32C off; ")
+                .matcher(out).find(), out);
+        Matcher m = NAMESPACES.matcher(out);
+        assertTrue(m.find(), out);
+        nothingLeft(new String[] {m.group(1), m.group(2)}, out);
+    }
+
+    @Test
+    void aMalformedIwarpSettingIsRefusedByNameBeforeAnythingIsCreated() throws Exception {
+        Path log = dir.resolve("malformed.log");
+        Process p = start(log, "--iwarp", "crc");
+        assertTrue(p.waitFor(30, TimeUnit.SECONDS), "did not finish:\n" + read(log));
+        String out = read(log);
+        assertEquals(2, p.exitValue(), out);
+        assertTrue(out.contains("--iwarp takes \"KEY = VALUE\""), out);
+        assertTrue(out.contains("not 'crc'"), out);
+        assertFalse(out.contains("namespaces sdb"), out);
     }
 
     @Test

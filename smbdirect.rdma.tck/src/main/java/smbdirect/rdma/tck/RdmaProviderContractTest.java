@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.Random;
 import java.util.Set;
 import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -108,6 +109,14 @@ public abstract class RdmaProviderContractTest {
 
     /** Waits (bounded by the fixture's timeout, letting the providers progress) until {@code condition} holds. */
     protected void await(String what, BooleanSupplier condition) {
+        await(() -> what, condition);
+    }
+
+    /**
+     * As {@link #await(String, BooleanSupplier)}, with the description of what was awaited taken when
+     * the wait fails, so that it can say what the recorders saw by then.
+     */
+    protected void await(Supplier<String> what, BooleanSupplier condition) {
         long deadline = System.nanoTime() + f.timeout().toNanos();
         while (true) {
             f.settle();
@@ -115,14 +124,14 @@ public abstract class RdmaProviderContractTest {
                 return;
             }
             if (System.nanoTime() - deadline > 0) {
-                fail("timed out after " + f.timeout() + " waiting for " + what);
+                fail("timed out after " + f.timeout() + " waiting for " + what.get());
             }
             synchronized (signal) {
                 try {
                     signal.wait(2);
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
-                    fail("interrupted waiting for " + what);
+                    fail("interrupted waiting for " + what.get());
                 }
             }
         }
@@ -939,7 +948,8 @@ public abstract class RdmaProviderContractTest {
         TckRecorder other = recorder();
         RdmaEndpoint ep = track(f.clientProvider().createEndpoint(new EndpointConfig(4, 4), other));
         ep.connect(f.serverAddress(PORT), params());
-        await("another connection", other::established);
+        await(() -> "another connection (its events " + other.events() + "; connect requests at the server "
+                + c.server.requests().size() + ", failure " + c.server.failure + ")", other::established);
         assertEquals(clientEvents, c.client.events().size());
         assertEquals(1, c.client.events().stream().filter(e -> e.startsWith("disconnected")).count());
     }

@@ -106,15 +106,28 @@ class VethBenchIT {
         assertFalse(links.contains(prefix), "a link " + prefix + "* left behind:\n" + links + "\n" + log);
     }
 
+    /** Nothing is left of the run whose output {@code out} names its namespaces. */
+    private static void nothingLeftOf(String out) throws Exception {
+        Matcher m = NAMESPACES.matcher(out);
+        assertTrue(m.find(), out);
+        nothingLeft(new String[] {m.group(1), m.group(2)}, out);
+    }
+
+    /** Waits up to {@code seconds} for the script to end with {@code exit}; its output. */
+    private static String finished(Process p, Path log, int seconds, int exit) throws Exception {
+        assertTrue(p.waitFor(seconds, TimeUnit.SECONDS), "did not finish:\n" + read(log));
+        String out = read(log);
+        assertEquals(exit, p.exitValue(), out);
+        return out;
+    }
+
     @Test
     void aShortRunPrintsTheFloorEachRatioAndTheFpduSizeAndLeavesNothingBehind() throws Exception {
         Path log = dir.resolve("run.log");
         Path tsv = dir.resolve("figures.tsv");
         Process p = start(log, "--rounds", "1", "--seconds", "2", "--warmup", "1", "--mtu", "1500", "--workloads",
                 "write send-8192", "--out", tsv.toString());
-        assertTrue(p.waitFor(300, TimeUnit.SECONDS), "did not finish:\n" + read(log));
-        String out = read(log);
-        assertEquals(0, p.exitValue(), out);
+        String out = finished(p, log, 300, 0);
         assertTrue(Pattern.compile("round 1, MTU 1500: iperf3 [0-9.]+ MB/s\n").matcher(out).find(), out);
         assertTrue(Pattern.compile("round 1, MTU 1500, write: [0-9.]+ MB/s, ratio [0-9.]+  \\[CRC32C on; FPDUs of "
                 + "1,448 B sent \\(the path's TCP MSS\\)").matcher(out).find(), "the FPDU size of MTU 1500:\n" + out);
@@ -123,9 +136,7 @@ class VethBenchIT {
         List<String> rows = Files.readAllLines(tsv);
         assertEquals(3, rows.size(), "header and one row per workload: " + rows);
         assertTrue(rows.get(1).startsWith("1\t1500\twrite\tCRC32C on; FPDUs of 1,448 B"), rows.toString());
-        Matcher m = NAMESPACES.matcher(out);
-        assertTrue(m.find(), out);
-        nothingLeft(new String[] {m.group(1), m.group(2)}, out);
+        nothingLeftOf(out);
     }
 
     @Test
@@ -133,25 +144,18 @@ class VethBenchIT {
         Path log = dir.resolve("crc-off.log");
         Process p = start(log, "--rounds", "1", "--seconds", "1", "--warmup", "1", "--mtu", "1500", "--workloads",
                 "write", "--iwarp", "crc = false", "--out", dir.resolve("crc-off.tsv").toString());
-        assertTrue(p.waitFor(300, TimeUnit.SECONDS), "did not finish:\n" + read(log));
-        String out = read(log);
-        assertEquals(0, p.exitValue(), out);
+        String out = finished(p, log, 300, 0);
         assertTrue(out.contains("iWARP settings 'crc = false'"), out);
         // MPA uses CRC if either end asks (RFC 5044 7.1): off only when both perf processes read the line
         assertTrue(Pattern.compile("round 1, MTU 1500, write: [0-9.]+ MB/s, ratio [0-9.]+  \\[CRC32C off; ")
                 .matcher(out).find(), out);
-        Matcher m = NAMESPACES.matcher(out);
-        assertTrue(m.find(), out);
-        nothingLeft(new String[] {m.group(1), m.group(2)}, out);
+        nothingLeftOf(out);
     }
 
     @Test
     void aMalformedIwarpSettingIsRefusedByNameBeforeAnythingIsCreated() throws Exception {
         Path log = dir.resolve("malformed.log");
-        Process p = start(log, "--iwarp", "crc");
-        assertTrue(p.waitFor(30, TimeUnit.SECONDS), "did not finish:\n" + read(log));
-        String out = read(log);
-        assertEquals(2, p.exitValue(), out);
+        String out = finished(start(log, "--iwarp", "crc"), log, 30, 2);
         assertTrue(out.contains("--iwarp takes \"KEY = VALUE\""), out);
         assertTrue(out.contains("not 'crc'"), out);
         assertFalse(out.contains("namespaces sdb"), out);
@@ -181,13 +185,9 @@ class VethBenchIT {
         Path log = dir.resolve("next.log");
         Process next = start(log, "--rounds", "1", "--seconds", "1", "--warmup", "1", "--mtu", "1500", "--workloads",
                 "read", "--out", dir.resolve("next.tsv").toString());
-        assertTrue(next.waitFor(300, TimeUnit.SECONDS), "did not finish:\n" + read(log));
-        String out = read(log);
-        assertEquals(0, next.exitValue(), out);
+        String out = finished(next, log, 300, 0);
         assertTrue(out.contains("veth-bench: removed " + left[0] + ", left by an earlier run"), out);
         nothingLeft(left, out);
-        Matcher m = NAMESPACES.matcher(out);
-        assertTrue(m.find(), out);
-        nothingLeft(new String[] {m.group(1), m.group(2)}, out);
+        nothingLeftOf(out);
     }
 }

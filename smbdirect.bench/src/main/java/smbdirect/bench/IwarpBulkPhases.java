@@ -4,6 +4,7 @@ import java.util.Locale;
 import java.util.Map;
 
 import smbdirect.api.dto.ConnectionDTO;
+import smbdirect.impl.config.TransportConfig;
 
 /**
  * Diagnostic companion of {@link IwarpBench#engineBulk}: runs the same workload (1 MiB messages in
@@ -16,7 +17,7 @@ import smbdirect.api.dto.ConnectionDTO;
  * java -cp smbdirect.bench/target/benchmarks.jar smbdirect.bench.IwarpBulkPhases [maxFpduSize [crc [seconds [creditRefillFraction]]]]
  * </pre>
  *
- * Defaults: 0 (the path's MSS), true, 15, 0.9 (the transport's default).
+ * Defaults: 0 (the path's MSS), true, 15, the transport's default refill fraction.
  */
 public final class IwarpBulkPhases {
 
@@ -30,7 +31,8 @@ public final class IwarpBulkPhases {
         wire.maxFpduSize = args.length > 0 ? Integer.parseInt(args[0]) : 0;
         wire.crc = args.length <= 1 || Boolean.parseBoolean(args[1]);
         long seconds = args.length > 2 ? Long.parseLong(args[2]) : 15;
-        double refill = args.length > 3 ? Double.parseDouble(args[3]) : 0.9;
+        double refill = args.length > 3 ? Double.parseDouble(args[3])
+                : TransportConfig.CREDIT_REFILL_FRACTION_DEFAULT;
         IwarpBench bench = new IwarpBench();
         IwarpBench.BulkEngine e = new IwarpBench.BulkEngine();
         e.sendSize = 8192;

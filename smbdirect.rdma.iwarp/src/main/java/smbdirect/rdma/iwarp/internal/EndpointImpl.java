@@ -474,6 +474,17 @@ final class EndpointImpl implements RdmaEndpoint, IoHandler {
      * Tests and measurements: the receiver stages peer FPDUs of at most {@code limit} bytes from now
      * on (0: never; see {@code Receiver.staging}). False before RDMA mode.
      */
+    /** Tests: the FPDU slots of the transmitter's batch (0 before RDMA mode), read on the I/O thread. */
+    int transmitBatchSlots() {
+        int[] out = new int[1];
+        loop.runAndWait(() -> {
+            if (tx != null) {
+                out[0] = tx.batchSlots();
+            }
+        }, 5_000);
+        return out[0];
+    }
+
     boolean receiveStagingLimit(int limit) {
         boolean[] set = new boolean[1];
         loop.runAndWait(() -> {

@@ -1,6 +1,7 @@
 package smbdirect.rdma.iwarp.internal;
 
 import java.nio.ByteBuffer;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.EnumSet;
 import java.util.Set;
@@ -20,8 +21,8 @@ import smbdirect.api.rdma.MemoryRegion;
  */
 final class RegionImpl implements MemoryRegion {
 
-    /** Transmit views per region: one per FPDU of a gather-write batch. */
-    static final int TX_VIEWS = Transmitter.MAX_BATCH;
+    /** Transmit views a region starts with: one per FPDU of a first batch; grown with the batch ({@link Transmitter#MAX_BATCH}). */
+    static final int TX_VIEWS = Transmitter.FIRST_BATCH;
 
     final EndpointImpl owner;
     final int stag;
@@ -36,8 +37,8 @@ final class RegionImpl implements MemoryRegion {
     private final Set<MemoryAccess> access;
     /** I/O thread only: where received payload is placed. */
     private final ByteBuffer rxView;
-    /** I/O thread only: created on first use. */
-    private final ByteBuffer[] txViews = new ByteBuffer[TX_VIEWS];
+    /** I/O thread only: each view created on first use; the array grows with the endpoint's batch. */
+    private ByteBuffer[] txViews = new ByteBuffer[TX_VIEWS];
     /** I/O thread only: the receiver's views for the posted receives one read fills ahead; created on first use. */
     private ByteBuffer[] aheadViews;
     volatile boolean registered = true;
@@ -72,6 +73,9 @@ final class RegionImpl implements MemoryRegion {
 
     /** I/O thread: transmit view {@code i} limited to {@code [offset, offset + length)}. */
     ByteBuffer transmit(int i, int offset, int length) {
+        if (i >= txViews.length) {
+            txViews = Arrays.copyOf(txViews, Transmitter.MAX_BATCH);
+        }
         ByteBuffer v = txViews[i];
         if (v == null) {
             v = memory.duplicate();

@@ -3,6 +3,7 @@ package smbdirect.rdma.iwarp.internal;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
+import java.util.Arrays;
 import java.util.zip.CRC32C;
 
 import smbdirect.api.rdma.CompletionStatus;
@@ -19,20 +20,47 @@ import smbdirect.rdma.iwarp.internal.wire.TerminateError;
  *
  * <p>Each FPDU is three buffers: its header from a preallocated arena, a view of the registered
  * memory (never copied), and the PAD plus CRC from a second arena; the CRC32C runs over the bytes in
- * place (RFC 5044 §6.1). Up to {@link #MAX_BATCH} FPDUs go into one {@code write(ByteBuffer[])}.
+ * place (RFC 5044 §6.1). Up to {@link #MAX_BATCH} FPDUs or about {@link #MAX_BATCH_BYTES} go into
+ * one {@code write(ByteBuffer[])}.
  * Messages are segmented to at most the configured FPDU size (RFC 5044 §4, RFC 5041 §5.1); each
  * message is sent whole before the next (no interleaving, as siw). A Send or RDMA Write completes
  * when its last FPDU was handed to TCP (iWARP has no acknowledgement); an RDMA Read when its Read
  * Response arrived. Read Responses are served between send-queue messages, at most 4 in a row while
  * send-queue work waits (siw's {@code SIW_IRQ_MAXBURST_SQ_ACTIVE}). When TCP takes no more, the rest
  * of the batch waits for OP_WRITE: nothing is buffered beyond one batch, and the send queue depth
- * bounds the work. I/O thread only; allocation-free after construction.
+ * bounds the work. A batch starts with room for {@link #FIRST_BATCH} FPDUs and grows to
+ * {@link #MAX_BATCH} when one fills it. I/O thread only; allocation-free once grown.
  */
 final class Transmitter {
 
-    static final int MAX_BATCH = 64;
-    /** Batches one call of {@link #pump()} writes at most. */
-    private static final int BATCHES_PER_PUMP = 8;
+    /**
+     * FPDUs in one gathering write at most (3 buffers each, within Linux's IOV_MAX of 1,024): 256
+     * Ethernet-sized FPDUs are 370 KB a system call, where 64 were 93 KB (BENCHMARKS.md: RDMA Write
+     * at MTU 1500 between two network stacks 0.97 → 1.7 of {@code iperf3}).
+     */
+    static final int MAX_BATCH = 256;
+    /**
+     * Bytes a batch stops growing at (it ends with the FPDU that reaches them). Larger writes cost the
+     * kernel more per byte: 256 FPDUs of 8,944 bytes (2.3 MB a call) halved RDMA Write at MTU 9000
+     * against 64 of them (570 KB), with the sending thread as busy.
+     */
+    static final int MAX_BATCH_BYTES = 512 * 1024;
+    /**
+     * FPDU slots (a header and a trailer each) an endpoint starts with: a connection that never fills
+     * them keeps these 64 (2.3 KB of direct memory); the first batch that fills them grows them to
+     * {@link #MAX_BATCH} at once (6.9 KB more), so that growing happens once.
+     */
+    static final int FIRST_BATCH = 64;
+    /**
+     * Send messages one batch starts at most. Each one takes a receive the peer posted, and the peer
+     * posts them again as its upper layer grants credits: a batch that carried a whole window of Sends
+     * would leave the sender waiting for the grant with nothing in flight (BENCHMARKS.md: with up to
+     * 256 in a batch, 1,364-byte Sends between two network stacks fell from 0.73 to 0.55 of
+     * {@code iperf3}).
+     */
+    static final int MAX_BATCH_SENDS = 64;
+    /** Batches one call of {@link #pump()} writes at most, then the other endpoints of the I/O thread have their turn. */
+    private static final int BATCHES_PER_PUMP = 4;
     private static final int HEADER_SLOT = Rdmap.READ_REQUEST_HEADER;
     private static final int TRAILER_SLOT = 8;
     private static final int IRD_BURST = 4;
@@ -46,15 +74,17 @@ final class Transmitter {
     private final WorkRing<SendWr> sq;
     private final InboundReads ird;
     private final OutboundReads orq;
-    private final ByteBuffer[] iov = new ByteBuffer[3 * MAX_BATCH + 1];
-    private final ByteBuffer[] headers = new ByteBuffer[MAX_BATCH];
-    private final ByteBuffer[] trailers = new ByteBuffer[MAX_BATCH];
-    private final SendWr[] fpduCompletes = new SendWr[MAX_BATCH];
-    private final long[] fpduBytesEnd = new long[MAX_BATCH];
-    private final int[] fpduIovEnd = new int[MAX_BATCH];
+    private ByteBuffer[] iov = new ByteBuffer[3 * FIRST_BATCH + 1];
+    private ByteBuffer[] headers = new ByteBuffer[0];
+    private ByteBuffer[] trailers = new ByteBuffer[0];
+    private SendWr[] fpduCompletes = new SendWr[FIRST_BATCH];
+    private long[] fpduBytesEnd = new long[FIRST_BATCH];
+    private int[] fpduIovEnd = new int[FIRST_BATCH];
     /** The next send-queue request to transmit. */
     private long txNext;
     private int fpdus;
+    /** Send messages started in the batch. */
+    private int batchSends;
     private int accounted;
     private int iovCount;
     private int iovStart;
@@ -80,10 +110,30 @@ final class Transmitter {
         this.sq = sq;
         this.ird = ird;
         this.orq = orq;
-        ByteBuffer arena = ByteBuffer.allocateDirect(MAX_BATCH * (HEADER_SLOT + TRAILER_SLOT));
-        for (int i = 0; i < MAX_BATCH; i++) {
-            headers[i] = arena.slice(i * HEADER_SLOT, HEADER_SLOT);
-            trailers[i] = arena.slice(MAX_BATCH * HEADER_SLOT + i * TRAILER_SLOT, TRAILER_SLOT);
+        grow();
+    }
+
+    /**
+     * Adds FPDU slots, a header and a trailer each, in a new arena: the first {@link #FIRST_BATCH},
+     * then the rest up to {@link #MAX_BATCH}. Only while a batch is filled, before any of it is written
+     * (the arrays it is in are copied).
+     */
+    private void grow() {
+        int from = headers.length;
+        int to = from == 0 ? FIRST_BATCH : MAX_BATCH;
+        int added = to - from;
+        ByteBuffer arena = ByteBuffer.allocateDirect(added * (HEADER_SLOT + TRAILER_SLOT));
+        headers = Arrays.copyOf(headers, to);
+        trailers = Arrays.copyOf(trailers, to);
+        for (int i = 0; i < added; i++) {
+            headers[from + i] = arena.slice(i * HEADER_SLOT, HEADER_SLOT);
+            trailers[from + i] = arena.slice(added * HEADER_SLOT + i * TRAILER_SLOT, TRAILER_SLOT);
+        }
+        if (from > 0) {
+            iov = Arrays.copyOf(iov, 3 * to + 1);
+            fpduCompletes = Arrays.copyOf(fpduCompletes, to);
+            fpduBytesEnd = Arrays.copyOf(fpduBytesEnd, to);
+            fpduIovEnd = Arrays.copyOf(fpduIovEnd, to);
         }
     }
 
@@ -109,6 +159,11 @@ final class Transmitter {
         Rdmap.putReadRequest(h, 0, 0, 0, 0, 1, 0);
         orq.add(rtr);
         add(h, Rdmap.READ_REQUEST_HEADER, null, 0, null);
+    }
+
+    /** FPDUs the batch has slots for now: {@link #FIRST_BATCH} or {@link #MAX_BATCH}. */
+    int batchSlots() {
+        return headers.length;
     }
 
     long fpdusSent() {
@@ -166,6 +221,7 @@ final class Transmitter {
             iov[i] = null;
         }
         fpdus = 0;
+        batchSends = 0;
         accounted = 0;
         iovCount = 0;
         iovStart = 0;
@@ -173,9 +229,18 @@ final class Transmitter {
         batchWritten = 0;
     }
 
-    /** Adds FPDUs to the empty batch; returns whether it added any. */
+    /**
+     * Adds FPDUs to the empty batch up to {@link #MAX_BATCH} or {@link #MAX_BATCH_BYTES}, growing its
+     * slots when it fills them; returns whether it added any.
+     */
     private boolean fill() {
-        while (fpdus < MAX_BATCH && !aborted) {
+        while (!aborted && batchBytes < MAX_BATCH_BYTES) {
+            if (fpdus == headers.length) {
+                if (fpdus == MAX_BATCH) {
+                    break;
+                }
+                grow();
+            }
             if (current != null) {
                 addMessageSegment();
             } else if (currentRead != null) {
@@ -234,10 +299,14 @@ final class Transmitter {
                 add(h, Rdmap.READ_REQUEST_HEADER, null, 0, null);
                 return true;
             default:
+                if (w.type == WorkRequestType.SEND && batchSends == MAX_BATCH_SENDS) {
+                    return false; // the next batch starts with it
+                }
                 if (!invalidation.checkLocal(w)) {
                     return false;
                 }
                 if (w.type == WorkRequestType.SEND) {
+                    batchSends++;
                     sendMsn++;
                 }
                 current = w;

@@ -2,7 +2,10 @@ package smbdirect.rdma.iwarp.internal;
 
 import smbdirect.api.rdma.RdmaEndpoint;
 
-/** Test access to an endpoint's receive-side counters and its choice of the staged or the direct read. */
+/**
+ * Test access to an endpoint's receive-side counters, its choice of the staged or the direct read,
+ * and the size of its transmit batch.
+ */
 public final class ReceiveCounters {
 
     public final long fpdus;
@@ -27,6 +30,13 @@ public final class ReceiveCounters {
     /** The counters of {@code endpoint}, an endpoint of this provider. */
     public static ReceiveCounters of(RdmaEndpoint endpoint) {
         return new ReceiveCounters(((EndpointImpl) endpoint).receiveCounters());
+    }
+
+    /**
+     * The FPDU slots of {@code endpoint}'s transmit batch: 64 until a batch fills them, then 256.
+     */
+    public static int transmitBatchSlots(RdmaEndpoint endpoint) {
+        return ((EndpointImpl) endpoint).transmitBatchSlots();
     }
 
     /**

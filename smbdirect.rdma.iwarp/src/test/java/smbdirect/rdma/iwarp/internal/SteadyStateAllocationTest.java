@@ -70,10 +70,10 @@ class SteadyStateAllocationTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"sends", "streamed sends", "writes", "reads", "writes in 1460-byte FPDUs",
-        "reads in 1460-byte FPDUs"})
+        "reads in 1460-byte FPDUs", "writes in 1460-byte FPDUs, 4 in flight"})
     void steadyStateOperationsAllocateNothingOnAnyThread(String workload) throws Exception {
         AllocationCounter counter = AllocationCounter.enabled();
-        connect(workload.equals("sends"), workload.endsWith("1460-byte FPDUs") ? 1460 : 0);
+        connect(workload.equals("sends"), workload.contains("1460-byte FPDUs") ? 1460 : 0);
         boolean sends = workload.endsWith("sends");
         run(workload, sends ? WARM_UP : RDMA_ROUNDS);
         long[] threads = involvedThreads();
@@ -93,6 +93,13 @@ class SteadyStateAllocationTest {
         if (workload.equals("writes in 1460-byte FPDUs")) {
             ReceiveCounters c = ReceiveCounters.of(server.endpoint());
             assertTrue(c.stagedBytes > c.bytesRead * 9 / 10, "the Writes went through the staging buffer: " + c);
+        } else if (workload.endsWith("4 in flight")) {
+            // 184 FPDUs queued at once: the transmit batch grew from 64 slots to 256 during the warm-up
+            // and allocates nothing since
+            assertEquals(256, ReceiveCounters.transmitBatchSlots(client.endpoint()));
+        } else if (workload.equals("sends")) {
+            // one message at a time never fills a batch: the endpoint keeps its first 64 slots
+            assertEquals(64, ReceiveCounters.transmitBatchSlots(client.endpoint()));
         } else if (workload.equals("writes")) {
             ReceiveCounters c = ReceiveCounters.of(server.endpoint());
             assertTrue(c.stagedBytes < c.bytesRead / 10, "65,480-byte FPDUs are read directly: " + c);
@@ -105,7 +112,7 @@ class SteadyStateAllocationTest {
         switch (workload) {
             case "sends" -> pingPong(rounds);
             case "streamed sends" -> stream(rounds);
-            default -> rdma(rounds, workload.startsWith("reads"));
+            default -> rdma(rounds, workload.startsWith("reads"), workload.endsWith("4 in flight") ? 4 : 1);
         }
     }
 
@@ -139,16 +146,19 @@ class SteadyStateAllocationTest {
         }
     }
 
-    private void rdma(int rounds, boolean read) throws RdmaException {
+    /** {@code rounds} RDMA operations of 64 KiB, posted {@code inFlight} at a time. */
+    private void rdma(int rounds, boolean read, int inFlight) throws RdmaException {
         long deadline = System.nanoTime() + TIMEOUT_NANOS;
-        for (int i = 0; i < rounds; i++) {
-            long expected = client.rdmaCompleted() + 1;
-            if (read) {
-                client.endpoint().postRdmaRead(client.rdmaLocal(), 0, RDMA, server.exposedAddress(),
-                        server.exposedToken(), expected);
-            } else {
-                client.endpoint().postRdmaWrite(client.rdmaLocal(), 0, RDMA, server.exposedAddress(),
-                        server.exposedToken(), expected);
+        for (int i = 0; i < rounds; i += inFlight) {
+            long expected = client.rdmaCompleted() + inFlight;
+            for (long id = expected - inFlight + 1; id <= expected; id++) {
+                if (read) {
+                    client.endpoint().postRdmaRead(client.rdmaLocal(), 0, RDMA, server.exposedAddress(),
+                            server.exposedToken(), id);
+                } else {
+                    client.endpoint().postRdmaWrite(client.rdmaLocal(), 0, RDMA, server.exposedAddress(),
+                            server.exposedToken(), id);
+                }
             }
             int spins = 0;
             while (client.rdmaCompleted() < expected) {

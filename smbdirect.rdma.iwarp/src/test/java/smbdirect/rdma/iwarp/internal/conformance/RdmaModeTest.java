@@ -9,6 +9,7 @@ import java.io.ByteArrayOutputStream;
 import java.net.InetAddress;
 import java.net.NetworkInterface;
 import java.nio.ByteBuffer;
+import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Random;
@@ -18,6 +19,7 @@ import org.junit.jupiter.api.Test;
 
 import smbdirect.api.rdma.CompletionStatus;
 import smbdirect.api.rdma.DisconnectCause;
+import smbdirect.api.rdma.EndpointConfig;
 import smbdirect.api.rdma.MemoryAccess;
 import smbdirect.api.rdma.MemoryRegion;
 import smbdirect.api.rdma.WorkRequestType;
@@ -50,11 +52,16 @@ class RdmaModeTest {
 
     /** Our provider accepts the raw initiator (IRD/ORD 4) with {@code receives} receives of {@code size} bytes. */
     private Rig.Side established(IwarpSettings settings, int receives, int size) throws Exception {
+        return established(settings, receives, size, new EndpointConfig(16, 16));
+    }
+
+    private Rig.Side established(IwarpSettings settings, int receives, int size, EndpointConfig config)
+            throws Exception {
         rig = new Rig(settings);
         peer = RawPeer.connect(rig.listen());
         peer.crc = true;
         peer.send(RawPeer.frame(RawPeer.KEY_REQ, 0x50, 2, RawPeer.word(4, 4)));
-        side = rig.accept(receives, size, Rig.params(4, 4));
+        side = rig.accept(receives, size, Rig.params(4, 4), config);
         peer.readFrame();
         side.events.awaitEstablished();
         return side;
@@ -437,6 +444,71 @@ class RdmaModeTest {
         side.events.await("the Send completion", () -> side.events.completions().size() == 2);
         assertEquals(new Events.Completion(9, WorkRequestType.SEND, CompletionStatus.SUCCESS, 0, false, 0),
                 side.events.completions().get(1));
+    }
+
+    @Test
+    void rfc5041_5_2_aWriteOfMoreFpdusThanOneGatheringWriteTakesIsSentInOrderWithItsTaggedOffsets()
+            throws Exception {
+        // 300 FPDUs of 1460 bytes: a first batch of 64, the batch grown to 256, and the rest
+        established(IwarpSettings.builder().maxFpduSize(1460).build(), 1, 16);
+        peer.send(peer.fpdu(RawPeer.send(1, 0, true, new byte[0])));
+        side.events.awaitCompletions(1);
+        int payload = 1460 - 6 - 14;
+        int size = 300 * payload;
+        MemoryRegion src = region(size);
+        byte[] data = new byte[size];
+        new Random(5).nextBytes(data);
+        src.buffer().put(0, data);
+        long to = 0x7f00_1234_5000L;
+        side.endpoint.postRdmaWrite(src, 0, size, to, 0x1234_5678, 11);
+        ByteArrayOutputStream got = new ByteArrayOutputStream();
+        for (int i = 0; i < 300; i++) {
+            byte[] f = peer.readFpdu(); // CRC checked
+            ByteBuffer b = ByteBuffer.wrap(f);
+            assertEquals(1460, f.length + 6, "FPDU " + i + " is full");
+            assertEquals(i == 299 ? 0xC1 : 0x81, f[0] & 0xFF, "tagged, DDP version 1, L only on the last (FPDU " + i + ")");
+            assertEquals(0x40, f[1] & 0xFF, "RDMA Write");
+            assertEquals(0x1234_5678, b.getInt(2), "STag");
+            assertEquals(to + (long) i * payload, b.getLong(6), "TO of FPDU " + i);
+            got.write(f, 14, f.length - 14);
+        }
+        assertArrayEquals(data, got.toByteArray());
+        side.events.await("the Write completion", () -> side.events.completions().size() == 2);
+        assertEquals(new Events.Completion(11, WorkRequestType.RDMA_WRITE, CompletionStatus.SUCCESS, size, false, 0),
+                side.events.completions().get(1));
+    }
+
+    @Test
+    void rfc5041_5_3_aSendQueueOfMoreSendsThanOneBatchStartsGoesOutInOrderWithConsecutiveMsns()
+            throws Exception {
+        // a batch starts at most 64 Sends: 100 queued at once go out in more than one, wherever they end
+        established(IwarpSettings.builder().maxFpduSize(1460).build(), 1, 16, new EndpointConfig(128, 16));
+        peer.send(peer.fpdu(RawPeer.send(1, 0, true, new byte[0])));
+        side.events.awaitCompletions(1);
+        MemoryRegion src = region(100 * 64);
+        byte[] data = new byte[100 * 64];
+        new Random(6).nextBytes(data);
+        src.buffer().put(0, data);
+        for (int i = 0; i < 100; i++) {
+            side.endpoint.postSend(src, i * 64, 64, 100 + i);
+        }
+        for (int i = 0; i < 100; i++) {
+            byte[] f = peer.readFpdu(); // CRC checked
+            ByteBuffer b = ByteBuffer.wrap(f);
+            assertEquals(18 + 64, f.length, "Send " + i);
+            assertEquals("41 43", Hex.of(b, 0, 2), "untagged, L, Send (Send " + i + ")");
+            assertEquals(0, b.getInt(6), "QN 0");
+            assertEquals(i + 1, b.getInt(10), "MSN of Send " + i);
+            assertEquals(0, b.getInt(14), "MO");
+            assertArrayEquals(Arrays.copyOfRange(data, i * 64, i * 64 + 64), Arrays.copyOfRange(f, 18, f.length),
+                    "payload of Send " + i);
+        }
+        side.events.await("the 100 Send completions", () -> side.events.completions().size() == 101);
+        List<Events.Completion> all = side.events.completions();
+        for (int i = 0; i < 100; i++) {
+            assertEquals(new Events.Completion(100 + i, WorkRequestType.SEND, CompletionStatus.SUCCESS, 0, false, 0),
+                    all.get(1 + i), "completion " + i + " in post order");
+        }
     }
 
     @Test

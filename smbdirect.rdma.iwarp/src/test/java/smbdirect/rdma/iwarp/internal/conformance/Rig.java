@@ -86,9 +86,14 @@ final class Rig implements AutoCloseable {
 
     /** Accepts the next request with {@code receives} receives of {@code size} bytes posted (wrIds 0..). */
     Side accept(int receives, int size, ConnectParameters parameters) throws Exception {
+        return accept(receives, size, parameters, new EndpointConfig(16, 16));
+    }
+
+    /** As {@link #accept(int, int, ConnectParameters)}, with the endpoint's queues sized by {@code config}. */
+    Side accept(int receives, int size, ConnectParameters parameters, EndpointConfig config) throws Exception {
         RdmaConnectRequest request = nextRequest();
         Events events = new Events();
-        RdmaEndpoint ep = track(request.createEndpoint(new EndpointConfig(16, 16), events));
+        RdmaEndpoint ep = track(request.createEndpoint(config, events));
         MemoryRegion region = ep.register(ByteBuffer.allocateDirect(Math.max(1, receives * size)),
                 EnumSet.of(MemoryAccess.LOCAL_WRITE));
         for (int i = 0; i < receives; i++) {

@@ -191,6 +191,10 @@ public abstract class RdmaProviderContractTest {
         final int receives;
         final ConnectParameters acceptParameters;
         final List<RdmaConnectRequest> requests = new ArrayList<>();
+        /** When each request arrived (System.nanoTime), in arrival order. */
+        final List<Long> arrivals = new ArrayList<>();
+        /** The recorders of the endpoints that accepted the requests after the first. */
+        final List<TckRecorder> later = new ArrayList<>();
         final TckRecorder recorder = recorder();
         volatile RdmaEndpoint endpoint;
         volatile List<MemoryRegion> receiveRegions = List.of();
@@ -212,15 +216,20 @@ public abstract class RdmaProviderContractTest {
         @Override
         public void onConnectRequest(RdmaConnectRequest request) {
             boolean first;
+            TckRecorder own = recorder;
             synchronized (this) {
                 requests.add(request);
+                arrivals.add(System.nanoTime());
                 first = requests.size() == 1;
+                if (!first) {
+                    own = recorder();
+                    later.add(own);
+                }
             }
             if (accepting) {
                 try {
                     // the first connection is the one the test looks at; later ones get their own recorder
-                    RdmaEndpoint ep = track(request.createEndpoint(new EndpointConfig(16, 16),
-                            first ? recorder : recorder()));
+                    RdmaEndpoint ep = track(request.createEndpoint(new EndpointConfig(16, 16), own));
                     if (!first) {
                         postReceives(ep, receives, 1000);
                         ep.accept(acceptParameters);
@@ -245,6 +254,19 @@ public abstract class RdmaProviderContractTest {
 
         synchronized List<RdmaConnectRequest> requests() {
             return new ArrayList<>(requests);
+        }
+
+        /** For a failure message: when the requests arrived after {@code sinceNanos}, and what the later endpoints saw. */
+        synchronized String laterRequests(long sinceNanos) {
+            StringBuilder b = new StringBuilder();
+            for (int i = 0; i < arrivals.size(); i++) {
+                b.append(i == 0 ? "" : ", ").append("request ").append(i + 1).append(" at ")
+                        .append((arrivals.get(i) - sinceNanos) / 1_000_000).append(" ms");
+                if (i > 0 && i - 1 < later.size()) {
+                    b.append(" (its endpoint's events ").append(later.get(i - 1).events()).append(')');
+                }
+            }
+            return b.toString();
         }
     }
 
@@ -947,9 +969,11 @@ public abstract class RdmaProviderContractTest {
         // a new connection on the same providers proves they kept running after the late calls
         TckRecorder other = recorder();
         RdmaEndpoint ep = track(f.clientProvider().createEndpoint(new EndpointConfig(4, 4), other));
+        long connecting = System.nanoTime();
         ep.connect(f.serverAddress(PORT), params());
         await(() -> "another connection (its events " + other.events() + "; connect requests at the server "
-                + c.server.requests().size() + ", failure " + c.server.failure + ")", other::established);
+                + c.server.requests().size() + ", failure " + c.server.failure + "; relative to its connect: "
+                + c.server.laterRequests(connecting) + ")", other::established);
         assertEquals(clientEvents, c.client.events().size());
         assertEquals(1, c.client.events().stream().filter(e -> e.startsWith("disconnected")).count());
     }

@@ -155,15 +155,13 @@ done
 mkdir -p "$WORK/home-default/etc" "$WORK/home-8192/etc"
 printf 'maxSendSize = 8192\nmaxReceiveSize = 8192\n' > "$WORK/home-8192/etc/smbdirect.transport.cfg"
 if [ ${#IWARP[@]} -gt 0 ]; then
-    for home in "$WORK/home-default" "$WORK/home-8192"; do
-        {
-            echo "# veth-bench.sh --iwarp"
-            given=0
-            for line in "${IWARP[@]}"; do [[ "$line" =~ ^listenAddresses[[:space:]]*= ]] && given=1; done
-            [ "$given" -eq 1 ] || echo "listenAddresses = *:5445"
-            printf '%s\n' "${IWARP[@]}"
-        } > "$home/etc/smbdirect.rdma.iwarp.cfg"
+    listen="listenAddresses = *:5445"
+    for line in "${IWARP[@]}"; do
+        if [[ "$line" =~ ^listenAddresses[[:space:]]*= ]]; then listen=""; fi
     done
+    { echo "# veth-bench.sh --iwarp"; [ -z "$listen" ] || echo "$listen"; printf '%s\n' "${IWARP[@]}"; } \
+        > "$WORK/home-default/etc/smbdirect.rdma.iwarp.cfg"
+    cp "$WORK/home-default/etc/smbdirect.rdma.iwarp.cfg" "$WORK/home-8192/etc/"
 fi
 
 # ---------------------------------------------------------------------------- measurements

@@ -110,7 +110,7 @@ public final class Perf {
                         case PINGPONG -> "round-trip";
                         case WRITE, READ -> "RDMA completion";
                         default -> "send-completion";
-                    }, counts.confirmation());
+                    }, counts.confirmation(), counts.cpu());
         } finally {
             closeQuietly(connection, listener);
         }

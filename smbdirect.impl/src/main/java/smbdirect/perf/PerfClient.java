@@ -66,9 +66,11 @@ final class PerfClient implements ConnectionHandler {
     private long warmNanos;
     private long warmCount;
     private long warmBytes;
+    /** This process's threads' CPU when the warm-up ended (null where the JVM does not measure it). */
+    private CpuUse warmCpu;
 
     /** What the run measured, before it is turned into a {@link PerfResult}. */
-    record Counts(long messages, long bytes, long elapsedNanos, long p50, long p99, String confirmation) {
+    record Counts(long messages, long bytes, long elapsedNanos, long p50, long p99, String confirmation, String cpu) {
     }
 
     PerfClient(PerfOptions options) {
@@ -248,6 +250,7 @@ final class PerfClient implements ConnectionHandler {
     private void warmCheck() {
         if (!warmed && System.nanoTime() - warmupEnd >= 0) {
             warmed = true;
+            warmCpu = CpuUse.now();
             warmNanos = System.nanoTime();
             warmCount = progress();
             warmBytes = options.direction() == PerfDirection.RECEIVE ? receivedBytes : warmCount * options.size();
@@ -376,9 +379,11 @@ final class PerfClient implements ConnectionHandler {
             return;
         }
         long elapsed = System.nanoTime() - warmNanos;
+        CpuUse cpu = warmCpu == null ? null : CpuUse.now();
         boolean measured = options.direction() != PerfDirection.RECEIVE && latency.count() > 0;
         result.complete(new Counts(messages - warmCount, bytes - warmBytes, elapsed,
-                measured ? latency.quantile(0.5) : -1, measured ? latency.quantile(0.99) : -1, confirmation));
+                measured ? latency.quantile(0.5) : -1, measured ? latency.quantile(0.99) : -1, confirmation,
+                cpu == null ? null : cpu.since(warmCpu)));
     }
 
     @Override

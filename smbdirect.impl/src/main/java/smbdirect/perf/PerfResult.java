@@ -20,10 +20,21 @@ import java.util.Locale;
  * @param p99Nanos 99th percentile latency, -1 when not measured
  * @param latencyKind what the latency measures
  * @param confirmation what the other end confirmed
+ * @param cpu what this process's Java threads used while the figures were taken, in cores, and its
+ *     busiest thread's share (user and system), or {@code null} where the JVM does not measure it
  */
 public record PerfResult(String workload, String provider, String providerDetail, String local, String peer,
         long messages, String unit, long bytes,
-        long elapsedNanos, long creditStalls, long p50Nanos, long p99Nanos, String latencyKind, String confirmation) {
+        long elapsedNanos, long creditStalls, long p50Nanos, long p99Nanos, String latencyKind, String confirmation,
+        String cpu) {
+
+    /** A result without a CPU report (as before the report existed). */
+    public PerfResult(String workload, String provider, String providerDetail, String local, String peer,
+            long messages, String unit, long bytes, long elapsedNanos, long creditStalls, long p50Nanos, long p99Nanos,
+            String latencyKind, String confirmation) {
+        this(workload, provider, providerDetail, local, peer, messages, unit, bytes, elapsedNanos, creditStalls,
+                p50Nanos, p99Nanos, latencyKind, confirmation, null);
+    }
 
     /** Megabytes (10^6 bytes) per second. */
     public double megabytesPerSecond() {
@@ -51,6 +62,9 @@ public record PerfResult(String workload, String provider, String providerDetail
                     p99Nanos / 1e3));
         } else {
             b.append("  latency not measured for this direction (use --direction pingpong)\n");
+        }
+        if (cpu != null) {
+            b.append("  cpu: ").append(cpu).append('\n');
         }
         b.append("  ").append(confirmation).append('\n');
         return b.toString();

@@ -13,5 +13,5 @@
  * protocol between the two ends.
  */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("1.1.0")
+@org.osgi.annotation.versioning.Version("1.2.0")
 package smbdirect.perf;

@@ -66,6 +66,22 @@ class PerfOverEngineTest {
     }
 
     @Test
+    void reportsWhatItsThreadsUsedWhileMeasuringAndTheBusiestThread() throws Exception {
+        PerfResult r = Perf.run(engine, options("--count", "3000", "--size", "64k", "--depth", "8"));
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("Java threads (\\d+\\.\\d\\d) cores; busiest (.+) "
+                + "(\\d+\\.\\d\\d) of a core \\(user (\\d+\\.\\d\\d), system (\\d+\\.\\d\\d)\\)").matcher(r.cpu());
+        assertTrue(m.matches(), r.cpu());
+        double total = Double.parseDouble(m.group(1));
+        double busiest = Double.parseDouble(m.group(3));
+        double user = Double.parseDouble(m.group(4));
+        double system = Double.parseDouble(m.group(5));
+        assertTrue(busiest > 0 && busiest <= 1.05, "one thread uses at most one core: " + r.cpu());
+        assertTrue(total >= busiest - 0.01, "all threads use at least the busiest one's share: " + r.cpu());
+        assertEquals(busiest, user + system, 0.015, "the busiest thread's share is its user and system time: " + r.cpu());
+        assertTrue(r.format().contains("\n  cpu: " + r.cpu() + "\n"), r.format());
+    }
+
+    @Test
     void pingpongMeasuresRoundTripsOfEveryEcho() throws Exception {
         PerfResult r = Perf.run(engine, options("--count", "200", "--direction", "pingpong", "--depth", "4"));
         assertEquals("server echoed 200 of 200 messages", r.confirmation());

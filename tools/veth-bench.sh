@@ -22,7 +22,10 @@
 # processes, with listenAddresses = *:5445 unless given (the namespaces are the script's own): an A/B
 # of a provider setting (crc, tcpNoDelay, sendBufferSize, maxFpduSize, ...) with the same command.
 # Prints each ratio as it is measured and at the end the median per MTU and workload with the
-# spread; writes every figure to a TSV file (--out).
+# spread; writes every figure to a TSV file (--out). Beside each figure, the CPU it took: iperf3's
+# own report of its sender and receiver (-V), and perf's of the connecting end (its Java threads in
+# cores and its busiest thread, user and system): a sending thread at one whole core is the limit
+# of that run, whatever the link could carry.
 #
 # Always cleans up: the namespaces (and with them the veth pairs) and every process started in
 # them are removed on exit, SIGINT and SIGTERM. Names carry this script's PID (sdb<PID>a/b), so a
@@ -197,11 +200,13 @@ iperf_floor() { # MTU -> FLOOR (MB/s, 10^6 bytes, received)
         [ $SECONDS -lt $deadline ] || fail "iperf3 server did not start: $(cat "$log.server")"
         sleep 0.1
     done
-    run_waited "$log" ip netns exec "$NS_A" iperf3 -c "$(addr_b "$m")" -p 5201 -t "$SECONDS_PER_RUN" -O "$WARMUP" -f m \
+    run_waited "$log" ip netns exec "$NS_A" iperf3 -c "$(addr_b "$m")" -p 5201 -t "$SECONDS_PER_RUN" -O "$WARMUP" -f m -V \
         || { cat "$log" >&2; fail "iperf3 failed"; }
     wait "$server" 2>/dev/null || true
-    FLOOR="$(awk '/receiver/ { for (i = 1; i <= NF; i++) if ($i == "Mbits/sec") v = $(i - 1) }
+    FLOOR="$(awk '/receiver$/ { for (i = 1; i <= NF; i++) if ($i == "Mbits/sec") v = $(i - 1) }
         END { printf "%.1f", v / 8 }' "$log")"
+    # "CPU Utilization: local/sender 97.4% (1.4%u/96.0%s), remote/receiver 38.2% (2.0%u/36.2%s)"
+    FLOOR_CPU="$(sed -n 's|^CPU Utilization: local/sender \([0-9.]*%\) (\([0-9.]*%\)u/\([0-9.]*%\)s), remote/receiver \([0-9.]*%\) (\([0-9.]*%\)u/\([0-9.]*%\)s).*|sender \1 of a core (user \2, system \3), receiver \4 (user \5, system \6)|p' "$log")"
 }
 
 start_perf_server() { # MTU HOME -> SERVER_PID, SERVER_LOG
@@ -229,6 +234,7 @@ perf_client() { # MTU HOME DIRECTION -> MBPS, FPDU_TEXT (what perf printed of th
     PIDS+=("$client")
     wait "$client" || { cat "$log" >&2; fail "perf --direction $3 at MTU $1 failed"; }
     FPDU_TEXT="$(grep -m1 '^  iwarp: ' "$log" | sed 's/^  iwarp: //')"
+    CPU_TEXT="$(grep -m1 '^  cpu: ' "$log" | sed 's/^  cpu: //' || true)" # none from a build before the report
     MBPS="$(awk '/throughput/ { print $2 }' "$log")"
     cat "$log" >> "$WORK/clients.txt"
 }
@@ -238,14 +244,17 @@ median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]
 echo "veth-bench: kernel $(uname -r), $(nproc) CPUs, $("$JAVA" -version 2>&1 | head -1), load average at start $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "veth-bench: namespaces $NS_A and $NS_B; rounds $ROUNDS; $WARMUP s warm-up and $SECONDS_PER_RUN s measured per run;" \
     "JVM options '${JAVA_OPTS}'; iWARP settings '${IWARP[*]:-}'; figures to $OUT"
-printf 'round\tmtu\tworkload\tfpdu\tfloor_before_MBps\tfloor_after_MBps\tperf_MBps\tratio\n' > "$OUT"
+printf 'round\tmtu\tworkload\tfpdu\tfloor_before_MBps\tfloor_after_MBps\tperf_MBps\tratio\tfloor_before_cpu\tfloor_after_cpu\tperf_connect_cpu\n' > "$OUT"
 
 for round in $(seq 1 "$ROUNDS"); do
     for m in $MTUS; do
         iperf_floor "$m"
         before="$FLOOR"
+        before_cpu="$FLOOR_CPU"
         echo "round $round, MTU $m: iperf3 $before MB/s"
+        echo "round $round, MTU $m: iperf3 CPU: ${before_cpu:-not reported}"
         results=()
+        cpus=()
         for w in $WORKLOADS; do
             case "$w" in
                 write|read) home="$WORK/home-default"; dir="$w" ;;
@@ -256,17 +265,26 @@ for round in $(seq 1 "$ROUNDS"); do
             perf_client "$m" "$home" "$dir"
             stop_perf_server
             results+=("$w $MBPS $FPDU_TEXT")
+            cpus+=("$CPU_TEXT")
         done
         iperf_floor "$m"
         after="$FLOOR"
+        after_cpu="$FLOOR_CPU"
         floor="$(awk -v a="$before" -v b="$after" 'BEGIN { printf "%.1f", (a + b) / 2 }')"
         echo "round $round, MTU $m: iperf3 $after MB/s (floor $floor MB/s)"
-        for r in "${results[@]}"; do
+        echo "round $round, MTU $m: iperf3 CPU: ${after_cpu:-not reported}"
+        for i in "${!results[@]}"; do
+            r="${results[$i]}"
+            cpu="${cpus[$i]}"
             read -r w mbps fpdu <<< "$r"
             fpdu="$(echo "$r" | cut -d' ' -f3-)"
             ratio="$(awk -v p="$mbps" -v f="$floor" 'BEGIN { printf "%.3f", p / f }')"
             echo "round $round, MTU $m, $w: $mbps MB/s, ratio $ratio  [$fpdu]"
-            printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$round" "$m" "$w" "$fpdu" "$before" "$after" "$mbps" "$ratio" >> "$OUT"
+            # the connecting perf sends the data of write and send; of read, the listening one sends it
+            [ "$w" = read ] && end="receives the data" || end="sends the data"
+            echo "round $round, MTU $m, $w: CPU of perf --connect ($end): ${cpu:-not reported}"
+            printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$round" "$m" "$w" "$fpdu" "$before" "$after" "$mbps" \
+                "$ratio" "$before_cpu" "$after_cpu" "$cpu" >> "$OUT"
         done
     done
 done

@@ -132,10 +132,24 @@ class VethBenchIT {
         assertTrue(Pattern.compile("round 1, MTU 1500, write: [0-9.]+ MB/s, ratio [0-9.]+  \\[CRC32C on; FPDUs of "
                 + "1,448 B sent \\(the path's TCP MSS\\)").matcher(out).find(), "the FPDU size of MTU 1500:\n" + out);
         assertTrue(out.contains("round 1, MTU 1500, send-8192: "), out);
+        // what each end used: iperf3's own report, and perf's of the connecting end
+        Matcher floorCpu = Pattern.compile("round 1, MTU 1500: iperf3 CPU: sender [0-9.]+% of a core \\(user [0-9.]+%, "
+                + "system [0-9.]+%\\), receiver [0-9.]+% \\(user [0-9.]+%, system [0-9.]+%\\)\n").matcher(out);
+        int floors = 0;
+        while (floorCpu.find()) {
+            floors++;
+        }
+        assertEquals(2, floors, "iperf3's CPU before and after the round:\n" + out);
+        assertTrue(Pattern.compile("round 1, MTU 1500, write: CPU of perf --connect \\(sends the data\\): Java threads "
+                + "[0-9.]+ cores; busiest .+ [0-9.]+ of a core \\(user [0-9.]+, system [0-9.]+\\)\n").matcher(out).find(), out);
         assertTrue(Pattern.compile("\n1500 +write +[0-9.]+ ").matcher(out).find(), "the summary:\n" + out);
         List<String> rows = Files.readAllLines(tsv);
         assertEquals(3, rows.size(), "header and one row per workload: " + rows);
         assertTrue(rows.get(1).startsWith("1\t1500\twrite\tCRC32C on; FPDUs of 1,448 B"), rows.toString());
+        assertTrue(rows.get(0).endsWith("\tratio\tfloor_before_cpu\tfloor_after_cpu\tperf_connect_cpu"), rows.get(0));
+        assertTrue(rows.get(1).matches("(?s).*\tsender [0-9.]+% of a core [^\t]*\tsender [0-9.]+% of a core [^\t]*"
+                + "\tJava threads [0-9.]+ cores; busiest .*"),
+                rows.get(1));
         nothingLeftOf(out);
     }
 

@@ -470,10 +470,6 @@ final class EndpointImpl implements RdmaEndpoint, IoHandler {
         return out;
     }
 
-    /**
-     * Tests and measurements: the receiver stages peer FPDUs of at most {@code limit} bytes from now
-     * on (0: never; see {@code Receiver.staging}). False before RDMA mode.
-     */
     /** Tests: the FPDU slots of the transmitter's batch (0 before RDMA mode), read on the I/O thread. */
     int transmitBatchSlots() {
         int[] out = new int[1];
@@ -485,6 +481,10 @@ final class EndpointImpl implements RdmaEndpoint, IoHandler {
         return out[0];
     }
 
+    /**
+     * Tests and measurements: the receiver stages peer FPDUs of at most {@code limit} bytes from now
+     * on (0: never; see {@code Receiver.staging}). False before RDMA mode.
+     */
     boolean receiveStagingLimit(int limit) {
         boolean[] set = new boolean[1];
         loop.runAndWait(() -> {

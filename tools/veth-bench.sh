@@ -253,8 +253,8 @@ for round in $(seq 1 "$ROUNDS"); do
         before_cpu="$FLOOR_CPU"
         echo "round $round, MTU $m: iperf3 $before MB/s"
         echo "round $round, MTU $m: iperf3 CPU: ${before_cpu:-not reported}"
-        results=()
-        cpus=()
+        results=() # per workload: name, MB/s, what perf said of the connection, its CPU line (separated by
+        # the ASCII unit separator, which unlike a tab keeps an empty field as one)
         for w in $WORKLOADS; do
             case "$w" in
                 write|read) home="$WORK/home-default"; dir="$w" ;;
@@ -264,8 +264,7 @@ for round in $(seq 1 "$ROUNDS"); do
             start_perf_server "$m" "$home"
             perf_client "$m" "$home" "$dir"
             stop_perf_server
-            results+=("$w $MBPS $FPDU_TEXT")
-            cpus+=("$CPU_TEXT")
+            results+=("$w"$'\x1f'"$MBPS"$'\x1f'"$FPDU_TEXT"$'\x1f'"$CPU_TEXT")
         done
         iperf_floor "$m"
         after="$FLOOR"
@@ -273,11 +272,8 @@ for round in $(seq 1 "$ROUNDS"); do
         floor="$(awk -v a="$before" -v b="$after" 'BEGIN { printf "%.1f", (a + b) / 2 }')"
         echo "round $round, MTU $m: iperf3 $after MB/s (floor $floor MB/s)"
         echo "round $round, MTU $m: iperf3 CPU: ${after_cpu:-not reported}"
-        for i in "${!results[@]}"; do
-            r="${results[$i]}"
-            cpu="${cpus[$i]}"
-            read -r w mbps fpdu <<< "$r"
-            fpdu="$(echo "$r" | cut -d' ' -f3-)"
+        for r in "${results[@]}"; do
+            IFS=$'\x1f' read -r w mbps fpdu cpu <<< "$r"
             ratio="$(awk -v p="$mbps" -v f="$floor" 'BEGIN { printf "%.3f", p / f }')"
             echo "round $round, MTU $m, $w: $mbps MB/s, ratio $ratio  [$fpdu]"
             # the connecting perf sends the data of write and send; of read, the listening one sends it

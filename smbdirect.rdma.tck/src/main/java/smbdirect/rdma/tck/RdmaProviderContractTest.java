@@ -191,10 +191,8 @@ public abstract class RdmaProviderContractTest {
         final int receives;
         final ConnectParameters acceptParameters;
         final List<RdmaConnectRequest> requests = new ArrayList<>();
-        /** When each request arrived (System.nanoTime), in arrival order. */
-        final List<Long> arrivals = new ArrayList<>();
-        /** The recorders of the endpoints that accepted the requests after the first. */
-        final List<TckRecorder> later = new ArrayList<>();
+        /** When each request arrived (System.nanoTime) and the recorder of its endpoint, in arrival order. */
+        final List<Arrival> arrivals = new ArrayList<>();
         final TckRecorder recorder = recorder();
         volatile RdmaEndpoint endpoint;
         volatile List<MemoryRegion> receiveRegions = List.of();
@@ -219,12 +217,11 @@ public abstract class RdmaProviderContractTest {
             TckRecorder own = recorder;
             synchronized (this) {
                 requests.add(request);
-                arrivals.add(System.nanoTime());
                 first = requests.size() == 1;
                 if (!first) {
                     own = recorder();
-                    later.add(own);
                 }
+                arrivals.add(new Arrival(System.nanoTime(), own));
             }
             if (accepting) {
                 try {
@@ -260,14 +257,19 @@ public abstract class RdmaProviderContractTest {
         synchronized String laterRequests(long sinceNanos) {
             StringBuilder b = new StringBuilder();
             for (int i = 0; i < arrivals.size(); i++) {
+                Arrival a = arrivals.get(i);
                 b.append(i == 0 ? "" : ", ").append("request ").append(i + 1).append(" at ")
-                        .append((arrivals.get(i) - sinceNanos) / 1_000_000).append(" ms");
+                        .append((a.nanos() - sinceNanos) / 1_000_000).append(" ms");
                 if (i > 0) {
-                    b.append(" (its endpoint's events ").append(later.get(i - 1).events()).append(')');
+                    b.append(" (its endpoint's events ").append(a.recorder().events()).append(')');
                 }
             }
             return b.toString();
         }
+    }
+
+    /** A connection request as the server saw it: when it arrived, and the recorder of its endpoint. */
+    private record Arrival(long nanos, TckRecorder recorder) {
     }
 
     /** A connected pair: the client's endpoint and the server that accepted it. */

@@ -229,7 +229,13 @@ final class Closing {
                         + connection.negotiation.maxReceiveSize() + " arrived)";
                 break;
             case REMOTE_INVALID_REQUEST:
-                detail = what + " failed: REMOTE_INVALID_REQUEST (the peer's receive was too short)";
+                detail = what + " failed: REMOTE_INVALID_REQUEST (the peer refused it: "
+                        + (what.startsWith("Send with Invalidate")
+                                ? "the token is none it can invalidate (not registered, already invalid, or not"
+                                        + " of this connection), or its receive was too short"
+                                : "its posted receive was shorter than the message, or its queue pair does not"
+                                        + " allow the operation")
+                        + ")";
                 break;
             case REMOTE_ACCESS_ERROR:
                 detail = what + " failed: REMOTE_ACCESS_ERROR (the peer refused the access: the token is not"

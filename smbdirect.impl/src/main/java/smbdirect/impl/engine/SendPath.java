@@ -440,7 +440,9 @@ final class SendPath {
             return;
         }
         if (status != CompletionStatus.SUCCESS) {
-            CloseReason reason = connection.closing.providerError("Send", status, vendorError);
+            CloseReason reason = connection.closing.providerError(m != null && m.invalidate && m.tokenAttached
+                    ? String.format("Send with Invalidate of the peer's token 0x%08x", m.remoteToken) : "Send",
+                    status, vendorError);
             if (m != null) {
                 m.pendingFragments--;
                 CloseReason current = connection.closeReason();

@@ -326,6 +326,19 @@ class EngineOverMockTest {
     }
 
     @Test
+    void sendWithInvalidateOfAnUnknownTokenClosesNamingTheOperationTheTokenAndThePeer() {
+        pair = new MockPair(EXAMPLE);
+        pair.connect();
+        Connection s = pair.serverConnection();
+        s.sendWithInvalidate(ByteBuffer.wrap(Harness.bytes(100, 1)), 0x7777, (m, x) -> { });
+        pair.run();
+        CloseReason reason = pair.serverSide.disconnects.get(0);
+        assertEquals(CloseReason.Kind.PROVIDER_ERROR, reason.kind());
+        assertTrue(reason.detail().startsWith("Send with Invalidate of the peer's token 0x00007777 failed:"
+                + " REMOTE_INVALID_REQUEST (the peer refused it: the token is none it can invalidate"), reason.detail());
+    }
+
+    @Test
     void peerLesson2_creditsHeldNeverExceedReceivesPostedAfterEveryEvent() {
         TransportSettings t = EXAMPLE.toBuilder().sendCreditTarget(6).receiveCreditMax(6).build();
         pair = new MockPair(t);

@@ -25,8 +25,10 @@ import smbdirect.rdma.iwarp.internal.Words;
  * <pre>{@code
  * try (IwarpProvider provider = IwarpProvider.open(IwarpSettings.builder()
  *         .listenAddresses("10.0.0.5:5445").build())) {
- *     SmbDirectEngine engine = new SmbDirectEngine(provider, TransportSettings.DEFAULTS, scheduler);
- *     ...
+ *     try (StandaloneTransport transport = StandaloneTransport.builder(provider).build()) {
+ *         transport.listen(new InetSocketAddress("10.0.0.5", 5445), acceptHandler);
+ *         ...
+ *     }
  * }
  * }</pre>
  *

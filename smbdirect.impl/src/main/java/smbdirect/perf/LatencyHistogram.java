@@ -1,70 +1,61 @@
 package smbdirect.perf;
 
+import java.math.BigDecimal;
+import java.math.MathContext;
+import java.util.concurrent.TimeUnit;
+
+import org.HdrHistogram.Histogram;
+
 /**
- * Log-linear histogram of nanosecond latencies: 64 powers of two with 16 linear sub-buckets each
- * (about 6 % resolution), preallocated, so recording allocates nothing.
+ * Nanosecond latencies in an HdrHistogram of fixed range (1 ns to one hour) and three significant
+ * digits, allocated once, so recording allocates nothing; a value beyond the range counts as the
+ * range's top. Percentiles come back as HdrHistogram's highest value equivalent to the recorded ones,
+ * and {@link #format(long)} prints them with the three digits they have, in the unit that suits them.
  *
  * <p>Not thread-safe: one writer (the connection's serial context), read after the run.
  */
 final class LatencyHistogram {
 
-    private static final int SUB = 16;
-    private final long[] buckets = new long[64 * SUB];
-    private long total;
+    /** The significant decimal digits every value keeps. */
+    static final int DIGITS = 3;
+    private static final long HIGHEST = TimeUnit.HOURS.toNanos(1);
+
+    private final Histogram histogram = new Histogram(1, HIGHEST, DIGITS);
 
     void record(long nanos) {
-        long v = Math.max(0, nanos);
-        buckets[index(v)]++;
-        total++;
+        histogram.recordValue(Math.min(HIGHEST, Math.max(1, nanos)));
     }
 
     /** Forgets everything recorded (the end of a warm-up). */
     void reset() {
-        java.util.Arrays.fill(buckets, 0);
-        total = 0;
+        histogram.reset();
     }
 
     long count() {
-        return total;
+        return histogram.getTotalCount();
     }
 
-    /** The value at quantile {@code q} (0..1) in nanoseconds (the bucket's upper bound), 0 when empty. */
+    /** The value at quantile {@code q} (0..1) in nanoseconds, 0 when empty. */
     long quantile(double q) {
-        if (total == 0) {
-            return 0;
-        }
-        long rank = (long) Math.ceil(q * total);
-        rank = Math.max(1, Math.min(total, rank));
-        long seen = 0;
-        for (int i = 0; i < buckets.length; i++) {
-            seen += buckets[i];
-            if (seen >= rank) {
-                return upperBound(i);
-            }
-        }
-        return upperBound(buckets.length - 1);
+        return count() == 0 ? 0 : histogram.getValueAtPercentile(q * 100);
     }
 
-    static int index(long v) {
-        if (v < SUB) {
-            return (int) v;
+    /**
+     * {@code nanos} with {@link #DIGITS} significant digits in ns, us, ms or s, whichever keeps the
+     * number between 1 and 1000 ({@code 53.2 us}, {@code 9.96 ms}, {@code 105 ms}); the precision a
+     * percentile of this histogram has, and no more.
+     */
+    static String format(long nanos) {
+        if (nanos < 1000) {
+            return nanos + " ns";
         }
-        int exp = 63 - Long.numberOfLeadingZeros(v);
-        int sub = (int) ((v >>> (exp - 4)) & (SUB - 1));
-        return (exp - 3) * SUB + sub;
-    }
-
-    static long upperBound(int index) {
-        if (index < SUB) {
-            return index;
+        String[] units = {"us", "ms", "s"};
+        BigDecimal v = BigDecimal.valueOf(nanos).round(new MathContext(DIGITS));
+        int unit = -1;
+        while (unit < units.length - 1 && v.compareTo(BigDecimal.valueOf(1000)) >= 0) {
+            v = v.movePointLeft(3);
+            unit++;
         }
-        int exp = index / SUB + 3;
-        int sub = index % SUB;
-        if (exp >= 63) {
-            return Long.MAX_VALUE;
-        }
-        long base = 1L << exp;
-        long step = base >>> 4;
-        return base + (sub + 1) * step - 1;
+        return v.stripTrailingZeros().toPlainString() + " " + units[unit];
     }
 }

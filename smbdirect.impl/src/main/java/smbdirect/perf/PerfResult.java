@@ -58,8 +58,9 @@ public record PerfResult(String workload, String provider, String providerDetail
                 messagesPerSecond(), unit));
         b.append(String.format(Locale.ROOT, "  credit stalls %d%n", creditStalls));
         if (p50Nanos >= 0) {
-            b.append(String.format(Locale.ROOT, "  %s latency p50 %.1f us, p99 %.1f us%n", latencyKind, p50Nanos / 1e3,
-                    p99Nanos / 1e3));
+            b.append(String.format(Locale.ROOT, "  %s latency p50 %s, p99 %s (HdrHistogram, %d significant digits)%n",
+                    latencyKind, LatencyHistogram.format(p50Nanos), LatencyHistogram.format(p99Nanos),
+                    LatencyHistogram.DIGITS));
         } else {
             b.append("  latency not measured for this direction (use --direction pingpong)\n");
         }

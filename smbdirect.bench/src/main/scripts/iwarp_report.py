@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Turns JMH JSON results of IwarpBench (run with -prof gc) into the iWARP tables of BENCHMARKS.md.
+"""Turns JMH JSON results of IwarpBench (run with -prof gc) into the iWARP tables of the
+dated runs (as in docs/benchmarks/2026-11-26-iwarp-loopback.md; the current figures: BENCHMARKS.md).
 
 Usage: python3 iwarp_report.py run1.json [run2.json ...]
 

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Turns JMH JSON result files (run with -prof gc) into the Markdown tables of BENCHMARKS.md.
+"""Turns JMH JSON result files (run with -prof gc) into the Markdown tables of the engine's JMH
+results (as in docs/benchmarks/2026-11-24-engine-jmh.md; the current figures: BENCHMARKS.md).
 
 Usage: python3 report.py results.json [more-results.json ...]
 

@@ -84,7 +84,7 @@ public class IwarpBench {
      * ({@link Spin#wokenBy}, parking at most this long per round), as the kernel wakes a writer
      * blocked on a full socket only once a good part of its buffer is free. A timed poll (20 µs
      * rounds) or a wake-up per completion instead runs the benchmark thread thousands of times a
-     * second on the vCPUs the I/O threads need (BENCHMARKS.md has the counts).
+     * second on the vCPUs the I/O threads need (docs/benchmarks/2026-11-26-iwarp-loopback.md has the counts).
      */
     static final long WAIT_PARK_NANOS = 1_000_000;
     /** Receives the Send benchmark keeps posted. */

@@ -1,6 +1,7 @@
 /**
  * JMH benchmarks of the engine over the mock fabric and of the software iWARP provider, each next to
- * a floor measured in the same run (how to run them and the recorded results: {@code BENCHMARKS.md}).
+ * a floor measured in the same run (how to run them and the current results: {@code BENCHMARKS.md}; the dated
+ * runs: {@code docs/benchmarks/}).
  *
  * <ul>
  * <li>The groups: {@link smbdirect.bench.SmallBench} (small messages one way and ping-pong),

@@ -217,7 +217,8 @@ final class Receiver {
      * far is at most {@link #stagingLimit} bytes (and before its first). A direct read costs a system
      * call per FPDU (a Write's length is not announced, so nothing is read ahead into its target); a
      * staged read takes up to {@link IoLoop#STAGING_BYTES} in one system call and costs one copy of
-     * each byte. Measured across a veth pair (BENCHMARKS.md): at 1500-byte Ethernet's 1,448-byte
+     * each byte. Measured across a veth pair (docs/benchmarks/2026-11-27-ethernet-fpdus.md, "Jumbo frames
+     * read directly"): at 1500-byte Ethernet's 1,448-byte
      * FPDUs staging carries RDMA Writes at 0.95 of {@code iperf3} against 0.75 read directly;
      * at jumbo frames' 8,944 bytes the direct read carries them at 1.8 against 0.79 staged. So
      * FPDUs up to {@link #STAGING_LIMIT} (8 KiB) are staged and larger ones (jumbo frames,

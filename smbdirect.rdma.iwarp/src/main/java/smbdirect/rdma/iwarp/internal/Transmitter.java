@@ -35,8 +35,9 @@ final class Transmitter {
 
     /**
      * FPDUs in one gathering write at most (3 buffers each, within Linux's IOV_MAX of 1,024): 256
-     * Ethernet-sized FPDUs are 370 KB a system call, where 64 were 93 KB (BENCHMARKS.md: RDMA Write
-     * at MTU 1500 between two network stacks 0.97 → 1.7 of {@code iperf3}).
+     * Ethernet-sized FPDUs are 370 KB a system call, where 64 were 93 KB
+     * (docs/benchmarks/2026-11-28-gathering-writes-and-sending-thread.md: RDMA Write at MTU 1500 between
+     * two network stacks 0.97 → 1.7 of {@code iperf3}).
      */
     static final int MAX_BATCH = 256;
     /**
@@ -54,8 +55,9 @@ final class Transmitter {
     /**
      * Send messages one batch starts at most. Each one takes a receive the peer posted, and the peer
      * posts them again as its upper layer grants credits: a batch that carried a whole window of Sends
-     * would leave the sender waiting for the grant with nothing in flight (BENCHMARKS.md: with up to
-     * 256 in a batch, 1,364-byte Sends at MTU 9000 fell to 0.50-0.58 of {@code iperf3}, against
+     * would leave the sender waiting for the grant with nothing in flight
+     * (docs/benchmarks/2026-11-28-gathering-writes-and-sending-thread.md: with up to 256 in a batch,
+     * 1,364-byte Sends at MTU 9000 fell to 0.50-0.58 of {@code iperf3}, against
      * 0.61-0.67 with 64).
      */
     static final int MAX_BATCH_SENDS = 64;

@@ -6,6 +6,7 @@ import java.security.MessageDigest;
 import java.security.SecureRandom;
 import java.util.Arrays;
 import java.util.Locale;
+import java.util.function.Consumer;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -60,7 +61,7 @@ public final class NtlmAuthenticator {
     private final String password;
     private final boolean guest;
     private final String serverName;
-    private final SecureRandom random = new SecureRandom();
+    private final Consumer<byte[]> challengeSource;
 
     /**
      * @param user the account's user name (compared without regard to case), or {@code null}
@@ -76,6 +77,11 @@ public final class NtlmAuthenticator {
      *     domain: the server is a workgroup of one); its lower case as the DNS names
      */
     public NtlmAuthenticator(String user, String password, boolean guest, String serverName) {
+        this(user, password, guest, serverName, new SecureRandom()::nextBytes);
+    }
+
+    /** @param challengeSource fills each server challenge (a {@link SecureRandom} but in tests that replay published examples) */
+    NtlmAuthenticator(String user, String password, boolean guest, String serverName, Consumer<byte[]> challengeSource) {
         if ((user == null) != (password == null)) {
             throw new IllegalArgumentException("user and password: give both or neither");
         }
@@ -89,6 +95,7 @@ public final class NtlmAuthenticator {
         this.password = password;
         this.guest = guest;
         this.serverName = serverName;
+        this.challengeSource = challengeSource;
     }
 
     /** The security buffer of the NEGOTIATE response: a SPNEGO NegTokenInit offering NTLMSSP. */
@@ -203,7 +210,7 @@ public final class NtlmAuthenticator {
             }
             flags = challengeFlags(clientFlags);
             serverChallenge = new byte[8];
-            random.nextBytes(serverChallenge);
+            challengeSource.accept(serverChallenge);
             long now = (System.currentTimeMillis() + FILETIME_EPOCH_MILLIS) * 10_000L;
             negotiateMessage = message.clone();
             challengeMessage = challenge(flags, serverChallenge, serverName, targetInfo(now));

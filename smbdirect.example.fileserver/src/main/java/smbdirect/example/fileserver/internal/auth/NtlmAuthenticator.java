@@ -29,8 +29,13 @@ import smbdirect.example.fileserver.internal.auth.AuthResult.Outcome;
  * <li>the account: NTProofStr must match ([MS-NLMP] 3.3.2) with the domain the client sent, or
  *     with an empty domain; a wrong password is refused even when guest is on;</li>
  * <li>the exported session key is the key exchanged under KEY_EXCH (RC4 with the session base key),
- *     else the session base key; when the client's MsvAvFlags says a MIC is present, it must match.</li>
+ *     else the session base key; when the client's MsvAvFlags says a MIC is present, it must match;</li>
+ * <li>in SPNEGO, when the client's last NegTokenResp carries a mechListMIC (Windows sends one), it
+ *     must match, and the answer carries the server's mechListMIC over the same MechTypeList.</li>
  * </ol>
+ *
+ * <p>Each leg is answered in the form it came in: a raw NTLMSSP message, or a SPNEGO NegTokenResp
+ * (accept-incomplete with supportedMech NTLMSSP and the CHALLENGE, then accept-completed).
  *
  * <p>Flags of the CHALLENGE_MESSAGE: always UNICODE, NTLM, TARGET_INFO, TARGET_TYPE_SERVER and
  * REQUEST_TARGET (a TargetName is sent); REQUEST_TARGET, SIGN, SEAL, ALWAYS_SIGN,
@@ -142,6 +147,8 @@ public final class NtlmAuthenticator {
         private byte[] challengeMessage;
         private byte[] serverChallenge;
         private int flags;
+        /** The client's MechTypeList as it sent it, when it spoke SPNEGO: what the mechListMICs sign. */
+        private byte[] mechTypes;
 
         @Override
         public AuthResult step(byte[] securityBuffer) {
@@ -171,6 +178,7 @@ public final class NtlmAuthenticator {
             }
             boolean spnego;
             byte[] ntlm;
+            byte[] clientMechListMic = null;
             if (hasSignature(blob)) {
                 spnego = false;
                 ntlm = blob;
@@ -185,6 +193,7 @@ public final class NtlmAuthenticator {
                     if (state != State.INITIAL) {
                         throw new BadTokenException("NegTokenInit where the AUTHENTICATE_MESSAGE was due");
                     }
+                    mechTypes = token.mechTypesEncoding();
                     if (!token.offersNtlmssp()) {
                         return denied(null, "the client's SPNEGO mechTypes do not include NTLMSSP, the only mechanism here");
                     }
@@ -198,8 +207,9 @@ public final class NtlmAuthenticator {
                     throw new BadTokenException("SPNEGO token without an NTLMSSP token");
                 }
                 ntlm = token.mechToken();
+                clientMechListMic = token.mechListMic();
             }
-            return state == State.INITIAL ? negotiate(ntlm, spnego) : authenticate(ntlm, spnego);
+            return state == State.INITIAL ? negotiate(ntlm, spnego) : authenticate(ntlm, spnego, clientMechListMic);
         }
 
         private AuthResult negotiate(byte[] message, boolean spnego) throws BadTokenException {
@@ -222,7 +232,7 @@ public final class NtlmAuthenticator {
             return new AuthResult(Outcome.CONTINUE, out, null, null, null);
         }
 
-        private AuthResult authenticate(byte[] message, boolean spnego) throws BadTokenException {
+        private AuthResult authenticate(byte[] message, boolean spnego, byte[] clientMechListMic) throws BadTokenException {
             state = State.DONE;
             Authenticate a = parseAuthenticate(message);
             byte[] done = spnego ? Spnego.serverNegTokenResp(Spnego.ACCEPT_COMPLETED, false, null) : EMPTY;
@@ -263,7 +273,8 @@ public final class NtlmAuthenticator {
             // [MS-NLMP] 3.4.5.1 KXKEY: with NTLMv2 the key exchange key is the session base key
             byte[] exported = sessionBaseKey;
             byte[] encrypted = a.encryptedRandomSessionKey();
-            if ((flags & a.flags() & NEGOTIATE_KEY_EXCH) != 0 && encrypted.length != 0) {
+            int negotiated = flags & a.flags();
+            if ((negotiated & NEGOTIATE_KEY_EXCH) != 0 && encrypted.length != 0) {
                 if (encrypted.length != 16) {
                     throw new BadTokenException("EncryptedRandomSessionKey of " + encrypted.length + " bytes, expected 16");
                 }
@@ -278,6 +289,20 @@ public final class NtlmAuthenticator {
                 Arrays.fill(zeroed, MIC_OFFSET, MIC_OFFSET + MIC_LENGTH, (byte) 0);
                 if (!MessageDigest.isEqual(mic, Crypto.hmacMd5(exported, negotiateMessage, challengeMessage, zeroed))) {
                     return denied(name, "MIC of the AUTHENTICATE_MESSAGE does not match (messages altered or wrong key)");
+                }
+            }
+            if (spnego && clientMechListMic != null) {
+                // [RFC 4178] 5, [MS-SPNG] 3.3.5.1: the client signed its MechTypeList; check it, sign it back
+                if (mechTypes == null || (negotiated & NEGOTIATE_EXTENDED_SESSIONSECURITY) == 0) {
+                    LOG.debug("logon: SPNEGO mechListMIC not checked ({})", mechTypes == null
+                            ? "no NegTokenInit in this logon" : "no extended session security");
+                } else {
+                    byte[] expected = NtlmSignature.first(exported, negotiated, false, mechTypes);
+                    if (!MessageDigest.isEqual(expected, clientMechListMic)) {
+                        return denied(name, "SPNEGO mechListMIC does not match (the mechanism list was altered, or wrong key)");
+                    }
+                    done = Spnego.serverNegTokenResp(Spnego.ACCEPT_COMPLETED, false, null,
+                            NtlmSignature.first(exported, negotiated, true, mechTypes));
                 }
             }
             LOG.debug("logon: {} authenticated with NTLMv2{}", who, (avFlags & AV_FLAG_MIC_PRESENT) != 0 ? " and MIC" : "");

@@ -36,8 +36,11 @@ final class Spnego {
      * @param init whether it was a NegTokenInit (else a NegTokenResp)
      * @param mechTypes the OIDs offered (contents), empty for a NegTokenResp
      * @param mechToken the mechanism token (mechToken or responseToken), or {@code null} when absent
+     * @param mechTypesEncoding the DER encoding of the MechTypeList as sent (what a mechListMIC covers),
+     *     or {@code null} for a NegTokenResp
+     * @param mechListMic a NegTokenResp's mechListMIC, or {@code null} when absent
      */
-    record ClientToken(boolean init, List<byte[]> mechTypes, byte[] mechToken) {
+    record ClientToken(boolean init, List<byte[]> mechTypes, byte[] mechToken, byte[] mechTypesEncoding, byte[] mechListMic) {
 
         boolean offersNtlmssp() {
             return mechTypes.stream().anyMatch(m -> Arrays.equals(m, NTLMSSP_OID));
@@ -63,6 +66,11 @@ final class Spnego {
      * {@code withMech}), [2] responseToken (when not {@code null}) } }.
      */
     static byte[] serverNegTokenResp(int negState, boolean withMech, byte[] responseToken) {
+        return serverNegTokenResp(negState, withMech, responseToken, null);
+    }
+
+    /** As {@link #serverNegTokenResp(int, boolean, byte[])}, with [3] mechListMIC when not {@code null}. */
+    static byte[] serverNegTokenResp(int negState, boolean withMech, byte[] responseToken, byte[] mechListMic) {
         List<byte[]> fields = new ArrayList<>(3);
         fields.add(Der.tlv(Der.context(0), Der.tlv(Der.ENUMERATED, new byte[] {(byte) negState})));
         if (withMech) {
@@ -70,6 +78,9 @@ final class Spnego {
         }
         if (responseToken != null) {
             fields.add(Der.tlv(Der.context(2), Der.tlv(Der.OCTET_STRING, responseToken)));
+        }
+        if (mechListMic != null) {
+            fields.add(Der.tlv(Der.context(3), Der.tlv(Der.OCTET_STRING, mechListMic)));
         }
         return Der.tlv(RESP_TAG, Der.tlv(Der.SEQUENCE, fields.toArray(byte[][]::new)));
     }
@@ -98,14 +109,15 @@ final class Spnego {
     private static ClientToken parseInit(Der.Element sequence) throws BadTokenException {
         List<byte[]> mechTypes = new ArrayList<>();
         byte[] mechToken = null;
-        boolean sawMechTypes = false;
+        byte[] encoding = null;
         Der.Reader fields = sequence.open();
         while (fields.hasNext()) {
             Der.Element field = fields.next("NegTokenInit field");
             switch (field.tag()) {
                 case 0xA0 -> {
-                    sawMechTypes = true;
-                    Der.Reader oids = field.only("mechTypes").expect(Der.SEQUENCE, "mechTypes").open();
+                    Der.Element list = field.only("mechTypes").expect(Der.SEQUENCE, "mechTypes");
+                    encoding = field.contents();
+                    Der.Reader oids = list.open();
                     while (oids.hasNext()) {
                         mechTypes.add(oids.next("mechType").expect(Der.OID, "mechType").contents());
                     }
@@ -116,14 +128,15 @@ final class Spnego {
                 }
             }
         }
-        if (!sawMechTypes) {
+        if (encoding == null) {
             throw new BadTokenException("NegTokenInit: no mechTypes");
         }
-        return new ClientToken(true, mechTypes, mechToken);
+        return new ClientToken(true, mechTypes, mechToken, encoding, null);
     }
 
     private static ClientToken parseResp(Der.Element sequence) throws BadTokenException {
         byte[] responseToken = null;
+        byte[] mic = null;
         Der.Reader fields = sequence.open();
         while (fields.hasNext()) {
             Der.Element field = fields.next("NegTokenResp field");
@@ -141,12 +154,13 @@ final class Spnego {
                     }
                 }
                 case 0xA2 -> responseToken = field.only("responseToken").expect(Der.OCTET_STRING, "responseToken").contents();
+                case 0xA3 -> mic = field.only("mechListMIC").expect(Der.OCTET_STRING, "mechListMIC").contents();
                 default -> {
-                    // mechListMIC [3] and extensions: not checked
+                    // extensions: not needed here
                 }
             }
         }
-        return new ClientToken(false, List.of(), responseToken);
+        return new ClientToken(false, List.of(), responseToken, null, mic);
     }
 
     /** Dotted form of OID contents, for reasons in the log. */

@@ -335,6 +335,36 @@ class NtlmAuthenticatorTest {
     }
 
     @Test
+    void spnegoMechListMicIsCheckedAndAnswered() {
+        // [RFC 4178] 5, [MS-SPNG] 3.3.5.1: the client signs its MechTypeList with NTLM's client keys; the server
+        // checks it and answers with the same list signed with its own keys
+        byte[] mechTypes = der(0x30, der(0x06, NTLMSSP_OID));
+        TestNtlmClient client = new TestNtlmClient();
+        NtlmAuthenticator.Exchange exchange = new NtlmAuthenticator("alice", "secret", false).newExchange();
+        client.challenge(responseToken(exchange.step(negTokenInit(client.negotiate())).securityBlob(), 1));
+        byte[] auth = client.authenticate();
+        AuthResult r = exchange.step(der(0xA1, der(0x30, der(0xA2, der(0x04, auth)),
+                der(0xA3, der(0x04, client.mechListMic(false, mechTypes))))));
+        assertEquals(Outcome.AUTHENTICATED, r.outcome(), r.reason());
+        byte[] expected = der(0xA1, der(0x30, der(0xA0, der(0x0A, new byte[] {0})),
+                der(0xA3, der(0x04, client.mechListMic(true, mechTypes)))));
+        assertEquals(HexFormat.of().formatHex(expected), HexFormat.of().formatHex(r.securityBlob()));
+    }
+
+    @Test
+    void wrongSpnegoMechListMicIsDenied() {
+        byte[] mechTypes = der(0x30, der(0x06, NTLMSSP_OID));
+        TestNtlmClient client = new TestNtlmClient();
+        NtlmAuthenticator.Exchange exchange = new NtlmAuthenticator("alice", "secret", false).newExchange();
+        client.challenge(responseToken(exchange.step(negTokenInit(client.negotiate())).securityBlob(), 1));
+        byte[] auth = client.authenticate();
+        byte[] mic = client.mechListMic(true, mechTypes); // the server's keys: not what the client must use
+        AuthResult r = exchange.step(der(0xA1, der(0x30, der(0xA2, der(0x04, auth)), der(0xA3, der(0x04, mic)))));
+        assertEquals(Outcome.DENIED, r.outcome());
+        assertTrue(r.reason().contains("mechListMIC"), r.reason());
+    }
+
+    @Test
     void spnegoGuestIsAnsweredAcceptCompleted() {
         TestNtlmClient client = new TestNtlmClient();
         client.user = "bob";

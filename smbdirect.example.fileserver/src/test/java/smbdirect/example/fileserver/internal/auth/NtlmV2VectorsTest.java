@@ -73,6 +73,18 @@ class NtlmV2VectorsTest {
         assertEquals(h(RANDOM_SESSION_KEY), h(r.sessionKey()));
     }
 
+    @Test
+    void mechListMicsOfMicrosoftsSmb311Example() {
+        // Microsoft's SMB 3.1.1 key derivation example: SessionKey (the NTLM exported session key)
+        // 270E1BA896585EEB7AF3472D3B4C75A7, negotiated flags 0xE2888215 (ESS, KEY_EXCH, 128), MechTypeList
+        // { NTLMSSP }; the client's final NegTokenResp carries mechListMIC 01000000 63775A9A5FD97F06 00000000,
+        // the server's answer 01000000 3B453CDC35241642 00000000 ([MS-NLMP] 3.4.4.2, SeqNum 0)
+        byte[] key = hex("270E1BA896585EEB7AF3472D3B4C75A7");
+        byte[] mechTypes = hex("300C060A2B06010401823702020A");
+        assertEquals("0100000063775a9a5fd97f0600000000", h(NtlmSignature.first(key, 0xE2888215, false, mechTypes)));
+        assertEquals("010000003b453cdc3524164200000000", h(NtlmSignature.first(key, 0xE2888215, true, mechTypes)));
+    }
+
     /** An AUTHENTICATE_MESSAGE ([MS-NLMP] 2.2.1.3) with a zero LMv2 response and no MIC. */
     private static byte[] authenticate(byte[] nt, String domain, String user, byte[] encryptedKey, int flags) {
         byte[] lm = new byte[24];

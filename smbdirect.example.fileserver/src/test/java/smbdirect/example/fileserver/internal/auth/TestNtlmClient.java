@@ -135,6 +135,26 @@ final class TestNtlmClient {
         return (challengeFlags & 0x40000000) != 0 ? randomSessionKey : sessionBaseKey;
     }
 
+    /** The SPNEGO mechListMIC ([MS-NLMP] 3.4.4.2 at SeqNum 0) over {@code mechTypes}, with the client's or the server's keys. */
+    byte[] mechListMic(boolean serverToClient, byte[] mechTypes) {
+        byte[] key = expectedSessionKey();
+        String side = serverToClient ? "server-to-client" : "client-to-server";
+        byte[] signKey = md5(key, ("session key to " + side + " signing key magic constant\0").getBytes(StandardCharsets.US_ASCII));
+        byte[] sealKey = md5(key, ("session key to " + side + " sealing key magic constant\0").getBytes(StandardCharsets.US_ASCII));
+        byte[] checksum = Arrays.copyOf(hmacMd5(signKey, new byte[4], mechTypes), 8);
+        return concat(new byte[] {1, 0, 0, 0}, rc4(sealKey, checksum), new byte[4]);
+    }
+
+    private static byte[] md5(byte[] a, byte[] b) {
+        try {
+            java.security.MessageDigest md5 = java.security.MessageDigest.getInstance("MD5");
+            md5.update(a);
+            return md5.digest(b);
+        } catch (java.security.GeneralSecurityException e) {
+            throw new AssertionError(e);
+        }
+    }
+
     private static int field(ByteBuffer b, int len, int off) {
         b.putShort((short) len).putShort((short) len).putInt(off);
         return off + len;

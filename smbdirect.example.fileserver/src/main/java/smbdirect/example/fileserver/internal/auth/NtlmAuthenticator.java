@@ -154,7 +154,11 @@ public final class NtlmAuthenticator {
         public AuthResult step(byte[] securityBuffer) {
             byte[] blob = securityBuffer == null ? EMPTY : securityBuffer;
             try {
-                return leg(blob);
+                AuthResult result = leg(blob);
+                if (result.outcome() != Outcome.CONTINUE) {
+                    state = State.DONE;
+                }
+                return result;
             } catch (BadTokenException e) {
                 state = State.DONE;
                 return denied(null, "malformed security buffer (" + blob.length + " bytes): " + e.getMessage());

@@ -219,7 +219,6 @@ public final class NtlmAuthenticator {
         private AuthResult negotiate(byte[] message, boolean spnego) throws BadTokenException {
             int clientFlags = negotiateFlags(message);
             if ((clientFlags & NEGOTIATE_UNICODE) == 0) {
-                state = State.DONE;
                 return denied(null, "the client does not offer Unicode (NTLMSSP_NEGOTIATE_UNICODE); OEM strings are not supported");
             }
             flags = challengeFlags(clientFlags);
@@ -237,7 +236,6 @@ public final class NtlmAuthenticator {
         }
 
         private AuthResult authenticate(byte[] message, boolean spnego, byte[] clientMechListMic) throws BadTokenException {
-            state = State.DONE;
             Authenticate a = parseAuthenticate(message);
             byte[] done = spnego ? Spnego.serverNegTokenResp(Spnego.ACCEPT_COMPLETED, false, null) : EMPTY;
             String name = a.user().isEmpty() ? null : a.user();

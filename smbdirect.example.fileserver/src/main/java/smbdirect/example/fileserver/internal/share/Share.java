@@ -198,7 +198,8 @@ public final class Share {
             throw new SmbStatusException(NtStatus.PRIVILEGE_NOT_HELD, "ACCESS_SYSTEM_SECURITY asked for '" + n + "'");
         }
         int granted = mapGeneric(access) & FILE_ALL_ACCESS;
-        if ((access & MAXIMUM_ALLOWED) != 0) {
+        boolean maximumAllowed = (access & MAXIMUM_ALLOWED) != 0;
+        if (maximumAllowed) {
             granted |= readOnly ? FILE_ALL_ACCESS & ~WRITE_RIGHTS : FILE_ALL_ACCESS;
         }
         boolean deleteOnClose = (options & FILE_DELETE_ON_CLOSE) != 0;
@@ -215,6 +216,13 @@ public final class Share {
             Node existing = nodes.get(path);
             if (existing != null && existing.deletePending) {
                 throw new SmbStatusException(NtStatus.DELETE_PENDING, "'" + n + "' is to be deleted");
+            }
+            for (Path up = path.getParent(); up != null && up.startsWith(root) && !up.equals(root); up = up.getParent()) {
+                Node above = nodes.get(up);
+                if (above != null && above.deletePending) {
+                    throw new SmbStatusException(NtStatus.DELETE_PENDING, "'" + n + "': directory '" + relative(up)
+                            + "' is to be deleted");
+                }
             }
             // FILE_OPEN_REPARSE_POINT on a symbolic link: the link itself (to delete or rename it), no data
             boolean asLink = reparse && Files.isSymbolicLink(path);
@@ -276,6 +284,15 @@ public final class Share {
                 }
                 action = FILE_CREATED;
                 LOG.debug("created {} '{}'", isDir ? "directory" : "file", n);
+            }
+            if (maximumAllowed && !isDir && !asLink) {
+                // MAXIMUM_ALLOWED: only what the file's permissions allow this process
+                if (!Files.isWritable(path)) {
+                    granted &= ~(FILE_WRITE_DATA | FILE_APPEND_DATA);
+                }
+                if (!Files.isReadable(path)) {
+                    granted &= ~(FILE_READ_DATA | FILE_EXECUTE);
+                }
             }
             FileChannel channel = null;
             if (!isDir && !asLink) {

@@ -257,13 +257,6 @@ public final class Share {
                 if (deleteOnClose && isDir && !emptyDirectory(path)) {
                     throw new SmbStatusException(NtStatus.DIRECTORY_NOT_EMPTY, "'" + n + "': FILE_DELETE_ON_CLOSE on a directory that is not empty");
                 }
-                if (overwrite) {
-                    try (FileChannel t = FileChannel.open(path, StandardOpenOption.WRITE)) {
-                        t.truncate(0);
-                    } catch (IOException e) {
-                        throw IoStatus.of(e, "overwrite '" + n + "'");
-                    }
-                }
                 action = disposition == FILE_SUPERSEDE ? FILE_SUPERSEDED : overwrite ? FILE_OVERWRITTEN : FILE_OPENED;
             } else {
                 if (disposition == FILE_OPEN || disposition == FILE_OVERWRITE) {
@@ -295,8 +288,19 @@ public final class Share {
                 }
             }
             FileChannel channel = null;
-            if (!isDir && !asLink) {
-                channel = openChannel(path, granted, n);
+            try {
+                if (!isDir && !asLink) {
+                    channel = openChannel(path, granted, n);
+                }
+                if (action == FILE_SUPERSEDED || action == FILE_OVERWRITTEN) {
+                    truncate(path, (granted & (FILE_WRITE_DATA | FILE_APPEND_DATA)) != 0 ? channel : null, n);
+                }
+            } catch (SmbStatusException e) {
+                closeQuietly(channel);
+                if (action == FILE_CREATED) {
+                    deleteQuietly(path);
+                }
+                throw e;
             }
             if (action == FILE_CREATED && (request.fileAttributes() & ATTR_READONLY) != 0 && !isDir) {
                 try {
@@ -309,6 +313,39 @@ public final class Share {
             node.opens++;
             nodes.put(path, node);
             return new LocalOpen(this, node, action, granted, isDir, asLink, channel, options & MODE_OPTIONS, deleteOnClose);
+        }
+    }
+
+    /** FILE_SUPERSEDE and FILE_OVERWRITE(_IF) of an existing file: its data goes, only after the open succeeded. */
+    private static void truncate(Path path, FileChannel writableChannel, String n) throws SmbStatusException {
+        try {
+            if (writableChannel != null) {
+                writableChannel.truncate(0);
+            } else {
+                try (FileChannel t = FileChannel.open(path, StandardOpenOption.WRITE)) {
+                    t.truncate(0);
+                }
+            }
+        } catch (IOException e) {
+            throw IoStatus.of(e, "overwrite '" + n + "'");
+        }
+    }
+
+    private static void closeQuietly(FileChannel channel) {
+        if (channel != null) {
+            try {
+                channel.close();
+            } catch (IOException e) {
+                LOG.debug("close after a failed CREATE: {}", e.toString());
+            }
+        }
+    }
+
+    private static void deleteQuietly(Path path) {
+        try {
+            Files.deleteIfExists(path);
+        } catch (IOException e) {
+            LOG.warn("'{}' created by a CREATE that then failed, not removed: {}", path, e.toString());
         }
     }
 

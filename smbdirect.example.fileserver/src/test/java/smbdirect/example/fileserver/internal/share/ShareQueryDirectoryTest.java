@@ -177,6 +177,13 @@ class ShareQueryDirectoryTest {
     }
 
     @Test
+    void indexSpecifiedGoesOnFromTheEnumerationsPlace() throws Exception {
+        // SMB2_INDEX_SPECIFIED (0x04): FileIndex is always 0 here, so the enumeration goes on where it stands
+        assertEquals(List.of(".", ".."), names(12, 0, "*", 16 + 16 + 4));
+        assertEquals(List.of("a.txt", "b.txt", "c.log", "sub"), names(12, 0x04, "*", 4096));
+    }
+
+    @Test
     void restartScansAndReopenStartOver() throws Exception {
         names(12, 0, "*", 4096);
         assertEquals(6, names(12, RESTART_SCANS, "*", 4096).size());

@@ -39,9 +39,12 @@ import smbdirect.impl.engine.TransportSettings;
  * StandaloneTransport transport = StandaloneTransport.builder(provider)
  *         .settings(Map.of("receiveCreditMax", 64, "keepaliveIntervalSeconds", 30))
  *         .build();
- * SmbDirectListener listener = transport.listen(new InetSocketAddress(0), connection -> handler);
- * ...
- * transport.close();   // closes listeners and connections (reason SHUTDOWN), stops its timer thread
+ * try {
+ *     SmbDirectListener listener = transport.listen(new InetSocketAddress(0), connection -> handler); // throws SmbDirectException
+ *     serve(listener);
+ * } finally {
+ *     transport.close();   // closes listeners and connections (reason SHUTDOWN), stops its timer thread
+ * }
  * }</pre>
  *
  * <p>Settings: the attributes of the {@code smbdirect.transport} configuration of the OSGi

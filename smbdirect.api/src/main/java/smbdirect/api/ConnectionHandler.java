@@ -15,7 +15,8 @@ import org.osgi.annotation.versioning.ConsumerType;
  * another {@link Error} included) ends its connection and nothing else:
  * <ul>
  * <li>{@link #onMessage} (and a {@link SendCompletion} or {@link RdmaCompletionHandler} of the
- * connection): the exception is logged at WARN with its stack trace, and the connection closes with
+ * connection): the exception is logged at ERROR with its stack trace (printed on standard error by a
+ * {@code StandaloneTransport} when SLF4J has no binding), and the connection closes with
  * reason {@link CloseReason.Kind#HANDLER_FAILED}, whose detail names the callback and the exception
  * ({@code ConnectionHandler.onMessage threw java.lang.IllegalStateException: bad header}). The
  * message it was given counts as delivered; messages that arrive after it are not delivered. The peer

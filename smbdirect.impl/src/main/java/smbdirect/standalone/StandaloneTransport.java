@@ -39,9 +39,12 @@ import smbdirect.impl.engine.TransportSettings;
  * StandaloneTransport transport = StandaloneTransport.builder(provider)
  *         .settings(Map.of("receiveCreditMax", 64, "keepaliveIntervalSeconds", 30))
  *         .build();
- * SmbDirectListener listener = transport.listen(new InetSocketAddress(0), connection -> handler);
- * ...
- * transport.close();   // closes listeners and connections (reason SHUTDOWN), stops its timer thread
+ * try {
+ *     SmbDirectListener listener = transport.listen(new InetSocketAddress(0), connection -> handler); // throws SmbDirectException
+ *     serve(listener);
+ * } finally {
+ *     transport.close();   // closes listeners and connections (reason SHUTDOWN), stops its timer thread
+ * }
  * }</pre>
  *
  * <p>Settings: the attributes of the {@code smbdirect.transport} configuration of the OSGi
@@ -59,8 +62,9 @@ import smbdirect.impl.engine.TransportSettings;
  * work runs on the threads that call in and on the provider's completion threads.
  *
  * <p>A callback of the upper layer that throws ends its connection with reason
- * {@link CloseReason.Kind#HANDLER_FAILED} (see {@link ConnectionHandler}); {@link Builder#callbackFailures}
- * is told of each such failure as well (the test kit fails the running test with it).
+ * {@link CloseReason.Kind#HANDLER_FAILED} (see {@link ConnectionHandler}) and is logged at ERROR (printed
+ * on standard error when SLF4J has no binding); {@link Builder#callbackFailures} is told of each such
+ * failure as well (the test kit fails the running test with it; a test without the kit should too).
  *
  * <p>In a container with bean lifecycles (Spring, CDI, Guice) create it in the bean's
  * initialisation method and call {@link #close()} from its destroy method; {@code close} is also
@@ -251,7 +255,14 @@ public final class StandaloneTransport implements SmbDirectTransport, AutoClosea
          * handler or completion, an accept handler, a listener event handler), after the transport
          * logged it and closed the connection concerned with
          * {@link CloseReason.Kind#HANDLER_FAILED}. Called on the thread of the callback; must not
-         * block. Without it such failures are logged only.
+         * block. A test should give one that fails it (collect the failures, assert there are none),
+         * as the test kit does: the transport goes on after a handler threw, so nothing else fails the
+         * test.
+         *
+         * <p>Without it each failure is logged at ERROR with its stack trace; when SLF4J has no binding
+         * on the class path (the log would go nowhere) it is printed, with its stack trace, on standard
+         * error instead, once. A library does not print where its user chose a logger; a bug in the
+         * user's handler is not left without a trace either.
          *
          * @since 1.1
          */
@@ -290,7 +301,8 @@ public final class StandaloneTransport implements SmbDirectTransport, AutoClosea
                 time = owned;
             }
             SmbDirectEngine engine = new SmbDirectEngine(provider, settings, time);
-            Consumer<CallbackFailure> failures = callbackFailures;
+            Consumer<CallbackFailure> failures = callbackFailures != null ? callbackFailures
+                    : UnloggedCallbackFailures.forThisClassPath();
             if (failures != null) {
                 engine.setCallbackFailureHandler(
                         (callback, connectionId, failure) -> failures.accept(new CallbackFailure(callback, connectionId,

@@ -30,6 +30,9 @@ import java.util.Arrays;
  * range or not (the low 16 or 32 bits): that is the point. {@link #u16(int, int)} and
  * {@link #u32(int, long)} reach any offset; {@link #replace(byte[])} any length and content.
  * Numbers are unsigned and little-endian on the wire ([MS-SMBD] 2.2).
+ *
+ * <p>A hook is given the peer's own frames; {@link #negotiateRequest}, {@link #negotiateResponse}
+ * and {@link #dataTransfer} build one of each kind for {@link ScriptedPeer#sendRaw(Frame)}.
  */
 public final class Frame {
 
@@ -52,6 +55,49 @@ public final class Frame {
     Frame(Kind kind, byte[] bytes) {
         this.kind = kind;
         this.bytes = bytes;
+    }
+
+    /**
+     * A Negotiate Request (2.2.1) for version 0x0100 (MinVersion and MaxVersion 0x0100, Reserved 0)
+     * with the given fields, to send with {@link ScriptedPeer#sendRaw(Frame)}; any field can be
+     * changed afterwards with its setter. Values are written as given (the low 16 or 32 bits).
+     *
+     * @since 1.2
+     */
+    public static Frame negotiateRequest(int creditsRequested, long preferredSendSize, long maxReceiveSize,
+            long maxFragmentedSize) {
+        return new Frame(Kind.NEGOTIATE_REQUEST,
+                KitWire.negotiateRequest(creditsRequested, preferredSendSize, maxReceiveSize, maxFragmentedSize));
+    }
+
+    /**
+     * A successful Negotiate Response (2.2.2) for version 0x0100 (MinVersion, MaxVersion and
+     * NegotiatedVersion 0x0100, Status 0, Reserved 0) with the given fields; a failed one is this with
+     * {@link #status(long)} set. Values are written as given (the low 16 or 32 bits).
+     *
+     * @since 1.2
+     */
+    public static Frame negotiateResponse(int creditsRequested, int creditsGranted, long maxReadWriteSize,
+            long preferredSendSize, long maxReceiveSize, long maxFragmentedSize) {
+        return new Frame(Kind.NEGOTIATE_RESPONSE, KitWire.negotiateResponse(creditsRequested, creditsGranted,
+                maxReadWriteSize, preferredSendSize, maxReceiveSize, maxFragmentedSize));
+    }
+
+    /**
+     * A Data Transfer message (2.2.3) with the given fields: without payload (an empty {@code payload})
+     * the 20-byte header alone with DataOffset and DataLength 0; with payload, the header, 4 bytes of
+     * zero Padding and the payload, DataOffset 24 and DataLength its length. Reserved is 0.
+     * {@link #dataOffset(long)}, {@link #dataLength(long)}, {@link #reserved(int)} and
+     * {@link #replace(byte[])} set the rest out of range as a test needs. Values are written as
+     * given (the low 16 or 32 bits).
+     *
+     * @param flags 0, or 0x0001 SMB_DIRECT_RESPONSE_REQUESTED
+     * @since 1.2
+     */
+    public static Frame dataTransfer(int creditsRequested, int creditsGranted, int flags, long remainingDataLength,
+            byte[] payload) {
+        return new Frame(Kind.DATA, KitWire.data(creditsRequested, creditsGranted, flags, remainingDataLength, payload,
+                0, payload.length));
     }
 
     /** What the message is. */

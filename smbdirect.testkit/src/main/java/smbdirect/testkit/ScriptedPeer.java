@@ -46,7 +46,7 @@ import smbdirect.rdma.mock.RawPeer;
  * <p>Misbehaviour: a {@link Hook} sees every message before it goes out and may change any field
  * or drop it ({@link Frame} has a typed getter and setter for every field of each message);
  * {@link #withholdCredits}, {@link #floodCredits}, {@link #stall}, {@link #disconnect},
- * {@link #crash}, {@link #sendWithInvalidate}, {@link #sendRaw} do the rest, and
+ * {@link #crash}, {@link #sendWithInvalidate}, {@link #sendWithoutCredit}, {@link #sendRaw} do the rest, and
  * {@link #sendWithFault} breaks a fragmented message off in the middle ({@link MidTransferFault}).
  *
  * <p>Created by {@link SmbDirectTestKit#peer()}; configure before {@link #connect} or
@@ -260,6 +260,54 @@ public final class ScriptedPeer implements AutoCloseable {
     }
 
     /**
+     * Sends {@code payload} as one Data Transfer message the peer holds no Send Credit for, the
+     * misbehaviour [MS-SMBD] 3.1.5.1 forbids, in one call. So that the message arrives beyond every
+     * receive the transport can have posted, it goes last in a burst sent now: first as many empty
+     * Data Transfer messages, granting nothing, as the larger of the Send Credits the peer holds and
+     * its CreditsRequested (a correct transport posts no more receives than the peer asks for,
+     * 3.1.5.9 and A-18 of the project's [MS-SMBD] digest). The burst waits for no settle, credit or
+     * hook; every message of it appears in {@link #sent()}; the peer holds no Send Credit after it.
+     * The payload must fit in one message (the negotiated MaxSendSize less 24 bytes).
+     *
+     * <p>The payload's Send finds no receive posted, so the RDMA layer fails the connection before
+     * any SMB Direct code sees the message: the transport closes with {@code PROVIDER_ERROR}, over the
+     * mock fabric {@code QP_ERROR: receiver not ready: a Send of 124 bytes found no receive posted at
+     * the receiving side (RNR retry count 0)} (A-22; {@code docs/close-reason-rules.md} says what
+     * each provider reports). The transport's own check, {@code PROTOCOL_VIOLATION R-3.1.5.1-04},
+     * speaks only when such a message lands in a receive the transport posted but has not granted.
+     *
+     * @throws IllegalStateException before negotiation, or when the payload does not fit in one message
+     * @since 1.2
+     */
+    public ScriptedPeer sendWithoutCredit(byte[] payload) {
+        if (state() != State.ESTABLISHED) {
+            throw new IllegalStateException("sendWithoutCredit needs an established connection: " + state);
+        }
+        int room = negotiatedMaxSend - KitWire.PAYLOAD_OFFSET;
+        if (payload.length > room) {
+            throw new IllegalStateException("sendWithoutCredit: " + payload.length
+                    + " bytes do not fit in one message of at most " + room + " bytes of payload");
+        }
+        for (int n = Math.max(sendCredits, sendCreditTarget); n > 0; n--) {
+            transmit(new Frame(Frame.Kind.DATA, dataMessage(0, null, 0, 0, 0, 0)));
+        }
+        sendCredits = 0;
+        transmit(new Frame(Frame.Kind.DATA, dataMessage(0, payload, 0, payload.length, 0, 0)));
+        return this;
+    }
+
+    /**
+     * Sends {@code frame} as it is, like {@link #sendRaw(byte[])}: no hook, no credit check, no credit
+     * spent or granted in the peer's counts. Build it with {@link Frame#negotiateRequest},
+     * {@link Frame#negotiateResponse} or {@link Frame#dataTransfer}.
+     *
+     * @since 1.2
+     */
+    public ScriptedPeer sendRaw(Frame frame) {
+        return sendRaw(frame.bytes());
+    }
+
+    /**
      * Sends {@code payload} as one Data Transfer message (with the grant due and a credit) as a Send
      * with Invalidate of the transport's {@code token} (3.1.4.2).
      */
@@ -463,7 +511,12 @@ public final class ScriptedPeer implements AutoCloseable {
 
     /**
      * Send Credits the peer holds now (its Connection.SendCredits): what the transport granted it and
-     * it has not spent yet.
+     * it has not spent yet. Every message the peer sends costs one, an empty one that only grants
+     * credits included ([MS-SMBD] 3.1.5.1). So right after negotiation an active peer holds one less
+     * than the Negotiate Response granted: its first Data Transfer message, which grants the
+     * transport its first Send Credits (the passive side starts with none, A-14 of the project's
+     * [MS-SMBD] digest), spent one. With {@code sendCreditTarget(4)} a transport that grants the 4
+     * asked for leaves the peer 3 after the first settle; {@link #totalCreditsGrantedToPeer()} says 4.
      *
      * @since 1.1
      */

@@ -13,8 +13,10 @@
  * against buffers it registers) that misbehaves in one chosen way on demand: a
  * {@link smbdirect.testkit.ScriptedPeer.Hook} sees every message before it goes out and may change
  * any field or drop it ({@link smbdirect.testkit.Frame}: typed fields of every message); withhold or
- * flood credits, stall, disconnect, crash, send with invalidate, break a fragmented message off in
- * the middle ({@link smbdirect.testkit.ScriptedPeer#sendWithFault}).
+ * flood credits, stall, disconnect, crash, send with invalidate, send without a credit
+ * ({@link smbdirect.testkit.ScriptedPeer#sendWithoutCredit}), send any frame built with
+ * {@link smbdirect.testkit.Frame}'s factories, break a fragmented message off in the middle
+ * ({@link smbdirect.testkit.ScriptedPeer#sendWithFault}).
  * It records what it saw ({@link smbdirect.testkit.PeerFragment}s, messages, credits) for
  * assertions.</li>
  * <li>{@link smbdirect.testkit.RecordingHandler}: the upper layer's side of a connection in a
@@ -28,5 +30,5 @@
  * <p>Not thread-safe unless a class says so: a test drives the kit from one thread.
  */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("1.1.0")
+@org.osgi.annotation.versioning.Version("1.2.0")
 package smbdirect.testkit;

@@ -7,7 +7,9 @@ import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
@@ -21,6 +23,7 @@ import smbdirect.api.SmbDirectListener;
 import smbdirect.rdma.mock.DeliveryMode;
 import smbdirect.rdma.mock.MockFabric;
 import smbdirect.rdma.mock.MockProvider;
+import smbdirect.standalone.CallbackFailure;
 import smbdirect.standalone.StandaloneTransport;
 
 /**
@@ -31,7 +34,7 @@ import smbdirect.standalone.StandaloneTransport;
 class TwoTransportsInOneJvmTest {
 
     /** Keeps what it was sent and how its connection ended; an echoing one sends every message back. */
-    static final class Peer implements ConnectionHandler {
+    static class Peer implements ConnectionHandler {
         final BlockingQueue<String> received = new LinkedBlockingQueue<>();
         private final boolean echo;
 
@@ -60,11 +63,14 @@ class TwoTransportsInOneJvmTest {
         Peer server = new Peer(true);
         Peer client = new Peer(false); // only the server echoes: two echoes would bounce "hello" until the close
         // tag::two-transports[]
+        List<CallbackFailure> failures = new CopyOnWriteArrayList<>(); // handlers of ours that threw
         try (MockFabric fabric = MockFabric.builder().mode(DeliveryMode.THREADED).build()) {
             MockProvider serverDevice = fabric.provider("server"); // a device with its own address, 10.0.x.y
             MockProvider clientDevice = fabric.provider("client");
-            try (StandaloneTransport serverSide = StandaloneTransport.builder(serverDevice).build();
-                    StandaloneTransport clientSide = StandaloneTransport.builder(clientDevice).build()) {
+            try (StandaloneTransport serverSide = StandaloneTransport.builder(serverDevice)
+                            .callbackFailures(failures::add).build();
+                    StandaloneTransport clientSide = StandaloneTransport.builder(clientDevice)
+                            .callbackFailures(failures::add).build()) {
                 SmbDirectListener listener = serverSide.listen(new InetSocketAddress(serverDevice.address(), 445),
                         connection -> server);
                 SmbDirectConnection connection = clientSide.connect(listener.localAddress(), Duration.ofSeconds(5),
@@ -75,10 +81,46 @@ class TwoTransportsInOneJvmTest {
                 assertEquals("hello", client.received.poll(5, TimeUnit.SECONDS)); // the echo
             } // each transport closes its listeners and connections (SHUTDOWN) and its timer thread
         }
+        assertEquals(List.of(), failures); // a handler that threw (an assertion in onMessage) fails the test
         // end::two-transports[]
         assertEquals("closed: SHUTDOWN", client.received.poll(5, TimeUnit.SECONDS));
         String serverEnd = server.received.poll(5, TimeUnit.SECONDS); // the client's transport closed first
         assertTrue(serverEnd != null && serverEnd.startsWith("closed: "), "the server's connection ended: " + serverEnd);
         assertEquals(0, client.received.size() + server.received.size(), "nothing arrived after the close");
+    }
+
+    @Test
+    void aHandlerThatThrowsIsReportedToTheTestThroughCallbackFailures() throws Exception {
+        BlockingQueue<CallbackFailure> failures = new LinkedBlockingQueue<>();
+        Peer client = new Peer(false);
+        try (MockFabric fabric = MockFabric.builder().mode(DeliveryMode.THREADED).build()) {
+            MockProvider serverDevice = fabric.provider("server");
+            MockProvider clientDevice = fabric.provider("client");
+            try (StandaloneTransport serverSide = StandaloneTransport.builder(serverDevice)
+                            .callbackFailures(failures::add).build();
+                    StandaloneTransport clientSide = StandaloneTransport.builder(clientDevice)
+                            .callbackFailures(failures::add).build()) {
+                SmbDirectListener listener = serverSide.listen(new InetSocketAddress(serverDevice.address(), 445),
+                        connection -> new Peer(false) {
+                            @Override
+                            public void onMessage(SmbDirectConnection c, ReceivedMessage m) {
+                                assertEquals(2, m.length(), "the server's assertion");
+                            }
+                        });
+                SmbDirectConnection connection = clientSide.connect(listener.localAddress(), Duration.ofSeconds(5),
+                        client).toCompletableFuture().get(5, TimeUnit.SECONDS);
+                connection.send(ByteBuffer.wrap("hello".getBytes(StandardCharsets.UTF_8)))
+                        .toCompletableFuture().get(5, TimeUnit.SECONDS);
+                CallbackFailure reported = failures.poll(5, TimeUnit.SECONDS);
+                assertTrue(reported != null, "the failed assertion was reported");
+                assertEquals("ConnectionHandler.onMessage", reported.callback());
+                assertTrue(reported.failure() instanceof AssertionError, reported.toString());
+                assertTrue(reported.failure().getMessage().startsWith("the server's assertion"), reported.toString());
+                String clientEnd = client.received.poll(5, TimeUnit.SECONDS);
+                assertTrue(clientEnd != null && clientEnd.startsWith("closed: "), "the client's connection ended: "
+                        + clientEnd);
+            }
+        }
+        assertEquals(List.of(), List.copyOf(failures), "one failure, reported once");
     }
 }

@@ -114,4 +114,58 @@ class FrameTest {
             assertEquals(12, sent.dataLength());
         }
     }
+
+    @Test
+    void theFactoriesLayEveryMessageOutAsTheSpecSays() {
+        Frame request = Frame.negotiateRequest(10, 1364, 8192, 1 << 20);
+        assertEquals(Frame.Kind.NEGOTIATE_REQUEST, request.kind());
+        assertEquals(20, request.length());
+        // 2.2.1: MinVersion, MaxVersion, Reserved, CreditsRequested, PreferredSendSize, MaxReceiveSize, MaxFragmentedSize
+        assertEquals(List.of(0x0100, 0x0100, 0, 10), List.of(request.u16(0), request.u16(2), request.u16(4),
+                request.u16(6)));
+        assertEquals(List.of(1364L, 8192L, 1L << 20), List.of(request.u32(8), request.u32(12), request.u32(16)));
+
+        Frame response = Frame.negotiateResponse(255, 7, 1 << 23, 1364, 8192, 1 << 20);
+        assertEquals(Frame.Kind.NEGOTIATE_RESPONSE, response.kind());
+        assertEquals(32, response.length());
+        // 2.2.2: MinVersion, MaxVersion, NegotiatedVersion, Reserved, CreditsRequested, CreditsGranted, Status, ...
+        assertEquals(List.of(0x0100, 0x0100, 0x0100, 0, 255, 7), List.of(response.u16(0), response.u16(2),
+                response.u16(4), response.u16(6), response.u16(8), response.u16(10)));
+        assertEquals(List.of(0L, 1L << 23, 1364L, 8192L, 1L << 20), List.of(response.u32(12), response.u32(16),
+                response.u32(20), response.u32(24), response.u32(28)));
+        assertEquals(0xC00000BBL, response.status(0xC00000BBL).u32(12), "a failed response is one setter away");
+
+        Frame empty = Frame.dataTransfer(32, 5, 0x0001, 0, new byte[0]);
+        assertEquals(Frame.Kind.DATA, empty.kind());
+        assertEquals(20, empty.length());
+        // 2.2.3: CreditsRequested, CreditsGranted, Flags, Reserved, RemainingDataLength, DataOffset, DataLength
+        assertEquals(List.of(32, 5, 1, 0), List.of(empty.u16(0), empty.u16(2), empty.u16(4), empty.u16(6)));
+        assertEquals(List.of(0L, 0L, 0L), List.of(empty.u32(8), empty.u32(12), empty.u32(16)));
+
+        Frame data = Frame.dataTransfer(32, 0, 0, 4000, "abc".getBytes());
+        assertEquals(24 + 3, data.length());
+        assertEquals(List.of(4000L, 24L, 3L), List.of(data.u32(8), data.u32(12), data.u32(16)));
+        assertEquals(0, data.u32(20), "four bytes of zero Padding before the payload");
+        assertEquals("abc", new String(data.payload()));
+    }
+
+    @Test
+    void R_3_1_5_8_03_aDataTransferBuiltByTheFactoryAndSentRawIsCheckedByTheTransport() throws Exception {
+        try (SmbDirectTestKit kit = SmbDirectTestKit.create()) {
+            StandaloneTransport server = kit.transport("server", Map.of());
+            RecordingHandler h = new RecordingHandler();
+            SmbDirectListener l = server.listen(kit.address("server"), c -> h);
+            ScriptedPeer peer = kit.peer().connect(l.localAddress());
+            kit.settle();
+            peer.sendRaw(Frame.dataTransfer(32, 0, 0, 0, "as built".getBytes()));
+            kit.settle();
+            assertEquals(List.of("as built"), h.messages().stream().map(String::new).toList());
+
+            peer.sendRaw(Frame.dataTransfer(32, 0, 0, 0, new byte[16]).dataOffset(20));
+            kit.settle();
+            assertEquals(CloseReason.Kind.PROTOCOL_VIOLATION, h.closeReason().kind(), h.closeReason().toString());
+            assertEquals("R-3.1.5.8-03", h.closeReason().rule());
+            assertTrue(h.closeReason().detail().startsWith("DataOffset=20"), h.closeReason().detail());
+        }
+    }
 }

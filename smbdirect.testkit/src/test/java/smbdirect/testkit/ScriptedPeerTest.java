@@ -3,6 +3,7 @@ package smbdirect.testkit;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.InetSocketAddress;
@@ -152,6 +153,43 @@ class ScriptedPeerTest {
             kit.settle();
             assertFalse(buffer.isValid(), "R-3.1.4.2: the peer invalidated the token");
             assertEquals("done", new String(h.messages().get(0)));
+        }
+    }
+
+    @Test
+    void aMessageSentWithoutACreditFindsNoReceiveAndEndsOnlyThatConnection() throws Exception {
+        try (SmbDirectTestKit kit = SmbDirectTestKit.create()) {
+            StandaloneTransport transport = kit.transport("server", Map.of());
+            RecordingHandler h = new RecordingHandler();
+            SmbDirectListener l = transport.listen(kit.address("server"), c -> h);
+            ScriptedPeer peer = kit.peer().sendCreditTarget(4).connect(l.localAddress());
+            kit.settle();
+            assertEquals(4, peer.totalCreditsGrantedToPeer(), "the transport granted what the peer asked for");
+            assertEquals(3, peer.peerSendCredits(), "the peer's first message, granting the transport credits, spent one");
+
+            peer.sendWithoutCredit("overrun".getBytes());
+            kit.settle();
+            assertEquals(0, peer.peerSendCredits());
+            assertEquals(List.of(), h.messages(), "the message beyond the credits never reached the upper layer");
+            CloseReason r = h.closeReason();
+            assertNotNull(r, "the connection ended");
+            assertEquals(CloseReason.Kind.PROVIDER_ERROR, r.kind(), r.toString());
+            assertTrue(r.detail().contains("receiver not ready"), r.toString());
+            assertEquals(ScriptedPeer.State.CLOSED, peer.state());
+
+            RecordingHandler good = new RecordingHandler();
+            ScriptedPeer other = kit.peer().connect(transport.listen(kit.address("server"), x -> good).localAddress());
+            kit.settle();
+            assertTrue(other.isEstablished(), "other connections go on");
+        }
+    }
+
+    @Test
+    void sendWithoutCreditBeforeNegotiationIsRefused() throws Exception {
+        try (SmbDirectTestKit kit = SmbDirectTestKit.create()) {
+            ScriptedPeer peer = kit.peer();
+            IllegalStateException e = assertThrows(IllegalStateException.class, () -> peer.sendWithoutCredit(new byte[1]));
+            assertTrue(e.getMessage().contains("established"), e.getMessage());
         }
     }
 }

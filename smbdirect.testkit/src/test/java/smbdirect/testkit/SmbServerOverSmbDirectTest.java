@@ -15,6 +15,7 @@ import org.junit.jupiter.api.Test;
 import smbdirect.api.BufferDescriptor;
 import smbdirect.api.CloseReason;
 import smbdirect.api.ConnectionHandler;
+import smbdirect.api.RdmaCompletionHandler;
 import smbdirect.api.ReceivedMessage;
 import smbdirect.api.RemoteAccess;
 import smbdirect.api.SmbDirectConnection;
@@ -34,6 +35,7 @@ class SmbServerOverSmbDirectTest {
         static final int ECHO = 1;
         static final int WRITE = 2; // data comes by RDMA Read of the client's buffer
         static final int READ = 3;  // data goes by RDMA Write into the client's buffer
+        static final long FAILED = -1; // the response's byte count when the transfer failed
         final ByteBuffer file = ByteBuffer.allocateDirect(1 << 20);
         CloseReason closed;
 
@@ -47,11 +49,19 @@ class SmbServerOverSmbDirectTest {
                 case WRITE, READ -> {
                     List<BufferDescriptor> client = BufferDescriptor.decodeList(req, 1);
                     int length = client.get(0).length();
-                    c.register(file, RemoteAccess.LOCAL_ONLY).thenAccept(local -> {
+                    c.register(file, RemoteAccess.LOCAL_ONLY).whenComplete((local, failed) -> {
+                        if (failed != null) { // no registration, no transfer: the client is told
+                            respond(c, messageId, FAILED);
+                            return;
+                        }
+                        RdmaCompletionHandler done = (n, f) -> {
+                            local.deregister(); // one registration per request, released when it is done
+                            respond(c, messageId, f == null ? n : FAILED);
+                        };
                         if (command == WRITE) {
-                            c.rdmaRead(local, 0, length, client, 0, (n, f) -> respond(c, messageId, n));
+                            c.rdmaRead(local, 0, length, client, 0, done);
                         } else {
-                            c.rdmaWrite(local, 0, length, client, 0, (n, f) -> respond(c, messageId, n));
+                            c.rdmaWrite(local, 0, length, client, 0, done);
                         }
                     });
                 }
@@ -111,9 +121,31 @@ class SmbServerOverSmbDirectTest {
 
             assertEquals(List.of(), client.violations());
             assertTrue(client.totalCreditsGrantedToPeer() >= 3, "the transport granted credits");
+            assertEquals(0, transport.getTransportDTO().connections[0].registrations, "each registration released");
         }
     }
     // end::exchange[]
+
+    @Test
+    void aRegistrationThatFailsIsAnsweredNotSwallowed() throws Exception {
+        try (SmbDirectTestKit kit = SmbDirectTestKit.create()) {
+            StandaloneTransport transport = kit.transport("server", Map.of());
+            ToyServer server = new ToyServer();
+            SmbDirectListener listener = transport.listen(kit.address("server"), c -> server);
+            ScriptedPeer client = kit.peer().connect(listener.localAddress());
+            kit.settle();
+            PeerBuffer sink = client.register(4096, RemoteAccess.WRITE);
+            kit.device("server").failNextRegistrations(1);
+            client.send(request(ToyServer.READ, 1, sink.encodedDescriptor()));
+            kit.settle();
+            assertEquals(ToyServer.FAILED, responseBytes(client.messages().get(0)));
+
+            client.send(request(ToyServer.READ, 2, sink.encodedDescriptor()));
+            kit.settle();
+            assertEquals(4096, responseBytes(client.messages().get(1)), "the next request is served");
+            assertEquals(0, transport.getTransportDTO().connections[0].registrations);
+        }
+    }
 
     // tag::starving[]
     @Test

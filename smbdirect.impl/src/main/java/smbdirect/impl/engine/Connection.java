@@ -394,7 +394,7 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
      */
     void callbackFailed(String callback, Throwable failure) {
         boolean open = isOpen();
-        LOG.warn(open ? "connection {}: {} threw; the connection closes" : "connection {}: {} threw", id, callback,
+        LOG.error(open ? "connection {}: {} threw; the connection closes" : "connection {}: {} threw", id, callback,
                 failure);
         if (open) {
             closing.closeForCallbackFailure(callback, failure);

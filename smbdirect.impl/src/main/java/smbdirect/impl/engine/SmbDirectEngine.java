@@ -145,7 +145,7 @@ public final class SmbDirectEngine implements SmbDirectTransport {
             try {
                 handler.onEvent(event);
             } catch (Throwable e) {
-                LOG.warn("listener event handler failed on {}", event, e);
+                LOG.error("listener event handler failed on {}", event, e);
                 callbackFailed("ListenerEventHandler.onEvent", event.connectionId(), e);
             }
         }

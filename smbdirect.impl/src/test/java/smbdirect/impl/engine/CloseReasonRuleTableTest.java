@@ -24,8 +24,8 @@ import smbdirect.api.CloseReason;
  * The table of rule IDs a close reason can carry ({@code docs/close-reason-rules.md}, and its copy in
  * the API's javadoc, {@code smbdirect/api/doc-files/close-reason-rules.html}, linked from
  * {@code CloseReason.rule()}) is complete: every rule ID the transport's code names as a string
- * (a {@code CloseReason}'s or a wire check's {@code Violation}'s) has a row with its sentence, no row
- * names an ID the code no longer emits, and both copies say the same.
+ * (a {@code CloseReason}'s or a wire check's {@code Violation}'s) has a row with its sentence and what
+ * each RDMA provider reports, no row names an ID the code no longer emits, and both copies say the same.
  */
 class CloseReasonRuleTableTest {
 
@@ -78,7 +78,11 @@ class CloseReasonRuleTableTest {
             List<String> cells = row.getValue();
             String sentence = cells.get(cells.size() - 1);
             assertTrue(sentence.length() > 40 && sentence.endsWith("."), row.getKey() + ": a sentence: " + sentence);
-            if (cells.size() == 2) { // the close-reason table: kind, sentence
+            if (cells.size() > 1) { // the close-reason table: kind, what each provider reports, sentence
+                assertEquals(3, cells.size(), row.getKey() + ": kind, what each provider reports, sentence");
+                String providers = cells.get(1);
+                assertTrue(providers.length() > 40 && providers.endsWith("."),
+                        row.getKey() + ": says what each provider reports: " + providers);
                 CloseReason.Kind kind = CloseReason.Kind.valueOf(cells.get(0));
                 String inCode = kindInCode.get(row.getKey());
                 if (inCode != null) {

@@ -45,6 +45,9 @@ final class CreateCommand {
         OpenFile file = rc.connection.share().create(request);
         Open open = rc.connection.opens().add(rc.sessionId, rc.treeId, file);
         try {
+            if (rc.connection.disconnected()) {
+                throw new SmbStatusException(NtStatus.FILE_CLOSED, "the connection ended during CREATE");
+            }
             FileInfo info;
             ByteBuffer answers;
             synchronized (open) {

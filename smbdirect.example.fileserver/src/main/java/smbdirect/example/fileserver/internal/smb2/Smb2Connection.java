@@ -45,6 +45,7 @@ public final class Smb2Connection implements ConnectionHandler {
     private NegotiateState negotiateState = NegotiateState.NONE;
     private volatile Negotiated negotiated;
     private volatile byte[] preauthHash;
+    private volatile boolean disconnected;
 
     /**
      * What NEGOTIATE settled ([MS-SMB2] 3.3.5.4), and what the client sent, for
@@ -253,6 +254,7 @@ public final class Smb2Connection implements ConnectionHandler {
     @Override
     public void onDisconnected(SmbDirectConnection connection, CloseReason reason) {
         LOG.info("connection {} from {} ended: {}", connection.id(), connection.peerAddress(), reason);
+        disconnected = true;
         buffers.close();
         List<Open> left = opens.removeAll(0, 0);
         sessions.clear();
@@ -275,6 +277,11 @@ public final class Smb2Connection implements ConnectionHandler {
         } finally {
             onClosed.accept(this);
         }
+    }
+
+    /** Whether the connection has ended (opens made by requests still running are closed at once). */
+    boolean disconnected() {
+        return disconnected;
     }
 
     /** Closes an open that is already out of the table, logging a failure. */

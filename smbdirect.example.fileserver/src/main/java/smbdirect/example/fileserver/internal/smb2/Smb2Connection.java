@@ -167,7 +167,8 @@ public final class Smb2Connection implements ConnectionHandler {
 
     private void acceptSmb1Negotiate() throws MalformedMessageException {
         if (negotiateState != NegotiateState.NONE) {
-            throw new MalformedMessageException("an SMB1 NEGOTIATE after the first message (3.3.5.3)");
+            throw new MalformedMessageException(String.format("ProtocolId=0x%08X: an SMB1 message after the first;"
+                    + " only an SMB1 NEGOTIATE may open a connection (3.3.5.3)", Smb2.SMB1_ID));
         }
         negotiateState = NegotiateState.WILDCARD;
         credits.consume(0, 1);

@@ -113,6 +113,10 @@ final class Dispatcher {
                 rc.previousFileId = previousResponse.fileId();
                 rc.previousStatus = previousResponse.status();
             }
+            if (req.command() != Smb2.NEGOTIATE && rc.connection.negotiated() == null) {
+                rc.connection.close(Smb2.commandName(req.command()) + " after a NEGOTIATE that settled no dialect (3.3.5.2)");
+                throw new ConnectionGoneException("no dialect negotiated", null);
+            }
             Command command = command(req.command());
             if (command == null) {
                 throw new SmbStatusException(NtStatus.INVALID_PARAMETER, "Command=" + req.command() + ": unknown");

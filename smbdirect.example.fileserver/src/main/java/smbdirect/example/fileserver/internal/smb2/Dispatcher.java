@@ -110,8 +110,14 @@ final class Dispatcher {
                 }
                 rc.sessionId = previous.sessionId;
                 rc.treeId = previous.treeId;
-                rc.previousFileId = previousResponse.fileId();
-                rc.previousStatus = previousResponse.status();
+                if (previous.fileId != null) {
+                    rc.chainFileId = previous.fileId;
+                } else if (previousResponse.status() != NtStatus.SUCCESS) {
+                    rc.chainStatus = previousResponse.status();
+                } else {
+                    rc.chainFileId = previous.chainFileId;
+                    rc.chainStatus = previous.chainStatus;
+                }
             }
             if (req.command() != Smb2.NEGOTIATE && rc.connection.negotiated() == null) {
                 rc.connection.close(Smb2.commandName(req.command()) + " after a NEGOTIATE that settled no dialect (3.3.5.2)");

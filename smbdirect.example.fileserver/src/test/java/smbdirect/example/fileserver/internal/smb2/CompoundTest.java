@@ -73,6 +73,22 @@ class CompoundTest {
     }
 
     @Test
+    void relatedRequestAfterOneThatFailedUsingTheFileIdStillUsesIt() throws Exception {
+        // 3.3.5.2.7.2: a request that found the open and then failed (a READ at the end of the file, as a
+        // QUERY_INFO that fails in CREATE + QUERY_INFO + CLOSE) leaves the FileId to the next related request
+        ByteBuffer m = TestRequests.compound(List.of(
+                h.request(Smb2.READ, 1, 0, 0, TestRequests.read(3, 1000, h.fileId(), 0, 0, List.of())),
+                TestRequests.request(Smb2.READ, 1, 1, 0, 0, Smb2.FLAGS_RELATED_OPERATIONS,
+                        TestRequests.read(5, 10, PREVIOUS, 0, 0, List.of()))));
+        FakeConnection.Sent s = h.run(m);
+        ByteBuffer r = s.le();
+        assertEquals(NtStatus.END_OF_FILE, Harness.status(r, 0));
+        int first = r.getInt(20);
+        assertEquals(NtStatus.SUCCESS, Harness.status(r, first));
+        assertArrayEquals("abcde".getBytes(), Arrays.copyOfRange(s.bytes(), first + 80, first + 85));
+    }
+
+    @Test
     void requestInAnUnknownSessionAnswersUserSessionDeleted() throws Exception {
         ByteBuffer m = TestRequests.request(Smb2.READ, 1, 0, 0x1234, h.tree.id(), 0,
                 TestRequests.read(3, 0, h.fileId(), 0, 0, List.of()));

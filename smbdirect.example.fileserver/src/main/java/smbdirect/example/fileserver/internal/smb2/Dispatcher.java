@@ -96,7 +96,12 @@ final class Dispatcher {
                 LOG.warn("{}: no response to {}: {}", c, requests.get(0), cause.getMessage());
                 return;
             }
-            send(c, contexts, responses);
+            try {
+                send(c, contexts, responses);
+            } catch (RuntimeException e) {
+                LOG.error("{}: the response to {} could not be built", c, requests.get(0), e);
+                c.close("internal error building a response: " + e);
+            }
         });
     }
 

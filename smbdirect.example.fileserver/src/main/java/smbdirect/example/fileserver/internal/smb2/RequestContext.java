@@ -23,6 +23,8 @@ final class RequestContext {
      */
     long[] chainFileId;
     int chainStatus = NtStatus.SUCCESS;
+    /** The key of a signed request, verified: its response is signed with it ([MS-SMB2] 3.3.4.1.1). */
+    byte[] signingKey;
     /** The FileId this request opened or used, once known. */
     long[] fileId;
 

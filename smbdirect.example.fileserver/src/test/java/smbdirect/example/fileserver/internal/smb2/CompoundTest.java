@@ -110,6 +110,13 @@ class CompoundTest {
     }
 
     @Test
+    void signedRequestInASessionWithoutSigningKeyIsRefusedWithAccessDenied() throws Exception {
+        // 3.3.5.2.4: a signed request is verified with Session.SigningKey; without one it cannot be
+        ByteBuffer m = h.request(Smb2.READ, 1, 0, Smb2.FLAGS_SIGNED, TestRequests.read(3, 0, h.fileId(), 0, 0, List.of()));
+        assertEquals(NtStatus.ACCESS_DENIED, Harness.status(h.run(m).le(), 0));
+    }
+
+    @Test
     void lockAndChangeNotifyAnswerNotSupported() throws Exception {
         byte[] lock = new byte[48 + 24];
         lock[0] = 48;

@@ -51,7 +51,7 @@ final class RdmaBufferPool {
         boolean create;
         synchronized (this) {
             if (closed) {
-                result.completeExceptionally(new IllegalStateException("the connection is closed"));
+                result.completeExceptionally(new ConnectionGoneException("the connection is closed", null));
                 return result;
             }
             RegisteredBuffer b = idle.poll();
@@ -101,7 +101,7 @@ final class RdmaBufferPool {
                     result.complete(b);
                 } else {
                     b.deregister();
-                    result.completeExceptionally(new IllegalStateException("the connection is closed"));
+                    result.completeExceptionally(new ConnectionGoneException("the connection is closed", null));
                 }
             });
         }
@@ -139,7 +139,7 @@ final class RdmaBufferPool {
             idle.clear();
             waiting.clear();
         }
-        failed.forEach(f -> f.completeExceptionally(new IllegalStateException("the connection is closed")));
+        failed.forEach(f -> f.completeExceptionally(new ConnectionGoneException("the connection is closed", null)));
         for (RegisteredBuffer b : release) {
             b.deregister().whenComplete((v, failure) -> {
                 if (failure != null) {

@@ -12,7 +12,8 @@
  * A violation closes the connection with a reason naming the field and value. An SMB1 NEGOTIATE
  * goes to {@code Negotiate.smb1}. CANCEL is dropped (nothing is ever pending).</li>
  * <li>A worker of the server's pool runs {@code Dispatcher.process}: per request the body's
- * StructureSize, the session and tree, the CreditCharge, then the command class
+ * StructureSize, the session and tree, the signature of a signed request
+ * ({@code RequestSignature}), the CreditCharge ({@code Credits}), then the command class
  * ({@code Negotiate}, {@code SessionCommands}, {@code TreeCommands}, {@code CreateCommand},
  * {@code FileCommands}, {@code ReadCommand}, {@code WriteCommand}, {@code IoctlCommand}). Each
  * returns a future of its {@link smbdirect.example.fileserver.internal.smb2.Smb2Response}; a thrown
@@ -21,13 +22,23 @@
  * <li>READ and WRITE through an RDMA channel continue asynchronously: a registered buffer from the
  * connection's {@code RdmaBufferPool}, the file read on a worker and RDMA-Written (READ), or
  * RDMA-Read and then written to the file on a worker (WRITE); the transport's completion completes
- * the future. An RDMA failure means the transport closed the connection: no response.</li>
+ * the future. An RDMA failure means the transport closed the connection: no response. A related
+ * request of a compound finds the previous request's session, tree and FileId in its
+ * {@code RequestContext}.</li>
  * <li>When every request of the message is answered, {@code Dispatcher} chains the responses 8-byte
  * aligned into one message, grants credits in each header, signs where asked (the final
- * SESSION_SETUP of 3.1.1), feeds the pre-authentication hash, and sends it, with invalidate when
- * the READ or WRITE asked for SMB2_CHANNEL_RDMA_V1_INVALIDATE.</li>
+ * SESSION_SETUP of 3.1.1, and the response to a signed request), feeds the pre-authentication hash
+ * ({@code Smb2Response.onEncoded}), and sends it, with invalidate when the READ or WRITE asked for
+ * SMB2_CHANNEL_RDMA_V1_INVALIDATE.</li>
  * <li>When the connection ends, {@code onDisconnected} releases the registered buffers and closes
  * every open left.</li>
  * </ol>
+ *
+ * <h2>State</h2>
+ * {@code Smb2Connection} (one per SMB Direct connection: negotiated dialect, pre-auth hash,
+ * {@code CreditWindow}, sessions, {@code OpenTable}, {@code RdmaBufferPool}) holds
+ * {@code Session}s (logon, signing key, {@code TreeConnect}s); {@code Open} ties a share's
+ * {@code OpenFile} to its FileId, session and tree. {@code ServerContext} is what all connections
+ * of a server share.
  */
 package smbdirect.example.fileserver.internal.smb2;

@@ -362,6 +362,17 @@ class ProtocolTest {
     }
 
     @Test
+    void validateNegotiateInfoUnder311ClosesTheConnection() {
+        // 3.3.5.15.12: "If Connection.Dialect is 3.1.1, the server MUST terminate the transport connection"
+        deliver(negotiate(0, true, 0x0302, 0x0311));
+        Session s = connection.newSession();
+        s.loggedOn("alice", false);
+        int tree = deliver(treeConnect(1, s.id(), "\\\\host\\IPC$")).getInt(36);
+        assertEquals(null, deliver(validateNegotiate(2, s.id(), tree, 0x7F, 0x0302, 0x0311)));
+        assertTrue(transport.closed.isDone());
+    }
+
+    @Test
     void validateNegotiateInfoThatDiffersClosesTheConnection() {
         Session s = loggedOn();
         int tree = deliver(treeConnect(1, s.id(), "\\\\host\\IPC$")).getInt(36);

@@ -325,6 +325,45 @@ class ProtocolTest {
         assertEquals(0, connection.opens().size());
     }
 
+    static ByteBuffer queryInfo(long messageId, long sessionId, int treeId, long[] fileId, int infoType, int infoClass,
+            int outputLength, int additional) {
+        ByteBuffer b = ByteBuffer.allocate(41).order(ByteOrder.LITTLE_ENDIAN);
+        b.putShort((short) 41).put((byte) infoType).put((byte) infoClass).putInt(outputLength).putShort((short) 0)
+                .putShort((short) 0).putInt(0).putInt(additional).putInt(0).putLong(fileId[0]).putLong(fileId[1]);
+        return TestRequests.request(Smb2.QUERY_INFO, 1, messageId, sessionId, treeId, 0, b.array());
+    }
+
+    @Test
+    void securityDescriptorLargerThanTheBufferAnswersBufferTooSmallWithTheSizeNeeded() {
+        // 3.3.5.20.3 and 2.2.2: STATUS_BUFFER_TOO_SMALL, ErrorData the 4-byte size (3.0.2: bare; 3.1.1: an error context)
+        for (boolean v311 : new boolean[] {false, true}) {
+            transport = new FakeConnection(1 << 20);
+            connection = new Smb2Connection(connection.server(), transport, c -> { });
+            deliver(v311 ? negotiate(0, true, 0x0311) : negotiate(0, false, 0x0302));
+            Session s = connection.newSession();
+            s.loggedOn("alice", false);
+            int tree = deliver(treeConnect(1, s.id(), "\\\\host\\Data")).getInt(36);
+            ByteBuffer created = deliver(create(2, s.id(), tree, "acl.bin"));
+            long[] fileId = {created.getLong(64 + 64), created.getLong(64 + 72)};
+            ByteBuffer full = deliver(queryInfo(3, s.id(), tree, fileId, 3, 0, 65536, 7));
+            assertEquals(NtStatus.SUCCESS, full.getInt(8));
+            int size = full.getInt(64 + 4);
+            ByteBuffer small = deliver(queryInfo(4, s.id(), tree, fileId, 3, 0, 8, 7));
+            assertEquals(NtStatus.BUFFER_TOO_SMALL, small.getInt(8));
+            if (v311) {
+                assertEquals(1, small.get(64 + 2), "ErrorContextCount");
+                assertEquals(12, small.getInt(64 + 4), "ByteCount: one 12-byte error context");
+                assertEquals(4, small.getInt(64 + 8), "ErrorDataLength");
+                assertEquals(0, small.getInt(64 + 12), "ErrorId SMB2_ERROR_ID_DEFAULT");
+                assertEquals(size, small.getInt(64 + 16));
+            } else {
+                assertEquals(0, small.get(64 + 2), "ErrorContextCount");
+                assertEquals(4, small.getInt(64 + 4), "ByteCount");
+                assertEquals(size, small.getInt(64 + 8));
+            }
+        }
+    }
+
     private static String name(ByteBuffer r, int context) {
         byte[] n = new byte[r.getShort(context + 6)];
         r.get(context + r.getShort(context + 4), n);

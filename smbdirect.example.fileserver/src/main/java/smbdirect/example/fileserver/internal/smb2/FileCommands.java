@@ -3,6 +3,9 @@ package smbdirect.example.fileserver.internal.smb2;
 import java.nio.ByteBuffer;
 import java.util.concurrent.CompletableFuture;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import smbdirect.example.fileserver.internal.share.FileInfo;
 
 /**
@@ -13,6 +16,8 @@ import smbdirect.example.fileserver.internal.share.FileInfo;
  * the open's monitor.
  */
 final class FileCommands {
+
+    private static final Logger LOG = LoggerFactory.getLogger(FileCommands.class);
 
     static final int CLOSE_FLAG_POSTQUERY_ATTRIB = 0x0001;
     static final int INFO_SECURITY = 3;
@@ -86,7 +91,7 @@ final class FileCommands {
         rc.connection.share().queryInfo(open.file(), INFO_SECURITY, 0, additional, room);
         byte[] needed = new byte[4];
         ByteBuffer.wrap(needed).order(java.nio.ByteOrder.LITTLE_ENDIAN).putInt(room.position());
-        org.slf4j.LoggerFactory.getLogger(FileCommands.class).debug("{}: {}: {}", rc.connection, rc.request, e.toString());
+        LOG.debug("{}: {}: {}", rc.connection, rc.request, e.toString());
         return Smb2Response.error(NtStatus.BUFFER_TOO_SMALL, needed, rc.connection.dialect() == Smb2.DIALECT_311);
     }
 

@@ -193,7 +193,7 @@ public final class Smb2 {
         return b;
     }
 
-    static ByteBuffer le(int size) {
+    public static ByteBuffer le(int size) {
         return ByteBuffer.allocate(size).order(ByteOrder.LITTLE_ENDIAN);
     }
 

@@ -142,7 +142,7 @@ public final class Smb2TestClient implements AutoCloseable {
     /** A CREATE response's fields ([MS-SMB2] 2.2.14). */
     public record Created(Response response, byte[] fileId, int createAction, long endOfFile, long allocationSize,
             int fileAttributes, long creationTime, long lastWriteTime) {
-        static Created of(Response r) {
+        public static Created of(Response r) {
             if (r.status() != Status.SUCCESS) {
                 return new Created(r, null, -1, -1, -1, 0, 0, 0);
             }

@@ -826,7 +826,7 @@ public final class Smb2TestClient implements AutoCloseable {
     public void writeAll(byte[] fileId, long offset, byte[] data, int channel, int segments) throws Exception {
         int at = 0;
         while (at < data.length) {
-            int n = Math.min(data.length - at, chunk(maxWriteSize));
+            int n = Math.min(data.length - at, chunk(maxWriteSize, channel));
             byte[] part = Arrays.copyOfRange(data, at, at + n);
             Response r = channel == Smb2.CHANNEL_NONE ? writeInline(fileId, offset + at, part)
                     : writeRdma(fileId, offset + at, part, channel, segments).response();
@@ -843,7 +843,7 @@ public final class Smb2TestClient implements AutoCloseable {
         byte[] out = new byte[length];
         int at = 0;
         while (at < length) {
-            int n = Math.min(length - at, chunk(maxReadSize));
+            int n = Math.min(length - at, chunk(maxReadSize, channel));
             byte[] got;
             if (channel == Smb2.CHANNEL_NONE) {
                 Response r = readInline(fileId, offset + at, n);
@@ -863,10 +863,11 @@ public final class Smb2TestClient implements AutoCloseable {
         return out;
     }
 
-    private int chunk(int max) {
+    /** The largest request: MaxReadSize or MaxWriteSize, what the credits held allow, and inline 256 KiB (the data travels in the message). */
+    private int chunk(int max, int channel) {
         long byCredits = Math.max(1, credits()) * 65536L;
-        // inline transfers travel in the message: keep them well below the transport's reassembly limit
-        return (int) Math.max(1, Math.min(Math.min(max, byCredits), 8L << 20));
+        long limit = channel == Smb2.CHANNEL_NONE ? 256 * 1024 : 8L << 20;
+        return (int) Math.max(1, Math.min(Math.min(max, byCredits), limit));
     }
 
     public Response queryInfo(byte[] fileId, int infoType, int infoClass, int outputBufferLength) throws Exception {

@@ -1,0 +1,183 @@
+package smbdirect.example.fileserver;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import smbdirect.api.CloseReason;
+import smbdirect.example.fileserver.client.Smb2;
+import smbdirect.example.fileserver.client.Smb2TestClient;
+import smbdirect.example.fileserver.client.Status;
+import smbdirect.rdma.mock.MockProvider;
+import smbdirect.standalone.StandaloneTransport;
+
+/** Several clients at once, a read-only share, and what closing the server releases. */
+class FileServerLifecycleTest {
+
+    @TempDir
+    Path temp;
+    Path shareDir;
+    FileServerFixture fixture;
+
+    @BeforeEach
+    void start() throws Exception {
+        shareDir = Files.createDirectory(temp.resolve("share"));
+        fixture = FileServerFixture.start(FileServerFixture.settings(shareDir));
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        if (fixture != null) {
+            fixture.close();
+        }
+    }
+
+    @Test
+    void twoClientsAtOnceEachReadBackTheirOwnBytesAndEachOthers() throws Exception {
+        Smb2TestClient a = fixture.mounted();
+        Smb2TestClient b = fixture.mounted();
+        assertEquals(2, fixture.server().connections());
+        byte[] da = TestData.pattern(4 << 20, 1);
+        byte[] db = TestData.pattern(4 << 20, 2);
+        CompletableFuture<Void> fa = CompletableFuture.runAsync(() -> roundTrip(a, "a.bin", da));
+        CompletableFuture<Void> fb = CompletableFuture.runAsync(() -> roundTrip(b, "b.bin", db));
+        fa.get(FileServerFixture.WAIT.toSeconds() * 2, TimeUnit.SECONDS);
+        fb.get(FileServerFixture.WAIT.toSeconds() * 2, TimeUnit.SECONDS);
+        byte[] fileB = a.openFile("b.bin", Smb2.FILE_OPEN);
+        assertEquals(TestData.sha256(db), TestData.sha256(a.readAll(fileB, 0, db.length, Smb2.CHANNEL_RDMA_V1, 1)));
+        byte[] fileA = b.openFile("a.bin", Smb2.FILE_OPEN);
+        assertEquals(TestData.sha256(da), TestData.sha256(b.readAll(fileA, 0, da.length, Smb2.CHANNEL_RDMA_V1, 1)));
+        assertEquals(List.of(), a.problems());
+        assertEquals(List.of(), b.problems());
+    }
+
+    private static void roundTrip(Smb2TestClient c, String name, byte[] data) {
+        try {
+            byte[] f = c.openFile(name, Smb2.FILE_OVERWRITE_IF);
+            for (int i = 0; i < 3; i++) {
+                c.writeAll(f, 0, data, i == 1 ? Smb2.CHANNEL_RDMA_V1_INVALIDATE : Smb2.CHANNEL_RDMA_V1, 1 + i);
+                assertArrayEquals(data, c.readAll(f, 0, data.length, Smb2.CHANNEL_RDMA_V1, 2));
+            }
+            assertEquals(Status.SUCCESS, c.close(f).status());
+        } catch (Exception e) {
+            throw new AssertionError(c + ": " + e, e);
+        }
+    }
+
+    @Test
+    void requestsOutstandingTogetherAreAllAnswered() throws Exception {
+        Smb2TestClient c = fixture.mounted();
+        byte[] f = c.openFile("many.bin", Smb2.FILE_OVERWRITE_IF);
+        List<CompletableFuture<smbdirect.example.fileserver.client.Response>> writes = new java.util.ArrayList<>();
+        for (int i = 0; i < 32; i++) {
+            writes.add(c.submit(Smb2.writeInline(f, i * 1000L, TestData.pattern(1000, i))));
+        }
+        for (CompletableFuture<smbdirect.example.fileserver.client.Response> w : writes) {
+            assertEquals(Status.SUCCESS, c.await(w, "WRITE").status());
+        }
+        byte[] all = Files.readAllBytes(shareDir.resolve("many.bin"));
+        for (int i = 0; i < 32; i++) {
+            assertArrayEquals(TestData.pattern(1000, i), java.util.Arrays.copyOfRange(all, i * 1000, i * 1000 + 1000));
+        }
+        assertEquals(List.of(), c.problems());
+    }
+
+    @Test
+    void closingTheServerClosesEveryConnectionAndReleasesEveryRegistration() throws Exception {
+        Smb2TestClient a = fixture.mounted();
+        Smb2TestClient b = fixture.mounted();
+        byte[] fa = a.openFile("a.bin", Smb2.FILE_OVERWRITE_IF);
+        a.writeAll(fa, 0, TestData.pattern(1 << 20, 3), Smb2.CHANNEL_RDMA_V1, 2);
+        byte[] fb = b.openFile("b.bin", Smb2.FILE_OVERWRITE_IF);
+        b.writeAll(fb, 0, TestData.pattern(1 << 20, 4), Smb2.CHANNEL_RDMA_V1, 2);
+        assertEquals(2, fixture.serverConnections().length);
+
+        fixture.server().close();
+
+        CloseReason ra = a.awaitClosed();
+        CloseReason rb = b.awaitClosed();
+        assertNotNull(ra);
+        assertNotNull(rb);
+        assertEquals(0, fixture.server().connections());
+        FileServerFixture.await("the server's transport holds no connection and no listener",
+                () -> fixture.serverConnections().length == 0
+                        && fixture.serverTransport().getTransportDTO().listeners.length == 0);
+        FileServerFixture.await("no endpoint and no registration left on the server's device",
+                () -> fixture.serverDevice().endpoints().isEmpty() && fixture.serverRegistrations() == 0);
+        fixture.server().close(); // idempotent
+
+        MockProvider late = fixture.fabric().provider("late");
+        try (StandaloneTransport t = StandaloneTransport.builder(late).build()) {
+            ExecutionException refused = assertThrows(ExecutionException.class, () -> Smb2TestClient.connect(t,
+                    fixture.server().listenAddress(), Duration.ofSeconds(5)));
+            assertNotNull(refused.getCause(), "nobody listens any more");
+        }
+    }
+
+    @Test
+    void theServerRefusesADirectoryThatIsNotOne() throws Exception {
+        Path file = Files.write(temp.resolve("plain-file"), new byte[1]);
+        assertThrows(IOException.class, () -> FileServerFixture.start(FileServerFixture.settings(file)));
+        assertThrows(IOException.class,
+                () -> FileServerFixture.start(FileServerFixture.settings(temp.resolve("missing"))));
+    }
+
+    @Test
+    void aReadOnlyShareServesReadsAndRefusesEveryChange() throws Exception {
+        fixture.close();
+        Files.write(shareDir.resolve("r.txt"), TestData.pattern(5000, 9));
+        Files.createDirectory(shareDir.resolve("d"));
+        fixture = FileServerFixture.start(FileServerFixture.settings(shareDir, true, FileServerFixture.USER,
+                FileServerFixture.PASSWORD, false));
+        Smb2TestClient c = fixture.mounted();
+        Smb2TestClient.Created read = c.create("r.txt", Smb2.READ_ONLY, 0, Smb2.FILE_OPEN, 0);
+        assertEquals(Status.SUCCESS, read.status());
+        assertArrayEquals(TestData.pattern(5000, 9), c.readAll(read.fileId(), 0, 5000, Smb2.CHANNEL_RDMA_V1, 1));
+        assertEquals(2, c.list(c.openDirectory("", Smb2.FILE_OPEN), "*").stream()
+                .filter(n -> !n.equals(".") && !n.equals("..")).count());
+        assertRefused(c.create("r.txt", Smb2.READ_WRITE, 0, Smb2.FILE_OPEN, 0).status(), "open for writing");
+        assertRefused(c.create("new.txt", Smb2.READ_WRITE, 0, Smb2.FILE_CREATE, 0).status(), "create");
+        assertRefused(c.create("r.txt", Smb2.READ_WRITE, 0, Smb2.FILE_OVERWRITE_IF, 0).status(), "overwrite");
+        assertRefused(c.create("r.txt", Smb2.DELETE, 0, Smb2.FILE_OPEN, Smb2.FILE_DELETE_ON_CLOSE).status(),
+                "delete on close");
+        assertRefused(c.create("nd", Smb2.READ_ONLY, Smb2.FILE_ATTRIBUTE_DIRECTORY, Smb2.FILE_CREATE,
+                Smb2.FILE_DIRECTORY_FILE).status(), "mkdir");
+        assertRefused(c.writeInline(read.fileId(), 0, new byte[4]).status(), "WRITE on a read-only open");
+        assertRefused(c.setInfo(read.fileId(), Smb2.INFO_FILE, Smb2.FILE_END_OF_FILE_INFORMATION,
+                Smb2.endOfFileInformation(0)).status(), "truncate");
+        assertRefused(c.setInfo(read.fileId(), Smb2.INFO_FILE, Smb2.FILE_RENAME_INFORMATION,
+                Smb2.renameInformation("s.txt", false)).status(), "rename");
+        assertEquals(Status.SUCCESS, c.close(read.fileId()).status());
+        assertArrayEquals(TestData.pattern(5000, 9), Files.readAllBytes(shareDir.resolve("r.txt")));
+        assertFalse(Files.exists(shareDir.resolve("new.txt")));
+        assertFalse(Files.exists(shareDir.resolve("nd")));
+        assertFalse(Files.exists(shareDir.resolve("s.txt")));
+        assertTrue(Files.exists(shareDir.resolve("d")));
+        assertEquals(List.of(), c.problems());
+    }
+
+    private static void assertRefused(int status, String what) {
+        assertNotEquals(Status.SUCCESS, status, what + " on a read-only share");
+        assertTrue(status == Status.ACCESS_DENIED || status == Status.MEDIA_WRITE_PROTECTED,
+                what + " on a read-only share: " + Status.name(status)
+                        + ", expected STATUS_ACCESS_DENIED or STATUS_MEDIA_WRITE_PROTECTED");
+    }
+}

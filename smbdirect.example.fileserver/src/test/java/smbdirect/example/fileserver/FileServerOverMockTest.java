@@ -388,7 +388,11 @@ class FileServerOverMockTest {
         Smb2TestClient c = fixture.mounted();
         Files.createDirectory(shareDir.resolve("sub"));
         Files.write(shareDir.resolve("taken.txt"), new byte[3]);
-        byte[] f = c.openFile("old.txt", Smb2.FILE_OVERWRITE_IF);
+        // [MS-FSCC] 2.4.37 / Windows: a rename needs DELETE access on the open, as cifs asks for it
+        Smb2TestClient.Created renamed = c.create("old.txt", Smb2.READ_WRITE | Smb2.DELETE, Smb2.FILE_ATTRIBUTE_NORMAL,
+                Smb2.FILE_OVERWRITE_IF, Smb2.FILE_NON_DIRECTORY_FILE);
+        assertEquals(Status.SUCCESS, renamed.status());
+        byte[] f = renamed.fileId();
         assertEquals(Status.SUCCESS, c.writeInline(f, 0, TestData.pattern(64, 5)).status());
         assertEquals(Status.SUCCESS, c.setInfo(f, Smb2.INFO_FILE, Smb2.FILE_RENAME_INFORMATION,
                 Smb2.renameInformation("sub\\new.txt", false)).status());
@@ -403,6 +407,10 @@ class FileServerOverMockTest {
         assertEquals(Status.SUCCESS, c.writeInline(f, 64, new byte[] {1}).status(), "the open follows the file");
         assertEquals(Status.SUCCESS, c.close(f).status());
         assertEquals(65, Files.size(shareDir.resolve("taken.txt")));
+        byte[] noDelete = c.openFile("taken.txt", Smb2.FILE_OPEN);
+        assertEquals(Status.name(Status.ACCESS_DENIED), Status.name(c.setInfo(noDelete, Smb2.INFO_FILE,
+                Smb2.FILE_RENAME_INFORMATION, Smb2.renameInformation("other.txt", false)).status()),
+                "an open without DELETE access cannot rename");
         noProblems(c);
     }
 
@@ -605,14 +613,13 @@ class FileServerOverMockTest {
         assertEquals(Status.SUCCESS, c.writeInline(f, 0, new byte[100]).status());
         assertEquals(Status.SUCCESS, c.flush(f).status());
         // [MS-SMB2] 3.3.5.15.12: what cifs sends after a 3.0.2 tree connect; the answer must repeat the NEGOTIATE's values
-        int caps = Smb2.CAP_DFS | Smb2.CAP_LEASING | Smb2.CAP_LARGE_MTU | Smb2.CAP_MULTI_CHANNEL;
         ByteBuffer in = Smb2.le(24 + 2);
-        in.putInt(caps).put(new byte[16]).putShort((short) Smb2.SIGNING_ENABLED).putShort((short) 1)
+        in.putInt(Smb2TestClient.CLIENT_CAPABILITIES).put(c.clientGuid()).putShort((short) Smb2.SIGNING_ENABLED).putShort((short) 1)
                 .putShort((short) Smb2.DIALECT_302);
         Response v = c.ioctl(Smb2.FSCTL_VALIDATE_NEGOTIATE_INFO, Smb2.RELATED_FILE_ID, in.array(), 24);
         assertEquals(Status.name(Status.SUCCESS), Status.name(v.status()));
-        int outOffset = v.i32(24);
-        int outCount = v.i32(28);
+        int outOffset = v.i32(32); // 2.2.32: OutputOffset, OutputCount
+        int outCount = v.i32(36);
         assertEquals(24, outCount, "VALIDATE_NEGOTIATE_INFO response: 24 bytes");
         ByteBuffer out = Smb2.le(v.slice(outOffset, outCount));
         assertEquals(n.capabilities(), out.getInt(0), "Capabilities as in the NEGOTIATE response");

@@ -51,6 +51,10 @@ public final class Smb2TestClient implements AutoCloseable {
     private static final int[] RESPONSE_STRUCTURE_SIZE = {65, 9, 4, 16, 4, 89, 60, 4, 17, 17, 4, 49, 0, 4, 9, 9, 9,
         2, 24};
 
+    /** The Capabilities of the client's NEGOTIATE: DFS, leasing, large MTU, multi-channel, as cifs offers. */
+    public static final int CLIENT_CAPABILITIES = Smb2.CAP_DFS | Smb2.CAP_LEASING | Smb2.CAP_LARGE_MTU
+            | Smb2.CAP_MULTI_CHANNEL;
+
     /** The connection's handler: hands messages to the client and records the end. */
     private static final class Handler implements ConnectionHandler {
         volatile Smb2TestClient client;
@@ -182,6 +186,7 @@ public final class Smb2TestClient implements AutoCloseable {
     private int maxReadSize;
     private int maxWriteSize;
     private byte[] connectionPreauth = new byte[64];
+    private byte[] clientGuid = new byte[16];
 
     private Smb2TestClient(SmbDirectConnection connection, Handler handler, Duration wait) {
         this.connection = connection;
@@ -253,6 +258,11 @@ public final class Smb2TestClient implements AutoCloseable {
 
     public int dialect() {
         return dialect;
+    }
+
+    /** The ClientGuid of the last NEGOTIATE. */
+    public byte[] clientGuid() {
+        return clientGuid.clone();
     }
 
     public int maxReadSize() {
@@ -568,8 +578,8 @@ public final class Smb2TestClient implements AutoCloseable {
         SecureRandom random = new SecureRandom();
         random.nextBytes(guid);
         random.nextBytes(salt);
-        byte[] body = Smb2.negotiate(dialects, securityMode,
-                Smb2.CAP_DFS | Smb2.CAP_LEASING | Smb2.CAP_LARGE_MTU | Smb2.CAP_MULTI_CHANNEL, guid, salt, false);
+        clientGuid = guid;
+        byte[] body = Smb2.negotiate(dialects, securityMode, CLIENT_CAPABILITIES, guid, salt, false);
         long id = takeMessageIds(1);
         byte[] request = frame(new Smb2.Body(Smb2.NEGOTIATE, body), 0, 0, id, 0, 0);
         Response r = await(send(request, id, Smb2.NEGOTIATE, 0, -1), "NEGOTIATE");

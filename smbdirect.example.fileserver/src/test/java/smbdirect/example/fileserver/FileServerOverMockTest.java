@@ -220,19 +220,24 @@ class FileServerOverMockTest {
     }
 
     @Test
-    void aClientThatRequiresSigningIsRefused() throws Exception {
+    void aClientThatRequiresSigningIsRefusedWithAccessDeniedAndALogLineSayingWhy() throws Exception {
         Smb2TestClient c = fixture.client();
         Negotiated n = c.negotiate(new int[] {Smb2.DIALECT_302, Smb2.DIALECT_311},
                 Smb2.SIGNING_ENABLED | Smb2.SIGNING_REQUIRED);
-        if (n.status() == Status.SUCCESS) {
-            assertEquals(0, n.securityMode() & Smb2.SIGNING_REQUIRED, "the server does not require signing");
+        assertEquals(Status.SUCCESS, n.status());
+        assertEquals(0, n.securityMode() & Smb2.SIGNING_REQUIRED, "the server does not require signing");
+        try (TestData.LogCapture log = new TestData.LogCapture()) {
             Logon l = c.logon(FileServerFixture.USER, FileServerFixture.PASSWORD,
                     Smb2.SIGNING_ENABLED | Smb2.SIGNING_REQUIRED);
-            assertNotEquals(Status.SUCCESS, l.status(),
+            assertEquals(Status.name(Status.ACCESS_DENIED), Status.name(l.status()),
                     "a client that requires signing gets no session from a server that does not sign");
+            FileServerFixture.await("a log line saying the client requires signing",
+                    () -> log.text().contains("requires signing"));
             c.sessionId(l.sessionId());
             assertNotEquals(Status.SUCCESS, c.treeConnect(fixture.sharePath()).status());
         }
+        assertEquals(Status.SUCCESS, c.logon(FileServerFixture.USER, FileServerFixture.PASSWORD).status(),
+                "the same client without the requirement logs on");
         noProblems(c);
     }
 

@@ -771,7 +771,8 @@ public final class Smb2TestClient implements AutoCloseable {
 
     /**
      * READ of {@code length} bytes that the server RDMA-Writes into buffers the client registered
-     * ({@link RemoteAccess#WRITE}), split over {@code segments} registrations.
+     * ({@link RemoteAccess#WRITE}), split over {@code segments} registrations. The response's
+     * DataRemaining says how many bytes came ([MS-SMB2] 2.2.20), as Linux cifs reads it.
      */
     public RdmaResult readRdma(byte[] fileId, long offset, int length, int channel, int segments) throws Exception {
         List<RegisteredBuffer> regs = register(length, segments, RemoteAccess.WRITE);
@@ -781,9 +782,14 @@ public final class Smb2TestClient implements AutoCloseable {
             List<Boolean> valid = regs.stream().map(RegisteredBuffer::isValid).toList();
             byte[] data = null;
             if (r.status() == Status.SUCCESS) {
-                int n = r.i32(4);
+                // [MS-SMB2] 2.2.20: DataRemaining counts the bytes sent on the channel; none travel in the message
+                int n = r.i32(8);
+                if (r.i32(4) != 0) {
+                    throw new AssertionError("READ over RDMA: DataLength " + r.i32(4) + " in the message, expected 0");
+                }
                 if (n < 0 || n > length) {
-                    throw new AssertionError("READ over RDMA: DataLength " + n + " for a " + length + "-byte request");
+                    throw new AssertionError("READ over RDMA: DataRemaining " + n + " for a " + length
+                            + "-byte request");
                 }
                 data = new byte[n];
                 int at = 0;

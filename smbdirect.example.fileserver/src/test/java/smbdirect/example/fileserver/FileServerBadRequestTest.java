@@ -282,8 +282,13 @@ class FileServerBadRequestTest {
     }
 
     @Test
-    void aHeaderWithAnSmb1ProtocolIdClosesTheConnectionNamingTheField() throws Exception {
-        malformedHeaderClosesTheConnectionNaming("ProtocolId", m -> m.putInt(0, 0x424D53FF));
+    void aHeaderWithAnUnknownProtocolIdClosesTheConnectionNamingTheField() throws Exception {
+        malformedHeaderClosesTheConnectionNaming("ProtocolId", m -> m.putInt(0, 0x424D53FD));
+    }
+
+    @Test
+    void anSmb1MessageAfterTheNegotiateClosesTheConnectionNamingSmb1() throws Exception {
+        malformedHeaderClosesTheConnectionNaming("SMB1", m -> m.putInt(0, 0x424D53FF)); // 0xFF 'S' 'M' 'B', 3.3.5.3
     }
 
     @Test

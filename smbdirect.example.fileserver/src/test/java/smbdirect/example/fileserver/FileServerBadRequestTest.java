@@ -20,6 +20,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import smbdirect.api.BufferDescriptor;
+import smbdirect.api.CloseReason;
 import smbdirect.api.RegisteredBuffer;
 import smbdirect.api.RemoteAccess;
 import smbdirect.example.fileserver.client.Response;
@@ -122,11 +123,18 @@ class FileServerBadRequestTest {
         List<RegisteredBuffer> regs = c.register(65536, 1, RemoteAccess.WRITE);
         BufferDescriptor good = regs.get(0).descriptors().get(0);
         BufferDescriptor wrong = new BufferDescriptor(good.offset(), good.token() ^ 0x00A5A500, good.length());
-        Outcome o = c.outcome(c.submit(Smb2.readRdma(f, 0, 65536, Smb2.CHANNEL_RDMA_V1, List.of(wrong))));
-        if (o.response() != null) {
-            assertNotEquals(Status.SUCCESS, o.response().status(), "no success for a READ whose data never arrived");
+        try (TestData.LogCapture log = new TestData.LogCapture()) {
+            Outcome o = c.outcome(c.submit(Smb2.readRdma(f, 0, 65536, Smb2.CHANNEL_RDMA_V1, List.of(wrong))));
+            if (o.response() != null) {
+                assertNotEquals(Status.SUCCESS, o.response().status(), "no success for a READ whose data never arrived");
+            }
+            CloseReason reason = c.awaitClosed();
+            assertEquals(CloseReason.Kind.PROVIDER_ERROR, reason.kind(),
+                    "a failed RDMA Write ends that connection ([MS-SMBD] 3.1.4.5): " + reason);
+            FileServerFixture.await("the server's log says the READ's RDMA Write failed, with the token",
+                    () -> log.text().contains("RDMA Write of READ failed")
+                            && log.text().contains(Integer.toHexString(wrong.token())));
         }
-        assertNotNull(c.awaitClosed(), "a failed RDMA Write ends that connection ([MS-SMBD] 3.1.4.5)");
         FileServerFixture.await("the server lets go of the closed connection", () -> fixture.server().connections() == 1
                 && fixture.serverConnections().length == 1);
         stillServes(b);
@@ -307,9 +315,12 @@ class FileServerBadRequestTest {
         ByteBuffer m = Smb2.le(68);
         Smb2.putHeader(m, Smb2.ECHO, 1, 1, 0, 0, 1, c.treeId(), c.sessionId()); // MessageId 1: the first SESSION_SETUP's
         m.putShort((short) 4).putShort((short) 0);
-        Outcome o = c.sendRawUnmatched(m.array());
-        assertNull(o.response(), "3.3.5.2.3: a MessageId outside the command sequence window is not served");
-        assertNotNull(o.closed());
+        try (TestData.LogCapture log = new TestData.LogCapture()) {
+            Outcome o = c.sendRawUnmatched(m.array());
+            assertNull(o.response(), "3.3.5.2.3: a MessageId outside the command sequence window is not served");
+            assertNotNull(o.closed());
+            FileServerFixture.await("the server's log names the MessageId", () -> log.text().contains("MessageId=1"));
+        }
     }
 
     @Test
@@ -330,11 +341,15 @@ class FileServerBadRequestTest {
         List<BufferDescriptor> d = new ArrayList<>(Smb2TestClient.descriptors(regs));
         BufferDescriptor third = d.get(2);
         d.set(2, new BufferDescriptor(third.offset(), third.token() ^ 0x005A5A00, third.length()));
-        Outcome o = c.outcome(c.submit(Smb2.writeRdma(f, 0, after.length, Smb2.CHANNEL_RDMA_V1, d)));
-        if (o.response() != null) {
-            assertNotEquals(Status.SUCCESS, o.response().status(), "a WRITE whose data did not all arrive");
+        try (TestData.LogCapture log = new TestData.LogCapture()) {
+            Outcome o = c.outcome(c.submit(Smb2.writeRdma(f, 0, after.length, Smb2.CHANNEL_RDMA_V1, d)));
+            if (o.response() != null) {
+                assertNotEquals(Status.SUCCESS, o.response().status(), "a WRITE whose data did not all arrive");
+            }
+            c.awaitClosed();
+            FileServerFixture.await("the server reports that the WRITE's RDMA Read failed and nothing was written",
+                    () -> log.text().contains("RDMA Read of WRITE failed, nothing was written"));
         }
-        c.awaitClosed();
         FileServerFixture.await("the server lets go of the failed connection", () -> fixture.server().connections() == 1);
         byte[] now = Files.readAllBytes(shareDir.resolve("half.bin"));
         assertEquals(TestData.sha256(before), TestData.sha256(now),

@@ -111,13 +111,19 @@ public final class FileServerFixture implements AutoCloseable {
         return "\\\\" + serverDevice.address().getHostAddress() + "\\" + share;
     }
 
-    /** A new client on a device and transport of its own, connected to the server (nothing sent yet). */
-    public Smb2TestClient client() throws Exception {
-        MockProvider device = fabric.provider("client-" + (clientTransports.size() + 1));
-        StandaloneTransport t = StandaloneTransport.builder(device).callbackFailures(failures::add).build();
+    /** A client transport on a device of its own named {@code device}, closed with the fixture; its callbacks' failures count. */
+    public StandaloneTransport clientTransportFor(String device) {
+        StandaloneTransport t = StandaloneTransport.builder(fabric.provider(device)).callbackFailures(failures::add)
+                .build();
         synchronized (clientTransports) {
             clientTransports.add(t);
         }
+        return t;
+    }
+
+    /** A new client on a device and transport of its own, connected to the server (nothing sent yet). */
+    public Smb2TestClient client() throws Exception {
+        StandaloneTransport t = clientTransportFor("client-" + (clientTransports.size() + 1));
         Smb2TestClient c = Smb2TestClient.connect(t, server.listenAddress(), WAIT);
         clients.add(c);
         return c;

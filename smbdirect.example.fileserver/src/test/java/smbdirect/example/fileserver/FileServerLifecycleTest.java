@@ -133,6 +133,49 @@ class FileServerLifecycleTest {
     }
 
     @Test
+    void aClientThatGoesAwayLeavesNoOpenBehindAndItsDeleteOnCloseFileIsDeleted() throws Exception {
+        Smb2TestClient c = fixture.mounted();
+        Smb2TestClient.Created temp = c.create("scratch.tmp", Smb2.READ_WRITE | Smb2.DELETE, Smb2.FILE_ATTRIBUTE_NORMAL,
+                Smb2.FILE_CREATE, Smb2.FILE_NON_DIRECTORY_FILE | Smb2.FILE_DELETE_ON_CLOSE);
+        assertEquals(Status.SUCCESS, temp.status());
+        c.writeAll(temp.fileId(), 0, TestData.pattern(70_000, 5), Smb2.CHANNEL_RDMA_V1, 1);
+        assertTrue(Files.exists(shareDir.resolve("scratch.tmp")));
+        byte[] kept = c.openFile("kept.txt", Smb2.FILE_CREATE);
+        c.writeAll(kept, 0, TestData.pattern(10, 6), Smb2.CHANNEL_NONE, 1);
+        c.close();
+        FileServerFixture.await("the server closes the opens of a connection that ended ([MS-SMB2] 3.3.7.1)",
+                () -> fixture.server().connections() == 0 && !Files.exists(shareDir.resolve("scratch.tmp")));
+        assertArrayEquals(TestData.pattern(10, 6), Files.readAllBytes(shareDir.resolve("kept.txt")));
+        assertEquals(0, fixture.serverRegistrations());
+    }
+
+    @Test
+    void aServerAskedForPort0ListensOnAChosenPortAndReportsItsSettings() throws Exception {
+        MockProvider device = fixture.fabric().provider("second-server");
+        try (StandaloneTransport t = StandaloneTransport.builder(device).build()) {
+            FileServerSettings settings = new FileServerSettings("other", shareDir,
+                    new java.net.InetSocketAddress(device.address(), 0), true, null, null, true);
+            FileServer second = FileServer.start(t, settings);
+            try {
+                assertNotEquals(0, second.listenAddress().getPort());
+                assertEquals(device.address(), second.listenAddress().getAddress());
+                assertEquals(settings, second.settings());
+                assertFalse(second.settings().toString().contains("password"), second.settings().toString());
+                Smb2TestClient c = Smb2TestClient.connect(fixture.clientTransportFor("second-client"),
+                        second.listenAddress(), FileServerFixture.WAIT);
+                try {
+                    c.mount("anyone", "anything", "\\\\" + device.address().getHostAddress() + "\\OTHER");
+                    assertEquals(1, second.connections());
+                } finally {
+                    c.close();
+                }
+            } finally {
+                second.close();
+            }
+        }
+    }
+
+    @Test
     void theServerRefusesADirectoryThatIsNotOne() throws Exception {
         Path file = Files.write(temp.resolve("plain-file"), new byte[1]);
         assertThrows(IOException.class, () -> FileServerFixture.start(FileServerFixture.settings(file)));

@@ -7,7 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -16,6 +18,9 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
+import smbdirect.api.RegisteredBuffer;
+import smbdirect.api.RemoteAccess;
+import smbdirect.example.fileserver.client.Response;
 import smbdirect.example.fileserver.client.Smb2;
 import smbdirect.example.fileserver.client.Smb2TestClient;
 import smbdirect.example.fileserver.client.Smb2TestClient.RdmaResult;
@@ -141,6 +146,54 @@ class FileServerRdmaIoTest {
         assertArrayEquals(java.util.Arrays.copyOfRange(data, 6000, 10_000), r.data());
         RdmaResult end = c.readRdma(f, 10_000, 4096, Smb2.CHANNEL_RDMA_V1, 1);
         assertEquals(Status.name(Status.END_OF_FILE), Status.name(end.status()));
+        assertEquals(List.of(), c.problems());
+    }
+
+    @Test
+    void eightRdmaWritesAndEightRdmaReadsOutstandingTogetherAllArriveIntact() throws Exception {
+        Smb2TestClient c = fixture.mounted();
+        byte[] f = c.openFile("parallel.bin", Smb2.FILE_OVERWRITE_IF);
+        int part = 1 << 20;
+        byte[] data = TestData.pattern(8 * part, 77);
+        List<List<RegisteredBuffer>> sources = new ArrayList<>();
+        List<CompletableFuture<Response>> writes = new ArrayList<>();
+        for (int i = 0; i < 8; i++) {
+            List<RegisteredBuffer> regs = c.register(part, 1, RemoteAccess.READ);
+            regs.get(0).buffer().put(data, i * part, part);
+            sources.add(regs);
+            int channel = i % 2 == 0 ? Smb2.CHANNEL_RDMA_V1 : Smb2.CHANNEL_RDMA_V1_INVALIDATE;
+            writes.add(c.submit(Smb2.writeRdma(f, (long) i * part, part, channel, Smb2TestClient.descriptors(regs))));
+        }
+        for (CompletableFuture<Response> w : writes) {
+            Response r = c.await(w, "WRITE");
+            assertEquals(Status.SUCCESS, r.status());
+            assertEquals(part, r.i32(4));
+        }
+        for (List<RegisteredBuffer> regs : sources) {
+            c.deregister(regs);
+        }
+        List<List<RegisteredBuffer>> targets = new ArrayList<>();
+        List<CompletableFuture<Response>> reads = new ArrayList<>();
+        for (int i = 7; i >= 0; i--) {
+            List<RegisteredBuffer> regs = c.register(part, 2, RemoteAccess.WRITE);
+            targets.add(0, regs);
+            int channel = i % 2 == 0 ? Smb2.CHANNEL_RDMA_V1_INVALIDATE : Smb2.CHANNEL_RDMA_V1;
+            reads.add(0, c.submit(Smb2.readRdma(f, (long) i * part, part, channel, Smb2TestClient.descriptors(regs))));
+        }
+        byte[] back = new byte[data.length];
+        for (int i = 0; i < 8; i++) {
+            Response r = c.await(reads.get(i), "READ " + i);
+            assertEquals(Status.SUCCESS, r.status());
+            assertEquals(part, r.i32(8), "DataRemaining");
+            int at = i * part;
+            for (RegisteredBuffer reg : targets.get(i)) {
+                reg.buffer().get(back, at, reg.length());
+                at += reg.length();
+            }
+            c.deregister(targets.get(i));
+        }
+        assertEquals(TestData.sha256(data), TestData.sha256(back));
+        assertEquals(TestData.sha256(data), TestData.sha256(Files.readAllBytes(shareDir.resolve("parallel.bin"))));
         assertEquals(List.of(), c.problems());
     }
 

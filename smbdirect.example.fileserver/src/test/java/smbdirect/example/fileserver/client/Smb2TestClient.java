@@ -38,8 +38,9 @@ import smbdirect.api.SmbDirectTransport;
  * <p>It keeps the MessageId sequence and the credits the server granted ([MS-SMB2] 3.2.4.1.5,
  * 3.2.5.1.4), never sending beyond them, and checks every response as 3.2.5.1 asks: ProtocolId,
  * StructureSize 64, SMB2_FLAGS_SERVER_TO_REDIR, a MessageId and Command of a request it sent, the
- * SessionId of that request, the body's StructureSize for the command (9 for an error). What is
- * wrong with a response is kept in {@link #problems()} and fails the call that waits for it.
+ * SessionId of that request, the body's StructureSize for the command (9 for an error), and no
+ * Send with Invalidate of a token the request did not offer for invalidation. What is wrong with a
+ * response is kept in {@link #problems()} and fails the call that waits for it.
  *
  * <p>Requests may be outstanding together ({@link #submit}); responses are matched by MessageId.
  * Every wait is bounded by the client's wait and ends early when the connection closes. Test code;
@@ -83,8 +84,41 @@ public final class Smb2TestClient implements AutoCloseable {
         }
     }
 
-    /** A request sent and not yet answered. */
-    private record Pending(int command, long sessionId, CompletableFuture<Response> future) {
+    /**
+     * A request sent and not yet answered.
+     *
+     * @param invalidateToken the token its response may invalidate (the first descriptor of an
+     *     SMB2_CHANNEL_RDMA_V1_INVALIDATE READ or WRITE), or null when it may invalidate none
+     */
+    private record Pending(int command, long sessionId, Integer invalidateToken, CompletableFuture<Response> future) {
+        Pending(int command, long sessionId, CompletableFuture<Response> future) {
+            this(command, sessionId, null, future);
+        }
+    }
+
+    /** The first descriptor's token of a READ or WRITE body with SMB2_CHANNEL_RDMA_V1_INVALIDATE, else null. */
+    private static Integer invalidateToken(Smb2.Body body) {
+        int channelAt;
+        int infoAt;
+        if (body.command() == Smb2.READ) {
+            channelAt = 36;
+            infoAt = 44;
+        } else if (body.command() == Smb2.WRITE) {
+            channelAt = 32;
+            infoAt = 40;
+        } else {
+            return null;
+        }
+        ByteBuffer b = Smb2.le(body.bytes());
+        if (body.bytes().length < infoAt + 4 || b.getInt(channelAt) != Smb2.CHANNEL_RDMA_V1_INVALIDATE) {
+            return null;
+        }
+        int offset = (b.getShort(infoAt) & 0xFFFF) - Smb2.HEADER_SIZE;
+        int length = b.getShort(infoAt + 2) & 0xFFFF;
+        if (length < BufferDescriptor.BYTES || offset < 0 || offset + BufferDescriptor.BYTES > body.bytes().length) {
+            return null;
+        }
+        return b.getInt(offset + 8);
     }
 
     /** The connection ended before the answer came. */
@@ -329,7 +363,10 @@ public final class Smb2TestClient implements AutoCloseable {
     public CompletableFuture<Response> submit(Smb2.Body body, int tree, long session) {
         long id = takeMessageIds(body.creditCharge());
         byte[] m = frame(body, 0, 0, id, tree, session);
-        return send(m, id, body.command(), session, -1);
+        CompletableFuture<Response> f = new CompletableFuture<>();
+        pending.put(id, new Pending(body.command(), session, invalidateToken(body), f));
+        sendBytes(m, -1, f);
+        return f;
     }
 
     private byte[] frame(Smb2.Body body, int flags, int nextCommand, long messageId, int tree, long session) {
@@ -543,6 +580,12 @@ public final class Smb2TestClient implements AutoCloseable {
         if (p.command() != Smb2.NEGOTIATE && p.sessionId() != 0 && r.sessionId() != p.sessionId()) {
             wrong.add("SessionId 0x" + Long.toHexString(r.sessionId()) + " answers a request of session 0x"
                     + Long.toHexString(p.sessionId()));
+        }
+        if (r.invalidated() && (p.invalidateToken() == null || p.invalidateToken() != r.invalidatedToken())) {
+            wrong.add("the response came as a Send with Invalidate of token 0x"
+                    + Integer.toHexString(r.invalidatedToken()) + ", which the request did not offer ("
+                    + (p.invalidateToken() == null ? "no SMB2_CHANNEL_RDMA_V1_INVALIDATE" : "its first token 0x"
+                            + Integer.toHexString(p.invalidateToken())) + ")");
         }
         int status = r.status();
         if (status == Status.PENDING && (r.flags() & Smb2.FLAGS_ASYNC_COMMAND) != 0) {

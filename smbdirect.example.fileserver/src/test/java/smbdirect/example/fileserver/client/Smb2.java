@@ -247,6 +247,31 @@ public final class Smb2 {
         return b.array();
     }
 
+    /**
+     * NEGOTIATE for 3.1.1 with the negotiate contexts given as they go on the wire (type, data),
+     * each 8-byte aligned: what a client with more to offer (Linux cifs) sends.
+     */
+    public static byte[] negotiate311(int[] dialects, int securityMode, int capabilities, byte[] clientGuid,
+            List<int[]> contextTypes, List<byte[]> contextData) {
+        int fixed = 36 + 2 * dialects.length;
+        int contextStart = align8(HEADER_SIZE + fixed) - HEADER_SIZE;
+        ByteBuffer c = le(4096);
+        for (int i = 0; i < contextTypes.size(); i++) {
+            c.position(align8(c.position()));
+            putContext(c, contextTypes.get(i)[0], contextData.get(i));
+        }
+        ByteBuffer b = le(contextStart + c.position());
+        b.putShort((short) 36).putShort((short) dialects.length).putShort((short) securityMode).putShort((short) 0)
+                .putInt(capabilities).put(clientGuid, 0, 16).putInt(HEADER_SIZE + contextStart)
+                .putShort((short) contextTypes.size()).putShort((short) 0);
+        for (int d : dialects) {
+            b.putShort((short) d);
+        }
+        b.position(contextStart);
+        b.put(c.array(), 0, c.position());
+        return b.array();
+    }
+
     /** PREAUTH_INTEGRITY (SHA-512, the salt), SIGNING (AES-CMAC) and, when asked, ENCRYPTION (AES-128-GCM, -CCM), each 8-byte aligned. */
     private static byte[] negotiateContexts(byte[] salt, boolean offerEncryption) {
         ByteBuffer b = le(256);
@@ -301,6 +326,55 @@ public final class Smb2 {
                 .putInt(fileAttributes).putInt(shareAccess).putInt(disposition).putInt(createOptions)
                 .putShort((short) (HEADER_SIZE + 56)).putShort((short) n.length).putInt(0).putInt(0).put(n);
         return new Body(CREATE, b.array());
+    }
+
+    /**
+     * CREATE ([MS-SMB2] 2.2.13) with a requested oplock level and create contexts (2.2.13.2), each
+     * given as its 4-character name and data, chained 8-byte aligned.
+     */
+    public static Body create(String name, int desiredAccess, int fileAttributes, int shareAccess, int disposition,
+            int createOptions, int oplockLevel, List<String> contextNames, List<byte[]> contextData) {
+        byte[] n = utf16(name);
+        ByteBuffer ctx = le(4096);
+        int last = -1;
+        for (int i = 0; i < contextNames.size(); i++) {
+            int at = align8(ctx.position());
+            if (last >= 0) {
+                ctx.putInt(last, at - last);
+            }
+            ctx.position(at);
+            byte[] cn = contextNames.get(i).getBytes(StandardCharsets.US_ASCII);
+            byte[] data = contextData.get(i);
+            int dataOffset = data.length == 0 ? 0 : align8(16 + cn.length);
+            ctx.putInt(0).putShort((short) 16).putShort((short) cn.length).putShort((short) 0)
+                    .putShort((short) dataOffset).putInt(data.length).put(cn);
+            if (data.length > 0) {
+                ctx.position(at + dataOffset);
+                ctx.put(data);
+            }
+            last = at;
+        }
+        int nameArea = align8(Math.max(1, n.length));
+        int contextsOffset = contextNames.isEmpty() ? 0 : HEADER_SIZE + 56 + nameArea;
+        ByteBuffer b = le(56 + nameArea + ctx.position());
+        b.putShort((short) 57).put((byte) 0).put((byte) oplockLevel).putInt(2).putLong(0).putLong(0)
+                .putInt(desiredAccess).putInt(fileAttributes).putInt(shareAccess).putInt(disposition)
+                .putInt(createOptions).putShort((short) (HEADER_SIZE + 56)).putShort((short) n.length)
+                .putInt(contextsOffset).putInt(ctx.position()).put(n);
+        b.position(56 + nameArea);
+        b.put(ctx.array(), 0, ctx.position());
+        return new Body(CREATE, b.array());
+    }
+
+    /** FileBasicInformation ([MS-FSCC] 2.4.7): times as FILETIME (0: leave unchanged), attributes (0: unchanged). */
+    public static byte[] basicInformation(long creation, long lastAccess, long lastWrite, long change, int attributes) {
+        return le(40).putLong(creation).putLong(lastAccess).putLong(lastWrite).putLong(change).putInt(attributes)
+                .putInt(0).array();
+    }
+
+    /** FILETIME (100 ns since 1601-01-01) of a Java time in milliseconds. */
+    public static long filetime(long epochMillis) {
+        return epochMillis * 10_000L + 116_444_736_000_000_000L;
     }
 
     /** CLOSE ([MS-SMB2] 2.2.15). */

@@ -621,8 +621,13 @@ public final class Smb2TestClient implements AutoCloseable {
         SecureRandom random = new SecureRandom();
         random.nextBytes(guid);
         random.nextBytes(salt);
-        clientGuid = guid;
         byte[] body = Smb2.negotiate(dialects, securityMode, CLIENT_CAPABILITIES, guid, salt, false);
+        return negotiate(body);
+    }
+
+    /** NEGOTIATE with the body {@code body} (its ClientGuid and dialects as given). */
+    public Negotiated negotiate(byte[] body) throws Exception {
+        clientGuid = java.util.Arrays.copyOfRange(body, 12, 28);
         long id = takeMessageIds(1);
         byte[] request = frame(new Smb2.Body(Smb2.NEGOTIATE, body), 0, 0, id, 0, 0);
         Response r = await(send(request, id, Smb2.NEGOTIATE, 0, -1), "NEGOTIATE");

@@ -324,6 +324,75 @@ class FileServerBadRequestTest {
     }
 
     @Test
+    void aMessageIdBeyondTheCreditsGrantedClosesTheConnection() throws Exception {
+        Smb2TestClient b = bystander();
+        Smb2TestClient c = fixture.mounted();
+        long beyond = c.nextMessageId() + c.credits() + 1000;
+        ByteBuffer m = Smb2.le(68);
+        Smb2.putHeader(m, Smb2.ECHO, 1, 1, 0, 0, beyond, c.treeId(), c.sessionId());
+        m.putShort((short) 4).putShort((short) 0);
+        Outcome o = c.sendRawUnmatched(m.array());
+        assertNull(o.response(), "3.3.5.2.3: MessageId " + beyond + " was never granted");
+        assertNotNull(o.closed());
+        stillServes(b);
+    }
+
+    @Test
+    void malformedRequestBodiesGetInvalidParameterAndTheConnectionGoesOn() throws Exception {
+        Smb2TestClient c = fixture.mounted();
+        byte[] root = c.openDirectory("", Smb2.FILE_OPEN);
+        // an ECHO whose body StructureSize is 5 (3.3.5.2: the StructureSize of each command is fixed)
+        byte[] echo = Smb2.empty(Smb2.ECHO).bytes().clone();
+        Smb2.le(echo).putShort(0, (short) 5);
+        assertEquals(Status.name(Status.INVALID_PARAMETER), Status.name(c.call(new Smb2.Body(Smb2.ECHO, echo)).status()),
+                "ECHO StructureSize 5");
+        // a CREATE whose name lies beyond the message
+        byte[] create = Smb2.create("abc.txt", Smb2.READ_WRITE, 0, Smb2.SHARE_ALL, Smb2.FILE_OPEN_IF, 0).bytes().clone();
+        Smb2.le(create).putShort(44, (short) 4000);
+        assertEquals(Status.name(Status.INVALID_PARAMETER),
+                Status.name(c.call(new Smb2.Body(Smb2.CREATE, create)).status()), "CREATE NameOffset 4000");
+        // a CREATE whose name is an odd number of bytes (not UTF-16)
+        byte[] odd = Smb2.create("abc.txt", Smb2.READ_WRITE, 0, Smb2.SHARE_ALL, Smb2.FILE_OPEN_IF, 0).bytes().clone();
+        Smb2.le(odd).putShort(46, (short) 7);
+        int oddStatus = c.call(new Smb2.Body(Smb2.CREATE, odd)).status();
+        assertTrue(oddStatus == Status.INVALID_PARAMETER || oddStatus == Status.OBJECT_NAME_INVALID,
+                "CREATE NameLength 7: " + Status.name(oddStatus));
+        // a TREE_CONNECT whose path lies beyond the message
+        byte[] tree = Smb2.treeConnect(fixture.sharePath()).bytes().clone();
+        Smb2.le(tree).putShort(6, (short) 2000);
+        assertEquals(Status.name(Status.INVALID_PARAMETER),
+                Status.name(c.call(new Smb2.Body(Smb2.TREE_CONNECT, tree)).status()), "TREE_CONNECT PathLength 2000");
+        // a QUERY_DIRECTORY asking for more than MaxTransactSize (3.3.5.18)
+        Response big = c.queryDirectory(root, Smb2.FILE_ID_BOTH_DIRECTORY_INFORMATION, Smb2.RESTART_SCANS, "*",
+                c.maxTransactSize() + 1);
+        assertEquals(Status.name(Status.INVALID_PARAMETER), Status.name(big.status()),
+                "OutputBufferLength beyond MaxTransactSize");
+        // a SET_INFO whose buffer lies beyond the message
+        byte[] eof = Smb2.setInfo(root, Smb2.INFO_FILE, Smb2.FILE_END_OF_FILE_INFORMATION,
+                Smb2.endOfFileInformation(0)).bytes().clone();
+        Smb2.le(eof).putInt(4, 100_000);
+        assertEquals(Status.name(Status.INVALID_PARAMETER),
+                Status.name(c.call(new Smb2.Body(Smb2.SET_INFO, eof)).status()), "SET_INFO BufferLength 100000");
+        // an unknown command
+        assertEquals(Status.name(Status.INVALID_PARAMETER),
+                Status.name(c.call(new Smb2.Body(0x0055, new byte[] {4, 0, 0, 0})).status()),
+                "3.3.5.2: command 0x55");
+        // a SESSION_SETUP whose token is no NTLMSSP at all
+        Smb2TestClient fresh = fixture.client();
+        assertEquals(Status.SUCCESS, fresh.negotiate().status());
+        Response garbage = fresh.call(Smb2.sessionSetup(Smb2.SIGNING_ENABLED, TestData.pattern(40, 9)));
+        assertTrue(garbage.status() == Status.LOGON_FAILURE || garbage.status() == Status.INVALID_PARAMETER,
+                "a SESSION_SETUP with 40 random bytes: " + garbage.describe());
+        assertEquals(Status.SUCCESS, fresh.logon(FileServerFixture.USER, FileServerFixture.PASSWORD).status(),
+                "the connection goes on");
+        assertEquals(Status.SUCCESS, c.echo().status());
+        byte[] f = c.openFile("after.txt", Smb2.FILE_OVERWRITE_IF);
+        assertEquals(Status.SUCCESS, c.writeInline(f, 0, new byte[3]).status());
+        assertEquals(List.of(), c.problems());
+        assertEquals(List.of(), fresh.problems());
+    }
+
+    @Test
     void aWriteWhoseRdmaReadFailsHalfWayNeverSucceedsAndLeavesTheFileAsItWas() throws Exception {
         Smb2TestClient b = bystander();
         Smb2TestClient c = fixture.mounted();

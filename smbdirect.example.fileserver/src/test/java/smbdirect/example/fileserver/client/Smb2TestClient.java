@@ -219,6 +219,7 @@ public final class Smb2TestClient implements AutoCloseable {
     private int dialect;
     private int maxReadSize;
     private int maxWriteSize;
+    private int maxTransactSize;
     private byte[] connectionPreauth = new byte[64];
     private byte[] clientGuid = new byte[16];
 
@@ -305,6 +306,10 @@ public final class Smb2TestClient implements AutoCloseable {
 
     public int maxWriteSize() {
         return maxWriteSize;
+    }
+
+    public int maxTransactSize() {
+        return maxTransactSize;
     }
 
     /** Credits granted and not yet spent. */
@@ -635,6 +640,7 @@ public final class Smb2TestClient implements AutoCloseable {
             return new Negotiated(r, 0, 0, 0, 0, 0, 0, new byte[0], List.of());
         }
         dialect = r.u16(4);
+        maxTransactSize = r.i32(28);
         maxReadSize = r.i32(32);
         maxWriteSize = r.i32(36);
         byte[] security = r.slice(r.u16(56), r.u16(58));

@@ -72,7 +72,8 @@ final class RdmaBufferPool {
                     synchronized (this) {
                         created--;
                     }
-                    result.completeExceptionally(failure);
+                    result.completeExceptionally(new SmbStatusException(NtStatus.INSUFFICIENT_RESOURCES,
+                            "registering a buffer of " + size + " bytes failed: " + failure));
                     return;
                 }
                 boolean keep;

@@ -176,6 +176,50 @@ class FileServerLifecycleTest {
     }
 
     @Test
+    void twoSessionsOnOneConnectionAreIndependent() throws Exception {
+        Smb2TestClient c = fixture.mounted();
+        long first = c.sessionId();
+        int firstTree = c.treeId();
+        byte[] f = c.openFile("s1.txt", Smb2.FILE_OVERWRITE_IF);
+        smbdirect.example.fileserver.client.Smb2TestClient.Logon second = c.logon(FileServerFixture.USER,
+                FileServerFixture.PASSWORD);
+        assertEquals(Status.SUCCESS, second.status());
+        assertNotEquals(first, second.sessionId(), "a second SESSION_SETUP with SessionId 0 makes a new session");
+        assertEquals(Status.SUCCESS, c.treeConnect(fixture.sharePath()).status());
+        byte[] g = c.openFile("s2.txt", Smb2.FILE_OVERWRITE_IF);
+        assertEquals(Status.SUCCESS, c.writeInline(g, 0, new byte[2]).status());
+        assertEquals(Status.SUCCESS, c.logoff().status());
+        c.sessionId(first);
+        c.treeId(firstTree);
+        assertEquals(Status.SUCCESS, c.writeInline(f, 0, new byte[1]).status(), "the first session goes on");
+        c.sessionId(second.sessionId());
+        assertEquals(Status.name(Status.USER_SESSION_DELETED), Status.name(c.treeConnect(fixture.sharePath()).status()),
+                "the second session is gone");
+        assertEquals(List.of(), c.problems());
+    }
+
+    @Test
+    void aRegistrationTheServerCannotMakeFailsThatRequestAndNothingElse() throws Exception {
+        Smb2TestClient c = fixture.mounted();
+        byte[] f = c.openFile("reg.bin", Smb2.FILE_OVERWRITE_IF);
+        byte[] data = TestData.pattern(1 << 20, 12);
+        c.writeAll(f, 0, data, Smb2.CHANNEL_NONE, 1);
+        Smb2TestClient other = fixture.mounted(); // its buffers are not registered yet either
+        fixture.serverDevice().failNextRegistrations(1);
+        Smb2TestClient.RdmaResult r = other.readRdma(other.openFile("reg.bin", Smb2.FILE_OPEN), 0, 65536,
+                Smb2.CHANNEL_RDMA_V1, 1);
+        assertEquals(Status.name(Status.INSUFFICIENT_RESOURCES), Status.name(r.status()),
+                "the server could not register a buffer for this READ");
+        assertTrue(r.response().isErrorBody());
+        assertArrayEquals(data, c.readAll(f, 0, data.length, Smb2.CHANNEL_RDMA_V1, 1), "the first client is served");
+        assertArrayEquals(java.util.Arrays.copyOf(data, 65536),
+                other.readAll(other.openFile("reg.bin", Smb2.FILE_OPEN), 0, 65536, Smb2.CHANNEL_RDMA_V1, 1),
+                "the next READ of the same client works");
+        assertEquals(List.of(), c.problems());
+        assertEquals(List.of(), other.problems());
+    }
+
+    @Test
     void theServerRefusesADirectoryThatIsNotOne() throws Exception {
         Path file = Files.write(temp.resolve("plain-file"), new byte[1]);
         assertThrows(IOException.class, () -> FileServerFixture.start(FileServerFixture.settings(file)));

@@ -72,8 +72,7 @@ final class RdmaBufferPool {
                     synchronized (this) {
                         created--;
                     }
-                    result.completeExceptionally(new SmbStatusException(NtStatus.INSUFFICIENT_RESOURCES,
-                            "registering a buffer of " + size + " bytes failed: " + failure));
+                    result.completeExceptionally(failure);
                     return;
                 }
                 boolean keep;

@@ -1,7 +1,6 @@
 package smbdirect.example.fileserver.internal.auth;
 
 import java.nio.charset.StandardCharsets;
-import java.util.Locale;
 
 import org.bouncycastle.crypto.Digest;
 import org.bouncycastle.crypto.digests.MD4Digest;
@@ -65,7 +64,19 @@ final class Crypto {
 
     /** NTOWFv2 ([MS-NLMP] 3.3.2): HMAC_MD5(MD4(UNICODE(password)), UNICODE(UPPER(user) || domain)). */
     static byte[] ntowfv2(String password, String user, String domain) {
-        return hmacMd5(md4(unicode(password)), unicode(user.toUpperCase(Locale.ROOT) + domain));
+        return hmacMd5(md4(unicode(password)), unicode(upper(user) + domain));
+    }
+
+    /**
+     * Upper case one UTF-16 unit at a time, as Windows and Linux cifs upper-case a user name (the
+     * length never changes: "ß" stays "ß", where {@link String#toUpperCase} would give "SS").
+     */
+    static String upper(String s) {
+        char[] c = s.toCharArray();
+        for (int i = 0; i < c.length; i++) {
+            c[i] = Character.toUpperCase(c[i]);
+        }
+        return new String(c);
     }
 
     private static byte[] digest(Digest d, byte[]... parts) {

@@ -154,7 +154,11 @@ public final class NtlmAuthenticator {
         public AuthResult step(byte[] securityBuffer) {
             byte[] blob = securityBuffer == null ? EMPTY : securityBuffer;
             try {
-                return leg(blob);
+                AuthResult result = leg(blob);
+                if (result.outcome() != Outcome.CONTINUE) {
+                    state = State.DONE;
+                }
+                return result;
             } catch (BadTokenException e) {
                 state = State.DONE;
                 return denied(null, "malformed security buffer (" + blob.length + " bytes): " + e.getMessage());
@@ -215,7 +219,6 @@ public final class NtlmAuthenticator {
         private AuthResult negotiate(byte[] message, boolean spnego) throws BadTokenException {
             int clientFlags = negotiateFlags(message);
             if ((clientFlags & NEGOTIATE_UNICODE) == 0) {
-                state = State.DONE;
                 return denied(null, "the client does not offer Unicode (NTLMSSP_NEGOTIATE_UNICODE); OEM strings are not supported");
             }
             flags = challengeFlags(clientFlags);
@@ -233,7 +236,6 @@ public final class NtlmAuthenticator {
         }
 
         private AuthResult authenticate(byte[] message, boolean spnego, byte[] clientMechListMic) throws BadTokenException {
-            state = State.DONE;
             Authenticate a = parseAuthenticate(message);
             byte[] done = spnego ? Spnego.serverNegTokenResp(Spnego.ACCEPT_COMPLETED, false, null) : EMPTY;
             String name = a.user().isEmpty() ? null : a.user();

@@ -64,6 +64,7 @@ public final class Fscc {
     public static final int FILE_SYNCHRONOUS_IO_NONALERT = 0x00000020;
     public static final int FILE_NON_DIRECTORY_FILE = 0x00000040;
     public static final int FILE_DELETE_ON_CLOSE = 0x00001000;
+    public static final int FILE_OPEN_REPARSE_POINT = 0x00200000;
     /** The options FileModeInformation reports ([MS-FSCC] 2.4.26). */
     public static final int MODE_OPTIONS = FILE_WRITE_THROUGH | FILE_SEQUENTIAL_ONLY | FILE_NO_INTERMEDIATE_BUFFERING
             | FILE_SYNCHRONOUS_IO_ALERT | FILE_SYNCHRONOUS_IO_NONALERT | FILE_DELETE_ON_CLOSE;

@@ -13,6 +13,8 @@ final class LocalOpen implements OpenFile {
     private final int createAction;
     private final int grantedAccess;
     private final boolean directory;
+    /** A symbolic link opened as itself (FILE_OPEN_REPARSE_POINT): no data, attributes of the link. */
+    final boolean asLink;
     private final FileChannel channel;
     /** The CREATE options FileModeInformation reports. */
     final int mode;
@@ -26,13 +28,15 @@ final class LocalOpen implements OpenFile {
     int nextEntry;
     boolean returnedAny;
 
-    LocalOpen(Share share, Node node, int createAction, int grantedAccess, boolean directory, FileChannel channel,
+    LocalOpen(Share share, Node node, int createAction, int grantedAccess, boolean directory, boolean asLink,
+            FileChannel channel,
             int mode, boolean deleteOnClose) {
         this.share = share;
         this.node = node;
         this.createAction = createAction;
         this.grantedAccess = grantedAccess;
         this.directory = directory;
+        this.asLink = asLink;
         this.channel = channel;
         this.mode = mode;
         this.deleteOnClose = deleteOnClose;

@@ -45,7 +45,10 @@ import smbdirect.example.fileserver.internal.smb2.SmbStatusException;
  * case-sensitive). Every component but the last must be an existing directory
  * (STATUS_OBJECT_PATH_NOT_FOUND); the parent's real path, and the last component's when it is a
  * symbolic link, must lie inside the root's real path, else STATUS_ACCESS_DENIED: a link inside
- * the share is followed, one leading out or to nothing is refused.
+ * the share is followed, one leading out or to nothing is refused. CREATE with
+ * FILE_OPEN_REPARSE_POINT (Linux cifs's unlink) opens a link itself, wherever it points, without
+ * data: deleting or renaming it acts on the link. Clients cannot make links (no reparse points),
+ * so only a local user of the directory could swap one between the check and the use.
  *
  * <p>Files and directories that have opens are tracked as {@link Node}s under one lock: delete
  * pending (STATUS_DELETE_PENDING for new opens, deletion at the last close) and renames, which
@@ -86,7 +89,10 @@ public final class Share {
 
     /**
      * The path of {@code smbName} inside the share: the real path of the parent joined with the
-     * last component, or that component's real path when it is a symbolic link and {@code followLast}.
+     * last component. When that component is a symbolic link and {@code followLast}, its target
+     * must lie inside the share (the link's name is kept, so that a rename or delete acts on the
+     * name the client gave, as on a Linux file system); without {@code followLast} the link
+     * itself is meant (CREATE with FILE_OPEN_REPARSE_POINT).
      */
     Path resolve(String smbName, boolean followLast) throws SmbStatusException {
         String n = smbName == null ? "" : smbName;
@@ -135,7 +141,6 @@ public final class Share {
                 LOG.info("'{}' refused: a symbolic link leading out of share {} (to {})", n, name, real);
                 throw new SmbStatusException(NtStatus.ACCESS_DENIED, "'" + n + "' is a symbolic link leading out of the share");
             }
-            return real;
         }
         return candidate;
     }
@@ -193,7 +198,8 @@ public final class Share {
             throw new SmbStatusException(NtStatus.PRIVILEGE_NOT_HELD, "ACCESS_SYSTEM_SECURITY asked for '" + n + "'");
         }
         int granted = mapGeneric(access) & FILE_ALL_ACCESS;
-        if ((access & MAXIMUM_ALLOWED) != 0) {
+        boolean maximumAllowed = (access & MAXIMUM_ALLOWED) != 0;
+        if (maximumAllowed) {
             granted |= readOnly ? FILE_ALL_ACCESS & ~WRITE_RIGHTS : FILE_ALL_ACCESS;
         }
         boolean deleteOnClose = (options & FILE_DELETE_ON_CLOSE) != 0;
@@ -204,17 +210,27 @@ public final class Share {
         if (deleteOnClose && (granted & DELETE) == 0) {
             throw new SmbStatusException(NtStatus.ACCESS_DENIED, "'" + n + "': FILE_DELETE_ON_CLOSE without DELETE access");
         }
-        Path path = resolve(n, true);
+        boolean reparse = (options & FILE_OPEN_REPARSE_POINT) != 0;
+        Path path = resolve(n, !reparse);
         synchronized (lock) {
             Node existing = nodes.get(path);
             if (existing != null && existing.deletePending) {
                 throw new SmbStatusException(NtStatus.DELETE_PENDING, "'" + n + "' is to be deleted");
             }
-            boolean exists = Files.exists(path);
+            for (Path up = path.getParent(); up != null && up.startsWith(root) && !up.equals(root); up = up.getParent()) {
+                Node above = nodes.get(up);
+                if (above != null && above.deletePending) {
+                    throw new SmbStatusException(NtStatus.DELETE_PENDING, "'" + n + "': directory '" + relative(up)
+                            + "' is to be deleted");
+                }
+            }
+            // FILE_OPEN_REPARSE_POINT on a symbolic link: the link itself (to delete or rename it), no data
+            boolean asLink = reparse && Files.isSymbolicLink(path);
+            boolean exists = asLink || Files.exists(path);
             int action;
             boolean isDir;
             if (exists) {
-                isDir = Files.isDirectory(path);
+                isDir = !asLink && Files.isDirectory(path);
                 if (disposition == FILE_CREATE) {
                     throw new SmbStatusException(NtStatus.OBJECT_NAME_COLLISION, "'" + n + "' exists (FILE_CREATE)");
                 }
@@ -229,6 +245,9 @@ public final class Share {
                 if (overwrite && isDir) {
                     throw new SmbStatusException(NtStatus.FILE_IS_A_DIRECTORY, "'" + n + "' is a directory: it cannot be overwritten");
                 }
+                if (overwrite && asLink) {
+                    throw new SmbStatusException(NtStatus.ACCESS_DENIED, "'" + n + "': a symbolic link opened as itself cannot be overwritten");
+                }
                 if (overwrite && readOnly) {
                     throw new SmbStatusException(NtStatus.ACCESS_DENIED, "'" + n + "': overwrite on a read-only share");
                 }
@@ -237,13 +256,6 @@ public final class Share {
                 }
                 if (deleteOnClose && isDir && !emptyDirectory(path)) {
                     throw new SmbStatusException(NtStatus.DIRECTORY_NOT_EMPTY, "'" + n + "': FILE_DELETE_ON_CLOSE on a directory that is not empty");
-                }
-                if (overwrite) {
-                    try (FileChannel t = FileChannel.open(path, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
-                        t.truncate(0);
-                    } catch (IOException e) {
-                        throw IoStatus.of(e, "overwrite '" + n + "'");
-                    }
                 }
                 action = disposition == FILE_SUPERSEDE ? FILE_SUPERSEDED : overwrite ? FILE_OVERWRITTEN : FILE_OPENED;
             } else {
@@ -266,9 +278,29 @@ public final class Share {
                 action = FILE_CREATED;
                 LOG.debug("created {} '{}'", isDir ? "directory" : "file", n);
             }
+            if (maximumAllowed && !isDir && !asLink) {
+                // MAXIMUM_ALLOWED: only what the file's permissions allow this process
+                if (!Files.isWritable(path)) {
+                    granted &= ~(FILE_WRITE_DATA | FILE_APPEND_DATA);
+                }
+                if (!Files.isReadable(path)) {
+                    granted &= ~(FILE_READ_DATA | FILE_EXECUTE);
+                }
+            }
             FileChannel channel = null;
-            if (!isDir) {
-                channel = openChannel(path, granted, n);
+            try {
+                if (!isDir && !asLink) {
+                    channel = openChannel(path, granted, n);
+                }
+                if (action == FILE_SUPERSEDED || action == FILE_OVERWRITTEN) {
+                    truncate(path, (granted & (FILE_WRITE_DATA | FILE_APPEND_DATA)) != 0 ? channel : null, n);
+                }
+            } catch (SmbStatusException e) {
+                closeQuietly(channel);
+                if (action == FILE_CREATED) {
+                    deleteQuietly(path);
+                }
+                throw e;
             }
             if (action == FILE_CREATED && (request.fileAttributes() & ATTR_READONLY) != 0 && !isDir) {
                 try {
@@ -280,7 +312,40 @@ public final class Share {
             Node node = existing != null ? existing : new Node(path);
             node.opens++;
             nodes.put(path, node);
-            return new LocalOpen(this, node, action, granted, isDir, channel, options & MODE_OPTIONS, deleteOnClose);
+            return new LocalOpen(this, node, action, granted, isDir, asLink, channel, options & MODE_OPTIONS, deleteOnClose);
+        }
+    }
+
+    /** FILE_SUPERSEDE and FILE_OVERWRITE(_IF) of an existing file: its data goes, only after the open succeeded. */
+    private static void truncate(Path path, FileChannel writableChannel, String n) throws SmbStatusException {
+        try {
+            if (writableChannel != null) {
+                writableChannel.truncate(0);
+            } else {
+                try (FileChannel t = FileChannel.open(path, StandardOpenOption.WRITE)) {
+                    t.truncate(0);
+                }
+            }
+        } catch (IOException e) {
+            throw IoStatus.of(e, "overwrite '" + n + "'");
+        }
+    }
+
+    private static void closeQuietly(FileChannel channel) {
+        if (channel != null) {
+            try {
+                channel.close();
+            } catch (IOException e) {
+                LOG.debug("close after a failed CREATE: {}", e.toString());
+            }
+        }
+    }
+
+    private static void deleteQuietly(Path path) {
+        try {
+            Files.deleteIfExists(path);
+        } catch (IOException e) {
+            LOG.warn("'{}' created by a CREATE that then failed, not removed: {}", path, e.toString());
         }
     }
 
@@ -288,7 +353,6 @@ public final class Share {
         boolean read = (granted & (FILE_READ_DATA | FILE_EXECUTE)) != 0;
         boolean write = (granted & (FILE_WRITE_DATA | FILE_APPEND_DATA)) != 0;
         Set<OpenOption> opts = new HashSet<>();
-        opts.add(LinkOption.NOFOLLOW_LINKS);
         if (write) {
             opts.add(StandardOpenOption.WRITE);
         }
@@ -322,7 +386,7 @@ public final class Share {
             p = open.node.path;
         }
         try {
-            return FileStat.of(p);
+            return open.asLink ? FileStat.of(p, LinkOption.NOFOLLOW_LINKS) : FileStat.of(p);
         } catch (IOException e) {
             throw IoStatus.of(e, "attributes of '" + relative(p) + "'");
         }
@@ -544,9 +608,10 @@ public final class Share {
         }
         try {
             if (creation != null || access != null || write != null) {
-                Files.getFileAttributeView(p, BasicFileAttributeView.class).setTimes(write, access, creation);
+                LinkOption[] how = open.asLink ? new LinkOption[] {LinkOption.NOFOLLOW_LINKS} : new LinkOption[0];
+                Files.getFileAttributeView(p, BasicFileAttributeView.class, how).setTimes(write, access, creation);
             }
-            if (attributes != 0 && !open.isDirectory()) {
+            if (attributes != 0 && !open.isDirectory() && !open.asLink) {
                 FileStat.setReadOnly(p, (attributes & ATTR_READONLY) != 0);
             }
         } catch (IOException e) {

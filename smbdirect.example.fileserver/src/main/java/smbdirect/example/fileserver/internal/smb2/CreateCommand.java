@@ -44,7 +44,11 @@ final class CreateCommand {
         CreateRequest request = new CreateRequest(name, req.u32(24), req.u32(28), req.u32(32), req.u32(36), req.u32(40));
         OpenFile file = rc.connection.share().create(request);
         Open open = rc.connection.opens().add(rc.sessionId, rc.treeId, file);
+        rc.fileId = new long[] {open.persistentId(), open.volatileId()};
         try {
+            if (rc.connection.disconnected()) {
+                throw new SmbStatusException(NtStatus.FILE_CLOSED, "the connection ended during CREATE");
+            }
             FileInfo info;
             ByteBuffer answers;
             synchronized (open) {
@@ -59,8 +63,9 @@ final class CreateCommand {
                     .putInt(answers.remaining() == 0 ? 0 : Smb2.HEADER_SIZE + FIXED).putInt(answers.remaining())
                     .put(answers);
             LOG.debug("{}: opened '{}' as FileId 0x{}", rc.connection, name, Long.toHexString(open.volatileId()));
-            return RequestContext.done(Smb2Response.success(b.position(0)).withFileId(open.persistentId(), open.volatileId()));
+            return RequestContext.done(Smb2Response.success(b.position(0)));
         } catch (SmbStatusException | RuntimeException e) {
+            rc.fileId = null;
             if (rc.connection.opens().remove(open)) {
                 rc.connection.closeQuietly(open);
             }

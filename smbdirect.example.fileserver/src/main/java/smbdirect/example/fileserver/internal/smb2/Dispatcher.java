@@ -13,7 +13,8 @@ import smbdirect.example.fileserver.internal.auth.Smb3Keys;
 
 /**
  * Runs the requests of one message in order ([MS-SMB2] 3.3.5.2): checks each body's
- * StructureSize, its session and tree (3.3.5.2.9, 3.3.5.2.11) and its CreditCharge (3.3.5.2.5),
+ * StructureSize, its session and tree (3.3.5.2.9, 3.3.5.2.11), the signature of a signed request
+ * (3.3.5.2.4, whose response is then signed too, 3.3.4.1.1) and its CreditCharge (3.3.5.2.5),
  * hands it to its command, and turns every failure into an error response. A related request of a
  * compound (3.3.5.2.7.2) acts in the previous request's session, tree and FileId. The responses
  * are chained 8-byte aligned into one message, granted credits, signed where the command asks, and
@@ -96,7 +97,12 @@ final class Dispatcher {
                 LOG.warn("{}: no response to {}: {}", c, requests.get(0), cause.getMessage());
                 return;
             }
-            send(c, contexts, responses);
+            try {
+                send(c, contexts, responses);
+            } catch (RuntimeException e) {
+                LOG.error("{}: the response to {} could not be built", c, requests.get(0), e);
+                c.close("internal error building a response: " + e);
+            }
         });
     }
 
@@ -110,8 +116,18 @@ final class Dispatcher {
                 }
                 rc.sessionId = previous.sessionId;
                 rc.treeId = previous.treeId;
-                rc.previousFileId = previousResponse.fileId();
-                rc.previousStatus = previousResponse.status();
+                if (previous.fileId != null) {
+                    rc.chainFileId = previous.fileId;
+                } else if (previousResponse.status() != NtStatus.SUCCESS) {
+                    rc.chainStatus = previousResponse.status();
+                } else {
+                    rc.chainFileId = previous.chainFileId;
+                    rc.chainStatus = previous.chainStatus;
+                }
+            }
+            if (req.command() != Smb2.NEGOTIATE && rc.connection.negotiated() == null) {
+                rc.connection.close(Smb2.commandName(req.command()) + " after a NEGOTIATE that settled no dialect (3.3.5.2)");
+                throw new ConnectionGoneException("no dialect negotiated", null);
             }
             Command command = command(req.command());
             if (command == null) {
@@ -120,6 +136,9 @@ final class Dispatcher {
             int size = Smb2.requestStructureSize(req.command());
             req.checkStructureSize(req.command() == Smb2.OPLOCK_BREAK && req.u16(0) == 36 ? 36 : size);
             resolveSessionAndTree(rc);
+            if ((req.header().flags() & Smb2.FLAGS_SIGNED) != 0) {
+                rc.signingKey = RequestSignature.verify(rc);
+            }
             Credits.checkCharge(req);
             LOG.debug("{}: {}", rc.connection, req);
             return command.run(rc).handle((r, failure) -> failure == null ? r : failed(rc, failure));
@@ -206,8 +225,9 @@ final class Dispatcher {
             out.position(start + (next == 0 ? length : next));
             ByteBuffer own = out.duplicate().position(start).limit(start + (next == 0 ? length : next)).slice()
                     .order(ByteOrder.LITTLE_ENDIAN);
-            if (r.signingKey() != null) {
-                Smb3Keys.sign(r.signingKey(), own.duplicate().order(ByteOrder.LITTLE_ENDIAN));
+            byte[] key = r.signingKey() != null ? r.signingKey() : contexts[i].signingKey;
+            if (key != null) {
+                Smb3Keys.sign(key, own.duplicate().order(ByteOrder.LITTLE_ENDIAN));
             }
             if (r.onEncoded() != null) {
                 r.onEncoded().accept(own.duplicate().limit(length).order(ByteOrder.LITTLE_ENDIAN));

@@ -37,7 +37,7 @@ final class FileCommands {
                     .putLong(info.lastAccessTime()).putLong(info.lastWriteTime()).putLong(info.changeTime())
                     .putLong(info.allocationSize()).putLong(info.endOfFile()).putInt(info.fileAttributes());
         }
-        return RequestContext.done(Smb2Response.success(b.position(0)).withFileId(open.persistentId(), open.volatileId()));
+        return RequestContext.done(Smb2Response.success(b.position(0)));
     }
 
     static CompletableFuture<Smb2Response> flush(RequestContext rc) throws SmbStatusException {
@@ -45,7 +45,7 @@ final class FileCommands {
         synchronized (open) {
             rc.connection.share().flush(open.file());
         }
-        return RequestContext.done(Smb2Response.success(Dispatcher.fixed(4)).withFileId(open.persistentId(), open.volatileId()));
+        return RequestContext.done(Smb2Response.success(Dispatcher.fixed(4)));
     }
 
     static CompletableFuture<Smb2Response> queryInfo(RequestContext rc) throws SmbStatusException {
@@ -67,7 +67,7 @@ final class FileCommands {
                 status = e.status();
             }
         }
-        return RequestContext.done(Smb2Response.of(status, outputBody(out)).withFileId(open.persistentId(), open.volatileId()));
+        return RequestContext.done(Smb2Response.of(status, outputBody(out)));
     }
 
     static CompletableFuture<Smb2Response> setInfo(RequestContext rc) throws SmbStatusException {
@@ -79,7 +79,7 @@ final class FileCommands {
         synchronized (open) {
             rc.connection.share().setInfo(open.file(), infoType, infoClass, in);
         }
-        return RequestContext.done(Smb2Response.success(Dispatcher.fixed(2)).withFileId(open.persistentId(), open.volatileId()));
+        return RequestContext.done(Smb2Response.success(Dispatcher.fixed(2)));
     }
 
     static CompletableFuture<Smb2Response> queryDirectory(RequestContext rc) throws SmbStatusException {
@@ -96,7 +96,7 @@ final class FileCommands {
         synchronized (open) {
             rc.connection.share().queryDirectory(open.file(), infoClass, flags, pattern.isEmpty() ? "*" : pattern, out);
         }
-        return RequestContext.done(Smb2Response.success(outputBody(out)).withFileId(open.persistentId(), open.volatileId()));
+        return RequestContext.done(Smb2Response.success(outputBody(out)));
     }
 
     /** A buffer of the client's output length, which must not exceed MaxTransactSize. */

@@ -59,7 +59,7 @@ final class Negotiate {
             contexts = preauthContext();
         }
         c.negotiated(new Smb2Connection.Negotiated(chosen, req.u32(8), clientGuid, req.u16(4), dialects));
-        LOG.info("{}: dialect {}", c, Smb2.dialectName(chosen));
+        LOG.debug("{}: dialect {}", c, Smb2.dialectName(chosen));
         Smb2Response response = Smb2Response.success(body(c, chosen, contexts));
         if (chosen == Smb2.DIALECT_311) {
             byte[] afterRequest = Smb3Keys.preauthHash(new byte[64], req.bytes());

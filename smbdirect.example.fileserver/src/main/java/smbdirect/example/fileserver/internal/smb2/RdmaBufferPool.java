@@ -51,7 +51,7 @@ final class RdmaBufferPool {
         boolean create;
         synchronized (this) {
             if (closed) {
-                result.completeExceptionally(new IllegalStateException("the connection is closed"));
+                result.completeExceptionally(new ConnectionGoneException("the connection is closed", null));
                 return result;
             }
             RegisteredBuffer b = idle.poll();
@@ -67,12 +67,27 @@ final class RdmaBufferPool {
             }
         }
         if (create) {
-            connection.register(ByteBuffer.allocateDirect(size), RemoteAccess.LOCAL_ONLY).whenComplete((b, failure) -> {
+            ByteBuffer memory;
+            try {
+                memory = ByteBuffer.allocateDirect(size);
+            } catch (OutOfMemoryError e) {
+                synchronized (this) {
+                    created--;
+                }
+                LOG.warn("connection {}: no direct memory for an I/O buffer of {} bytes: {}", connection.id(), size,
+                        e.toString());
+                result.completeExceptionally(new SmbStatusException(NtStatus.INSUFFICIENT_RESOURCES,
+                        "no memory for an I/O buffer"));
+                return result;
+            }
+            connection.register(memory, RemoteAccess.LOCAL_ONLY).whenComplete((b, failure) -> {
                 if (failure != null) {
                     synchronized (this) {
                         created--;
                     }
-                    result.completeExceptionally(failure);
+                    LOG.warn("connection {}: registering an I/O buffer failed: {}", connection.id(), failure.toString());
+                    result.completeExceptionally(new SmbStatusException(NtStatus.INSUFFICIENT_RESOURCES,
+                            "registering an I/O buffer failed: " + failure));
                     return;
                 }
                 boolean keep;
@@ -86,7 +101,7 @@ final class RdmaBufferPool {
                     result.complete(b);
                 } else {
                     b.deregister();
-                    result.completeExceptionally(new IllegalStateException("the connection is closed"));
+                    result.completeExceptionally(new ConnectionGoneException("the connection is closed", null));
                 }
             });
         }
@@ -124,7 +139,7 @@ final class RdmaBufferPool {
             idle.clear();
             waiting.clear();
         }
-        failed.forEach(f -> f.completeExceptionally(new IllegalStateException("the connection is closed")));
+        failed.forEach(f -> f.completeExceptionally(new ConnectionGoneException("the connection is closed", null)));
         for (RegisteredBuffer b : release) {
             b.deregister().whenComplete((v, failure) -> {
                 if (failure != null) {

@@ -110,6 +110,6 @@ final class ReadCommand {
     private static Smb2Response response(Open open, ByteBuffer b, int dataLength, int dataRemaining, int inline) {
         b.putShort(0, (short) 17).put(2, (byte) DATA_OFFSET).putInt(4, dataLength).putInt(8, dataRemaining);
         b.limit(FIXED + inline).position(0);
-        return Smb2Response.success(b).withFileId(open.persistentId(), open.volatileId());
+        return Smb2Response.success(b);
     }
 }

@@ -16,10 +16,17 @@ final class RequestContext {
     int treeId;
     Session session;
     TreeConnect tree;
-    /** The FileId the previous request of the compound used or opened, or {@code null}. */
-    long[] previousFileId;
-    /** The status of the previous request of the compound. */
-    int previousStatus;
+    /**
+     * The FileId of the compound so far: the last one a request of it opened or used, or
+     * {@code null}; {@link #chainStatus} says why there is none (the request that was to open or
+     * find it failed).
+     */
+    long[] chainFileId;
+    int chainStatus = NtStatus.SUCCESS;
+    /** The key of a signed request, verified: its response is signed with it ([MS-SMB2] 3.3.4.1.1). */
+    byte[] signingKey;
+    /** The FileId this request opened or used, once known. */
+    long[] fileId;
 
     RequestContext(Smb2Connection connection, Smb2Request request) {
         this.connection = connection;
@@ -30,23 +37,25 @@ final class RequestContext {
 
     /**
      * The open a FileId field at {@code bodyOffset} names: all ones in a related request means the
-     * previous request's FileId; when that request failed, this one fails with its status
-     * (3.3.5.2.7.2).
+     * FileId the compound opened or used last; when the request that was to open or find it failed
+     * (a CREATE, a FileId not found), this request fails with the same status (3.3.5.2.7.2). A request that merely failed after using
+     * the FileId (a QUERY_INFO) does not stop the next one (the CLOSE) from using it.
      */
     Open open(int bodyOffset) throws SmbStatusException {
         long persistent = request.u64(bodyOffset);
         long volatileId = request.u64(bodyOffset + 8);
         if (persistent == Smb2.FILE_ID_PREVIOUS && volatileId == Smb2.FILE_ID_PREVIOUS && request.header().isRelated()) {
-            if (previousStatus != NtStatus.SUCCESS) {
-                throw new SmbStatusException(previousStatus, "the previous request of the compound failed");
+            if (chainFileId == null) {
+                throw chainStatus != NtStatus.SUCCESS
+                        ? new SmbStatusException(chainStatus, "the request before it in the compound failed")
+                        : new SmbStatusException(NtStatus.INVALID_PARAMETER, "no FileId earlier in the compound");
             }
-            if (previousFileId == null) {
-                throw new SmbStatusException(NtStatus.INVALID_PARAMETER, "FileId of the previous request: none");
-            }
-            persistent = previousFileId[0];
-            volatileId = previousFileId[1];
+            persistent = chainFileId[0];
+            volatileId = chainFileId[1];
         }
-        return connection.opens().find(persistent, volatileId, sessionId, treeId);
+        Open open = connection.opens().find(persistent, volatileId, sessionId, treeId);
+        fileId = new long[] {persistent, volatileId};
+        return open;
     }
 
     static CompletableFuture<Smb2Response> done(Smb2Response response) {

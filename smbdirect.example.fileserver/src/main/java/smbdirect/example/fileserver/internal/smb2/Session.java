@@ -21,6 +21,8 @@ public final class Session {
     private byte[] preauthHash;
     private volatile String user;
     private volatile boolean guest;
+    /** Session.SigningKey of an account's session ([MS-SMB2] 3.3.5.5.3), or {@code null} (guest, in progress). */
+    private volatile byte[] signingKey;
     private final Map<Integer, TreeConnect> trees = new ConcurrentHashMap<>();
     private final AtomicInteger nextTreeId = new AtomicInteger(1);
 
@@ -58,6 +60,14 @@ public final class Session {
 
     synchronized void preauthHash(byte[] value) {
         preauthHash = value;
+    }
+
+    byte[] signingKey() {
+        return signingKey;
+    }
+
+    void signingKey(byte[] key) {
+        signingKey = key;
     }
 
     synchronized void loggedOn(String who, boolean asGuest) {

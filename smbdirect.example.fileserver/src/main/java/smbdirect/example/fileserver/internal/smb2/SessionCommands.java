@@ -14,10 +14,11 @@ import smbdirect.example.fileserver.internal.auth.Smb3Keys;
  * {@link smbdirect.example.fileserver.internal.auth.NtlmAuthenticator.Exchange} over the legs of
  * one session; under 3.1.1 the session's pre-authentication hash covers its SESSION_SETUP requests
  * and MORE_PROCESSING_REQUIRED responses, and the final SUCCESS response of an account (not a
- * guest) is signed with the key derived from it (3.3.5.5.3, 3.3.4.1.1). This server signs nothing
- * else, so a client that requires signing is refused with STATUS_ACCESS_DENIED (as for any
- * security requirement the server cannot meet); multichannel binding with
- * STATUS_REQUEST_NOT_ACCEPTED.
+ * guest) is signed with the key derived from it (3.3.5.5.3, 3.3.4.1.1). The key is kept to check
+ * a request the client signs anyway (cifs signs TREE_CONNECT under 3.1.1) and to sign its
+ * response; a client that requires signing of the whole session is refused with
+ * STATUS_ACCESS_DENIED (as for any security requirement the server cannot meet); multichannel
+ * binding with STATUS_REQUEST_NOT_ACCEPTED.
  */
 final class SessionCommands {
 
@@ -81,8 +82,10 @@ final class SessionCommands {
                 session.loggedOn(result.user(), false);
                 LOG.info("{}: {} logged on as {}, dialect {}", c, session, result.user(), Smb2.dialectName(c.dialect()));
                 Smb2Response r = Smb2Response.success(body(0, result.securityBlob()));
+                byte[] key = Smb3Keys.signingKey(c.dialect(), result.sessionKey(), session.preauthHash());
+                session.signingKey(key);
                 if (v311) {
-                    r = r.withSigningKey(Smb3Keys.signingKey(c.dialect(), result.sessionKey(), session.preauthHash()));
+                    r = r.withSigningKey(key);
                 }
                 return RequestContext.done(r);
             }

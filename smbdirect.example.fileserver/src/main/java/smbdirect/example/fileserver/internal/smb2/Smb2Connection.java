@@ -45,6 +45,7 @@ public final class Smb2Connection implements ConnectionHandler {
     private NegotiateState negotiateState = NegotiateState.NONE;
     private volatile Negotiated negotiated;
     private volatile byte[] preauthHash;
+    private volatile boolean disconnected;
 
     /**
      * What NEGOTIATE settled ([MS-SMB2] 3.3.5.4), and what the client sent, for
@@ -166,7 +167,8 @@ public final class Smb2Connection implements ConnectionHandler {
 
     private void acceptSmb1Negotiate() throws MalformedMessageException {
         if (negotiateState != NegotiateState.NONE) {
-            throw new MalformedMessageException("an SMB1 NEGOTIATE after the first message (3.3.5.3)");
+            throw new MalformedMessageException(String.format("ProtocolId=0x%08X: an SMB1 message after the first;"
+                    + " only an SMB1 NEGOTIATE may open a connection (3.3.5.3)", Smb2.SMB1_ID));
         }
         negotiateState = NegotiateState.WILDCARD;
         credits.consume(0, 1);
@@ -253,6 +255,7 @@ public final class Smb2Connection implements ConnectionHandler {
     @Override
     public void onDisconnected(SmbDirectConnection connection, CloseReason reason) {
         LOG.info("connection {} from {} ended: {}", connection.id(), connection.peerAddress(), reason);
+        disconnected = true;
         buffers.close();
         List<Open> left = opens.removeAll(0, 0);
         sessions.clear();
@@ -275,6 +278,11 @@ public final class Smb2Connection implements ConnectionHandler {
         } finally {
             onClosed.accept(this);
         }
+    }
+
+    /** Whether the connection has ended (opens made by requests still running are closed at once). */
+    boolean disconnected() {
+        return disconnected;
     }
 
     /** Closes an open that is already out of the table, logging a failure. */

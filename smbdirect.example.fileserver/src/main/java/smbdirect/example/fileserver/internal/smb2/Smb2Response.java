@@ -13,18 +13,17 @@ import java.util.function.Consumer;
  * @param signingKey sign this response with it ([MS-SMB2] 3.3.4.1.1), or {@code null}
  * @param invalidateToken the client's token to invalidate with the send, when {@code invalidate}
  * @param invalidate whether to send with invalidate (an SMB2_CHANNEL_RDMA_V1_INVALIDATE request)
- * @param fileId the FileId (persistent, volatile) this request used or opened, for the next related request; or {@code null}
  * @param onEncoded told of the response's final bytes (header included, signed if signed) before
  *     they are sent: the pre-authentication hash of NEGOTIATE and SESSION_SETUP; or {@code null}
  */
 public record Smb2Response(int status, ByteBuffer body, byte[] signingKey, int invalidateToken, boolean invalidate,
-        long[] fileId, Consumer<ByteBuffer> onEncoded) {
+        Consumer<ByteBuffer> onEncoded) {
 
     /** CANCEL: no response. */
-    public static final Smb2Response NONE = new Smb2Response(0, null, null, 0, false, null, null);
+    public static final Smb2Response NONE = new Smb2Response(0, null, null, 0, false, null);
 
     public static Smb2Response of(int status, ByteBuffer body) {
-        return new Smb2Response(status, body, null, 0, false, null, null);
+        return new Smb2Response(status, body, null, 0, false, null);
     }
 
     public static Smb2Response success(ByteBuffer body) {
@@ -38,20 +37,17 @@ public record Smb2Response(int status, ByteBuffer body, byte[] signingKey, int i
         return of(status, b);
     }
 
-    public Smb2Response withFileId(long persistent, long volatileId) {
-        return new Smb2Response(status, body, signingKey, invalidateToken, invalidate, new long[] {persistent, volatileId}, onEncoded);
-    }
 
     public Smb2Response withSigningKey(byte[] key) {
-        return new Smb2Response(status, body, key, invalidateToken, invalidate, fileId, onEncoded);
+        return new Smb2Response(status, body, key, invalidateToken, invalidate, onEncoded);
     }
 
     public Smb2Response withInvalidate(int token) {
-        return new Smb2Response(status, body, signingKey, token, true, fileId, onEncoded);
+        return new Smb2Response(status, body, signingKey, token, true, onEncoded);
     }
 
     public Smb2Response withOnEncoded(Consumer<ByteBuffer> hook) {
-        return new Smb2Response(status, body, signingKey, invalidateToken, invalidate, fileId, hook);
+        return new Smb2Response(status, body, signingKey, invalidateToken, invalidate, hook);
     }
 
     /** A zeroed little-endian body of {@code size} bytes (position 0, limit size). */

@@ -103,6 +103,6 @@ final class WriteCommand {
     private static Smb2Response response(Open open, long count) {
         ByteBuffer b = Smb2Response.body(16);
         b.putShort((short) 17).putShort((short) 0).putInt((int) count);
-        return Smb2Response.success(b.position(0)).withFileId(open.persistentId(), open.volatileId());
+        return Smb2Response.success(b.position(0));
     }
 }

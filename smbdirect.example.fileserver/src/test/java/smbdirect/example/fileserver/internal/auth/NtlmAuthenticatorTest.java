@@ -68,6 +68,19 @@ class NtlmAuthenticatorTest {
     }
 
     @Test
+    void authenticateShapedAsLinuxCifsSendsItAuthenticates() {
+        // cifs hashes the domain it sends: "" by default, our MsvAvNbDomainName with domainauto
+        for (String domain : new String[] {"", "SMBDIRECT"}) {
+            TestNtlmClient client = new TestNtlmClient();
+            client.cifs = true;
+            client.domain = domain;
+            AuthResult r = logon(new NtlmAuthenticator("alice", "secret", false), client);
+            assertEquals(Outcome.AUTHENTICATED, r.outcome(), domain + ": " + r.reason());
+            assertArrayEquals(client.randomSessionKey, r.sessionKey());
+        }
+    }
+
+    @Test
     void userNameIsComparedWithoutRegardToCase() {
         TestNtlmClient client = new TestNtlmClient();
         client.user = "ALICE";

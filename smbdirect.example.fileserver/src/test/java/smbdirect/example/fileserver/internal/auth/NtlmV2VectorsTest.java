@@ -39,6 +39,12 @@ class NtlmV2VectorsTest {
     }
 
     @Test
+    void userNameIsUpperCasedOneCharacterAtATime() {
+        assertEquals("STRAßE", Crypto.upper("straße"));
+        assertEquals("ÉLODIE", Crypto.upper("élodie"));
+    }
+
+    @Test
     void ntProofStrAndSessionBaseKeyOfTheExample() {
         byte[] key = Crypto.ntowfv2("Password", "User", "Domain");
         byte[] proof = Crypto.hmacMd5(key, SERVER_CHALLENGE, TEMP);

@@ -41,6 +41,12 @@ final class TestNtlmClient {
     boolean lmOnly;
     /** Anonymous: empty user, no NT response, LM response of one zero byte. */
     boolean anonymous;
+    /**
+     * Shape the AUTHENTICATE as Linux cifs does (fs/smb/client sess.c, cifsencrypt.c): no LM response, the
+     * server's AV pairs with MsvAvTargetName "cifs/host" added before MsvAvEOL and nothing after it, flags
+     * = the CHALLENGE's | REQUEST_TARGET | TARGET_INFO | VERSION | WORKSTATION_SUPPLIED.
+     */
+    boolean cifs;
 
     byte[] negotiateMessage;
     byte[] challengeMessage;
@@ -81,6 +87,11 @@ final class TestNtlmClient {
         if (mic) {
             avs = withMicFlag(targetInfo);
         }
+        if (cifs) {
+            byte[] spn = unicode("cifs/server.example");
+            ByteBuffer targetName = le(4 + spn.length).putShort((short) 9).putShort((short) spn.length).put(spn);
+            avs = concat(Arrays.copyOf(targetInfo, targetInfo.length - 4), targetName.array(), new byte[4]);
+        }
         if (anonymous) {
             lm = new byte[1];
             nt = new byte[0];
@@ -89,12 +100,13 @@ final class TestNtlmClient {
             nt = lmOnly ? new byte[0] : filled(24, (byte) 0x22);
         } else {
             byte[] key = ntowfv2(password, user, domain);
-            ByteBuffer temp = le(28 + avs.length + 4);
+            int trailer = cifs ? 0 : 4;
+            ByteBuffer temp = le(28 + avs.length + trailer);
             temp.put((byte) 1).put((byte) 1).putShort((short) 0).putInt(0).putLong(time).put(clientChallenge).putInt(0);
-            temp.put(avs).putInt(0);
+            temp.put(avs);
             byte[] proof = hmacMd5(key, serverChallenge, temp.array());
             nt = concat(proof, temp.array());
-            lm = new byte[24]; // zeros: the client sent a timestamp ([MS-NLMP] 3.1.5.1.2)
+            lm = cifs ? new byte[0] : new byte[24]; // zeros: the client sent a timestamp ([MS-NLMP] 3.1.5.1.2)
             sessionBaseKey = hmacMd5(key, proof);
             if ((challengeFlags & 0x40000000) != 0) {
                 encryptedKey = rc4(sessionBaseKey, randomSessionKey);
@@ -114,7 +126,7 @@ final class TestNtlmClient {
         off = field(b, usr.length, off);
         off = field(b, ws.length, off);
         field(b, encryptedKey.length, off);
-        b.putInt(challengeFlags);
+        b.putInt(cifs ? challengeFlags | 0x00800000 | 0x02000000 | 0x00000004 | 0x00002000 : challengeFlags);
         b.put(new byte[] {6, 1, (byte) 0xB1, 0x1D, 0, 0, 0, 0x0F});
         b.put(new byte[16]); // MIC, filled below
         b.put(lm).put(nt).put(dom).put(usr).put(ws).put(encryptedKey);

@@ -222,6 +222,48 @@ class ShareCreateTest {
         assertEquals(0x20, info.fileAttributes()); // FILE_ATTRIBUTE_ARCHIVE
     }
 
+    @Test
+    void noNameBelowADirectoryThatIsToBeDeletedOpensOrIsCreated() throws Exception {
+        OpenFile d = open(share, "d", DELETE, OPEN, DIRECTORY_FILE);
+        share.setInfo(d, 1, 13, le(1).put(0, (byte) 1)); // FileDispositionInformation
+        assertStatus(NtStatus.DELETE_PENDING, () -> open(share, "d\\new", GENERIC_WRITE, CREATE, 0));
+        assertFalse(Files.exists(root.resolve("d/new")));
+        share.close(d, false);
+        assertFalse(Files.exists(root.resolve("d")));
+    }
+
+    @Test
+    void opensOfManyThreadsOnOneFileAndManyFilesKeepTheirCounts() throws Exception {
+        int threads = 8;
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(threads);
+        try {
+            java.util.List<java.util.concurrent.Future<?>> done = new java.util.ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                int id = t;
+                done.add(pool.submit(() -> {
+                    for (int i = 0; i < 200; i++) {
+                        OpenFile shared = openRead(share, "f.txt");
+                        OpenFile own = open(share, "t" + id + "-" + i, GENERIC_WRITE | DELETE, CREATE, DELETE_ON_CLOSE);
+                        share.close(own, false);
+                        share.close(shared, false);
+                    }
+                    return null;
+                }));
+            }
+            for (java.util.concurrent.Future<?> f : done) {
+                f.get(60, java.util.concurrent.TimeUnit.SECONDS);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        try (var names = Files.list(root)) {
+            assertEquals(java.util.List.of("d", "f.txt"), names.map(p -> p.getFileName().toString()).sorted().toList());
+        }
+        OpenFile deleter = open(share, "f.txt", DELETE, OPEN, DELETE_ON_CLOSE);
+        share.close(deleter, false);
+        assertFalse(Files.exists(root.resolve("f.txt")), "no open was left counted");
+    }
+
     // --- access ([MS-SMB2] 2.2.13.1.1)
 
     @Test

@@ -37,6 +37,7 @@ final class ShareFixture {
     static final int DIRECTORY_FILE = 0x1;
     static final int NON_DIRECTORY_FILE = 0x40;
     static final int DELETE_ON_CLOSE = 0x1000;
+    static final int OPEN_REPARSE_POINT = 0x00200000;
 
     private ShareFixture() {
     }

@@ -133,6 +133,46 @@ class SharePathTest {
     }
 
     @Test
+    void unlinkWithOpenReparsePointRemovesALinkLeadingOutNotItsTarget() throws Exception {
+        Files.createSymbolicLink(root.resolve("out"), outside.resolve("secret"));
+        // Linux cifs's unlink: DELETE, FILE_OPEN, FILE_DELETE_ON_CLOSE | FILE_OPEN_REPARSE_POINT
+        OpenFile link = open(share, "out", DELETE, OPEN, DELETE_ON_CLOSE | OPEN_REPARSE_POINT);
+        assertFalse(link.isDirectory());
+        assertFalse(link.canRead());
+        share.close(link, false);
+        assertFalse(Files.exists(root.resolve("out"), java.nio.file.LinkOption.NOFOLLOW_LINKS));
+        assertEquals("secret", Files.readString(outside.resolve("secret")));
+    }
+
+    @Test
+    void unlinkOfALinkInsideRemovesTheLinkAndKeepsTheFile() throws Exception {
+        Files.createSymbolicLink(root.resolve("lf"), Path.of("a/b/f"));
+        share.close(open(share, "lf", DELETE, OPEN, DELETE_ON_CLOSE | OPEN_REPARSE_POINT), false);
+        assertFalse(Files.exists(root.resolve("lf"), java.nio.file.LinkOption.NOFOLLOW_LINKS));
+        assertEquals("inside", Files.readString(root.resolve("a/b/f")));
+    }
+
+    @Test
+    void renameOfAFollowedLinkMovesTheLinkNotItsTarget() throws Exception {
+        Files.createSymbolicLink(root.resolve("lf"), root.resolve("a/b/f"));
+        OpenFile f = open(share, "lf", DELETE | GENERIC_READ, OPEN, 0);
+        assertEquals(6, f.channel().size(), "data through the link");
+        byte[] n = utf16("moved");
+        share.setInfo(f, 1, 10, le(20 + n.length).putInt(16, n.length).put(20, n));
+        assertTrue(Files.isSymbolicLink(root.resolve("moved")));
+        assertEquals("inside", Files.readString(root.resolve("a/b/f")));
+    }
+
+    @Test
+    void aLinkOpenedAsItselfShowsTheLinksAttributesNotTheTargets() throws Exception {
+        Files.write(outside.resolve("big"), new byte[12345]);
+        Files.createSymbolicLink(root.resolve("big"), outside.resolve("big"));
+        OpenFile link = open(share, "big", FILE_READ_ATTRIBUTES, OPEN, OPEN_REPARSE_POINT);
+        assertTrue(link.info().endOfFile() != 12345);
+        assertStatus(NtStatus.ACCESS_DENIED, () -> open(share, "big", GENERIC_WRITE, OVERWRITE, OPEN_REPARSE_POINT));
+    }
+
+    @Test
     void aShareWhoseRootIsALinkServesTheLinkedDirectory() throws Exception {
         Path link = Files.createSymbolicLink(base.resolve("rootlink"), root);
         Share viaLink = new Share("l", link, false);

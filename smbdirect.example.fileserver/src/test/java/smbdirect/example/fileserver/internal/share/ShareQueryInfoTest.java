@@ -208,6 +208,26 @@ class ShareQueryInfoTest {
     }
 
     @Test
+    void aVolumeLabelCutAnswersBufferOverflowWithTheFixedPartAndWhatFits() throws Exception {
+        ByteBuffer out = ByteBuffer.allocate(20);
+        assertStatus(NtStatus.BUFFER_OVERFLOW, () -> share.queryInfo(file, FS, 1, 0, out));
+        assertEquals(20, out.position());
+        out.flip();
+        assertEquals(8, out.order(java.nio.ByteOrder.LITTLE_ENDIAN).getInt(12), "the label's whole length");
+        assertEquals("d", utf16(out, 18, 2));
+        assertStatus(NtStatus.INFO_LENGTH_MISMATCH, () -> share.queryInfo(file, FS, 1, 0, ByteBuffer.allocate(17)));
+    }
+
+    @Test
+    void theResultIsWrittenAtTheBuffersPositionAndAdvancesIt() throws Exception {
+        ByteBuffer out = ByteBuffer.allocate(64);
+        out.position(8);
+        share.queryInfo(file, FILE, 6, 0, out.limit(16));
+        assertEquals(16, out.position());
+        assertEquals(ino, out.order(java.nio.ByteOrder.LITTLE_ENDIAN).getLong(8));
+    }
+
+    @Test
     void fileFsSizeAndFullSizeInformationAgreeWithTheFileStore() throws Exception {
         var store = Files.getFileStore(root);
         ByteBuffer s = query(share, file, FS, 3, 24); // 2.5.8

@@ -241,6 +241,69 @@ class FileServerOverMockTest {
         noProblems(c);
     }
 
+    // ---------------------------------------------------------------- signed requests, [MS-SMB2] 3.3.5.2.4
+
+    @Test
+    void aTreeConnectSignedAsCifsSignsItUnder311IsAnsweredWithAValidSignature() throws Exception {
+        Smb2TestClient c = fixture.client();
+        c.sign(Smb2.TREE_CONNECT);
+        assertEquals(Smb2.DIALECT_311, c.negotiate().dialect());
+        Logon l = c.logon(FileServerFixture.USER, FileServerFixture.PASSWORD);
+        assertEquals(Status.SUCCESS, l.status());
+        Response tree = c.treeConnect(fixture.sharePath());
+        assertEquals(Status.name(Status.SUCCESS), Status.name(tree.status()));
+        assertTrue((tree.flags() & Smb2.FLAGS_SIGNED) != 0, "3.3.4.1.1: the response to a signed request is signed");
+        assertArrayEquals(Smb3Signing.signature(l.signingKey(), tree.bytes()), tree.signature());
+        c.sign();
+        byte[] f = c.openFile("after-signing.txt", Smb2.FILE_CREATE);
+        assertEquals(Status.SUCCESS, c.writeInline(f, 0, new byte[8]).status(), "unsigned requests go on");
+        noProblems(c);
+    }
+
+    private static byte[] signedTreeConnect(Smb2TestClient c, long messageId, byte[] key, String path) {
+        Smb2.Body body = Smb2.treeConnect(path);
+        ByteBuffer m = Smb2.le(64 + body.bytes().length);
+        Smb2.putHeader(m, Smb2.TREE_CONNECT, 1, 1, Smb2.FLAGS_SIGNED, 0, messageId, 0, c.sessionId());
+        m.put(body.bytes());
+        m.put(48, key == null ? TestData.pattern(16, 3) : Smb3Signing.signature(key, m.array()));
+        return m.array();
+    }
+
+    @Test
+    void aRequestWithABadSignatureIsRefusedWithAccessDenied() throws Exception {
+        Smb2TestClient c = fixture.client();
+        assertEquals(Status.SUCCESS, c.negotiate().status());
+        Logon l = c.logon(FileServerFixture.USER, FileServerFixture.PASSWORD);
+        long id = c.takeMessageIds(1);
+        byte[] m = signedTreeConnect(c, id, l.signingKey(), fixture.sharePath());
+        m[60] ^= 0x01;
+        Smb2TestClient.Outcome o = c.sendRaw(m, id, Smb2.TREE_CONNECT);
+        assertNotNull(o.response(), "answered, not dropped: " + o.closed());
+        assertEquals(Status.name(Status.ACCESS_DENIED), Status.name(o.response().status()),
+                "3.3.5.2.4: a signature that does not verify");
+        long good = c.takeMessageIds(1);
+        Smb2TestClient.Outcome ok = c.sendRaw(signedTreeConnect(c, good, l.signingKey(), fixture.sharePath()), good,
+                Smb2.TREE_CONNECT);
+        assertEquals(Status.name(Status.SUCCESS), Status.name(ok.response().status()), "the right signature");
+    }
+
+    @Test
+    void aSignedRequestInAGuestSessionIsRefusedWithAccessDenied() throws Exception {
+        fixture.close();
+        fixture = FileServerFixture.start(FileServerFixture.settings(shareDir, false, FileServerFixture.USER,
+                FileServerFixture.PASSWORD, true));
+        Smb2TestClient c = fixture.client();
+        assertEquals(Status.SUCCESS, c.negotiate().status());
+        assertEquals(Status.SUCCESS, c.logon("visitor", "x").status());
+        long id = c.takeMessageIds(1);
+        Smb2TestClient.Outcome o = c.sendRaw(signedTreeConnect(c, id, null, fixture.sharePath()), id,
+                Smb2.TREE_CONNECT);
+        assertNotNull(o.response(), "answered, not dropped: " + o.closed());
+        assertEquals(Status.name(Status.ACCESS_DENIED), Status.name(o.response().status()),
+                "a guest session has no key to verify with");
+        assertEquals(Status.SUCCESS, c.treeConnect(fixture.sharePath()).status(), "unsigned, it connects");
+    }
+
     // ---------------------------------------------------------------- TREE_CONNECT, [MS-SMB2] 3.3.5.7
 
     @Test

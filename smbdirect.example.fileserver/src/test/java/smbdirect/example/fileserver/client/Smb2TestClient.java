@@ -40,7 +40,9 @@ import smbdirect.api.SmbDirectTransport;
  * StructureSize 64, SMB2_FLAGS_SERVER_TO_REDIR, a MessageId and Command of a request it sent, the
  * SessionId of that request, the body's StructureSize for the command (9 for an error), and no
  * Send with Invalidate of a token the request did not offer for invalidation. What is wrong with a
- * response is kept in {@link #problems()} and fails the call that waits for it.
+ * response is kept in {@link #problems()} and fails the call that waits for it. A signed response
+ * of a session whose key the client holds must carry the right signature; the client signs the
+ * requests of the commands {@link #sign} names.
  *
  * <p>Requests may be outstanding together ({@link #submit}); responses are matched by MessageId.
  * Every wait is bounded by the client's wait and ends early when the connection closes. Test code;
@@ -222,6 +224,10 @@ public final class Smb2TestClient implements AutoCloseable {
     private int maxTransactSize;
     private byte[] connectionPreauth = new byte[64];
     private byte[] clientGuid = new byte[16];
+    /** The signing key of each session logged on with an account ([MS-SMB2] 3.2.5.3.1). */
+    private final Map<Long, byte[]> signingKeys = new ConcurrentHashMap<>();
+    /** The commands whose requests the client signs when their session has a key. */
+    private volatile java.util.Set<Integer> signedCommands = java.util.Set.of();
 
     private Smb2TestClient(SmbDirectConnection connection, Handler handler, Duration wait) {
         this.connection = connection;
@@ -376,10 +382,28 @@ public final class Smb2TestClient implements AutoCloseable {
 
     private byte[] frame(Smb2.Body body, int flags, int nextCommand, long messageId, int tree, long session) {
         ByteBuffer b = Smb2.le(Smb2.HEADER_SIZE + body.bytes().length);
-        Smb2.putHeader(b, body.command(), body.creditCharge(), Math.max(creditRequest, body.creditCharge()), flags,
-                nextCommand, messageId, tree, session);
+        byte[] key = nextCommand == 0 && signedCommands.contains(body.command()) ? signingKeys.get(session) : null;
+        Smb2.putHeader(b, body.command(), body.creditCharge(), Math.max(creditRequest, body.creditCharge()),
+                key == null ? flags : flags | Smb2.FLAGS_SIGNED, nextCommand, messageId, tree, session);
         b.put(body.bytes());
+        if (key != null) {
+            b.put(48, Smb3Signing.signature(key, b.array()));
+        }
         return b.array();
+    }
+
+    /**
+     * From now on the client signs its requests of {@code commands} ([MS-SMB2] 3.2.4.1.1; Linux
+     * cifs signs TREE_CONNECT under 3.1.1) in sessions it logged on with an account. Compounded
+     * requests are not signed.
+     */
+    public void sign(Integer... commands) {
+        signedCommands = java.util.Set.of(commands);
+    }
+
+    /** The signing key of {@code session}, or null (guest, anonymous, or not logged on by this client). */
+    public byte[] signingKey(long session) {
+        return signingKeys.get(session);
     }
 
     private CompletableFuture<Response> send(byte[] message, long messageId, int command, long session,
@@ -586,6 +610,11 @@ public final class Smb2TestClient implements AutoCloseable {
             wrong.add("SessionId 0x" + Long.toHexString(r.sessionId()) + " answers a request of session 0x"
                     + Long.toHexString(p.sessionId()));
         }
+        byte[] key = signingKeys.get(r.sessionId());
+        if ((r.flags() & Smb2.FLAGS_SIGNED) != 0 && key != null
+                && !Arrays.equals(Smb3Signing.signature(key, r.bytes()), r.signature())) {
+            wrong.add("the signature does not match the session's signing key (3.2.5.1.3)");
+        }
         if (r.invalidated() && (p.invalidateToken() == null || p.invalidateToken() != r.invalidatedToken())) {
             wrong.add("the response came as a Send with Invalidate of token 0x"
                     + Integer.toHexString(r.invalidatedToken()) + ", which the request did not offer ("
@@ -710,8 +739,9 @@ public final class Smb2TestClient implements AutoCloseable {
         byte[] signingKey = null;
         if (r.status() == Status.SUCCESS) {
             sessionId = session;
-            if (sessionKey != null) {
+            if (sessionKey != null && (r.u16(2) & (Smb2.SESSION_FLAG_IS_GUEST | Smb2.SESSION_FLAG_IS_NULL)) == 0) {
                 signingKey = Smb3Signing.signingKey(dialect, sessionKey, preauth);
+                signingKeys.put(session, signingKey);
             }
         }
         return new Logon(responses, session, sessionKey, signingKey);

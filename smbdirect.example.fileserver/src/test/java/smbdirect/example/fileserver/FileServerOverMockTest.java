@@ -415,6 +415,30 @@ class FileServerOverMockTest {
     }
 
     @Test
+    void accessRightsAndTheKindOfOpenAreCheckedForEachCommand() throws Exception {
+        Smb2TestClient c = fixture.mounted();
+        Files.write(shareDir.resolve("ro.txt"), TestData.pattern(50, 1));
+        Smb2TestClient.Created readOnly = c.create("ro.txt", Smb2.READ_ONLY, 0, Smb2.FILE_OPEN, 0);
+        assertEquals(Status.SUCCESS, readOnly.status());
+        assertEquals(Status.name(Status.ACCESS_DENIED),
+                Status.name(c.writeInline(readOnly.fileId(), 0, new byte[1]).status()), "3.3.5.13: no FILE_WRITE_DATA");
+        Smb2TestClient.Created attributesOnly = c.create("ro.txt", Smb2.FILE_READ_ATTRIBUTES, 0, Smb2.FILE_OPEN, 0);
+        assertEquals(Status.SUCCESS, attributesOnly.status());
+        assertEquals(Status.name(Status.ACCESS_DENIED),
+                Status.name(c.readInline(attributesOnly.fileId(), 0, 10).status()), "3.3.5.12: no FILE_READ_DATA");
+        assertEquals(Status.name(Status.END_OF_FILE),
+                Status.name(c.call(Smb2.readInline(readOnly.fileId(), 40, 20, 15)).status()),
+                "3.3.5.12: fewer bytes than MinimumCount");
+        byte[] root = c.openDirectory("", Smb2.FILE_OPEN);
+        assertNotEquals(Status.SUCCESS, c.readInline(root, 0, 10).status(), "READ of a directory");
+        assertEquals(Status.name(Status.INVALID_PARAMETER), Status.name(c.queryDirectory(readOnly.fileId(),
+                Smb2.FILE_ID_BOTH_DIRECTORY_INFORMATION, Smb2.RESTART_SCANS, "*", 4096).status()),
+                "3.3.5.18: QUERY_DIRECTORY of a file");
+        assertArrayEquals(TestData.pattern(50, 1), Files.readAllBytes(shareDir.resolve("ro.txt")));
+        noProblems(c);
+    }
+
+    @Test
     void operationsOnAClosedFileIdAnswerFileClosed() throws Exception {
         Smb2TestClient c = fixture.mounted();
         byte[] f = c.openFile("x.bin", Smb2.FILE_OVERWRITE_IF);

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.ByteBuffer;
@@ -104,6 +105,44 @@ class FileServerOverMockTest {
         assertEquals(Status.name(Status.NOT_SUPPORTED), Status.name(n.status()),
                 "3.3.5.4: no common dialect");
         noProblems(c);
+    }
+
+    /** An SMB1 NEGOTIATE ([MS-CIFS] 2.2.4.52.1) offering {@code dialects}. */
+    private static byte[] smb1Negotiate(String... dialects) {
+        java.io.ByteArrayOutputStream names = new java.io.ByteArrayOutputStream();
+        for (String d : dialects) {
+            names.write(0x02);
+            names.writeBytes(d.getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            names.write(0);
+        }
+        ByteBuffer b = Smb2.le(32 + 3 + names.size());
+        b.putInt(0x424D53FF).put((byte) 0x72).putInt(0).put((byte) 0x18).putShort((short) 0xC853).put(new byte[20])
+                .put((byte) 0).putShort((short) names.size()).put(names.toByteArray());
+        return b.array();
+    }
+
+    @Test
+    void anSmb1NegotiateOfferingSmb2WildcardIsAnswered02FFAndTheSmb2NegotiateFollows() throws Exception {
+        Smb2TestClient c = fixture.client();
+        long id = c.takeMessageIds(1);
+        Smb2TestClient.Outcome o = c.sendRaw(smb1Negotiate("NT LM 0.12", "SMB 2.002", "SMB 2.???"), id,
+                Smb2.NEGOTIATE);
+        assertNotNull(o.response(), "answered: " + o.closed());
+        assertEquals(Status.SUCCESS, o.response().status());
+        assertEquals(0x02FF, o.response().u16(4), "3.3.5.3.1: DialectRevision 0x02FF");
+        Negotiated n = c.negotiate();
+        assertEquals(Status.SUCCESS, n.status(), "the SMB2 NEGOTIATE with MessageId 1");
+        assertEquals(Smb2.DIALECT_311, n.dialect());
+        assertEquals(Status.SUCCESS, c.logon(FileServerFixture.USER, FileServerFixture.PASSWORD).status());
+        noProblems(c);
+    }
+
+    @Test
+    void anSmb1NegotiateWithoutSmb2ClosesTheConnection() throws Exception {
+        Smb2TestClient c = fixture.client();
+        Smb2TestClient.Outcome o = c.sendRawUnmatched(smb1Negotiate("NT LM 0.12"));
+        assertNull(o.response(), "an SMB1-only client gets no SMB2 answer: " + o.response());
+        assertNotNull(o.closed());
     }
 
     @Test

@@ -75,6 +75,7 @@ class FileServerBadRequestTest {
         assertEquals(List.of(), b.problems());
     }
 
+    /** [MS-SMB2] 3.3.5.9: every name a CREATE gives is resolved inside the share; one that climbs out is refused. */
     @Test
     void dotDotOutOfTheShareIsRefusedAndNothingOutsideIsTouched() throws Exception {
         Smb2TestClient c = fixture.mounted();
@@ -89,6 +90,7 @@ class FileServerBadRequestTest {
         assertEquals(List.of(), c.problems());
     }
 
+    /** [MS-SMB2] 3.3.5.9: a symbolic link inside the share that leads out of it is not followed. */
     @Test
     void aSymlinkLeadingOutOfTheShareIsNotFollowed() throws Exception {
         Files.createSymbolicLink(shareDir.resolve("out"), outside);
@@ -142,6 +144,7 @@ class FileServerBadRequestTest {
                 () -> fixture.serverDevice().endpoints().size() == 1);
     }
 
+    /** [MS-SMBD] 3.1.4.5, [MS-SMB2] 3.3.5.12: an RDMA Write the client's registration refuses ends that connection only. */
     @Test
     void aDescriptorLongerThanTheClientsRegistrationEndsOnlyThatConnection() throws Exception {
         Smb2TestClient b = bystander();
@@ -159,6 +162,7 @@ class FileServerBadRequestTest {
         stillServes(b);
     }
 
+    /** [MS-SMB2] 3.3.5.12, 3.3.5.13: the channel's descriptors must cover the Length asked. */
     @Test
     void aReadOrWriteLongerThanItsDescriptorsIsInvalidParameter() throws Exception {
         Smb2TestClient c = fixture.mounted();
@@ -182,6 +186,7 @@ class FileServerBadRequestTest {
         assertEquals(List.of(), c.problems());
     }
 
+    /** [MS-SMB2] 2.2.19, 3.3.5.12: ReadChannelInfoOffset, ReadChannelInfoLength and Channel must describe whole descriptors in the request. */
     @Test
     void malformedChannelInfoIsInvalidParameter() throws Exception {
         Smb2TestClient c = fixture.mounted();
@@ -205,6 +210,7 @@ class FileServerBadRequestTest {
         assertEquals(List.of(), c.problems());
     }
 
+    /** [MS-SMB2] 3.3.5.12, 3.3.5.13: an Offset (or Offset + Length) beyond what a file can hold. */
     @Test
     void aNegativeOrOverflowingOffsetIsInvalidParameter() throws Exception {
         Smb2TestClient c = fixture.mounted();
@@ -284,11 +290,13 @@ class FileServerBadRequestTest {
         stillServes(b);
     }
 
+    /** [MS-SMB2] 2.2.1.2, 3.3.5.2: the header's StructureSize is 64. */
     @Test
     void aHeaderWithStructureSize65ClosesTheConnectionNamingTheField() throws Exception {
         malformedHeaderClosesTheConnectionNaming("StructureSize", m -> m.putShort(4, (short) 65));
     }
 
+    /** [MS-SMB2] 2.2.1.2, 3.3.5.2: the ProtocolId is 0xFE 'S' 'M' 'B'. */
     @Test
     void aHeaderWithAnUnknownProtocolIdClosesTheConnectionNamingTheField() throws Exception {
         malformedHeaderClosesTheConnectionNaming("ProtocolId", m -> m.putInt(0, 0x424D53FD));
@@ -299,6 +307,7 @@ class FileServerBadRequestTest {
         malformedHeaderClosesTheConnectionNaming("SMB1", m -> m.putInt(0, 0x424D53FF)); // 0xFF 'S' 'M' 'B', 3.3.5.3
     }
 
+    /** [MS-SMB2] 3.3.5.2: a message shorter than the SMB2 header ends the connection. */
     @Test
     void aMessageShorterThanAHeaderClosesTheConnection() throws Exception {
         Smb2TestClient b = bystander();
@@ -392,6 +401,7 @@ class FileServerBadRequestTest {
         assertEquals(List.of(), fresh.problems());
     }
 
+    /** [MS-SMB2] 3.3.5.13, [MS-SMBD] 3.1.4.6: a WRITE whose RDMA Read fails on its third descriptor. */
     @Test
     void aWriteWhoseRdmaReadFailsHalfWayNeverSucceedsAndLeavesTheFileAsItWas() throws Exception {
         Smb2TestClient b = bystander();

@@ -112,6 +112,7 @@ class FileServerCifsRequestsTest {
         assertEquals(List.of(), c.problems());
     }
 
+    /** [MS-SMB2] 2.2.13.2, 2.2.14, 3.3.5.9: RequestedOplockLevel and create contexts the server does not serve are not granted. */
     @Test
     void aCreateAskingForABatchOplockALeaseAndCreateContextsIsGrantedNoneOfThemAndOpens() throws Exception {
         Smb2TestClient c = fixture.mounted();
@@ -202,6 +203,7 @@ class FileServerCifsRequestsTest {
         assertEquals(List.of(), c.problems());
     }
 
+    /** [MS-SMB2] 3.3.5.21.1, [MS-FSCC] 2.4.7: FileBasicInformation sets the times. */
     @Test
     void setattrThroughFileBasicInformationSetsTheModificationTime() throws Exception {
         Smb2TestClient c = fixture.mounted();

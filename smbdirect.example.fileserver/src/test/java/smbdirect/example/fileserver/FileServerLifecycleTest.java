@@ -50,6 +50,7 @@ class FileServerLifecycleTest {
         }
     }
 
+    /** [MS-SMB2] 3.3.1.7: each connection has its own state; both share the files. */
     @Test
     void twoClientsAtOnceEachReadBackTheirOwnBytesAndEachOthers() throws Exception {
         Smb2TestClient a = fixture.mounted();
@@ -82,6 +83,7 @@ class FileServerLifecycleTest {
         }
     }
 
+    /** [MS-SMB2] 3.3.5.2.3: requests within the credits granted may be outstanding together. */
     @Test
     void requestsOutstandingTogetherAreAllAnswered() throws Exception {
         Smb2TestClient c = fixture.mounted();
@@ -100,6 +102,7 @@ class FileServerLifecycleTest {
         assertEquals(List.of(), c.problems());
     }
 
+    /** [MS-SMB2] 3.3.7.1, [MS-SMBD] 3.1.4.4: closing the server ends every connection and deregisters every buffer. */
     @Test
     void closingTheServerClosesEveryConnectionAndReleasesEveryRegistration() throws Exception {
         Smb2TestClient a = fixture.mounted();
@@ -149,6 +152,7 @@ class FileServerLifecycleTest {
         assertEquals(0, fixture.serverRegistrations());
     }
 
+    /** FileServer: port 0 chooses a port; a share name compares without case ([MS-SMB2] 3.3.5.7). */
     @Test
     void aServerAskedForPort0ListensOnAChosenPortAndReportsItsSettings() throws Exception {
         MockProvider device = fixture.fabric().provider("second-server");
@@ -175,6 +179,7 @@ class FileServerLifecycleTest {
         }
     }
 
+    /** [MS-SMB2] 3.3.5.5 (a SESSION_SETUP with SessionId 0 makes a new session), 3.3.5.6 (LOGOFF ends one). */
     @Test
     void twoSessionsOnOneConnectionAreIndependent() throws Exception {
         Smb2TestClient c = fixture.mounted();
@@ -198,6 +203,7 @@ class FileServerLifecycleTest {
         assertEquals(List.of(), c.problems());
     }
 
+    /** [MS-SMBD] 3.1.4.3: a registration the provider refuses fails that request (STATUS_INSUFFICIENT_RESOURCES). */
     @Test
     void aRegistrationTheServerCannotMakeFailsThatRequestAndNothingElse() throws Exception {
         Smb2TestClient c = fixture.mounted();
@@ -219,6 +225,7 @@ class FileServerLifecycleTest {
         assertEquals(List.of(), other.problems());
     }
 
+    /** FileServer.start: the served directory must be a readable directory. */
     @Test
     void theServerRefusesADirectoryThatIsNotOne() throws Exception {
         Path file = Files.write(temp.resolve("plain-file"), new byte[1]);
@@ -227,6 +234,7 @@ class FileServerLifecycleTest {
                 () -> FileServerFixture.start(FileServerFixture.settings(temp.resolve("missing"))));
     }
 
+    /** [MS-SMB2] 3.3.5.9, 3.3.5.13, 3.3.5.21: a read-only share opens for reading only. */
     @Test
     void aReadOnlyShareServesReadsAndRefusesEveryChange() throws Exception {
         fixture.close();

@@ -88,6 +88,7 @@ class FileServerOverMockTest {
         noProblems(c);
     }
 
+    /** [MS-SMB2] 3.3.5.4: the highest dialect both sides know. */
     @Test
     void negotiateOfferingEveryDialectChoosesTheHighestCommonOne311() throws Exception {
         Smb2TestClient c = fixture.client();
@@ -137,6 +138,7 @@ class FileServerOverMockTest {
         noProblems(c);
     }
 
+    /** [MS-SMB2] 3.3.5.3.1: an SMB1 NEGOTIATE without an SMB2 dialect gets no SMB2 answer. */
     @Test
     void anSmb1NegotiateWithoutSmb2ClosesTheConnection() throws Exception {
         Smb2TestClient c = fixture.client();
@@ -181,6 +183,7 @@ class FileServerOverMockTest {
         noProblems(c);
     }
 
+    /** [MS-SMB2] 3.3.5.5.3, 3.1.4.2: 3.0.2 logon; the 3.0.2 signing key. */
     @Test
     void theAccountLogsOnWith302AndAnySignatureMatchesTheKey() throws Exception {
         Smb2TestClient c = fixture.client();
@@ -210,6 +213,7 @@ class FileServerOverMockTest {
         noProblems(c);
     }
 
+    /** [MS-SMB2] 3.3.5.5.3, [MS-NLMP] 3.2.5.1.2: no guest, no anonymous. */
     @Test
     void withGuestOffAnUnknownUserAndAnAnonymousLogonAreRefused() throws Exception {
         Smb2TestClient c = fixture.client();
@@ -246,6 +250,7 @@ class FileServerOverMockTest {
         noProblems(a);
     }
 
+    /** [MS-SMB2] 3.3.5.5.3: SMB2_SESSION_FLAG_IS_GUEST when there is no account. */
     @Test
     void aServerWithoutAnAccountTakesEveryoneAsGuest() throws Exception {
         fixture.close();
@@ -258,6 +263,7 @@ class FileServerOverMockTest {
         noProblems(c);
     }
 
+    /** [MS-SMB2] 2.2.5 SecurityMode SMB2_NEGOTIATE_SIGNING_REQUIRED, 3.3.5.5: this server does not sign sessions. */
     @Test
     void aClientThatRequiresSigningIsRefusedWithAccessDeniedAndALogLineSayingWhy() throws Exception {
         Smb2TestClient c = fixture.client();
@@ -326,6 +332,7 @@ class FileServerOverMockTest {
         assertEquals(Status.name(Status.SUCCESS), Status.name(ok.response().status()), "the right signature");
     }
 
+    /** [MS-SMB2] 3.3.5.2.4: a signed request of a session without a signing key. */
     @Test
     void aSignedRequestInAGuestSessionIsRefusedWithAccessDenied() throws Exception {
         fixture.close();
@@ -379,6 +386,7 @@ class FileServerOverMockTest {
         noProblems(c);
     }
 
+    /** [MS-SMB2] 3.3.5.8 TREE_DISCONNECT, 3.3.5.6 LOGOFF, 3.3.5.2.11, 3.3.5.2.9. */
     @Test
     void treeDisconnectEndsTheTreeAndLogoffTheSession() throws Exception {
         Smb2TestClient c = fixture.mounted();
@@ -396,6 +404,7 @@ class FileServerOverMockTest {
 
     // ---------------------------------------------------------------- the commands a mount uses
 
+    /** [MS-SMB2] 3.3.5.9 CREATE dispositions and CreateAction, 3.3.5.13 WRITE, 3.3.5.12 READ, 3.3.5.10 CLOSE with SMB2_CLOSE_FLAG_POSTQUERY_ATTRIB. */
     @Test
     void createWriteReadInlineAndCloseReportTheFile() throws Exception {
         Smb2TestClient c = fixture.mounted();
@@ -477,6 +486,7 @@ class FileServerOverMockTest {
         noProblems(c);
     }
 
+    /** [MS-SMB2] 3.3.5.10, 3.3.5.12, 3.3.5.13: an unknown FileId is STATUS_FILE_CLOSED. */
     @Test
     void operationsOnAClosedFileIdAnswerFileClosed() throws Exception {
         Smb2TestClient c = fixture.mounted();
@@ -488,6 +498,7 @@ class FileServerOverMockTest {
         noProblems(c);
     }
 
+    /** [MS-SMB2] 3.3.5.21.1, [MS-FSCC] 2.4.14 FileEndOfFileInformation. */
     @Test
     void setEndOfFileTruncatesAndExtends() throws Exception {
         Smb2TestClient c = fixture.mounted();
@@ -565,6 +576,7 @@ class FileServerOverMockTest {
         noProblems(c);
     }
 
+    /** [MS-SMB2] 3.3.5.9 FILE_DIRECTORY_FILE / FILE_NON_DIRECTORY_FILE, [MS-FSCC] 2.4.11 FileDispositionInformation. */
     @Test
     void mkdirAndRmdirAndANonEmptyDirectoryStays() throws Exception {
         Smb2TestClient c = fixture.mounted();

@@ -52,6 +52,7 @@ class FileServerRdmaIoTest {
         }
     }
 
+    /** [MS-SMB2] 3.3.5.13, 3.3.5.12 with the channels of 2.2.21 and 2.2.19; [MS-SMBD] 3.1.4.5, 3.1.4.6. */
     @ParameterizedTest(name = "{0} bytes, dialect {1}, channel {2}, {3} descriptor(s)")
     @CsvSource({
         "0,       0x0311, 0, 1",
@@ -119,6 +120,7 @@ class FileServerRdmaIoTest {
         assertEquals(List.of(), c.problems());
     }
 
+    /** [MS-SMB2] 3.3.5.13 SMB2_CHANNEL_RDMA_V1_INVALIDATE, [MS-SMBD] 3.1.4.2 Send with Invalidate. */
     @Test
     void anInvalidatingWriteWithSeveralDescriptorsInvalidatesTheFirstToken() throws Exception {
         Smb2TestClient c = fixture.mounted();
@@ -134,6 +136,7 @@ class FileServerRdmaIoTest {
         assertEquals(List.of(), c.problems());
     }
 
+    /** [MS-SMB2] 2.2.20 DataRemaining, 3.3.5.12. */
     @Test
     void aReadShortOfTheRequestAtTheEndOfTheFileSaysHowMuchCame() throws Exception {
         Smb2TestClient c = fixture.mounted();
@@ -149,6 +152,7 @@ class FileServerRdmaIoTest {
         assertEquals(List.of(), c.problems());
     }
 
+    /** [MS-SMB2] 3.3.5.12, 3.3.5.13, 3.3.5.2.5: multi-credit requests outstanding together. */
     @Test
     void eightRdmaWritesAndEightRdmaReadsOutstandingTogetherAllArriveIntact() throws Exception {
         Smb2TestClient c = fixture.mounted();
@@ -197,6 +201,7 @@ class FileServerRdmaIoTest {
         assertEquals(List.of(), c.problems());
     }
 
+    /** [MS-SMB2] 3.3.5.13: WRITEs inline and by RDMA at any offset make one file. */
     @Test
     void writesAtOffsetsAndInlineAndRdmaMixedReadBackAsOneFile() throws Exception {
         Smb2TestClient c = fixture.mounted();

@@ -22,6 +22,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import smbdirect.example.fileserver.client.Response;
 import smbdirect.example.fileserver.client.Smb2;
@@ -200,6 +202,58 @@ class FileServerCifsRequestsTest {
             assertEquals(Status.name(Status.SUCCESS), Status.name(r.status()), r.describe());
         }
         assertTrue(Files.isDirectory(shareDir.resolve("made")));
+        assertEquals(List.of(), c.problems());
+    }
+
+    /** [MS-SMB2] 3.3.5.20.1, [MS-FSCC] 2.4.2: FileAllInformation cut within the name is BUFFER_OVERFLOW with what fits. */
+    @Test
+    void aCutFileAllInformationAnswersBufferOverflowWithWhatFits() throws Exception {
+        Smb2TestClient c = fixture.mounted();
+        Files.write(shareDir.resolve("a-rather-long-file-name-to-cut.bin"), new byte[4321]);
+        byte[] f = c.openFile("a-rather-long-file-name-to-cut.bin", Smb2.FILE_OPEN);
+        Response r = c.queryInfo(f, Smb2.INFO_FILE, Smb2.FILE_ALL_INFORMATION, 104);
+        assertEquals(Status.name(Status.BUFFER_OVERFLOW), Status.name(r.status()));
+        assertFalse(r.isErrorBody() && r.i32(4) == 0, "a BUFFER_OVERFLOW response carries the data that fit");
+        byte[] out = Smb2TestClient.outputBuffer(r);
+        assertEquals(104, out.length, "OutputBufferLength: all 104 bytes asked");
+        assertEquals(4321, Smb2.le(out).getLong(48), "EndOfFile in the part that fit");
+        assertEquals(List.of(), c.problems());
+    }
+
+    /**
+     * [MS-SMB2] 3.3.5.20.3, 2.2.2: a security descriptor larger than the buffer is
+     * STATUS_BUFFER_TOO_SMALL with the size needed: in an SMB2 ERROR Context under 3.1.1
+     * (ByteCount 12, ErrorContextCount 1), as 4 bytes of ErrorData before.
+     */
+    @ParameterizedTest(name = "dialect {0}")
+    @ValueSource(ints = {Smb2.DIALECT_302, Smb2.DIALECT_311})
+    void aSecurityQueryInTooSmallABufferSaysTheSizeNeeded(int dialect) throws Exception {
+        Smb2TestClient c = fixture.client();
+        assertEquals(Status.SUCCESS, c.negotiate(new int[] {dialect}, Smb2.SIGNING_ENABLED).status());
+        assertEquals(Status.SUCCESS, c.logon(FileServerFixture.USER, FileServerFixture.PASSWORD).status());
+        assertEquals(Status.SUCCESS, c.treeConnect(fixture.sharePath()).status());
+        Files.write(shareDir.resolve("acl.bin"), new byte[1]);
+        Smb2TestClient.Created f = c.create("acl.bin", Smb2.READ_ONLY | Smb2.READ_CONTROL, 0, Smb2.FILE_OPEN, 0);
+        assertEquals(Status.SUCCESS, f.status());
+        int ownerGroupDacl = 0x1 | 0x2 | 0x4;
+        Response full = c.call(Smb2.queryInfo(f.fileId(), Smb2.INFO_SECURITY, 0, 65536, ownerGroupDacl));
+        assertEquals(Status.name(Status.SUCCESS), Status.name(full.status()));
+        byte[] sd = Smb2TestClient.outputBuffer(full);
+        assertEquals(1, sd[0], "[MS-DTYP] 2.4.6: Revision 1");
+        assertTrue((Smb2.le(sd).getShort(2) & 0x8000) != 0, "SE_SELF_RELATIVE");
+        Response small = c.call(Smb2.queryInfo(f.fileId(), Smb2.INFO_SECURITY, 0, 8, ownerGroupDacl));
+        assertEquals(Status.name(Status.BUFFER_TOO_SMALL), Status.name(small.status()));
+        if (dialect == Smb2.DIALECT_311) {
+            assertEquals(1, small.u8(2), "ErrorContextCount");
+            assertEquals(12, small.i32(4), "ByteCount: one 12-byte error context");
+            assertEquals(4, small.i32(8), "ErrorDataLength");
+            assertEquals(0, small.i32(12), "ErrorId SMB2_ERROR_ID_DEFAULT");
+            assertEquals(sd.length, small.i32(16), "the size needed");
+        } else {
+            assertEquals(0, small.u8(2), "ErrorContextCount");
+            assertEquals(4, small.i32(4), "ByteCount: the 4-byte size needed");
+            assertEquals(sd.length, small.i32(8), "the size needed");
+        }
         assertEquals(List.of(), c.problems());
     }
 

@@ -20,6 +20,7 @@ public final class Status {
     public static final int END_OF_FILE = 0xC0000011;
     public static final int MORE_PROCESSING_REQUIRED = 0xC0000016;
     public static final int ACCESS_DENIED = 0xC0000022;
+    public static final int BUFFER_TOO_SMALL = 0xC0000023;
     public static final int OBJECT_NAME_INVALID = 0xC0000033;
     public static final int OBJECT_NAME_NOT_FOUND = 0xC0000034;
     public static final int OBJECT_NAME_COLLISION = 0xC0000035;

@@ -75,6 +75,9 @@ class FileServerOverMockTest {
         assertTrue(n.maxReadSize() >= 65536 && n.maxWriteSize() >= 65536 && n.maxTransactSize() >= 65536,
                 "MaxReadSize " + n.maxReadSize() + ", MaxWriteSize " + n.maxWriteSize());
         assertTrue(n.securityBuffer().length > 0, "the NEGOTIATE response offers a security mechanism (GSS token)");
+        long now = Smb2.filetime(System.currentTimeMillis());
+        assertTrue(Math.abs(n.response().i64(40) - now) < 600_000_000L, "SystemTime within a minute of now: "
+                + n.response().i64(40));
         noProblems(c);
     }
 
@@ -423,6 +426,13 @@ class FileServerOverMockTest {
         Response tail = c.readInline(created.fileId(), 3000, 100);
         assertEquals(Status.SUCCESS, tail.status());
         assertEquals(10, tail.i32(4), "a read across the end returns what is there");
+        long now = Smb2.filetime(System.currentTimeMillis());
+        assertTrue(Math.abs(created.creationTime() - now) < 600_000_000L, "CreationTime of a new file: now");
+        byte[] second = c.openFile("new.bin", Smb2.FILE_OPEN);
+        Response plainClose = c.close(second);
+        assertEquals(Status.SUCCESS, plainClose.status());
+        assertArrayEquals(new byte[52], plainClose.slice(64 + 8, 52),
+                "3.3.5.10: without SMB2_CLOSE_FLAG_POSTQUERY_ATTRIB the attributes and times are 0");
         Response close = c.closeWithAttributes(created.fileId());
         assertEquals(Status.SUCCESS, close.status());
         assertEquals(Smb2.CLOSE_FLAG_POSTQUERY_ATTRIB, close.u16(2));
@@ -482,6 +492,8 @@ class FileServerOverMockTest {
         assertEquals(Status.name(Status.INVALID_PARAMETER), Status.name(c.queryDirectory(readOnly.fileId(),
                 Smb2.FILE_ID_BOTH_DIRECTORY_INFORMATION, Smb2.RESTART_SCANS, "*", 4096).status()),
                 "3.3.5.18: QUERY_DIRECTORY of a file");
+        assertEquals(Status.name(Status.ACCESS_DENIED), Status.name(c.flush(readOnly.fileId()).status()),
+                "3.3.5.11: FLUSH of a file opened without FILE_WRITE_DATA or FILE_APPEND_DATA");
         assertArrayEquals(TestData.pattern(50, 1), Files.readAllBytes(shareDir.resolve("ro.txt")));
         noProblems(c);
     }
@@ -643,6 +655,41 @@ class FileServerOverMockTest {
                 Smb2.FILE_ID_BOTH_DIRECTORY_INFORMATION, Smb2.RESTART_SCANS, "nomatch*", 4096).status()),
                 "3.3.5.18: nothing matches on the first call");
         noProblems(c);
+    }
+
+    /**
+     * [MS-FSCC] 2.4.20 FileInternalInformation, 2.4.17 FileIdBothDirectoryInformation: the
+     * IndexNumber (cifs's inode number with serverino) is one per file, the same in every open and
+     * in the listing.
+     */
+    @Test
+    void everyFileHasOneIndexNumberInEveryOpenAndInTheListing() throws Exception {
+        Smb2TestClient c = fixture.mounted();
+        Files.write(shareDir.resolve("one"), new byte[1]);
+        Files.write(shareDir.resolve("two"), new byte[2]);
+        long one = indexNumber(c, "one");
+        long two = indexNumber(c, "two");
+        assertNotEquals(0L, one);
+        assertNotEquals(one, two, "two files, two IndexNumbers");
+        assertEquals(one, indexNumber(c, "one"), "the same file opened again");
+        byte[] root = c.openDirectory("", Smb2.FILE_OPEN);
+        Response r = c.queryDirectory(root, Smb2.FILE_ID_BOTH_DIRECTORY_INFORMATION, Smb2.RESTART_SCANS, "one", 4096);
+        assertEquals(Status.SUCCESS, r.status());
+        assertEquals(one, Smb2.le(Smb2TestClient.outputBuffer(r)).getLong(96), "FileId of the listing's entry");
+        Response single = c.queryDirectory(root, Smb2.FILE_ID_BOTH_DIRECTORY_INFORMATION,
+                Smb2.RESTART_SCANS | Smb2.RETURN_SINGLE_ENTRY, "*", 65536);
+        assertEquals(Status.SUCCESS, single.status());
+        assertEquals(1, Smb2TestClient.directoryNames(Smb2TestClient.outputBuffer(single),
+                Smb2.FILE_ID_BOTH_DIRECTORY_INFORMATION).size(), "3.3.5.18: SMB2_RETURN_SINGLE_ENTRY");
+        noProblems(c);
+    }
+
+    private static long indexNumber(Smb2TestClient c, String name) throws Exception {
+        byte[] f = c.openFile(name, Smb2.FILE_OPEN);
+        Response r = c.queryInfo(f, Smb2.INFO_FILE, Smb2.FILE_INTERNAL_INFORMATION, 8);
+        assertEquals(Status.SUCCESS, r.status());
+        assertEquals(Status.SUCCESS, c.close(f).status());
+        return Smb2.le(Smb2TestClient.outputBuffer(r)).getLong(0);
     }
 
     @Test

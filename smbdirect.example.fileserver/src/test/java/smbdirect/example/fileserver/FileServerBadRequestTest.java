@@ -115,6 +115,21 @@ class FileServerBadRequestTest {
         assertEquals(List.of(), c.problems());
     }
 
+    /** [MS-SMB2] 3.3.5.9: a symbolic link that stays inside the share is followed, a file's and a directory's. */
+    @Test
+    void aSymlinkStayingInsideTheShareIsFollowed() throws Exception {
+        Files.createDirectory(shareDir.resolve("real"));
+        Files.write(shareDir.resolve("real/data.txt"), TestData.pattern(77, 4));
+        Files.createSymbolicLink(shareDir.resolve("file-link.txt"), shareDir.resolve("real/data.txt"));
+        Files.createSymbolicLink(shareDir.resolve("dir-link"), Path.of("real"));
+        Smb2TestClient c = fixture.mounted();
+        byte[] viaFile = c.openFile("file-link.txt", Smb2.FILE_OPEN);
+        assertArrayEquals(TestData.pattern(77, 4), Smb2TestClient.readData(c.readInline(viaFile, 0, 77)));
+        byte[] viaDir = c.openFile("dir-link\\data.txt", Smb2.FILE_OPEN);
+        assertArrayEquals(TestData.pattern(77, 4), Smb2TestClient.readData(c.readInline(viaDir, 0, 77)));
+        assertEquals(List.of(), c.problems());
+    }
+
     @Test
     void aReadWithAWrongTokenClosesThatConnectionOnlyAndTheServerFreesItsRegistrations() throws Exception {
         Smb2TestClient b = bystander();

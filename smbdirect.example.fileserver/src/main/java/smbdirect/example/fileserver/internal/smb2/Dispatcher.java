@@ -163,9 +163,9 @@ final class Dispatcher {
 
     private static Smb2Response refused(RequestContext rc, SmbStatusException e) {
         if (e.status() == NtStatus.INVALID_PARAMETER) {
-            LOG.info("{}: {}: {}", rc.connection, rc.request, e);
+            LOG.info("{}: {}: {}", rc.connection, rc.request, e.toString());
         } else {
-            LOG.debug("{}: {}: {}", rc.connection, rc.request, e);
+            LOG.debug("{}: {}: {}", rc.connection, rc.request, e.toString());
         }
         return Smb2Response.error(e.status());
     }

@@ -8,10 +8,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * IOCTL ([MS-SMB2] 3.3.5.15). FSCTL_VALIDATE_NEGOTIATE_INFO (3.3.5.15.12, sent by cifs on 3.0.2
- * after its first TREE_CONNECT, which disconnects on a wrong answer) is checked against what the
- * client sent in NEGOTIATE and answered with the server's values; a mismatch ends the connection,
- * as the specification requires. FSCTL_QUERY_NETWORK_INTERFACE_INFO: STATUS_NOT_SUPPORTED (no
+ * IOCTL ([MS-SMB2] 3.3.5.15). FSCTL_VALIDATE_NEGOTIATE_INFO (3.3.5.15.12, sent signed by cifs on
+ * 3.0.2 after a TREE_CONNECT of an account, which disconnects on a wrong answer) is checked against
+ * what the client sent in NEGOTIATE and answered with the server's values; a mismatch, a
+ * MaxOutputResponse below 24 or the request under 3.1.1 end the connection, as the specification
+ * requires. FSCTL_QUERY_NETWORK_INTERFACE_INFO: STATUS_NOT_SUPPORTED (no
  * multichannel; cifs takes -EOPNOTSUPP as "no interface list" and goes on). FSCTL_DFS_GET_REFERRALS
  * (and _EX): STATUS_FS_DRIVER_REQUIRED (no DFS, as ksmbd answers). Any other control:
  * STATUS_NOT_SUPPORTED; a non-FSCTL IOCTL likewise.
@@ -58,15 +59,24 @@ final class IoctlCommand {
         }
     }
 
+    /** 3.3.5.15.12: "the server MUST terminate the transport connection". */
+    private static void terminate(Smb2Connection c, String why) {
+        c.close("FSCTL_VALIDATE_NEGOTIATE_INFO " + why + " (3.3.5.15.12)");
+        throw new ConnectionGoneException("VALIDATE_NEGOTIATE_INFO refused", null);
+    }
+
     /** FSCTL_VALIDATE_NEGOTIATE_INFO: VALIDATE_NEGOTIATE_INFO request (2.2.31.4) in, response (2.2.32.6) out. */
     private static Smb2Response validateNegotiate(RequestContext rc, ByteBuffer in, long maxOutput) throws SmbStatusException {
         Smb2Connection c = rc.connection;
         Smb2Connection.Negotiated n = c.negotiated();
-        if (in.remaining() < 24 || in.remaining() < 24 + 2 * (in.getShort(22) & 0xFFFF)) {
-            throw new SmbStatusException(NtStatus.INVALID_PARAMETER, "VALIDATE_NEGOTIATE_INFO of " + in.remaining() + " bytes");
+        if (n.dialect() == Smb2.DIALECT_311) {
+            terminate(c, "under 3.1.1, whose pre-authentication integrity replaces it");
         }
         if (maxOutput < 24) {
-            throw new SmbStatusException(NtStatus.INVALID_PARAMETER, "MaxOutputResponse=" + maxOutput + ": below 24");
+            terminate(c, "MaxOutputResponse=" + maxOutput + ": below the 24 bytes of the answer");
+        }
+        if (in.remaining() < 24 || in.remaining() < 24 + 2 * (in.getShort(22) & 0xFFFF)) {
+            throw new SmbStatusException(NtStatus.INVALID_PARAMETER, "VALIDATE_NEGOTIATE_INFO of " + in.remaining() + " bytes");
         }
         int capabilities = in.getInt(0);
         byte[] guid = new byte[16];
@@ -81,8 +91,7 @@ final class IoctlCommand {
                 : securityMode != n.clientSecurityMode() ? "SecurityMode"
                 : !Arrays.equals(dialects, n.clientDialects()) ? "Dialects" : null;
         if (mismatch != null) {
-            c.close("FSCTL_VALIDATE_NEGOTIATE_INFO: " + mismatch + " differs from the NEGOTIATE request (3.3.5.15.12)");
-            throw new ConnectionGoneException("VALIDATE_NEGOTIATE_INFO mismatch", null);
+            terminate(c, mismatch + " differs from the NEGOTIATE request");
         }
         LOG.debug("{}: negotiate validated", c);
         ByteBuffer b = Smb2Response.body(FIXED + 24);

@@ -80,7 +80,8 @@ final class SessionCommands {
             }
             case AUTHENTICATED: {
                 session.loggedOn(result.user(), false);
-                LOG.info("{}: {} logged on as {}, dialect {}", c, session, result.user(), Smb2.dialectName(c.dialect()));
+                LOG.info("{}: {} logged on, session 0x{}, dialect {}", c, result.user(), Long.toHexString(session.id()),
+                        Smb2.dialectName(c.dialect()));
                 Smb2Response r = Smb2Response.success(body(0, result.securityBlob()));
                 byte[] key = Smb3Keys.signingKey(c.dialect(), result.sessionKey(), session.preauthHash());
                 session.signingKey(key);
@@ -92,8 +93,9 @@ final class SessionCommands {
             case GUEST: {
                 String who = result.user() == null || result.user().isEmpty() ? "(anonymous)" : result.user();
                 session.loggedOn(who, true);
-                LOG.info("{}: {} logged on as guest ({}{}), dialect {}", c, session, who,
-                        result.reason() == null ? "" : ": " + result.reason(), Smb2.dialectName(c.dialect()));
+                LOG.info("{}: {} logged on as guest{}, session 0x{}, dialect {}", c, who,
+                        result.reason() == null ? "" : " (" + result.reason() + ")", Long.toHexString(session.id()),
+                        Smb2.dialectName(c.dialect()));
                 return RequestContext.done(Smb2Response.success(body(SESSION_FLAG_IS_GUEST, result.securityBlob())));
             }
             default: {

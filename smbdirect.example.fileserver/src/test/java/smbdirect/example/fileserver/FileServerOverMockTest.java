@@ -819,6 +819,20 @@ class FileServerOverMockTest {
         noProblems(c);
     }
 
+    /** [MS-SMB2] 3.3.5.15.12: FSCTL_VALIDATE_NEGOTIATE_INFO on a 3.1.1 connection ends it (the pre-auth hash protects 3.1.1). */
+    @Test
+    void validateNegotiateInfoUnder311ClosesTheConnection() throws Exception {
+        Smb2TestClient c = fixture.mounted();
+        assertEquals(Smb2.DIALECT_311, c.dialect());
+        ByteBuffer in = Smb2.le(24 + 2);
+        in.putInt(Smb2TestClient.CLIENT_CAPABILITIES).put(c.clientGuid()).putShort((short) Smb2.SIGNING_ENABLED)
+                .putShort((short) 1).putShort((short) Smb2.DIALECT_311);
+        Smb2TestClient.Outcome o = c.outcome(c.submit(Smb2.ioctl(Smb2.FSCTL_VALIDATE_NEGOTIATE_INFO,
+                Smb2.RELATED_FILE_ID, in.array(), 24, Smb2.IOCTL_IS_FSCTL)));
+        assertNull(o.response(), "no answer: " + o.response());
+        assertNotNull(o.closed());
+    }
+
     @Test
     void unsupportedCommandsAreAnsweredWithTheirStatusAndTheConnectionGoesOn() throws Exception {
         Smb2TestClient c = fixture.mounted();

@@ -472,7 +472,11 @@ public final class Smb2TestClient implements AutoCloseable {
      */
     public Outcome sendRaw(byte[] message, long expectMessageId, int expectCommand) throws Exception {
         CompletableFuture<Response> f = new CompletableFuture<>();
-        pending.put(expectMessageId, new Pending(expectCommand, Smb2.le(message).getLong(40), f));
+        Integer token = message.length > Smb2.HEADER_SIZE
+                ? invalidateToken(new Smb2.Body(expectCommand, Arrays.copyOfRange(message, Smb2.HEADER_SIZE,
+                        message.length)))
+                : null;
+        pending.put(expectMessageId, new Pending(expectCommand, Smb2.le(message).getLong(40), token, f));
         sendBytes(message, -1, f);
         return outcome(f);
     }

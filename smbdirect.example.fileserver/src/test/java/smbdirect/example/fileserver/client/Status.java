@@ -26,7 +26,9 @@ public final class Status {
     public static final int OBJECT_NAME_COLLISION = 0xC0000035;
     public static final int OBJECT_PATH_NOT_FOUND = 0xC000003A;
     public static final int OBJECT_PATH_SYNTAX_BAD = 0xC000003B;
+    public static final int PRIVILEGE_NOT_HELD = 0xC0000061;
     public static final int LOGON_FAILURE = 0xC000006D;
+    public static final int DISK_FULL = 0xC000007F;
     public static final int INSUFFICIENT_RESOURCES = 0xC000009A;
     public static final int MEDIA_WRITE_PROTECTED = 0xC00000A2;
     public static final int FILE_IS_A_DIRECTORY = 0xC00000BA;

@@ -792,6 +792,23 @@ class FileServerOverMockTest {
         noProblems(c);
     }
 
+    /** [MS-SMB2] 3.3.1.2: the server never lets the credits the client holds fall to zero, even when it asks for none. */
+    @Test
+    void aClientAskingForNoCreditsIsNeverLeftWithout() throws Exception {
+        Smb2TestClient c = fixture.mounted();
+        long start = c.credits();
+        c.creditRequest(0);
+        for (long i = 0; i < start + 50; i++) {
+            assertEquals(Status.SUCCESS, c.echo().status());
+            assertTrue(c.credits() >= 1, "after " + (i + 1) + " requests asking for no credit the client holds "
+                    + c.credits());
+        }
+        c.creditRequest(-1);
+        assertEquals(Status.SUCCESS, c.echo().status());
+        assertTrue(c.credits() > 1, "asking again is granted: " + c.credits());
+        noProblems(c);
+    }
+
     @Test
     void echoFlushAndValidateNegotiateInfoAnswerAsCifsExpects() throws Exception {
         Smb2TestClient c = fixture.client();

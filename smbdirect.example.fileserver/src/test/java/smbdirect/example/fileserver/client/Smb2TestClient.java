@@ -215,7 +215,8 @@ public final class Smb2TestClient implements AutoCloseable {
     private long nextMessageId;
     private long credits = 1;
     private long creditsGrantedTotal;
-    private int creditRequest = 256;
+    /** The CreditRequest of each request; -1: 256 or the request's charge, whichever is more. */
+    private volatile int creditRequest = -1;
     private long sessionId;
     private int treeId;
     private int dialect;
@@ -339,7 +340,7 @@ public final class Smb2TestClient implements AutoCloseable {
         }
     }
 
-    /** The CreditRequest of the requests from now on. */
+    /** The CreditRequest of the requests from now on (-1: 256 or the charge, whichever is more, as at the start). */
     public void creditRequest(int value) {
         creditRequest = value;
     }
@@ -383,7 +384,8 @@ public final class Smb2TestClient implements AutoCloseable {
     private byte[] frame(Smb2.Body body, int flags, int nextCommand, long messageId, int tree, long session) {
         ByteBuffer b = Smb2.le(Smb2.HEADER_SIZE + body.bytes().length);
         byte[] key = nextCommand == 0 && signedCommands.contains(body.command()) ? signingKeys.get(session) : null;
-        Smb2.putHeader(b, body.command(), body.creditCharge(), Math.max(creditRequest, body.creditCharge()),
+        int ask = creditRequest < 0 ? Math.max(256, body.creditCharge()) : creditRequest;
+        Smb2.putHeader(b, body.command(), body.creditCharge(), ask,
                 key == null ? flags : flags | Smb2.FLAGS_SIGNED, nextCommand, messageId, tree, session);
         b.put(body.bytes());
         if (key != null) {

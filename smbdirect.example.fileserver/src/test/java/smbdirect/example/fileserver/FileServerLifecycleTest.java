@@ -179,6 +179,24 @@ class FileServerLifecycleTest {
         }
     }
 
+    /** [MS-SMB2] 3.3.5.6 LOGOFF and 3.3.5.8 TREE_DISCONNECT close the opens they hold: delete-on-close is applied. */
+    @Test
+    void logoffAndTreeDisconnectCloseTheirOpens() throws Exception {
+        Smb2TestClient c = fixture.mounted();
+        Smb2TestClient.Created a = c.create("by-tree.tmp", Smb2.READ_WRITE | Smb2.DELETE, 0, Smb2.FILE_CREATE,
+                Smb2.FILE_NON_DIRECTORY_FILE | Smb2.FILE_DELETE_ON_CLOSE);
+        assertEquals(Status.SUCCESS, a.status());
+        assertEquals(Status.SUCCESS, c.treeDisconnect().status());
+        FileServerFixture.await("TREE_DISCONNECT closed the open", () -> !Files.exists(shareDir.resolve("by-tree.tmp")));
+        assertEquals(Status.SUCCESS, c.treeConnect(fixture.sharePath()).status());
+        Smb2TestClient.Created b = c.create("by-session.tmp", Smb2.READ_WRITE | Smb2.DELETE, 0, Smb2.FILE_CREATE,
+                Smb2.FILE_NON_DIRECTORY_FILE | Smb2.FILE_DELETE_ON_CLOSE);
+        assertEquals(Status.SUCCESS, b.status());
+        assertEquals(Status.SUCCESS, c.logoff().status());
+        FileServerFixture.await("LOGOFF closed the open", () -> !Files.exists(shareDir.resolve("by-session.tmp")));
+        assertEquals(List.of(), c.problems());
+    }
+
     /** [MS-SMB2] 3.3.5.5 (a SESSION_SETUP with SessionId 0 makes a new session), 3.3.5.6 (LOGOFF ends one). */
     @Test
     void twoSessionsOnOneConnectionAreIndependent() throws Exception {

@@ -149,6 +149,14 @@ public final class FileServerFixture implements AutoCloseable {
         return serverDevice.endpoints().stream().mapToInt(MockEndpoint::registeredRegions).sum();
     }
 
+    /** The server's endpoint of {@code client}'s connection (for fault injection). */
+    public MockEndpoint serverEndpointOf(Smb2TestClient client) {
+        java.net.InetAddress address = client.connection().localAddress().getAddress();
+        return serverDevice.endpoints().stream()
+                .filter(e -> e.peer() != null && e.peer().provider().address().equals(address)).findFirst()
+                .orElseThrow(() -> new AssertionError("no server endpoint for " + client));
+    }
+
     /** Waits, up to {@link #WAIT}, until {@code condition} holds; fails naming {@code what}. */
     public static void await(String what, BooleanSupplier condition) {
         long deadline = System.nanoTime() + WAIT.toNanos();

@@ -179,6 +179,47 @@ class FileServerLifecycleTest {
         }
     }
 
+    /**
+     * [MS-SMB2] 3.3.7.1, [MS-SMBD] 3.1.4.5/3.1.4.6: when the server's own RDMA Write of a READ or
+     * RDMA Read of a WRITE fails at the provider (the queue pair breaks), that connection ends with
+     * no success answered, its buffers come back, the file keeps its bytes, and others go on.
+     */
+    @Test
+    void aProviderFailureOfTheServersRdmaTransferEndsOnlyThatConnection() throws Exception {
+        Smb2TestClient b = fixture.mounted();
+        byte[] before = TestData.pattern(8 << 20, 21);
+        Files.write(shareDir.resolve("big.bin"), before);
+        for (smbdirect.api.rdma.WorkRequestType type : new smbdirect.api.rdma.WorkRequestType[] {
+            smbdirect.api.rdma.WorkRequestType.RDMA_WRITE, smbdirect.api.rdma.WorkRequestType.RDMA_READ}) {
+            Smb2TestClient c = fixture.mounted();
+            byte[] f = c.openFile("big.bin", Smb2.FILE_OPEN);
+            fixture.serverEndpointOf(c).failNextPost(type, smbdirect.api.rdma.CompletionStatus.TRANSPORT_RETRY_EXCEEDED);
+            Smb2TestClient.Outcome o;
+            if (type == smbdirect.api.rdma.WorkRequestType.RDMA_WRITE) {
+                List<smbdirect.api.RegisteredBuffer> into = c.register(8 << 20, 1, smbdirect.api.RemoteAccess.WRITE);
+                o = c.outcome(c.submit(Smb2.readRdma(f, 0, 8 << 20, Smb2.CHANNEL_RDMA_V1,
+                        Smb2TestClient.descriptors(into))));
+            } else {
+                List<smbdirect.api.RegisteredBuffer> from = c.register(8 << 20, 1, smbdirect.api.RemoteAccess.READ);
+                from.get(0).buffer().put(TestData.pattern(8 << 20, 22));
+                o = c.outcome(c.submit(Smb2.writeRdma(f, 0, 8 << 20, Smb2.CHANNEL_RDMA_V1,
+                        Smb2TestClient.descriptors(from))));
+            }
+            if (o.response() != null) {
+                assertNotEquals(Status.SUCCESS, o.response().status(), type + " failed: no success");
+            }
+            assertEquals(CloseReason.Kind.PROVIDER_ERROR, c.awaitClosed().kind(), type.toString());
+            FileServerFixture.await("the server lets go of the broken connection",
+                    () -> fixture.server().connections() == 1);
+            assertEquals(TestData.sha256(before), TestData.sha256(Files.readAllBytes(shareDir.resolve("big.bin"))),
+                    "the file keeps its bytes after a failed " + type);
+        }
+        assertEquals(Status.SUCCESS, b.echo().status());
+        byte[] g = b.openFile("big.bin", Smb2.FILE_OPEN);
+        assertEquals(TestData.sha256(before), TestData.sha256(b.readAll(g, 0, 8 << 20, Smb2.CHANNEL_RDMA_V1, 1)));
+        assertEquals(List.of(), b.problems());
+    }
+
     /** [MS-SMB2] 3.3.5.6 LOGOFF and 3.3.5.8 TREE_DISCONNECT close the opens they hold: delete-on-close is applied. */
     @Test
     void logoffAndTreeDisconnectCloseTheirOpens() throws Exception {

@@ -143,7 +143,8 @@ class FileServerBadRequestTest {
         try (TestData.LogCapture log = new TestData.LogCapture()) {
             Outcome o = c.outcome(c.submit(Smb2.readRdma(f, 0, 65536, Smb2.CHANNEL_RDMA_V1, List.of(wrong))));
             if (o.response() != null) {
-                assertNotEquals(Status.SUCCESS, o.response().status(), "no success for a READ whose data never arrived");
+                assertNotEquals(Status.SUCCESS, o.response().status(),
+                        "no success for a READ whose data never arrived");
             }
             CloseReason reason = c.awaitClosed();
             assertEquals(CloseReason.Kind.PROVIDER_ERROR, reason.kind(),
@@ -159,7 +160,10 @@ class FileServerBadRequestTest {
                 () -> fixture.serverDevice().endpoints().size() == 1);
     }
 
-    /** [MS-SMBD] 3.1.4.5, [MS-SMB2] 3.3.5.12: an RDMA Write the client's registration refuses ends that connection only. */
+    /**
+     * [MS-SMBD] 3.1.4.5, [MS-SMB2] 3.3.5.12: an RDMA Write the client's registration refuses ends that
+     * connection only.
+     */
     @Test
     void aDescriptorLongerThanTheClientsRegistrationEndsOnlyThatConnection() throws Exception {
         Smb2TestClient b = bystander();
@@ -201,7 +205,10 @@ class FileServerBadRequestTest {
         assertEquals(List.of(), c.problems());
     }
 
-    /** [MS-SMB2] 2.2.19, 3.3.5.12: ReadChannelInfoOffset, ReadChannelInfoLength and Channel must describe whole descriptors in the request. */
+    /**
+     * [MS-SMB2] 2.2.19, 3.3.5.12: ReadChannelInfoOffset, ReadChannelInfoLength and Channel must
+     * describe whole descriptors in the request.
+     */
     @Test
     void malformedChannelInfoIsInvalidParameter() throws Exception {
         Smb2TestClient c = fixture.mounted();
@@ -337,7 +344,8 @@ class FileServerBadRequestTest {
     void aMessageIdUsedTwiceClosesTheConnection() throws Exception {
         Smb2TestClient c = fixture.mounted();
         ByteBuffer m = Smb2.le(68);
-        Smb2.putHeader(m, Smb2.ECHO, 1, 1, 0, 0, 1, c.treeId(), c.sessionId()); // MessageId 1: the first SESSION_SETUP's
+        // MessageId 1: the first SESSION_SETUP's
+        Smb2.putHeader(m, Smb2.ECHO, 1, 1, 0, 0, 1, c.treeId(), c.sessionId());
         m.putShort((short) 4).putShort((short) 0);
         try (TestData.LogCapture log = new TestData.LogCapture()) {
             Outcome o = c.sendRawUnmatched(m.array());
@@ -368,10 +376,12 @@ class FileServerBadRequestTest {
         // an ECHO whose body StructureSize is 5 (3.3.5.2: the StructureSize of each command is fixed)
         byte[] echo = Smb2.empty(Smb2.ECHO).bytes().clone();
         Smb2.le(echo).putShort(0, (short) 5);
-        assertEquals(Status.name(Status.INVALID_PARAMETER), Status.name(c.call(new Smb2.Body(Smb2.ECHO, echo)).status()),
+        assertEquals(Status.name(Status.INVALID_PARAMETER),
+                Status.name(c.call(new Smb2.Body(Smb2.ECHO, echo)).status()),
                 "ECHO StructureSize 5");
         // a CREATE whose name lies beyond the message
-        byte[] create = Smb2.create("abc.txt", Smb2.READ_WRITE, 0, Smb2.SHARE_ALL, Smb2.FILE_OPEN_IF, 0).bytes().clone();
+        byte[] create = Smb2.create("abc.txt", Smb2.READ_WRITE, 0, Smb2.SHARE_ALL, Smb2.FILE_OPEN_IF, 0).bytes()
+                .clone();
         Smb2.le(create).putShort(44, (short) 4000);
         assertEquals(Status.name(Status.INVALID_PARAMETER),
                 Status.name(c.call(new Smb2.Body(Smb2.CREATE, create)).status()), "CREATE NameOffset 4000");
@@ -444,11 +454,13 @@ class FileServerBadRequestTest {
             FileServerFixture.await("the server reports that the WRITE's RDMA Read failed and nothing was written",
                     () -> log.text().contains("RDMA Read of WRITE failed, nothing was written"));
         }
-        FileServerFixture.await("the server lets go of the failed connection", () -> fixture.server().connections() == 1);
+        FileServerFixture.await("the server lets go of the failed connection",
+                () -> fixture.server().connections() == 1);
         byte[] now = Files.readAllBytes(shareDir.resolve("half.bin"));
         assertEquals(TestData.sha256(before), TestData.sha256(now),
                 "the file holds what it held: no half of the failed WRITE was written ("
-                        + (java.util.Arrays.equals(now, 0, 1 << 19, after, 0, 1 << 19) ? "its first half was" : "changed")
+                        + (java.util.Arrays.equals(now, 0, 1 << 19, after, 0, 1 << 19) ? "its first half was"
+                                : "changed")
                         + ")");
         stillServes(b);
     }

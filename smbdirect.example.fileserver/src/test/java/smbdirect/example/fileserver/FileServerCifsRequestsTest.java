@@ -114,7 +114,10 @@ class FileServerCifsRequestsTest {
         assertEquals(List.of(), c.problems());
     }
 
-    /** [MS-SMB2] 2.2.13.2, 2.2.14, 3.3.5.9: RequestedOplockLevel and create contexts the server does not serve are not granted. */
+    /**
+     * [MS-SMB2] 2.2.13.2, 2.2.14, 3.3.5.9: RequestedOplockLevel and create contexts the server does
+     * not serve are not granted.
+     */
     @Test
     void aCreateAskingForABatchOplockALeaseAndCreateContextsIsGrantedNoneOfThemAndOpens() throws Exception {
         Smb2TestClient c = fixture.mounted();
@@ -145,7 +148,8 @@ class FileServerCifsRequestsTest {
         int contexts = Smb2.le(bad).getInt(48) - 64;
         Smb2.le(bad).putInt(contexts, 4096); // Next beyond the request
         Response r = c.call(new Smb2.Body(Smb2.CREATE, bad));
-        assertEquals(Status.name(Status.INVALID_PARAMETER), Status.name(r.status()), "3.3.5.9: a malformed create context");
+        assertEquals(Status.name(Status.INVALID_PARAMETER), Status.name(r.status()),
+                "3.3.5.9: a malformed create context");
         assertFalse(Files.exists(shareDir.resolve("x.bin")), "nothing created");
         assertEquals(Status.SUCCESS, c.echo().status());
         assertEquals(List.of(), c.problems());
@@ -205,7 +209,10 @@ class FileServerCifsRequestsTest {
         assertEquals(List.of(), c.problems());
     }
 
-    /** [MS-SMB2] 3.3.5.20.1, [MS-FSCC] 2.4.2: FileAllInformation cut within the name is BUFFER_OVERFLOW with what fits. */
+    /**
+     * [MS-SMB2] 3.3.5.20.1, [MS-FSCC] 2.4.2: FileAllInformation cut within the name is BUFFER_OVERFLOW
+     * with what fits.
+     */
     @Test
     void aCutFileAllInformationAnswersBufferOverflowWithWhatFits() throws Exception {
         Smb2TestClient c = fixture.mounted();

@@ -60,7 +60,10 @@ public final class FileServerFixture implements AutoCloseable {
         this.server = s;
     }
 
-    /** The settings of the tests: the account, guest off, writable, on the server device's port 445 (filled in by {@link #start}). */
+    /**
+     * The settings of the tests: the account, guest off, writable, on the server device's port 445
+     * (filled in by {@link #start}).
+     */
     public static FileServerSettings settings(Path directory) {
         return settings(directory, false, USER, PASSWORD, false);
     }
@@ -111,7 +114,10 @@ public final class FileServerFixture implements AutoCloseable {
         return "\\\\" + serverDevice.address().getHostAddress() + "\\" + share;
     }
 
-    /** A client transport on a device of its own named {@code device}, closed with the fixture; its callbacks' failures count. */
+    /**
+     * A client transport on a device of its own named {@code device}, closed with the fixture; its
+     * callbacks' failures count.
+     */
     public StandaloneTransport clientTransportFor(String device) {
         StandaloneTransport t = StandaloneTransport.builder(fabric.provider(device)).callbackFailures(failures::add)
                 .build();
@@ -168,7 +174,10 @@ public final class FileServerFixture implements AutoCloseable {
         }
     }
 
-    /** Closes the clients, the server, the transports and the fabric; fails on a callback that threw or anything left behind. */
+    /**
+     * Closes the clients, the server, the transports and the fabric; fails on a callback that threw or
+     * anything left behind.
+     */
     @Override
     public void close() throws Exception {
         List<Throwable> problems = new ArrayList<>();

@@ -193,7 +193,8 @@ class FileServerLifecycleTest {
             smbdirect.api.rdma.WorkRequestType.RDMA_WRITE, smbdirect.api.rdma.WorkRequestType.RDMA_READ}) {
             Smb2TestClient c = fixture.mounted();
             byte[] f = c.openFile("big.bin", Smb2.FILE_OPEN);
-            fixture.serverEndpointOf(c).failNextPost(type, smbdirect.api.rdma.CompletionStatus.TRANSPORT_RETRY_EXCEEDED);
+            fixture.serverEndpointOf(c).failNextPost(type,
+                    smbdirect.api.rdma.CompletionStatus.TRANSPORT_RETRY_EXCEEDED);
             Smb2TestClient.Outcome o;
             if (type == smbdirect.api.rdma.WorkRequestType.RDMA_WRITE) {
                 List<smbdirect.api.RegisteredBuffer> into = c.register(8 << 20, 1, smbdirect.api.RemoteAccess.WRITE);
@@ -228,7 +229,8 @@ class FileServerLifecycleTest {
                 Smb2.FILE_NON_DIRECTORY_FILE | Smb2.FILE_DELETE_ON_CLOSE);
         assertEquals(Status.SUCCESS, a.status());
         assertEquals(Status.SUCCESS, c.treeDisconnect().status());
-        FileServerFixture.await("TREE_DISCONNECT closed the open", () -> !Files.exists(shareDir.resolve("by-tree.tmp")));
+        FileServerFixture.await("TREE_DISCONNECT closed the open",
+                () -> !Files.exists(shareDir.resolve("by-tree.tmp")));
         assertEquals(Status.SUCCESS, c.treeConnect(fixture.sharePath()).status());
         Smb2TestClient.Created b = c.create("by-session.tmp", Smb2.READ_WRITE | Smb2.DELETE, 0, Smb2.FILE_CREATE,
                 Smb2.FILE_NON_DIRECTORY_FILE | Smb2.FILE_DELETE_ON_CLOSE);

@@ -166,7 +166,7 @@ class FileServerOverMockTest {
                 "3.3.5.4: 3.1.1 without SMB2_PREAUTH_INTEGRITY_CAPABILITIES");
     }
 
-    // ---------------------------------------------------------------- SESSION_SETUP, [MS-SMB2] 3.3.5.5, [MS-NLMP] 3.2.5
+    // ------------------------------------------------------- SESSION_SETUP, [MS-SMB2] 3.3.5.5, [MS-NLMP] 3.2.5
 
     @Test
     void theAccountLogsOnWith311AndTheFinalResponseIsSignedWithTheKeyBothSidesDerived() throws Exception {
@@ -400,14 +400,18 @@ class FileServerOverMockTest {
         assertNotEquals(Status.SUCCESS, c.writeInline(f, 0, new byte[10]).status(),
                 "the tree's opens closed with it");
         assertEquals(Status.SUCCESS, c.logoff().status());
-        assertEquals(Status.name(Status.USER_SESSION_DELETED), Status.name(c.treeConnect(fixture.sharePath()).status()));
+        assertEquals(Status.name(Status.USER_SESSION_DELETED),
+                Status.name(c.treeConnect(fixture.sharePath()).status()));
         assertEquals(Status.SUCCESS, c.echo().status(), "the connection goes on");
         noProblems(c);
     }
 
     // ---------------------------------------------------------------- the commands a mount uses
 
-    /** [MS-SMB2] 3.3.5.9 CREATE dispositions and CreateAction, 3.3.5.13 WRITE, 3.3.5.12 READ, 3.3.5.10 CLOSE with SMB2_CLOSE_FLAG_POSTQUERY_ATTRIB. */
+    /**
+     * [MS-SMB2] 3.3.5.9 CREATE dispositions and CreateAction, 3.3.5.13 WRITE, 3.3.5.12 READ, 3.3.5.10
+     * CLOSE with SMB2_CLOSE_FLAG_POSTQUERY_ATTRIB.
+     */
     @Test
     void createWriteReadInlineAndCloseReportTheFile() throws Exception {
         Smb2TestClient c = fixture.mounted();
@@ -700,7 +704,8 @@ class FileServerOverMockTest {
         Response all = c.queryInfo(f, Smb2.INFO_FILE, Smb2.FILE_ALL_INFORMATION, 4096);
         assertEquals(Status.name(Status.SUCCESS), Status.name(all.status()));
         ByteBuffer a = Smb2.le(Smb2TestClient.outputBuffer(all));
-        // [MS-FSCC] 2.4.2: Basic (40), Standard (24), Internal (8), Ea (4), Access (4), Position (8), Mode (4), Alignment (4), Name
+        // [MS-FSCC] 2.4.2: Basic (40), Standard (24), Internal (8), Ea (4), Access (4), Position (8), Mode (4),
+        // Alignment (4), Name
         long lastWrite = a.getLong(16);
         long expectedWrite = Files.getLastModifiedTime(shareDir.resolve("s.bin")).toMillis() * 10_000L
                 + 116_444_736_000_000_000L;
@@ -758,7 +763,8 @@ class FileServerOverMockTest {
         assertEquals(Status.SUCCESS, close.status());
         assertEquals(777, close.i64(48));
         Response closeAgain = c.close(Smb2TestClient.Created.of(create).fileId());
-        assertEquals(Status.name(Status.FILE_CLOSED), Status.name(closeAgain.status()), "the compound's CLOSE closed it");
+        assertEquals(Status.name(Status.FILE_CLOSED), Status.name(closeAgain.status()),
+                "the compound's CLOSE closed it");
         noProblems(c);
     }
 
@@ -792,7 +798,10 @@ class FileServerOverMockTest {
         noProblems(c);
     }
 
-    /** [MS-SMB2] 3.3.1.2: the server never lets the credits the client holds fall to zero, even when it asks for none. */
+    /**
+     * [MS-SMB2] 3.3.1.2: the server never lets the credits the client holds fall to zero, even when it
+     * asks for none.
+     */
     @Test
     void aClientAskingForNoCreditsIsNeverLeftWithout() throws Exception {
         Smb2TestClient c = fixture.mounted();
@@ -819,9 +828,10 @@ class FileServerOverMockTest {
         byte[] f = c.openFile("fl.bin", Smb2.FILE_OVERWRITE_IF);
         assertEquals(Status.SUCCESS, c.writeInline(f, 0, new byte[100]).status());
         assertEquals(Status.SUCCESS, c.flush(f).status());
-        // [MS-SMB2] 3.3.5.15.12: what cifs sends after a 3.0.2 tree connect; the answer must repeat the NEGOTIATE's values
+        // [MS-SMB2] 3.3.5.15.12: what cifs sends after a 3.0.2 tree connect; the answer repeats the NEGOTIATE's
         ByteBuffer in = Smb2.le(24 + 2);
-        in.putInt(Smb2TestClient.CLIENT_CAPABILITIES).put(c.clientGuid()).putShort((short) Smb2.SIGNING_ENABLED).putShort((short) 1)
+        in.putInt(Smb2TestClient.CLIENT_CAPABILITIES).put(c.clientGuid()).putShort((short) Smb2.SIGNING_ENABLED)
+                .putShort((short) 1)
                 .putShort((short) Smb2.DIALECT_302);
         Response v = c.ioctl(Smb2.FSCTL_VALIDATE_NEGOTIATE_INFO, Smb2.RELATED_FILE_ID, in.array(), 24);
         assertEquals(Status.name(Status.SUCCESS), Status.name(v.status()));
@@ -836,7 +846,10 @@ class FileServerOverMockTest {
         noProblems(c);
     }
 
-    /** [MS-SMB2] 3.3.5.15.12: FSCTL_VALIDATE_NEGOTIATE_INFO on a 3.1.1 connection ends it (the pre-auth hash protects 3.1.1). */
+    /**
+     * [MS-SMB2] 3.3.5.15.12: FSCTL_VALIDATE_NEGOTIATE_INFO on a 3.1.1 connection ends it (the pre-auth
+     * hash protects 3.1.1).
+     */
     @Test
     void validateNegotiateInfoUnder311ClosesTheConnection() throws Exception {
         Smb2TestClient c = fixture.mounted();

@@ -14,7 +14,10 @@ final class TestData {
     private TestData() {
     }
 
-    /** {@code size} bytes of a pseudo-random pattern that depends on {@code seed}: no two runs of a test look alike by chance. */
+    /**
+     * {@code size} bytes of a pseudo-random pattern that depends on {@code seed}: no two runs of a
+     * test look alike by chance.
+     */
     static byte[] pattern(int size, long seed) {
         byte[] b = new byte[size];
         new SplittableRandom(seed).nextBytes(b);

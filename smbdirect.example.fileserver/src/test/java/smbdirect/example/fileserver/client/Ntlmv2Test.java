@@ -22,10 +22,14 @@ class Ntlmv2Test {
 
     @Test
     void md4OfAbcIsTheRfc1320Value() {
-        assertArrayEquals(hex("a448017aaf21d8525fc10ae87aa6729d"), Ntlmv2.md4("abc".getBytes(StandardCharsets.US_ASCII)));
+        assertArrayEquals(hex("a448017aaf21d8525fc10ae87aa6729d"),
+                Ntlmv2.md4("abc".getBytes(StandardCharsets.US_ASCII)));
     }
 
-    /** [MS-NLMP] 4.2.4: NTLMv2 of User / Domain / Password, server challenge 0123456789abcdef, client challenge aa..., time 0. */
+    /**
+     * [MS-NLMP] 4.2.4: NTLMv2 of User / Domain / Password, server challenge 0123456789abcdef, client
+     * challenge aa..., time 0.
+     */
     @Test
     void ntlmv2ResponseAndSessionBaseKeyMatchTheMsNlmpExample() {
         byte[] domain = "Domain".getBytes(StandardCharsets.UTF_16LE);

@@ -224,7 +224,10 @@ public final class Smb2 {
                 .putLong(messageId).putInt(0).putInt(treeId).putLong(sessionId).put(new byte[16]);
     }
 
-    /** NEGOTIATE ([MS-SMB2] 2.2.3) with {@code dialects}; with 3.1.1 among them, the negotiate contexts follow (2.2.3.1). */
+    /**
+     * NEGOTIATE ([MS-SMB2] 2.2.3) with {@code dialects}; with 3.1.1 among them, the negotiate contexts
+     * follow (2.2.3.1).
+     */
     public static byte[] negotiate(int[] dialects, int securityMode, int capabilities, byte[] clientGuid,
             byte[] preauthSalt, boolean offerEncryption) {
         boolean smb311 = java.util.Arrays.stream(dialects).anyMatch(d -> d == DIALECT_311);
@@ -272,7 +275,10 @@ public final class Smb2 {
         return b.array();
     }
 
-    /** PREAUTH_INTEGRITY (SHA-512, the salt), SIGNING (AES-CMAC) and, when asked, ENCRYPTION (AES-128-GCM, -CCM), each 8-byte aligned. */
+    /**
+     * PREAUTH_INTEGRITY (SHA-512, the salt), SIGNING (AES-CMAC) and, when asked, ENCRYPTION
+     * (AES-128-GCM, -CCM), each 8-byte aligned.
+     */
     private static byte[] negotiateContexts(byte[] salt, boolean offerEncryption) {
         ByteBuffer b = le(256);
         putContext(b, PREAUTH_INTEGRITY_CAPABILITIES, le(6 + salt.length).putShort((short) 1)

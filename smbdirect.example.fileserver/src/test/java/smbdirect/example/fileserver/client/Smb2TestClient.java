@@ -701,7 +701,10 @@ public final class Smb2TestClient implements AutoCloseable {
                 contexts);
     }
 
-    /** Logs on as {@code user} / {@code password} with NTLMv2 (two SESSION_SETUPs, raw NTLMSSP); the session is used from then on when it succeeds. */
+    /**
+     * Logs on as {@code user} / {@code password} with NTLMv2 (two SESSION_SETUPs, raw NTLMSSP); the
+     * session is used from then on when it succeeds.
+     */
     public Logon logon(String user, String password) throws Exception {
         return logon(user, password, Smb2.SIGNING_ENABLED);
     }
@@ -944,7 +947,10 @@ public final class Smb2TestClient implements AutoCloseable {
         }
     }
 
-    /** Reads {@code length} bytes at {@code offset} in requests as {@link #writeAll} writes them; fails unless each succeeds. */
+    /**
+     * Reads {@code length} bytes at {@code offset} in requests as {@link #writeAll} writes them; fails
+     * unless each succeeds.
+     */
     public byte[] readAll(byte[] fileId, long offset, int length, int channel, int segments) throws Exception {
         byte[] out = new byte[length];
         int at = 0;
@@ -969,7 +975,10 @@ public final class Smb2TestClient implements AutoCloseable {
         return out;
     }
 
-    /** The largest request: MaxReadSize or MaxWriteSize, what the credits held allow, and inline 256 KiB (the data travels in the message). */
+    /**
+     * The largest request: MaxReadSize or MaxWriteSize, what the credits held allow, and inline 256
+     * KiB (the data travels in the message).
+     */
     private int chunk(int max, int channel) {
         long byCredits = Math.max(1, credits()) * 65536L;
         long limit = channel == Smb2.CHANNEL_NONE ? 256 * 1024 : 8L << 20;

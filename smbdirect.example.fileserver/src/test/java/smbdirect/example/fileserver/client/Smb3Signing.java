@@ -50,7 +50,10 @@ public final class Smb3Signing {
         }
     }
 
-    /** The signing key of a session ([MS-SMB2] 3.3.5.5.3): by dialect, from the session key and, for 3.1.1, the pre-auth hash. */
+    /**
+     * The signing key of a session ([MS-SMB2] 3.3.5.5.3): by dialect, from the session key and, for
+     * 3.1.1, the pre-auth hash.
+     */
     public static byte[] signingKey(int dialect, byte[] sessionKey, byte[] preauthHash) {
         if (dialect == Smb2.DIALECT_311) {
             return kdf(sessionKey, "SMBSigningKey\0".getBytes(StandardCharsets.US_ASCII), preauthHash);

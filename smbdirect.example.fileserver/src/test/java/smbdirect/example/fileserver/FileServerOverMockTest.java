@@ -25,6 +25,7 @@ import smbdirect.example.fileserver.client.Smb2TestClient;
 import smbdirect.example.fileserver.client.Smb2TestClient.Logon;
 import smbdirect.example.fileserver.client.Smb2TestClient.Negotiated;
 import smbdirect.example.fileserver.client.Smb3Signing;
+import smbdirect.example.fileserver.client.Spnego;
 import smbdirect.example.fileserver.client.Status;
 
 /**
@@ -187,6 +188,42 @@ class FileServerOverMockTest {
     }
 
     /** [MS-SMB2] 3.3.5.5.3, 3.1.4.2: 3.0.2 logon; the 3.0.2 signing key. */
+    /**
+     * [MS-SMB2] 3.3.5.4, [RFC 4178] 4.2.1: the NEGOTIATE response's security buffer is a SPNEGO
+     * NegTokenInit whose mechTypes offer NTLMSSP; Linux cifs reads it to choose raw NTLMSSP
+     * (sec=ntlmssp is refused when NTLMSSP is not offered).
+     */
+    @Test
+    void theNegotiateResponseOffersNtlmsspInSpnegoAsCifsLooksForIt() throws Exception {
+        Smb2TestClient c = fixture.client();
+        Negotiated n = c.negotiate();
+        List<byte[]> mechs = Spnego.mechTypes(n.securityBuffer());
+        assertTrue(mechs.stream().anyMatch(m -> java.util.Arrays.equals(Spnego.NTLMSSP_OID, m)),
+                "mechTypes: " + mechs.stream().map(java.util.HexFormat.of()::formatHex).toList());
+        noProblems(c);
+    }
+
+    /** [MS-SMB2] 3.3.5.5.3, [RFC 4178] 4.2.2: NTLMSSP wrapped in SPNEGO, as Windows logs on. */
+    @Test
+    void theAccountLogsOnThroughSpnegoAndTheLastTokenAcceptsCompletion() throws Exception {
+        Smb2TestClient c = fixture.client();
+        assertEquals(Status.SUCCESS, c.negotiate().status());
+        Logon l = c.logonSpnego(FileServerFixture.USER, FileServerFixture.PASSWORD);
+        assertEquals(Status.name(Status.SUCCESS), Status.name(l.status()));
+        Response first = l.responses().get(0);
+        assertEquals(1, Spnego.negState(first.slice(first.u16(4), first.u16(6))), "negState accept-incomplete");
+        Response last = l.last();
+        assertEquals(0, Spnego.negState(last.slice(last.u16(4), last.u16(6))), "negState accept-completed");
+        assertArrayEquals(Smb3Signing.signature(l.signingKey(), last.bytes()), last.signature());
+        assertEquals(Status.SUCCESS, c.treeConnect(fixture.sharePath()).status());
+        Smb2TestClient wrong = fixture.client();
+        assertEquals(Status.SUCCESS, wrong.negotiate().status());
+        assertEquals(Status.name(Status.LOGON_FAILURE),
+                Status.name(wrong.logonSpnego(FileServerFixture.USER, "not-it").status()));
+        noProblems(c);
+        noProblems(wrong);
+    }
+
     @Test
     void theAccountLogsOnWith302AndAnySignatureMatchesTheKey() throws Exception {
         Smb2TestClient c = fixture.client();

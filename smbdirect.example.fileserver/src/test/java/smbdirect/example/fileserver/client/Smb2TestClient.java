@@ -711,9 +711,19 @@ public final class Smb2TestClient implements AutoCloseable {
 
     /** {@link #logon(String, String)} with the SESSION_SETUP SecurityMode {@code securityMode}. */
     public Logon logon(String user, String password, int securityMode) throws Exception {
+        return logon(user, password, securityMode, false);
+    }
+
+    /** {@link #logon(String, String)} with NTLMSSP wrapped in SPNEGO ([RFC 4178]), as Windows sends it. */
+    public Logon logonSpnego(String user, String password) throws Exception {
+        return logon(user, password, Smb2.SIGNING_ENABLED, true);
+    }
+
+    private Logon logon(String user, String password, int securityMode, boolean spnego) throws Exception {
         List<Response> responses = new ArrayList<>();
         byte[] preauth = connectionPreauth;
-        Smb2.Body first = Smb2.sessionSetup(securityMode, Ntlmv2.negotiate());
+        Smb2.Body first = Smb2.sessionSetup(securityMode,
+                spnego ? Spnego.initWithNtlm(Ntlmv2.negotiate()) : Ntlmv2.negotiate());
         long id = takeMessageIds(1);
         byte[] req = frame(first, 0, 0, id, 0, 0);
         preauth = Smb3Signing.preauth(preauth, req);
@@ -724,7 +734,9 @@ public final class Smb2TestClient implements AutoCloseable {
         }
         preauth = Smb3Signing.preauth(preauth, r.bytes());
         long session = r.sessionId();
-        Ntlmv2.Challenge challenge = Ntlmv2.Challenge.of(r.slice(r.u16(4), r.u16(6)));
+        byte[] securityBuffer = r.slice(r.u16(4), r.u16(6));
+        Ntlmv2.Challenge challenge = Ntlmv2.Challenge.of(spnego ? Spnego.responseToken(securityBuffer)
+                : securityBuffer);
         byte[] token;
         byte[] sessionKey = null;
         if (user == null) {
@@ -741,7 +753,7 @@ public final class Smb2TestClient implements AutoCloseable {
             sessionKey = a.sessionKey();
         }
         id = takeMessageIds(1);
-        req = frame(Smb2.sessionSetup(securityMode, token), 0, 0, id, 0, session);
+        req = frame(Smb2.sessionSetup(securityMode, spnego ? Spnego.response(token) : token), 0, 0, id, 0, session);
         preauth = Smb3Signing.preauth(preauth, req);
         r = await(send(req, id, Smb2.SESSION_SETUP, session, -1), "SESSION_SETUP 2");
         responses.add(r);

@@ -9,7 +9,8 @@
  * {@link smbdirect.example.fileserver.client.Smb2} writes the request bodies (and lets a test
  * damage any field), {@link smbdirect.example.fileserver.client.Response} reads the responses,
  * {@link smbdirect.example.fileserver.client.Ntlmv2} and
- * {@link smbdirect.example.fileserver.client.Smb3Signing} compute the logon and the keys, and
+ * {@link smbdirect.example.fileserver.client.Smb3Signing} compute the logon and the keys,
+ * {@link smbdirect.example.fileserver.client.Spnego} reads and writes the SPNEGO tokens, and
  * {@link smbdirect.example.fileserver.client.Status} names the NTSTATUS values the tests expect.
  */
 package smbdirect.example.fileserver.client;

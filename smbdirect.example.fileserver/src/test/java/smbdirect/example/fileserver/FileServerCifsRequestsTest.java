@@ -210,6 +210,46 @@ class FileServerCifsRequestsTest {
     }
 
     /**
+     * [MS-SMB2] 3.3.5.18, 2.2.4 MaxTransactSize: a listing asked with OutputBufferLength
+     * MaxTransactSize comes back whole in responses as large as the transport carries (fragmented
+     * Sends, [MS-SMBD] 3.1.5.4).
+     */
+    @Test
+    void aListingAskedWithMaxTransactSizeComesBackWhole() throws Exception {
+        Set<String> expected = new TreeSet<>();
+        for (int i = 0; i < 4000; i++) {
+            String name = String.format("entry-%05d-with-a-name-long-enough-to-fill-megabytes.txt", i);
+            Files.createFile(shareDir.resolve(name));
+            expected.add(name);
+        }
+        Smb2TestClient c = fixture.mounted();
+        byte[] root = c.openDirectory("", Smb2.FILE_OPEN);
+        Set<String> names = new TreeSet<>();
+        int flags = Smb2.RESTART_SCANS;
+        int largest = 0;
+        while (true) {
+            Response r = c.queryDirectory(root, Smb2.FILE_ID_BOTH_DIRECTORY_INFORMATION, flags, "*",
+                    c.maxTransactSize());
+            flags = 0;
+            if (r.status() == Status.NO_MORE_FILES) {
+                break;
+            }
+            assertEquals(Status.name(Status.SUCCESS), Status.name(r.status()));
+            byte[] out = Smb2TestClient.outputBuffer(r);
+            largest = Math.max(largest, out.length);
+            for (String n : Smb2TestClient.directoryNames(out, Smb2.FILE_ID_BOTH_DIRECTORY_INFORMATION)) {
+                if (!n.equals(".") && !n.equals("..")) {
+                    assertTrue(names.add(n), n + " twice");
+                }
+            }
+        }
+        assertEquals(expected, names);
+        assertTrue(largest > 64 * 1024, "one response carried " + largest + " bytes of entries (MaxTransactSize "
+                + c.maxTransactSize() + ")");
+        assertEquals(List.of(), c.problems());
+    }
+
+    /**
      * [MS-SMB2] 3.3.5.20.1, [MS-FSCC] 2.4.2: FileAllInformation cut within the name is BUFFER_OVERFLOW
      * with what fits.
      */

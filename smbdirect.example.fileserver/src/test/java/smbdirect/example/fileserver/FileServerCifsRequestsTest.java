@@ -122,10 +122,13 @@ class FileServerCifsRequestsTest {
     void aCreateAskingForABatchOplockALeaseAndCreateContextsIsGrantedNoneOfThemAndOpens() throws Exception {
         Smb2TestClient c = fixture.mounted();
         Files.write(shareDir.resolve("ctx.bin"), TestData.pattern(100, 1));
-        byte[] lease = Smb2.le(32).put(TestData.pattern(16, 2)).putInt(0x07).putInt(0).putLong(0).array();
+        // SMB2_CREATE_REQUEST_LEASE_V2 (2.2.13.2.10) and SMB2_CREATE_DURABLE_HANDLE_REQUEST_V2 (2.2.13.2.11)
+        byte[] lease = Smb2.le(52).put(TestData.pattern(16, 2)).putInt(0x07).putInt(0).putLong(0)
+                .put(new byte[16]).putShort((short) 1).putShort((short) 0).array();
+        byte[] durable = Smb2.le(32).putInt(0).putInt(0).putLong(0).put(TestData.pattern(16, 3)).array();
         Response r = c.call(Smb2.create("ctx.bin", Smb2.READ_WRITE, Smb2.FILE_ATTRIBUTE_NORMAL, Smb2.SHARE_ALL,
                 Smb2.FILE_OPEN, Smb2.FILE_NON_DIRECTORY_FILE, 0x09,
-                List.of("MxAc", "QFid", "RqLs"), List.of(new byte[0], new byte[0], lease)));
+                List.of("MxAc", "QFid", "RqLs", "DH2Q"), List.of(new byte[0], new byte[0], lease, durable)));
         assertEquals(Status.name(Status.SUCCESS), Status.name(r.status()));
         assertEquals(0, r.u8(2), "OplockLevel: no oplock and no lease granted (the server sends no breaks)");
         Smb2TestClient.Created created = Smb2TestClient.Created.of(r);
@@ -133,7 +136,9 @@ class FileServerCifsRequestsTest {
         int contextsOffset = r.i32(80);
         int contextsLength = r.i32(84);
         if (contextsLength > 0) {
-            r.slice(contextsOffset, contextsLength); // within the response
+            byte[] contexts = r.slice(contextsOffset, contextsLength); // within the response
+            String all = new String(contexts, java.nio.charset.StandardCharsets.ISO_8859_1);
+            assertFalse(all.contains("RqLs") || all.contains("DH2Q"), "no lease and no durable handle granted");
         }
         assertArrayEquals(TestData.pattern(100, 1), Smb2TestClient.readData(c.readInline(created.fileId(), 0, 100)));
         assertEquals(List.of(), c.problems());

@@ -321,7 +321,16 @@ class FileServerBadRequestTest {
     /** [MS-SMB2] 2.2.1.2, 3.3.5.2: the ProtocolId is 0xFE 'S' 'M' 'B'. */
     @Test
     void aHeaderWithAnUnknownProtocolIdClosesTheConnectionNamingTheField() throws Exception {
-        malformedHeaderClosesTheConnectionNaming("ProtocolId", m -> m.putInt(0, 0x424D53FD));
+        malformedHeaderClosesTheConnectionNaming("ProtocolId", m -> m.putInt(0, 0x12345678));
+    }
+
+    /**
+     * [MS-SMB2] 2.2.41, 3.3.5.2.1: an encrypted message (an SMB2 TRANSFORM_HEADER, 0xFD 'S' 'M' 'B')
+     * to a server that encrypts nothing closes the connection with a log line saying so.
+     */
+    @Test
+    void anEncryptedMessageClosesTheConnectionSayingThisServerDoesNotEncrypt() throws Exception {
+        malformedHeaderClosesTheConnectionNaming("encrypt", m -> m.putInt(0, 0x424D53FD));
     }
 
     @Test

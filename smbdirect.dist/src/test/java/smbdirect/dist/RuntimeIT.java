@@ -28,7 +28,9 @@ class RuntimeIT {
     void withoutTerminalRunsUntilSigtermThenExitsZero() throws Exception {
         try (RuntimeProcess runtime = RuntimeProcess.start(dir)) {
             runtime.awaitUp(Duration.ofSeconds(60));
-            runtime.awaitOutput("No terminal attached", Duration.ofSeconds(10));
+            runtime.awaitOutput("  Stop:         SIGTERM or SIGINT (no terminal attached: no interactive shell)",
+                    Duration.ofSeconds(10));
+            assertFalse(runtime.output().contains("smbd:"), "no shell, no shell commands offered:\n" + runtime.output());
             assertTrue(runtime.output().contains("default 10.0.0.1:445 on mock OPEN"), runtime.output());
             TimeUnit.SECONDS.sleep(2);
             assertTrue(runtime.process.isAlive(), "runtime stopped on its own without a terminal:\n" + runtime.output());

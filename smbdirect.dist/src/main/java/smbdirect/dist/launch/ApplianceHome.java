@@ -28,11 +28,12 @@ import java.util.Properties;
  * processes run side by side in one home, and next to a running appliance, without sharing
  * {@code data/cache} or the console's port.
  *
- * <p>A batch run prints only its own lines: unless {@code -v} or {@code --verbose} is among its
- * options (or the log level is given on the command line), the runtime's log shows errors only
- * ({@value #LOG_LEVEL} {@code error}, the per-logger levels of the runtime's properties raised
- * likewise, Felix EventAdmin's own output at errors, and the JDK logging the framework's extensions
- * use at SEVERE). {@code help},
+ * <p>The runtime logs through Logback: {@value #LOGBACK_CONFIG} is {@code etc/logback.xml}, written
+ * at the first start ({@link #logbackXml}), unless given on the command line. A batch run prints
+ * only its own lines: its Logback configuration, in its temporary directory, logs to the console
+ * only, and unless {@code -v} or {@code --verbose} is among its options (or {@value #LOG_LEVEL} is
+ * given) errors only (Felix EventAdmin's own output at errors, and the JDK logging the framework's
+ * extensions use at SEVERE until it is routed to SLF4J). {@code help},
  * {@code --help} and {@code -h} are batch runs of their own: the usage, nothing else.
  *
  * <p>Runs before any logging framework exists: a home that cannot be created ends the process with

@@ -32,8 +32,27 @@ class QuietStartIT {
 
     @Test
     void aCleanFirstStartLogsNoWarningOrErrorInOneFormatToTheConsoleAndTheLogFile() throws Exception {
-        String out;
         try (RuntimeProcess runtime = RuntimeProcess.start(home)) {
+            assertQuietStart(runtime);
+        }
+    }
+
+    /**
+     * The same on JDK 25, started as docs/runtime.md says for JDK 24 and later: with
+     * {@code --sun-misc-unsafe-memory-access=allow}, without which the JVM itself warns that the Felix
+     * framework 7.0.5 calls {@code sun.misc.Unsafe}.
+     */
+    @Test
+    void aCleanFirstStartOnJdk25IsAsQuiet() throws Exception {
+        Path jdk = RuntimeOnJdk25IT.jdk25();
+        try (RuntimeProcess runtime = RuntimeProcess.startOn(jdk, home, List.of("--sun-misc-unsafe-memory-access=allow"))) {
+            assertQuietStart(runtime);
+        }
+    }
+
+    private void assertQuietStart(RuntimeProcess started) throws Exception {
+        String out;
+        try (RuntimeProcess runtime = started) {
             runtime.awaitUp(Duration.ofSeconds(60));
             runtime.awaitOutput("verbs RDMA provider", Duration.ofSeconds(30)); // the last bundle to report
             String password = runtime.generatedPassword();

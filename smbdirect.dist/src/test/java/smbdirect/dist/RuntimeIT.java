@@ -40,6 +40,20 @@ class RuntimeIT {
     }
 
     @Test
+    void withItsInputClosedKeepsRunningQuietlyUntilSigtermThenExitsZero() throws Exception {
+        try (RuntimeProcess runtime = RuntimeProcess.startWithInputClosed(dir)) {
+            runtime.awaitUp(Duration.ofSeconds(60));
+            runtime.json(runtime.generatedPassword(), null); // serving
+            assertTrue(runtime.process.isAlive(), "runtime stopped when its input was closed:\n" + runtime.output());
+            assertEquals(0, runtime.terminate(Duration.ofSeconds(30)), runtime.output());
+            String out = runtime.output();
+            assertTrue(out.contains("stopping the runtime (SIGTERM)"), out);
+            assertFalse(out.contains("Interrupted"), out);
+            assertFalse(out.contains(" WARN ") || out.contains(" ERROR "), out);
+        }
+    }
+
+    @Test
     void webConsoleAnswersOnLoopbackWithTheGeneratedPasswordOnly() throws Exception {
         try (RuntimeProcess runtime = RuntimeProcess.start(dir)) {
             runtime.awaitUp(Duration.ofSeconds(60));

@@ -86,8 +86,26 @@ final class RuntimeProcess implements AutoCloseable {
         return start(javaHome, workDir, true, List.of(), args);
     }
 
+    /** Starts the jar on the JDK at {@code javaHome} with {@code jvmArgs}, otherwise as {@link #start(Path, List, String...)}. */
+    static RuntimeProcess startOn(Path javaHome, Path workDir, List<String> jvmArgs, String... args) throws IOException {
+        return start(javaHome, workDir, true, jvmArgs, args);
+    }
+
+    /**
+     * Starts the jar with its standard input closed (file descriptor 0 not open at all), as some
+     * service managers run it; otherwise as {@link #start(Path, String...)}.
+     */
+    static RuntimeProcess startWithInputClosed(Path workDir) throws IOException {
+        return start(Path.of(System.getProperty("java.home")), workDir, true, List.of(), true);
+    }
+
     private static RuntimeProcess start(Path javaHome, Path workDir, boolean consolePort, List<String> jvmArgs,
             String... args) throws IOException {
+        return start(javaHome, workDir, consolePort, jvmArgs, false, args);
+    }
+
+    private static RuntimeProcess start(Path javaHome, Path workDir, boolean consolePort, List<String> jvmArgs,
+            boolean inputClosed, String... args) throws IOException {
         int port = consolePort ? freePort() : 8080;
         List<String> command = new ArrayList<>();
         command.add(javaHome.resolve("bin").resolve("java").toString());
@@ -98,6 +116,14 @@ final class RuntimeProcess implements AutoCloseable {
         command.add("-jar");
         command.add(jar().toAbsolutePath().toString());
         command.addAll(List.of(args));
+        if (inputClosed) {
+            // exec: the shell becomes the JVM (same pid, so SIGTERM reaches it); 0<&- closes its input
+            StringBuilder line = new StringBuilder("exec");
+            for (String c : command) {
+                line.append(" '").append(c.replace("'", "'\\''")).append('\'');
+            }
+            command = new ArrayList<>(List.of("/bin/sh", "-c", line.append(" 0<&-").toString()));
+        }
         Files.createDirectories(workDir);
         Path out = Files.createTempFile(workDir, "runtime-", ".log");
         Process p = new ProcessBuilder(command).directory(workDir.toFile()).redirectErrorStream(true)

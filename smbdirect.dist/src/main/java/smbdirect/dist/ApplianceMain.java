@@ -52,8 +52,10 @@ import smbdirect.perf.PerfServer;
  *
  * <ul>
  * <li>{@code java -jar smbdirect.jar}: prints the banner, opens an interactive Gogo shell when a
- * terminal is attached, and runs until the shell exits, SIGTERM or SIGINT arrives, or the
- * framework is stopped; exit status 0.
+ * terminal is attached, and runs until the shell exits ({@code exit}, {@code exit N},
+ * {@code shutdown}: {@link ShellExit}; Ctrl-D), SIGTERM or SIGINT arrives, or the framework is
+ * stopped; exit status 0 ({@code N} after {@code exit N}). The banner offers the shell's commands
+ * only when there is a shell, and says where a generated Web Console password is, never what.
  * <li>{@code java -jar smbdirect.jar perf [options]}: runs the perf workload and exits 0 on
  * success, 1 when the run failed, 2 on bad options; {@code perf --help} prints the usage. It prints
  * its own lines only, the runtime's log with {@code -v} ({@link ApplianceHome}). SIGTERM or SIGINT during a client run ends it
@@ -391,10 +393,13 @@ public class ApplianceMain implements Callable<Integer> {
         if (c == null) {
             return "not known (smbdirect.dist did not prepare etc/)";
         }
-        return c.generatedFile()
-                .map(file -> "user " + c.user() + ", password generated at this first start in " + file
-                        + " (readable by this user only; change it: Configuration > Apache Felix OSGi Management Console)")
-                .orElse("user " + c.user() + ", password as configured (hash in " + c.file() + ")");
+        if (c.generatedFile().isPresent() && c.generatedNow()) {
+            return "user " + c.user() + ", password generated at this first start in " + c.generatedFile().get()
+                    + " (readable by this user only; change it: Configuration > Apache Felix OSGi Management Console)";
+        }
+        return "user " + c.user() + ", password as configured (hash in " + c.file() + ")"
+                + c.generatedFile().map(f -> "; the one generated at the first start is in " + f + " until changed")
+                        .orElse("");
     }
 
     private String listeners() {

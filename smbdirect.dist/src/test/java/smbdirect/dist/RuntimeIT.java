@@ -85,6 +85,26 @@ class RuntimeIT {
         }
     }
 
+    @Test
+    void aLaterStartSaysTheGeneratedPasswordIsStillInItsFileUntilChanged() throws Exception {
+        String password;
+        try (RuntimeProcess first = RuntimeProcess.start(dir)) {
+            first.awaitUp(Duration.ofSeconds(60));
+            password = first.generatedPassword();
+            assertEquals(0, first.terminate(Duration.ofSeconds(30)), first.output());
+        }
+        try (RuntimeProcess again = RuntimeProcess.start(dir)) {
+            again.awaitUp(Duration.ofSeconds(60));
+            String out = again.output();
+            assertTrue(out.contains("Credentials:  user admin, password as configured (hash in"
+                    + " etc/org.apache.felix.webconsole.internal.servlet.OsgiManager.cfg); the one generated at the first"
+                    + " start is in data/webconsole-password until changed"), out);
+            assertFalse(out.contains(password), out);
+            assertEquals(200, again.get("/smbdirect", password).statusCode());
+            assertEquals(0, again.terminate(Duration.ofSeconds(30)), again.output());
+        }
+    }
+
     static String basic(String user, String password) {
         return "Basic " + Base64.getEncoder().encodeToString((user + ":" + password).getBytes(StandardCharsets.UTF_8));
     }

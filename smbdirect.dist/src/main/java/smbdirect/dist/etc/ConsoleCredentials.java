@@ -13,11 +13,13 @@ public final class ConsoleCredentials {
     private final String user;
     private final String file;
     private final String generatedFile;
+    private final boolean generatedNow;
 
-    ConsoleCredentials(String user, String file, String generatedFile) {
+    ConsoleCredentials(String user, String file, String generatedFile, boolean generatedNow) {
         this.user = user;
         this.file = file;
         this.generatedFile = generatedFile;
+        this.generatedNow = generatedNow;
     }
 
     /** The Web Console user name. */
@@ -31,10 +33,15 @@ public final class ConsoleCredentials {
     }
 
     /**
-     * The file, relative to the home, that holds the password generated at this start (mode 600);
-     * empty when the password was configured.
+     * The file, relative to the home, that holds the generated password in force (mode 600); empty
+     * when the password in force was configured.
      */
     public Optional<String> generatedFile() {
         return Optional.ofNullable(generatedFile);
+    }
+
+    /** Whether the password was generated at this start (a first start). */
+    public boolean generatedNow() {
+        return generatedNow;
     }
 }

@@ -236,8 +236,10 @@ public class EtcBootstrap implements BundleActivator {
         Object user = values.get("username");
         String userName = user instanceof String s && !s.isBlank() ? s : "admin";
         if (!ConsolePassword.isDefault(values.get("password"))) {
-            forgetChangedPassword(context, generatedFile, String.valueOf(values.get("password")));
-            return new ConsoleCredentials(userName, Etc.describe(context, file), null);
+            boolean stillGenerated = !forgetChangedPassword(context, generatedFile, String.valueOf(values.get("password")))
+                    && Files.exists(generatedFile);
+            return new ConsoleCredentials(userName, Etc.describe(context, file),
+                    stillGenerated ? Etc.describe(context, generatedFile) : null, false);
         }
         ConsolePassword passwords = new ConsolePassword(new SecureRandom());
         String password = passwords.generate();
@@ -258,16 +260,22 @@ public class EtcBootstrap implements BundleActivator {
                 true);
         LOG.info("Generated a Web Console password for user {}: in {} (readable by this user only), its hash in {}",
                 userName, Etc.describe(context, generatedFile), Etc.describe(context, file));
-        return new ConsoleCredentials(userName, Etc.describe(context, file), Etc.describe(context, generatedFile));
+        return new ConsoleCredentials(userName, Etc.describe(context, file), Etc.describe(context, generatedFile), true);
     }
 
-    /** Removes the generated password's file once the configured password is no longer that one. */
-    static void forgetChangedPassword(BundleContext context, Path generatedFile, String storedHash) throws IOException {
+    /**
+     * Removes the generated password's file once the configured password is no longer that one;
+     * returns whether it did.
+     */
+    static boolean forgetChangedPassword(BundleContext context, Path generatedFile, String storedHash)
+            throws IOException {
         java.util.Optional<String> generated = PasswordFile.read(generatedFile);
         if (generated.isPresent() && !ConsolePassword.matches(storedHash, generated.get())) {
             Files.deleteIfExists(generatedFile);
             LOG.info("The generated Web Console password was changed: {} removed", Etc.describe(context, generatedFile));
+            return true;
         }
+        return false;
     }
 
     static List<String> wrap(String text, int width) {

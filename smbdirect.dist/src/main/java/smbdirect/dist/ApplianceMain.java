@@ -20,6 +20,7 @@ import org.apache.felix.service.command.CommandSession;
 import org.osgi.framework.BundleContext;
 import org.osgi.framework.InvalidSyntaxException;
 import org.osgi.framework.ServiceReference;
+import org.osgi.framework.ServiceRegistration;
 import org.osgi.service.cm.Configuration;
 import org.osgi.service.cm.ConfigurationAdmin;
 import org.osgi.service.component.annotations.Activate;
@@ -51,8 +52,10 @@ import smbdirect.perf.PerfServer;
  *
  * <ul>
  * <li>{@code java -jar smbdirect.jar}: prints the banner, opens an interactive Gogo shell when a
- * terminal is attached, and runs until the shell exits, SIGTERM or SIGINT arrives, or the
- * framework is stopped; exit status 0.
+ * terminal is attached, and runs until the shell exits ({@code exit}, {@code exit N},
+ * {@code shutdown}: {@link ShellExit}; Ctrl-D), SIGTERM or SIGINT arrives, or the framework is
+ * stopped; exit status 0 ({@code N} after {@code exit N}). The banner offers the shell's commands
+ * only when there is a shell, and says where a generated Web Console password is, never what.
  * <li>{@code java -jar smbdirect.jar perf [options]}: runs the perf workload and exits 0 on
  * success, 1 when the run failed, 2 on bad options; {@code perf --help} prints the usage. It prints
  * its own lines only, the runtime's log with {@code -v} ({@link ApplianceHome}). SIGTERM or SIGINT during a client run ends it
@@ -143,16 +146,14 @@ public class ApplianceMain implements Callable<Integer> {
         try (ShutdownSignal signal = new ShutdownSignal()) {
             running.set(signal);
             awaitTransport();
-            banner(out);
-            boolean interactive = terminalAttached();
+            boolean interactive = terminalAttached() && commandProcessor != null;
+            banner(out, interactive);
             if (interactive) {
                 startShell(signal);
-            } else {
-                out.println("No terminal attached: running without the interactive shell; stop with SIGTERM or SIGINT.");
             }
             String cause = signal.await();
             LOG.info("stopping the runtime ({})", cause);
-            return EXIT_OK;
+            return signal.status();
         } finally {
             running.set(null);
         }
@@ -364,7 +365,8 @@ public class ApplianceMain implements Callable<Integer> {
         return true;
     }
 
-    private void banner(PrintStream stream) {
+    /** The start banner; the shell's commands only when this process has an interactive shell. */
+    private void banner(PrintStream stream, boolean shell) {
         String host = property("org.osgi.service.http.host", "127.0.0.1");
         String port = property("org.osgi.service.http.port", "8080");
         String base = "http://" + host + ":" + port + "/system/console";
@@ -377,7 +379,12 @@ public class ApplianceMain implements Callable<Integer> {
         stream.println("  Credentials:  " + credentials());
         stream.println("  Listeners:    " + listeners());
         stream.println("  Monitoring:   " + base + "/smbdirect.json (JSON), JMX domain smbdirect, health check tag smbdirect");
-        stream.println("  Shell:        smbd:connections, smbd:listeners, smbd:providers, smbd:perf --help, smbd:trace");
+        if (shell) {
+            stream.println("  Shell:        smbd:connections, smbd:listeners, smbd:providers, smbd:perf --help, smbd:trace;"
+                    + " exit (or shutdown) stops the runtime");
+        } else {
+            stream.println("  Stop:         SIGTERM or SIGINT (no terminal attached: no interactive shell)");
+        }
         stream.println();
     }
 
@@ -386,10 +393,13 @@ public class ApplianceMain implements Callable<Integer> {
         if (c == null) {
             return "not known (smbdirect.dist did not prepare etc/)";
         }
-        return c.takeGenerated()
-                .map(password -> c.user() + " / " + password + "   (generated at this first start and shown only now;"
-                        + " change it: Configuration > Apache Felix OSGi Management Console)")
-                .orElse("user " + c.user() + ", password as configured (hash in " + c.file() + ")");
+        if (c.generatedFile().isPresent() && c.generatedNow()) {
+            return "user " + c.user() + ", password generated at this first start in " + c.generatedFile().get()
+                    + " (readable by this user only; change it: Configuration > Apache Felix OSGi Management Console)";
+        }
+        return "user " + c.user() + ", password as configured (hash in " + c.file() + ")"
+                + c.generatedFile().map(f -> "; the one generated at the first start is in " + f + " until changed")
+                        .orElse("");
     }
 
     private String listeners() {
@@ -423,6 +433,7 @@ public class ApplianceMain implements Callable<Integer> {
             out.println("Gogo is not available: running without the interactive shell; stop with Ctrl-C.");
             return;
         }
+        ServiceRegistration<?> exit = ShellExit.register(context, signal);
         Thread shell = new Thread(() -> {
             try (CommandSession session = processor.createSession(new FileInputStream(FileDescriptor.in),
                     new FileOutputStream(FileDescriptor.out), new FileOutputStream(FileDescriptor.err))) {
@@ -441,6 +452,11 @@ public class ApplianceMain implements Callable<Integer> {
                 LOG.warn("the interactive shell ended with an error: {}", cause.toString(), e);
             } finally {
                 signal.release("shell exited");
+                try {
+                    exit.unregister();
+                } catch (IllegalStateException e) {
+                    // already gone with the framework
+                }
             }
         }, "smbdirect-shell");
         shell.setDaemon(true);

@@ -37,9 +37,27 @@ final class ShutdownSignal implements AutoCloseable {
         }
     }
 
+    /** The exit status asked for with the first cause (0 unless {@link #release(String, int)} said otherwise). */
+    private volatile int status;
+
     /** Releases {@link #await()}; the first cause wins. */
     void release(String why) {
-        released.complete(why);
+        release(why, 0);
+    }
+
+    /** Releases {@link #await()} asking for exit status {@code exitStatus}; the first cause wins. */
+    void release(String why, int exitStatus) {
+        synchronized (released) {
+            if (!released.isDone()) {
+                status = exitStatus;
+                released.complete(why);
+            }
+        }
+    }
+
+    /** The exit status the first cause asked for. */
+    int status() {
+        return status;
     }
 
     /** Completes with the cause when {@link #release} is called (from the signal's thread). */

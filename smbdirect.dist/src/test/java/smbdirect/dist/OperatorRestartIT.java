@@ -184,6 +184,9 @@ class OperatorRestartIT {
             String out = again.output();
             assertTrue(out.contains("Credentials:  user admin, password as configured (hash in " + WEBCONSOLE_FILE + ")"), out);
             assertFalse(out.contains("generated at this first start"), out);
+            assertFalse(Files.exists(home.resolve("data/webconsole-password")),
+                    "the file of the generated password, changed since, is removed");
+            assertTrue(out.contains("The generated Web Console password was changed: data/webconsole-password removed"), out);
             assertEquals(401, again.get("/smbdirect", generated).statusCode(), "the generated password is gone");
             assertEquals(401, again.get("/smbdirect", "admin").statusCode(), "no default password");
             assertEquals(100, ((Number) settings(again.json(NEW_PASSWORD, null)).get("receiveCreditMax")).intValue(),

@@ -26,9 +26,9 @@ import smbdirect.perf.PerfOptions;
  */
 class PerfCommandIT {
 
-    /** A line of the runtime's log (SLF4J Simple: time, thread, level) or of the JDK's logging. */
+    /** A line of the runtime's log (date, time, level, thread) or of the JDK's logging. */
     private static final Pattern LOG_LINE = Pattern.compile(
-            "(?m)^(\\d\\d:\\d\\d:\\d\\d\\.\\d{3} \\[|[A-Z][a-z]{2} \\d{1,2}, \\d{4} |INFO: |WARNING: )");
+            "(?m)^(\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d\\.\\d{3} |[A-Z][a-z]{2} \\d{1,2}, \\d{4} |INFO: |WARNING: )");
 
     @TempDir
     Path dir;

@@ -28,12 +28,28 @@ class RuntimeIT {
     void withoutTerminalRunsUntilSigtermThenExitsZero() throws Exception {
         try (RuntimeProcess runtime = RuntimeProcess.start(dir)) {
             runtime.awaitUp(Duration.ofSeconds(60));
-            runtime.awaitOutput("No terminal attached", Duration.ofSeconds(10));
+            runtime.awaitOutput("  Stop:         SIGTERM or SIGINT (no terminal attached: no interactive shell)",
+                    Duration.ofSeconds(10));
+            assertFalse(runtime.output().contains("smbd:"), "no shell, no shell commands offered:\n" + runtime.output());
             assertTrue(runtime.output().contains("default 10.0.0.1:445 on mock OPEN"), runtime.output());
             TimeUnit.SECONDS.sleep(2);
             assertTrue(runtime.process.isAlive(), "runtime stopped on its own without a terminal:\n" + runtime.output());
             assertEquals(0, runtime.terminate(Duration.ofSeconds(30)), runtime.output());
             assertTrue(runtime.output().contains("stopping the runtime (SIGTERM)"), runtime.output());
+        }
+    }
+
+    @Test
+    void withItsInputClosedKeepsRunningQuietlyUntilSigtermThenExitsZero() throws Exception {
+        try (RuntimeProcess runtime = RuntimeProcess.startWithInputClosed(dir)) {
+            runtime.awaitUp(Duration.ofSeconds(60));
+            runtime.json(runtime.generatedPassword(), null); // serving
+            assertTrue(runtime.process.isAlive(), "runtime stopped when its input was closed:\n" + runtime.output());
+            assertEquals(0, runtime.terminate(Duration.ofSeconds(30)), runtime.output());
+            String out = runtime.output();
+            assertTrue(out.contains("stopping the runtime (SIGTERM)"), out);
+            assertFalse(out.contains("Interrupted"), out);
+            assertFalse(out.contains(" WARN ") || out.contains(" ERROR "), out);
         }
     }
 
@@ -66,6 +82,26 @@ class RuntimeIT {
             assertTrue(json.body().contains("{\"name\":\"default\",\"address\":\"10.0.0.1:445\",\"provider\":\"mock\","
                     + "\"state\":\"OPEN\""), json.body());
             assertEquals(0, runtime.terminate(Duration.ofSeconds(30)), runtime.output());
+        }
+    }
+
+    @Test
+    void aLaterStartSaysTheGeneratedPasswordIsStillInItsFileUntilChanged() throws Exception {
+        String password;
+        try (RuntimeProcess first = RuntimeProcess.start(dir)) {
+            first.awaitUp(Duration.ofSeconds(60));
+            password = first.generatedPassword();
+            assertEquals(0, first.terminate(Duration.ofSeconds(30)), first.output());
+        }
+        try (RuntimeProcess again = RuntimeProcess.start(dir)) {
+            again.awaitUp(Duration.ofSeconds(60));
+            String out = again.output();
+            assertTrue(out.contains("Credentials:  user admin, password as configured (hash in"
+                    + " etc/org.apache.felix.webconsole.internal.servlet.OsgiManager.cfg); the one generated at the first"
+                    + " start is in data/webconsole-password until changed"), out);
+            assertFalse(out.contains(password), out);
+            assertEquals(200, again.get("/smbdirect", password).statusCode());
+            assertEquals(0, again.terminate(Duration.ofSeconds(30)), again.output());
         }
     }
 

@@ -23,16 +23,31 @@ import org.apache.felix.utils.json.JSONParser;
 /** The exported runtime jar started as a child process, its output captured to a file. */
 final class RuntimeProcess implements AutoCloseable {
 
-    private static final Pattern GENERATED = Pattern.compile("Credentials: +admin / (\\S+) +\\(generated");
+    private static final Pattern GENERATED = Pattern.compile(
+            "Credentials: +user admin, password generated at this first start in (\\S+) \\(readable by this user only");
 
     final Process process;
     final Path output;
     final int httpPort;
+    private final Path workDir;
+    private final List<String> jvmArgs;
 
-    private RuntimeProcess(Process process, Path output, int httpPort) {
+    private RuntimeProcess(Process process, Path output, int httpPort, Path workDir, List<String> jvmArgs) {
         this.process = process;
         this.output = output;
         this.httpPort = httpPort;
+        this.workDir = workDir;
+        this.jvmArgs = jvmArgs;
+    }
+
+    /** The runtime's home: -Dsmbdirect.home when given, else the directory it was started in. */
+    Path home() {
+        for (String a : jvmArgs) {
+            if (a.startsWith("-Dsmbdirect.home=")) {
+                return workDir.resolve(a.substring("-Dsmbdirect.home=".length()));
+            }
+        }
+        return workDir;
     }
 
     static Path jar() {
@@ -71,8 +86,26 @@ final class RuntimeProcess implements AutoCloseable {
         return start(javaHome, workDir, true, List.of(), args);
     }
 
+    /** Starts the jar on the JDK at {@code javaHome} with {@code jvmArgs}, otherwise as {@link #start(Path, List, String...)}. */
+    static RuntimeProcess startOn(Path javaHome, Path workDir, List<String> jvmArgs, String... args) throws IOException {
+        return start(javaHome, workDir, true, jvmArgs, args);
+    }
+
+    /**
+     * Starts the jar with its standard input closed (file descriptor 0 not open at all), as some
+     * service managers run it; otherwise as {@link #start(Path, String...)}.
+     */
+    static RuntimeProcess startWithInputClosed(Path workDir) throws IOException {
+        return start(Path.of(System.getProperty("java.home")), workDir, true, List.of(), true);
+    }
+
     private static RuntimeProcess start(Path javaHome, Path workDir, boolean consolePort, List<String> jvmArgs,
             String... args) throws IOException {
+        return start(javaHome, workDir, consolePort, jvmArgs, false, args);
+    }
+
+    private static RuntimeProcess start(Path javaHome, Path workDir, boolean consolePort, List<String> jvmArgs,
+            boolean inputClosed, String... args) throws IOException {
         int port = consolePort ? freePort() : 8080;
         List<String> command = new ArrayList<>();
         command.add(javaHome.resolve("bin").resolve("java").toString());
@@ -83,12 +116,20 @@ final class RuntimeProcess implements AutoCloseable {
         command.add("-jar");
         command.add(jar().toAbsolutePath().toString());
         command.addAll(List.of(args));
+        if (inputClosed) {
+            // exec: the shell becomes the JVM (same pid, so SIGTERM reaches it); 0<&- closes its input
+            StringBuilder line = new StringBuilder("exec");
+            for (String c : command) {
+                line.append(" '").append(c.replace("'", "'\\''")).append('\'');
+            }
+            command = new ArrayList<>(List.of("/bin/sh", "-c", line.append(" 0<&-").toString()));
+        }
         Files.createDirectories(workDir);
         Path out = Files.createTempFile(workDir, "runtime-", ".log");
         Process p = new ProcessBuilder(command).directory(workDir.toFile()).redirectErrorStream(true)
                 .redirectOutput(out.toFile()).redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
                 .start();
-        return new RuntimeProcess(p, out, port);
+        return new RuntimeProcess(p, out, port, workDir, List.copyOf(jvmArgs));
     }
 
     static int freePort() throws IOException {
@@ -97,14 +138,30 @@ final class RuntimeProcess implements AutoCloseable {
         }
     }
 
-    /** The Web Console password the banner printed (generated at the first start of this home). */
+    /**
+     * The Web Console password generated at the first start of this home, read from the file the
+     * banner names (as an operator does), which only its owner may read.
+     */
     String generatedPassword() throws IOException, InterruptedException {
         // the banner's lines may reach the output file after its first line: wait (bounded) for the credentials
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (true) {
             Matcher m = GENERATED.matcher(output());
             if (m.find()) {
-                return m.group(1);
+                Path file = home().resolve(m.group(1));
+                java.util.Set<java.nio.file.attribute.PosixFilePermission> mode = Files.getPosixFilePermissions(file);
+                if (!mode.equals(java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"))) {
+                    throw new AssertionError(file + " is readable by others: " + mode);
+                }
+                for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
+                    if (!line.isBlank() && !line.startsWith("#")) {
+                        if (output().contains(line.trim())) {
+                            throw new AssertionError("the password is in the runtime's output:\n" + output());
+                        }
+                        return line.trim();
+                    }
+                }
+                throw new AssertionError(file + " holds no password");
             }
             if (System.nanoTime() - deadline > 0 || !process.isAlive()) {
                 throw new AssertionError("the banner shows no generated Web Console password:\n" + output());
@@ -119,12 +176,12 @@ final class RuntimeProcess implements AutoCloseable {
 
     /**
      * Waits until the runtime printed its whole start banner ("SMB Direct runtime is up." and the
-     * lines after it, the last being the shell commands): its lines reach the output one by one, and
+     * lines after it, the last saying how to stop it, without a terminal): its lines reach the output one by one, and
      * a test that read it at the first line could miss the credentials or the listeners.
      */
     void awaitUp(Duration timeout) throws IOException, InterruptedException {
         awaitOutput("SMB Direct runtime is up.", timeout);
-        awaitOutput("\n  Shell:        ", Duration.ofSeconds(10));
+        awaitOutput("\n  Stop:         ", Duration.ofSeconds(10));
     }
 
     /** Waits until the output contains {@code text}; fails with the output when it does not. */

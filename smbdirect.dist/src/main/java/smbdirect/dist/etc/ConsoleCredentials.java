@@ -1,22 +1,25 @@
 package smbdirect.dist.etc;
 
 import java.util.Optional;
-import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * The Web Console user and, once, the password generated at this start: registered as a service
- * by {@link EtcBootstrap} so that the banner can print the password a single time. Thread-safe.
+ * The Web Console user, the file holding its password hash and, when a password was generated at
+ * this start, the file (readable by its owner only) that holds it in plain text: registered as a
+ * service by {@link EtcBootstrap} so that the banner can say where the password is without
+ * printing it. Immutable and thread-safe.
  */
 public final class ConsoleCredentials {
 
     private final String user;
     private final String file;
-    private final AtomicReference<String> generated;
+    private final String generatedFile;
+    private final boolean generatedNow;
 
-    ConsoleCredentials(String user, String file, String generated) {
+    ConsoleCredentials(String user, String file, String generatedFile, boolean generatedNow) {
         this.user = user;
         this.file = file;
-        this.generated = new AtomicReference<>(generated);
+        this.generatedFile = generatedFile;
+        this.generatedNow = generatedNow;
     }
 
     /** The Web Console user name. */
@@ -29,8 +32,16 @@ public final class ConsoleCredentials {
         return file;
     }
 
-    /** The password generated at this start, the first time this is called; then empty. */
-    public Optional<String> takeGenerated() {
-        return Optional.ofNullable(generated.getAndSet(null));
+    /**
+     * The file, relative to the home, that holds the generated password in force (mode 600); empty
+     * when the password in force was configured.
+     */
+    public Optional<String> generatedFile() {
+        return Optional.ofNullable(generatedFile);
+    }
+
+    /** Whether the password was generated at this start (a first start). */
+    public boolean generatedNow() {
+        return generatedNow;
     }
 }

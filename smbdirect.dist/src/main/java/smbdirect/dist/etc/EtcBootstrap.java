@@ -40,14 +40,15 @@ import smbdirect.dist.PerfAcceptHandler;
  * every attribute, and {@code smbdirect.listener-default.cfg}, the default listener (unless
  * {@code -Dsmbdirect.defaultListener=false}, or a listener file exists already);
  * <li>when no Web Console password is configured (no file, or the Felix default), a random one is
- * generated and only its hash stored in {@code etc/}; the {@link ConsoleCredentials} service hands
- * the password to the banner once.
+ * generated, its hash stored in {@code etc/} and the password itself in
+ * {@value #GENERATED_PASSWORD_FILE}, readable by the service user only; the {@link ConsoleCredentials}
+ * service tells the banner where it is.
  * </ol>
  * A batch run ({@code perf}, {@link Etc#batch}) writes nothing to {@code etc/} (except a generated
  * console password when it runs the Web Console, its port given, and none is configured): when
  * {@code etc/} holds no listener file, the default listener is a configuration of this run only.
  * It also bridges the OSGi log to SLF4J ({@link LogBridge}) so that FileInstall's and SCR's
- * messages reach the runtime's log.
+ * messages reach the runtime's log, and routes the JDK logging there ({@link #routeJdkLogging()}).
  */
 public class EtcBootstrap implements BundleActivator {
 
@@ -60,6 +61,8 @@ public class EtcBootstrap implements BundleActivator {
     /** The accept handler of the default listener. */
     static final String PERF_HANDLER_FILTER = "(" + PerfAcceptHandler.NAME_PROPERTY + "=" + PerfAcceptHandler.NAME + ")";
     static final String FIRST_START_MARKER = "etc-defaults-written";
+    /** Where a generated Web Console password is kept, relative to the home (mode 600). */
+    public static final String GENERATED_PASSWORD_FILE = "data/webconsole-password";
 
     private static final Logger LOG = LoggerFactory.getLogger(EtcBootstrap.class);
 
@@ -68,6 +71,7 @@ public class EtcBootstrap implements BundleActivator {
 
     @Override
     public void start(BundleContext context) throws IOException, InvalidSyntaxException {
+        routeJdkLogging();
         logBridge = LogBridge.open(context);
         Path etc = Etc.directory(context);
         Files.createDirectories(etc);
@@ -107,6 +111,18 @@ public class EtcBootstrap implements BundleActivator {
         }
         if (logBridge != null) {
             logBridge.close();
+        }
+    }
+
+    /**
+     * Routes the JDK logging (java.util.logging: SPI Fly, Jetty's and other extensions' messages) to
+     * SLF4J, so that every line has the runtime's one format and reaches its log file; the levels of
+     * {@code etc/logback.xml} apply to it (Logback's LevelChangePropagator).
+     */
+    static void routeJdkLogging() {
+        if (!org.slf4j.bridge.SLF4JBridgeHandler.isInstalled()) {
+            org.slf4j.bridge.SLF4JBridgeHandler.removeHandlersForRootLogger();
+            org.slf4j.bridge.SLF4JBridgeHandler.install();
         }
     }
 
@@ -207,27 +223,59 @@ public class EtcBootstrap implements BundleActivator {
         return values;
     }
 
-    /** Generates the Web Console password when none is configured; returns what the banner shows. */
+    /**
+     * Generates the Web Console password when none is configured: its hash goes to {@code etc/}, the
+     * password itself to {@value #GENERATED_PASSWORD_FILE} (created readable and writable by the
+     * service user only), never to the log or the banner. A generated password the operator has
+     * changed since is removed from that file at the next start. Returns what the banner shows.
+     */
     static ConsoleCredentials consoleCredentials(BundleContext context, Path etc) throws IOException {
         Path file = etc.resolve(ConsolePassword.PID + ".cfg");
+        Path generatedFile = Etc.home(context).resolve(GENERATED_PASSWORD_FILE);
         Map<String, Object> values = Files.exists(file) ? ConfigFile.read(file) : new LinkedHashMap<>();
         Object user = values.get("username");
         String userName = user instanceof String s && !s.isBlank() ? s : "admin";
         if (!ConsolePassword.isDefault(values.get("password"))) {
-            return new ConsoleCredentials(userName, Etc.describe(context, file), null);
+            boolean stillGenerated = !forgetChangedPassword(context, generatedFile, String.valueOf(values.get("password")))
+                    && Files.exists(generatedFile);
+            return new ConsoleCredentials(userName, Etc.describe(context, file),
+                    stillGenerated ? Etc.describe(context, generatedFile) : null, false);
         }
         ConsolePassword passwords = new ConsolePassword(new SecureRandom());
         String password = passwords.generate();
+        PasswordFile.write(generatedFile, List.of(
+                "# The Web Console password generated at the first start for user " + userName + " ("
+                        + Etc.describe(context, file) + " holds its hash).",
+                "# Change it under Configuration > Apache Felix OSGi Management Console; this file is then removed at"
+                        + " the next start.",
+                password));
         values.put("username", userName);
         values.put("password", passwords.hash(password));
         ConfigFile.write(file, values, List.of(
                 "Felix Web Console (PID " + ConsolePassword.PID + ").",
-                "password holds the hash of a password generated at the first start ({sha-256}salt-iterations-hash).",
+                "password holds the hash of a password generated at the first start ({sha-256}salt-iterations-hash);",
+                "the password itself is in " + GENERATED_PASSWORD_FILE + " (readable by the service user only).",
                 "Change it in the Web Console (Configuration > Apache Felix OSGi Management Console); to reset it,",
-                "stop the runtime, delete this file and start again: a new password is generated and printed once."),
+                "stop the runtime, delete this file and start again: a new password is generated."),
                 true);
-        LOG.info("Generated a Web Console password for user {}; its hash is in {}", userName, Etc.describe(context, file));
-        return new ConsoleCredentials(userName, Etc.describe(context, file), password);
+        LOG.info("Generated a Web Console password for user {}: in {} (readable by this user only), its hash in {}",
+                userName, Etc.describe(context, generatedFile), Etc.describe(context, file));
+        return new ConsoleCredentials(userName, Etc.describe(context, file), Etc.describe(context, generatedFile), true);
+    }
+
+    /**
+     * Removes the generated password's file once the configured password is no longer that one;
+     * returns whether it did.
+     */
+    static boolean forgetChangedPassword(BundleContext context, Path generatedFile, String storedHash)
+            throws IOException {
+        java.util.Optional<String> generated = PasswordFile.read(generatedFile);
+        if (generated.isPresent() && !ConsolePassword.matches(storedHash, generated.get())) {
+            Files.deleteIfExists(generatedFile);
+            LOG.info("The generated Web Console password was changed: {} removed", Etc.describe(context, generatedFile));
+            return true;
+        }
+        return false;
     }
 
     static List<String> wrap(String text, int width) {

@@ -28,11 +28,12 @@ import java.util.Properties;
  * processes run side by side in one home, and next to a running appliance, without sharing
  * {@code data/cache} or the console's port.
  *
- * <p>A batch run prints only its own lines: unless {@code -v} or {@code --verbose} is among its
- * options (or the log level is given on the command line), the runtime's log shows errors only
- * ({@value #LOG_LEVEL} {@code error}, the per-logger levels of the runtime's properties raised
- * likewise, Felix EventAdmin's own output at errors, and the JDK logging the framework's extensions
- * use at SEVERE). {@code help},
+ * <p>The runtime logs through Logback: {@value #LOGBACK_CONFIG} is {@code etc/logback.xml}, written
+ * at the first start ({@link #logbackXml}), unless given on the command line. A batch run prints
+ * only its own lines: its Logback configuration, in its temporary directory, logs to the console
+ * only, and unless {@code -v} or {@code --verbose} is among its options (or {@value #LOG_LEVEL} is
+ * given) errors only (Felix EventAdmin's own output at errors, and the JDK logging the framework's
+ * extensions use at SEVERE until it is routed to SLF4J). {@code help},
  * {@code --help} and {@code -h} are batch runs of their own: the usage, nothing else.
  *
  * <p>Runs before any logging framework exists: a home that cannot be created ends the process with
@@ -52,12 +53,23 @@ public final class ApplianceHome {
     static final String HTTP_ENABLE = "org.apache.felix.http.enable";
     /** The HTTP port; given on the command line, a batch run keeps its Web Console. */
     static final String HTTP_PORT = "org.osgi.service.http.port";
-    /** SLF4J Simple's default level (the runtime's properties say {@code info}). */
-    static final String LOG_LEVEL = "org.slf4j.simpleLogger.defaultLogLevel";
+    /** The root level of the runtime's log ({@code INFO} unless given; {@code etc/logback.xml} reads it). */
+    static final String LOG_LEVEL = "smbdirect.log.level";
+    /** Logback's configuration file: {@code etc/logback.xml} of the home unless given. */
+    static final String LOGBACK_CONFIG = "logback.configurationFile";
+    /** The runtime's log file, relative to the home (rotated beside it, see {@link #LOGBACK_XML}). */
+    public static final String LOG_FILE = "data/log/smbdirect.log";
+    /** The runtime's Logback configuration file in {@code etc/}. */
+    public static final String LOGBACK_XML = "logback.xml";
     /** Felix EventAdmin's own log level (it prints warnings to standard output when the runtime stops). */
     static final String EVENT_ADMIN_LOG_LEVEL = "org.apache.felix.eventadmin.LogLevel";
-    /** The loggers the runtime's properties give a level of their own ({@code smbdirect.bndrun}). */
-    static final List<String> LEVELLED_LOGGERS = List.of("org.eclipse.jetty", "org.apache.felix.http");
+    /**
+     * The loggers whose start-up chatter (Jetty, Felix HTTP, SPI Fly's registrations, the Health Check
+     * executor's thread pool and missing Quartz, the Web Console's optional printers) is kept to
+     * warnings.
+     */
+    static final List<String> LEVELLED_LOGGERS = List.of("org.eclipse.jetty", "org.apache.felix.http",
+            "org.apache.aries.spifly", "org.apache.felix.hc.core", "org.apache.felix.webconsole");
 
     private ApplianceHome() {
     }
@@ -66,9 +78,11 @@ public final class ApplianceHome {
     public static void agentmain(String args) {
         try {
             prepare(System.getProperties(), commandArguments());
-            if (System.getProperty(LOG_LEVEL, "").equals("error")) {
-                // the JDK logging of the framework's extensions (SPI Fly's "Registered provider" lines)
-                java.util.logging.Logger.getLogger("").setLevel(java.util.logging.Level.SEVERE);
+            // the JDK logging of the framework's extensions (SPI Fly's "Registered provider" lines) until
+            // smbdirect.dist routes it to SLF4J, whose levels then apply (etc/logback.xml)
+            if (System.getProperty("java.util.logging.config.file") == null) {
+                java.util.logging.Logger.getLogger("").setLevel(System.getProperty(LOG_LEVEL, "").equalsIgnoreCase("error")
+                        ? java.util.logging.Level.SEVERE : java.util.logging.Level.WARNING);
             }
         } catch (IOException | InvalidPathException e) {
             System.err.println("smbdirect: cannot prepare the home directory: " + e.getMessage());
@@ -111,17 +125,24 @@ public final class ApplianceHome {
             boolean verbose = arguments.contains("-v") || arguments.contains("--verbose");
             if (!verbose && system.getProperty(LOG_LEVEL) == null) {
                 system.setProperty(LOG_LEVEL, "error");
-                for (String logger : LEVELLED_LOGGERS) {
-                    system.setProperty("org.slf4j.simpleLogger.log." + logger, "error");
-                }
                 if (system.getProperty(EVENT_ADMIN_LOG_LEVEL) == null) {
                     system.setProperty(EVENT_ADMIN_LOG_LEVEL, "1"); // errors only
                 }
             }
+            Path scratch = null;
+            if (system.getProperty(STORAGE) == null || system.getProperty(LOGBACK_CONFIG) == null) {
+                Path dir = Files.createTempDirectory("smbdirect-perf-");
+                Runtime.getRuntime().addShutdownHook(new Thread(() -> deleteQuietly(dir), "smbdirect-perf-cleanup"));
+                scratch = dir;
+            }
             if (system.getProperty(STORAGE) == null) {
-                Path scratch = Files.createTempDirectory("smbdirect-perf-");
-                Runtime.getRuntime().addShutdownHook(new Thread(() -> deleteQuietly(scratch), "smbdirect-perf-cleanup"));
                 system.setProperty(STORAGE, scratch.resolve("cache").toString());
+            }
+            if (system.getProperty(LOGBACK_CONFIG) == null) {
+                // a batch run logs to the console only: nothing written under the home
+                Path config = scratch.resolve("logback.xml");
+                Files.writeString(config, logbackXml(false, system.getProperty(LOG_LEVEL, "info")));
+                system.setProperty(LOGBACK_CONFIG, config.toString());
             }
             if (system.getProperty(HTTP_ENABLE) == null && system.getProperty(HTTP_PORT) == null) {
                 system.setProperty(HTTP_ENABLE, "false");
@@ -130,10 +151,70 @@ public final class ApplianceHome {
         if (system.getProperty(STORAGE) == null) {
             system.setProperty(STORAGE, data.resolve("cache").toString());
         }
+        if (system.getProperty(LOGBACK_CONFIG) == null) {
+            Path config = etc.resolve(LOGBACK_XML);
+            if (!Files.exists(config)) {
+                Files.writeString(config, logbackXml(true, null));
+            }
+            system.setProperty(LOGBACK_CONFIG, config.toString());
+        }
         if (system.getProperty(WATCHED) == null) {
             system.setProperty(WATCHED, etc.toString());
         }
         return home;
+    }
+
+    /**
+     * The runtime's Logback configuration: one line format on the console (standard error, where a
+     * service manager collects it) and, when {@code file}, in {@value #LOG_FILE} under the home,
+     * rotated daily and at 10 MB (compressed, 14 days and 200 MB kept). The root level is
+     * {@value #LOG_LEVEL} (default INFO); the start-up chatter of {@link #LEVELLED_LOGGERS} is kept to
+     * warnings; the JDK logging routed to SLF4J follows these levels. Written as
+     * {@code etc/logback.xml} at the first start (the operator edits it; Logback re-reads it within
+     * 30 s); a batch run uses it with {@code file} false and {@code level} its own.
+     */
+    static String logbackXml(boolean file, String level) {
+        String root = level == null ? "${" + LOG_LEVEL + ":-INFO}" : level.toUpperCase(java.util.Locale.ROOT);
+        String chatter = root.equals("ERROR") || root.equals("OFF") ? root : "WARN";
+        StringBuilder b = new StringBuilder();
+        b.append("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+        if (file) {
+            b.append("<!-- The appliance's log (Logback 1.5, https://logback.qos.ch/manual/configuration.html), written at\n")
+                    .append("     the first start; edits are applied within 30 s. ${smbdirect.home} is the home directory;\n")
+                    .append("     -D" + LOG_LEVEL + "=DEBUG on the command line changes the root level. -->\n");
+        }
+        b.append("<configuration").append(file ? " scan=\"true\" scanPeriod=\"30 seconds\"" : "").append(">\n");
+        b.append("  <!-- the JDK logging routed to SLF4J follows the levels below -->\n");
+        b.append("  <contextListener class=\"ch.qos.logback.classic.jul.LevelChangePropagator\">"
+                + "<resetJUL>true</resetJUL></contextListener>\n");
+        b.append("  <property name=\"PATTERN\" value=\"%d{yyyy-MM-dd HH:mm:ss.SSS} %-5level [%thread] %logger - %msg%n\"/>\n");
+        b.append("  <appender name=\"CONSOLE\" class=\"ch.qos.logback.core.ConsoleAppender\">\n")
+                .append("    <target>System.err</target>\n")
+                .append("    <encoder><pattern>${PATTERN}</pattern></encoder>\n")
+                .append("  </appender>\n");
+        if (file) {
+            b.append("  <appender name=\"FILE\" class=\"ch.qos.logback.core.rolling.RollingFileAppender\">\n")
+                    .append("    <file>${smbdirect.home}/" + LOG_FILE + "</file>\n")
+                    .append("    <rollingPolicy class=\"ch.qos.logback.core.rolling.SizeAndTimeBasedRollingPolicy\">\n")
+                    .append("      <fileNamePattern>${smbdirect.home}/data/log/smbdirect.%d{yyyy-MM-dd}.%i.log.gz</fileNamePattern>\n")
+                    .append("      <maxFileSize>10MB</maxFileSize>\n")
+                    .append("      <maxHistory>14</maxHistory>\n")
+                    .append("      <totalSizeCap>200MB</totalSizeCap>\n")
+                    .append("    </rollingPolicy>\n")
+                    .append("    <encoder><pattern>${PATTERN}</pattern></encoder>\n")
+                    .append("  </appender>\n");
+        }
+        b.append("  <!-- start-up chatter: Jetty, Felix HTTP, SPI Fly, the Health Check executor, the Web Console -->\n");
+        for (String logger : LEVELLED_LOGGERS) {
+            b.append("  <logger name=\"").append(logger).append("\" level=\"").append(chatter).append("\"/>\n");
+        }
+        b.append("  <root level=\"").append(root).append("\">\n");
+        b.append("    <appender-ref ref=\"CONSOLE\"/>\n");
+        if (file) {
+            b.append("    <appender-ref ref=\"FILE\"/>\n");
+        }
+        b.append("  </root>\n</configuration>\n");
+        return b.toString();
     }
 
     /**

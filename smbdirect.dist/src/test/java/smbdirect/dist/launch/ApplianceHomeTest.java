@@ -92,9 +92,13 @@ class ApplianceHomeTest {
         ApplianceHome.prepare(quiet, List.of("perf", "--count", "10"));
         assertEquals("error", quiet.getProperty(ApplianceHome.LOG_LEVEL));
         assertEquals("1", quiet.getProperty(ApplianceHome.EVENT_ADMIN_LOG_LEVEL), "EventAdmin: errors only");
+        String batchConfig = Files.readString(Path.of(quiet.getProperty(ApplianceHome.LOGBACK_CONFIG)));
+        assertTrue(batchConfig.contains("<root level=\"ERROR\">"), batchConfig);
         for (String logger : ApplianceHome.LEVELLED_LOGGERS) {
-            assertEquals("error", quiet.getProperty("org.slf4j.simpleLogger.log." + logger), logger);
+            assertTrue(batchConfig.contains("<logger name=\"" + logger + "\" level=\"ERROR\"/>"), batchConfig);
         }
+        assertFalse(batchConfig.contains("RollingFileAppender"), "a batch run writes no log file:\n" + batchConfig);
+        assertFalse(Files.exists(dir.resolve("etc/logback.xml")), "a batch run writes nothing to etc/");
         for (String flag : new String[] {"-v", "--verbose"}) {
             Properties verbose = new Properties();
             verbose.setProperty("user.dir", dir.toString());
@@ -122,5 +126,27 @@ class ApplianceHomeTest {
         serve.setProperty("user.dir", dir.toString());
         ApplianceHome.prepare(serve, List.of());
         assertNull(serve.getProperty(ApplianceHome.LOG_LEVEL));
+    }
+
+    @Test
+    void servingWritesAnEditableLogbackConfigurationWithARotatedFileInTheHomeOnce() throws Exception {
+        Properties system = new Properties();
+        system.setProperty("user.dir", dir.toString());
+        Path home = ApplianceHome.prepare(system, List.of());
+        Path config = home.resolve("etc/logback.xml");
+        assertEquals(config.toString(), system.getProperty(ApplianceHome.LOGBACK_CONFIG));
+        String xml = Files.readString(config);
+        assertTrue(xml.contains("<file>${smbdirect.home}/data/log/smbdirect.log</file>"), xml);
+        assertTrue(xml.contains("SizeAndTimeBasedRollingPolicy"), xml);
+        assertTrue(xml.contains("<root level=\"${smbdirect.log.level:-INFO}\">"), xml);
+        assertTrue(xml.contains("LevelChangePropagator"), "the JDK logging follows the levels:\n" + xml);
+        for (String logger : ApplianceHome.LEVELLED_LOGGERS) {
+            assertTrue(xml.contains("<logger name=\"" + logger + "\" level=\"WARN\"/>"), xml);
+        }
+        Files.writeString(config, "<configuration/>\n");
+        Properties again = new Properties();
+        again.setProperty("user.dir", dir.toString());
+        ApplianceHome.prepare(again, List.of());
+        assertEquals("<configuration/>\n", Files.readString(config), "the operator's edits stay");
     }
 }

@@ -1,310 +1,111 @@
 package smbdirect.impl.osgi.console;
 
 import java.io.IOException;
+import java.io.OutputStream;
 import java.io.PrintWriter;
-import java.io.StringWriter;
-import java.io.Writer;
 import java.net.URL;
-import java.net.URLEncoder;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.SecureRandom;
-import java.util.Arrays;
-import java.util.HexFormat;
-import java.util.List;
-import java.util.Map;
-import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
-import javax.servlet.Servlet;
 import javax.servlet.http.HttpServlet;
 import javax.servlet.http.HttpServletRequest;
 import javax.servlet.http.HttpServletResponse;
 
-import org.osgi.service.component.annotations.Component;
-import org.osgi.service.component.annotations.Reference;
-import org.osgi.service.component.annotations.ReferenceCardinality;
-import org.osgi.service.component.annotations.ReferencePolicy;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
-import smbdirect.api.CloseReason;
-import smbdirect.api.SmbDirectConnection;
-import smbdirect.api.SmbDirectTransport;
-import smbdirect.api.dto.TransportDTO;
-import smbdirect.impl.osgi.ConnectionControl;
-import smbdirect.impl.osgi.health.TransportHealth;
-import smbdirect.impl.osgi.monitor.TransportMonitor;
-import smbdirect.impl.osgi.shell.TestConnections;
-
 /**
- * Web Console page "SMB Direct" (label {@value #LABEL}) an operator keeps open: health, providers
- * with their capabilities and live charts, listeners, live connections (a compact row each, every
- * variable and counter and per-connection charts on demand), recently closed connections with their
- * close reasons, and the settings in force, with units. The page draws itself from
- * {@code /system/console/smbdirect.json} (also for monitoring scripts: the runtime DTO, the health
- * evaluation and the {@link TransportMonitor}'s history) and refreshes in place every few seconds;
- * its script, style sheet and Chart.js (from the WebJar, MIT licence) are served under
- * {@code /system/console/smbdirect/res/}. Two actions, both POST with a per-instance token: open a
- * test connection to the first open listener, close any live connection (its upper layer is told
- * LOCAL_CLOSE "closed by operator (Web Console)").
+ * The {@link StatusPage} as a javax servlet Web Console plugin: what Karaf's Web Console (Felix
+ * Web Console 4, javax) runs. Registered by {@link StatusPlugins} where no Jakarta Felix Web
+ * Console is installed. The console finds the page's resources through {@link #getResource(String)}.
  *
- * <p>Works the same in the Felix Web Console 5 (legacy plugin support) and Karaf's Web Console: a
- * plain javax servlet whose non-HTML requests (.json, resources) the consoles pass through
- * undecorated.
- *
- * <p>Thread-safe: requests are served concurrently; the only state is the immutable token. A
- * delayed component: its class (and javax.servlet) is only loaded once a Web Console asks for it.
+ * <p>Thread-safe as the page is.
  */
-@Component(service = Servlet.class, property = {
-        "felix.webconsole.label=" + StatusPlugin.LABEL,
-        "felix.webconsole.title=SMB Direct",
-        "felix.webconsole.category=Status"
-})
-public class StatusPlugin extends HttpServlet {
-
-    static final String LABEL = "smbdirect";
-    /** Chart.js in this bundle, at its WebJar path (org.webjars.npm:chart.js). */
-    static final String CHART_JS = "/META-INF/resources/webjars/chart.js/4.4.1/";
-    /** The resources the page serves under res/ (nothing else), by their paths in this bundle. */
-    static final Map<String, String> SERVED = Map.of(
-            "status.js", "/smbdirect-console/status.js",
-            "status.css", "/smbdirect-console/status.css",
-            "chart.umd.js", CHART_JS + "dist/chart.umd.js",
-            "chart.js-LICENSE.md", CHART_JS + "LICENSE.md");
-    /** Refresh period of the page. */
-    static final int REFRESH_MILLIS = 2000;
+public final class StatusPlugin extends HttpServlet {
 
     private static final long serialVersionUID = 1L;
-    private static final Logger LOG = LoggerFactory.getLogger(StatusPlugin.class);
-    private static final long WAIT_SECONDS = 35;
 
-    /** The reason the upper layer of a connection closed on this page is told. */
-    static final CloseReason OPERATOR_CLOSE = CloseReason.of(CloseReason.Kind.LOCAL_CLOSE,
-            "closed by operator (Web Console)");
+    private final transient StatusPage page;
 
-    private final String token = newToken();
-
-    @Reference
-    private transient SmbDirectTransport transport;
-
-    @Reference
-    private transient TestConnections testConnections;
-
-    @Reference
-    private transient TransportMonitor monitor;
-
-    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC)
-    private transient volatile ConnectionControl connectionControl;
-
-    private static String newToken() {
-        byte[] b = new byte[16];
-        new SecureRandom().nextBytes(b);
-        return HexFormat.of().formatHex(b);
+    StatusPlugin(StatusPage page) {
+        this.page = page;
     }
 
-    /**
-     * The page's static resources, found by the Web Console ({@code getResource(String)} of a plugin):
-     * {@code /smbdirect/res/NAME} for the names in {@link #SERVED}.
-     */
+    /** The page's static resources, found by the Web Console: {@code /smbdirect/res/NAME}. */
     public URL getResource(String path) {
-        String prefix = "/" + LABEL + "/res/";
-        if (path == null || !path.startsWith(prefix)) {
-            return null;
-        }
-        String resource = SERVED.get(path.substring(prefix.length()));
-        return resource == null ? null : StatusPlugin.class.getResource(resource);
+        return page.getResource(path);
     }
 
     @Override
     protected void doGet(HttpServletRequest request, HttpServletResponse response) throws IOException {
-        String path = request.getPathInfo() == null ? "" : request.getPathInfo();
-        if (path.endsWith(".json")) {
-            json(request, response);
-            return;
-        }
-        response.setContentType("text/html");
-        response.setCharacterEncoding("UTF-8");
-        page(request, response.getWriter());
-    }
-
-    private void json(HttpServletRequest request, HttpServletResponse response) throws IOException {
-        response.setContentType("application/json");
-        response.setCharacterEncoding("UTF-8");
-        response.setHeader("Cache-Control", "no-store");
-        String[] asked = request.getParameterValues("connection");
-        StringWriter out = new StringWriter();
-        writeJson(out, asked == null ? List.of() : Arrays.asList(asked));
-        response.getWriter().write(out.toString());
-    }
-
-    /** The JSON of the page and of smbdirect.json, with the histories of the connections {@code keys}. */
-    void writeJson(Writer out, List<String> keys) throws IOException {
-        TransportDTO dto = transport.getTransportDTO(); // fresh: what was just done shows at once
-        TransportHealth.Report health = TransportHealth.evaluate(dto, monitor);
-        StatusJson.write(out, System.currentTimeMillis(), dto, health, monitor.latestOfConnections(),
-                monitor.providerHistory(), monitor.connectionHistory(keys));
-    }
-
-    private void page(HttpServletRequest request, PrintWriter w) throws IOException {
-        Object root = request.getAttribute("felix.webconsole.appRoot");
-        String app = root instanceof String s ? s : request.getContextPath() + request.getServletPath();
-        String self = app + "/" + LABEL;
-        String message = request.getParameter("message");
-        w.append("<link rel='stylesheet' href='").append(esc(self)).append("/res/status.css'>");
-        w.append("<div id='smbd' data-json='").append(esc(self)).append(".json' data-action='").append(esc(self))
-                .append("' data-token='").append(token).append("' data-refresh='").append(Integer.toString(REFRESH_MILLIS))
-                .append("' data-window='").append(Long.toString(TransportMonitor.SAMPLES * TransportMonitor.INTERVAL_MILLIS / 1000))
-                .append("'>");
-        if (message != null && !message.isEmpty()) {
-            w.append("<p id='smbd-message' class='smbd-message'>").append(esc(message)).append("</p>");
-        }
-        w.append("<div class='smbd-bar'><span id='smbd-status' class='smbd-badge'>…</span>")
-                .append("<span id='smbd-summary' class='smbd-summary'></span>")
-                .append("<span class='smbd-spacer'></span>")
-                .append("<label class='smbd-live'><input type='checkbox' id='smbd-live' checked> refresh every ")
-                .append(Integer.toString(REFRESH_MILLIS / 1000)).append(" s</label>")
-                .append("<span id='smbd-updated' class='smbd-updated'></span>")
-                .append("<form method='post' id='smbd-connect-form' action='").append(esc(self)).append("'>")
-                .append("<input type='hidden' name='token' value='").append(token).append("'>")
-                .append("<input type='hidden' name='action' value='connect'>")
-                .append("<button type='submit' id='smbd-connect' title='connects to the first open listener with the"
-                        + " settings in force; the connection stays open until closed here'>Open test connection</button>")
-                .append("</form></div>");
-        w.append("<ul id='smbd-health' class='smbd-health'></ul>");
-        w.append("<h2 class='smbd-h'>Providers</h2><div id='smbd-providers' class='smbd-providers'></div>");
-        w.append("<h2 class='smbd-h'>Listeners</h2><table id='smbd-listeners' class='smbd-table'><thead><tr>");
-        head(w, "Name", "Address", "Provider", "State", "Requests", "Accepted", "Declined", "Refused",
-                "Negotiation failures", "Negotiating", "Live", "Detail");
-        w.append("</tr></thead><tbody></tbody></table>");
-        w.append("<h2 class='smbd-h'>Listener events <span class='smbd-count'>the last 16 per listener</span></h2>")
-                .append("<table id='smbd-listener-events' class='smbd-table'><thead><tr>");
-        head(w, "Time", "Listener", "Event", "Peer", "Provider", "Connection", "Reason", "Rule", "Detail");
-        w.append("</tr></thead><tbody></tbody></table>");
-        w.append("<h2 class='smbd-h'>Connections <span id='smbd-connection-count' class='smbd-count'></span></h2>")
-                .append("<table id='smbd-connections' class='smbd-table'><thead><tr>");
-        head(w, "", "Id", "Role", "State", "Provider", "Peer", "Out", "In", "Messages out / in", "Credits held / granted",
-                "Credit stalls", "");
-        w.append("</tr></thead><tbody></tbody></table>");
-        w.append("<h2 class='smbd-h'>Recently closed</h2><table id='smbd-closed' class='smbd-table'><thead><tr>");
-        head(w, "Id", "Role", "Provider", "Peer", "Closed", "Close reason", "Messages out / in", "Credit stalls");
-        w.append("</tr></thead><tbody></tbody></table><p id='smbd-failures' class='smbd-note'></p>");
-        w.append("<h2 class='smbd-h'>Settings in force <span class='smbd-count'>configuration smbdirect.transport</span>")
-                .append("</h2><table id='smbd-settings' class='smbd-table smbd-settings'><tbody></tbody></table>");
-        w.append("<p class='smbd-note'>The same data for scripts: <a href='").append(esc(self)).append(".json'>")
-                .append(esc(self)).append(".json</a> (the runtime DTO, health and the last ")
-                .append(Long.toString(TransportMonitor.SAMPLES * TransportMonitor.INTERVAL_MILLIS / 60_000))
-                .append(" minutes per provider; add <code>?connection=PROVIDER/ID</code> for a connection's).")
-                .append(" Charts: Chart.js 4.4.1 (<a href='").append(esc(self)).append("/res/chart.js-LICENSE.md'>MIT</a>).</p>");
-        w.append("<noscript><p>This page draws itself with JavaScript; the same data: smbdirect.json</p></noscript>");
-        w.append("</div>");
-        StringWriter json = new StringWriter();
-        writeJson(json, List.of());
-        // inside a script element: no "</script" can occur once every '<' is escaped (JSON allows \u003c)
-        w.append("<script type='application/json' id='smbd-initial'>")
-                .append(json.toString().replace("<", "\\u003c")).append("</script>");
-        w.append("<script src='").append(esc(self)).append("/res/chart.umd.js'></script>");
-        w.append("<script src='").append(esc(self)).append("/res/status.js'></script>");
+        page.get(new JavaxExchange(request, response));
     }
 
     @Override
     protected void doPost(HttpServletRequest request, HttpServletResponse response) throws IOException {
-        if (!sameOrigin(request) || !tokenMatches(request.getParameter("token"))) {
-            response.sendError(HttpServletResponse.SC_FORBIDDEN, "missing or wrong form token");
-            return;
-        }
-        String action = String.valueOf(request.getParameter("action"));
-        String message;
-        try {
-            message = switch (action) {
-                case "connect" -> connect();
-                case "close" -> close(Long.parseLong(String.valueOf(request.getParameter("id"))),
-                        request.getParameter("provider"));
-                default -> "unknown action " + action;
-            };
-        } catch (NumberFormatException e) {
-            message = "close needs a connection id, not " + request.getParameter("id");
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            message = "interrupted";
-        }
-        response.sendRedirect(request.getRequestURI() + "?message=" + URLEncoder.encode(message, StandardCharsets.UTF_8));
+        page.post(new JavaxExchange(request, response));
     }
 
-    private String connect() throws InterruptedException {
-        try {
-            SmbDirectConnection c = testConnections.open(null).toCompletableFuture().get(WAIT_SECONDS, TimeUnit.SECONDS);
-            return "Test connection " + c.id() + " established to " + c.peerAddress();
-        } catch (IllegalStateException e) {
-            return "Cannot open a test connection: " + e.getMessage();
-        } catch (ExecutionException e) {
-            return "Test connection failed: " + e.getCause().getMessage();
-        } catch (TimeoutException e) {
-            return "Test connection did not complete within " + WAIT_SECONDS + " s";
+    private record JavaxExchange(HttpServletRequest request, HttpServletResponse response) implements StatusPage.Exchange {
+        @Override
+        public String pathInfo() {
+            return request.getPathInfo();
         }
-    }
 
-    private String close(long id, String provider) throws InterruptedException {
-        String on = provider == null || provider.isEmpty() ? null : provider;
-        ConnectionControl control = connectionControl;
-        CompletionStage<Void> closing;
-        if (control != null) {
-            try {
-                closing = control.closeConnection(id, on, OPERATOR_CLOSE);
-            } catch (IllegalArgumentException e) {
-                return "Connection " + id + " not closed: " + e.getMessage();
-            }
-        } else {
-            closing = testConnections.close(id);
+        @Override
+        public String parameter(String name) {
+            return request.getParameter(name);
         }
-        if (closing == null) {
-            return "Connection " + id + (on == null ? "" : " on provider " + on) + " is no live connection"
-                    + (control == null ? " opened here" : "");
-        }
-        try {
-            closing.toCompletableFuture().get(WAIT_SECONDS, TimeUnit.SECONDS);
-            return "Connection " + id + " closed";
-        } catch (ExecutionException | TimeoutException e) {
-            LOG.debug("closing test connection {} failed", id, e);
-            return "Closing connection " + id + " did not complete: " + e.getMessage();
-        }
-    }
 
-    private boolean tokenMatches(String given) {
-        return given != null && MessageDigest.isEqual(token.getBytes(StandardCharsets.US_ASCII),
-                given.getBytes(StandardCharsets.US_ASCII));
-    }
-
-    private static boolean sameOrigin(HttpServletRequest request) {
-        String origin = request.getHeader("Origin");
-        if (origin == null || origin.equals("null")) {
-            return true;
+        @Override
+        public String[] parameters(String name) {
+            return request.getParameterValues(name);
         }
-        String host = request.getHeader("Host");
-        return host != null && (origin.equals("http://" + host) || origin.equals("https://" + host));
-    }
 
-    private static void head(PrintWriter w, String... names) {
-        for (String n : names) {
-            w.append("<th>").append(esc(n)).append("</th>");
+        @Override
+        public String header(String name) {
+            return request.getHeader(name);
         }
-    }
 
-    static String esc(String s) {
-        StringBuilder b = new StringBuilder(s.length());
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            switch (c) {
-                case '<' -> b.append("&lt;");
-                case '>' -> b.append("&gt;");
-                case '&' -> b.append("&amp;");
-                case '"' -> b.append("&quot;");
-                case '\'' -> b.append("&#39;");
-                default -> b.append(c);
-            }
+        @Override
+        public Object attribute(String name) {
+            return request.getAttribute(name);
         }
-        return b.toString();
+
+        @Override
+        public String servletRoot() {
+            return request.getContextPath() + request.getServletPath();
+        }
+
+        @Override
+        public String requestUri() {
+            return request.getRequestURI();
+        }
+
+        @Override
+        public void contentType(String type, String encoding) {
+            response.setContentType(type);
+            response.setCharacterEncoding(encoding);
+        }
+
+        @Override
+        public void header(String name, String value) {
+            response.setHeader(name, value);
+        }
+
+        @Override
+        public PrintWriter writer() throws IOException {
+            return response.getWriter();
+        }
+
+        @Override
+        public OutputStream output() throws IOException {
+            return response.getOutputStream();
+        }
+
+        @Override
+        public void sendError(int status, String message) throws IOException {
+            response.sendError(status, message);
+        }
+
+        @Override
+        public void sendRedirect(String location) throws IOException {
+            response.sendRedirect(location);
+        }
     }
 }

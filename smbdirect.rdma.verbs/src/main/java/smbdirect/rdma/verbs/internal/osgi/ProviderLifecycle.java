@@ -45,8 +45,21 @@ final class ProviderLifecycle {
 
     /** Probes with {@code settings} and registers; an invalid configuration only registers the status. */
     VerbsProbe.Result start(VerbsSettings settings) {
+        return start(settings, true);
+    }
+
+    /**
+     * As {@link #start(VerbsSettings)}; {@code configured} says whether an operator configured the
+     * provider (PID smbdirect.rdma.verbs). Unconfigured, a machine without a usable RDMA stack is
+     * the ordinary case (a runtime on the mock or software iWARP): one INFO line says why nothing
+     * was registered. Configured, the same is a WARN: the operator asked for RDMA.
+     */
+    VerbsProbe.Result start(VerbsSettings settings, boolean configured) {
+        this.configured = configured;
         return register(settings, probe.apply(settings));
     }
+
+    private boolean configured = true;
 
     /** The configuration could not be turned into settings: register only the status. */
     VerbsProbe.Result invalidConfiguration(String message) {
@@ -69,7 +82,12 @@ final class ProviderLifecycle {
             providerRegistration = registrar.register(RdmaProvider.class, provider, props);
             LOG.info("verbs RDMA provider registered: {}", provider.describeSettings());
         } else {
-            LOG.warn("verbs RDMA provider not registered: {}", result.reason());
+            if (configured) {
+                LOG.warn("verbs RDMA provider not registered: {}", result.reason());
+            } else {
+                LOG.info("verbs RDMA provider not registered: {} (not configured; etc/smbdirect.rdma.verbs.cfg"
+                        + " makes this a warning)", result.reason());
+            }
         }
         Dictionary<String, Object> props = new Hashtable<>();
         props.put(RdmaProvider.PROVIDER_NAME, VerbsRdmaProvider.NAME);

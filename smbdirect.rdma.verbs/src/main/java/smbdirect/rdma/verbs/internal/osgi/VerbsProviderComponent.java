@@ -22,7 +22,8 @@ import smbdirect.rdma.verbs.internal.disni.DisniNativeAccess;
  * The verbs provider's component. Immediate, so the probe runs at start; it registers the
  * {@code RdmaProvider} service ({@code smbdirect.provider=verbs}, {@code service.ranking=100}) itself
  * through the bundle context, and only when a backend (rdma-core on JDK 22+, or libdisni with
- * {@code sun.nio.ch} access) and a device are usable. Otherwise it logs one WARN naming the missing piece and registers only a
+ * {@code sun.nio.ch} access) and a device are usable. Otherwise it logs one line naming the missing piece
+ * (INFO while the provider is not configured, WARN once {@code smbdirect.rdma.verbs} is) and registers only a
  * {@link VerbsStatus} with {@code smbdirect.provider.status=unavailable: <reason>}. A configuration
  * change reactivates it (probe again). Thread-safety: SCR serialises activate and deactivate.
  */
@@ -34,7 +35,7 @@ public final class VerbsProviderComponent {
     private ProviderLifecycle lifecycle;
 
     @Activate
-    void activate(BundleContext context, VerbsConfiguration config) {
+    void activate(BundleContext context, VerbsConfiguration config, java.util.Map<String, Object> componentProperties) {
         lifecycle = new ProviderLifecycle(
                 new VerbsProbe(List.of(RdmaCoreAccessLoader.load(), new DisniAccess(new DisniNativeAccess())),
                         new SysfsDevices(Path.of("/sys/class/infiniband")))::probe,
@@ -49,7 +50,8 @@ public final class VerbsProviderComponent {
             lifecycle.invalidConfiguration(e.getMessage());
             return;
         }
-        lifecycle.start(settings);
+        // a configuration from Config Admin carries its PID; the defaults alone do not
+        lifecycle.start(settings, componentProperties.containsKey(org.osgi.framework.Constants.SERVICE_PID));
     }
 
     @Deactivate

@@ -1,0 +1,84 @@
+package smbdirect.dist;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Pattern;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A clean first start of the appliance, run as a process the way a service manager runs it (input
+ * closed): not one WARN or ERROR line, every log line in the one format, the same lines in the log
+ * file under the home, and the generated password nowhere in the output.
+ */
+class QuietStartIT {
+
+    /** The runtime's one line format (etc/logback.xml): date, time, level, thread, logger, message. */
+    static final Pattern LOG_LINE = Pattern.compile(
+            "\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}\\.\\d{3} (TRACE|DEBUG|INFO |WARN |ERROR) \\[[^\\]]+\\] \\S+ - .*");
+    /** What the banner prints (its lines start with two spaces, or are its title or empty). */
+    static final Pattern BANNER_LINE = Pattern.compile("(|SMB Direct runtime is up\\.|  [A-Z][A-Za-z ]+: .*)");
+
+    @TempDir
+    Path home;
+
+    @Test
+    void aCleanFirstStartLogsNoWarningOrErrorInOneFormatToTheConsoleAndTheLogFile() throws Exception {
+        try (RuntimeProcess runtime = RuntimeProcess.start(home)) {
+            assertQuietStart(runtime);
+        }
+    }
+
+    /**
+     * The same on JDK 25, started as docs/runtime.md says for JDK 24 and later: with
+     * {@code --sun-misc-unsafe-memory-access=allow}, without which the JVM itself warns that the Felix
+     * framework 7.0.5 calls {@code sun.misc.Unsafe}.
+     */
+    @Test
+    void aCleanFirstStartOnJdk25IsAsQuiet() throws Exception {
+        Path jdk = RuntimeOnJdk25IT.jdk25();
+        try (RuntimeProcess runtime = RuntimeProcess.startOn(jdk, home, List.of("--sun-misc-unsafe-memory-access=allow"))) {
+            assertQuietStart(runtime);
+        }
+    }
+
+    private void assertQuietStart(RuntimeProcess started) throws Exception {
+        String out;
+        try (RuntimeProcess runtime = started) {
+            runtime.awaitUp(Duration.ofSeconds(60));
+            runtime.awaitOutput("verbs RDMA provider", Duration.ofSeconds(30)); // the last bundle to report
+            String password = runtime.generatedPassword();
+            assertEquals(0, runtime.terminate(Duration.ofSeconds(30)), runtime.output());
+            out = runtime.output();
+            assertFalse(out.contains(password), "the generated password is not printed:\n" + out);
+        }
+        List<String> foreign = new ArrayList<>();
+        for (String line : out.split("\n")) {
+            if (!LOG_LINE.matcher(line).matches() && !BANNER_LINE.matcher(line).matches()) {
+                foreign.add(line);
+            }
+            assertFalse(line.contains(" WARN ") || line.contains(" ERROR "), "a clean start warns of nothing: " + line
+                    + "\n" + out);
+        }
+        assertEquals(List.of(), foreign, "lines neither in the log format nor the banner's:\n" + out);
+        assertTrue(out.contains(" INFO  [main] smbdirect.dist.ApplianceMain - stopping the runtime (SIGTERM)"), out);
+
+        Path log = home.resolve("data/log/smbdirect.log");
+        String file = Files.readString(log);
+        for (String line : file.split("\n")) {
+            assertTrue(LOG_LINE.matcher(line).matches(), "log file line in another format: " + line);
+        }
+        assertTrue(file.contains("First start: the transport defaults written to etc/smbdirect.transport.cfg"), file);
+        assertTrue(file.contains("stopping the runtime (SIGTERM)"), file);
+        assertTrue(Files.readString(home.resolve("etc/logback.xml")).contains("data/log/smbdirect.log"),
+                "the operator's logging configuration is in etc/");
+    }
+}

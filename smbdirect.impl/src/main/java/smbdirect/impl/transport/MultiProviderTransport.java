@@ -172,6 +172,7 @@ public final class MultiProviderTransport implements SmbDirectTransport {
                 return CompletableFuture.completedFuture(null);
             }
             providers.remove(entry);
+            retired.retiring(entry);
             providersChanged();
             LOG.info("RDMA provider {} removed; its connections close; selected provider: {}", entry.name,
                     nameOf(selected()));
@@ -210,7 +211,7 @@ public final class MultiProviderTransport implements SmbDirectTransport {
             return;
         }
         synchronized (lock) {
-            retired.keep(last);
+            retired.keep(entry, last);
         }
     }
 
@@ -268,6 +269,7 @@ public final class MultiProviderTransport implements SmbDirectTransport {
             }
             listeners.clear();
             all = List.copyOf(providers);
+            all.forEach(retired::retiring);
             providers.clear();
             providersChanged();
         }

@@ -17,6 +17,8 @@ import org.apache.felix.hc.api.execution.HealthCheckExecutor;
 import org.apache.felix.hc.api.execution.HealthCheckSelector;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ReferenceCardinality;
+import org.osgi.service.component.annotations.ReferencePolicy;
 
 import smbdirect.impl.osgi.health.LivenessHealthCheck;
 
@@ -28,8 +30,8 @@ import smbdirect.impl.osgi.health.LivenessHealthCheck;
  * when it is CRITICAL, TEMPORARILY_UNAVAILABLE or HEALTH_CHECK_ERROR, or when no check of the tag is
  * there; the body, plain text, is the status on the first line and every finding that is not OK on
  * the lines below ({@code CRITICAL listener default 10.0.0.1:4455 FAILED: ...}). Registered through
- * the HTTP Whiteboard (javax servlet), so it needs no Web Console and no login. Only active where
- * the Health Check API and an HTTP Whiteboard are installed.
+ * the HTTP Whiteboard (javax servlet), so it needs no Web Console and no login; without a Felix
+ * Health Check executor both probes answer 503 saying so.
  *
  * <p>Thread-safe: stateless.
  */
@@ -47,8 +49,9 @@ public class ProbeServlet extends HttpServlet {
 
     private static final long serialVersionUID = 1L;
 
-    @Reference
-    private transient HealthCheckExecutor executor;
+    // optional: without Felix Health Checks the probes answer 503 and say why
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC)
+    private transient volatile HealthCheckExecutor executor;
 
     @Override
     protected void doGet(HttpServletRequest req, HttpServletResponse resp) throws IOException {
@@ -65,7 +68,10 @@ public class ProbeServlet extends HttpServlet {
             resp.getWriter().println("no such probe: " + PATH + probe + " (probes: " + PATH + "/live, " + PATH + "/ready)");
             return;
         }
-        Answer a = answer(executor.execute(HealthCheckSelector.tags(tag)), tag);
+        HealthCheckExecutor hc = executor;
+        Answer a = hc == null
+                ? new Answer(HttpServletResponse.SC_SERVICE_UNAVAILABLE, "CRITICAL\nno Felix Health Check executor\n")
+                : answer(hc.execute(HealthCheckSelector.tags(tag)), tag);
         resp.setStatus(a.code());
         PrintWriter w = resp.getWriter();
         w.print(a.body());

@@ -4,8 +4,10 @@ import java.util.Map;
 import java.util.TreeMap;
 
 import smbdirect.api.CloseReason;
+import smbdirect.api.SmbDirectListener;
 import smbdirect.api.dto.ConnectionDTO;
 import smbdirect.api.dto.CountersDTO;
+import smbdirect.api.dto.ListenerDTO;
 
 /**
  * Arithmetic on {@link CountersDTO}s: the counters that only go up, of an engine, a listener, a
@@ -15,6 +17,29 @@ import smbdirect.api.dto.CountersDTO;
  * DTOs are guarded by their owners.
  */
 public final class Counters {
+
+    /**
+     * The counters of {@code listener} (a listener of an engine: without asking its provider) and
+     * whether they are final (it has no live or negotiating connection left).
+     */
+    public static ListenerCounts ofListener(SmbDirectListener listener) {
+        if (listener instanceof EngineListener l) {
+            // connections first: a connection counts itself before it leaves these numbers
+            boolean finished = l.connections.get() == 0 && l.negotiating.get() == 0;
+            return new ListenerCounts(l.engine().counters(l), finished);
+        }
+        ListenerDTO d = listener.getListenerDTO();
+        return new ListenerCounts(d.counters, d.connections == 0 && d.negotiating == 0);
+    }
+
+    /**
+     * A listener's counters and whether they are final.
+     *
+     * @param counters the counters (may be {@code null} for a listener that keeps none)
+     * @param finished no connection of the listener is live or negotiating
+     */
+    public record ListenerCounts(CountersDTO counters, boolean finished) {
+    }
 
     /** The key of a protocol violation whose close reason names no rule. */
     public static final String NO_RULE = "none";

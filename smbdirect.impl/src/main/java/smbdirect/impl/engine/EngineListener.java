@@ -64,6 +64,10 @@ final class EngineListener implements SmbDirectListener, RdmaListenHandler {
         this.events = events;
     }
 
+    SmbDirectEngine engine() {
+        return engine;
+    }
+
     void bound(RdmaListener listener) {
         this.rdmaListener = listener;
     }

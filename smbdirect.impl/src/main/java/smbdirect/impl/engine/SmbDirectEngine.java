@@ -342,14 +342,12 @@ public final class SmbDirectEngine implements SmbDirectTransport {
     }
 
     void onClosed(Connection c, Connection.State from) {
-        ConnectionDTO dto;
         synchronized (countersLock) {
             connections.remove(c.id);
-            dto = c.getConnectionDTO();
-            Counters.addTraffic(counted, dto);
+            c.addTrafficTo(counted);
             Counters.addClose(counted, c.closeReason());
             if (c.listener != null) {
-                Counters.addTraffic(c.listener.counted, dto);
+                c.addTrafficTo(c.listener.counted);
                 Counters.addClose(c.listener.counted, c.closeReason());
             }
         }
@@ -371,6 +369,7 @@ public final class SmbDirectEngine implements SmbDirectTransport {
                 }
             }
         }
+        ConnectionDTO dto = c.getConnectionDTO();
         synchronized (recentlyClosed) {
             recentlyClosed.addFirst(dto);
             while (recentlyClosed.size() > HISTORY) {
@@ -389,8 +388,24 @@ public final class SmbDirectEngine implements SmbDirectTransport {
             total = Counters.copy(listener.counted);
             for (Connection c : connections.values()) {
                 if (c.listener == listener) {
-                    Counters.addTraffic(total, c.getConnectionDTO());
+                    c.addTrafficTo(total);
                 }
+            }
+        }
+        return total;
+    }
+
+    /**
+     * The counters that only go up of this engine: connections opened, closed by reason, and the
+     * traffic of the closed and the live connections. Asks the provider nothing: also the final
+     * counts of an engine whose provider left.
+     */
+    public CountersDTO counters() {
+        CountersDTO total;
+        synchronized (countersLock) {
+            total = Counters.copy(counted);
+            for (Connection c : connections.values()) {
+                c.addTrafficTo(total);
             }
         }
         return total;
@@ -448,13 +463,8 @@ public final class SmbDirectEngine implements SmbDirectTransport {
         p.statistics = provider.describeStatistics();
         d.providers = new ProviderDTO[] {p};
         d.listeners = listeners.stream().map(EngineListener::getListenerDTO).toArray(ListenerDTO[]::new);
-        synchronized (countersLock) {
-            d.connections = connections.values().stream().map(Connection::getConnectionDTO).toArray(ConnectionDTO[]::new);
-            p.counters = Counters.copy(counted);
-        }
-        for (ConnectionDTO c : d.connections) {
-            Counters.addTraffic(p.counters, c);
-        }
+        d.connections = connections.values().stream().map(Connection::getConnectionDTO).toArray(ConnectionDTO[]::new);
+        p.counters = counters();
         synchronized (recentlyClosed) {
             d.recentlyClosed = recentlyClosed.toArray(new ConnectionDTO[0]);
         }

@@ -24,6 +24,7 @@ import smbdirect.api.SmbDirectException;
 import smbdirect.api.SmbDirectListener;
 import smbdirect.api.SmbDirectTransport;
 import smbdirect.api.dto.ConnectionDTO;
+import smbdirect.api.dto.CountersDTO;
 import smbdirect.api.dto.ListenerDTO;
 import smbdirect.api.dto.ListenerEventDTO;
 import smbdirect.api.dto.TransportDTO;
@@ -209,6 +210,16 @@ public final class MultiProviderTransport implements SmbDirectTransport {
     }
 
     private void keepHistory(ProviderEntry entry) {
+        CountersDTO counted;
+        try {
+            counted = entry.engine.counters();
+        } catch (RuntimeException e) {
+            LOG.debug("No final counters of RDMA provider {}", entry.name, e);
+            counted = null;
+        }
+        synchronized (lock) {
+            retired.keepCounters(entry, counted);
+        }
         TransportDTO last;
         try {
             last = entry.engine.getTransportDTO();
@@ -217,7 +228,7 @@ public final class MultiProviderTransport implements SmbDirectTransport {
             return;
         }
         synchronized (lock) {
-            retired.keep(entry, last);
+            retired.keep(last);
         }
     }
 

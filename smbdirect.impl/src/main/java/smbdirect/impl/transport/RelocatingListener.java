@@ -271,13 +271,13 @@ public final class RelocatingListener implements SmbDirectListener {
             Counters.add(dto.counters, now.counters);
         }
         for (SmbDirectListener l : left) {
-            ListenerDTO then = l.getListenerDTO();
-            Counters.add(dto.counters, then.counters);
-            if (then.connections == 0 && then.negotiating == 0) {
+            Counters.ListenerCounts then = Counters.ofListener(l); // asks no provider: it may have left
+            Counters.add(dto.counters, then.counters());
+            if (then.finished()) {
                 // its connections are all closed: its counters are final
                 synchronized (transport.lock()) {
                     if (detached.remove(l)) {
-                        Counters.add(retiredCounters, then.counters);
+                        Counters.add(retiredCounters, then.counters());
                     }
                 }
             }

@@ -44,13 +44,13 @@ final class RetiredEngines {
         retiring.add(entry);
     }
 
-    /** Keeps what {@code entry}'s engine, which shut down, shows in its final state {@code last} (lock held). */
-    void keep(ProviderEntry entry, TransportDTO last) {
+    /**
+     * Keeps the final counters {@code last} of {@code entry}'s engine, which shut down, under its
+     * provider's name (lock held).
+     */
+    void keepCounters(ProviderEntry entry, CountersDTO last) {
         retiring.remove(entry);
-        if (last.providers != null && last.providers.length > 0 && last.providers[0].counters != null) {
-            Counters.add(counters.computeIfAbsent(entry.name, n -> Counters.zero()), last.providers[0].counters);
-        }
-        keep(last);
+        Counters.add(counters.computeIfAbsent(entry.name, n -> Counters.zero()), last);
     }
 
     /** Keeps what {@code last}, the final state of an engine that shut down, shows (lock held). */

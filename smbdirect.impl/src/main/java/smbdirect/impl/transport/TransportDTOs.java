@@ -121,10 +121,7 @@ final class TransportDTOs {
         for (ProviderEntry gone : retired.retiring()) {
             if (gone.name.equals(entry.name) && gone != entry) {
                 try {
-                    TransportDTO last = gone.engine.getTransportDTO();
-                    if (last.providers != null && last.providers.length > 0) {
-                        Counters.add(c, last.providers[0].counters);
-                    }
+                    Counters.add(c, gone.engine.counters());
                 } catch (RuntimeException e) {
                     // an engine that cannot report counts nothing
                 }

@@ -21,6 +21,15 @@ import org.junit.jupiter.api.Test;
 
 import smbdirect.api.SmbDirectConnection;
 import smbdirect.api.SmbDirectListener;
+import smbdirect.api.rdma.EndpointConfig;
+import smbdirect.api.rdma.RdmaCapabilities;
+import smbdirect.api.rdma.RdmaEndpoint;
+import smbdirect.api.rdma.RdmaEndpointHandler;
+import smbdirect.api.rdma.RdmaException;
+import smbdirect.api.rdma.RdmaListenHandler;
+import smbdirect.api.rdma.RdmaListener;
+import smbdirect.api.rdma.RdmaProvider;
+import smbdirect.api.rdma.TransportType;
 import smbdirect.api.dto.CountersDTO;
 import smbdirect.api.dto.ListenerDTO;
 import smbdirect.api.dto.ProviderDTO;
@@ -121,12 +130,95 @@ class CountersOverMockTest {
         assertEquals(rounds, provider(last(), "a").counters.connectionsClosed);
     }
 
+    /**
+     * A provider that refuses every call once it left, as an OSGi provider component does after its
+     * deactivation: counting (the listener's old endpoint on it, its engine's final counts) must not ask it.
+     */
+    private static final class LeavingProvider implements RdmaProvider {
+        private final MockProvider delegate;
+        volatile boolean gone;
+
+        LeavingProvider(MockProvider delegate) {
+            this.delegate = delegate;
+        }
+
+        private MockProvider d() {
+            if (gone) {
+                throw new IllegalStateException("provider component is not active");
+            }
+            return delegate;
+        }
+
+        @Override
+        public String name() {
+            return d().name();
+        }
+
+        @Override
+        public TransportType transportType() {
+            return d().transportType();
+        }
+
+        @Override
+        public RdmaCapabilities capabilities() {
+            return d().capabilities();
+        }
+
+        @Override
+        public RdmaListener listen(InetSocketAddress bindAddress, RdmaListenHandler handler) throws RdmaException {
+            return d().listen(bindAddress, handler);
+        }
+
+        @Override
+        public RdmaEndpoint createEndpoint(EndpointConfig config, RdmaEndpointHandler handler) throws RdmaException {
+            return d().createEndpoint(config, handler);
+        }
+    }
+
+    @Test
+    void countsStayWhenAProviderThatRefusesCallsAfterLeavingIsRemovedUnderTraffic() throws Exception {
+        LeavingProvider a = new LeavingProvider(fabric.provider("a"));
+        MockProvider peer = fabric.provider("peer");
+        SmbDirectEngine remote = new SmbDirectEngine(peer, TransportSettings.DEFAULTS, timer);
+        transport.addProvider(a, props("a", 10, 1));
+        BlockingQueue<Traffic.Receiver> accepted = new LinkedBlockingQueue<>();
+        transport.listen(new InetSocketAddress("0.0.0.0", PORT), c -> {
+            Traffic.Receiver r = new Traffic.Receiver();
+            accepted.add(r);
+            return r;
+        });
+        SmbDirectConnection c = remote.connect(new InetSocketAddress(a.delegate.address(), PORT), Duration.ofSeconds(10),
+                new Traffic.Receiver()).toCompletableFuture().get(10, TimeUnit.SECONDS);
+        Traffic.Receiver here = accepted.poll(10, TimeUnit.SECONDS);
+        assertNotNull(here, "accepted");
+        for (int seq = 0; seq < 30; seq++) {
+            c.send(Traffic.message(seq)).toCompletableFuture().get(10, TimeUnit.SECONDS);
+        }
+        here.awaitReceived(30, "traffic on a");
+        snapshotUntil(t -> listener(t).counters.messagesReceived == 30);
+
+        // the listener moves to a better provider; its old endpoint on a keeps the live connection
+        transport.addProvider(fabric.provider("b"), props("b", 20, 2));
+        snapshotUntil(t -> "b".equals(listener(t).provider));
+        transport.removeProvider(a).toCompletableFuture().get(10, TimeUnit.SECONDS);
+        a.gone = true; // its component deactivated
+        snapshotUntil(t -> listener(t).counters.connectionsClosed == 1);
+        assertEquals(30, listener(last()).counters.messagesReceived);
+
+        // a new provider named a: the counts of the one that left carry on
+        transport.addProvider(fabric.provider("a2"), props("a", 5, 3));
+        snapshotUntil(t -> t.providers.length == 2);
+        assertEquals(30, provider(last(), "a").counters.messagesReceived);
+        assertEquals(1, provider(last(), "a").counters.closedByReason.get("PROVIDER_GONE"));
+    }
+
     /** Takes snapshots until {@code done} holds for one; each must count no less than the one before. */
     private void snapshotUntil(Predicate<TransportDTO> done) {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (!done.test(snapshot())) {
             if (System.nanoTime() > deadline) {
-                fail("not reached within 10 s; last counters: " + provider(last(), "a").counters);
+                fail("not reached within 10 s; last: providers " + java.util.Arrays.toString(last().providers)
+                        + ", listener " + listener(last()));
             }
             Thread.onSpinWait();
         }

@@ -287,9 +287,10 @@
     });
     var t = data.transport;
     var established = (t.connections || []).filter(function (c) { return c.state === 'ESTABLISHED'; }).length;
+    var open = (t.listeners || []).filter(function (l) { return l.state === 'OPEN'; }).length;
     document.getElementById('smbd-summary').textContent = (t.providers || []).length + ' provider(s), '
-      + (t.listeners || []).length + ' listener(s), ' + (t.connections || []).length + ' connection(s) ('
-      + established + ' established)';
+      + (t.listeners || []).length + ' listener(s) (' + open + ' open), ' + (t.connections || []).length
+      + ' connection(s) (' + established + ' established)';
     document.getElementById('smbd-updated').textContent = 'updated ' + clock(data.timeMillis);
   }
 

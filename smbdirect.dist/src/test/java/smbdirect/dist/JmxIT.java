@@ -79,6 +79,13 @@ class JmxIT {
                 assertEquals(8192, server.getAttribute(transport, "maxReceiveSize"));
                 assertTrue((Long) server.getAttribute(new ObjectName("smbdirect:type=Provider,name=mock"), "bytesSent") > 0);
                 assertEquals("OPEN", server.getAttribute(new ObjectName("smbdirect:type=Listener,name=default"), "state"));
+                // health and the counters that only go up, as attributes of the process's platform MBean server
+                assertEquals("OK", server.getAttribute(transport, "health"), (String) server.getAttribute(transport, "healthFindings"));
+                ObjectName mock = new ObjectName("smbdirect:type=Provider,name=mock");
+                assertEquals(2L, server.getAttribute(mock, "connectionsOpened"));
+                assertEquals(0L, server.getAttribute(mock, "connectionsClosed.PROTOCOL_VIOLATION"));
+                long sent = (Long) server.getAttribute(mock, "messagesSent");
+                assertTrue(sent >= first, "the provider's messagesSent counts at least the connection's: " + sent);
             }
             assertTrue(runtime.process.waitFor(120, TimeUnit.SECONDS), "perf did not finish:\n" + runtime.output());
             assertEquals(0, runtime.process.exitValue(), runtime.output());

@@ -41,4 +41,10 @@ public class ListenerDTO extends DTO {
      * @since 1.1
      */
     public ListenerEventDTO[] events;
+    /**
+     * Counters that only go up: the connections this listener accepted, on every provider it listened on.
+     *
+     * @since 1.4
+     */
+    public CountersDTO counters;
 }

@@ -32,4 +32,10 @@ public class ProviderDTO extends DTO {
      * @since 1.1
      */
     public String statistics;
+    /**
+     * Counters that only go up: this provider's connections (its predecessors under the same name included).
+     *
+     * @since 1.4
+     */
+    public CountersDTO counters;
 }

@@ -21,6 +21,7 @@ import smbdirect.api.SendCompletion;
 import smbdirect.api.SmbDirectConnection;
 import smbdirect.api.SmbDirectException;
 import smbdirect.api.dto.ConnectionDTO;
+import smbdirect.api.dto.CountersDTO;
 import smbdirect.api.rdma.CompletionStatus;
 import smbdirect.api.rdma.DisconnectCause;
 import smbdirect.api.rdma.RdmaCapabilities;
@@ -524,6 +525,19 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
         d.closeReason = r == null ? null : r.toString();
         d.closedMillis = closing.closedMillis();
         return d;
+    }
+
+    /**
+     * Adds this connection's traffic counters (messages, bytes, RDMA, credit stalls) to {@code into};
+     * asks the provider nothing, so it works after the provider left.
+     */
+    void addTrafficTo(CountersDTO into) {
+        ConnectionDTO d = new ConnectionDTO();
+        timers.describeTo(d);
+        sendPath.describeTo(d);
+        receivePath.describeTo(d);
+        rdma.describeTo(d);
+        Counters.addTraffic(into, d);
     }
 
     static String text(InetSocketAddress a) {

@@ -17,6 +17,7 @@ import smbdirect.api.CloseReason;
 import smbdirect.api.ListenerEvent;
 import smbdirect.api.ListenerEventHandler;
 import smbdirect.api.SmbDirectListener;
+import smbdirect.api.dto.CountersDTO;
 import smbdirect.api.dto.ListenerDTO;
 import smbdirect.api.dto.ListenerEventDTO;
 import smbdirect.api.rdma.DisconnectCause;
@@ -54,11 +55,17 @@ final class EngineListener implements SmbDirectListener, RdmaListenHandler {
     final AtomicLong negotiationFailures = new AtomicLong();
     final AtomicInteger negotiating = new AtomicInteger();
     final AtomicInteger connections = new AtomicInteger();
+    /** Counters of this listener's closed connections, and connections opened (guarded by the engine). */
+    final CountersDTO counted = Counters.zero();
 
     EngineListener(SmbDirectEngine engine, AcceptHandler acceptHandler, ListenerEventHandler events) {
         this.engine = engine;
         this.acceptHandler = acceptHandler;
         this.events = events;
+    }
+
+    SmbDirectEngine engine() {
+        return engine;
     }
 
     void bound(RdmaListener listener) {
@@ -189,6 +196,7 @@ final class EngineListener implements SmbDirectListener, RdmaListenHandler {
         d.negotiationFailures = negotiationFailures.get();
         d.negotiating = negotiating.get();
         d.connections = connections.get();
+        d.counters = engine.counters(this);
         synchronized (recentEvents) {
             d.events = recentEvents.toArray(new ListenerEventDTO[0]);
         }

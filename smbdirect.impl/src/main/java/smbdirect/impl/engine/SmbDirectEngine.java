@@ -27,6 +27,7 @@ import smbdirect.api.SmbDirectException;
 import smbdirect.api.SmbDirectListener;
 import smbdirect.api.SmbDirectTransport;
 import smbdirect.api.dto.ConnectionDTO;
+import smbdirect.api.dto.CountersDTO;
 import smbdirect.api.dto.ListenerDTO;
 import smbdirect.api.dto.ListenerEventDTO;
 import smbdirect.api.dto.ProviderDTO;
@@ -72,6 +73,13 @@ public final class SmbDirectEngine implements SmbDirectTransport {
     private final ArrayDeque<ConnectionDTO> recentlyClosed = new ArrayDeque<>();
     private final ArrayDeque<ListenerEventDTO> failureEvents = new ArrayDeque<>();
     private volatile CloseReason shutdownReason;
+    /**
+     * Guards {@link #counted} and every listener's: a connection leaves {@link #connections} and
+     * its final counters are added in one step, so that a snapshot counts it once.
+     */
+    private final Object countersLock = new Object();
+    /** Connections opened, closed by reason, and the traffic of the closed ones. */
+    private final CountersDTO counted = Counters.zero();
 
     /**
      * @param provider the RDMA provider every connection and listener of this engine uses
@@ -321,6 +329,12 @@ public final class SmbDirectEngine implements SmbDirectTransport {
     }
 
     void onEstablished(Connection c) {
+        synchronized (countersLock) {
+            counted.connectionsOpened++;
+            if (c.listener != null) {
+                c.listener.counted.connectionsOpened++;
+            }
+        }
         if (c.listener != null) {
             c.listener.onNegotiated(c);
         }
@@ -328,7 +342,15 @@ public final class SmbDirectEngine implements SmbDirectTransport {
     }
 
     void onClosed(Connection c, Connection.State from) {
-        connections.remove(c.id);
+        synchronized (countersLock) {
+            connections.remove(c.id);
+            c.addTrafficTo(counted);
+            Counters.addClose(counted, c.closeReason());
+            if (c.listener != null) {
+                c.addTrafficTo(c.listener.counted);
+                Counters.addClose(c.listener.counted, c.closeReason());
+            }
+        }
         budgetUsed.addAndGet(-c.budget());
         boolean established = from == Connection.State.ESTABLISHED;
         if (c.listener != null) {
@@ -339,9 +361,9 @@ public final class SmbDirectEngine implements SmbDirectTransport {
                 || kind == CloseReason.Kind.NEGOTIATION_TIMEOUT) {
             negotiationFailures.incrementAndGet();
             lastNegotiationFailure = "connection " + c.id + " " + c.closeReason();
-            ListenerEventDTO dto = eventDTO(negotiationFailure(c), c.initiator ? "ACTIVE" : "PASSIVE");
+            ListenerEventDTO event = eventDTO(negotiationFailure(c), c.initiator ? "ACTIVE" : "PASSIVE");
             synchronized (failureEvents) {
-                failureEvents.addFirst(dto);
+                failureEvents.addFirst(event);
                 while (failureEvents.size() > FAILURE_EVENTS) {
                     failureEvents.removeLast();
                 }
@@ -354,6 +376,39 @@ public final class SmbDirectEngine implements SmbDirectTransport {
                 recentlyClosed.removeLast();
             }
         }
+    }
+
+    /**
+     * The counters of {@code listener}'s connections: those it counted at their close, and the
+     * traffic of its live ones.
+     */
+    CountersDTO counters(EngineListener listener) {
+        CountersDTO total;
+        synchronized (countersLock) {
+            total = Counters.copy(listener.counted);
+            for (Connection c : connections.values()) {
+                if (c.listener == listener) {
+                    c.addTrafficTo(total);
+                }
+            }
+        }
+        return total;
+    }
+
+    /**
+     * The counters that only go up of this engine: connections opened, closed by reason, and the
+     * traffic of the closed and the live connections. Asks the provider nothing: also the final
+     * counts of an engine whose provider left.
+     */
+    public CountersDTO counters() {
+        CountersDTO total;
+        synchronized (countersLock) {
+            total = Counters.copy(counted);
+            for (Connection c : connections.values()) {
+                c.addTrafficTo(total);
+            }
+        }
+        return total;
     }
 
     /** The event of {@code c}'s failed negotiation. */
@@ -409,6 +464,7 @@ public final class SmbDirectEngine implements SmbDirectTransport {
         d.providers = new ProviderDTO[] {p};
         d.listeners = listeners.stream().map(EngineListener::getListenerDTO).toArray(ListenerDTO[]::new);
         d.connections = connections.values().stream().map(Connection::getConnectionDTO).toArray(ConnectionDTO[]::new);
+        p.counters = counters();
         synchronized (recentlyClosed) {
             d.recentlyClosed = recentlyClosed.toArray(new ConnectionDTO[0]);
         }

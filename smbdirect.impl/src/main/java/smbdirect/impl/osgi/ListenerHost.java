@@ -3,6 +3,7 @@ package smbdirect.impl.osgi;
 import java.net.InetSocketAddress;
 
 import smbdirect.impl.transport.ProviderFilter;
+import smbdirect.api.dto.ListenerDTO;
 import smbdirect.impl.transport.RelocatingListener;
 
 /**
@@ -20,4 +21,13 @@ public interface ListenerHost {
      */
     RelocatingListener openConfigured(String name, InetSocketAddress bindAddress, ProviderFilter providerFilter,
             String whyWaiting);
+
+    /**
+     * The configuration {@code key} (its PID) of a listener that has no endpoint is refused:
+     * {@code shown} (state FAILED, the reason as detail) stands in the runtime DTO for it, so that
+     * health and the status page name it; {@code null} removes it (the configuration was corrected
+     * or deleted). The default shows nothing.
+     */
+    default void configurationRefused(String key, ListenerDTO shown) {
+    }
 }

@@ -24,6 +24,7 @@ import smbdirect.impl.config.ConfigValues;
 import smbdirect.impl.config.ListenerConfig;
 import smbdirect.impl.engine.SettingsException;
 import smbdirect.impl.transport.ProviderFilter;
+import smbdirect.api.dto.ListenerDTO;
 import smbdirect.impl.transport.RelocatingListener;
 
 /**
@@ -60,6 +61,8 @@ public class SmbDirectListenerComponent {
     private volatile Endpoint endpoint;
     private volatile String handlerFilter;
     private volatile AcceptHandler handler;
+    /** The PID under which a refused configuration is shown, or {@code null}. */
+    private volatile String refusedPid;
 
     @Activate
     public SmbDirectListenerComponent(@Reference(name = "host") ListenerHost host, ListenerConfig config,
@@ -85,10 +88,19 @@ public class SmbDirectListenerComponent {
         try {
             e = endpoint(config, properties);
         } catch (IllegalArgumentException refused) {
-            LOG.error("Configuration {}{} not applied, {}; {}", ConfigValues.pid(properties, FACTORY_PID),
-                    ConfigValues.source(properties), refused.getMessage(),
+            String pid = ConfigValues.pid(properties, FACTORY_PID);
+            LOG.error("Configuration {}{} not applied, {}; {}", pid, ConfigValues.source(properties), refused.getMessage(),
                     listener == null ? "the listener is not opened" : "the listener keeps its last good settings");
+            if (listener == null) {
+                refusedPid = pid;
+                host.configurationRefused(pid, refusedDTO(properties, "configuration " + pid
+                        + ConfigValues.source(properties) + " not applied, " + refused.getMessage()));
+            }
             return;
+        }
+        if (refusedPid != null) {
+            host.configurationRefused(refusedPid, null);
+            refusedPid = null;
         }
         String filter = config.acceptHandler_target();
         RelocatingListener current = listener;
@@ -169,8 +181,26 @@ public class SmbDirectListenerComponent {
         }
     }
 
+    /**
+     * What stands for a listener without an endpoint whose configuration is refused: its configured
+     * name, address and port as written, state FAILED, {@code why} as detail.
+     */
+    static ListenerDTO refusedDTO(Map<String, ?> properties, String why) {
+        ListenerDTO d = new ListenerDTO();
+        Object name = properties.get("name");
+        d.name = name instanceof String s && !s.isBlank() ? s.trim() : "smb";
+        d.address = properties.get("bindAddress") + ":" + properties.get("port");
+        d.state = "FAILED";
+        d.stateDetail = why;
+        return d;
+    }
+
     @Deactivate
     void deactivate() {
+        String refused = refusedPid;
+        if (refused != null) {
+            host.configurationRefused(refused, null);
+        }
         RelocatingListener l = listener;
         if (l != null) {
             l.close();

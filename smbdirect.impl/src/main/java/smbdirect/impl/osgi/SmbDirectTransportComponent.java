@@ -25,6 +25,7 @@ import org.slf4j.LoggerFactory;
 import smbdirect.api.AcceptHandler;
 import smbdirect.api.CloseReason;
 import smbdirect.api.ConnectionHandler;
+import smbdirect.api.dto.ListenerDTO;
 import smbdirect.api.ListenerEventHandler;
 import smbdirect.api.SmbDirectConnection;
 import smbdirect.api.SmbDirectException;
@@ -250,6 +251,11 @@ public class SmbDirectTransportComponent implements SmbDirectTransport, Listener
     public RelocatingListener openConfigured(String name, InetSocketAddress bindAddress,
             ProviderFilter providerFilter, String whyWaiting) {
         return transport.openConfigured(name, bindAddress, providerFilter, whyWaiting);
+    }
+
+    @Override
+    public void configurationRefused(String key, ListenerDTO shown) {
+        transport.configurationRefused(key, shown);
     }
 
     /** The settings in force (for tests and diagnostics). */

@@ -18,8 +18,9 @@
  * </ul>
  *
  * <p>The operations surfaces: {@code shell} (Gogo {@code smbd:*}), {@code console} (the Web
- * Console status page), {@code health} (Felix Health Checks), {@code jmx} (MBeans),
- * {@code monitor} (the sampled history they share). Nothing outside this package and its
+ * Console status page), {@code health} (Felix Health Checks), {@code http} (the probes and the
+ * Prometheus endpoint, HTTP Whiteboard servlets), {@code jmx} (MBeans), {@code monitor} (the sampled
+ * history they share). Nothing outside this package and its
  * sub-packages imports it.
  */
 package smbdirect.impl.osgi;

@@ -11,6 +11,7 @@ import smbdirect.api.ListenerEventHandler;
 import smbdirect.api.SmbDirectConnection;
 import smbdirect.api.SmbDirectException;
 import smbdirect.api.SmbDirectListener;
+import smbdirect.api.dto.CountersDTO;
 import smbdirect.api.dto.TransportDTO;
 import smbdirect.api.rdma.RdmaProvider;
 import smbdirect.impl.engine.Scheduler;
@@ -46,6 +47,11 @@ public final class EngineFactory {
         public CompletionStage<SmbDirectConnection> connect(InetSocketAddress peer, Duration timeout,
                 ConnectionHandler handler) {
             return engine.connect(peer, timeout, handler);
+        }
+
+        @Override
+        public CountersDTO counters() {
+            return engine.counters();
         }
 
         @Override

@@ -4,6 +4,7 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -23,9 +24,13 @@ import smbdirect.api.SmbDirectException;
 import smbdirect.api.SmbDirectListener;
 import smbdirect.api.SmbDirectTransport;
 import smbdirect.api.dto.ConnectionDTO;
+import smbdirect.api.dto.CountersDTO;
+import smbdirect.api.dto.ListenerDTO;
+import smbdirect.api.dto.ListenerEventDTO;
 import smbdirect.api.dto.TransportDTO;
 import smbdirect.api.rdma.RdmaProvider;
 import smbdirect.impl.engine.Scheduler;
+import smbdirect.impl.engine.Counters;
 import smbdirect.impl.engine.TransportSettings;
 import smbdirect.impl.trace.TraceSink;
 
@@ -73,6 +78,8 @@ public final class MultiProviderTransport implements SmbDirectTransport {
     private final List<ProviderEntry> providers = new ArrayList<>();
     private final List<RelocatingListener> listeners = new ArrayList<>();
     private final RetiredEngines retired = new RetiredEngines();
+    /** Configured listeners without an endpoint whose configuration is refused, by PID, as shown. */
+    private final Map<String, ListenerDTO> refusedListeners = new LinkedHashMap<>();
     private TransportSettings settings;
     private ProviderFilter selection;
     private boolean shutDown;
@@ -172,6 +179,7 @@ public final class MultiProviderTransport implements SmbDirectTransport {
                 return CompletableFuture.completedFuture(null);
             }
             providers.remove(entry);
+            retired.retiring(entry);
             providersChanged();
             LOG.info("RDMA provider {} removed; its connections close; selected provider: {}", entry.name,
                     nameOf(selected()));
@@ -202,6 +210,16 @@ public final class MultiProviderTransport implements SmbDirectTransport {
     }
 
     private void keepHistory(ProviderEntry entry) {
+        CountersDTO counted;
+        try {
+            counted = entry.engine.counters();
+        } catch (RuntimeException e) {
+            LOG.debug("No final counters of RDMA provider {}", entry.name, e);
+            counted = null;
+        }
+        synchronized (lock) {
+            retired.keepCounters(entry, counted);
+        }
         TransportDTO last;
         try {
             last = entry.engine.getTransportDTO();
@@ -268,6 +286,7 @@ public final class MultiProviderTransport implements SmbDirectTransport {
             }
             listeners.clear();
             all = List.copyOf(providers);
+            all.forEach(retired::retiring);
             providers.clear();
             providersChanged();
         }
@@ -409,6 +428,20 @@ public final class MultiProviderTransport implements SmbDirectTransport {
         }
     }
 
+    /**
+     * Shows {@code shown} (state FAILED) among the listeners for the refused configuration
+     * {@code key} of a listener that has no endpoint; {@code null} stops showing it.
+     */
+    public void configurationRefused(String key, ListenerDTO shown) {
+        synchronized (lock) {
+            if (shown == null) {
+                refusedListeners.remove(key);
+            } else {
+                refusedListeners.put(key, shown);
+            }
+        }
+    }
+
     @Override
     public TransportDTO getTransportDTO() {
         List<ProviderEntry> entries;
@@ -416,14 +449,31 @@ public final class MultiProviderTransport implements SmbDirectTransport {
         List<RelocatingListener> ls;
         TransportSettings s;
         RetiredEngines.Snapshot gone;
+        List<ListenerDTO> refused;
         synchronized (lock) {
             entries = List.copyOf(providers);
             chosen = selected();
             ls = List.copyOf(listeners);
             s = settings;
             gone = retired.snapshot();
+            refused = List.copyOf(refusedListeners.values());
         }
-        return TransportDTOs.assemble(entries, chosen, ls, s, gone);
+        TransportDTO dto = TransportDTOs.assemble(entries, chosen, ls, s, gone);
+        if (!refused.isEmpty()) {
+            List<ListenerDTO> all = new ArrayList<>(List.of(dto.listeners));
+            for (ListenerDTO r : refused) {
+                ListenerDTO copy = new ListenerDTO();
+                copy.name = r.name;
+                copy.address = r.address;
+                copy.state = r.state;
+                copy.stateDetail = r.stateDetail;
+                copy.events = new ListenerEventDTO[0];
+                copy.counters = Counters.zero();
+                all.add(copy);
+            }
+            dto.listeners = all.toArray(ListenerDTO[]::new);
+        }
+        return dto;
     }
 
     // ---- listeners -------------------------------------------------------------------------

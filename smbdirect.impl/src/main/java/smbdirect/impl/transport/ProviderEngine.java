@@ -11,6 +11,7 @@ import smbdirect.api.ListenerEventHandler;
 import smbdirect.api.SmbDirectConnection;
 import smbdirect.api.SmbDirectException;
 import smbdirect.api.SmbDirectListener;
+import smbdirect.api.dto.CountersDTO;
 import smbdirect.api.dto.TransportDTO;
 import smbdirect.api.rdma.RdmaProvider;
 import smbdirect.impl.engine.Scheduler;
@@ -35,6 +36,15 @@ public interface ProviderEngine {
 
     /** New connections negotiate with {@code settings}; timers of live connections follow them. */
     void updateSettings(TransportSettings settings);
+
+    /**
+     * The counters that only go up of this engine's connections, also after its provider left
+     * (it is not asked); engines that keep none (test doubles) answer those of their DTO.
+     */
+    default CountersDTO counters() {
+        TransportDTO d = getTransportDTO();
+        return d.providers == null || d.providers.length == 0 ? null : d.providers[0].counters;
+    }
 
     /**
      * Installs the sink told of every message of this engine's connections. Engines without

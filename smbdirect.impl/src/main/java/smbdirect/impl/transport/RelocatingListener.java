@@ -15,7 +15,9 @@ import smbdirect.api.ListenerEventHandler;
 import smbdirect.api.SmbDirectConnection;
 import smbdirect.api.SmbDirectException;
 import smbdirect.api.SmbDirectListener;
+import smbdirect.api.dto.CountersDTO;
 import smbdirect.api.dto.ListenerDTO;
+import smbdirect.impl.engine.Counters;
 import smbdirect.api.dto.ListenerEventDTO;
 
 /**
@@ -57,6 +59,10 @@ public final class RelocatingListener implements SmbDirectListener {
     private String stateDetail;
     private final ListenerDTO retired = new ListenerDTO();
     private List<ListenerEventDTO> retiredEvents = List.of();
+    /** The counters of endpoints this listener left, whose connections have all closed. */
+    private final CountersDTO retiredCounters = Counters.zero();
+    /** Endpoints this listener left that still have live or negotiating connections. */
+    private final List<SmbDirectListener> detached = new ArrayList<>();
 
     RelocatingListener(MultiProviderTransport transport, String name, InetSocketAddress requested,
             ProviderFilter providerFilter, AcceptHandler acceptHandler, ListenerEventHandler events) {
@@ -169,6 +175,7 @@ public final class RelocatingListener implements SmbDirectListener {
         retired.refused += last.refused;
         retired.negotiationFailures += last.negotiationFailures;
         retiredEvents = merge(retiredEvents, last.events);
+        detached.add(d);
         delegate = null;
         delegateEntry = null;
         try {
@@ -233,9 +240,12 @@ public final class RelocatingListener implements SmbDirectListener {
     @Override
     public ListenerDTO getListenerDTO() {
         SmbDirectListener d;
+        List<SmbDirectListener> left;
         ListenerDTO dto = new ListenerDTO();
         synchronized (transport.lock()) {
             d = delegate;
+            left = List.copyOf(detached);
+            dto.counters = Counters.copy(retiredCounters);
             dto.name = name;
             dto.address = hostPort(bound != null ? bound : requested);
             dto.provider = delegateEntry == null ? null : delegateEntry.name;
@@ -258,6 +268,19 @@ public final class RelocatingListener implements SmbDirectListener {
             dto.negotiating = now.negotiating;
             dto.connections = now.connections;
             dto.events = merge(List.of(dto.events), now.events).toArray(ListenerEventDTO[]::new);
+            Counters.add(dto.counters, now.counters);
+        }
+        for (SmbDirectListener l : left) {
+            Counters.ListenerCounts then = Counters.ofListener(l); // asks no provider: it may have left
+            Counters.add(dto.counters, then.counters());
+            if (then.finished()) {
+                // its connections are all closed: its counters are final
+                synchronized (transport.lock()) {
+                    if (detached.remove(l)) {
+                        Counters.add(retiredCounters, then.counters());
+                    }
+                }
+            }
         }
         return dto;
     }

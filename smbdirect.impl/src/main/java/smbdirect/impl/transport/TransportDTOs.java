@@ -8,6 +8,8 @@ import java.util.Map;
 import java.util.function.Function;
 
 import smbdirect.api.dto.ConnectionDTO;
+import smbdirect.api.dto.CountersDTO;
+import smbdirect.impl.engine.Counters;
 import smbdirect.api.dto.ListenerDTO;
 import smbdirect.api.dto.ListenerEventDTO;
 import smbdirect.api.dto.ProviderDTO;
@@ -75,6 +77,7 @@ final class TransportDTOs {
             p.capabilities = capabilities(entry);
             p.settings = described(entry, RdmaProvider::describeSettings);
             p.statistics = described(entry, RdmaProvider::describeStatistics);
+            p.counters = counters(entry, engine, retired);
             providerDTOs.add(p);
             if (engine.connections != null) {
                 live.addAll(List.of(engine.connections));
@@ -103,6 +106,28 @@ final class TransportDTOs {
         dto.negotiationFailureEvents = newestFirst(failureEvents, FAILURE_EVENTS).toArray(ListenerEventDTO[]::new);
         dto.settings = TransportConfigs.toDTO(settings);
         return dto;
+    }
+
+    /**
+     * The counters of {@code entry}'s provider name: its engine's ({@code engine} is its DTO), those
+     * its predecessors of that name left, and those of its predecessors still shutting down.
+     */
+    private static CountersDTO counters(ProviderEntry entry, TransportDTO engine, RetiredEngines.Snapshot retired) {
+        CountersDTO c = Counters.zero();
+        if (engine.providers != null && engine.providers.length > 0) {
+            Counters.add(c, engine.providers[0].counters);
+        }
+        Counters.add(c, retired.counters().get(entry.name));
+        for (ProviderEntry gone : retired.retiring()) {
+            if (gone.name.equals(entry.name) && gone != entry) {
+                try {
+                    Counters.add(c, gone.engine.counters());
+                } catch (RuntimeException e) {
+                    // an engine that cannot report counts nothing
+                }
+            }
+        }
+        return c;
     }
 
     @SuppressWarnings("deprecation")

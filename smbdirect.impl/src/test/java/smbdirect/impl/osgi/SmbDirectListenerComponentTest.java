@@ -19,9 +19,11 @@ import org.junit.jupiter.api.Test;
 import smbdirect.api.AcceptHandler;
 import smbdirect.api.ConnectionHandler;
 import smbdirect.api.dto.ListenerDTO;
+import smbdirect.api.dto.TransportDTO;
 import smbdirect.impl.config.ConfigAnnotations;
 import smbdirect.impl.config.ListenerConfig;
 import smbdirect.impl.engine.TransportSettings;
+import smbdirect.impl.osgi.health.TransportHealth;
 import smbdirect.impl.transport.Fakes;
 import smbdirect.impl.transport.MultiProviderTransport;
 import smbdirect.impl.transport.ProviderFilter;
@@ -36,7 +38,18 @@ class SmbDirectListenerComponentTest {
     private final FakeEngines engines = new FakeEngines();
     private final MultiProviderTransport transport = new MultiProviderTransport(engines, new ManualScheduler(),
             TransportSettings.DEFAULTS, ProviderFilter.ANY);
-    private final ListenerHost host = transport::openConfigured;
+    private final ListenerHost host = new ListenerHost() {
+        @Override
+        public RelocatingListener openConfigured(String name, InetSocketAddress bindAddress, ProviderFilter filter,
+                String whyWaiting) {
+            return transport.openConfigured(name, bindAddress, filter, whyWaiting);
+        }
+
+        @Override
+        public void configurationRefused(String key, ListenerDTO shown) {
+            transport.configurationRefused(key, shown);
+        }
+    };
 
     private static ListenerConfig config(Object... kv) {
         Map<String, Object> m = new HashMap<>();
@@ -130,11 +143,36 @@ class SmbDirectListenerComponentTest {
         assertTrue(errors.get(0).contains("Configuration smbdirect.listener~files from /srv/etc/smbdirect.listener-files.cfg"
                 + " not applied, port=44x5 refused: not a whole number (32-bit); the listener is not opened"), errors.get(0));
         assertNull(c[0].listener());
-        assertEquals(0, transport.getTransportDTO().listeners.length);
+        // no endpoint, yet the listener is shown FAILED with the reason: health and the status page name it
+        TransportDTO refused = transport.getTransportDTO();
+        assertEquals(1, refused.listeners.length);
+        assertEquals("files", refused.listeners[0].name);
+        assertEquals("10.0.0.1:44x5", refused.listeners[0].address);
+        assertEquals("FAILED", refused.listeners[0].state);
+        assertTrue(refused.listeners[0].stateDetail.contains("port=44x5 refused: not a whole number (32-bit)"),
+                refused.listeners[0].stateDetail);
+        TransportHealth.Report health = TransportHealth.evaluate(refused, 0, "", x -> false, "");
+        assertEquals(TransportHealth.Status.CRITICAL, health.status());
+        assertTrue(health.findings().stream().anyMatch(f -> f.startsWith("CRITICAL listener files 10.0.0.1:44x5 FAILED: "
+                + "configuration smbdirect.listener~files from /srv/etc/smbdirect.listener-files.cfg not applied, port=44x5")),
+                health.findings().toString());
 
         raw.put("port", "4450");
         c[0].modified(config("name", "files", "bindAddress", "10.0.0.1", "port", 4450), raw);
         assertEquals("10.0.0.1:4450", c[0].listener().getListenerDTO().address);
+        assertEquals(1, transport.getTransportDTO().listeners.length, "the corrected listener only");
+        assertEquals("10.0.0.1:4450", transport.getTransportDTO().listeners[0].address);
+    }
+
+    @Test
+    void aRefusedConfigurationIsNoLongerShownOnceDeleted() {
+        Map<String, Object> raw = fromFile("/srv/etc/smbdirect.listener-x.cfg", "name", "x", "bindAddress",
+                "10.0.0.1", "port", "4x");
+        SmbDirectListenerComponent[] c = new SmbDirectListenerComponent[1];
+        logged(() -> c[0] = new SmbDirectListenerComponent(host, config(), raw));
+        assertEquals("FAILED", transport.getTransportDTO().listeners[0].state);
+        c[0].deactivate();
+        assertEquals(0, transport.getTransportDTO().listeners.length);
     }
 
     @Test

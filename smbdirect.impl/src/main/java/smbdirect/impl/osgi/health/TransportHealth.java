@@ -104,7 +104,8 @@ public final class TransportHealth {
                 }
             }
         }
-        findings.add("OK " + open + " listener(s) open");
+        int listeners = dto.listeners == null ? 0 : dto.listeners.length;
+        findings.add("OK " + open + " of " + listeners + " listener(s) open");
 
         int starvedCount = 0;
         long stalls = 0;

@@ -11,6 +11,8 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
+import java.util.function.Function;
+import java.util.stream.Collectors;
 
 import javax.management.InstanceAlreadyExistsException;
 import javax.management.InstanceNotFoundException;
@@ -32,12 +34,14 @@ import org.slf4j.LoggerFactory;
 
 import smbdirect.api.CloseReason;
 import smbdirect.api.dto.ConnectionDTO;
+import smbdirect.api.dto.CountersDTO;
 import smbdirect.api.dto.ListenerDTO;
 import smbdirect.api.dto.ListenerEventDTO;
 import smbdirect.api.dto.ProviderDTO;
 import smbdirect.api.dto.SettingsDTO;
 import smbdirect.api.dto.TransportDTO;
 import smbdirect.impl.osgi.ConnectionControl;
+import smbdirect.impl.osgi.health.TransportHealth;
 import smbdirect.impl.osgi.monitor.TransportMonitor;
 import smbdirect.impl.osgi.monitor.TransportMonitor.Snapshot;
 import smbdirect.impl.osgi.shell.DtoText;
@@ -168,6 +172,11 @@ public final class JmxExporter implements Consumer<Snapshot> {
                 v -> (int) list(((TransportDTO) v).connections).stream().filter(c -> "ESTABLISHED".equals(c.state)).count()));
         attrs.add(new DtoMBean.Attr("creditStalls", long.class, "credit stalls of the live connections",
                 v -> list(((TransportDTO) v).connections).stream().mapToLong(c -> c.creditStalls).sum()));
+        attrs.add(new DtoMBean.Attr("health", String.class,
+                "the transport's health: OK, WARN or CRITICAL (the Felix Health Check tagged smbdirect)",
+                v -> TransportHealth.evaluate((TransportDTO) v, monitor).status().name()));
+        attrs.add(new DtoMBean.Attr("healthFindings", String.class, "the health findings, one per line, each with its status",
+                v -> String.join("\n", TransportHealth.evaluate((TransportDTO) v, monitor).findings())));
         attrs.addAll(DtoMBean.fieldsOf(SettingsDTO.class, "settings in force: SettingsDTO.",
                 v -> ((TransportDTO) v).settings));
         return new DtoMBean(TransportDTO.class.getName(), "The SMB Direct transport: counts and the settings in force",
@@ -176,22 +185,37 @@ public final class JmxExporter implements Consumer<Snapshot> {
 
     private DtoMBean providerBean(String provider) {
         List<DtoMBean.Attr> attrs = new ArrayList<>(DtoMBean.fieldsOf(ProviderDTO.class, "ProviderDTO.", v -> v));
-        attrs.add(sum("messagesSent", provider, c -> c.messagesSent));
-        attrs.add(sum("messagesReceived", provider, c -> c.messagesReceived));
-        attrs.add(sum("bytesSent", provider, c -> c.bytesSent));
-        attrs.add(sum("bytesReceived", provider, c -> c.bytesReceived));
-        attrs.add(sum("creditStalls", provider, c -> c.creditStalls));
+        attrs.addAll(counters(v -> ((ProviderDTO) v).counters));
         return new DtoMBean(ProviderDTO.class.getName(), "RDMA provider " + provider,
                 () -> index.providers().get(provider), attrs, null);
     }
 
-    private DtoMBean.Attr sum(String field, String provider, java.util.function.ToLongFunction<ConnectionDTO> f) {
-        return new DtoMBean.Attr(field, long.class, field + " of the live connections on this provider",
-                v -> index.connections().values().stream().filter(c -> provider.equals(c.provider)).mapToLong(f).sum());
+    /**
+     * The counters that only go up ({@code CountersDTO}, read by {@code get}): its scalar fields,
+     * {@code connectionsClosed.KIND} for every close reason kind, and {@code violationsByRule} as text.
+     */
+    private static List<DtoMBean.Attr> counters(Function<Object, CountersDTO> get) {
+        List<DtoMBean.Attr> attrs = new ArrayList<>(DtoMBean.fieldsOf(CountersDTO.class,
+                "counter that only goes up: CountersDTO.", v -> get.apply(v)));
+        for (CloseReason.Kind kind : CloseReason.Kind.values()) {
+            attrs.add(new DtoMBean.Attr("connectionsClosed." + kind.name(), long.class,
+                    "connections closed with reason " + kind.name() + " (only goes up)", v -> {
+                        CountersDTO c = get.apply(v);
+                        return c == null || c.closedByReason == null ? 0L : c.closedByReason.getOrDefault(kind.name(), 0L);
+                    }));
+        }
+        attrs.add(new DtoMBean.Attr("violationsByRule", String.class,
+                "protocol violations by the rule broken, as RULE=COUNT, ... (each only goes up)", v -> {
+                    CountersDTO c = get.apply(v);
+                    return c == null || c.violationsByRule == null ? "" : c.violationsByRule.entrySet().stream()
+                            .map(e -> e.getKey() + "=" + e.getValue()).collect(Collectors.joining(", "));
+                }));
+        return attrs;
     }
 
     private DtoMBean listenerBean(String key) {
         List<DtoMBean.Attr> attrs = new ArrayList<>(DtoMBean.fieldsOf(ListenerDTO.class, "ListenerDTO.", v -> v));
+        attrs.addAll(counters(v -> ((ListenerDTO) v).counters));
         attrs.add(new DtoMBean.Attr("lastEvent", String.class,
                 "the newest listener event: time, kind (ACCEPTED, DECLINED, REFUSED_..., NEGOTIATION_...), peer, reason",
                 v -> newestEvent((ListenerDTO) v, null)));

@@ -16,12 +16,15 @@ import java.util.stream.Collectors;
 import org.apache.felix.utils.json.JSONParser;
 import org.junit.jupiter.api.Test;
 
+import smbdirect.api.CloseReason;
 import smbdirect.api.dto.ConnectionDTO;
+import smbdirect.api.dto.CountersDTO;
 import smbdirect.api.dto.ListenerDTO;
 import smbdirect.api.dto.ListenerEventDTO;
 import smbdirect.api.dto.ProviderDTO;
 import smbdirect.api.dto.SettingsDTO;
 import smbdirect.api.dto.TransportDTO;
+import smbdirect.impl.engine.Counters;
 import smbdirect.impl.osgi.health.TransportHealth;
 import smbdirect.impl.osgi.monitor.Metric;
 
@@ -41,6 +44,9 @@ class StatusJsonTest {
         p.selected = true;
         p.transportType = "INFINIBAND";
         p.capabilities = "send queue 4096 work requests";
+        p.counters = Counters.zero();
+        p.counters.bytesReceived = 5_000_000_000L;
+        Counters.addClose(p.counters, CloseReason.violation("R-3.1.5.8-03", "DataOffset=20"));
         t.providers = new ProviderDTO[] { p };
         ConnectionDTO c = new ConnectionDTO();
         c.id = 17;
@@ -67,6 +73,12 @@ class StatusJsonTest {
         assertEquals("peer said </script><b>", connection.get("closeReason"));
         assertEquals(fields(SettingsDTO.class), ((Map<String, Object>) transport.get("settings")).keySet());
         assertNull(transport.get("lastNegotiationFailure"));
+        Map<String, Object> counters = (Map<String, Object>) ((Map<String, Object>) ((List<Object>) transport
+                .get("providers")).get(0)).get("counters");
+        assertEquals(fields(CountersDTO.class), counters.keySet());
+        assertEquals(5_000_000_000L, ((Number) counters.get("bytesReceived")).longValue());
+        assertEquals(1L, ((Number) ((Map<String, Object>) counters.get("closedByReason")).get("PROTOCOL_VIOLATION")).longValue());
+        assertEquals(1L, ((Number) ((Map<String, Object>) counters.get("violationsByRule")).get("R-3.1.5.8-03")).longValue());
         Map<String, Object> health = (Map<String, Object>) json.get("health");
         assertEquals("OK", health.get("status"));
         assertTrue(((List<Object>) health.get("findings")).contains("OK provider mock (INFINIBAND) selected"),

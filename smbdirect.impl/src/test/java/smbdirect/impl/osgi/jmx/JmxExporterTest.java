@@ -25,6 +25,7 @@ import smbdirect.api.dto.ListenerEventDTO;
 import smbdirect.api.dto.ProviderDTO;
 import smbdirect.api.dto.SettingsDTO;
 import smbdirect.api.dto.TransportDTO;
+import smbdirect.impl.engine.Counters;
 import smbdirect.impl.osgi.monitor.TransportMonitorAccess;
 
 class JmxExporterTest {
@@ -41,6 +42,14 @@ class JmxExporterTest {
         p.selected = true;
         p.transportType = "INFINIBAND";
         p.capabilities = "send queue 4096 work requests";
+        // the provider's counters: 100 messages of connections that closed, and those of the live ones
+        p.counters = Counters.zero();
+        p.counters.messagesSent = 100;
+        for (ConnectionDTO c : connections) {
+            p.counters.messagesSent += c.messagesSent;
+        }
+        Counters.addClose(p.counters, CloseReason.of(CloseReason.Kind.PEER_DISCONNECT, "gone"));
+        Counters.addClose(p.counters, CloseReason.violation("R-3.1.5.8-03", "DataOffset=20"));
         t.providers = new ProviderDTO[] { p };
         ListenerDTO named = new ListenerDTO();
         named.name = "default";
@@ -59,6 +68,9 @@ class JmxExporterTest {
         accepted.kind = "ACCEPTED";
         accepted.provider = "mock";
         named.events = new ListenerEventDTO[] { accepted, declined };
+        named.counters = Counters.zero();
+        named.counters.connectionsOpened = 3;
+        named.counters.bytesReceived = 4096;
         ListenerDTO api = new ListenerDTO();
         api.address = "10.0.0.1:49152";
         api.state = "OPEN";
@@ -116,7 +128,8 @@ class JmxExporterTest {
         assertEquals(2L, server.getAttribute(transport, "negotiationFailures"));
         assertEquals("mock", server.getAttribute(transport, "selectedProvider"));
         assertEquals(8L, server.getAttribute(transport, "creditStalls"));
-        assertEquals(25L, server.getAttribute(new ObjectName("smbdirect:type=Provider,name=mock"), "messagesSent"));
+        assertEquals(125L, server.getAttribute(new ObjectName("smbdirect:type=Provider,name=mock"), "messagesSent"),
+                "the provider's counter, closed connections included");
         ObjectName listener = new ObjectName("smbdirect:type=Listener,name=default");
         assertEquals(3L, server.getAttribute(listener, "accepted"));
         assertEquals(1L, server.getAttribute(listener, "declined"));
@@ -133,6 +146,36 @@ class JmxExporterTest {
 
         exporter.deactivate();
         assertEquals(Set.of(), names());
+    }
+
+    @Test
+    void countersThatOnlyGoUpAndHealthAreAttributes() throws Exception {
+        current = transport(connection(1, 10));
+        sample();
+        JmxExporter exporter = new JmxExporter(monitor.monitor(), server, true);
+        ObjectName provider = new ObjectName("smbdirect:type=Provider,name=mock");
+        assertEquals(110L, server.getAttribute(provider, "messagesSent"));
+        assertEquals(2L, server.getAttribute(provider, "connectionsClosed"));
+        assertEquals(1L, server.getAttribute(provider, "connectionsClosed.PEER_DISCONNECT"));
+        assertEquals(1L, server.getAttribute(provider, "connectionsClosed.PROTOCOL_VIOLATION"));
+        assertEquals(0L, server.getAttribute(provider, "connectionsClosed.KEEPALIVE_TIMEOUT"));
+        assertEquals(1L, server.getAttribute(provider, "protocolViolations"));
+        assertEquals("R-3.1.5.8-03=1", server.getAttribute(provider, "violationsByRule"));
+        ObjectName listener = new ObjectName("smbdirect:type=Listener,name=default");
+        assertEquals(3L, server.getAttribute(listener, "connectionsOpened"));
+        assertEquals(4096L, server.getAttribute(listener, "bytesReceived"));
+        ObjectName transport = new ObjectName("smbdirect:type=Transport");
+        assertEquals("OK", server.getAttribute(transport, "health"));
+
+        current = transport(connection(1, 10));
+        current.listeners[1].state = "FAILED";
+        current.listeners[1].stateDetail = "cannot listen on 10.0.0.1:49152";
+        sample();
+        assertEquals("CRITICAL", server.getAttribute(transport, "health"));
+        assertTrue(((String) server.getAttribute(transport, "healthFindings"))
+                .contains("CRITICAL listener 10.0.0.1:49152 FAILED: cannot listen on 10.0.0.1:49152"),
+                (String) server.getAttribute(transport, "healthFindings"));
+        exporter.deactivate();
     }
 
     @Test

@@ -69,6 +69,17 @@ public class ConfigFileWriter implements ConfigurationListener {
                     files.put(c.getPid(), f);
                 }
             }
+            // a configuration changed before this component started (the last good settings put back
+            // over a refused file at start) is written now; files that agree are left alone
+            for (Configuration c : all) {
+                if (!batch && fileOf(c.getProperties()) != null) {
+                    try {
+                        updated(c.getPid());
+                    } catch (IOException | RuntimeException e) {
+                        LOG.error("Configuration {} not written to etc/: {}", c.getPid(), e.toString(), e);
+                    }
+                }
+            }
         }
     }
 

@@ -37,6 +37,7 @@ import smbdirect.api.dto.TransportDTO;
 import smbdirect.impl.osgi.ConnectionControl;
 import smbdirect.impl.osgi.health.TransportHealth;
 import smbdirect.impl.osgi.monitor.TransportMonitor;
+import smbdirect.impl.osgi.settings.SettingsGuard;
 import smbdirect.impl.osgi.shell.TestConnections;
 
 /**
@@ -99,6 +100,9 @@ public class StatusPlugin extends HttpServlet {
     @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC)
     private transient volatile ConnectionControl connectionControl;
 
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC)
+    private transient volatile SettingsGuard settings;
+
     private static String newToken() {
         byte[] b = new byte[16];
         new SecureRandom().nextBytes(b);
@@ -143,9 +147,24 @@ public class StatusPlugin extends HttpServlet {
     /** The JSON of the page and of smbdirect.json, with the histories of the connections {@code keys}. */
     void writeJson(Writer out, List<String> keys) throws IOException {
         TransportDTO dto = transport.getTransportDTO(); // fresh: what was just done shows at once
-        TransportHealth.Report health = TransportHealth.evaluate(dto, monitor);
+        TransportHealth.Report health = withSettings(TransportHealth.evaluate(dto, monitor), settings);
         StatusJson.write(out, System.currentTimeMillis(), dto, health, monitor.latestOfConnections(),
                 monitor.providerHistory(), monitor.connectionHistory(keys));
+    }
+
+    /** {@code health} with each finding of the settings guard added as a WARN. */
+    static TransportHealth.Report withSettings(TransportHealth.Report health, SettingsGuard guard) {
+        List<String> found = guard == null ? List.of() : guard.findings();
+        if (found.isEmpty()) {
+            return health;
+        }
+        List<String> findings = new java.util.ArrayList<>(health.findings());
+        for (String f : found) {
+            findings.add("WARN settings: " + f);
+        }
+        TransportHealth.Status status = health.status() == TransportHealth.Status.OK ? TransportHealth.Status.WARN
+                : health.status();
+        return new TransportHealth.Report(status, findings);
     }
 
     private void page(HttpServletRequest request, PrintWriter w) throws IOException {

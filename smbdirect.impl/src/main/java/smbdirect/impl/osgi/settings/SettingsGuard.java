@@ -97,8 +97,13 @@ public class SettingsGuard implements ConfigurationPlugin, ConfigurationListener
     });
     /** PID to what is wrong with its configuration now. */
     private final Map<String, String> problems = new ConcurrentHashMap<>();
-    /** PIDs whose last good settings were just put back: the update that brings them keeps the finding. */
-    private final Set<String> restoring = ConcurrentHashMap.newKeySet();
+    /**
+     * PIDs whose last good settings were put back: what was refused stays reported until the
+     * configuration changes to other good settings (or is deleted).
+     */
+    private final Set<String> putBack = ConcurrentHashMap.newKeySet();
+    /** PID to the file it was last read from (the Web Console's form drops the file's name). */
+    private final Map<String, String> files = new ConcurrentHashMap<>();
 
     @Activate
     public SettingsGuard(@Reference ConfigurationAdmin configurationAdmin, @Reference MetaTypeService metaType,
@@ -137,6 +142,7 @@ public class SettingsGuard implements ConfigurationPlugin, ConfigurationListener
         String pid = event.getPid();
         if (event.getType() == ConfigurationEvent.CM_DELETED) {
             problems.remove(pid);
+            putBack.remove(pid);
             try {
                 Files.deleteIfExists(keptFile(pid));
             } catch (IOException e) {
@@ -163,6 +169,16 @@ public class SettingsGuard implements ConfigurationPlugin, ConfigurationListener
         if (good == null) {
             return;
         }
+        if (values.get(FILENAME) instanceof String f) {
+            files.put(p, f);
+        }
+        Map<String, Object> named = new HashMap<>(values);
+        if (files.containsKey(p)) {
+            named.put(FILENAME, files.get(p));
+        }
+        // reported here: the dictionary handed on may be the one Config Admin keeps
+        report(p, where(named, p) + ": " + join(found) + "; the last good settings were put back (kept in "
+                + keptFile(p) + ")");
         for (String key : Collections.list(properties.keys())) {
             if (!NOT_KEPT.contains(key)) {
                 properties.remove(key);
@@ -173,7 +189,7 @@ public class SettingsGuard implements ConfigurationPlugin, ConfigurationListener
                 properties.put(k, v);
             }
         });
-        worker.execute(() -> check(p));
+        worker.execute(() -> putBackLastGood(p));
     }
 
     private void checkAll() {
@@ -199,16 +215,24 @@ public class SettingsGuard implements ConfigurationPlugin, ConfigurationListener
                 return;
             }
             Map<String, Object> values = toMap(props);
+            if (values.get(FILENAME) instanceof String f) {
+                files.put(pid, f);
+            }
             List<SettingsCheck.Problem> found = problems(pid, c.getFactoryPid(), values);
             if (found == null) {
                 return; // no metatype: nothing to check against
             }
-            String where = where(values, pid);
+            Map<String, Object> named = new HashMap<>(values);
+            if (files.containsKey(pid)) {
+                named.put(FILENAME, files.get(pid));
+            }
+            String where = where(named, pid);
             if (found.isEmpty() || !found.get(0).refused()) {
-                keep(pid, values);
-                if (restoring.remove(pid)) {
+                if (putBack.contains(pid) && equal(readKept(pid), kept(values))) {
                     return; // the last good settings, put back: what was refused stays reported
                 }
+                putBack.remove(pid);
+                keep(pid, values);
                 if (found.isEmpty()) {
                     problems.remove(pid);
                 } else {
@@ -219,30 +243,42 @@ public class SettingsGuard implements ConfigurationPlugin, ConfigurationListener
                 }
                 return;
             }
-            Map<String, Object> good = readKept(pid);
-            String text;
-            if (good == null) {
-                text = where + ": " + join(found) + "; not applied, and no earlier good settings are kept";
+            if (readKept(pid) == null) {
+                report(pid, where + ": " + join(found) + "; not applied, and no earlier good settings are kept");
             } else {
-                Hashtable<String, Object> restored = new Hashtable<>();
-                good.forEach((k, v) -> {
-                    if (!NOT_KEPT.contains(k)) {
-                        restored.put(k, v);
-                    }
-                });
-                Object file = props.get(FILENAME);
-                if (file != null) {
-                    restored.put(FILENAME, file);
-                }
-                text = where + ": " + join(found) + "; the last good settings were put back (kept in "
-                        + keptFile(pid) + ")";
-                restoring.add(pid);
-                c.update(restored);
+                report(pid, where + ": " + join(found) + "; the last good settings were put back (kept in "
+                        + keptFile(pid) + ")");
+                putBackLastGood(pid);
             }
-            problems.put(pid, text);
-            LOG.warn("Configuration {}", text);
         } catch (IOException | InvalidSyntaxException | RuntimeException e) {
             LOG.warn("Configuration {} not checked: {}", pid, e.toString());
+        }
+    }
+
+    /** Records {@code text} as what is wrong with {@code pid}; logs it once. */
+    private void report(String pid, String text) {
+        if (!text.equals(problems.put(pid, text))) {
+            LOG.warn("Configuration {}", text);
+        }
+    }
+
+    /** Puts the last good values of {@code pid} back into Config Admin (and so into its file). */
+    private void putBackLastGood(String pid) {
+        try {
+            Configuration c = find(pid);
+            Map<String, Object> good = readKept(pid);
+            if (c == null || good == null) {
+                return;
+            }
+            Hashtable<String, Object> restored = kept(good);
+            Object file = files.get(pid);
+            if (file != null) {
+                restored.put(FILENAME, file);
+            }
+            putBack.add(pid);
+            c.update(restored);
+        } catch (IOException | InvalidSyntaxException | RuntimeException e) {
+            LOG.warn("Configuration {}: the last good settings could not be put back: {}", pid, e.toString());
         }
     }
 
@@ -362,12 +398,7 @@ public class SettingsGuard implements ConfigurationPlugin, ConfigurationListener
         if (CONSOLE_PID.equals(pid) && values.get("password") instanceof String s && !s.startsWith("{")) {
             return; // a plain password is never written: the Web Console hashes it next
         }
-        Hashtable<String, Object> stored = new Hashtable<>();
-        values.forEach((k, v) -> {
-            if (!NOT_KEPT.contains(k) && v != null) {
-                stored.put(k, v);
-            }
-        });
+        Hashtable<String, Object> stored = kept(values);
         Map<String, Object> before = readKept(pid);
         if (before != null && equal(before, stored)) {
             return;
@@ -378,6 +409,17 @@ public class SettingsGuard implements ConfigurationPlugin, ConfigurationListener
             ConfigurationHandler.write(out, stored);
         }
         Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+    }
+
+    /** The values of a configuration that are kept: all but the PIDs, the location and the file name. */
+    private static Hashtable<String, Object> kept(Map<String, Object> values) {
+        Hashtable<String, Object> stored = new Hashtable<>();
+        values.forEach((k, v) -> {
+            if (!NOT_KEPT.contains(k) && v != null) {
+                stored.put(k, v);
+            }
+        });
+        return stored;
     }
 
     /** The last good values of {@code pid}, or null when none are kept. */
@@ -401,6 +443,9 @@ public class SettingsGuard implements ConfigurationPlugin, ConfigurationListener
     }
 
     private static boolean equal(Map<String, Object> a, Map<String, Object> b) {
+        if (a == null || b == null) {
+            return a == b;
+        }
         if (!a.keySet().equals(b.keySet())) {
             return false;
         }

@@ -129,21 +129,8 @@ public final class TransportConfigs {
         };
     }
 
-    /** The settings as the runtime DTO shows them. */
+    /** The settings as the runtime DTO shows them (named as the configuration attributes). */
     public static SettingsDTO toDTO(TransportSettings s) {
-        SettingsDTO dto = new SettingsDTO();
-        dto.receiveCreditMax = s.receiveCreditMax();
-        dto.sendCreditTarget = s.sendCreditTarget();
-        dto.maxSendSize = s.maxSendSize();
-        dto.maxReceiveSize = s.maxReceiveSize();
-        dto.maxFragmentedRecvSize = s.maxFragmentedRecvSize();
-        dto.maxReadWriteSize = s.maxReadWriteSize();
-        dto.keepaliveIntervalMillis = s.keepaliveInterval().toMillis();
-        dto.keepaliveResponseTimeoutMillis = s.keepaliveResponseTimeout().toMillis();
-        dto.activeNegotiationTimeoutMillis = s.activeNegotiationTimeout().toMillis();
-        dto.passiveNegotiationTimeoutMillis = s.passiveNegotiationTimeout().toMillis();
-        dto.creditGrantTimeoutMillis = s.creditGrantTimeout().toMillis();
-        dto.creditRefillFraction = s.creditRefillFraction();
-        return dto;
+        return smbdirect.impl.engine.SmbDirectEngine.settingsDTO(s);
     }
 }

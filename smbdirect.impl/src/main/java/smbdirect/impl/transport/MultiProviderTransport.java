@@ -416,14 +416,20 @@ public final class MultiProviderTransport implements SmbDirectTransport {
         List<RelocatingListener> ls;
         TransportSettings s;
         RetiredEngines.Snapshot gone;
+        ProviderFilter filter;
         synchronized (lock) {
+            filter = selection;
             entries = List.copyOf(providers);
             chosen = selected();
             ls = List.copyOf(listeners);
             s = settings;
             gone = retired.snapshot();
         }
-        return TransportDTOs.assemble(entries, chosen, ls, s, gone);
+        TransportDTO dto = TransportDTOs.assemble(entries, chosen, ls, s, gone);
+        if (dto.settings != null && filter != null) {
+            dto.settings.provider_target = filter.toString();
+        }
+        return dto;
     }
 
     // ---- listeners -------------------------------------------------------------------------

@@ -51,8 +51,8 @@ import smbdirect.impl.osgi.SmbDirectListenerComponent;
 import smbdirect.impl.osgi.SmbDirectTransportComponent;
 
 /**
- * Keeps the last good settings of every configuration that has a metatype (the transport, the
- * listeners, the RDMA providers, the Web Console), also on disk and across restarts.
+ * Keeps the last good settings of the SMB Direct configurations ({@code smbdirect.*}: the transport,
+ * the listeners, the RDMA providers) and the Web Console's, also on disk and across restarts.
  *
  * <ul>
  * <li>Every configuration is checked against its metatype ({@link SettingsCheck}: strict numbers and
@@ -287,6 +287,9 @@ public class SettingsGuard implements ConfigurationPlugin, ConfigurationListener
      * to check against.
      */
     List<SettingsCheck.Problem> problems(String pid, String factoryPid, Map<String, Object> values) {
+        if (!guarded(pid, factoryPid)) {
+            return null;
+        }
         Map<String, AttributeDefinition> attributes = attributes(pid, factoryPid);
         if (attributes == null) {
             return null;
@@ -299,6 +302,16 @@ public class SettingsGuard implements ConfigurationPlugin, ConfigurationListener
             }
         }
         return found;
+    }
+
+    /**
+     * The configurations guarded: the SMB Direct components' ({@code smbdirect.*}: the transport,
+     * the listeners, the RDMA providers) and the Web Console's; other bundles' configurations (a
+     * Karaf's {@code etc/}) are theirs to check.
+     */
+    static boolean guarded(String pid, String factoryPid) {
+        String id = factoryPid != null ? factoryPid : pid;
+        return id.startsWith("smbdirect.") || CONSOLE_PID.equals(pid);
     }
 
     /** The checks the components themselves make (and the Web Console password's). */

@@ -1,5 +1,5 @@
 /**
- * Settings that stay good: {@link smbdirect.impl.osgi.settings.SettingsGuard} checks every
+ * Settings that stay good: {@link smbdirect.impl.osgi.settings.SettingsGuard} checks each SMB Direct (and Web Console)
  * configuration against its metatype and its component's own checks
  * ({@link smbdirect.impl.osgi.settings.SettingsCheck}), keeps the last good values of each in the
  * framework's data area, hands components and Config Admin those instead of a refused value, and

@@ -37,7 +37,7 @@ import smbdirect.api.dto.TransportDTO;
 import smbdirect.impl.osgi.ConnectionControl;
 import smbdirect.impl.osgi.health.TransportHealth;
 import smbdirect.impl.osgi.monitor.TransportMonitor;
-import smbdirect.impl.osgi.settings.SettingsGuard;
+import smbdirect.impl.osgi.settings.SettingsFindings;
 import smbdirect.impl.osgi.shell.TestConnections;
 
 /**
@@ -101,7 +101,7 @@ public class StatusPlugin extends HttpServlet {
     private transient volatile ConnectionControl connectionControl;
 
     @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC)
-    private transient volatile SettingsGuard settings;
+    private transient volatile SettingsFindings settings;
 
     private static String newToken() {
         byte[] b = new byte[16];
@@ -153,7 +153,7 @@ public class StatusPlugin extends HttpServlet {
     }
 
     /** {@code health} with each finding of the settings guard added as a WARN. */
-    static TransportHealth.Report withSettings(TransportHealth.Report health, SettingsGuard guard) {
+    static TransportHealth.Report withSettings(TransportHealth.Report health, SettingsFindings guard) {
         List<String> found = guard == null ? List.of() : guard.findings();
         if (found.isEmpty()) {
             return health;

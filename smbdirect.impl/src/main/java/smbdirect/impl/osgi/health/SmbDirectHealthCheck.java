@@ -10,13 +10,13 @@ import org.osgi.service.component.annotations.ReferencePolicy;
 
 import smbdirect.api.SmbDirectTransport;
 import smbdirect.impl.osgi.monitor.TransportMonitor;
-import smbdirect.impl.osgi.settings.SettingsGuard;
+import smbdirect.impl.osgi.settings.SettingsFindings;
 
 /**
  * The Felix Health Check "SMB Direct transport" (tag {@code smbdirect}): provider presence,
  * listener state, credit starvation (sustained for 5 s) and negotiation failures in the last five
  * minutes, from the transport's runtime DTO and its {@link TransportMonitor}; and, as WARN, each
- * refused setting, unknown key and unknown configuration file the {@link SettingsGuard} reports. Only active where the
+ * refused setting, unknown key and unknown configuration file the {@link SettingsFindings} reports. Only active where the
  * Health Check API is installed (optional import).
  *
  * <p>Thread-safe.
@@ -34,7 +34,7 @@ public class SmbDirectHealthCheck implements HealthCheck {
     private TransportMonitor monitor;
 
     @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC)
-    private volatile SettingsGuard settings;
+    private volatile SettingsFindings settings;
 
     @Override
     public Result execute() {
@@ -49,7 +49,7 @@ public class SmbDirectHealthCheck implements HealthCheck {
                 log.info(finding.startsWith("OK ") ? finding.substring(3) : finding);
             }
         }
-        SettingsGuard guard = settings;
+        SettingsFindings guard = settings;
         if (guard != null) {
             for (String finding : guard.findings()) {
                 log.warn("settings: {}", finding);

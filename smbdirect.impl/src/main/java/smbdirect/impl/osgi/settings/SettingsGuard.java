@@ -74,9 +74,9 @@ import smbdirect.impl.osgi.SmbDirectTransportComponent;
  * <p>The findings are shown by the health check and the Web Console status page. Thread-safe:
  * Config Admin's events and the restores run on one thread of the guard.
  */
-@Component(service = {SettingsGuard.class, ConfigurationPlugin.class, ConfigurationListener.class},
+@Component(service = {SettingsFindings.class, ConfigurationPlugin.class, ConfigurationListener.class},
         immediate = true, property = ConfigurationPlugin.CM_RANKING + ":Integer=500")
-public class SettingsGuard implements ConfigurationPlugin, ConfigurationListener {
+public class SettingsGuard implements SettingsFindings, ConfigurationPlugin, ConfigurationListener {
 
     private static final Logger LOG = LoggerFactory.getLogger(SettingsGuard.class);
 
@@ -126,6 +126,7 @@ public class SettingsGuard implements ConfigurationPlugin, ConfigurationListener
      * What is wrong with the configurations now, one line each: the file (or PID), the key, the
      * value, the reason and what the runtime did.
      */
+    @Override
     public List<String> findings() {
         List<String> all = new ArrayList<>(new TreeMap<>(problems).values());
         all.addAll(unknownFiles());

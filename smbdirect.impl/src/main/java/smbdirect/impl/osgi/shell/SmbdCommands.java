@@ -110,7 +110,7 @@ public class SmbdCommands {
                 }
             }
         }
-        smbdirect.impl.osgi.settings.SettingsGuard guard = settingsGuard;
+        smbdirect.impl.osgi.settings.SettingsFindings guard = settingsGuard;
         List<String> findings = guard == null ? List.of() : guard.findings();
         if (findings.isEmpty()) {
             b.append("No setting refused, no unknown key or configuration file.").append(System.lineSeparator());
@@ -122,7 +122,7 @@ public class SmbdCommands {
     }
 
     @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC)
-    private volatile smbdirect.impl.osgi.settings.SettingsGuard settingsGuard;
+    private volatile smbdirect.impl.osgi.settings.SettingsFindings settingsGuard;
 
     @Descriptor("list the RDMA providers the transport knows (the selected one serves new connections)")
     public String providers() {

@@ -108,12 +108,20 @@ public class SettingsGuard implements SettingsFindings, ConfigurationPlugin, Con
     @Activate
     public SettingsGuard(@Reference ConfigurationAdmin configurationAdmin, @Reference MetaTypeService metaType,
             BundleContext context) throws IOException {
+        this(configurationAdmin, metaType, context, true);
+    }
+
+    /** {@code checkAtStart}: check every configuration at once (false: tests call {@link #check}). */
+    SettingsGuard(ConfigurationAdmin configurationAdmin, MetaTypeService metaType, BundleContext context,
+            boolean checkAtStart) throws IOException {
         this.configurationAdmin = configurationAdmin;
         this.metaType = metaType;
         this.context = context;
         this.kept = context.getDataFile("last-good").toPath();
         Files.createDirectories(kept);
-        worker.execute(this::checkAll);
+        if (checkAtStart) {
+            worker.execute(this::checkAll);
+        }
     }
 
     @Deactivate
@@ -167,7 +175,7 @@ public class SettingsGuard implements SettingsFindings, ConfigurationPlugin, Con
             return;
         }
         Map<String, Object> good = readKept(p);
-        if (good == null) {
+        if (good == null || equal(good, kept(values))) {
             return;
         }
         if (values.get(FILENAME) instanceof String f) {
@@ -244,7 +252,14 @@ public class SettingsGuard implements SettingsFindings, ConfigurationPlugin, Con
                 }
                 return;
             }
-            if (readKept(pid) == null) {
+            Map<String, Object> good = readKept(pid);
+            if (good != null && equal(good, kept(values))) {
+                // the kept settings are refused themselves (checks changed by an upgrade): forget them
+                Files.deleteIfExists(keptFile(pid));
+                putBack.remove(pid);
+                good = null;
+            }
+            if (good == null) {
                 report(pid, where + ": " + join(found) + "; not applied, and no earlier good settings are kept");
             } else {
                 report(pid, where + ": " + join(found) + "; the last good settings were put back (kept in "

@@ -69,6 +69,10 @@
     return v >= 10000 ? (v / 1000).toFixed(1) + ' k' : v.toFixed(0);
   }
 
+  function seconds(s) {
+    return duration(s * 1000);
+  }
+
   function duration(ms) {
     if (ms === 0) {
       return '0';
@@ -540,12 +544,18 @@
     ['maxReceiveSize', 'Max receive size', bytes],
     ['maxFragmentedRecvSize', 'Max fragmented receive size', bytes],
     ['maxReadWriteSize', 'Max read/write size', bytes],
-    ['keepaliveIntervalMillis', 'Keepalive interval', duration],
-    ['keepaliveResponseTimeoutMillis', 'Keepalive response timeout', duration],
-    ['activeNegotiationTimeoutMillis', 'Active negotiation timeout', duration],
-    ['passiveNegotiationTimeoutMillis', 'Passive negotiation timeout', duration],
+    ['keepaliveIntervalSeconds', 'Keepalive interval', seconds],
+    ['keepaliveResponseTimeoutSeconds', 'Keepalive response timeout', seconds],
+    ['activeNegotiationTimeoutSeconds', 'Active negotiation timeout', seconds],
+    ['passiveNegotiationTimeoutSeconds', 'Passive negotiation timeout', seconds],
     ['creditGrantTimeoutMillis', 'Credit grant timeout', function (v) { return v === 0 ? 'disabled' : duration(v); }],
-    ['creditRefillFraction', 'Credit refill threshold', function (v) { return Math.round(v * 1000) / 10 + ' % of the target'; }]
+    ['creditRefillFraction', 'Credit refill threshold', function (v) { return Math.round(v * 1000) / 10 + ' % of the target'; }],
+    ['inboundReadDepth', 'Inbound read depth (IRD)', function (v) { return num(v) + ' reads'; }],
+    ['outboundReadDepth', 'Outbound read depth (ORD)', function (v) { return num(v) + ' reads'; }],
+    ['maxConnectionsPerListener', 'Max connections per listener', num],
+    ['maxNegotiatingPerListener', 'Max negotiating per listener', num],
+    ['receiveBufferBudgetMB', 'Receive buffer budget', function (v) { return bytes(v * 1048576); }],
+    ['provider.target', 'RDMA provider filter', function (v) { return v === null || v === undefined ? '-' : String(v); }]
   ];
 
   function renderSettings(data) {
@@ -558,7 +568,7 @@
           if (!def) {
             return;
           }
-          var value = td(def[2](s[def[0]]), 'value ' + def[0]);
+          var value = td(def[2](s[def[0]]), 'value ' + def[0].replace(/\./g, '_'));
           value.setAttribute('data-value', String(s[def[0]]));
           cells.push(td(def[1], 'label'), value, td(def[0], 'attr'));
         });

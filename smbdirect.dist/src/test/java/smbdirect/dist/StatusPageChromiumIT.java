@@ -116,7 +116,7 @@ class StatusPageChromiumIT {
                 assertTrue(caps.startsWith("send queue 4096 work requests, receive queue 4096 work requests"), caps);
                 assertFalse(caps.contains("RdmaCapabilities"), caps);
                 assertEquals("8 KiB", driver.findElement(By.cssSelector("#smbd-settings td.maxReceiveSize")).getText());
-                assertEquals("2 min", driver.findElement(By.cssSelector("#smbd-settings td.keepaliveIntervalMillis")).getText());
+                assertEquals("2 min", driver.findElement(By.cssSelector("#smbd-settings td.keepaliveIntervalSeconds")).getText());
                 assertEquals("255 credits", driver.findElement(By.cssSelector("#smbd-settings td.receiveCreditMax")).getText());
                 WebElement active = driver.findElements(By.cssSelector("#smbd-connections tr[data-key]")).stream()
                         .filter(r -> r.getText().contains("ACTIVE")).findFirst().orElseThrow();

@@ -198,7 +198,7 @@ public class TransportComponentIT extends FelixSupport {
     public void configurationChangeIsAppliedAndARefusedValueLeavesTheOldOne() throws Exception {
         configure("smbdirect.transport", "receiveCreditMax", 100, "keepaliveIntervalSeconds", 30L);
         await("receiveCreditMax=100 applied", () -> transport.getTransportDTO().settings.receiveCreditMax == 100);
-        assertEquals(30_000, transport.getTransportDTO().settings.keepaliveIntervalMillis);
+        assertEquals(30, transport.getTransportDTO().settings.keepaliveIntervalSeconds);
 
         configure("smbdirect.transport", "receiveCreditMax", 100, "keepaliveIntervalSeconds", 30L,
                 "maxReceiveSize", 100);

@@ -28,7 +28,8 @@ import org.slf4j.LoggerFactory;
  * runtime (Web Console, Gogo, Karaf-style tools, programs) is written back to its file under
  * {@code etc/}, atomically ({@link ConfigFile}); a configuration that has no file yet (one created
  * in the Web Console) gets one, named {@code PID.cfg} or {@code FACTORYPID-NAME.cfg} as FileInstall
- * expects; deleting a configuration deletes its file. FileInstall's own write-back, which rewrites
+ * expects; deleting a configuration deletes its file. At its start it writes the configurations
+ * changed before it started (the last good settings put back over a file refused at start). FileInstall's own write-back, which rewrites
  * files in place, is disabled in this runtime ({@code felix.fileinstall.enableConfigSave=false}).
  *
  * <p>The Web Console's password is never written in plain text (the Web Console replaces a plain
@@ -67,6 +68,17 @@ public class ConfigFileWriter implements ConfigurationListener {
                 Path f = fileOf(c.getProperties());
                 if (f != null) {
                     files.put(c.getPid(), f);
+                }
+            }
+            // a configuration changed before this component started (the last good settings put back
+            // over a refused file at start) is written now; files that agree are left alone
+            for (Configuration c : all) {
+                if (!batch && fileOf(c.getProperties()) != null) {
+                    try {
+                        updated(c.getPid());
+                    } catch (IOException | RuntimeException e) {
+                        LOG.error("Configuration {} not written to etc/: {}", c.getPid(), e.toString(), e);
+                    }
                 }
             }
         }

@@ -112,6 +112,32 @@ public final class ConfigValues {
         return v.toString();
     }
 
+    /**
+     * {@code properties} read through the component property type {@code type}, as Declarative
+     * Services would (an absent attribute: the type's default); values must be {@linkplain #check
+     * checked} first.
+     */
+    public static <T> T proxy(Class<T> type, Map<String, ?> properties) {
+        Map<String, Method> attributes = new java.util.HashMap<>();
+        for (Method m : type.getDeclaredMethods()) {
+            attributes.put(propertyName(m.getName()), m);
+        }
+        return type.cast(java.lang.reflect.Proxy.newProxyInstance(type.getClassLoader(), new Class<?>[] {type},
+                (proxy, method, args) -> {
+                    String key = propertyName(method.getName());
+                    if (!method.equals(attributes.get(key))) {
+                        return switch (method.getName()) {
+                            case "annotationType" -> type;
+                            case "hashCode" -> System.identityHashCode(proxy);
+                            case "equals" -> proxy == args[0];
+                            default -> type.getSimpleName() + properties;
+                        };
+                    }
+                    Object raw = properties.get(key);
+                    return raw == null ? method.getDefaultValue() : convert(method.getReturnType(), raw);
+                }));
+    }
+
     /** The component property name of a component property type method (DS 1.4, 112.8.2.1). */
     public static String propertyName(String method) {
         StringBuilder b = new StringBuilder(method.length());
@@ -159,5 +185,21 @@ public final class ConfigValues {
     public static String pid(Map<String, ?> properties, String fallback) {
         Object pid = properties == null ? null : properties.get("service.pid");
         return pid instanceof String s ? s : fallback;
+    }
+
+    /**
+     * Whether {@code f} is a deprecated field of {@link smbdirect.api.dto.SettingsDTO}: an old name
+     * of a setting, which the JSON status and JMX leave out so that each setting has one name.
+     */
+    public static boolean oldSettingName(java.lang.reflect.Field f) {
+        return f.getDeclaringClass() == smbdirect.api.dto.SettingsDTO.class && f.isAnnotationPresent(Deprecated.class);
+    }
+
+    /**
+     * A DTO field's name as the JSON status and JMX show it: a setting's is its configuration
+     * attribute's ({@code provider_target} is {@code provider.target}); any other field's its own.
+     */
+    public static String shownName(java.lang.reflect.Field f) {
+        return f.getDeclaringClass() == smbdirect.api.dto.SettingsDTO.class ? propertyName(f.getName()) : f.getName();
     }
 }

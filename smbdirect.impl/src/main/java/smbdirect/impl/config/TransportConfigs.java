@@ -1,7 +1,6 @@
 package smbdirect.impl.config;
 
 import java.lang.reflect.Method;
-import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
@@ -62,20 +61,7 @@ public final class TransportConfigs {
             }
         }
         ConfigValues.check(TransportConfig.class, properties);
-        TransportConfig config = (TransportConfig) Proxy.newProxyInstance(TransportConfig.class.getClassLoader(),
-                new Class<?>[] {TransportConfig.class}, (proxy, method, args) -> {
-                    Method attribute = attributes.get(ConfigValues.propertyName(method.getName()));
-                    if (attribute == null) {
-                        return switch (method.getName()) {
-                            case "annotationType" -> TransportConfig.class;
-                            case "hashCode" -> System.identityHashCode(proxy);
-                            case "equals" -> proxy == args[0];
-                            default -> "TransportConfig" + properties;
-                        };
-                    }
-                    Object raw = properties.get(ConfigValues.propertyName(method.getName()));
-                    return raw == null ? method.getDefaultValue() : ConfigValues.convert(method.getReturnType(), raw);
-                });
+        TransportConfig config = ConfigValues.proxy(TransportConfig.class, properties);
         return toSettings(config);
     }
 
@@ -143,21 +129,8 @@ public final class TransportConfigs {
         };
     }
 
-    /** The settings as the runtime DTO shows them. */
+    /** The settings as the runtime DTO shows them (named as the configuration attributes). */
     public static SettingsDTO toDTO(TransportSettings s) {
-        SettingsDTO dto = new SettingsDTO();
-        dto.receiveCreditMax = s.receiveCreditMax();
-        dto.sendCreditTarget = s.sendCreditTarget();
-        dto.maxSendSize = s.maxSendSize();
-        dto.maxReceiveSize = s.maxReceiveSize();
-        dto.maxFragmentedRecvSize = s.maxFragmentedRecvSize();
-        dto.maxReadWriteSize = s.maxReadWriteSize();
-        dto.keepaliveIntervalMillis = s.keepaliveInterval().toMillis();
-        dto.keepaliveResponseTimeoutMillis = s.keepaliveResponseTimeout().toMillis();
-        dto.activeNegotiationTimeoutMillis = s.activeNegotiationTimeout().toMillis();
-        dto.passiveNegotiationTimeoutMillis = s.passiveNegotiationTimeout().toMillis();
-        dto.creditGrantTimeoutMillis = s.creditGrantTimeout().toMillis();
-        dto.creditRefillFraction = s.creditRefillFraction();
-        return dto;
+        return smbdirect.impl.engine.SmbDirectEngine.settingsDTO(s);
     }
 }

@@ -526,7 +526,12 @@ public final class SmbDirectEngine implements SmbDirectTransport {
         d.lastNegotiationFailure = text;
     }
 
-    static SettingsDTO settingsDTO(TransportSettings s) {
+    /**
+     * The settings as the runtime DTO shows them, named and in the units of the configuration
+     * attributes (and in the deprecated millisecond fields).
+     */
+    @SuppressWarnings("deprecation")
+    public static SettingsDTO settingsDTO(TransportSettings s) {
         SettingsDTO d = new SettingsDTO();
         d.receiveCreditMax = s.receiveCreditMax();
         d.sendCreditTarget = s.sendCreditTarget();
@@ -534,12 +539,21 @@ public final class SmbDirectEngine implements SmbDirectTransport {
         d.maxReceiveSize = s.maxReceiveSize();
         d.maxFragmentedRecvSize = s.maxFragmentedRecvSize();
         d.maxReadWriteSize = s.maxReadWriteSize();
+        d.keepaliveIntervalSeconds = s.keepaliveInterval().toSeconds();
+        d.keepaliveResponseTimeoutSeconds = s.keepaliveResponseTimeout().toSeconds();
+        d.activeNegotiationTimeoutSeconds = s.activeNegotiationTimeout().toSeconds();
+        d.passiveNegotiationTimeoutSeconds = s.passiveNegotiationTimeout().toSeconds();
         d.keepaliveIntervalMillis = s.keepaliveInterval().toMillis();
         d.keepaliveResponseTimeoutMillis = s.keepaliveResponseTimeout().toMillis();
         d.activeNegotiationTimeoutMillis = s.activeNegotiationTimeout().toMillis();
         d.passiveNegotiationTimeoutMillis = s.passiveNegotiationTimeout().toMillis();
         d.creditGrantTimeoutMillis = s.creditGrantTimeout().toMillis();
         d.creditRefillFraction = s.creditRefillFraction();
+        d.inboundReadDepth = s.inboundReadDepth();
+        d.outboundReadDepth = s.outboundReadDepth();
+        d.maxConnectionsPerListener = s.maxConnectionsPerListener();
+        d.maxNegotiatingPerListener = s.maxNegotiatingPerListener();
+        d.receiveBufferBudgetMB = s.receiveBufferBudget() / (1024L * 1024L);
         return d;
     }
 }

@@ -128,6 +128,15 @@ public class SmbDirectListenerComponent {
         LOG.debug("Listener {} configured at {}", e.name(), e.address());
     }
 
+    /**
+     * Checks raw configuration properties as a modification would, without applying them.
+     *
+     * @throws IllegalArgumentException naming the first refused attribute and its value
+     */
+    public static void check(Map<String, ?> properties) {
+        endpoint(ConfigValues.proxy(ListenerConfig.class, properties), properties);
+    }
+
     static Endpoint endpoint(ListenerConfig config, Map<String, ?> properties) {
         ConfigValues.check(ListenerConfig.class, properties);
         String name = config.name() == null || config.name().isBlank() ? "smb" : config.name().trim();

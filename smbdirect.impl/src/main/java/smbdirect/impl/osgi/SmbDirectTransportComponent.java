@@ -146,6 +146,18 @@ public class SmbDirectTransportComponent implements SmbDirectTransport, Listener
         return true;
     }
 
+    /**
+     * Checks raw configuration properties as {@link #configure} would, without applying them.
+     *
+     * @throws SettingsException naming the first refused attribute and its value
+     */
+    public static void check(Map<String, ?> properties) {
+        ConfigValues.check(TransportConfig.class, properties);
+        TransportConfig config = ConfigValues.proxy(TransportConfig.class, properties);
+        TransportConfigs.toSettings(config);
+        parseTarget(config.provider_target());
+    }
+
     private static ProviderFilter parseTarget(String target) {
         String text = target == null || target.isBlank() ? TransportConfig.PROVIDER_TARGET_DEFAULT : target.trim();
         try {

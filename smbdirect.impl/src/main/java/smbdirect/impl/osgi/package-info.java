@@ -20,7 +20,8 @@
  * <p>The operations surfaces: {@code shell} (Gogo {@code smbd:*}), {@code console} (the Web
  * Console status page), {@code health} (Felix Health Checks), {@code http} (the probes and the
  * Prometheus endpoint, HTTP Whiteboard servlets), {@code jmx} (MBeans), {@code monitor} (the sampled
- * history they share). Nothing outside this package and its
+ * history they share); {@code settings} keeps the last good configurations and reports refused
+ * values and typos to them. Nothing outside this package and its
  * sub-packages imports it.
  */
 package smbdirect.impl.osgi;

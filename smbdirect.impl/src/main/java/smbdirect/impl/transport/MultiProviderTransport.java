@@ -450,7 +450,9 @@ public final class MultiProviderTransport implements SmbDirectTransport {
         TransportSettings s;
         RetiredEngines.Snapshot gone;
         List<ListenerDTO> refused;
+        ProviderFilter filter;
         synchronized (lock) {
+            filter = selection;
             entries = List.copyOf(providers);
             chosen = selected();
             ls = List.copyOf(listeners);
@@ -472,6 +474,9 @@ public final class MultiProviderTransport implements SmbDirectTransport {
                 all.add(copy);
             }
             dto.listeners = all.toArray(ListenerDTO[]::new);
+        }
+        if (dto.settings != null && filter != null) {
+            dto.settings.provider_target = filter.toString();
         }
         return dto;
     }

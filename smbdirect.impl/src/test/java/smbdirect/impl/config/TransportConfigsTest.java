@@ -89,7 +89,7 @@ class TransportConfigsTest {
         SettingsDTO dto = TransportConfigs.toDTO(TransportConfigs.toSettings(
                 transportConfig("keepaliveIntervalSeconds", 30L, "creditGrantTimeoutMillis", 1500L,
                         "receiveCreditMax", 77)));
-        assertEquals(30_000, dto.keepaliveIntervalMillis);
+        assertEquals(30, dto.keepaliveIntervalSeconds);
         assertEquals(1500, dto.creditGrantTimeoutMillis);
         assertEquals(77, dto.receiveCreditMax);
         assertEquals(8192, dto.maxReceiveSize);

@@ -113,7 +113,7 @@ class SmbDirectTransportComponentTest {
         }
         TransportDTO dto = component.getTransportDTO();
         assertEquals(64, dto.settings.receiveCreditMax);
-        assertEquals(10_000, dto.settings.keepaliveIntervalMillis);
+        assertEquals(10, dto.settings.keepaliveIntervalSeconds);
     }
 
     @Test

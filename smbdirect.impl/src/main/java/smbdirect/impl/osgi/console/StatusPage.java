@@ -32,6 +32,7 @@ import smbdirect.api.dto.TransportDTO;
 import smbdirect.impl.osgi.ConnectionControl;
 import smbdirect.impl.osgi.health.TransportHealth;
 import smbdirect.impl.osgi.monitor.TransportMonitor;
+import smbdirect.impl.osgi.settings.SettingsFindings;
 import smbdirect.impl.osgi.shell.TestConnections;
 
 /**
@@ -113,13 +114,21 @@ public final class StatusPage {
     private final TestConnections testConnections;
     private final TransportMonitor monitor;
     private final Supplier<ConnectionControl> connectionControl;
+    private final Supplier<SettingsFindings> settings;
 
     public StatusPage(SmbDirectTransport transport, TestConnections testConnections, TransportMonitor monitor,
             Supplier<ConnectionControl> connectionControl) {
+        this(transport, testConnections, monitor, connectionControl, () -> null);
+    }
+
+    /** With the settings guard's findings (refused values, typos) shown as WARN findings of the health. */
+    public StatusPage(SmbDirectTransport transport, TestConnections testConnections, TransportMonitor monitor,
+            Supplier<ConnectionControl> connectionControl, Supplier<SettingsFindings> settings) {
         this.transport = transport;
         this.testConnections = testConnections;
         this.monitor = monitor;
         this.connectionControl = connectionControl;
+        this.settings = settings;
     }
 
     private static String newToken() {
@@ -184,9 +193,24 @@ public final class StatusPage {
     /** The JSON of the page and of smbdirect.json, with the histories of the connections {@code keys}. */
     void writeJson(Writer out, List<String> keys) throws IOException {
         TransportDTO dto = transport.getTransportDTO(); // fresh: what was just done shows at once
-        TransportHealth.Report health = TransportHealth.evaluate(dto, monitor);
+        TransportHealth.Report health = withSettings(TransportHealth.evaluate(dto, monitor), settings.get());
         StatusJson.write(out, System.currentTimeMillis(), dto, health, monitor.latestOfConnections(),
                 monitor.providerHistory(), monitor.connectionHistory(keys));
+    }
+
+    /** {@code health} with each finding of the settings guard added as a WARN. */
+    static TransportHealth.Report withSettings(TransportHealth.Report health, SettingsFindings guard) {
+        List<String> found = guard == null ? List.of() : guard.findings();
+        if (found.isEmpty()) {
+            return health;
+        }
+        List<String> findings = new java.util.ArrayList<>(health.findings());
+        for (String f : found) {
+            findings.add("WARN settings: " + f);
+        }
+        TransportHealth.Status status = health.status() == TransportHealth.Status.OK ? TransportHealth.Status.WARN
+                : health.status();
+        return new TransportHealth.Report(status, findings);
     }
 
     private void page(Exchange request, PrintWriter w) throws IOException {

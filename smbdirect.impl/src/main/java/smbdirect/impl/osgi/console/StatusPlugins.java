@@ -18,6 +18,7 @@ import org.osgi.service.component.annotations.ReferencePolicy;
 import smbdirect.api.SmbDirectTransport;
 import smbdirect.impl.osgi.ConnectionControl;
 import smbdirect.impl.osgi.monitor.TransportMonitor;
+import smbdirect.impl.osgi.settings.SettingsFindings;
 import smbdirect.impl.osgi.shell.TestConnections;
 
 /**
@@ -49,11 +50,15 @@ public final class StatusPlugins {
     @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC)
     private volatile ConnectionControl connectionControl;
 
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC)
+    private volatile SettingsFindings settings;
+
     private final List<ServiceRegistration<?>> registrations = new ArrayList<>();
 
     @Activate
     void activate(BundleContext context) {
-        StatusPage page = new StatusPage(transport, testConnections, monitor, () -> connectionControl);
+        StatusPage page = new StatusPage(transport, testConnections, monitor, () -> connectionControl,
+                () -> settings);
         Hashtable<String, Object> properties = new Hashtable<>();
         properties.put("felix.webconsole.label", StatusPage.LABEL);
         properties.put("felix.webconsole.title", "SMB Direct");

@@ -5,14 +5,18 @@ import org.apache.felix.hc.api.HealthCheck;
 import org.apache.felix.hc.api.Result;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ReferenceCardinality;
+import org.osgi.service.component.annotations.ReferencePolicy;
 
 import smbdirect.api.SmbDirectTransport;
 import smbdirect.impl.osgi.monitor.TransportMonitor;
+import smbdirect.impl.osgi.settings.SettingsFindings;
 
 /**
  * The Felix Health Check "SMB Direct transport" (tag {@code smbdirect}): provider presence,
  * listener state, credit starvation (sustained for 5 s) and negotiation failures in the last five
- * minutes, from the transport's runtime DTO and its {@link TransportMonitor}. Only active where the
+ * minutes, from the transport's runtime DTO and its {@link TransportMonitor}; and, as WARN, each
+ * refused setting, unknown key and unknown configuration file the {@link SettingsFindings} reports. Only active where the
  * Health Check API is installed (optional import).
  *
  * <p>Thread-safe.
@@ -29,6 +33,9 @@ public class SmbDirectHealthCheck implements HealthCheck {
     @Reference
     private TransportMonitor monitor;
 
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC)
+    private volatile SettingsFindings settings;
+
     @Override
     public Result execute() {
         TransportHealth.Report report = TransportHealth.evaluate(transport.getTransportDTO(), monitor);
@@ -40,6 +47,12 @@ public class SmbDirectHealthCheck implements HealthCheck {
                 log.warn(finding.substring(5));
             } else {
                 log.info(finding.startsWith("OK ") ? finding.substring(3) : finding);
+            }
+        }
+        SettingsFindings guard = settings;
+        if (guard != null) {
+            for (String finding : guard.findings()) {
+                log.warn("settings: {}", finding);
             }
         }
         return new Result(log);

@@ -65,10 +65,12 @@ final class DtoMBean implements DynamicMBean {
         List<Attr> list = new ArrayList<>();
         for (Field f : dtoType.getFields()) {
             Class<?> t = f.getType();
-            if (Modifier.isStatic(f.getModifiers()) || !(t.isPrimitive() || t == String.class)) {
+            if (Modifier.isStatic(f.getModifiers()) || !(t.isPrimitive() || t == String.class)
+                    || smbdirect.impl.config.ConfigValues.oldSettingName(f)) {
                 continue;
             }
-            list.add(new Attr(f.getName(), t, prefixDescription + f.getName(), value -> {
+            String name = smbdirect.impl.config.ConfigValues.shownName(f);
+            list.add(new Attr(name, t, prefixDescription + f.getName(), value -> {
                 Object dto = get.apply(value);
                 try {
                     return dto == null ? null : f.get(dto);

@@ -49,7 +49,8 @@ import smbdirect.perf.PerfOptions;
         "osgi.command.function=connect",
         "osgi.command.function=close",
         "osgi.command.function=perf",
-        "osgi.command.function=trace"
+        "osgi.command.function=trace",
+        "osgi.command.function=settings"
 })
 public class SmbdCommands {
 
@@ -89,6 +90,39 @@ public class SmbdCommands {
     /** A running trace: its file and writer. */
     private record TraceRun(Path path, PcapTraceWriter writer) {
     }
+
+    @Descriptor("show the transport settings in force under their configuration names, and what was refused or"
+            + " misspelt in the configurations")
+    public String settings() {
+        StringBuilder b = new StringBuilder();
+        smbdirect.api.dto.SettingsDTO s = transport.getTransportDTO().settings;
+        if (s != null) {
+            for (java.lang.reflect.Field f : smbdirect.api.dto.SettingsDTO.class.getFields()) {
+                if (java.lang.reflect.Modifier.isStatic(f.getModifiers())
+                        || smbdirect.impl.config.ConfigValues.oldSettingName(f)) {
+                    continue;
+                }
+                try {
+                    b.append(String.format(java.util.Locale.ROOT, "%-34s %s%n",
+                            smbdirect.impl.config.ConfigValues.shownName(f), f.get(s)));
+                } catch (IllegalAccessException e) {
+                    throw new IllegalStateException(e);
+                }
+            }
+        }
+        smbdirect.impl.osgi.settings.SettingsFindings guard = settingsGuard;
+        List<String> findings = guard == null ? List.of() : guard.findings();
+        if (findings.isEmpty()) {
+            b.append("No setting refused, no unknown key or configuration file.").append(System.lineSeparator());
+        }
+        for (String f : findings) {
+            b.append("WARN ").append(f).append(System.lineSeparator());
+        }
+        return b.toString();
+    }
+
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC)
+    private volatile smbdirect.impl.osgi.settings.SettingsFindings settingsGuard;
 
     @Descriptor("list the RDMA providers the transport knows (the selected one serves new connections)")
     public String providers() {

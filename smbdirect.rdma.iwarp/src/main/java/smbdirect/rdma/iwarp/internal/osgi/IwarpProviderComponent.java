@@ -1,5 +1,7 @@
 package smbdirect.rdma.iwarp.internal.osgi;
 
+import java.util.Map;
+
 import org.osgi.framework.BundleContext;
 import org.osgi.framework.ServiceRegistration;
 import org.osgi.service.component.annotations.Activate;
@@ -32,18 +34,18 @@ public final class IwarpProviderComponent {
     private ProviderLifecycle lifecycle;
 
     @Activate
-    void activate(BundleContext context, IwarpConfiguration config) {
+    void activate(BundleContext context, IwarpConfiguration config, Map<String, Object> raw) {
         lifecycle = new ProviderLifecycle((provider, properties) -> {
             ServiceRegistration<RdmaProvider> registration = context.registerService(RdmaProvider.class, provider,
                     properties);
             return registration::unregister;
         }, IwarpProvider::open);
-        lifecycle.configure(config);
+        lifecycle.configure(config, raw);
     }
 
     @Modified
-    void modified(IwarpConfiguration config) {
-        lifecycle.configure(config);
+    void modified(IwarpConfiguration config, Map<String, Object> properties) {
+        lifecycle.configure(config, properties);
     }
 
     @Deactivate

@@ -39,6 +39,31 @@ final class ProviderLifecycle {
         IwarpProvider open(String instanceName, IwarpSettings settings) throws RdmaException;
     }
 
+    /**
+     * Refuses a raw value of a boolean attribute that is not {@code true} or {@code false}, and of a
+     * number attribute that is no whole number, naming the attribute and the value.
+     */
+    static void checkRaw(java.util.Map<String, ?> raw) {
+        for (java.lang.reflect.Method m : IwarpConfiguration.class.getDeclaredMethods()) {
+            String key = m.getName().replace("__", "\0").replace('_', '.').replace("\0", "_");
+            Object v = raw.get(key);
+            if (v == null || !(v instanceof String s)) {
+                continue;
+            }
+            String t = s.strip();
+            if (m.getReturnType() == boolean.class && !t.equalsIgnoreCase("true") && !t.equalsIgnoreCase("false")) {
+                throw new IllegalArgumentException(PID + ": " + key + "=" + s + " refused: not true or false");
+            }
+            if (m.getReturnType() == int.class) {
+                try {
+                    Integer.parseInt(t);
+                } catch (NumberFormatException e) {
+                    throw new IllegalArgumentException(PID + ": " + key + "=" + s + " refused: not a whole number");
+                }
+            }
+        }
+    }
+
     /** What a configuration did. */
     enum Outcome {
         APPLIED, UNCHANGED, REFUSED
@@ -58,9 +83,18 @@ final class ProviderLifecycle {
     }
 
     synchronized Outcome configure(IwarpConfiguration c) {
+        return configure(c, java.util.Map.of());
+    }
+
+    /**
+     * Applies {@code c}, or refuses it; {@code raw} are the configuration's properties as written,
+     * checked first (Declarative Services would take {@code crc = ture} as false and {@code 44x5} as 0).
+     */
+    synchronized Outcome configure(IwarpConfiguration c, java.util.Map<String, ?> raw) {
         IwarpSettings next;
         int nextRanking;
         try {
+            checkRaw(raw);
             next = settings(c);
             nextRanking = value("service.ranking", c::service_ranking);
         } catch (IllegalArgumentException e) {

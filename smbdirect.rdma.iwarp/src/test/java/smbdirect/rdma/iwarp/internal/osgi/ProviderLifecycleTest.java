@@ -158,6 +158,19 @@ class ProviderLifecycleTest {
     }
 
     /** An {@link IwarpConfiguration} with the Metatype defaults, overridden by {@code values}. */
+    @Test
+    void aMisspeltBooleanOrANumberWithLettersIsRefusedNotTakenAsFalseOrZero() {
+        lifecycle.configure(config(Map.of()));
+        assertEquals(ProviderLifecycle.Outcome.REFUSED, lifecycle.configure(config(Map.of("crc", false)),
+                Map.of("crc", "ture")));
+        assertTrue(lifecycle.lastRefusal().contains("crc=ture refused: not true or false"), lifecycle.lastRefusal());
+        assertEquals(ProviderLifecycle.Outcome.REFUSED, lifecycle.configure(config(Map.of()),
+                Map.of("ioThreads", "4x")));
+        assertTrue(lifecycle.lastRefusal().contains("ioThreads=4x refused: not a whole number"), lifecycle.lastRefusal());
+        assertEquals(ProviderLifecycle.Outcome.UNCHANGED, lifecycle.configure(config(Map.of()),
+                Map.of("crc", " TRUE ", "ioThreads", "2")));
+    }
+
     static IwarpConfiguration config(Map<String, Object> values) {
         return new IwarpConfiguration() {
             private Object get(String name, Object fallback) {

@@ -1,0 +1,174 @@
+package smbdirect.dist;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import smbdirect.dist.etc.ConfigFile;
+import smbdirect.dist.etc.ConsolePassword;
+
+/**
+ * The last good settings stay, also on disk and across a restart, as an operator sees it: a value
+ * saved in the Web Console's configuration form that the runtime refuses is put back at once (in
+ * force, in the file under {@code etc/}) and health says so; the same for the Web Console password
+ * {@code admin}. After SIGTERM, a file edited by hand with refused values, a misspelt key and a
+ * misspelt file name: the runtime starts on the last good settings it kept (not the defaults), puts
+ * them back into the file, and health (WARN) names the file, the key, the value, the reason and the
+ * nearest known names.
+ */
+class SettingsStayGoodIT {
+
+    private static final Path TRANSPORT_FILE = Path.of("etc", "smbdirect.transport.cfg");
+
+    @TempDir
+    Path home;
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> settings(Map<String, Object> json) {
+        return (Map<String, Object>) ((Map<String, Object>) json.get("transport")).get("settings");
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> health(Map<String, Object> json) {
+        return (Map<String, Object>) json.get("health");
+    }
+
+    @SuppressWarnings("unchecked")
+    private static List<String> findings(Map<String, Object> json) {
+        return (List<String>) health(json).get("findings");
+    }
+
+    private static int receiveCreditMax(Map<String, Object> json) {
+        return ((Number) settings(json).get("receiveCreditMax")).intValue();
+    }
+
+    private static Predicate<Map<String, Object>> finding(String... parts) {
+        return j -> "WARN".equals(health(j).get("status")) && findings(j).stream()
+                .anyMatch(f -> f.startsWith("WARN settings: ") && List.of(parts).stream().allMatch(f::contains));
+    }
+
+    /**
+     * Waits (bounded) until smbdirect.json satisfies {@code condition}; answers other than 200 (the
+     * Web Console restarting after a change of its own configuration) are waited out.
+     */
+    private static void awaitJson(RuntimeProcess runtime, String password, Predicate<Map<String, Object>> condition,
+            String what) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        String last = "";
+        while (System.nanoTime() < deadline) {
+            java.net.http.HttpResponse<String> r = runtime.get("/smbdirect.json", password);
+            last = r.statusCode() + " " + r.body();
+            if (r.statusCode() == 200 && condition.test(new org.apache.felix.utils.json.JSONParser(r.body()).getParsed())) {
+                return;
+            }
+            TimeUnit.MILLISECONDS.sleep(200);
+        }
+        throw new AssertionError(what + " never seen in smbdirect.json: " + last + "\n" + runtime.output());
+    }
+
+    private String awaitFile(Path file, Predicate<String> condition, String what) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        String text = "";
+        while (System.nanoTime() < deadline) {
+            Path f = home.resolve(file);
+            text = Files.exists(f) ? Files.readString(f, StandardCharsets.ISO_8859_1) : "";
+            if (condition.test(text)) {
+                return text;
+            }
+            TimeUnit.MILLISECONDS.sleep(100);
+        }
+        throw new AssertionError(what + " never in " + file + ":\n" + text);
+    }
+
+    /** Posts what the Web Console's configuration dialog of {@code pid} posts on Save, with {@code changes}. */
+    private void save(RuntimeProcess runtime, String password, String pid, Map<String, String> changes) throws Exception {
+        Map<String, Object> properties = new LinkedHashMap<>(ConfigFile.read(home.resolve("etc").resolve(pid + ".cfg")));
+        StringBuilder form = new StringBuilder("apply=true&action=ajaxConfigManager&propertylist=")
+                .append(encode(String.join(",", properties.keySet())));
+        for (Map.Entry<String, Object> p : properties.entrySet()) {
+            Object v = changes.containsKey(p.getKey()) ? changes.get(p.getKey()) : p.getValue();
+            for (Object one : v instanceof Object[] many ? List.of(many) : List.of(v)) {
+                form.append('&').append(encode(p.getKey())).append('=').append(encode(String.valueOf(one)));
+            }
+        }
+        int status = runtime.post("/configMgr/" + pid, password, form.toString()).statusCode();
+        assertTrue(status == 200 || status == 302, "the Web Console answered the form of " + pid + " with " + status);
+    }
+
+    private static String encode(String s) {
+        return URLEncoder.encode(s, StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void aRefusedSettingIsPutBackInForceAndInEtcAndARestartStartsFromTheLastGoodSettingsItKept() throws Exception {
+        String password;
+        Path transport = home.resolve(TRANSPORT_FILE);
+        try (RuntimeProcess runtime = RuntimeProcess.start(home)) {
+            runtime.awaitUp(Duration.ofSeconds(60));
+            password = runtime.generatedPassword();
+
+            save(runtime, password, "smbdirect.transport", Map.of("receiveCreditMax", "128"));
+            awaitJson(runtime, password, j -> receiveCreditMax(j) == 128, "receiveCreditMax 128");
+
+            save(runtime, password, "smbdirect.transport", Map.of("receiveCreditMax", "0"));
+            awaitJson(runtime, password, finding(transport.toString(), "receiveCreditMax = 0 refused",
+                    "the last good settings were put back"), "the refused receiveCreditMax = 0 in health");
+            assertEquals(128, receiveCreditMax(runtime.json(password, null)));
+            awaitFile(TRANSPORT_FILE, t -> t.contains("\nreceiveCreditMax = 128\n"), "the last good receiveCreditMax");
+
+            // the Felix default password is refused: the password in force stays, and health says so
+            save(runtime, password, ConsolePassword.PID, Map.of("password", "admin"));
+            awaitJson(runtime, password, finding(ConsolePassword.PID, "password = (hidden) refused"),
+                    "the refused password in health (the Web Console answers with the password in force)");
+            assertEquals(401, runtime.get("/smbdirect", "admin").statusCode(), "admin is no password");
+            Object stored = ConfigFile.read(home.resolve("etc").resolve(ConsolePassword.PID + ".cfg")).get("password");
+            assertTrue(ConsolePassword.matches(String.valueOf(stored), password), "etc/ keeps the password: " + stored);
+
+            assertEquals(0, runtime.terminate(Duration.ofSeconds(30)), runtime.output());
+        }
+
+        // edited by hand while stopped: refused values, a misspelt key, a misspelt file name
+        String edited = Files.readString(transport, StandardCharsets.ISO_8859_1)
+                .replace("\nreceiveCreditMax = 128\n", "\nreceiveCreditMax = 0\n")
+                .replace("\nsendCreditTarget = 255\n", "\nsendCreditTarget = 25x\n") + "recieveCreditMax = 64\n";
+        Files.writeString(transport, edited, StandardCharsets.ISO_8859_1);
+        Files.writeString(home.resolve("etc/smbdirect.transprt.cfg"), "receiveCreditMax = 64\n");
+
+        try (RuntimeProcess again = RuntimeProcess.start(home)) {
+            again.awaitUp(Duration.ofSeconds(60));
+            Map<String, Object> json = again.json(password, null);
+            assertEquals(128, receiveCreditMax(json), "the last good settings, not the defaults: " + json);
+            awaitJson(again, password, finding(transport.toString(), "receiveCreditMax = 0 refused",
+                    "sendCreditTarget = 25x refused (not a whole number)",
+                    "recieveCreditMax = 64 ignored (no such setting; did you mean receiveCreditMax?)"),
+                    "the hand-edited file's refused values in health");
+            awaitJson(again, password, finding("smbdirect.transprt.cfg", "did you mean smbdirect.transport?"),
+                    "the misspelt file name in health");
+            String restored = awaitFile(TRANSPORT_FILE, t -> t.contains("\nreceiveCreditMax = 128\n"),
+                    "the last good settings put back");
+            assertTrue(restored.contains("\nsendCreditTarget = 255\n"), restored);
+
+            // a listener's port that is no number: the listener stays open on its last good port
+            Path listener = home.resolve("etc/smbdirect.listener-default.cfg");
+            Files.writeString(listener, Files.readString(listener).replace("\nport = 445\n", "\nport = 44x5\n"));
+            awaitJson(again, password, finding("smbdirect.listener-default.cfg", "port = 44x5 refused"),
+                    "the refused port in health");
+            awaitFile(Path.of("etc/smbdirect.listener-default.cfg"), t -> t.contains("\nport = 445\n"), "port 445 put back");
+            assertTrue(again.output().contains("port = 44x5 refused"), again.output());
+            assertEquals(0, again.terminate(Duration.ofSeconds(30)), again.output());
+        }
+    }
+}

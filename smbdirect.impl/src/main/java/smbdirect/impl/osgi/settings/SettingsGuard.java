@@ -1,0 +1,547 @@
+package smbdirect.impl.osgi.settings;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Dictionary;
+import java.util.HashMap;
+import java.util.Hashtable;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+
+import org.apache.felix.utils.properties.ConfigurationHandler;
+import org.osgi.framework.Bundle;
+import org.osgi.framework.BundleContext;
+import org.osgi.framework.Constants;
+import org.osgi.framework.InvalidSyntaxException;
+import org.osgi.framework.ServiceReference;
+import org.osgi.service.cm.Configuration;
+import org.osgi.service.cm.ConfigurationAdmin;
+import org.osgi.service.cm.ConfigurationEvent;
+import org.osgi.service.cm.ConfigurationListener;
+import org.osgi.service.cm.ConfigurationPlugin;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Deactivate;
+import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.metatype.AttributeDefinition;
+import org.osgi.service.metatype.MetaTypeInformation;
+import org.osgi.service.metatype.MetaTypeService;
+import org.osgi.service.metatype.ObjectClassDefinition;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import smbdirect.impl.config.ListenerConfig;
+import smbdirect.impl.config.TransportConfig;
+import smbdirect.impl.osgi.SmbDirectListenerComponent;
+import smbdirect.impl.osgi.SmbDirectTransportComponent;
+
+/**
+ * Keeps the last good settings of the SMB Direct configurations ({@code smbdirect.*}: the transport,
+ * the listeners, the RDMA providers) and the Web Console's, also on disk and across restarts.
+ *
+ * <ul>
+ * <li>Every configuration is checked against its metatype ({@link SettingsCheck}: strict numbers and
+ * booleans, ranges, options, unknown keys with the nearest name) and, for the transport and the
+ * listeners, the way their components check it; the Web Console's password may not be the Felix
+ * default ({@code admin}) or empty.</li>
+ * <li>A good configuration is kept as the last good one in the bundle's data area (under the
+ * framework storage, {@code data/} in the appliance), one file per PID in Config Admin's typed
+ * format.</li>
+ * <li>A refused configuration never reaches its component: as a {@link ConfigurationPlugin} the
+ * guard hands the component the last good values instead, and it puts the last good values back
+ * into Config Admin at once (whence they are written back to the configuration's file under
+ * {@code etc/}), saying so in one WARN line and in {@link #findings()}. A refused configuration
+ * that has never been good is left as it is: its component refuses it again at every start.</li>
+ * <li>A file under {@code etc/} whose PID no component knows and that is near a known PID, or
+ * starts with {@code smbdirect.}, is reported with the nearest known PID.</li>
+ * </ul>
+ *
+ * <p>The findings are shown by the health check and the Web Console status page. Thread-safe:
+ * Config Admin's events and the restores run on one thread of the guard.
+ */
+@Component(service = {SettingsFindings.class, ConfigurationPlugin.class, ConfigurationListener.class},
+        immediate = true, property = ConfigurationPlugin.CM_RANKING + ":Integer=500")
+public class SettingsGuard implements SettingsFindings, ConfigurationPlugin, ConfigurationListener {
+
+    private static final Logger LOG = LoggerFactory.getLogger(SettingsGuard.class);
+
+    /** The Web Console's configuration PID and its password attribute. */
+    static final String CONSOLE_PID = "org.apache.felix.webconsole.internal.servlet.OsgiManager";
+    private static final String FILENAME = "felix.fileinstall.filename";
+    private static final Set<String> NOT_KEPT = Set.of(Constants.SERVICE_PID, ConfigurationAdmin.SERVICE_FACTORYPID,
+            ConfigurationAdmin.SERVICE_BUNDLELOCATION, FILENAME);
+
+    private final ConfigurationAdmin configurationAdmin;
+    private final MetaTypeService metaType;
+    private final BundleContext context;
+    private final Path kept;
+    private final ExecutorService worker = Executors.newSingleThreadExecutor(r -> {
+        Thread t = new Thread(r, "smbdirect-settings");
+        t.setDaemon(true);
+        return t;
+    });
+    /** PID to what is wrong with its configuration now. */
+    private final Map<String, String> problems = new ConcurrentHashMap<>();
+    /**
+     * PIDs whose last good settings were put back: what was refused stays reported until the
+     * configuration changes to other good settings (or is deleted).
+     */
+    private final Set<String> putBack = ConcurrentHashMap.newKeySet();
+    /** PID to the file it was last read from (the Web Console's form drops the file's name). */
+    private final Map<String, String> files = new ConcurrentHashMap<>();
+
+    @Activate
+    public SettingsGuard(@Reference ConfigurationAdmin configurationAdmin, @Reference MetaTypeService metaType,
+            BundleContext context) throws IOException {
+        this(configurationAdmin, metaType, context, true);
+    }
+
+    /** {@code checkAtStart}: check every configuration at once (false: tests call {@link #check}). */
+    SettingsGuard(ConfigurationAdmin configurationAdmin, MetaTypeService metaType, BundleContext context,
+            boolean checkAtStart) throws IOException {
+        this.configurationAdmin = configurationAdmin;
+        this.metaType = metaType;
+        this.context = context;
+        this.kept = context.getDataFile("last-good").toPath();
+        Files.createDirectories(kept);
+        if (checkAtStart) {
+            worker.execute(this::checkAll);
+        }
+    }
+
+    @Deactivate
+    void deactivate() throws InterruptedException {
+        worker.shutdown();
+        worker.awaitTermination(5, TimeUnit.SECONDS);
+    }
+
+    /**
+     * What is wrong with the configurations now, one line each: the file (or PID), the key, the
+     * value, the reason and what the runtime did.
+     */
+    @Override
+    public List<String> findings() {
+        List<String> all = new ArrayList<>(new TreeMap<>(problems).values());
+        all.addAll(unknownFiles());
+        return all;
+    }
+
+    /** Where the last good configurations are kept. */
+    public Path keptIn() {
+        return kept;
+    }
+
+    @Override
+    public void configurationEvent(ConfigurationEvent event) {
+        String pid = event.getPid();
+        if (event.getType() == ConfigurationEvent.CM_DELETED) {
+            problems.remove(pid);
+            putBack.remove(pid);
+            try {
+                Files.deleteIfExists(keptFile(pid));
+            } catch (IOException e) {
+                LOG.warn("Last good configuration of {} not removed: {}", pid, e.toString());
+            }
+        } else if (event.getType() == ConfigurationEvent.CM_UPDATED) {
+            worker.execute(() -> check(pid));
+        }
+    }
+
+    @Override
+    public void modifyConfiguration(ServiceReference<?> reference, Dictionary<String, Object> properties) {
+        Object pid = properties.get(Constants.SERVICE_PID);
+        if (!(pid instanceof String p)) {
+            return;
+        }
+        Object factory = properties.get(ConfigurationAdmin.SERVICE_FACTORYPID);
+        Map<String, Object> values = toMap(properties);
+        List<SettingsCheck.Problem> found = problems(p, factory instanceof String f ? f : null, values);
+        if (found == null || found.isEmpty() || !found.get(0).refused()) {
+            return;
+        }
+        Map<String, Object> good = readKept(p);
+        if (good == null || equal(good, kept(values))) {
+            return;
+        }
+        if (values.get(FILENAME) instanceof String f) {
+            files.put(p, f);
+        }
+        Map<String, Object> named = new HashMap<>(values);
+        if (files.containsKey(p)) {
+            named.put(FILENAME, files.get(p));
+        }
+        // reported here: the dictionary handed on may be the one Config Admin keeps
+        report(p, where(named, p) + ": " + join(found) + "; the last good settings were put back (kept in "
+                + keptFile(p) + ")");
+        for (String key : Collections.list(properties.keys())) {
+            if (!NOT_KEPT.contains(key)) {
+                properties.remove(key);
+            }
+        }
+        good.forEach((k, v) -> {
+            if (!NOT_KEPT.contains(k)) {
+                properties.put(k, v);
+            }
+        });
+        worker.execute(() -> putBackLastGood(p));
+    }
+
+    private void checkAll() {
+        try {
+            Configuration[] all = configurationAdmin.listConfigurations(null);
+            if (all != null) {
+                for (Configuration c : all) {
+                    check(c.getPid());
+                }
+            }
+        } catch (IOException | InvalidSyntaxException | RuntimeException e) {
+            LOG.warn("Configurations not checked: {}", e.toString());
+        }
+    }
+
+    /** Checks the configuration {@code pid} as Config Admin holds it now: keeps it, or puts back the last good. */
+    void check(String pid) {
+        try {
+            Configuration c = find(pid);
+            Dictionary<String, Object> props = c == null ? null : c.getProperties();
+            if (props == null) {
+                problems.remove(pid);
+                return;
+            }
+            Map<String, Object> values = toMap(props);
+            if (values.get(FILENAME) instanceof String f) {
+                files.put(pid, f);
+            }
+            List<SettingsCheck.Problem> found = problems(pid, c.getFactoryPid(), values);
+            if (found == null) {
+                return; // no metatype: nothing to check against
+            }
+            Map<String, Object> named = new HashMap<>(values);
+            if (files.containsKey(pid)) {
+                named.put(FILENAME, files.get(pid));
+            }
+            String where = where(named, pid);
+            if (found.isEmpty() || !found.get(0).refused()) {
+                if (putBack.contains(pid) && equal(readKept(pid), kept(values))) {
+                    return; // the last good settings, put back: what was refused stays reported
+                }
+                putBack.remove(pid);
+                keep(pid, values);
+                if (found.isEmpty()) {
+                    problems.remove(pid);
+                } else {
+                    String text = where + ": " + join(found);
+                    if (!text.equals(problems.put(pid, text))) {
+                        LOG.warn("Configuration {}", text);
+                    }
+                }
+                return;
+            }
+            Map<String, Object> good = readKept(pid);
+            if (good != null && equal(good, kept(values))) {
+                // the kept settings are refused themselves (checks changed by an upgrade): forget them
+                Files.deleteIfExists(keptFile(pid));
+                putBack.remove(pid);
+                good = null;
+            }
+            if (good == null) {
+                report(pid, where + ": " + join(found) + "; not applied, and no earlier good settings are kept");
+            } else {
+                report(pid, where + ": " + join(found) + "; the last good settings were put back (kept in "
+                        + keptFile(pid) + ")");
+                putBackLastGood(pid);
+            }
+        } catch (IOException | InvalidSyntaxException | RuntimeException e) {
+            LOG.warn("Configuration {} not checked: {}", pid, e.toString());
+        }
+    }
+
+    /** Records {@code text} as what is wrong with {@code pid}; logs it once. */
+    private void report(String pid, String text) {
+        if (!text.equals(problems.put(pid, text))) {
+            LOG.warn("Configuration {}", text);
+        }
+    }
+
+    /** Puts the last good values of {@code pid} back into Config Admin (and so into its file). */
+    private void putBackLastGood(String pid) {
+        try {
+            Configuration c = find(pid);
+            Map<String, Object> good = readKept(pid);
+            if (c == null || good == null) {
+                return;
+            }
+            Hashtable<String, Object> restored = kept(good);
+            Object file = files.get(pid);
+            if (file != null) {
+                restored.put(FILENAME, file);
+            }
+            putBack.add(pid);
+            c.update(restored);
+        } catch (IOException | InvalidSyntaxException | RuntimeException e) {
+            LOG.warn("Configuration {}: the last good settings could not be put back: {}", pid, e.toString());
+        }
+    }
+
+    /**
+     * What is wrong with the configuration {@code pid}, refusals first; null when it has no metatype
+     * to check against.
+     */
+    List<SettingsCheck.Problem> problems(String pid, String factoryPid, Map<String, Object> values) {
+        if (!guarded(pid, factoryPid)) {
+            return null;
+        }
+        Map<String, AttributeDefinition> attributes = attributes(pid, factoryPid);
+        if (attributes == null) {
+            return null;
+        }
+        List<SettingsCheck.Problem> found = new ArrayList<>(SettingsCheck.check(attributes, values));
+        if (found.isEmpty() || !found.get(0).refused()) {
+            SettingsCheck.Problem own = componentCheck(pid, factoryPid, values);
+            if (own != null) {
+                found.add(0, own);
+            }
+        }
+        return found;
+    }
+
+    /**
+     * The configurations guarded: the SMB Direct components' ({@code smbdirect.*}: the transport,
+     * the listeners, the RDMA providers) and the Web Console's; other bundles' configurations (a
+     * Karaf's {@code etc/}) are theirs to check.
+     */
+    static boolean guarded(String pid, String factoryPid) {
+        String id = factoryPid != null ? factoryPid : pid;
+        return id.startsWith("smbdirect.") || CONSOLE_PID.equals(pid);
+    }
+
+    /** The checks the components themselves make (and the Web Console password's). */
+    static SettingsCheck.Problem componentCheck(String pid, String factoryPid, Map<String, Object> values) {
+        try {
+            if (TransportConfig.PID.equals(pid)) {
+                SmbDirectTransportComponent.check(values);
+            } else if (ListenerConfig.FACTORY_PID.equals(factoryPid)) {
+                SmbDirectListenerComponent.check(values);
+            } else if (CONSOLE_PID.equals(pid)) {
+                Object password = values.get("password");
+                if (password != null && (String.valueOf(password).isBlank() || "admin".equals(password))) {
+                    return new SettingsCheck.Problem("password", "(hidden)",
+                            "the Felix default password (admin) or none is refused", true);
+                }
+            }
+            return null;
+        } catch (smbdirect.impl.engine.SettingsException e) {
+            String message = e.getMessage();
+            int at = message.indexOf(" refused: ");
+            return new SettingsCheck.Problem(e.attribute(), e.value(),
+                    at < 0 ? message : message.substring(at + " refused: ".length()), true);
+        } catch (IllegalArgumentException e) {
+            return new SettingsCheck.Problem("?", "?", e.getMessage(), true);
+        }
+    }
+
+    /** Attribute id to definition of the metatype of {@code pid} (or its factory), or null. */
+    private Map<String, AttributeDefinition> attributes(String pid, String factoryPid) {
+        for (Bundle b : context.getBundles()) {
+            MetaTypeInformation info;
+            try {
+                info = metaType.getMetaTypeInformation(b);
+            } catch (RuntimeException e) {
+                continue;
+            }
+            if (info == null) {
+                continue;
+            }
+            String id = null;
+            if (contains(info.getPids(), pid)) {
+                id = pid;
+            } else if (factoryPid != null && contains(info.getFactoryPids(), factoryPid)) {
+                id = factoryPid;
+            }
+            if (id == null) {
+                continue;
+            }
+            ObjectClassDefinition ocd = info.getObjectClassDefinition(id, null);
+            AttributeDefinition[] ads = ocd == null ? null : ocd.getAttributeDefinitions(ObjectClassDefinition.ALL);
+            Map<String, AttributeDefinition> m = new HashMap<>();
+            if (ads != null) {
+                for (AttributeDefinition ad : ads) {
+                    m.put(ad.getID(), ad);
+                }
+            }
+            return m;
+        }
+        return null;
+    }
+
+    /** Configurations read from files whose PID no metatype knows, near a known PID or named smbdirect.*. */
+    private List<String> unknownFiles() {
+        List<String> out = new ArrayList<>();
+        try {
+            Configuration[] all = configurationAdmin.listConfigurations("(" + FILENAME + "=*)");
+            if (all == null) {
+                return out;
+            }
+            Set<String> known = new TreeSet<>();
+            for (Bundle b : context.getBundles()) {
+                MetaTypeInformation info = metaType.getMetaTypeInformation(b);
+                if (info != null) {
+                    Collections.addAll(known, info.getPids());
+                    Collections.addAll(known, info.getFactoryPids());
+                }
+            }
+            for (Configuration c : all) {
+                String id = c.getFactoryPid() != null ? c.getFactoryPid() : c.getPid();
+                if (known.contains(id)) {
+                    continue;
+                }
+                String near = SettingsCheck.nearest(id, known);
+                if (near == null && !id.startsWith("smbdirect.")) {
+                    continue;
+                }
+                out.add(where(toMap(c.getProperties()), c.getPid()) + ": no component knows the configuration "
+                        + id + (near == null ? "" : "; did you mean " + near + "?") + " (its settings are ignored)");
+            }
+        } catch (IOException | InvalidSyntaxException | RuntimeException e) {
+            LOG.debug("Configuration files not checked", e);
+        }
+        return out;
+    }
+
+    private void keep(String pid, Map<String, Object> values) throws IOException {
+        if (CONSOLE_PID.equals(pid) && values.get("password") instanceof String s && !s.startsWith("{")) {
+            return; // a plain password is never written: the Web Console hashes it next
+        }
+        Hashtable<String, Object> stored = kept(values);
+        Map<String, Object> before = readKept(pid);
+        if (before != null && equal(before, stored)) {
+            return;
+        }
+        Path file = keptFile(pid);
+        Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
+        try (OutputStream out = Files.newOutputStream(tmp)) {
+            ConfigurationHandler.write(out, stored);
+        }
+        Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+    }
+
+    /** The values of a configuration that are kept: all but the PIDs, the location and the file name. */
+    private static Hashtable<String, Object> kept(Map<String, Object> values) {
+        Hashtable<String, Object> stored = new Hashtable<>();
+        values.forEach((k, v) -> {
+            if (!NOT_KEPT.contains(k) && v != null) {
+                stored.put(k, v);
+            }
+        });
+        return stored;
+    }
+
+    /** The last good values of {@code pid}, or null when none are kept. */
+    Map<String, Object> readKept(String pid) {
+        Path file = keptFile(pid);
+        if (!Files.exists(file)) {
+            return null;
+        }
+        try (InputStream in = Files.newInputStream(file)) {
+            @SuppressWarnings("unchecked")
+            Dictionary<String, Object> d = ConfigurationHandler.read(in);
+            return toMap(d);
+        } catch (IOException | RuntimeException e) {
+            LOG.warn("Last good configuration {} unreadable: {}", file, e.toString());
+            return null;
+        }
+    }
+
+    private Path keptFile(String pid) {
+        return kept.resolve(pid.replaceAll("[^A-Za-z0-9._~-]", "_") + ".config");
+    }
+
+    private static boolean equal(Map<String, Object> a, Map<String, Object> b) {
+        if (a == null || b == null) {
+            return a == b;
+        }
+        if (!a.keySet().equals(b.keySet())) {
+            return false;
+        }
+        for (Map.Entry<String, Object> e : a.entrySet()) {
+            if (!SettingsCheck.text(e.getValue()).equals(SettingsCheck.text(b.get(e.getKey())))) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private Configuration find(String pid) throws IOException, InvalidSyntaxException {
+        Configuration[] c = configurationAdmin.listConfigurations("(service.pid=" + escape(pid) + ")");
+        return c == null || c.length == 0 ? null : c[0];
+    }
+
+    /** The file a configuration came from (FileInstall's property), else "configuration PID". */
+    static String where(Map<String, Object> values, String pid) {
+        Object uri = values == null ? null : values.get(FILENAME);
+        if (uri instanceof String s) {
+            try {
+                return Path.of(URI.create(s)).toString();
+            } catch (IllegalArgumentException e) {
+                return s;
+            }
+        }
+        return "configuration " + pid;
+    }
+
+    private static String join(List<SettingsCheck.Problem> found) {
+        List<String> parts = new ArrayList<>();
+        for (SettingsCheck.Problem p : found) {
+            parts.add(p.text());
+        }
+        return String.join("; ", parts);
+    }
+
+    private static boolean contains(String[] a, String s) {
+        if (a == null) {
+            return false;
+        }
+        for (String x : a) {
+            if (x.equals(s)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static Map<String, Object> toMap(Dictionary<String, ?> d) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        if (d != null) {
+            for (String k : Collections.list(d.keys())) {
+                m.put(k, d.get(k));
+            }
+        }
+        return m;
+    }
+
+    static String escape(String value) {
+        StringBuilder b = new StringBuilder(value.length());
+        for (char ch : value.toCharArray()) {
+            if (ch == '\\' || ch == '(' || ch == ')' || ch == '*') {
+                b.append('\\');
+            }
+            b.append(ch);
+        }
+        return b.toString();
+    }
+}

@@ -1,0 +1,184 @@
+package smbdirect.impl.osgi.settings;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.lang.reflect.Proxy;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Dictionary;
+import java.util.Hashtable;
+import java.util.List;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.osgi.framework.Bundle;
+import org.osgi.framework.BundleContext;
+import org.osgi.service.cm.Configuration;
+import org.osgi.service.cm.ConfigurationAdmin;
+import org.osgi.service.metatype.AttributeDefinition;
+import org.osgi.service.metatype.MetaTypeInformation;
+import org.osgi.service.metatype.MetaTypeService;
+import org.osgi.service.metatype.ObjectClassDefinition;
+
+/**
+ * The guard over one configuration ({@code smbdirect.transport}, one attribute
+ * {@code receiveCreditMax} in [1, 65535]) held by a Config Admin stand-in: what it keeps, what it
+ * puts back, what it reports.
+ */
+class SettingsGuardTest {
+
+    private static final String PID = "smbdirect.transport";
+
+    @TempDir
+    Path data;
+
+    /** Config Admin's copy of the configuration and every update the guard made. */
+    private Hashtable<String, Object> stored = new Hashtable<>();
+    private final List<Hashtable<String, Object>> updates = new ArrayList<>();
+    private SettingsGuard guard;
+
+    @SuppressWarnings("unchecked")
+    private static <T> T proxy(Class<T> type, java.lang.reflect.InvocationHandler h) {
+        return (T) Proxy.newProxyInstance(SettingsGuardTest.class.getClassLoader(), new Class<?>[] {type}, h);
+    }
+
+    private SettingsGuard guard() throws Exception {
+        AttributeDefinition credits = proxy(AttributeDefinition.class, (p, m, a) -> switch (m.getName()) {
+            case "getID", "getName" -> "receiveCreditMax";
+            case "getType" -> AttributeDefinition.INTEGER;
+            case "getCardinality" -> 0;
+            case "validate" -> {
+                long v = Long.parseLong(((String) a[0]).strip());
+                yield v < 1 || v > 65535 ? "not in [1, 65535]" : "";
+            }
+            default -> null;
+        });
+        ObjectClassDefinition ocd = proxy(ObjectClassDefinition.class, (p, m, a) ->
+                m.getName().equals("getAttributeDefinitions") ? new AttributeDefinition[] {credits} : null);
+        MetaTypeInformation info = proxy(MetaTypeInformation.class, (p, m, a) -> switch (m.getName()) {
+            case "getPids" -> new String[] {PID};
+            case "getFactoryPids" -> new String[0];
+            case "getObjectClassDefinition" -> ocd;
+            default -> null;
+        });
+        MetaTypeService metaType = proxy(MetaTypeService.class, (p, m, a) -> info);
+        Bundle bundle = proxy(Bundle.class, (p, m, a) -> null);
+        BundleContext context = proxy(BundleContext.class, (p, m, a) -> switch (m.getName()) {
+            case "getDataFile" -> data.resolve((String) a[0]).toFile();
+            case "getBundles" -> new Bundle[] {bundle};
+            default -> null;
+        });
+        Configuration configuration = proxy(Configuration.class, (p, m, a) -> {
+            synchronized (this) {
+                switch (m.getName()) {
+                    case "getPid":
+                        return PID;
+                    case "getFactoryPid":
+                        return null;
+                    case "getProperties":
+                        return new Hashtable<String, Object>(stored);
+                    case "update":
+                        @SuppressWarnings("unchecked") Dictionary<String, Object> d = (Dictionary<String, Object>) a[0];
+                        Hashtable<String, Object> u = new Hashtable<>();
+                        for (String k : java.util.Collections.list(d.keys())) {
+                            u.put(k, d.get(k));
+                        }
+                        u.put("service.pid", PID);
+                        stored = u;
+                        updates.add(u);
+                        return null;
+                    default:
+                        return null;
+                }
+            }
+        });
+        ConfigurationAdmin cm = proxy(ConfigurationAdmin.class, (p, m, a) ->
+                m.getName().equals("listConfigurations") ? new Configuration[] {configuration} : null);
+        return new SettingsGuard(cm, metaType, context, false);
+    }
+
+    private void holds(Object... keyValues) {
+        Hashtable<String, Object> h = new Hashtable<>();
+        h.put("service.pid", PID);
+        h.put("felix.fileinstall.filename", "file:/appliance/etc/smbdirect.transport.cfg");
+        for (int i = 0; i < keyValues.length; i += 2) {
+            h.put((String) keyValues[i], keyValues[i + 1]);
+        }
+        synchronized (this) {
+            stored = h;
+        }
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        if (guard != null) {
+            guard.deactivate();
+        }
+    }
+
+    @Test
+    void aRefusedValueIsReplacedByTheLastGoodOneAndReportedUntilAnotherGoodChange() throws Exception {
+        guard = guard();
+        holds("receiveCreditMax", "128");
+        guard.check(PID);
+        assertTrue(guard.findings().isEmpty(), guard.findings().toString());
+        assertTrue(Files.exists(data.resolve("last-good/" + PID + ".config")), "kept in the data area");
+
+        holds("receiveCreditMax", "0");
+        guard.check(PID);
+        assertEquals(1, updates.size());
+        assertEquals("128", String.valueOf(updates.get(0).get("receiveCreditMax")));
+        assertEquals("file:/appliance/etc/smbdirect.transport.cfg", updates.get(0).get("felix.fileinstall.filename"),
+                "put back into its file");
+        String finding = guard.findings().get(0);
+        assertTrue(finding.startsWith(Path.of("/appliance/etc/smbdirect.transport.cfg")
+                + ": receiveCreditMax = 0 refused (not in [1, 65535]); the last good settings were put back"), finding);
+
+        guard.check(PID); // the update that put them back
+        assertEquals(List.of(finding), guard.findings(), "what was refused stays reported");
+        holds("receiveCreditMax", "64");
+        guard.check(PID);
+        assertTrue(guard.findings().isEmpty(), "another good change clears it: " + guard.findings());
+        assertEquals(1, updates.size());
+    }
+
+    @Test
+    void keptSettingsThatAreRefusedThemselvesAreForgottenNotPutBackForEver() throws Exception {
+        guard = guard();
+        holds("receiveCreditMax", "128");
+        guard.check(PID);
+        Path kept = data.resolve("last-good/" + PID + ".config");
+        Files.writeString(kept, Files.readString(kept).replace("128", "0")); // checks made stricter since
+        holds("receiveCreditMax", "0");
+        guard.check(PID);
+        assertTrue(updates.isEmpty(), "nothing put back: " + updates);
+        assertFalse(Files.exists(kept));
+        assertTrue(guard.findings().get(0).endsWith("not applied, and no earlier good settings are kept"),
+                guard.findings().toString());
+    }
+
+    @Test
+    void aComponentIsHandedTheLastGoodValuesInsteadOfARefusedOne() throws Exception {
+        guard = guard();
+        holds("receiveCreditMax", "128");
+        guard.check(PID);
+        Hashtable<String, Object> delivered = new Hashtable<>();
+        delivered.put("service.pid", PID);
+        delivered.put("receiveCreditMax", "0");
+        guard.modifyConfiguration(null, delivered);
+        assertEquals("128", String.valueOf(delivered.get("receiveCreditMax")));
+        assertTrue(guard.findings().get(0).contains("receiveCreditMax = 0 refused"), guard.findings().toString());
+
+        Hashtable<String, Object> good = new Hashtable<>();
+        good.put("service.pid", PID);
+        good.put("receiveCreditMax", "64");
+        guard.modifyConfiguration(null, good);
+        assertEquals("64", good.get("receiveCreditMax"), "a good value passes unchanged");
+        assertNull(good.get("felix.fileinstall.filename"));
+    }
+}

@@ -7,6 +7,7 @@ import java.net.UnknownHostException;
 import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.Locale;
 import java.util.Map;
 import java.util.function.Supplier;
@@ -16,6 +17,7 @@ import org.slf4j.LoggerFactory;
 
 import smbdirect.api.SmbDirectException;
 import smbdirect.api.SmbDirectTransport;
+import smbdirect.api.dto.ProviderDTO;
 import smbdirect.example.fileserver.FileServer;
 import smbdirect.example.fileserver.FileServerSettings;
 
@@ -143,6 +145,10 @@ final class ServerLifecycle {
 
     private Outcome apply(Configured next, String source) {
         Configured previous = current;
+        if (!next.provider().isEmpty() && !providerPresent(next.provider())) {
+            return waitForProvider(next, source, "no provider " + next.provider() + " is bound to the transport",
+                    previous == null ? "" : ", the running server serves until then");
+        }
         boolean samePort = previous != null && previous.settings().listenAddress().getPort() != 0
                 && previous.settings().listenAddress().getPort() == next.settings().listenAddress().getPort();
         if (previous != null && !next.equals(waitingFor)) {
@@ -157,15 +163,9 @@ final class ServerLifecycle {
         } catch (IOException | RuntimeException e) {
             if (e instanceof SmbDirectException x && x.kind() == SmbDirectException.Kind.NO_PROVIDER
                     && !next.provider().isEmpty()) {
-                pending = next;
-                if (!next.equals(waitingFor)) {
-                    waitingFor = next;
-                    LOG.warn("{}{}: the file server waits for the RDMA provider {} ({}); it starts once the provider is "
-                            + "there{}", PID, source, next.provider(), e.getMessage(), previous == null ? ""
-                                    : samePort ? ", the last good settings serve until then"
-                                            : ", the previous server serves until then");
-                }
-                retry.schedule(this::retryPending);
+                // the provider left between the check and the listen
+                waitForProvider(next, source, e.getMessage(), previous == null ? ""
+                        : ", the last good settings serve until then");
             } else {
                 lastRefusal = "the file server could not start with " + next.settings() + ": " + e.getMessage();
                 LOG.error("{}{}: {}; {}", PID, source, lastRefusal, previous == null ? "no file server runs"
@@ -183,6 +183,28 @@ final class ServerLifecycle {
         current = next;
         LOG.info(describe(next, started.listenAddress()));
         return Outcome.APPLIED;
+    }
+
+    /** Keeps {@code next} until its provider is there, tried again by the retry scheduler; logged once. */
+    private Outcome waitForProvider(Configured next, String source, String why, String meanwhile) {
+        pending = next;
+        if (!next.equals(waitingFor)) {
+            waitingFor = next;
+            LOG.warn("{}{}: the file server waits for the RDMA provider {} ({}); it starts once the provider is there{}",
+                    PID, source, next.provider(), why, meanwhile);
+        }
+        retry.schedule(this::retryPending);
+        return Outcome.WAITING;
+    }
+
+    /** Whether the transport has a provider of that name now (when it cannot tell, the listen will). */
+    private boolean providerPresent(String name) {
+        try {
+            ProviderDTO[] providers = transport.getTransportDTO().providers;
+            return providers != null && Arrays.stream(providers).anyMatch(p -> name.equals(p.name));
+        } catch (RuntimeException e) {
+            return true;
+        }
     }
 
     private Server start(Configured next) throws IOException, SmbDirectException {

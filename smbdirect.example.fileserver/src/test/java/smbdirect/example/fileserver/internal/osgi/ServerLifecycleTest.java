@@ -17,8 +17,10 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -26,6 +28,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 import smbdirect.api.SmbDirectException;
 import smbdirect.api.SmbDirectTransport;
+import smbdirect.api.dto.ProviderDTO;
+import smbdirect.api.dto.TransportDTO;
 import smbdirect.example.fileserver.FileServerSettings;
 
 /**
@@ -64,7 +68,9 @@ class ServerLifecycleTest {
     /** Failures the next starts throw, in order (empty: start succeeds). */
     private final Deque<IOException> failures = new ArrayDeque<>();
     private final List<Runnable> retries = new ArrayList<>();
-    private final SmbDirectTransport transport = transport("selected");
+    /** The providers the fake transport has (its DTO's). */
+    private final Set<String> providers = new HashSet<>(Set.of("mock"));
+    private final SmbDirectTransport transport = transport("selected", providers);
     private final ServerLifecycle lifecycle = new ServerLifecycle(transport, (t, settings) -> {
         IOException failure = failures.poll();
         if (failure != null) {
@@ -112,9 +118,9 @@ class ServerLifecycleTest {
 
     @Test
     void aNamedProviderPinsTheServerToIt() {
-        lifecycle.configure(config(Map.of("directory", directory.toString(), "guest", true, "provider", "iwarp")),
+        lifecycle.configure(config(Map.of("directory", directory.toString(), "guest", true, "provider", "mock")),
                 Map.of());
-        assertEquals("iwarp", started.get(0).transport.toString());
+        assertEquals("mock", started.get(0).transport.toString());
     }
 
     @Test
@@ -230,27 +236,54 @@ class ServerLifecycleTest {
 
     @Test
     void aNamedProviderThatIsNotThereYetIsWaitedForAndTheServerStartsOnceItIs() {
-        failures.add(new SmbDirectException(SmbDirectException.Kind.NO_PROVIDER, "no provider iwarp"));
-        failures.add(new SmbDirectException(SmbDirectException.Kind.NO_PROVIDER, "no provider iwarp"));
         Map<String, Object> values = Map.of("directory", directory.toString(), "guest", true, "provider", "iwarp");
         assertEquals(ServerLifecycle.Outcome.WAITING, lifecycle.configure(config(values), Map.of()));
         assertNull(lifecycle.server());
+        assertTrue(started.isEmpty(), "no listen tried without the provider");
         assertEquals(1, retries.size());
         retries.remove(0).run();
         assertNull(lifecycle.server(), "still not there");
         assertEquals(1, retries.size(), "tried again later");
+        providers.add("iwarp");
         retries.remove(0).run();
         assertSame(started.get(0), lifecycle.server());
         assertEquals("iwarp", started.get(0).transport.toString());
         assertNull(lifecycle.pending());
+        assertTrue(retries.isEmpty(), "nothing more to try");
+    }
+
+    @Test
+    void aRunningServerKeepsServingOnItsPortWhileItsNewProviderIsAwaited() {
+        lifecycle.configure(config(Map.of("directory", directory.toString(), "guest", true)), Map.of());
+        FakeServer running = started.get(0);
+        assertEquals(ServerLifecycle.Outcome.WAITING, lifecycle.configure(config(Map.of("directory",
+                directory.toString(), "guest", true, "provider", "iwarp")), Map.of()));
+        retries.remove(0).run();
+        assertFalse(running.closed, "the same port: not closed while the new provider is not there");
+        assertSame(running, lifecycle.server());
+        providers.add("iwarp");
+        retries.remove(0).run();
+        assertTrue(running.closed);
+        assertSame(started.get(1), lifecycle.server());
+        assertEquals("iwarp", started.get(1).transport.toString());
+    }
+
+    @Test
+    void aProviderThatLeavesBetweenTheCheckAndTheListenIsWaitedFor() {
+        providers.add("iwarp");
+        failures.add(new SmbDirectException(SmbDirectException.Kind.NO_PROVIDER, "no provider iwarp"));
+        Map<String, Object> values = Map.of("directory", directory.toString(), "guest", true, "provider", "iwarp");
+        assertEquals(ServerLifecycle.Outcome.WAITING, lifecycle.configure(config(values), Map.of()));
+        retries.remove(0).run();
+        assertSame(started.get(0), lifecycle.server());
     }
 
     @Test
     void aWaitingConfigurationIsForgottenWhenTheComponentStops() {
-        failures.add(new SmbDirectException(SmbDirectException.Kind.NO_PROVIDER, "no provider iwarp"));
         lifecycle.configure(config(Map.of("directory", directory.toString(), "guest", true, "provider", "iwarp")),
                 Map.of());
         lifecycle.stop();
+        providers.add("iwarp");
         assertEquals(ServerLifecycle.Outcome.UNCHANGED, lifecycle.retryPending());
         assertTrue(started.isEmpty());
     }
@@ -294,11 +327,23 @@ class ServerLifecycleTest {
                 });
     }
 
-    /** A transport whose provider views are named transports (their toString), for telling them apart. */
-    static SmbDirectTransport transport(String name) {
+    /**
+     * A transport whose provider views are named transports (their toString), for telling them apart,
+     * and whose DTO lists {@code providers}.
+     */
+    static SmbDirectTransport transport(String name, Set<String> providers) {
         return (SmbDirectTransport) Proxy.newProxyInstance(SmbDirectTransport.class.getClassLoader(),
                 new Class<?>[] {SmbDirectTransport.class}, (proxy, method, args) -> switch (method.getName()) {
-                    case "onProvider" -> transport((String) args[0]);
+                    case "onProvider" -> transport((String) args[0], providers);
+                    case "getTransportDTO" -> {
+                        TransportDTO dto = new TransportDTO();
+                        dto.providers = providers.stream().map(n -> {
+                            ProviderDTO p = new ProviderDTO();
+                            p.name = n;
+                            return p;
+                        }).toArray(ProviderDTO[]::new);
+                        yield dto;
+                    }
                     case "toString" -> name;
                     case "hashCode" -> System.identityHashCode(proxy);
                     case "equals" -> proxy == args[0];

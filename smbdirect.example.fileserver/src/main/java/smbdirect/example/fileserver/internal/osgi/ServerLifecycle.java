@@ -3,6 +3,7 @@ package smbdirect.example.fileserver.internal.osgi;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.URI;
 import java.net.UnknownHostException;
 import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
@@ -275,7 +276,14 @@ final class ServerLifecycle {
     /** " (from FILE)" for a configuration FileInstall read from a file, "" otherwise. */
     static String source(Map<String, ?> raw) {
         Object file = raw == null ? null : raw.get(FILENAME);
-        return file == null ? "" : " (from " + file + ")";
+        if (file == null) {
+            return "";
+        }
+        try {
+            return " (from " + Path.of(URI.create(file.toString())) + ")";
+        } catch (IllegalArgumentException | java.nio.file.FileSystemNotFoundException e) {
+            return " (from " + file + ")";
+        }
     }
 
     /** The configuration as settings; a bad value throws {@link Refused} naming the key. */

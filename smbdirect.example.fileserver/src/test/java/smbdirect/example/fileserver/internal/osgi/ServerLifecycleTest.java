@@ -298,8 +298,9 @@ class ServerLifecycleTest {
 
     @Test
     void refusalsAndRestartsNameTheFileTheConfigurationCameFrom() {
-        assertEquals(" (from file:/etc/x.cfg)", ServerLifecycle.source(Map.of(ServerLifecycle.FILENAME,
-                "file:/etc/x.cfg")));
+        assertEquals(" (from /opt/appliance/etc/smbdirect.example.fileserver.cfg)", ServerLifecycle.source(Map.of(
+                ServerLifecycle.FILENAME, "file:/opt/appliance/etc/smbdirect.example.fileserver.cfg")));
+        assertEquals(" (from not a uri)", ServerLifecycle.source(Map.of(ServerLifecycle.FILENAME, "not a uri")));
         assertEquals("", ServerLifecycle.source(Map.of()));
     }
 

@@ -24,16 +24,16 @@ import smbdirect.api.SmbDirectTransport;
  * {@link SmbDirectTransport} service that {@code transport.target} selects, on the provider that
  * {@code provider} names (or the selected one). A bad value is refused with an ERROR naming the
  * key, the value and the reason, and the running server keeps its last good settings; a good change
- * restarts the server. A named provider that is not there yet is waited for (tried again every
- * {@value #RETRY_SECONDS} s). Thread-safety: SCR serialises activate, modified and deactivate;
- * {@link ServerLifecycle} is synchronized for the retries.
+ * restarts the server (logged). A named provider that is not there yet is waited for (tried again
+ * every {@value #RETRY_SECONDS} s; logged at WARN when it lasts). Thread-safety: SCR serialises
+ * activate, modified and deactivate; {@link ServerLifecycle} is synchronized for the retries.
  */
 @Component(name = ServerLifecycle.PID, configurationPid = ServerLifecycle.PID, service = {}, immediate = true,
         configurationPolicy = ConfigurationPolicy.REQUIRE)
 @Designate(ocd = FileServerConfiguration.class)
 public final class FileServerComponent {
 
-    static final long RETRY_SECONDS = 2;
+    static final long RETRY_SECONDS = 1;
 
     private final ScheduledExecutorService retries;
     private final ServerLifecycle lifecycle;

@@ -56,7 +56,10 @@ final class ServerLifecycle {
         WAITING
     }
 
-    /** Runs a task again later (every 2 s in production). */
+    /** Attempts to start a server whose provider is missing before the wait is logged at WARN. */
+    static final int WARN_AFTER_ATTEMPTS = 10;
+
+    /** Runs a task again later (a second later in production). */
     interface Retry {
         void schedule(Runnable task);
     }
@@ -98,8 +101,9 @@ final class ServerLifecycle {
     private Configured current;
     /** The configuration whose provider is not there yet, or null. */
     private Configured pending;
-    /** The configuration last logged as waiting for its provider (logged once), or null. */
+    /** The configuration that waits for its provider, or null. */
     private Configured waitingFor;
+    private int waitingAttempts;
     private Server server;
     private String lastRefusal;
 
@@ -182,17 +186,26 @@ final class ServerLifecycle {
         stopServer();
         server = started;
         current = next;
-        LOG.info(describe(next, started.listenAddress()));
+        // FileServer.start logs the one INFO line of what is served where
+        LOG.debug(describe(next, started.listenAddress()));
         return Outcome.APPLIED;
     }
 
-    /** Keeps {@code next} until its provider is there, tried again by the retry scheduler; logged once. */
+    /**
+     * Keeps {@code next} until its provider is there, tried again by the retry scheduler. The wait
+     * is usual while the runtime starts (the provider registers after the transport); it is logged at
+     * WARN once it lasted {@value #WARN_AFTER_ATTEMPTS} attempts.
+     */
     private Outcome waitForProvider(Configured next, String source, String why, String meanwhile) {
         pending = next;
         if (!next.equals(waitingFor)) {
             waitingFor = next;
-            LOG.warn("{}{}: the file server waits for the RDMA provider {} ({}); it starts once the provider is there{}",
-                    PID, source, next.provider(), why, meanwhile);
+            waitingAttempts = 0;
+            LOG.debug("{}{}: the file server waits for the RDMA provider {} ({})", PID, source, next.provider(), why);
+        }
+        if (++waitingAttempts == WARN_AFTER_ATTEMPTS) {
+            LOG.warn("{}: the file server still waits for the RDMA provider {} ({}); it starts once the provider is there"
+                    + "{}", PID, next.provider(), why, meanwhile);
         }
         retry.schedule(this::retryPending);
         return Outcome.WAITING;
@@ -244,8 +257,7 @@ final class ServerLifecycle {
         Server s = server;
         server = null;
         if (s != null) {
-            s.close();
-            LOG.info("File server on {} closed", hostPort(s.listenAddress()));
+            s.close(); // logged by FileServer
         }
     }
 

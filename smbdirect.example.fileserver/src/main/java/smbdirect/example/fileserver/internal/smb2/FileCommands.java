@@ -3,17 +3,24 @@ package smbdirect.example.fileserver.internal.smb2;
 import java.nio.ByteBuffer;
 import java.util.concurrent.CompletableFuture;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import smbdirect.example.fileserver.internal.share.FileInfo;
 
 /**
  * The commands that hand an open to the share: CLOSE ([MS-SMB2] 3.3.5.10, the POSTQUERY_ATTRIB
  * flag), FLUSH (3.3.5.11), QUERY_DIRECTORY (3.3.5.18), QUERY_INFO (3.3.5.20, a BUFFER_OVERFLOW
- * answer carries the part that fits) and SET_INFO (3.3.5.21). Each works on its open while holding
+ * answer carries the part that fits, a security descriptor too large for the buffer
+ * STATUS_BUFFER_TOO_SMALL with the size needed) and SET_INFO (3.3.5.21). Each works on its open while holding
  * the open's monitor.
  */
 final class FileCommands {
 
+    private static final Logger LOG = LoggerFactory.getLogger(FileCommands.class);
+
     static final int CLOSE_FLAG_POSTQUERY_ATTRIB = 0x0001;
+    static final int INFO_SECURITY = 3;
 
     private FileCommands() {
     }
@@ -61,6 +68,9 @@ final class FileCommands {
             try {
                 rc.connection.share().queryInfo(open.file(), infoType, infoClass, additional, out);
             } catch (SmbStatusException e) {
+                if (e.status() == NtStatus.BUFFER_TOO_SMALL && infoType == INFO_SECURITY) {
+                    return RequestContext.done(securityTooSmall(rc, open, additional, e));
+                }
                 if (e.status() != NtStatus.BUFFER_OVERFLOW) {
                     throw e;
                 }
@@ -68,6 +78,21 @@ final class FileCommands {
             }
         }
         return RequestContext.done(Smb2Response.of(status, outputBody(out)));
+    }
+
+    /**
+     * 3.3.5.20.3: a security descriptor larger than OutputBufferLength is STATUS_BUFFER_TOO_SMALL
+     * with the size it needs as the error data (2.2.2.2); the size is measured by asking again with
+     * room enough.
+     */
+    private static Smb2Response securityTooSmall(RequestContext rc, Open open, int additional, SmbStatusException e)
+            throws SmbStatusException {
+        ByteBuffer room = Smb2Response.body(rc.connection.maxTransactSize());
+        rc.connection.share().queryInfo(open.file(), INFO_SECURITY, 0, additional, room);
+        byte[] needed = new byte[4];
+        ByteBuffer.wrap(needed).order(java.nio.ByteOrder.LITTLE_ENDIAN).putInt(room.position());
+        LOG.debug("{}: {}: {}", rc.connection, rc.request, e.toString());
+        return Smb2Response.error(NtStatus.BUFFER_TOO_SMALL, needed, rc.connection.dialect() == Smb2.DIALECT_311);
     }
 
     static CompletableFuture<Smb2Response> setInfo(RequestContext rc) throws SmbStatusException {

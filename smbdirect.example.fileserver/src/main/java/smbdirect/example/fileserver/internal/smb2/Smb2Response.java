@@ -38,6 +38,21 @@ public record Smb2Response(int status, ByteBuffer body, byte[] signingKey, int i
     }
 
 
+    /**
+     * An error response carrying ErrorData (2.2.2): under 3.1.1 as one SMB2 ERROR Context with
+     * ErrorId SMB2_ERROR_ID_DEFAULT (2.2.2.1), before 3.1.1 as the bare bytes.
+     */
+    public static Smb2Response error(int status, byte[] errorData, boolean asContext) {
+        int byteCount = asContext ? 8 + errorData.length : errorData.length; // one context: nothing follows to align
+        ByteBuffer b = body(8 + Math.max(1, byteCount));
+        b.putShort((short) 9).put((byte) (asContext ? 1 : 0)).put((byte) 0).putInt(byteCount);
+        if (asContext) {
+            b.putInt(errorData.length).putInt(0);
+        }
+        b.put(errorData);
+        return of(status, b.position(0));
+    }
+
     public Smb2Response withSigningKey(byte[] key) {
         return new Smb2Response(status, body, key, invalidateToken, invalidate, onEncoded);
     }

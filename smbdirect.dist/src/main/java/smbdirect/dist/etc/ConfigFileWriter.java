@@ -32,6 +32,8 @@ import org.slf4j.LoggerFactory;
  * changed before it started (the last good settings put back over a file refused at start). FileInstall's own write-back, which rewrites
  * files in place, is disabled in this runtime ({@code felix.fileinstall.enableConfigSave=false}).
  *
+ * <p>A new file of a configuration that holds a password is readable by its owner only.
+ *
  * <p>The Web Console's password is never written in plain text (the Web Console replaces a plain
  * password by its hash at once; the hash is written), and a change back to the Felix default
  * password ("admin", or no password) is refused: the previous password, as its file holds it, stays
@@ -130,11 +132,21 @@ public class ConfigFileWriter implements ConfigurationListener {
         if (!assigned && !Files.exists(file)) {
             return; // its file was deleted: FileInstall deletes the configuration
         }
-        boolean written = ConfigFile.write(file, values(props), header(c), ConsolePassword.PID.equals(pid));
+        boolean written = ConfigFile.write(file, values(props), header(c), privateFile(pid, props));
         files.put(pid, file);
         if (written) {
             LOG.info("Configuration {} written to {}", pid, Etc.describe(context, file));
         }
+    }
+
+    /**
+     * Whether a new file for the configuration is readable by its owner only: the Web Console's, and
+     * any configuration that holds a password (the reference file server's account), which a
+     * configuration file keeps as it is given.
+     */
+    static boolean privateFile(String pid, Dictionary<String, ?> props) {
+        Object password = props.get("password");
+        return ConsolePassword.PID.equals(pid) || password instanceof String s && !s.isEmpty();
     }
 
     private void deleted(String pid) throws IOException {

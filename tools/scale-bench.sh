@@ -16,6 +16,9 @@
 #   read       RDMA Reads (perf --direction read)
 #   send-1364  messages in [MS-SMBD]'s default 1,364-byte fragments (perf --direction send)
 #   send-8192  messages in 8 KiB fragments (maxSendSize = maxReceiveSize = 8192 on both ends)
+# --processes runs the perf side as N client processes of one connection each (against one --listen
+# process), their figures summed, instead of one process of N connections: the same series, to tell
+# what one process's threads cost from what the connections cost.
 # --netns runs the listening ends in one network namespace and the connecting ends in another, joined
 # by a veth pair of the given MTU (needs root and iproute2; both are removed on exit, SIGINT and
 # SIGTERM, and a later run removes what a run killed with SIGKILL left: names scb<PID>a/b).
@@ -30,6 +33,7 @@ WARMUP=2
 CONNECTIONS="1 2 4 8 16"
 WORKLOADS="write read send-1364 send-8192"
 NETNS=0
+PROCESSES=0
 MTU=1500
 PERF_PORT=15445
 IPERF_PORT=15201
@@ -47,6 +51,7 @@ options: --connections "$CONNECTIONS"  --rounds N (default $ROUNDS)
          --seconds S measured per run (default $SECONDS_PER_RUN)
          --warmup S before each run, not counted (default $WARMUP; iperf3 -O, perf --warmup; 0: none)
          --workloads "$WORKLOADS"
+         --processes (N perf processes of one connection each)
          --netns (as root: two namespaces)  --mtu 1500|9000 (with --netns; default $MTU)
          --perf-port P (default $PERF_PORT)  --iperf-port P, the first of N (default $IPERF_PORT)
          --jar PATH (default smbdirect.dist/target/smbdirect.jar)  --out FILE.tsv (the table: FILE.md)
@@ -62,6 +67,7 @@ while [ $# -gt 0 ]; do
         --warmup) WARMUP="$2"; shift 2 ;;
         --workloads) WORKLOADS="$2"; shift 2 ;;
         --netns) NETNS=1; shift ;;
+        --processes) PROCESSES=1; shift ;;
         --mtu) MTU="$2"; shift 2 ;;
         --perf-port) PERF_PORT="$2"; shift 2 ;;
         --iperf-port) IPERF_PORT="$2"; shift 2 ;;
@@ -233,22 +239,36 @@ stop_perf_server() {
 }
 
 perf_client() { # N HOME DIRECTION -> MBPS (summed), EACH (per connection, comma-separated), CPU_TEXT
-    local log="$WORK/client-$1-$3-$RANDOM.txt" warm=()
+    local n="$1" warm=() clients=() logs=() i k
     [ "$WARMUP" -gt 0 ] && warm=(--warmup "${WARMUP}s")
-    # shellcheck disable=SC2086
-    (cd "$2" && exec "${IN_A[@]}" "$JAVA" $JAVA_OPTS -jar "$JAR" perf --provider iwarp \
-        --connect "$SERVER_ADDR:$PERF_PORT" --connections "$1" --direction "$3" --size 1m "${warm[@]}" \
-        --duration "${SECONDS_PER_RUN}s") > "$log" 2>&1 &
-    local client=$!
-    PIDS+=("$client")
-    wait "$client" || { cat "$log" >&2; fail "perf --connections $1 --direction $3 failed"; }
-    MBPS="$(awk '/^  throughput/ { print $2 }' "$log")"
+    # one process of N connections, or (--processes) N processes of one
+    local processes=1 per="$n"
+    [ "$PROCESSES" = 1 ] && { processes="$n"; per=1; }
+    for k in $(seq 1 "$processes"); do
+        local log="$WORK/client-$n-$3-$k-$RANDOM.txt"
+        logs+=("$log")
+        # shellcheck disable=SC2086
+        (cd "$2" && exec "${IN_A[@]}" "$JAVA" $JAVA_OPTS -jar "$JAR" perf --provider iwarp \
+            --connect "$SERVER_ADDR:$PERF_PORT" --connections "$per" --direction "$3" --size 1m "${warm[@]}" \
+            --duration "${SECONDS_PER_RUN}s") > "$log" 2>&1 &
+        clients+=($!)
+        PIDS+=($!)
+    done
+    for i in "${!clients[@]}"; do
+        wait "${clients[$i]}" || { cat "${logs[$i]}" >&2; fail "perf --connections $per --direction $3 failed"; }
+    done
+    MBPS="$(for log in "${logs[@]}"; do awk '/^  throughput/ { print $2 }' "$log"; done \
+        | awk '{ s += $1; c++ } END { if (c) printf "%.1f", s }')"
     # "  [  1] 127.0.0.1:40000   10.002 s   1234.5 MB/s ..." (one line per connection when N > 1)
-    EACH="$(awk '/^  \[ *[0-9]+\]/ { for (j = 1; j <= NF; j++) if ($j == "MB/s") print $(j - 1) }' "$log" | paste -sd, -)"
-    [ -n "$EACH" ] || EACH="$MBPS"
-    CPU_TEXT="$(grep -m1 '^  cpu: ' "$log" | sed 's/^  cpu: //' || true)"
-    [ -n "$MBPS" ] || { cat "$log" >&2; fail "perf printed no throughput"; }
-    cat "$log" >> "$WORK/clients.txt"
+    EACH="$(for log in "${logs[@]}"; do
+        if grep -q '^  \[SUM\]' "$log"; then
+            awk '/^  \[ *[0-9]+\]/ { for (j = 1; j <= NF; j++) if ($j == "MB/s") print $(j - 1) }' "$log"
+        else
+            awk '/^  throughput/ { print $2 }' "$log"
+        fi; done | paste -sd, -)"
+    CPU_TEXT="$(for log in "${logs[@]}"; do grep -m1 '^  cpu: ' "$log" | sed 's/^  cpu: //' || true; done | paste -sd';' -)"
+    [ -n "$MBPS" ] || { cat "${logs[@]}" >&2; fail "perf printed no throughput"; }
+    cat "${logs[@]}" >> "$WORK/clients.txt"
 }
 
 median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.3f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
@@ -257,7 +277,8 @@ MACHINE="$(nproc) CPUs ($(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //'))
 JVM="$("$JAVA" -version 2>&1 | head -1)"
 LOAD_START="$(cut -d' ' -f1-3 /proc/loadavg)"
 echo "scale-bench: $WHERE; $MACHINE; kernel $(uname -r); $JVM; iperf3 $(iperf3 --version | head -1 | awk '{ print $2 }'); load average at start $LOAD_START"
-echo "scale-bench: connections '$CONNECTIONS'; rounds $ROUNDS; $WARMUP s warm-up and $SECONDS_PER_RUN s measured per run; JVM options '${JAVA_OPTS}'; figures to $OUT and $MD"
+SIDE="$([ "$PROCESSES" = 1 ] && echo "N perf processes of one connection each" || echo "one perf process of N connections")"
+echo "scale-bench: $SIDE; connections '$CONNECTIONS'; rounds $ROUNDS; $WARMUP s warm-up and $SECONDS_PER_RUN s measured per run; JVM options '${JAVA_OPTS}'; figures to $OUT and $MD"
 printf 'round\tconnections\tworkload\tfloor_before_MBps\tfloor_after_MBps\tperf_MBps\tratio\tper_connection_MBps\tperf_connect_cpu\n' > "$OUT"
 
 for round in $(seq 1 "$ROUNDS"); do
@@ -298,7 +319,7 @@ column() { # N WORKLOAD FIELD: that column of the rows of N and WORKLOAD
     awk -F'\t' -v n="$1" -v w="$2" -v f="$3" 'NR > 1 && $2 == n && $3 == w { print $f }' "$OUT"
 }
 {
-    echo "Aggregate throughput, \`perf --connections N\` (one process, 1 MiB, depth 16 per connection, software iWARP)"
+    echo "Aggregate throughput, $SIDE (\`perf --connections\`, 1 MiB, depth 16 per connection, software iWARP)"
     echo "against N iperf3 processes in the same run: $WHERE; $MACHINE; kernel $(uname -r); $JVM;"
     echo "median of $ROUNDS rounds of $SECONDS_PER_RUN s after $WARMUP s of warm-up; ratio to the floor of its own round,"
     echo "median and spread (min-max); load average $LOAD_START at the start, $LOAD_END at the end."

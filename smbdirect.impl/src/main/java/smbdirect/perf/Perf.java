@@ -40,7 +40,9 @@ public final class Perf {
      * none is named). Without {@link PerfOptions#connect()} a server end is started here on a free
      * port of the local RDMA address ({@link PerfOptions#local()}, else the address of the first
      * open listener on that provider) and closed afterwards; both ends then run on the provider of
-     * that address.
+     * that address. With {@link PerfOptions#connections()} above 1 it opens that many connections to
+     * the same server end, each running the whole workload, and returns their sum with each one's
+     * result in {@link PerfResult#streams()}.
      *
      * @throws PerfException with a message naming what failed
      * @throws InterruptedException when the calling thread was interrupted; the run is abandoned

@@ -190,7 +190,10 @@ public class ApplianceMain implements Callable<Integer> {
                 awaitProvider(transport, options);
             }
             if (options.listen() != null) {
-                PerfServer server = new PerfServer();
+                PerfServer server = new PerfServer(line -> {
+                    out.println(line); // each connection's run as it ends
+                    out.flush();
+                });
                 SmbDirectListener listener = Perf.serve(transport, options, server);
                 out.println("perf server listening on " + listener.localAddress() + " over "
                         + listener.providerName() + "; stop with SIGTERM or SIGINT");

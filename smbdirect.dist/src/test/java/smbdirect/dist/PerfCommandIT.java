@@ -86,7 +86,8 @@ class PerfCommandIT {
         assertEquals(2, r.status(), r.toString());
         assertEquals("", r.out(), r.toString());
         assertEquals("perf: unknown perf option '--sise'; known: --size --count --duration --depth --direction "
-                + "--connect --listen --provider --local --trace --trace-limit --timeout --warmup --verbose --help\n"
+                + "--connect --listen --provider --local --trace --trace-limit --timeout --warmup --connections "
+                + "--verbose --help\n"
                 + "perf --help lists the options\n", r.err(), r.toString());
         Run value = run("perf", "--direction", "sideways");
         assertEquals(2, value.status(), value.toString());

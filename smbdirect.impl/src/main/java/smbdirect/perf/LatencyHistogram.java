@@ -31,6 +31,11 @@ final class LatencyHistogram {
         histogram.reset();
     }
 
+    /** Adds what {@code other} recorded to this one (the sum of several connections, after their runs). */
+    void add(LatencyHistogram other) {
+        histogram.add(other.histogram);
+    }
+
     long count() {
         return histogram.getTotalCount();
     }

@@ -4,6 +4,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
@@ -39,7 +40,9 @@ public final class Perf {
      * none is named). Without {@link PerfOptions#connect()} a server end is started here on a free
      * port of the local RDMA address ({@link PerfOptions#local()}, else the address of the first
      * open listener on that provider) and closed afterwards; both ends then run on the provider of
-     * that address.
+     * that address. With {@link PerfOptions#connections()} above 1 it opens that many connections to
+     * the same server end, each running the whole workload, and returns their sum with each one's
+     * result in {@link PerfResult#streams()}.
      *
      * @throws PerfException with a message naming what failed
      * @throws InterruptedException when the calling thread was interrupted; the run is abandoned
@@ -63,7 +66,8 @@ public final class Perf {
             throw new PerfException("--listen starts only a server end; use Perf.serve");
         }
         SmbDirectListener listener = null;
-        SmbDirectConnection connection = null;
+        int n = options.connections();
+        SmbDirectConnection[] connections = new SmbDirectConnection[n];
         try {
             InetSocketAddress peer = options.connect();
             SmbDirectTransport on = options.provider() == null ? transport : transport.onProvider(options.provider());
@@ -76,44 +80,112 @@ public final class Perf {
                 listener = serve(on, new InetSocketAddress(address, 0));
                 peer = listener.localAddress();
             }
-            PerfClient client = new PerfClient(options);
-            try {
-                connection = on.connect(peer, CONNECT_TIMEOUT, client).toCompletableFuture()
-                        .get(CONNECT_TIMEOUT.toSeconds() + 5, TimeUnit.SECONDS);
-            } catch (ExecutionException | CompletionException e) {
-                throw new PerfException("cannot connect to " + peer + ": " + message(e.getCause()), e.getCause());
-            } catch (TimeoutException e) {
-                throw new PerfException("connecting to " + peer + " did not finish within " + CONNECT_TIMEOUT.toSeconds()
-                        + " s");
+            PerfClient[] clients = new PerfClient[n];
+            for (int i = 0; i < n; i++) {
+                clients[i] = new PerfClient(options);
+                connections[i] = connect(on, peer, clients[i], n > 1 ? " (connection " + (i + 1) + " of " + n + ")" : "");
+                check(connections[i], options);
             }
-            long maxMessage = connection.parameters().maxFragmentedSendSize();
-            if (options.direction().isRdma()) {
-                int maxTransfer = connection.parameters().maxReadWriteSize();
-                if (options.size() > maxTransfer) {
-                    throw new PerfException("--size " + options.size() + " exceeds the largest RDMA transfer of the "
-                            + "connection (MaxReadWriteSize " + maxTransfer + ")");
-                }
-            } else if (options.size() > maxMessage) {
-                throw new PerfException("--size " + options.size() + " exceeds what the peer reassembles "
-                        + "(MaxFragmentedSize " + maxMessage + ")");
+            long[] stallsBefore = new long[n];
+            for (int i = 0; i < n; i++) {
+                stallsBefore[i] = connections[i].getConnectionDTO().creditStalls;
+                PerfClient client = clients[i];
+                stop.whenComplete((v, t) -> client.finishNow()); // before the start: no completion races it
             }
-            long stallsBefore = connection.getConnectionDTO().creditStalls;
-            stop.whenComplete((v, t) -> client.finishNow()); // before the start: no completion races it
-            client.start(connection);
-            PerfClient.Counts counts = await(client, options);
-            ConnectionDTO after = connection.getConnectionDTO();
-            return new PerfResult(options.describe(), connection.providerName(), after.providerDetail,
-                    text(connection.localAddress()), text(connection.peerAddress()), counts.messages(),
-                    options.direction().isRdma() ? "RDMA " + options.direction().label() + "s" : "messages", counts.bytes(),
-                    counts.elapsedNanos(), after.creditStalls - stallsBefore, counts.p50(), counts.p99(),
-                    switch (options.direction()) {
-                        case PINGPONG -> "round-trip";
-                        case WRITE, READ -> "RDMA completion";
-                        default -> "send-completion";
-                    }, counts.confirmation(), counts.cpu());
+            for (int i = 0; i < n; i++) {
+                clients[i].start(connections[i]);
+            }
+            PerfClient.Counts[] counts = await(clients, options);
+            PerfResult[] results = new PerfResult[n];
+            for (int i = 0; i < n; i++) {
+                results[i] = result(options, connections[i], counts[i], stallsBefore[i]);
+            }
+            return n == 1 ? results[0] : sum(options, results, counts);
         } finally {
-            closeQuietly(connection, listener);
+            closeQuietly(connections, listener);
         }
+    }
+
+    private static SmbDirectConnection connect(SmbDirectTransport on, InetSocketAddress peer, PerfClient client,
+            String which) throws PerfException, InterruptedException {
+        try {
+            return on.connect(peer, CONNECT_TIMEOUT, client).toCompletableFuture()
+                    .get(CONNECT_TIMEOUT.toSeconds() + 5, TimeUnit.SECONDS);
+        } catch (ExecutionException | CompletionException e) {
+            throw new PerfException("cannot connect to " + peer + which + ": " + message(e.getCause()), e.getCause());
+        } catch (TimeoutException e) {
+            throw new PerfException("connecting to " + peer + which + " did not finish within "
+                    + CONNECT_TIMEOUT.toSeconds() + " s");
+        }
+    }
+
+    /** Whether the connection can carry the workload's messages or transfers. */
+    private static void check(SmbDirectConnection connection, PerfOptions options) throws PerfException {
+        long maxMessage = connection.parameters().maxFragmentedSendSize();
+        if (options.direction().isRdma()) {
+            int maxTransfer = connection.parameters().maxReadWriteSize();
+            if (options.size() > maxTransfer) {
+                throw new PerfException("--size " + options.size() + " exceeds the largest RDMA transfer of the "
+                        + "connection (MaxReadWriteSize " + maxTransfer + ")");
+            }
+        } else if (options.size() > maxMessage) {
+            throw new PerfException("--size " + options.size() + " exceeds what the peer reassembles "
+                    + "(MaxFragmentedSize " + maxMessage + ")");
+        }
+    }
+
+    private static String latencyKind(PerfOptions options) {
+        return switch (options.direction()) {
+            case PINGPONG -> "round-trip";
+            case WRITE, READ -> "RDMA completion";
+            default -> "send-completion";
+        };
+    }
+
+    private static String unit(PerfOptions options) {
+        return options.direction().isRdma() ? "RDMA " + options.direction().label() + "s" : "messages";
+    }
+
+    private static PerfResult result(PerfOptions options, SmbDirectConnection connection, PerfClient.Counts counts,
+            long stallsBefore) {
+        ConnectionDTO after = connection.getConnectionDTO();
+        return new PerfResult(options.describe(), connection.providerName(), after.providerDetail,
+                text(connection.localAddress()), text(connection.peerAddress()), counts.messages(), unit(options),
+                counts.bytes(), counts.elapsedNanos(), after.creditStalls - stallsBefore, counts.p50(), counts.p99(),
+                latencyKind(options), counts.confirmation(), counts.cpu());
+    }
+
+    /**
+     * The sum of several connections' results, as iperf3 -P sums its streams: messages, bytes and
+     * credit stalls added, over the longest connection's time (so the summed rate is never above what
+     * moved in the time it took); the latencies of all connections in one histogram; the CPU of the
+     * process over the first connection's time.
+     */
+    private static PerfResult sum(PerfOptions options, PerfResult[] results, PerfClient.Counts[] counts) {
+        long messages = 0;
+        long bytes = 0;
+        long elapsed = 0;
+        long stalls = 0;
+        LatencyHistogram all = null;
+        for (int i = 0; i < results.length; i++) {
+            messages += results[i].messages();
+            bytes += results[i].bytes();
+            elapsed = Math.max(elapsed, results[i].elapsedNanos());
+            stalls += results[i].creditStalls();
+            if (counts[i].latency() != null) {
+                if (all == null) {
+                    all = new LatencyHistogram();
+                }
+                all.add(counts[i].latency());
+            }
+        }
+        PerfResult first = results[0];
+        String host = first.local().substring(0, Math.max(0, first.local().lastIndexOf(':')));
+        return new PerfResult(options.describe(), first.provider(), first.providerDetail(),
+                host + " (" + results.length + " connections)", first.peer(), messages, first.unit(), bytes, elapsed,
+                stalls, all == null ? -1 : all.quantile(0.5), all == null ? -1 : all.quantile(0.99), first.latencyKind(),
+                "every connection confirmed by the server (" + results.length + " runs); the first: "
+                        + first.confirmation(), first.cpu(), List.of(results));
     }
 
     /**
@@ -194,21 +266,31 @@ public final class Perf {
         }
     }
 
-    private static PerfClient.Counts await(PerfClient client, PerfOptions options)
+    /** Waits for every client's result; a RECEIVE run for a duration is stopped when its time is up. */
+    private static PerfClient.Counts[] await(PerfClient[] clients, PerfOptions options)
             throws PerfException, InterruptedException {
         long timeoutNanos = options.timeout().toNanos();
         long start = System.nanoTime();
+        PerfClient.Counts[] counts = new PerfClient.Counts[clients.length];
         try {
             if (options.duration() != null && options.direction() == PerfDirection.RECEIVE) {
-                try {
-                    return client.result().get(options.warmup().plus(options.duration()).toNanos(),
-                            TimeUnit.NANOSECONDS);
-                } catch (TimeoutException expected) {
+                long end = start + options.warmup().plus(options.duration()).toNanos();
+                for (PerfClient client : clients) {
+                    try {
+                        client.result().get(Math.max(0, end - System.nanoTime()), TimeUnit.NANOSECONDS);
+                    } catch (TimeoutException expected) {
+                        // its time is up: stopped below
+                    }
+                }
+                for (PerfClient client : clients) {
                     client.stopStream();
                 }
             }
-            long left = Math.max(1, timeoutNanos - (System.nanoTime() - start));
-            return client.result().get(left, TimeUnit.NANOSECONDS);
+            for (int i = 0; i < clients.length; i++) {
+                long left = Math.max(1, timeoutNanos - (System.nanoTime() - start));
+                counts[i] = clients[i].result().get(left, TimeUnit.NANOSECONDS);
+            }
+            return counts;
         } catch (ExecutionException e) {
             Throwable cause = e.getCause();
             if (cause instanceof PerfException p) {
@@ -221,17 +303,24 @@ public final class Perf {
         }
     }
 
-    private static void closeQuietly(SmbDirectConnection connection, SmbDirectListener listener)
+    private static void closeQuietly(SmbDirectConnection[] connections, SmbDirectListener listener)
             throws InterruptedException {
+        CompletableFuture<?>[] closing = new CompletableFuture<?>[connections.length];
+        for (int i = 0; i < connections.length; i++) {
+            closing[i] = connections[i] == null ? CompletableFuture.completedFuture(null)
+                    : connections[i].close().toCompletableFuture();
+        }
         try {
-            if (connection != null) {
-                connection.close().toCompletableFuture().get(CLOSE_WAIT_SECONDS, TimeUnit.SECONDS);
-            }
+            CompletableFuture.allOf(closing).get(CLOSE_WAIT_SECONDS, TimeUnit.SECONDS);
+        } catch (ExecutionException | TimeoutException e) {
+            LOG.debug("closing the perf connections failed: {}", e.toString());
+        }
+        try {
             if (listener != null) {
                 listener.close().toCompletableFuture().get(CLOSE_WAIT_SECONDS, TimeUnit.SECONDS);
             }
         } catch (ExecutionException | TimeoutException e) {
-            LOG.debug("closing the perf connection or listener failed: {}", e.toString());
+            LOG.debug("closing the perf listener failed: {}", e.toString());
         }
     }
 

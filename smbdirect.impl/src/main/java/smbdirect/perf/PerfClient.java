@@ -70,7 +70,8 @@ final class PerfClient implements ConnectionHandler {
     private CpuUse warmCpu;
 
     /** What the run measured, before it is turned into a {@link PerfResult}. */
-    record Counts(long messages, long bytes, long elapsedNanos, long p50, long p99, String confirmation, String cpu) {
+    record Counts(long messages, long bytes, long elapsedNanos, long p50, long p99, String confirmation, String cpu,
+            LatencyHistogram latency) {
     }
 
     PerfClient(PerfOptions options) {
@@ -383,7 +384,7 @@ final class PerfClient implements ConnectionHandler {
         boolean measured = options.direction() != PerfDirection.RECEIVE && latency.count() > 0;
         result.complete(new Counts(messages - warmCount, bytes - warmBytes, elapsed,
                 measured ? latency.quantile(0.5) : -1, measured ? latency.quantile(0.99) : -1, confirmation,
-                cpu == null ? null : cpu.since(warmCpu)));
+                cpu == null ? null : cpu.since(warmCpu), measured ? latency : null));
     }
 
     @Override

@@ -16,6 +16,8 @@ public final class PerfOptions {
 
     /** The smallest message: the perf header plus room. */
     public static final int MIN_SIZE = 64;
+    /** The most connections of one run ({@code --connections}). */
+    public static final int MAX_CONNECTIONS = 256;
     /** Default trace message limit. */
     public static final int DEFAULT_TRACE_LIMIT = 100_000;
 
@@ -29,6 +31,8 @@ public final class PerfOptions {
               --duration N[ms|s|m] run for a time instead of a count
               --warmup N[ms|s|m]   with --duration: run this long first, not counted (as iperf3 -O)
               --depth N            messages or RDMA operations in flight (default 16)
+              --connections N      N connections in this process, each its own stream (default 1, at most
+                                   256); the figures per connection and summed, as iperf3 -P
               --direction D        send: the client streams messages to the server (default)
                                    receive: the server streams messages to the client
                                    pingpong: the server echoes each message (round-trip latency)
@@ -63,10 +67,11 @@ public final class PerfOptions {
     private final Duration warmup;
     private final boolean help;
     private final boolean verbose;
+    private final int connections;
 
     private PerfOptions(int size, long count, Duration duration, int depth, PerfDirection direction,
             InetSocketAddress connect, InetSocketAddress listen, InetAddress local, String provider, Path trace,
-            int traceLimit, Duration timeout, Duration warmup, boolean help, boolean verbose) {
+            int traceLimit, Duration timeout, Duration warmup, boolean help, boolean verbose, int connections) {
         this.size = size;
         this.count = count;
         this.duration = duration;
@@ -82,6 +87,7 @@ public final class PerfOptions {
         this.warmup = warmup;
         this.help = help;
         this.verbose = verbose;
+        this.connections = connections;
     }
 
     /** The defaults: a short send run on the local fabric. */
@@ -110,10 +116,11 @@ public final class PerfOptions {
         Duration warmup = Duration.ZERO;
         boolean countGiven = false;
         boolean verbose = false;
+        long connections = 1;
         if (args.contains("--help") || args.contains("-h")) {
             return new PerfOptions(size, count, duration, depth, direction, connect, listen, local, provider, trace,
                     traceLimit, Duration.ofSeconds(60), Duration.ZERO, true,
-                    args.contains("--verbose") || args.contains("-v"));
+                    args.contains("--verbose") || args.contains("-v"), 1);
         }
         for (int i = 0; i < args.size(); i++) {
             String option = args.get(i);
@@ -151,6 +158,7 @@ public final class PerfOptions {
                 case "--trace-limit" -> traceLimit = (int) Math.min(Integer.MAX_VALUE, parseLong(option, value));
                 case "--timeout" -> timeout = parseDuration(option, value);
                 case "--warmup" -> warmup = parseDuration(option, value);
+                case "--connections", "-P" -> connections = parseLong(option, value);
                 default -> throw unknown(option);
             }
         }
@@ -162,6 +170,14 @@ public final class PerfOptions {
         }
         if (depth < 1 || depth > 4096) {
             throw new IllegalArgumentException("--depth must be between 1 and 4096, not " + depth);
+        }
+        if (connections < 1 || connections > MAX_CONNECTIONS) {
+            throw new IllegalArgumentException("--connections must be between 1 and " + MAX_CONNECTIONS + ", not "
+                    + connections);
+        }
+        if (connections > 1 && listen != null) {
+            throw new IllegalArgumentException("--connections is an option of the client end; a --listen end accepts "
+                    + "any number of connections");
         }
         if (traceLimit < 1) {
             throw new IllegalArgumentException("--trace-limit must be at least 1, not " + traceLimit);
@@ -182,7 +198,7 @@ public final class PerfOptions {
             timeout = Duration.ofSeconds(60).plus(duration == null ? Duration.ZERO : duration).plus(warmup);
         }
         return new PerfOptions(size, count, duration, depth, direction, connect, listen, local, provider, trace,
-                traceLimit, timeout, warmup, false, verbose);
+                traceLimit, timeout, warmup, false, verbose, (int) connections);
     }
 
     /** The options, one per line, as the shell command and the runtime's batch mode print them. */
@@ -193,12 +209,12 @@ public final class PerfOptions {
     /** The options that take a value. */
     private static final java.util.Set<String> WITH_VALUE = java.util.Set.of("--size", "-s", "--count", "-n",
             "--duration", "-d", "--depth", "-q", "--direction", "--connect", "--listen", "--local", "--provider", "-p",
-            "--trace", "--trace-limit", "--timeout", "--warmup");
+            "--trace", "--trace-limit", "--timeout", "--warmup", "--connections", "-P");
 
     private static IllegalArgumentException unknown(String option) {
         return new IllegalArgumentException("unknown perf option '" + option + "'; known: --size --count --duration "
                 + "--depth --direction --connect --listen --provider --local --trace --trace-limit --timeout "
-                + "--warmup --verbose --help");
+                + "--warmup --connections --verbose --help");
     }
 
     /** A provider name: what {@code smbdirect.provider} service properties hold (letters, digits, {@code . _ -}). */
@@ -217,7 +233,7 @@ public final class PerfOptions {
      */
     public PerfOptions withLocal(InetAddress local) {
         return new PerfOptions(size, count, duration, depth, direction, connect, listen, local, provider, trace,
-                traceLimit, timeout, warmup, help, verbose);
+                traceLimit, timeout, warmup, help, verbose, connections);
     }
 
     static long parseSize(String option, String value) {
@@ -358,11 +374,17 @@ public final class PerfOptions {
         return verbose;
     }
 
+    /** Connections of the run, each with its own stream of this workload ({@code --connections}; 1 by default). */
+    public int connections() {
+        return connections;
+    }
+
     /** A one-line account of the workload. */
     public String describe() {
         String amount = duration != null ? "for " + duration.toMillis() + " ms"
                 + (warmup.isZero() ? "" : " after " + warmup.toMillis() + " ms of warm-up")
                 : count + (direction.isRdma() ? " RDMA operations" : " messages");
-        return direction.label() + " " + amount + " of " + size + " B, depth " + depth;
+        return direction.label() + " " + amount + " of " + size + " B, depth " + depth
+                + (connections > 1 ? ", on each of " + connections + " connections" : "");
     }
 }

@@ -3,7 +3,9 @@ package smbdirect.perf;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 import java.util.zip.CRC32C;
 
 import org.slf4j.Logger;
@@ -39,6 +41,21 @@ public final class PerfServer implements AcceptHandler {
     private final AtomicLong runs = new AtomicLong();
     private final AtomicLong confirmedMessages = new AtomicLong();
     private final AtomicLong confirmedBytes = new AtomicLong();
+    private final Consumer<String> report;
+
+    /** A server end that reports each connection's runs only to its log. */
+    public PerfServer() {
+        this(line -> { });
+    }
+
+    /**
+     * A server end that also hands {@code report} one line per connection's run when it ends (what
+     * that connection received, in how long, at what rate), as an iperf3 server prints its streams;
+     * called on the connection's serial context, so it must not block.
+     */
+    public PerfServer(Consumer<String> report) {
+        this.report = report;
+    }
 
     @Override
     public ConnectionHandler accepted(SmbDirectConnection connection) {
@@ -84,6 +101,8 @@ public final class PerfServer implements AcceptHandler {
         private final SendCompletion streamedCallback = this::streamed;
         private long runMessages;
         private long runBytes;
+        /** When this connection's run started (its START), for the rate of its report. */
+        private long runStart;
         // PULL stream state
         private long streamRemaining;
         private long streamSent;
@@ -110,6 +129,7 @@ public final class PerfServer implements AcceptHandler {
                 case PerfHeader.START -> {
                     runMessages = 0;
                     runBytes = 0;
+                    runStart = System.nanoTime();
                 }
                 case PerfHeader.FIN -> finished(c, runMessages - 1, runBytes - length);
                 case PerfHeader.PULL -> pull(c, PerfHeader.a(p), (int) PerfHeader.b(p), (int) PerfHeader.c(p));
@@ -127,6 +147,11 @@ public final class PerfServer implements AcceptHandler {
             confirmedMessages.addAndGet(received);
             confirmedBytes.addAndGet(receivedBytes);
             LOG.info("perf run on connection {} ended: {} messages, {} bytes received", c.id(), received, receivedBytes);
+            double seconds = (System.nanoTime() - runStart) / 1e9;
+            report.accept(String.format(Locale.ROOT,
+                    "perf server: connection %d from %s: %d messages, %d bytes received in %.3f s (%.1f MB/s since its "
+                            + "start)", c.id(), c.peerAddress(), received, receivedBytes, seconds,
+                    seconds <= 0 ? 0 : receivedBytes / seconds / 1e6));
             control(c, PerfHeader.STATS, received, receivedBytes);
         }
 
@@ -175,6 +200,9 @@ public final class PerfServer implements AcceptHandler {
             runs.incrementAndGet();
             LOG.info("perf RDMA run on connection {} ended: CRC32C 0x{} over {} bytes of the buffer", c.id(),
                     Long.toHexString(crc.getValue()), checked);
+            report.accept(String.format(Locale.ROOT, "perf server: connection %d from %s: RDMA run ended after %.3f s, "
+                    + "CRC32C 0x%08x over %d bytes of its buffer", c.id(), c.peerAddress(),
+                    (System.nanoTime() - runStart) / 1e9, crc.getValue(), checked));
             control(c, PerfHeader.REGION_STATS, crc.getValue(), checked);
         }
 
@@ -222,6 +250,11 @@ public final class PerfServer implements AcceptHandler {
                 streamNext(c);
             } else if (streaming && streamInFlight == 0) {
                 streaming = false;
+                double seconds = (System.nanoTime() - runStart) / 1e9;
+                report.accept(String.format(Locale.ROOT, "perf server: connection %d from %s: %d messages, %d bytes "
+                        + "sent in %.3f s (%.1f MB/s since its start)", c.id(), c.peerAddress(), streamSent,
+                        streamSent * (long) streamSize, seconds,
+                        seconds <= 0 ? 0 : streamSent * (double) streamSize / seconds / 1e6));
                 control(c, PerfHeader.END, streamSent, 0);
             }
         }

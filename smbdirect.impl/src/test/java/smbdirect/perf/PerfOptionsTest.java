@@ -95,7 +95,7 @@ class PerfOptionsTest {
     @Test
     void anUnknownOptionIsNamedAsUnknownEvenWhenItIsTheLast() {
         assertEquals("unknown perf option '--bogus'; known: --size --count --duration --depth --direction --connect "
-                + "--listen --provider --local --trace --trace-limit --timeout --warmup --verbose --help",
+                + "--listen --provider --local --trace --trace-limit --timeout --warmup --connections --verbose --help",
                 assertThrows(IllegalArgumentException.class, () -> PerfOptions.parse(List.of("--bogus"))).getMessage());
         assertThrows(IllegalArgumentException.class, () -> PerfOptions.parse(List.of("-x", "1")));
     }
@@ -128,5 +128,23 @@ class PerfOptionsTest {
         assertEquals(Duration.ZERO, PerfOptions.defaults().warmup());
         assertEquals("--warmup needs --duration (the measured time after it)", assertThrows(
                 IllegalArgumentException.class, () -> PerfOptions.parse(List.of("--warmup", "2s"))).getMessage());
+    }
+
+    @Test
+    void connectionsAreOneByDefaultAndABadCountIsRefusedByName() {
+        assertEquals(1, PerfOptions.defaults().connections());
+        PerfOptions o = PerfOptions.parse(List.of("--connections", "8"));
+        assertEquals(8, o.connections());
+        assertTrue(o.describe().endsWith(", on each of 8 connections"), o.describe());
+        assertEquals(4, PerfOptions.parse(List.of("-P", "4")).connections());
+        for (String bad : List.of("0", "-1", "257", "many")) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> PerfOptions.parse(List.of("--connections", bad)));
+            assertTrue(e.getMessage().contains("--connections"), e.getMessage());
+        }
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> PerfOptions.parse(List.of("--connections", "2", "--listen", "10.0.0.1:5445")));
+        assertTrue(e.getMessage().contains("--connections"), e.getMessage());
+        assertTrue(PerfOptions.usage().contains("--connections N"), PerfOptions.usage());
     }
 }

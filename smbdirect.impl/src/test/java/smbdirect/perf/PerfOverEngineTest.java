@@ -225,4 +225,73 @@ class PerfOverEngineTest {
             server.close().toCompletableFuture().get();
         }
     }
+
+    @Test
+    @Timeout(120)
+    void severalConnectionsEachRunTheWorkloadAndTheSumAddsThemInEveryDirection() throws Exception {
+        for (String direction : List.of("send", "receive", "pingpong", "write", "read")) {
+            PerfResult r = Perf.run(engine, options("--connections", "3", "--count", "40", "--size", "4k", "--depth",
+                    "4", "--direction", direction));
+            assertEquals(3, r.streams().size(), direction + ": " + r.format());
+            long messages = 0;
+            long bytes = 0;
+            long longest = 0;
+            java.util.Set<String> locals = new java.util.HashSet<>();
+            for (PerfResult one : r.streams()) {
+                assertEquals(40, one.messages(), direction + ": each connection runs the whole workload\n" + r.format());
+                assertEquals(40 * 4096, one.bytes(), direction);
+                assertTrue(one.streams().isEmpty());
+                locals.add(one.local());
+                messages += one.messages();
+                bytes += one.bytes();
+                longest = Math.max(longest, one.elapsedNanos());
+            }
+            assertEquals(3, locals.size(), direction + ": three connections, three local ends: " + locals);
+            assertEquals(messages, r.messages(), direction);
+            assertEquals(bytes, r.bytes(), direction);
+            assertEquals(longest, r.elapsedNanos(), direction + ": the sum runs as long as the longest connection");
+            String text = r.format();
+            assertTrue(text.contains("\n  [  1] ") && text.contains("\n  [  3] ") && text.contains("\n  [SUM] "), text);
+            assertEquals(1, text.split("throughput", -1).length - 1, "one throughput line, the sum's: " + text);
+            assertTrue(text.contains(String.format(java.util.Locale.ROOT, "throughput %.1f MB/s",
+                    r.megabytesPerSecond())), text);
+            if (!direction.equals("receive")) {
+                assertTrue(r.p50Nanos() > 0 && r.p99Nanos() >= r.p50Nanos(), direction + ": " + text);
+            }
+        }
+    }
+
+    @Test
+    void oneConnectionPrintsNoPerConnectionTable() throws Exception {
+        PerfResult r = Perf.run(engine, options("--count", "50"));
+        assertTrue(r.streams().isEmpty());
+        assertTrue(!r.format().contains("[SUM]"), r.format());
+    }
+
+    @Test
+    void theServerReportsEachConnectionsRun() throws Exception {
+        List<String> lines = new java.util.concurrent.CopyOnWriteArrayList<>();
+        PerfServer server = new PerfServer(lines::add);
+        SmbDirectListener listener = Perf.serve(engine, PerfOptions.parse(List.of("--listen",
+                device.address().getHostAddress() + ":5446")), server);
+        try {
+            PerfResult r = Perf.run(engine, PerfOptions.parse(List.of("--connect",
+                    device.address().getHostAddress() + ":5446", "--count", "30", "--size", "1000", "--connections",
+                    "2")));
+            assertEquals(2, r.streams().size(), r.format());
+            assertEquals(2, server.runs());
+            assertEquals(2, lines.size(), lines.toString());
+            java.util.Set<String> connections = new java.util.HashSet<>();
+            for (String line : lines) {
+                java.util.regex.Matcher m = java.util.regex.Pattern.compile(
+                        "perf server: connection (\\d+) from .+: 30 messages, 30000 bytes received in \\d+\\.\\d{3} s "
+                                + "\\(\\d+\\.\\d MB/s since its start\\)").matcher(line);
+                assertTrue(m.matches(), line);
+                connections.add(m.group(1));
+            }
+            assertEquals(2, connections.size(), "one line per connection: " + lines);
+        } finally {
+            listener.close().toCompletableFuture().get();
+        }
+    }
 }

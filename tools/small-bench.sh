@@ -1,0 +1,263 @@
+#!/usr/bin/env bash
+# Small messages (SMB2's requests and responses) against TCP's own, in the same run: the round trip
+# and the message rate of `perf` of the runtime jar (two processes, software iWARP) beside qperf's
+# tcp_lat and tcp_bw (Debian's qperf) on the same path. On loopback (no root needed):
+#
+#   tools/small-bench.sh                        # 3 rounds, 10 s each
+#   tools/small-bench.sh --rounds 5 --seconds 20
+#   tools/small-bench.sh --netns --mtu 1500     # as root: across two network namespaces
+#
+# Each round measures, one after the other:
+#   rtt        perf --direction pingpong --size 64 --depth 1: the round trip's p50 and p99
+#              (HdrHistogram), against qperf -m 64 tcp_lat, which prints half the round trip (its
+#              mean): TCP's round trip is twice that
+#   rate-64    perf --direction send --size 64 --depth 32: messages/s, against qperf -m 64 tcp_bw
+#              (its bytes/s divided by 64)
+#   rate-1024  the same with 1 KiB messages, against qperf -m 1024 tcp_bw
+# and each perf figure is divided by TCP's of the same round (a ratio above 1 is slower for the round
+# trip, faster for the rate). Writes every figure to a TSV file (--out) and one markdown table beside
+# it (the same name, .md): per figure the median of the rounds and the spread (min-max), with the
+# machine, the kernel, the JVM, qperf and the load average. --netns runs the listening ends in one
+# network namespace and the others in a second, joined by a veth pair (needs root and iproute2; both
+# are removed on exit, SIGINT and SIGTERM; names smb<PID>a/b).
+set -euo pipefail
+
+ROUNDS=3
+SECONDS_PER_RUN=10
+WARMUP=2
+DEPTH=32
+NETNS=0
+MTU=1500
+PERF_PORT=15446
+QPERF_PORT=19766
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+JAR="$HERE/../smbdirect.dist/target/smbdirect.jar"
+OUT=""
+JAVA="${JAVA:-java}"
+JAVA_OPTS="${JAVA_OPTS:-}"
+
+usage() {
+    sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'
+    cat <<EOF
+options: --rounds N (default $ROUNDS)  --seconds S measured per run (default $SECONDS_PER_RUN)
+         --warmup S of perf before each run, not counted (default $WARMUP; 0: none)
+         --depth N of the message-rate runs (default $DEPTH)
+         --netns (as root: two namespaces)  --mtu 1500|9000 (with --netns; default $MTU)
+         --perf-port P (default $PERF_PORT)  --qperf-port P (default $QPERF_PORT)
+         --jar PATH (default smbdirect.dist/target/smbdirect.jar)  --out FILE.tsv (the table: FILE.md)
+environment: JAVA (default: java on the PATH), JAVA_OPTS (JVM options of the perf processes)
+EOF
+}
+
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --rounds) ROUNDS="$2"; shift 2 ;;
+        --seconds) SECONDS_PER_RUN="$2"; shift 2 ;;
+        --warmup) WARMUP="$2"; shift 2 ;;
+        --depth) DEPTH="$2"; shift 2 ;;
+        --netns) NETNS=1; shift ;;
+        --mtu) MTU="$2"; shift 2 ;;
+        --perf-port) PERF_PORT="$2"; shift 2 ;;
+        --qperf-port) QPERF_PORT="$2"; shift 2 ;;
+        --jar) JAR="$2"; shift 2 ;;
+        --out) OUT="$2"; shift 2 ;;
+        -h|--help) usage; exit 0 ;;
+        *) echo "small-bench: unknown option '$1' (--help lists them)" >&2; exit 2 ;;
+    esac
+done
+
+fail() { echo "small-bench: $*" >&2; exit 1; }
+number() { [[ "$2" =~ ^[0-9]+$ ]] || fail "$1 takes a whole number, not '$2'"; }
+number --rounds "$ROUNDS"
+number --seconds "$SECONDS_PER_RUN"
+number --warmup "$WARMUP"
+number --depth "$DEPTH"
+number --perf-port "$PERF_PORT"
+number --qperf-port "$QPERF_PORT"
+[ "$ROUNDS" -ge 1 ] && [ "$SECONDS_PER_RUN" -ge 1 ] || fail "--rounds and --seconds take at least 1"
+case "$MTU" in 1500|9000) ;; *) fail "--mtu takes 1500 or 9000, not '$MTU'" ;; esac
+command -v qperf >/dev/null || fail "needs qperf (apt-get install qperf)"
+command -v "$JAVA" >/dev/null || fail "needs java 17 or later ($JAVA)"
+[ -f "$JAR" ] || fail "no runtime jar at $JAR (mvn -B -DskipTests package -pl smbdirect.dist -am)"
+JAR="$(cd "$(dirname "$JAR")" && pwd)/$(basename "$JAR")"
+if [ "$NETNS" = 1 ]; then
+    [ "$(id -u)" -eq 0 ] || fail "--netns needs root (ip netns, ip link add ... type veth)"
+    command -v ip >/dev/null || fail "--netns needs iproute2 (ip)"
+fi
+[ -n "$OUT" ] || OUT="small-bench-$(date -u +%Y%m%dT%H%M%SZ).tsv"
+MD="${OUT%.tsv}.md"
+
+ID="$$"
+NS_A="smb${ID}a"
+NS_B="smb${ID}b"
+WORK="$(mktemp -d /tmp/small-bench.XXXXXX)"
+PIDS=()
+
+cleanup() {
+    local status=$?
+    trap - EXIT INT TERM
+    for pid in "${PIDS[@]:-}"; do
+        [ -n "$pid" ] && kill -TERM "$pid" 2>/dev/null || true
+    done
+    for _ in 1 2 3 4 5 6 7 8 9 10; do
+        local alive=0
+        for pid in "${PIDS[@]:-}"; do
+            [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null && alive=1
+        done
+        [ "$alive" -eq 0 ] && break
+        sleep 0.5
+    done
+    for pid in "${PIDS[@]:-}"; do
+        [ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null || true
+    done
+    if [ "$NETNS" = 1 ]; then
+        for ns in "$NS_A" "$NS_B"; do
+            if ip netns list | grep -qw "^$ns"; then
+                for pid in $(ip netns pids "$ns" 2>/dev/null); do kill -KILL "$pid" 2>/dev/null || true; done
+                ip netns del "$ns" 2>/dev/null || true
+            fi
+        done
+    fi
+    rm -rf "$WORK"
+    exit "$status"
+}
+trap cleanup EXIT
+trap 'echo "small-bench: interrupted; cleaning up" >&2; exit 130' INT
+trap 'echo "small-bench: terminated; cleaning up" >&2; exit 143' TERM
+
+if [ "$NETNS" = 1 ]; then
+    for ns in $(ip netns list | awk '{print $1}' | grep -E '^smb[0-9]+[ab]$' || true); do
+        pid="${ns#smb}"; pid="${pid%[ab]}"
+        if ! kill -0 "$pid" 2>/dev/null; then
+            for p in $(ip netns pids "$ns" 2>/dev/null); do kill -KILL "$p" 2>/dev/null || true; done
+            ip netns del "$ns" 2>/dev/null && echo "small-bench: removed $ns, left by an earlier run" >&2 || true
+        fi
+    done
+    ip netns add "$NS_A"
+    ip netns add "$NS_B"
+    ip -n "$NS_A" link set lo up
+    ip -n "$NS_B" link set lo up
+    ip link add "smb${ID}a0" netns "$NS_A" mtu "$MTU" type veth peer name "smb${ID}b0" netns "$NS_B" mtu "$MTU"
+    ip -n "$NS_A" addr add 198.18.4.1/24 dev "smb${ID}a0"   # RFC 2544 benchmarking range
+    ip -n "$NS_B" addr add 198.18.4.2/24 dev "smb${ID}b0"
+    ip -n "$NS_A" link set "smb${ID}a0" up
+    ip -n "$NS_B" link set "smb${ID}b0" up
+    IN_A=(ip netns exec "$NS_A")
+    IN_B=(ip netns exec "$NS_B")
+    SERVER_ADDR=198.18.4.2
+    WHERE="two network namespaces, veth MTU $MTU"
+else
+    IN_A=()
+    IN_B=()
+    SERVER_ADDR=127.0.0.1
+    WHERE="loopback"
+fi
+mkdir -p "$WORK/home"
+
+wait_for() { # FILE TEXT SECONDS PID: until FILE contains TEXT, while PID lives
+    local deadline=$((SECONDS + $3))
+    until grep -q "$2" "$1" 2>/dev/null; do
+        kill -0 "$4" 2>/dev/null || { cat "$1" >&2; fail "process $4 ended before printing '$2'"; }
+        [ $SECONDS -lt $deadline ] || { cat "$1" >&2; fail "no '$2' within $3 s"; }
+        sleep 0.2
+    done
+}
+
+# qperf's figures in one unit: "latency = 26.3 us" -> microseconds, "bw = 121 MB/sec" -> bytes/s
+qperf_us() { awk '/latency/ { v = $3; u = $4 } END { f = (u == "ns") ? 0.001 : (u == "us") ? 1 : (u == "ms") ? 1000 : 1e6; if (v == "") exit 1; printf "%.3f", v * f }' "$1"; }
+qperf_bytes() { awk '/bw/ { v = $3; u = $4 } END { f = (u == "bytes/sec") ? 1 : (u == "KB/sec") ? 1e3 : (u == "MB/sec") ? 1e6 : 1e9; if (v == "") exit 1; printf "%.0f", v * f }' "$1"; }
+# perf's latency "p50 53.2 us" -> microseconds
+to_us() { awk -v v="$1" -v u="$2" 'BEGIN { f = (u == "ns") ? 0.001 : (u == "us") ? 1 : (u == "ms") ? 1000 : 1e6; printf "%.3f", v * f }'; }
+
+qperf_run() { # LOG TEST MESSAGE_SIZE
+    "${IN_A[@]}" qperf -lp "$QPERF_PORT" "$SERVER_ADDR" -t "$SECONDS_PER_RUN" -m "$3" "$2" > "$1" 2>&1 &
+    local pid=$!
+    PIDS+=("$pid")
+    wait "$pid" || { cat "$1" >&2; fail "qperf $2 failed"; }
+}
+
+perf_run() { # LOG OPTIONS...
+    local log="$1" warm=()
+    shift
+    [ "$WARMUP" -gt 0 ] && warm=(--warmup "${WARMUP}s")
+    # shellcheck disable=SC2086
+    (cd "$WORK/home" && exec "${IN_A[@]}" "$JAVA" $JAVA_OPTS -jar "$JAR" perf --provider iwarp \
+        --connect "$SERVER_ADDR:$PERF_PORT" "$@" "${warm[@]}" --duration "${SECONDS_PER_RUN}s") > "$log" 2>&1 &
+    local pid=$!
+    PIDS+=("$pid")
+    wait "$pid" || { cat "$log" >&2; fail "perf $* failed"; }
+    cat "$log" >> "$WORK/clients.txt"
+}
+
+"${IN_B[@]}" qperf --listen_port "$QPERF_PORT" > "$WORK/qperf-server.txt" 2>&1 &
+QPERF_SERVER=$!
+PIDS+=("$QPERF_SERVER")
+# shellcheck disable=SC2086
+(cd "$WORK/home" && exec "${IN_B[@]}" "$JAVA" $JAVA_OPTS -jar "$JAR" perf --provider iwarp \
+    --listen "$SERVER_ADDR:$PERF_PORT") > "$WORK/perf-server.txt" 2>&1 &
+PERF_SERVER=$!
+PIDS+=("$PERF_SERVER")
+wait_for "$WORK/perf-server.txt" "perf server listening" 120 "$PERF_SERVER"
+
+MACHINE="$(nproc) CPUs ($(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //'))"
+JVM="$("$JAVA" -version 2>&1 | head -1)"
+QPERF_VERSION="$(qperf --version 2>&1 | head -1)"
+LOAD_START="$(cut -d' ' -f1-3 /proc/loadavg)"
+echo "small-bench: $WHERE; $MACHINE; kernel $(uname -r); $JVM; qperf $QPERF_VERSION; load average at start $LOAD_START"
+echo "small-bench: rounds $ROUNDS; $SECONDS_PER_RUN s per run ($WARMUP s of perf warm-up before); depth $DEPTH for the rates; figures to $OUT and $MD"
+printf 'round\tfigure\tperf\ttcp\tratio\tunit\n' > "$OUT"
+row() { # ROUND FIGURE PERF TCP UNIT
+    local ratio
+    ratio="$(awk -v p="$3" -v t="$4" 'BEGIN { printf "%.3f", (t > 0 ? p / t : 0) }')"
+    printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" "$ratio" "$5" >> "$OUT"
+    echo "round $1, $2: perf $3 $5, TCP $4 $5, ratio $ratio"
+}
+
+for round in $(seq 1 "$ROUNDS"); do
+    qperf_run "$WORK/lat.txt" tcp_lat 64
+    tcp_rtt="$(awk -v h="$(qperf_us "$WORK/lat.txt")" 'BEGIN { printf "%.3f", 2 * h }')"
+    perf_run "$WORK/pingpong.txt" --direction pingpong --size 64 --depth 1
+    # "  round-trip latency p50 53.2 us, p99 77.8 us (HdrHistogram, 3 significant digits)"
+    read -r p50 p50u p99 p99u <<< "$(sed -n 's/^  round-trip latency p50 \([0-9.]*\) \([a-z]*\), p99 \([0-9.]*\) \([a-z]*\) .*/\1 \2 \3 \4/p' "$WORK/pingpong.txt")"
+    [ -n "${p99u:-}" ] || { cat "$WORK/pingpong.txt" >&2; fail "perf printed no round-trip latency"; }
+    row "$round" "rtt-p50" "$(to_us "$p50" "$p50u")" "$tcp_rtt" us
+    row "$round" "rtt-p99" "$(to_us "$p99" "$p99u")" "$tcp_rtt" us
+    for size in 64 1024; do
+        qperf_run "$WORK/bw-$size.txt" tcp_bw "$size"
+        tcp_rate="$(awk -v b="$(qperf_bytes "$WORK/bw-$size.txt")" -v s="$size" 'BEGIN { printf "%.0f", b / s }')"
+        perf_run "$WORK/send-$size.txt" --direction send --size "$size" --depth "$DEPTH"
+        # "  throughput 110.1 MB/s, 1720000 messages/s"
+        rate="$(awk '/^  throughput/ { print $4 }' "$WORK/send-$size.txt")"
+        [ -n "$rate" ] || { cat "$WORK/send-$size.txt" >&2; fail "perf printed no message rate"; }
+        row "$round" "rate-$size" "$rate" "$tcp_rate" "messages/s"
+    done
+done
+
+LOAD_END="$(cut -d' ' -f1-3 /proc/loadavg)"
+median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.3f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+column() { awk -F'\t' -v f="$1" -v c="$2" 'NR > 1 && $2 == f { print $c }' "$OUT"; }
+spread() { sort -g | sed -n '1p;$p' | paste -sd- -; }
+fmt() { awk -v f="$1" '{ printf f "\n", $1 }'; } # FORMAT: each value of the input in it
+{
+    echo "Small messages against TCP in the same run: perf (two processes, software iWARP) beside qperf; $WHERE;"
+    echo "$MACHINE; kernel $(uname -r); $JVM; qperf $QPERF_VERSION; median of $ROUNDS rounds of $SECONDS_PER_RUN s"
+    echo "(perf after $WARMUP s of warm-up), spread min-max; load average $LOAD_START at the start, $LOAD_END at the end."
+    echo "TCP's round trip is twice qperf tcp_lat's figure (half the round trip, its mean); TCP's message rate is"
+    echo "qperf -m SIZE tcp_bw's bytes/s divided by SIZE."
+    echo
+    echo "| figure | perf | TCP (qperf) | ratio to TCP |"
+    echo "|---|---|---|---|"
+    for f in rtt-p50 rtt-p99 rate-64 rate-1024; do
+        case "$f" in
+            rtt-p50) name="round trip p50, 64 B, depth 1 (us)"; form="%.1f" ;;
+            rtt-p99) name="round trip p99, 64 B, depth 1 (us)"; form="%.1f" ;;
+            rate-64) name="64 B messages/s, depth $DEPTH"; form="%.0f" ;;
+            rate-1024) name="1 KiB messages/s, depth $DEPTH"; form="%.0f" ;;
+        esac
+        echo "| $name | $(column "$f" 3 | median | fmt "$form") ($(column "$f" 3 | fmt "$form" | spread)) |" \
+            "$(column "$f" 4 | median | fmt "$form") ($(column "$f" 4 | fmt "$form" | spread)) |" \
+            "$(column "$f" 5 | median | fmt %.2f)x ($(column "$f" 5 | fmt %.2f | spread)) |"
+    done
+} > "$MD"
+echo
+cat "$MD"

@@ -47,18 +47,24 @@ class ReadmeExampleTest {
     }
 
     /**
-     * The other direction: each {@code java} block of the README is a tagged region of a test of this
-     * module (or several, one after another with a blank line between), so no snippet in the guide goes
-     * uncompiled or unrun.
+     * The other direction: each {@code java} block of the README is a tagged region of a test of one of
+     * the repository's modules (this one's, or the file server's for its plain-Java example), or several,
+     * one after another with a blank line between, so no snippet in the guide goes uncompiled or unrun.
      */
     @Test
     void everyJavaBlockOfTheReadmeIsARegionOfATestTheBuildRuns() throws Exception {
         List<String> regions = new ArrayList<>();
-        try (Stream<Path> files = Files.walk(Path.of("src", "test", "java"))) {
-            for (Path f : (Iterable<Path>) files.filter(p -> p.toString().endsWith("Test.java"))::iterator) {
-                Matcher m = REGION.matcher(Files.readString(f));
-                while (m.find()) {
-                    regions.add(m.group(2).stripIndent());
+        List<Path> testTrees = new ArrayList<>();
+        try (Stream<Path> modules = Files.list(Path.of(".."))) {
+            modules.map(m -> m.resolve(Path.of("src", "test", "java"))).filter(Files::isDirectory).forEach(testTrees::add);
+        }
+        for (Path tree : testTrees) {
+            try (Stream<Path> files = Files.walk(tree)) {
+                for (Path f : (Iterable<Path>) files.filter(p -> p.toString().endsWith("Test.java"))::iterator) {
+                    Matcher m = REGION.matcher(Files.readString(f));
+                    while (m.find()) {
+                        regions.add(m.group(2).stripIndent());
+                    }
                 }
             }
         }

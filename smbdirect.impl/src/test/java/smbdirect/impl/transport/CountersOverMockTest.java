@@ -16,8 +16,8 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import smbdirect.api.SmbDirectConnection;
 import smbdirect.api.SmbDirectListener;
@@ -52,18 +52,12 @@ class CountersOverMockTest {
 
     private static final int PORT = 445;
 
-    private final MockFabric fabric = MockFabric.builder().name("f").mode(DeliveryMode.THREADED).build();
-    private final TimerScheduler timer = new TimerScheduler();
-    private final MultiProviderTransport transport = new MultiProviderTransport(EngineFactory::create, timer,
-            TransportSettings.DEFAULTS, ProviderFilter.ANY);
+    @RegisterExtension
+    final TransportOverMock rig = new TransportOverMock();
+    private final MockFabric fabric = rig.fabric("f", DeliveryMode.THREADED);
+    private final TimerScheduler timer = rig.timer();
+    private final MultiProviderTransport transport = rig.transport();
     private final List<TransportDTO> snapshots = new ArrayList<>();
-
-    @AfterEach
-    void close() throws Exception {
-        transport.shutdown().toCompletableFuture().get(10, TimeUnit.SECONDS);
-        fabric.close();
-        timer.close();
-    }
 
     @Test
     void providerAndListenerCountersOnlyGoUpAcrossClosesHotSwapAndReplacement() throws Exception {

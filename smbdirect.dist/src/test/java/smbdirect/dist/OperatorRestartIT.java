@@ -9,10 +9,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -60,17 +58,7 @@ class OperatorRestartIT {
 
     /** Waits (bounded) until {@code file} under the home satisfies {@code condition}; returns its text. */
     private String awaitFile(Path file, java.util.function.Predicate<String> condition, String what) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        String text = "";
-        while (System.nanoTime() < deadline) {
-            Path f = home.resolve(file);
-            text = Files.exists(f) ? Files.readString(f, StandardCharsets.ISO_8859_1) : "";
-            if (condition.test(text)) {
-                return text;
-            }
-            TimeUnit.MILLISECONDS.sleep(100);
-        }
-        throw new AssertionError(what + " never in " + file + ":\n" + text);
+        return RuntimeProcess.awaitFile(home, file, condition, what);
     }
 
     /** Waits until the Web Console's file holds the hash of {@link #NEW_PASSWORD}, and only the hash. */
@@ -91,30 +79,6 @@ class OperatorRestartIT {
         if (field != null) {
             wait.until(ExpectedConditions.invisibilityOfElementLocated(field));
         }
-    }
-
-    /**
-     * Posts the form the Web Console's configuration dialog of {@code pid} posts on Save: every
-     * property of the configuration (as its file under {@code etc/} holds them), with {@code changes}.
-     * (The Web Console drops the properties a form does not list.)
-     */
-    private void postConfiguration(RuntimeProcess runtime, String password, String pid, Map<String, String> changes)
-            throws Exception {
-        Map<String, Object> properties = new LinkedHashMap<>(ConfigFile.read(home.resolve("etc").resolve(pid + ".cfg")));
-        StringBuilder form = new StringBuilder("apply=true&action=ajaxConfigManager&propertylist=")
-                .append(encode(String.join(",", properties.keySet())));
-        for (Map.Entry<String, Object> p : properties.entrySet()) {
-            Object v = changes.containsKey(p.getKey()) ? changes.get(p.getKey()) : p.getValue();
-            for (Object one : v instanceof Object[] many ? List.of(many) : List.of(v)) {
-                form.append('&').append(encode(p.getKey())).append('=').append(encode(String.valueOf(one)));
-            }
-        }
-        int status = runtime.post("/configMgr/" + pid, password, form.toString()).statusCode();
-        assertTrue(status == 200 || status == 302, "the Web Console answered the form of " + pid + " with " + status);
-    }
-
-    private static String encode(String s) {
-        return URLEncoder.encode(s, StandardCharsets.UTF_8);
     }
 
     @Test
@@ -167,10 +131,10 @@ class OperatorRestartIT {
             assertTrue(Files.isDirectory(home.resolve("data/cache")), "framework state under data/");
 
             // what the configuration dialogs post on Save (theWebConsoleDialogWrites... drives them in a browser)
-            postConfiguration(runtime, generated, "smbdirect.transport", Map.of("receiveCreditMax", "100"));
+            runtime.postConfiguration(generated, "smbdirect.transport", Map.of("receiveCreditMax", "100"));
             awaitFile(TRANSPORT_FILE, t -> t.contains("\nreceiveCreditMax = 100\n") && t.contains("\nsendCreditTarget = 255\n"),
                     "receiveCreditMax = 100 beside the other settings");
-            postConfiguration(runtime, generated, ConsolePassword.PID, Map.of("password", NEW_PASSWORD));
+            runtime.postConfiguration(generated, ConsolePassword.PID, Map.of("password", NEW_PASSWORD));
             awaitNewPasswordStored();
             assertEquals(200, runtime.get("/smbdirect", NEW_PASSWORD).statusCode());
             assertEquals(401, runtime.get("/smbdirect", generated).statusCode());

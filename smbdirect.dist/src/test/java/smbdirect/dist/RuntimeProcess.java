@@ -3,6 +3,7 @@ package smbdirect.dist;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.URI;
+import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -12,13 +13,17 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import org.apache.felix.utils.json.JSONParser;
+
+import smbdirect.dist.etc.ConfigFile;
 
 /** The exported runtime jar started as a child process, its output captured to a file. */
 final class RuntimeProcess implements AutoCloseable {
@@ -258,6 +263,52 @@ final class RuntimeProcess implements AutoCloseable {
             throw new AssertionError("runtime did not stop within " + timeout + " after SIGTERM");
         }
         return process.exitValue();
+    }
+
+    /**
+     * Posts what the Web Console's configuration dialog of {@code pid} posts on Save: every property
+     * of the configuration (as its file under the home's {@code etc/} holds them), with
+     * {@code changes}. (The Web Console drops the properties a form does not list.) Asserts the
+     * console took the form.
+     */
+    void postConfiguration(String password, String pid, Map<String, String> changes)
+            throws IOException, InterruptedException {
+        Map<String, Object> properties = new LinkedHashMap<>(ConfigFile.read(home().resolve("etc").resolve(pid + ".cfg")));
+        StringBuilder form = new StringBuilder("apply=true&action=ajaxConfigManager&propertylist=")
+                .append(encode(String.join(",", properties.keySet())));
+        for (Map.Entry<String, Object> p : properties.entrySet()) {
+            Object v = changes.containsKey(p.getKey()) ? changes.get(p.getKey()) : p.getValue();
+            for (Object one : v instanceof Object[] many ? List.of(many) : List.of(v)) {
+                form.append('&').append(encode(p.getKey())).append('=').append(encode(String.valueOf(one)));
+            }
+        }
+        int status = post("/configMgr/" + pid, password, form.toString()).statusCode();
+        if (status != 200 && status != 302) {
+            throw new AssertionError("the Web Console answered the form of " + pid + " with " + status);
+        }
+    }
+
+    private static String encode(String s) {
+        return URLEncoder.encode(s, StandardCharsets.UTF_8);
+    }
+
+    /**
+     * Waits (30 s at most) until {@code file} under {@code home} (a runtime's, running or not)
+     * satisfies {@code condition}; returns its text ("" while there is no such file).
+     */
+    static String awaitFile(Path home, Path file, Predicate<String> condition, String what)
+            throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        String text = "";
+        while (System.nanoTime() < deadline) {
+            Path f = home.resolve(file);
+            text = Files.exists(f) ? Files.readString(f, StandardCharsets.ISO_8859_1) : "";
+            if (condition.test(text)) {
+                return text;
+            }
+            TimeUnit.MILLISECONDS.sleep(100);
+        }
+        throw new AssertionError(what + " never in " + file + ":\n" + text);
     }
 
     @Override

@@ -3,12 +3,10 @@ package smbdirect.dist;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -80,36 +78,7 @@ class SettingsStayGoodIT {
     }
 
     private String awaitFile(Path file, Predicate<String> condition, String what) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        String text = "";
-        while (System.nanoTime() < deadline) {
-            Path f = home.resolve(file);
-            text = Files.exists(f) ? Files.readString(f, StandardCharsets.ISO_8859_1) : "";
-            if (condition.test(text)) {
-                return text;
-            }
-            TimeUnit.MILLISECONDS.sleep(100);
-        }
-        throw new AssertionError(what + " never in " + file + ":\n" + text);
-    }
-
-    /** Posts what the Web Console's configuration dialog of {@code pid} posts on Save, with {@code changes}. */
-    private void save(RuntimeProcess runtime, String password, String pid, Map<String, String> changes) throws Exception {
-        Map<String, Object> properties = new LinkedHashMap<>(ConfigFile.read(home.resolve("etc").resolve(pid + ".cfg")));
-        StringBuilder form = new StringBuilder("apply=true&action=ajaxConfigManager&propertylist=")
-                .append(encode(String.join(",", properties.keySet())));
-        for (Map.Entry<String, Object> p : properties.entrySet()) {
-            Object v = changes.containsKey(p.getKey()) ? changes.get(p.getKey()) : p.getValue();
-            for (Object one : v instanceof Object[] many ? List.of(many) : List.of(v)) {
-                form.append('&').append(encode(p.getKey())).append('=').append(encode(String.valueOf(one)));
-            }
-        }
-        int status = runtime.post("/configMgr/" + pid, password, form.toString()).statusCode();
-        assertTrue(status == 200 || status == 302, "the Web Console answered the form of " + pid + " with " + status);
-    }
-
-    private static String encode(String s) {
-        return URLEncoder.encode(s, StandardCharsets.UTF_8);
+        return RuntimeProcess.awaitFile(home, file, condition, what);
     }
 
     @Test
@@ -120,17 +89,17 @@ class SettingsStayGoodIT {
             runtime.awaitUp(Duration.ofSeconds(60));
             password = runtime.generatedPassword();
 
-            save(runtime, password, "smbdirect.transport", Map.of("receiveCreditMax", "128"));
+            runtime.postConfiguration(password, "smbdirect.transport", Map.of("receiveCreditMax", "128"));
             awaitJson(runtime, password, j -> receiveCreditMax(j) == 128, "receiveCreditMax 128");
 
-            save(runtime, password, "smbdirect.transport", Map.of("receiveCreditMax", "0"));
+            runtime.postConfiguration(password, "smbdirect.transport", Map.of("receiveCreditMax", "0"));
             awaitJson(runtime, password, finding(transport.toString(), "receiveCreditMax = 0 refused",
                     "the last good settings were put back"), "the refused receiveCreditMax = 0 in health");
             assertEquals(128, receiveCreditMax(runtime.json(password, null)));
             awaitFile(TRANSPORT_FILE, t -> t.contains("\nreceiveCreditMax = 128\n"), "the last good receiveCreditMax");
 
             // the Felix default password is refused: the password in force stays, and health says so
-            save(runtime, password, ConsolePassword.PID, Map.of("password", "admin"));
+            runtime.postConfiguration(password, ConsolePassword.PID, Map.of("password", "admin"));
             awaitJson(runtime, password, finding(ConsolePassword.PID, "password = (hidden) refused"),
                     "the refused password in health (the Web Console answers with the password in force)");
             assertEquals(401, runtime.get("/smbdirect", "admin").statusCode(), "admin is no password");

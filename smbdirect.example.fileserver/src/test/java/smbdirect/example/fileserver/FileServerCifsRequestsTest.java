@@ -9,7 +9,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
 import java.security.SecureRandom;
 import java.util.HexFormat;
@@ -18,10 +17,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -39,25 +35,7 @@ import smbdirect.example.fileserver.client.Status;
  * statfs, rename, unlink and mkdir, setattr through FileBasicInformation, and directory listings
  * in each information class it may ask for.
  */
-class FileServerCifsRequestsTest {
-
-    @TempDir
-    Path temp;
-    Path shareDir;
-    FileServerFixture fixture;
-
-    @BeforeEach
-    void start() throws Exception {
-        shareDir = Files.createDirectory(temp.resolve("share"));
-        fixture = FileServerFixture.start(FileServerFixture.settings(shareDir));
-    }
-
-    @AfterEach
-    void stop() throws Exception {
-        if (fixture != null) {
-            fixture.close();
-        }
-    }
+class FileServerCifsRequestsTest extends ServedShareTest {
 
     private static byte[] le(int... shorts) {
         ByteBuffer b = Smb2.le(2 * shorts.length);

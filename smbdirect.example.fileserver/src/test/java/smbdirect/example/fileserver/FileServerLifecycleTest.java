@@ -17,10 +17,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 import smbdirect.api.CloseReason;
 import smbdirect.example.fileserver.client.Smb2;
@@ -30,25 +27,7 @@ import smbdirect.rdma.mock.MockProvider;
 import smbdirect.standalone.StandaloneTransport;
 
 /** Several clients at once, a read-only share, and what closing the server releases. */
-class FileServerLifecycleTest {
-
-    @TempDir
-    Path temp;
-    Path shareDir;
-    FileServerFixture fixture;
-
-    @BeforeEach
-    void start() throws Exception {
-        shareDir = Files.createDirectory(temp.resolve("share"));
-        fixture = FileServerFixture.start(FileServerFixture.settings(shareDir));
-    }
-
-    @AfterEach
-    void stop() throws Exception {
-        if (fixture != null) {
-            fixture.close();
-        }
-    }
+class FileServerLifecycleTest extends ServedShareTest {
 
     /** [MS-SMB2] 3.3.1.7: each connection has its own state; both share the files. */
     @Test

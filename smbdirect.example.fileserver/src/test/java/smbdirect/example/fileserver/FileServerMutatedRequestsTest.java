@@ -5,16 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.ByteBuffer;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.function.Function;
 
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -31,25 +26,7 @@ import smbdirect.example.fileserver.client.Status;
  * go unanswered, throw in the server's handlers, disturb another client or leave anything
  * registered once everything is closed.
  */
-class FileServerMutatedRequestsTest {
-
-    @TempDir
-    Path temp;
-    Path shareDir;
-    FileServerFixture fixture;
-
-    @BeforeEach
-    void start() throws Exception {
-        shareDir = Files.createDirectory(temp.resolve("share"));
-        fixture = FileServerFixture.start(FileServerFixture.settings(shareDir));
-    }
-
-    @AfterEach
-    void stop() throws Exception {
-        if (fixture != null) {
-            fixture.close();
-        }
-    }
+class FileServerMutatedRequestsTest extends ServedShareTest {
 
     /** A mounted client with one file and one directory open, and buffers registered for RDMA. */
     private static final class Target {

@@ -10,14 +10,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 import smbdirect.example.fileserver.client.Response;
 import smbdirect.example.fileserver.client.Smb2;
@@ -32,25 +28,7 @@ import smbdirect.example.fileserver.client.Status;
  * The file server end to end over the mock fabric, driven by the test client as Linux cifs drives
  * it: NEGOTIATE of both dialects, logon, tree connect, and the commands a mount uses.
  */
-class FileServerOverMockTest {
-
-    @TempDir
-    Path temp;
-    Path shareDir;
-    FileServerFixture fixture;
-
-    @BeforeEach
-    void start() throws Exception {
-        shareDir = Files.createDirectory(temp.resolve("share"));
-        fixture = FileServerFixture.start(FileServerFixture.settings(shareDir));
-    }
-
-    @AfterEach
-    void stop() throws Exception {
-        if (fixture != null) {
-            fixture.close();
-        }
-    }
+class FileServerOverMockTest extends ServedShareTest {
 
     private static void noProblems(Smb2TestClient c) {
         assertEquals(List.of(), c.problems(), "what was wrong with the server's responses");

@@ -6,15 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -32,25 +28,7 @@ import smbdirect.example.fileserver.client.Status;
  * into the client's registered buffers, byte-exact, with one or several buffer descriptors, and
  * invalidates the client's token with the response when the channel asks for it.
  */
-class FileServerRdmaIoTest {
-
-    @TempDir
-    Path temp;
-    Path shareDir;
-    FileServerFixture fixture;
-
-    @BeforeEach
-    void start() throws Exception {
-        shareDir = Files.createDirectory(temp.resolve("share"));
-        fixture = FileServerFixture.start(FileServerFixture.settings(shareDir));
-    }
-
-    @AfterEach
-    void stop() throws Exception {
-        if (fixture != null) {
-            fixture.close();
-        }
-    }
+class FileServerRdmaIoTest extends ServedShareTest {
 
     /** [MS-SMB2] 3.3.5.13, 3.3.5.12 with the channels of 2.2.21 and 2.2.19; [MS-SMBD] 3.1.4.5, 3.1.4.6. */
     @ParameterizedTest(name = "{0} bytes, dialect {1}, channel {2}, {3} descriptor(s)")

@@ -16,20 +16,11 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import smbdirect.api.SmbDirectConnection;
 import smbdirect.api.SmbDirectListener;
-import smbdirect.api.rdma.EndpointConfig;
-import smbdirect.api.rdma.RdmaCapabilities;
-import smbdirect.api.rdma.RdmaEndpoint;
-import smbdirect.api.rdma.RdmaEndpointHandler;
-import smbdirect.api.rdma.RdmaException;
-import smbdirect.api.rdma.RdmaListenHandler;
-import smbdirect.api.rdma.RdmaListener;
-import smbdirect.api.rdma.RdmaProvider;
-import smbdirect.api.rdma.TransportType;
 import smbdirect.api.dto.CountersDTO;
 import smbdirect.api.dto.ListenerDTO;
 import smbdirect.api.dto.ProviderDTO;
@@ -38,6 +29,7 @@ import smbdirect.impl.engine.SmbDirectEngine;
 import smbdirect.impl.engine.TimerScheduler;
 import smbdirect.impl.engine.TransportSettings;
 import smbdirect.rdma.mock.DeliveryMode;
+import smbdirect.rdma.mock.DetachableProvider;
 import smbdirect.rdma.mock.MockFabric;
 import smbdirect.rdma.mock.MockProvider;
 import smbdirect.testsupport.traffic.Traffic;
@@ -52,18 +44,12 @@ class CountersOverMockTest {
 
     private static final int PORT = 445;
 
-    private final MockFabric fabric = MockFabric.builder().name("f").mode(DeliveryMode.THREADED).build();
-    private final TimerScheduler timer = new TimerScheduler();
-    private final MultiProviderTransport transport = new MultiProviderTransport(EngineFactory::create, timer,
-            TransportSettings.DEFAULTS, ProviderFilter.ANY);
+    @RegisterExtension
+    final TransportOverMock rig = new TransportOverMock();
+    private final MockFabric fabric = rig.fabric("f", DeliveryMode.THREADED);
+    private final TimerScheduler timer = rig.timer();
+    private final MultiProviderTransport transport = rig.transport();
     private final List<TransportDTO> snapshots = new ArrayList<>();
-
-    @AfterEach
-    void close() throws Exception {
-        transport.shutdown().toCompletableFuture().get(10, TimeUnit.SECONDS);
-        fabric.close();
-        timer.close();
-    }
 
     @Test
     void providerAndListenerCountersOnlyGoUpAcrossClosesHotSwapAndReplacement() throws Exception {
@@ -130,54 +116,10 @@ class CountersOverMockTest {
         assertEquals(rounds, provider(last(), "a").counters.connectionsClosed);
     }
 
-    /**
-     * A provider that refuses every call once it left, as an OSGi provider component does after its
-     * deactivation: counting (the listener's old endpoint on it, its engine's final counts) must not ask it.
-     */
-    private static final class LeavingProvider implements RdmaProvider {
-        private final MockProvider delegate;
-        volatile boolean gone;
-
-        LeavingProvider(MockProvider delegate) {
-            this.delegate = delegate;
-        }
-
-        private MockProvider d() {
-            if (gone) {
-                throw new IllegalStateException("provider component is not active");
-            }
-            return delegate;
-        }
-
-        @Override
-        public String name() {
-            return d().name();
-        }
-
-        @Override
-        public TransportType transportType() {
-            return d().transportType();
-        }
-
-        @Override
-        public RdmaCapabilities capabilities() {
-            return d().capabilities();
-        }
-
-        @Override
-        public RdmaListener listen(InetSocketAddress bindAddress, RdmaListenHandler handler) throws RdmaException {
-            return d().listen(bindAddress, handler);
-        }
-
-        @Override
-        public RdmaEndpoint createEndpoint(EndpointConfig config, RdmaEndpointHandler handler) throws RdmaException {
-            return d().createEndpoint(config, handler);
-        }
-    }
-
     @Test
     void countsStayWhenAProviderThatRefusesCallsAfterLeavingIsRemovedUnderTraffic() throws Exception {
-        LeavingProvider a = new LeavingProvider(fabric.provider("a"));
+        MockProvider device = fabric.provider("a");
+        DetachableProvider a = new DetachableProvider(device); // refuses every call once detached
         MockProvider peer = fabric.provider("peer");
         SmbDirectEngine remote = new SmbDirectEngine(peer, TransportSettings.DEFAULTS, timer);
         transport.addProvider(a, props("a", 10, 1));
@@ -187,7 +129,7 @@ class CountersOverMockTest {
             accepted.add(r);
             return r;
         });
-        SmbDirectConnection c = remote.connect(new InetSocketAddress(a.delegate.address(), PORT), Duration.ofSeconds(10),
+        SmbDirectConnection c = remote.connect(new InetSocketAddress(device.address(), PORT), Duration.ofSeconds(10),
                 new Traffic.Receiver()).toCompletableFuture().get(10, TimeUnit.SECONDS);
         Traffic.Receiver here = accepted.poll(10, TimeUnit.SECONDS);
         assertNotNull(here, "accepted");
@@ -201,7 +143,7 @@ class CountersOverMockTest {
         transport.addProvider(fabric.provider("b"), props("b", 20, 2));
         snapshotUntil(t -> "b".equals(listener(t).provider));
         transport.removeProvider(a).toCompletableFuture().get(10, TimeUnit.SECONDS);
-        a.gone = true; // its component deactivated
+        a.detach(); // its component deactivated: counting must not ask it
         snapshotUntil(t -> listener(t).counters.connectionsClosed == 1);
         assertEquals(30, listener(last()).counters.messagesReceived);
 

@@ -15,8 +15,8 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import smbdirect.api.CloseReason;
 import smbdirect.api.SmbDirectConnection;
@@ -40,19 +40,12 @@ class HotSwapOverMockTest {
 
     private static final int PORT = 445;
 
-    private final MockFabric fabricA = MockFabric.builder().name("a").mode(DeliveryMode.THREADED).build();
-    private final MockFabric fabricB = MockFabric.builder().name("b").mode(DeliveryMode.THREADED).build();
-    private final TimerScheduler timer = new TimerScheduler();
-    private final MultiProviderTransport transport = new MultiProviderTransport(EngineFactory::create, timer,
-            TransportSettings.DEFAULTS, ProviderFilter.ANY);
-
-    @AfterEach
-    void close() throws Exception {
-        transport.shutdown().toCompletableFuture().get(10, TimeUnit.SECONDS);
-        fabricA.close();
-        fabricB.close();
-        timer.close();
-    }
+    @RegisterExtension
+    final TransportOverMock rig = new TransportOverMock();
+    private final MockFabric fabricA = rig.fabric("a", DeliveryMode.THREADED);
+    private final MockFabric fabricB = rig.fabric("b", DeliveryMode.THREADED);
+    private final TimerScheduler timer = rig.timer();
+    private final MultiProviderTransport transport = rig.transport();
 
     private static SmbDirectConnection connect(SmbDirectTransport from, InetAddress to, Traffic.Receiver handler)
             throws Exception {

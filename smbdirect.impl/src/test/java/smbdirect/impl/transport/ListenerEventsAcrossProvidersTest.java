@@ -9,8 +9,8 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import smbdirect.api.ConnectionHandler;
 import smbdirect.api.SmbDirectListener;
@@ -29,19 +29,13 @@ import smbdirect.rdma.mock.MockProvider;
  */
 class ListenerEventsAcrossProvidersTest {
 
-    private final MockFabric fabric = MockFabric.builder().name("moves").mode(DeliveryMode.INLINE).build();
-    private final TimerScheduler timer = new TimerScheduler();
-    private final MultiProviderTransport transport = new MultiProviderTransport(EngineFactory::create, timer,
-            TransportSettings.DEFAULTS, ProviderFilter.ANY);
+    @RegisterExtension
+    final TransportOverMock rig = new TransportOverMock();
+    private final MockFabric fabric = rig.fabric("moves", DeliveryMode.INLINE);
+    private final TimerScheduler timer = rig.timer();
+    private final MultiProviderTransport transport = rig.transport();
 
     private static final ConnectionHandler HANDLER = new Fakes.RecordingHandler();
-
-    @AfterEach
-    void close() throws Exception {
-        transport.shutdown().toCompletableFuture().get(10, TimeUnit.SECONDS);
-        fabric.close();
-        timer.close();
-    }
 
     @Test
     void aListenerKeepsItsEventsWhenItMovesAndWhenItsFormerProviderLeaves() throws Exception {

@@ -7,12 +7,11 @@ import static smbdirect.impl.transport.Fakes.props;
 import java.net.InetSocketAddress;
 import java.util.concurrent.TimeUnit;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import smbdirect.api.dto.ListenerDTO;
 import smbdirect.impl.engine.TimerScheduler;
-import smbdirect.impl.engine.TransportSettings;
 import smbdirect.impl.osgi.health.TransportHealth;
 import smbdirect.rdma.mock.DeliveryMode;
 import smbdirect.rdma.mock.MockFabric;
@@ -26,19 +25,12 @@ import smbdirect.testsupport.traffic.Traffic;
  */
 class UnpinnedListenerHealthTest {
 
-    private final MockFabric fabricA = MockFabric.builder().name("a").mode(DeliveryMode.THREADED).build();
-    private final MockFabric fabricB = MockFabric.builder().name("b").mode(DeliveryMode.THREADED).build();
-    private final TimerScheduler timer = new TimerScheduler();
-    private final MultiProviderTransport transport = new MultiProviderTransport(EngineFactory::create, timer,
-            TransportSettings.DEFAULTS, ProviderFilter.ANY);
-
-    @AfterEach
-    void close() throws Exception {
-        transport.shutdown().toCompletableFuture().get(10, TimeUnit.SECONDS);
-        fabricA.close();
-        fabricB.close();
-        timer.close();
-    }
+    @RegisterExtension
+    final TransportOverMock rig = new TransportOverMock();
+    private final MockFabric fabricA = rig.fabric("a", DeliveryMode.THREADED);
+    private final MockFabric fabricB = rig.fabric("b", DeliveryMode.THREADED);
+    private final TimerScheduler timer = rig.timer();
+    private final MultiProviderTransport transport = rig.transport();
 
     @Test
     void aListenerThatCannotFollowAHotSwapIsNamedInHealthUntilItCanBindAgain() throws Exception {

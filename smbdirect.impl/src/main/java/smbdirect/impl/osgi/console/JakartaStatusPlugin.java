@@ -1,8 +1,6 @@
 package smbdirect.impl.osgi.console;
 
 import java.io.IOException;
-import java.io.OutputStream;
-import java.io.PrintWriter;
 import java.net.URL;
 
 import jakarta.servlet.http.HttpServlet;
@@ -34,79 +32,17 @@ public final class JakartaStatusPlugin extends HttpServlet {
 
     @Override
     protected void doGet(HttpServletRequest request, HttpServletResponse response) throws IOException {
-        page.get(new JakartaExchange(request, response));
+        page.get(exchange(request, response));
     }
 
     @Override
     protected void doPost(HttpServletRequest request, HttpServletResponse response) throws IOException {
-        page.post(new JakartaExchange(request, response));
+        page.post(exchange(request, response));
     }
 
-    private record JakartaExchange(HttpServletRequest request, HttpServletResponse response) implements StatusPage.Exchange {
-        @Override
-        public String pathInfo() {
-            return request.getPathInfo();
-        }
-
-        @Override
-        public String parameter(String name) {
-            return request.getParameter(name);
-        }
-
-        @Override
-        public String[] parameters(String name) {
-            return request.getParameterValues(name);
-        }
-
-        @Override
-        public String header(String name) {
-            return request.getHeader(name);
-        }
-
-        @Override
-        public Object attribute(String name) {
-            return request.getAttribute(name);
-        }
-
-        @Override
-        public String servletRoot() {
-            return request.getContextPath() + request.getServletPath();
-        }
-
-        @Override
-        public String requestUri() {
-            return request.getRequestURI();
-        }
-
-        @Override
-        public void contentType(String type, String encoding) {
-            response.setContentType(type);
-            response.setCharacterEncoding(encoding);
-        }
-
-        @Override
-        public void header(String name, String value) {
-            response.setHeader(name, value);
-        }
-
-        @Override
-        public PrintWriter writer() throws IOException {
-            return response.getWriter();
-        }
-
-        @Override
-        public OutputStream output() throws IOException {
-            return response.getOutputStream();
-        }
-
-        @Override
-        public void sendError(int status, String message) throws IOException {
-            response.sendError(status, message);
-        }
-
-        @Override
-        public void sendRedirect(String location) throws IOException {
-            response.sendRedirect(location);
-        }
+    private static StatusPage.Exchange exchange(HttpServletRequest q, HttpServletResponse r) {
+        return new StatusPage.ServletExchange(q::getPathInfo, q::getParameter, q::getParameterValues, q::getHeader,
+                q::getAttribute, q::getContextPath, q::getServletPath, q::getRequestURI, r::setContentType,
+                r::setCharacterEncoding, r::setHeader, r::getWriter, r::getOutputStream, r::sendError, r::sendRedirect);
     }
 }

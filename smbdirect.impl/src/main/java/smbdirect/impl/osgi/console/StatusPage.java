@@ -20,7 +20,11 @@ import java.util.concurrent.TimeoutException;
 
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.util.function.BiConsumer;
+import java.util.function.Consumer;
+import java.util.function.Function;
 import java.util.function.Supplier;
+import java.util.function.UnaryOperator;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -48,7 +52,8 @@ import smbdirect.impl.osgi.shell.TestConnections;
  * LOCAL_CLOSE "closed by operator (Web Console)").
  *
  * <p>Independent of the servlet API: {@link JakartaStatusPlugin} (the Felix Web Console 5) and
- * {@link StatusPlugin} (javax, Karaf's Web Console) hand it their requests as {@link Exchange}s;
+ * {@link StatusPlugin} (javax, Karaf's Web Console) hand it their requests as {@link Exchange}s
+ * ({@link ServletExchange}: the request's and response's methods, nothing else);
  * {@link StatusPlugins} registers the one the console in the framework takes.
  *
  * <p>Thread-safe: requests are served concurrently; the only state is the immutable token.
@@ -84,6 +89,102 @@ public final class StatusPage {
         void sendError(int status, String message) throws IOException;
 
         void sendRedirect(String location) throws IOException;
+    }
+
+    /** A getter of a servlet API that may throw {@link IOException}. */
+    @FunctionalInterface
+    public interface IoGetter<T> {
+        T get() throws IOException;
+    }
+
+    /** {@code sendError(int, String)} of a servlet API. */
+    @FunctionalInterface
+    public interface ErrorSender {
+        void send(int status, String message) throws IOException;
+    }
+
+    /** {@code sendRedirect(String)} of a servlet API. */
+    @FunctionalInterface
+    public interface Redirector {
+        void redirect(String location) throws IOException;
+    }
+
+    /**
+     * An {@link Exchange} made of the methods of a servlet request and response, whichever API
+     * (javax or Jakarta) they come from: all a servlet adapter of the page hands over.
+     */
+    public record ServletExchange(Supplier<String> pathInfoOf, UnaryOperator<String> parameterOf,
+            Function<String, String[]> parametersOf, UnaryOperator<String> headerOf, Function<String, Object> attributeOf,
+            Supplier<String> contextPath, Supplier<String> servletPath, Supplier<String> requestUriOf,
+            Consumer<String> setContentType, Consumer<String> setCharacterEncoding, BiConsumer<String, String> setHeader,
+            IoGetter<PrintWriter> writerOf, IoGetter<OutputStream> outputOf, ErrorSender error, Redirector redirector)
+            implements Exchange {
+
+        @Override
+        public String pathInfo() {
+            return pathInfoOf.get();
+        }
+
+        @Override
+        public String parameter(String name) {
+            return parameterOf.apply(name);
+        }
+
+        @Override
+        public String[] parameters(String name) {
+            return parametersOf.apply(name);
+        }
+
+        @Override
+        public String header(String name) {
+            return headerOf.apply(name);
+        }
+
+        @Override
+        public Object attribute(String name) {
+            return attributeOf.apply(name);
+        }
+
+        @Override
+        public String servletRoot() {
+            return contextPath.get() + servletPath.get();
+        }
+
+        @Override
+        public String requestUri() {
+            return requestUriOf.get();
+        }
+
+        @Override
+        public void contentType(String type, String encoding) {
+            setContentType.accept(type);
+            setCharacterEncoding.accept(encoding);
+        }
+
+        @Override
+        public void header(String name, String value) {
+            setHeader.accept(name, value);
+        }
+
+        @Override
+        public PrintWriter writer() throws IOException {
+            return writerOf.get();
+        }
+
+        @Override
+        public OutputStream output() throws IOException {
+            return outputOf.get();
+        }
+
+        @Override
+        public void sendError(int status, String message) throws IOException {
+            error.send(status, message);
+        }
+
+        @Override
+        public void sendRedirect(String location) throws IOException {
+            redirector.redirect(location);
+        }
     }
 
     static final int SC_FORBIDDEN = 403;

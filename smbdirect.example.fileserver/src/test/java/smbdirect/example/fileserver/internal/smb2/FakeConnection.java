@@ -17,6 +17,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import smbdirect.api.BufferDescriptor;
 import smbdirect.api.ConnectionParameters;
 import smbdirect.api.RdmaCompletionHandler;
+import smbdirect.api.ReceivedMessage;
 import smbdirect.api.RegisteredBuffer;
 import smbdirect.api.RemoteAccess;
 import smbdirect.api.SendCompletion;
@@ -45,6 +46,35 @@ final class FakeConnection implements SmbDirectConnection {
     final CompletableFuture<Void> closed = new CompletableFuture<>();
     volatile boolean failNextRdma;
     private final int maxReadWriteSize;
+
+    /**
+     * Hands {@code message} to {@code connection} as the transport does: a read-only little-endian
+     * view of its remaining bytes, no invalidated token.
+     */
+    void deliver(Smb2Connection connection, ByteBuffer message) {
+        ByteBuffer payload = message.duplicate().asReadOnlyBuffer().order(ByteOrder.LITTLE_ENDIAN);
+        connection.onMessage(this, new ReceivedMessage() {
+            @Override
+            public ByteBuffer payload() {
+                return payload;
+            }
+
+            @Override
+            public int length() {
+                return payload.remaining();
+            }
+
+            @Override
+            public boolean hasInvalidatedToken() {
+                return false;
+            }
+
+            @Override
+            public int invalidatedToken() {
+                return 0;
+            }
+        });
+    }
 
     FakeConnection(int maxReadWriteSize) {
         this.maxReadWriteSize = maxReadWriteSize;

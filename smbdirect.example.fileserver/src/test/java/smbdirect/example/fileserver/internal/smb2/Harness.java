@@ -9,7 +9,6 @@ import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 
-import smbdirect.api.ReceivedMessage;
 import smbdirect.example.fileserver.internal.share.FileInfo;
 import smbdirect.example.fileserver.internal.share.OpenFile;
 
@@ -65,28 +64,7 @@ final class Harness implements AutoCloseable {
 
     /** Hands {@code message} to the connection as the transport does. */
     void deliver(ByteBuffer message) {
-        ByteBuffer payload = message.duplicate().order(ByteOrder.LITTLE_ENDIAN).asReadOnlyBuffer().order(ByteOrder.LITTLE_ENDIAN);
-        connection.onMessage(transport, new ReceivedMessage() {
-            @Override
-            public ByteBuffer payload() {
-                return payload;
-            }
-
-            @Override
-            public int length() {
-                return payload.remaining();
-            }
-
-            @Override
-            public boolean hasInvalidatedToken() {
-                return false;
-            }
-
-            @Override
-            public int invalidatedToken() {
-                return 0;
-            }
-        });
+        transport.deliver(connection, message);
     }
 
     @Override

@@ -45,28 +45,7 @@ class ProtocolTest {
     }
 
     private ByteBuffer deliver(ByteBuffer message) {
-        ByteBuffer payload = message.duplicate().order(ByteOrder.LITTLE_ENDIAN);
-        connection.onMessage(transport, new smbdirect.api.ReceivedMessage() {
-            @Override
-            public ByteBuffer payload() {
-                return payload;
-            }
-
-            @Override
-            public int length() {
-                return payload.remaining();
-            }
-
-            @Override
-            public boolean hasInvalidatedToken() {
-                return false;
-            }
-
-            @Override
-            public int invalidatedToken() {
-                return 0;
-            }
-        });
+        transport.deliver(connection, message);
         FakeConnection.Sent s = transport.sent.poll();
         return s == null ? null : s.le();
     }

@@ -5,7 +5,9 @@ import java.lang.reflect.InvocationTargetException;
 /**
  * Finds the rdma-core backend without touching it on a JVM that cannot load it: its classes are
  * compiled for release 22 (the Foreign Function &amp; Memory API), so on an older runtime, or in a
- * bundle built without a JDK 22+ compiler, it is reported unavailable with the reason. Stateless.
+ * bundle built without a JDK 22+ compiler, it is reported unavailable with the reason; so it is on a
+ * platform other than x86-64 Linux with glibc, whose C structure layouts it hard-codes
+ * ({@link NativePlatform}). Stateless.
  */
 public final class RdmaCoreAccessLoader {
 
@@ -19,10 +21,22 @@ public final class RdmaCoreAccessLoader {
 
     /** The rdma-core backend's access, or one that says why it cannot run in this JVM. */
     public static BackendAccess load() {
-        return load(Runtime.version().feature(), RdmaCoreAccessLoader.class.getClassLoader());
+        return load(Runtime.version().feature(), NativePlatform.current(), RdmaCoreAccessLoader.class.getClassLoader());
     }
 
     static BackendAccess load(int javaFeature, ClassLoader loader) {
+        return load(javaFeature, NativePlatform.current(), loader);
+    }
+
+    /**
+     * On a platform whose structure layouts are not the backend's, the backend is refused before
+     * any of its classes load (nothing reaches C).
+     */
+    static BackendAccess load(int javaFeature, NativePlatform platform, ClassLoader loader) {
+        String refusal = platform.rdmaCoreRefusal();
+        if (refusal != null) {
+            return BackendAccess.unavailable(VerbsSettings.RDMA_CORE, refusal);
+        }
         if (javaFeature < MIN_FEATURE) {
             return BackendAccess.unavailable(VerbsSettings.RDMA_CORE, "needs JDK " + MIN_FEATURE
                     + "+ (the Foreign Function & Memory API); this JVM is " + System.getProperty("java.version")

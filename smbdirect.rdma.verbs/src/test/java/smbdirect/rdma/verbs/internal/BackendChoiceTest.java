@@ -223,10 +223,35 @@ class BackendChoiceTest {
 
     @Test
     void onJdk17RdmaCoreSaysItNeedsJdk22() {
-        BackendAccess a = RdmaCoreAccessLoader.load(17, getClass().getClassLoader());
+        BackendAccess a = RdmaCoreAccessLoader.load(17, X86_64_GLIBC, getClass().getClassLoader());
         assertEquals("rdma-core", a.name());
         assertTrue(a.load().startsWith("needs JDK 22+ (the Foreign Function & Memory API); this JVM is "), a.load());
         assertTrue(a.load().endsWith("or use backend disni"), a.load());
+    }
+
+    /** The platform whose structure layouts the rdma-core backend has. */
+    private static final NativePlatform X86_64_GLIBC = new NativePlatform("Linux", "amd64", NativePlatform.GLIBC);
+
+    @Test
+    void onAnotherPlatformRdmaCoreIsRefusedBeforeAnyOfItsClassesLoad() {
+        List<String> asked = new ArrayList<>();
+        ClassLoader recording = new ClassLoader(null) {
+            @Override
+            protected Class<?> findClass(String name) throws ClassNotFoundException {
+                asked.add(name);
+                throw new ClassNotFoundException(name);
+            }
+        };
+        BackendAccess a = RdmaCoreAccessLoader.load(25, new NativePlatform("Linux", "aarch64", NativePlatform.GLIBC),
+                recording);
+        assertEquals("rdma-core", a.name());
+        assertEquals("its C structure layouts (ibv_context with its pthread_mutex_t, ibv_wc, ibv_send_wr, ...) are "
+                + "those of Linux x86-64 (amd64) with glibc; this JVM runs on Linux aarch64 with glibc: use backend "
+                + "disni (its native library is compiled on the machine)", a.load());
+        assertEquals(List.of(), asked, "no class of the backend was asked for");
+        VerbsProbe.Result r = new VerbsProbe(List.of(a), new SysfsDevices(Path.of("/nonexistent")))
+                .probe(VerbsSettings.defaults());
+        assertEquals("unavailable: rdma-core: " + a.load(), r.status());
     }
 
     @Test
@@ -237,7 +262,7 @@ class BackendChoiceTest {
                 throw new ClassNotFoundException(name);
             }
         };
-        BackendAccess a = RdmaCoreAccessLoader.load(25, without);
+        BackendAccess a = RdmaCoreAccessLoader.load(25, X86_64_GLIBC, without);
         assertEquals("this build of smbdirect.rdma.verbs carries no rdma-core backend (it was built without a JDK 22+ "
                 + "compiler)", a.load());
     }

@@ -18,7 +18,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * rdma-core's ABI as the rdma-core backend uses it (x86-64 and other LP64 Linux): the C structs of
+ * rdma-core's ABI as the rdma-core backend uses it on x86-64 Linux with glibc (on any other platform
+ * the backend is refused before it loads: {@code NativePlatform}): the C structs of
  * {@code <infiniband/verbs.h>}, {@code <rdma/rdma_cma.h>} and the libc ones the backend touches,
  * laid out with C's rules (each member at its natural alignment, the struct padded to its largest),
  * and the constants by their C names. A member named with a leading {@code $} stands for an

@@ -16,6 +16,7 @@ import smbdirect.api.rdma.TransportType;
 import smbdirect.rdma.verbs.internal.BackendAccess;
 import smbdirect.rdma.verbs.internal.DeviceAttributes;
 import smbdirect.rdma.verbs.internal.NativeCallException;
+import smbdirect.rdma.verbs.internal.NativePlatform;
 import smbdirect.rdma.verbs.internal.VerbsBackend;
 import smbdirect.rdma.verbs.internal.VerbsConstants;
 import smbdirect.rdma.verbs.internal.VerbsSettings;
@@ -41,6 +42,10 @@ public final class RdmaCoreAccess implements BackendAccess {
     public String load() {
         if (natives != null) {
             return null;
+        }
+        String refusal = NativePlatform.current().rdmaCoreRefusal();
+        if (refusal != null) {
+            return refusal;
         }
         try {
             natives = new Natives();

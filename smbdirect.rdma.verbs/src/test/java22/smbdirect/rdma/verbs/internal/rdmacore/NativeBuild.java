@@ -12,7 +12,8 @@ import smbdirect.testsupport.Judges;
 
 /**
  * Compiles the tests' C sources ({@code src/test/c}) with gcc against rdma-core's headers, into
- * {@code target/native-test}. Without gcc or the headers the calling test aborts with one line
+ * {@code target/native-test}. The headers are looked for where gcc looks ({@code /usr/include}, then
+ * {@code CPATH}). Without gcc or the headers the calling test aborts with one line
  * naming the packages (gcc, libibverbs-dev, librdmacm-dev).
  */
 final class NativeBuild {
@@ -26,10 +27,10 @@ final class NativeBuild {
     /** Compiles {@code source} (a file in src/test/c) to {@code output} with gcc and {@code flags}; returns the output. */
     static synchronized Path compile(String source, String output, String... flags) throws IOException,
             InterruptedException {
-        for (String header : List.of("/usr/include/infiniband/verbs.h", "/usr/include/rdma/rdma_cma.h")) {
-            if (!Files.exists(Path.of(header))) {
-                throw Judges.missing("the rdma-core backend's native tests need rdma-core's headers: " + header + " is missing "
-                        + "(apt-get install gcc libibverbs-dev librdmacm-dev)");
+        for (String header : List.of("infiniband/verbs.h", "rdma/rdma_cma.h")) {
+            if (includeDirectories().stream().noneMatch(d -> Files.exists(d.resolve(header)))) {
+                throw Judges.missing("the rdma-core backend's native tests need rdma-core's headers: " + header + " is "
+                        + "missing from " + includeDirectories() + " (apt-get install gcc libibverbs-dev librdmacm-dev)");
             }
         }
         Path src = SOURCES.resolve(source).toAbsolutePath();
@@ -53,6 +54,20 @@ final class NativeBuild {
             throw new IOException("gcc failed on " + src + ": " + String.join(" ", command) + "\n" + log);
         }
         return out;
+    }
+
+    /** Where gcc looks for the headers: /usr/include and the directories of the CPATH environment variable. */
+    static List<Path> includeDirectories() {
+        List<Path> dirs = new ArrayList<>(List.of(Path.of("/usr/include")));
+        String cpath = System.getenv("CPATH");
+        if (cpath != null) {
+            for (String d : cpath.split(":")) {
+                if (!d.isEmpty()) {
+                    dirs.add(Path.of(d));
+                }
+            }
+        }
+        return dirs;
     }
 
     /** Runs {@code program} and returns its standard output lines. */

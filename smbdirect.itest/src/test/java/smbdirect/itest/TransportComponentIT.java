@@ -183,11 +183,12 @@ public class TransportComponentIT extends FelixSupport {
         assertEquals(100, after.receiveCreditMax);
         assertEquals(262144, after.maxFragmentedRecvSize);
 
-        // refused as a whole: maxReceiveSize=100 is below the spec's floor
+        // refused as a whole: maxReceiveSize=100 is below the spec's floor; the settings guard hands the
+        // component the last good values and puts them back into Config Admin
         configure("smbdirect.transport", "receiveCreditMax", 50, "maxFragmentedRecvSize", 524288, "maxReceiveSize", 100);
-        await("the refused configuration reached the component",
-                () -> Integer.valueOf(100).equals(context.getServiceReference(SmbDirectTransport.class)
-                        .getProperty("maxReceiveSize")));
+        awaitPutBack("smbdirect.transport", "receiveCreditMax", 100);
+        assertEquals("the component never had the refused value", 8192,
+                context.getServiceReference(SmbDirectTransport.class).getProperty("maxReceiveSize"));
         ConnectionDTO refused = negotiate(4442);
         assertEquals("the last good value stays", 100, refused.receiveCreditMax);
         assertEquals("the last good value stays", 262144, refused.maxFragmentedRecvSize);
@@ -203,13 +204,27 @@ public class TransportComponentIT extends FelixSupport {
         configure("smbdirect.transport", "receiveCreditMax", 100, "keepaliveIntervalSeconds", 30L,
                 "maxReceiveSize", 100);
         ServiceReference<SmbDirectTransport> ref = context.getServiceReference(SmbDirectTransport.class);
-        await("the refused configuration reached the component",
-                () -> Integer.valueOf(100).equals(context.getServiceReference(SmbDirectTransport.class)
-                        .getProperty("maxReceiveSize")));
+        awaitPutBack("smbdirect.transport", "keepaliveIntervalSeconds", 30L);
         TransportDTO dto = transport.getTransportDTO();
         assertEquals("the refused value is not in force", 8192, dto.settings.maxReceiveSize);
         assertEquals("the last good settings stay", 100, dto.settings.receiveCreditMax);
         assertEquals("the service stays registered", ref.getProperty("service.id"),
                 context.getServiceReference(SmbDirectTransport.class).getProperty("service.id"));
+    }
+
+    /**
+     * Waits until the settings guard put the last good settings of {@code pid} back into Config Admin
+     * after a refused change: the refused {@code maxReceiveSize} is gone and {@code key} holds its last
+     * good {@code value}.
+     */
+    private void awaitPutBack(String pid, String key, Object value) throws Exception {
+        await("the last good settings of " + pid + " put back into Config Admin", () -> {
+            try {
+                java.util.Dictionary<String, Object> p = configAdmin.getConfiguration(pid, "?").getProperties();
+                return p != null && p.get("maxReceiveSize") == null && value.equals(p.get(key));
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        });
     }
 }

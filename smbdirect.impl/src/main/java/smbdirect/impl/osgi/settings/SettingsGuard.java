@@ -171,7 +171,17 @@ public class SettingsGuard implements SettingsFindings, ConfigurationPlugin, Con
         Object factory = properties.get(ConfigurationAdmin.SERVICE_FACTORYPID);
         Map<String, Object> values = toMap(properties);
         List<SettingsCheck.Problem> found = problems(p, factory instanceof String f ? f : null, values);
-        if (found == null || found.isEmpty() || !found.get(0).refused()) {
+        if (found == null) {
+            return;
+        }
+        if (found.isEmpty() || !found.get(0).refused()) {
+            // kept now, before the component has it: a refused change right after it (before the guard's
+            // thread saw this one's event) must get these values back, not pass as never good
+            try {
+                keep(p, values);
+            } catch (IOException e) {
+                LOG.warn("Configuration {} not kept as the last good: {}", p, e.toString());
+            }
             return;
         }
         Map<String, Object> good = readKept(p);
@@ -423,7 +433,8 @@ public class SettingsGuard implements SettingsFindings, ConfigurationPlugin, Con
         return out;
     }
 
-    private void keep(String pid, Map<String, Object> values) throws IOException {
+    /** Config Admin's delivery thread (the plugin) and the guard's own thread both keep settings. */
+    private synchronized void keep(String pid, Map<String, Object> values) throws IOException {
         if (CONSOLE_PID.equals(pid) && values.get("password") instanceof String s && !s.startsWith("{")) {
             return; // a plain password is never written: the Web Console hashes it next
         }
@@ -452,7 +463,7 @@ public class SettingsGuard implements SettingsFindings, ConfigurationPlugin, Con
     }
 
     /** The last good values of {@code pid}, or null when none are kept. */
-    Map<String, Object> readKept(String pid) {
+    synchronized Map<String, Object> readKept(String pid) {
         Path file = keptFile(pid);
         if (!Files.exists(file)) {
             return null;

@@ -163,6 +163,22 @@ class SettingsGuardTest {
     }
 
     @Test
+    void aGoodChangeHandedToItsComponentIsTheLastGoodAtOnceBeforeTheGuardsThreadSeesIt() throws Exception {
+        guard = guard();
+        holds("receiveCreditMax", "128");
+        guard.check(PID);
+        Hashtable<String, Object> good = new Hashtable<>();
+        good.put("service.pid", PID);
+        good.put("receiveCreditMax", "100");
+        guard.modifyConfiguration(null, good); // delivered; the guard's thread has not checked it yet
+        Hashtable<String, Object> refused = new Hashtable<>();
+        refused.put("service.pid", PID);
+        refused.put("receiveCreditMax", "0");
+        guard.modifyConfiguration(null, refused);
+        assertEquals("100", String.valueOf(refused.get("receiveCreditMax")), "the change just before, not the older one");
+    }
+
+    @Test
     void aComponentIsHandedTheLastGoodValuesInsteadOfARefusedOne() throws Exception {
         guard = guard();
         holds("receiveCreditMax", "128");

@@ -44,7 +44,7 @@ final class KarafSupport {
      * {@code extra} options.
      */
     static Option[] karaf(List<String> features, Option... extra) throws IOException {
-        String version = System.getProperty("project.version", "0.1.0-SNAPSHOT");
+        String version = System.getProperty("project.version", "1.0.0");
         List<Option> o = new ArrayList<>(List.of(
                 karafDistributionConfiguration()
                         .frameworkUrl(new File(required("karaf.zip")).toURI().toString())

@@ -1,0 +1,39 @@
+package smbdirect.interop.verbs;
+
+import java.time.Duration;
+
+import smbdirect.interop.vm.GuestJUnit;
+import smbdirect.interop.verbs.VerbsInVm.Device;
+
+/**
+ * Linux cifs mounts the reference file server over SMB Direct inside the siw VM: the server in a
+ * guest JVM over the verbs provider (rdma-core backend) on the guest's RDMA device, cifs in the
+ * same kernel ({@code smbdirect.interop.fileserver.FileServerOverVerbsInGuest}, which says what is
+ * checked). One VM boot, one guest JVM on siw0 (iWARP, port 5445), then one on rxe0 (RoCE v2, port
+ * 445); each guest test is reported here named after the device and the guest's kernel.
+ */
+class CifsMountsFileServerOverVerbsInVmTest extends PerDeviceVmTest {
+
+    @Override
+    String name() {
+        return "fs-verbs";
+    }
+
+    @Override
+    GuestJUnit.Launch configure(GuestJUnit.Launch launch, Device device) {
+        return launch.select("smbdirect.interop.fileserver.FileServerOverVerbsInGuest")
+                .property("org.slf4j.simpleLogger.log.smbdirect", "info").heapMb(384)
+                .timeout(Duration.ofMinutes(12));
+    }
+
+    @Override
+    String phase(Device device, GuestJUnit.Launch launch) {
+        return String.join("\n",
+                "uname -r; cat /proc/version",
+                "loadmods cifs || echo 'CIFS FAILED'",
+                "rdma resource show",
+                launch.command(),
+                "rdma resource show",
+                "dmesg | grep -iE 'cifs|smbd|smb_direct' | grep -iv 'module\\|taint' | tail -30 | sed 's/^/dmesg: /'");
+    }
+}

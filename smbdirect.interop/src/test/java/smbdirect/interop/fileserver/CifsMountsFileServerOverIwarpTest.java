@@ -128,9 +128,11 @@ class CifsMountsFileServerOverIwarpTest {
             l.add(backToBase("after-" + m.tag()));
         }
         // faults: three mounts, each its own connection (nosharesock)
-        l.add(CifsIo.mount("x", UNC, "/mnt/x", "rdma,vers=3.1.1,nosharesock," + ACCOUNT, 120));
         l.add(CifsIo.mount("y", UNC, "/mnt/y", "rdma,vers=3.0.2,nosharesock," + ACCOUNT, 120));
         l.add(CifsIo.mount("z", UNC, "/mnt/z", "rdma,vers=3.1.1,nosharesock,guest", 120));
+        l.add("YZ=\"$(rdma resource show)\"");
+        l.add(CifsIo.rdmaResources("yz"));
+        l.add(CifsIo.mount("x", UNC, "/mnt/x", "rdma,vers=3.1.1,nosharesock," + ACCOUNT, 120));
         l.add("dd if=/tmp/fsio-src-" + 64 * MIB + " of=/mnt/x/big bs=1M oflag=direct 2>/dev/null; echo \"x big rc=$?\"");
         // the guest kills a direct read mid-transfer (once 4 MiB are in), then force-unmounts
         l.add("dd if=/mnt/x/big of=/dev/null bs=1M iflag=direct 2>/dev/null & XDD=$!");
@@ -139,6 +141,8 @@ class CifsMountsFileServerOverIwarpTest {
         l.add("echo \"x read killed after $(awk '/^rchar/ {print $2}' /proc/$XDD/io 2>/dev/null) bytes\"; kill -9 $XDD");
         l.add("timeout 60 umount -f /mnt/x; echo \"umount x rc=$?\"");
         l.add("echo 'X GONE'");
+        // after x's forced unmount, what y and z hold and no more
+        l.add(backTo("YZ", "x-gone"));
         l.add(CifsIo.io(SCRIPT, "/mnt/z", "zafterx", MIB));
         l.add(GuestGoLines.await(GO_X_GONE));
         // the server closes y's connection while y writes 64 MiB with O_DIRECT
@@ -161,7 +165,12 @@ class CifsMountsFileServerOverIwarpTest {
 
     /** Waits (at most 30 s) until {@code rdma resource show} is what it was before the first mount, then prints it. */
     private static String backToBase(String tag) {
-        return "i=0; until [ \"$(rdma resource show)\" = \"$BASE\" ]; do i=$((i+1)); [ $i -gt 150 ] && break;"
+        return backTo("BASE", tag);
+    }
+
+    /** Waits (at most 30 s) until {@code rdma resource show} equals shell variable {@code var}, then prints it. */
+    private static String backTo(String var, String tag) {
+        return "i=0; until [ \"$(rdma resource show)\" = \"$" + var + "\" ]; do i=$((i+1)); [ $i -gt 150 ] && break;"
                 + " sleep 0.2; done\n" + CifsIo.rdmaResources(tag);
     }
 
@@ -584,6 +593,19 @@ class CifsMountsFileServerOverIwarpTest {
             });
         }
         assertAll(checks);
+    }
+
+    /**
+     * After x's forced unmount mid-read, the guest's RDMA resources are what y and z held before x was
+     * mounted: cifs released x's connection (queue pair, completion queues, memory registrations).
+     */
+    @Test
+    void theForcedUnmountReleasesTheGuestsRdmaResourcesOfItsConnection() {
+        ranToTheEnd();
+        Map<String, Map<String, Long>> yz = CifsIo.resources(CifsIo.section(out(), "RDMA RES", "yz"));
+        assertFalse(yz.isEmpty(), "rdma resource show with y and z mounted" + on());
+        assertEquals(yz, CifsIo.resources(CifsIo.section(out(), "RDMA RES", "x-gone")),
+                "after umount -f of x, against y and z alone" + on());
     }
 
     // ------------------------------------------------------------------ the capture of the first mount

@@ -53,6 +53,8 @@ public final class NtStatus {
     public static final int FILE_LOCK_CONFLICT = 0xC0000054;
     public static final int LOCK_NOT_GRANTED = 0xC0000055;
     public static final int RANGE_NOT_LOCKED = 0xC000007E;
+    public static final int INVALID_OPLOCK_PROTOCOL = 0xC00000E3;
+    public static final int NO_PREAUTH_INTEGRITY_HASH_OVERLAP = 0xC05D0000;
 
     private NtStatus() {
     }

@@ -1,0 +1,62 @@
+package smbdirect.example.fileserver.internal.smb2;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.ClosedChannelException;
+import java.util.List;
+
+import smbdirect.api.BufferDescriptor;
+
+/**
+ * What READ and WRITE share: the channel info of an RDMA channel ([MS-SMB2] 2.2.19, 2.2.21: a
+ * list of SMB_DIRECT_BUFFER_DESCRIPTOR_V1, [MS-SMBD] 2.2.3.1) and the mapping of file I/O errors to
+ * NTSTATUS. Static.
+ */
+final class RdmaChannel {
+
+    private RdmaChannel() {
+    }
+
+    /**
+     * The descriptors at the channel info's offset (from the header) and length: at least one,
+     * whole 16-byte entries, together at least {@code needed} bytes.
+     */
+    static List<BufferDescriptor> descriptors(Smb2Request req, int offset, int length, long needed)
+            throws SmbStatusException {
+        if (length < BufferDescriptor.BYTES || length % BufferDescriptor.BYTES != 0) {
+            throw new SmbStatusException(NtStatus.INVALID_PARAMETER, "channel info length " + length
+                    + ": not one or more 16-byte buffer descriptors");
+        }
+        ByteBuffer info = req.region("channel info", offset, length);
+        List<BufferDescriptor> list = BufferDescriptor.decodeList(info, length / BufferDescriptor.BYTES);
+        long total = 0;
+        for (BufferDescriptor d : list) {
+            total += d.lengthAsLong();
+        }
+        if (total < needed) {
+            throw new SmbStatusException(NtStatus.INVALID_PARAMETER, "the buffer descriptors describe " + total
+                    + " bytes, fewer than the " + needed + " to transfer");
+        }
+        return list;
+    }
+
+    /** The NTSTATUS of a failed read or write of file data. */
+    static SmbStatusException ioFailure(String what, IOException e) {
+        if (e instanceof ClosedChannelException) {
+            return new SmbStatusException(NtStatus.FILE_CLOSED, what + ": the file was closed");
+        }
+        String m = String.valueOf(e.getMessage());
+        if (m.contains("No space left") || m.contains("Disk quota")) {
+            return new SmbStatusException(NtStatus.DISK_FULL, what + ": " + m);
+        }
+        return new SmbStatusException(NtStatus.UNSUCCESSFUL, what + ": " + e);
+    }
+
+    /** The offset must be one a file can have ([MS-SMB2] 3.3.5.12, 3.3.5.13). */
+    static void checkRange(long offset, long length) throws SmbStatusException {
+        if (offset < 0 || offset + length < 0) {
+            throw new SmbStatusException(NtStatus.INVALID_PARAMETER, "Offset=" + Long.toUnsignedString(offset)
+                    + " Length=" + length + ": beyond the largest file offset");
+        }
+    }
+}

@@ -231,6 +231,18 @@ class FileServerOverVerbsInGuest {
         assertAll(checks);
     }
 
+    /** cat (sendfile) of each file gives its bytes ({@link CifsIo#judgeCat} says when cifs 6.1 does not). */
+    @Test
+    void catGivesEachFilesBytes() {
+        ran();
+        List<CifsIo.Step> steps = CifsIo.steps(out);
+        List<CifsIo.CatRead> reads = new ArrayList<>();
+        for (Mount m : MOUNTS) {
+            reads.addAll(CifsIo.catReads(steps, m.tag(), m.sizes()));
+        }
+        CifsIo.judgeCat(reads, on());
+    }
+
     @Test
     void theServedFilesHashAsTheGuestsSources() throws Exception {
         ran();

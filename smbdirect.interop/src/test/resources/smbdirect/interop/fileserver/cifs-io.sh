@@ -3,8 +3,8 @@
 #
 # File round trips on one cifs mount, in directory MOUNT/TAG (made here): for every SIZE in bytes, a
 # source of random bytes in /tmp is written as f-SIZE with dd through the page cache (conv=fsync)
-# and as g-SIZE with dd oflag=direct, read back with cat (after dropping the page cache) and with
-# dd iflag=direct, its size taken with stat, copied with cp, the copy moved with mv and removed
+# and as g-SIZE with dd oflag=direct, read back with cat (after dropping the page cache; its hash,
+# then in a second pass the number of bytes it gave) and with dd iflag=direct, its size taken with stat, copied with cp, the copy moved with mv and removed
 # with rm; a directory is made and removed in MOUNT/TAG; ls -l lists it. f-SIZE and g-SIZE stay
 # for the server's side to hash. Every step prints one line for the host to parse:
 #
@@ -49,6 +49,7 @@ for n in "$@"; do
     sync
     echo 3 > /proc/sys/vm/drop_caches
     hash cat "f-$n" cat "$D/f-$n"
+    step cat-size "f-$n" 0 "size=$(( $(cat "$D/f-$n" | wc -c) ))"
     hash read-direct "f-$n" dd if="$D/f-$n" bs=1M iflag=direct
     hash read-direct "g-$n" dd if="$D/g-$n" bs=1M iflag=direct
     s=$(stat -c %s "$D/f-$n")

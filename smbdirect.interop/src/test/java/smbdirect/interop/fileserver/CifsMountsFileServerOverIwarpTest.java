@@ -564,6 +564,18 @@ class CifsMountsFileServerOverIwarpTest {
         checks.add(() -> assertTrue(out().contains("Y WRITE ENDED"), "y's write ended" + on()));
         checks.addAll(CifsIo.roundTrips(steps, "zaftery", MIB));
         checks.addAll(CifsIo.roundTrips(steps, "yafter", 4 * KIB, MIB));
+        // the interrupted write either failed to the application or the server holds all of it: never a
+        // silently short or wrong file
+        checks.add(() -> {
+            String rc = out().stream().filter(l -> l.startsWith("y write rc=")).findFirst().orElse("y write rc=?");
+            if (rc.equals("y write rc=0")) {
+                String source = CifsIo.written(steps, "c302").get("f-" + 64 * MIB);
+                assertEquals(source, CifsIo.sha256(run.served().resolve("w")),
+                        "y's 64 MiB written through the server's close and cifs's reconnect" + on());
+            } else {
+                LOG.info("y's write failed to the application: {}", rc);
+            }
+        });
         LOG.info("y's write after the server closed its connection: {}",
                 out().stream().filter(l -> l.startsWith("y write")).toList());
         assertAll(checks);

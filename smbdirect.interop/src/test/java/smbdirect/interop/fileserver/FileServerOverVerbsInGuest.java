@@ -98,7 +98,8 @@ class FileServerOverVerbsInGuest {
     void mountAndMove() throws Exception {
         baselineBefore = shell("rdma resource show", 30);
         timers = Executors.newSingleThreadScheduledExecutor();
-        verbs = GuestVerbs.provider();
+        // cifs needs its token invalidated by every READ and WRITE response (SMB2_CHANNEL_RDMA_V1_INVALIDATE)
+        verbs = GuestVerbs.providerOfferingSendWithInvalidate();
         device = System.getProperty("smbdirect.verbs.device", "?");
         wire = new WireRecorder(verbs);
         engine = new SmbDirectEngine(wire, TransportSettings.DEFAULTS, new ExecutorScheduler(timers));
@@ -107,7 +108,8 @@ class FileServerOverVerbsInGuest {
         Path script = CifsIo.writeScript(Paths.get("/tmp/cifs-io.sh"));
         server = FileServer.start(engine, new FileServerSettings(SHARE, served,
                 new InetSocketAddress(GuestVerbs.GUEST_ADDRESS, port), false, USER, PASSWORD, true));
-        LOG.info("file server on {} over {} ({}), serving {}", server.listenAddress(), device, verbs.transportType(), served);
+        LOG.info("file server on {} over {} ({}, {}), serving {}", server.listenAddress(), device, verbs.transportType(),
+                verbs.describeSettings(), served);
         GuestVerbs.awaitCmListener(port);
         baselineServing = shell("rdma resource show", 30);
         String unc = "//" + GuestVerbs.GUEST_ADDRESS + "/" + SHARE;

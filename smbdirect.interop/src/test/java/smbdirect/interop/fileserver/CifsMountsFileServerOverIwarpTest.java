@@ -141,7 +141,7 @@ class CifsMountsFileServerOverIwarpTest {
         l.add("echo \"x read killed after $(awk '/^rchar/ {print $2}' /proc/$XDD/io 2>/dev/null) bytes\"; kill -9 $XDD");
         // the killed reader has to be gone first: a forced unmount while its file is still open trips
         // Linux 6.1's "Busy inodes after unmount" kernel BUG (fs/super.c:503) in cifs_kill_sb
-        l.add("timeout 120 sh -c \"while kill -0 $XDD 2>/dev/null; do sleep 0.1; done\"; echo \"x reader gone\"");
+        l.add("wait $XDD; echo \"x reader gone\"");
         l.add("timeout 60 umount -f /mnt/x; echo \"umount x rc=$?\"");
         l.add("echo 'X GONE'");
         // after x's forced unmount, what y and z hold and no more
@@ -153,7 +153,7 @@ class CifsMountsFileServerOverIwarpTest {
                 + " sed 's/^/y write: /' /tmp/ydd.err) & YDD=$!");
         l.add("echo 'Y WRITING'");
         l.add(GuestGoLines.await(GO_Y_CLOSED));
-        l.add("timeout 300 sh -c \"while kill -0 $YDD 2>/dev/null; do sleep 0.2; done\"; echo 'Y WRITE ENDED'");
+        l.add("wait $YDD; echo 'Y WRITE ENDED'");
         l.add(CifsIo.io(SCRIPT, "/mnt/z", "zaftery", MIB));
         l.add(CifsIo.io(SCRIPT, "/mnt/y", "yafter", 4 * KIB, MIB));
         l.add(CifsIo.report("faults"));

@@ -259,6 +259,9 @@ class CifsMountsFileServerOverIwarpTest {
             FileServerSettings fs = new FileServerSettings(SHARE, served, new InetSocketAddress("127.0.0.1", 0), false,
                     USER, PASSWORD, true);
             FileServer server = FileServer.start(transport, fs);
+            // every class the snapshots need is loaded now, not after minutes of VM time from a jar
+            // that a concurrent build may have replaced meanwhile
+            snapshots.put("start", snapshot("start", server, provider, engine));
             ServerClose serverClose = null;
             SiwVmResult result;
             LoopbackCapture.Attempt attempt = null;

@@ -1,6 +1,7 @@
 package smbdirect.interop.verbs;
 
 import java.time.Duration;
+import java.util.List;
 
 import smbdirect.interop.vm.GuestJUnit;
 import smbdirect.interop.verbs.VerbsInVm.Device;
@@ -13,6 +14,22 @@ import smbdirect.interop.verbs.VerbsInVm.Device;
  * 445); each guest test is reported here named after the device and the guest's kernel.
  */
 class CifsMountsFileServerOverVerbsInVmTest extends PerDeviceVmTest {
+
+    /**
+     * rxe0 only: on siw0 the guest kernel (6.1.0-50-amd64, Debian 6.1.176-1) oopses in siw's transmit
+     * thread (page fault in memcpy from siw_tx_hdt, siw_qp_sq_process) early in the first mount, as
+     * with ksmbd in place of the file server; one boot would end there and rxe0 would not run.
+     */
+    @Override
+    List<Device> devices() {
+        return List.of(Device.RXE);
+    }
+
+    @Override
+    String leftOut(Device device) {
+        return device.name + ": with server and cifs in one guest, Linux 6.1.176's siw oopses in siw_tx_hdt (memcpy page"
+                + " fault) early in the first mount, against ksmbd as well";
+    }
 
     @Override
     String name() {

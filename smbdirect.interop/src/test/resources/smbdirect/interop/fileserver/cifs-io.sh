@@ -54,13 +54,7 @@ for n in "$@"; do
     hash read-direct "g-$n" dd if="$D/g-$n" bs=1M iflag=direct
     s=$(stat -c %s "$D/f-$n")
     step stat "f-$n" $? "size=$s"
-    if [ "$n" = 0 ]; then
-        # busybox cp copies with sendfile; of an empty file on this cifs mount it has, now and then,
-        # oopsed Linux 6.1.176's siw transmit thread (page fault in siw_tx_hdt): dd makes this copy
-        dd if="$D/f-$n" of="$D/c-$n" 2>/dev/null
-    else
-        cp "$D/f-$n" "$D/c-$n"
-    fi
+    cp "$D/f-$n" "$D/c-$n"
     step cp "c-$n" $?
     mv "$D/c-$n" "$D/m-$n"
     rc=$?

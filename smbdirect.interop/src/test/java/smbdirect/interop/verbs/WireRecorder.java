@@ -30,7 +30,8 @@ import smbdirect.api.rdma.WorkRequestType;
 /**
  * An {@link RdmaProvider} in front of another that records, per connection, the bytes that crossed
  * the provider SPI: the private data of the connection request and of the established event, every
- * message posted as a Send and every message a receive completed with. Where no capture can be
+ * message posted as a Send and every message a receive completed with, and the RDMA Writes, RDMA
+ * Reads and Sends with Invalidate posted toward the peer's memory (token and length). Where no capture can be
  * taken (two peers on one RDMA device in the guest, rxe's loopback), this is what arrived over the
  * real verbs, byte for byte. Thread-safe; the recorded lists are snapshots.
  */
@@ -48,6 +49,21 @@ public final class WireRecorder implements RdmaProvider {
         public final List<byte[]> sent = new CopyOnWriteArrayList<>();
         /** Every message a receive completed with, in completion order. */
         public final List<byte[]> received = new CopyOnWriteArrayList<>();
+        /** Every RDMA Write and RDMA Read posted toward the peer's memory, in post order. */
+        public final List<Rdma> rdma = new CopyOnWriteArrayList<>();
+        /** The peer's tokens named by Sends with Invalidate, in post order. */
+        public final List<Integer> invalidated = new CopyOnWriteArrayList<>();
+    }
+
+    /**
+     * An RDMA operation posted toward the peer's memory.
+     *
+     * @param write an RDMA Write into the peer's buffer (else an RDMA Read from it)
+     * @param token the peer's token (STag, rkey)
+     * @param remoteAddress the peer's address (offset) in that registration
+     * @param length the bytes moved
+     */
+    public record Rdma(boolean write, int token, long remoteAddress, int length) {
     }
 
     private final RdmaProvider delegate;
@@ -273,18 +289,21 @@ public final class WireRecorder implements RdmaProvider {
         public void postSendWithInvalidate(MemoryRegion region, int offset, int length, int remoteToken, long wrId)
                 throws RdmaException {
             connection.sent.add(copy(region, offset, length));
+            connection.invalidated.add(remoteToken);
             delegate.postSendWithInvalidate(region, offset, length, remoteToken, wrId);
         }
 
         @Override
         public void postRdmaWrite(MemoryRegion local, int localOffset, int length, long remoteAddress,
                 int remoteToken, long wrId) throws RdmaException {
+            connection.rdma.add(new Rdma(true, remoteToken, remoteAddress, length));
             delegate.postRdmaWrite(local, localOffset, length, remoteAddress, remoteToken, wrId);
         }
 
         @Override
         public void postRdmaRead(MemoryRegion local, int localOffset, int length, long remoteAddress,
                 int remoteToken, long wrId) throws RdmaException {
+            connection.rdma.add(new Rdma(false, remoteToken, remoteAddress, length));
             delegate.postRdmaRead(local, localOffset, length, remoteAddress, remoteToken, wrId);
         }
 

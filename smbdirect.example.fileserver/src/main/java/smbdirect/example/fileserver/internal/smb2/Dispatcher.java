@@ -88,7 +88,7 @@ final class Dispatcher {
                 RequestContext rc = new RequestContext(c, requests.get(index));
                 contexts[index] = rc;
                 return runOne(rc, index == 0 ? null : contexts[index - 1], index == 0 ? null : responses[index - 1])
-                        .thenAccept(r -> responses[index] = r);
+                        .thenApply(r -> invalidating(rc, r)).thenAccept(r -> responses[index] = r);
             }, index == 0 ? Runnable::run : c.server().workers());
         }
         chain.whenComplete((v, failure) -> {
@@ -104,6 +104,40 @@ final class Dispatcher {
                 c.close("internal error building a response: " + e);
             }
         });
+    }
+
+    /**
+     * A READ or WRITE that asked for SMB2_CHANNEL_RDMA_V1_INVALIDATE ([MS-SMB2] 2.2.19, 2.2.21) is
+     * answered with a Send with Invalidate of its first buffer descriptor's token ([MS-SMBD] 3.1.4.2)
+     * whatever its status, not only after a transfer: the client takes the registration as
+     * invalidated once the response is in (Linux cifs then registers it afresh for its next I/O, and
+     * its queue pair fails when the registration is still valid). A request whose channel info holds
+     * no well-formed descriptor names no token, and its response goes as a plain Send.
+     */
+    static Smb2Response invalidating(RequestContext rc, Smb2Response r) {
+        if (r == null || r == Smb2Response.NONE || r.invalidate()) {
+            return r;
+        }
+        Smb2Request req = rc.request;
+        int channelAt;
+        if (req.command() == Smb2.READ) {
+            channelAt = 36;
+        } else if (req.command() == Smb2.WRITE) {
+            channelAt = 32;
+        } else {
+            return r;
+        }
+        try {
+            if (req.u32(channelAt) != Smb2.CHANNEL_RDMA_V1_INVALIDATE) {
+                return r;
+            }
+            // the channel info's offset and length follow the Channel field (READ: 44, 46; WRITE: 40, 42)
+            int infoAt = req.command() == Smb2.READ ? 44 : 40;
+            List<smbdirect.api.BufferDescriptor> d = RdmaChannel.descriptors(req, req.u16(infoAt), req.u16(infoAt + 2), 0);
+            return r.withInvalidate(d.get(0).token());
+        } catch (SmbStatusException e) {
+            return r;
+        }
     }
 
     private static CompletableFuture<Smb2Response> runOne(RequestContext rc, RequestContext previous,

@@ -96,6 +96,27 @@ class ReadWriteTest {
     }
 
     @Test
+    void failedReadAndWriteWithInvalidateAreStillSentWithInvalidateOfTheFirstToken() throws Exception {
+        // 2.2.19, 2.2.21 SMB2_CHANNEL_RDMA_V1_INVALIDATE: the client takes its registration as invalidated
+        // by the response whatever the status (Linux cifs registers it afresh for its next I/O)
+        List<BufferDescriptor> d = List.of(h.transport.clientBuffer(0x51, 4096));
+        FakeConnection.Sent eof = h.run(h.request(Smb2.READ, 1, 0, 0,
+                TestRequests.read(4096, content.length, h.fileId(), 0, Smb2.CHANNEL_RDMA_V1_INVALIDATE, d)));
+        assertEquals(NtStatus.END_OF_FILE, Harness.status(eof.le(), 0));
+        assertTrue(eof.invalidate(), "STATUS_END_OF_FILE sent with invalidate");
+        assertEquals(0x51, eof.token());
+        List<BufferDescriptor> w = List.of(h.transport.clientBuffer(0x52, 4096));
+        FakeConnection.Sent tooLong = h.run(h.request(Smb2.WRITE, 1, 1, 0,
+                TestRequests.writeRdma(8192, 0, h.fileId(), Smb2.CHANNEL_RDMA_V1_INVALIDATE, w)));
+        assertEquals(NtStatus.INVALID_PARAMETER, Harness.status(tooLong.le(), 0));
+        assertTrue(tooLong.invalidate(), "STATUS_INVALID_PARAMETER sent with invalidate");
+        assertEquals(0x52, tooLong.token());
+        FakeConnection.Sent plain = h.run(h.request(Smb2.READ, 1, 2, 0,
+                TestRequests.read(4096, content.length, h.fileId(), 0, Smb2.CHANNEL_RDMA_V1, d)));
+        assertFalse(plain.invalidate(), "SMB2_CHANNEL_RDMA_V1: a plain Send");
+    }
+
+    @Test
     void readOfFewerBytesThanMinimumCountAnswersEndOfFile() throws Exception {
         FakeConnection.Sent s = h.run(h.request(Smb2.READ, 1, 0, 0,
                 TestRequests.read(100, content.length - 10, h.fileId(), 50, Smb2.CHANNEL_NONE, List.of())));

@@ -1,0 +1,334 @@
+package smbdirect.interop.fileserver;
+
+import static org.junit.jupiter.api.Assertions.assertAll;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.function.Executable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import smbdirect.api.CloseReason;
+import smbdirect.api.rdma.RdmaProvider;
+import smbdirect.api.rdma.TransportType;
+import smbdirect.example.fileserver.FileServer;
+import smbdirect.example.fileserver.FileServerSettings;
+import smbdirect.impl.engine.ExecutorScheduler;
+import smbdirect.impl.engine.SmbDirectEngine;
+import smbdirect.impl.engine.TransportSettings;
+import smbdirect.interop.verbs.WireRecorder;
+import smbdirect.interop.vm.GuestJUnit;
+import smbdirect.rdma.verbs.internal.GuestVerbs;
+
+/**
+ * Inside the siw VM's guest ({@code CifsMountsFileServerOverVerbsInVmTest} starts it on siw0, then
+ * on rxe0, with cifs loaded): the reference file server over the verbs provider (rdma-core) on the
+ * guest's RDMA device, listening on 10.0.2.15:5445 on iWARP and :445 otherwise (the ports cifs
+ * dials), and cifs in the same kernel mounting it with {@code -o rdma}: SMB 3.1.1 and 3.0.2 with the
+ * account, 3.1.1 as guest. On each mount the file round trips of {@code cifs-io.sh} (dd, also
+ * O_DIRECT, cat, cp, mv, rm, stat, ls, mkdir, rmdir) hash as their sources, the served files hash as
+ * the guest's sources, DebugData shows the connection on SMB Direct, the server moved the data of
+ * every READ and WRITE by RDMA Write and RDMA Read ([MS-SMB2] 3.3.5.12, 3.3.5.13) and invalidated
+ * each token with a Send with Invalidate; after each unmount the server holds no connection and
+ * {@code rdma resource show} is back to what it was before the mount, and after the server and the
+ * provider closed, back to what it was before either existed.
+ */
+@Tag(GuestJUnit.GUEST_TAG)
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class FileServerOverVerbsInGuest {
+
+    private static final Logger LOG = LoggerFactory.getLogger(FileServerOverVerbsInGuest.class);
+    private static final String SHARE = "share";
+    private static final String USER = "fsuser";
+    private static final String PASSWORD = "Fs-Pass-1";
+    private static final String ACCOUNT = "username=" + USER + ",password=" + PASSWORD;
+    private static final long KIB = 1024;
+    private static final long MIB = 1024 * KIB;
+
+    /** One mount: its tag, mount options and file sizes. */
+    record Mount(String tag, String options, long[] sizes) {
+    }
+
+    private static final List<Mount> MOUNTS = List.of(
+            new Mount("v311", "rdma,vers=3.1.1," + ACCOUNT, new long[] {0, 4 * KIB, MIB, 8 * MIB}),
+            new Mount("v302", "rdma,vers=3.0.2," + ACCOUNT, new long[] {0, 4 * KIB, MIB}),
+            new Mount("vguest", "rdma,vers=3.1.1,guest", new long[] {0, 4 * KIB, MIB}));
+
+    private ScheduledExecutorService timers;
+    private RdmaProvider verbs;
+    private SmbDirectEngine engine;
+    private FileServer server;
+    private WireRecorder wire;
+    private Path served;
+    private String device;
+
+    private String baselineBefore;
+    private String baselineServing;
+    private final List<String> out = new ArrayList<>();
+    private final Map<String, Integer> connectionsAfterUmount = new LinkedHashMap<>();
+    private final Map<String, Map<String, Map<String, Long>>> resourcesAfterUmount = new LinkedHashMap<>();
+    private Map<String, Map<String, Long>> resourcesAfterClose;
+    private Throwable failure;
+
+    @BeforeAll
+    void mountAndMove() throws Exception {
+        baselineBefore = shell("rdma resource show", 30);
+        timers = Executors.newSingleThreadScheduledExecutor();
+        // cifs needs its token invalidated by every READ and WRITE response (SMB2_CHANNEL_RDMA_V1_INVALIDATE)
+        verbs = GuestVerbs.providerOfferingSendWithInvalidate();
+        device = System.getProperty("smbdirect.verbs.device", "?");
+        wire = new WireRecorder(verbs);
+        engine = new SmbDirectEngine(wire, TransportSettings.DEFAULTS, new ExecutorScheduler(timers));
+        int port = verbs.transportType() == TransportType.IWARP ? 5445 : 445;
+        served = Files.createTempDirectory("served");
+        Path script = CifsIo.writeScript(Paths.get("/tmp/cifs-io.sh"));
+        server = FileServer.start(engine, new FileServerSettings(SHARE, served,
+                new InetSocketAddress(GuestVerbs.GUEST_ADDRESS, port), false, USER, PASSWORD, true));
+        LOG.info("file server on {} over {} ({}, {}), serving {}", server.listenAddress(), device, verbs.transportType(),
+                verbs.describeSettings(), served);
+        GuestVerbs.awaitCmListener(port);
+        baselineServing = shell("rdma resource show", 30);
+        String unc = "//" + GuestVerbs.GUEST_ADDRESS + "/" + SHARE;
+        try {
+            for (Mount m : MOUNTS) {
+                String mnt = "/mnt/" + m.tag();
+                String lines = shell(String.join("\n",
+                        CifsIo.mount(m.tag(), unc, mnt, m.options(), 120),
+                        CifsIo.io(script.toString(), mnt, m.tag(), m.sizes()),
+                        CifsIo.report(m.tag()),
+                        CifsIo.umount(m.tag(), mnt)), 900);
+                out.addAll(lines.lines().toList());
+                awaitNoConnection(m.tag());
+                connectionsAfterUmount.put(m.tag(), server.connections());
+                resourcesAfterUmount.put(m.tag(), awaitResources(baselineServing));
+            }
+        } catch (Exception | AssertionError e) {
+            failure = e;
+            LOG.warn("the mounts stopped: {}", e.toString());
+        } finally {
+            closeAll();
+        }
+        resourcesAfterClose = awaitResources(baselineBefore);
+    }
+
+    @AfterAll
+    void closeAll() throws Exception {
+        if (server != null) {
+            server.close();
+            server = null;
+        }
+        if (engine != null) {
+            engine.shutdown(CloseReason.of(CloseReason.Kind.SHUTDOWN, "test end")).toCompletableFuture()
+                    .get(60, TimeUnit.SECONDS);
+            engine = null;
+        }
+        if (verbs != null) {
+            GuestVerbs.shutdown(verbs);
+            verbs = null;
+        }
+        if (timers != null) {
+            timers.shutdownNow();
+            timers = null;
+        }
+    }
+
+    private void awaitNoConnection(String tag) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (server.connections() != 0 && System.nanoTime() - deadline < 0) {
+            TimeUnit.MILLISECONDS.sleep(50); // polling the server's counter
+        }
+        LOG.info("after umount {}: {} connections", tag, server.connections());
+    }
+
+    /** {@code rdma resource show} once it equals {@code baseline} (at most 30 s), else as it is then. */
+    private static Map<String, Map<String, Long>> awaitResources(String baseline) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        String now = shell("rdma resource show", 30);
+        while (!now.equals(baseline) && System.nanoTime() - deadline < 0) {
+            TimeUnit.MILLISECONDS.sleep(200); // polling the kernel's resource table
+            now = shell("rdma resource show", 30);
+        }
+        LOG.info("rdma resource show: {}", now);
+        return CifsIo.resources(now.lines().toList());
+    }
+
+    private static String shell(String command, int seconds) throws IOException, InterruptedException {
+        Process p = new ProcessBuilder("sh", "-c", command).redirectErrorStream(true).start();
+        StringBuilder b = new StringBuilder();
+        Thread reader = new Thread(() -> {
+            try {
+                b.append(new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8));
+            } catch (IOException e) {
+                b.append("(output lost: ").append(e).append(')');
+            }
+        });
+        reader.start();
+        if (!p.waitFor(seconds, TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+            reader.join(10_000);
+            throw new AssertionError(command.lines().findFirst().orElse(command) + "...: killed after " + seconds
+                    + " s; output:\n" + b);
+        }
+        reader.join(10_000);
+        String s = b.toString().strip();
+        if (!command.equals("rdma resource show")) {
+            s.lines().forEach(l -> LOG.info("| {}", l));
+        }
+        return s;
+    }
+
+    private String on() {
+        return " (" + device + ")";
+    }
+
+    private void ran() {
+        assertEquals(null, failure, () -> "the mounts ran to their end" + on() + ": " + failure);
+    }
+
+    @Test
+    void everyMountSucceedsAndEveryUnmountToo() {
+        ran();
+        List<Executable> checks = new ArrayList<>();
+        for (Mount m : MOUNTS) {
+            checks.add(() -> assertEquals(0, CifsIo.status(out, "mount", m.tag()), "mount " + m.tag() + on()));
+            checks.add(() -> assertEquals(0, CifsIo.status(out, "umount", m.tag()), "umount " + m.tag() + on()));
+        }
+        assertAll(checks);
+    }
+
+    /** Every write and read hashes as its source ([MS-SMB2] 3.3.5.12, 3.3.5.13). */
+    @Test
+    void everyRoundTripReadsBackWhatWasWritten() {
+        ran();
+        List<CifsIo.Step> steps = CifsIo.steps(out);
+        List<Executable> checks = new ArrayList<>();
+        for (Mount m : MOUNTS) {
+            checks.addAll(CifsIo.roundTrips(steps, m.tag(), m.sizes()));
+            checks.add(() -> assertTrue(out.contains("fsio " + m.tag() + " done"), m.tag() + ": the script ended" + on()));
+        }
+        assertAll(checks);
+    }
+
+    /** cat (sendfile) of each file gives its bytes ({@link CifsIo#judgeCat} says when cifs 6.1 does not). */
+    @Test
+    void catGivesEachFilesBytes() {
+        ran();
+        List<CifsIo.Step> steps = CifsIo.steps(out);
+        List<CifsIo.CatRead> reads = new ArrayList<>();
+        for (Mount m : MOUNTS) {
+            reads.addAll(CifsIo.catReads(steps, m.tag(), m.sizes()));
+        }
+        CifsIo.judgeCat(reads, on());
+    }
+
+    @Test
+    void theServedFilesHashAsTheGuestsSources() throws Exception {
+        ran();
+        List<CifsIo.Step> steps = CifsIo.steps(out);
+        List<Executable> checks = new ArrayList<>();
+        for (Mount m : MOUNTS) {
+            Map<String, String> written = CifsIo.written(steps, m.tag());
+            Map<String, String> files = CifsIo.served(served.resolve(m.tag()));
+            checks.add(() -> assertEquals(2 * m.sizes().length, written.size(), m.tag() + ": sources " + written));
+            checks.add(() -> assertEquals(written, files, m.tag() + ": the files in the served directory" + on()));
+        }
+        assertAll(checks);
+    }
+
+    /** DebugData: each mount on SMB Direct 0x0100, connected, its dialect, unsigned, RDMA I/O from 4 KiB. */
+    @Test
+    void debugDataShowsEachMountOnSmbDirect() {
+        ran();
+        List<Executable> checks = new ArrayList<>();
+        for (Mount m : MOUNTS) {
+            checks.add(() -> {
+                List<String> debug = CifsIo.section(out, "DEBUGDATA", m.tag());
+                assertNotNull(debug, m.tag() + ": DebugData printed");
+                List<CifsIo.SmbdConnection> c = CifsIo.smbdConnections(debug);
+                assertEquals(1, c.size(), m.tag() + ": one SMB Direct connection in\n" + String.join("\n", debug));
+                CifsIo.SmbdConnection d = c.get(0);
+                assertAll(
+                        () -> assertEquals(0x100, d.protocol()),
+                        () -> assertEquals(CifsIo.SMBD_CONNECTED, d.transportStatus()),
+                        () -> assertEquals(m.options().contains("3.0.2") ? 0x302 : 0x311, d.dialect()),
+                        () -> assertTrue(d.rdma()),
+                        () -> assertFalse(d.signed()),
+                        () -> assertEquals(4 * KIB, d.rdmaReadWriteThreshold()));
+                long[] rw = CifsIo.readsAndWrites(CifsIo.section(out, "STATS", m.tag()));
+                assertTrue(rw[0] > 0 && rw[2] > 0 && rw[1] == 0 && rw[3] == 0, m.tag() + ": Stats " + Arrays.toString(rw));
+            });
+        }
+        assertAll(checks);
+    }
+
+    /**
+     * The server moved every READ's and WRITE's data of 4 KiB or more by RDMA Write and RDMA Read
+     * over the verbs, and invalidated every token it used with a Send with Invalidate
+     * (SMB2_CHANNEL_RDMA_V1_INVALIDATE).
+     */
+    @Test
+    void theServerMovedTheDataByRdmaAndInvalidatedEveryTokenItUsed() {
+        ran();
+        List<WireRecorder.Connection> connections = wire.connections();
+        assertEquals(MOUNTS.size(), connections.size(), "one connection per mount" + on());
+        List<Executable> checks = new ArrayList<>();
+        for (int i = 0; i < MOUNTS.size(); i++) {
+            Mount m = MOUNTS.get(i);
+            WireRecorder.Connection c = connections.get(i);
+            long big = Arrays.stream(m.sizes()).filter(x -> x >= 4 * KIB).sum();
+            long writes = c.rdma.stream().filter(WireRecorder.Rdma::write).mapToLong(WireRecorder.Rdma::length).sum();
+            long reads = c.rdma.stream().filter(r -> !r.write()).mapToLong(WireRecorder.Rdma::length).sum();
+            LOG.info("{}{}: RDMA Writes {} bytes, RDMA Reads {} bytes, {} Sends with Invalidate", m.tag(), on(), writes,
+                    reads, c.invalidated.size());
+            checks.add(() -> assertTrue(writes >= 3 * big, m.tag() + ": RDMA Write bytes " + writes + " < " + 3 * big));
+            checks.add(() -> assertTrue(reads >= 2 * big, m.tag() + ": RDMA Read bytes " + reads + " < " + 2 * big));
+            Set<Integer> invalidated = new HashSet<>(c.invalidated);
+            checks.add(() -> assertEquals(List.of(), c.rdma.stream().map(WireRecorder.Rdma::token).distinct()
+                    .filter(t -> !invalidated.contains(t)).toList(), m.tag() + ": tokens used and not invalidated"));
+        }
+        assertAll(checks);
+    }
+
+    /** After each unmount no connection is left and the guest's RDMA resources are as before the mount. */
+    @Test
+    void everyUnmountLeavesNoConnectionAndTheRdmaResourcesAsBefore() {
+        ran();
+        Map<String, Map<String, Long>> serving = CifsIo.resources(baselineServing.lines().toList());
+        List<Executable> checks = new ArrayList<>();
+        for (Mount m : MOUNTS) {
+            checks.add(() -> assertEquals(0, connectionsAfterUmount.get(m.tag()), m.tag() + ": server connections"));
+            checks.add(() -> assertEquals(serving, resourcesAfterUmount.get(m.tag()), m.tag() + ": rdma resource show"));
+        }
+        assertAll(checks);
+    }
+
+    /** After the server and the provider closed, the guest's RDMA resources are as before either existed. */
+    @Test
+    void closingTheServerAndTheProviderReleasesEveryRdmaResource() {
+        assertEquals(CifsIo.resources(baselineBefore.lines().toList()), resourcesAfterClose, "rdma resource show" + on());
+    }
+}

@@ -1,0 +1,42 @@
+package smbdirect.interop.verbs;
+
+import java.time.Duration;
+
+import smbdirect.interop.vm.GuestJUnit;
+import smbdirect.interop.verbs.VerbsInVm.Device;
+
+/**
+ * Linux cifs mounts the reference file server over SMB Direct inside the siw VM: the server in a
+ * guest JVM over the verbs provider (rdma-core backend) on the guest's RDMA device, cifs in the
+ * same kernel ({@code smbdirect.interop.fileserver.FileServerOverVerbsInGuest}, which says what is
+ * checked). One VM boot, one guest JVM on siw0 (iWARP, port 5445), then one on rxe0 (RoCE v2, port
+ * 445); each guest test is reported here named after the device and the guest's kernel. On Linux
+ * 6.1.0-50-amd64 (Debian 6.1.176-1) the guest kernel oopses early in the first mount on both devices
+ * (a page fault in the sender's memcpy: siw_tx_hdt on siw0, rxe_mr_copy on rxe0), as it did with
+ * ksmbd in place of the file server on siw0 (interop README).
+ */
+class CifsMountsFileServerOverVerbsInVmTest extends PerDeviceVmTest {
+
+    @Override
+    String name() {
+        return "fs-verbs";
+    }
+
+    @Override
+    GuestJUnit.Launch configure(GuestJUnit.Launch launch, Device device) {
+        return launch.select("smbdirect.interop.fileserver.FileServerOverVerbsInGuest")
+                .property("org.slf4j.simpleLogger.log.smbdirect", "info").heapMb(384)
+                .timeout(Duration.ofMinutes(12));
+    }
+
+    @Override
+    String phase(Device device, GuestJUnit.Launch launch) {
+        return String.join("\n",
+                "uname -r; cat /proc/version",
+                "loadmods cifs || echo 'CIFS FAILED'",
+                "rdma resource show",
+                launch.command(),
+                "rdma resource show",
+                "dmesg | grep -iE 'cifs|smbd|smb_direct' | grep -iv 'module\\|taint' | tail -30 | sed 's/^/dmesg: /'");
+    }
+}

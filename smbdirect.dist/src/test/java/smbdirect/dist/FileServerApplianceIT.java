@@ -39,7 +39,7 @@ class FileServerApplianceIT {
 
     /** The log lines (not the banner) that mention {@code text}. */
     private static List<String> linesAbout(RuntimeProcess runtime, String text) throws Exception {
-        return runtime.output().lines().filter(l -> l.contains(text) && l.matches("^\\d\\d:\\d\\d:.*")).toList();
+        return runtime.output().lines().filter(l -> l.contains(text) && l.matches("^\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:.*")).toList();
     }
 
     @Test

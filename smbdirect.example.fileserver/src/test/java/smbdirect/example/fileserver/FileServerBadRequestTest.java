@@ -63,14 +63,14 @@ class FileServerBadRequestTest {
     private Smb2TestClient bystander() throws Exception {
         Smb2TestClient b = fixture.mounted();
         byte[] f = b.openFile("bystander.bin", Smb2.FILE_OVERWRITE_IF);
-        b.writeAll(f, 0, TestData.pattern(100_000, 42), Smb2.CHANNEL_RDMA_V1, 1);
+        b.writeAll(f, 0, FileData.pattern(100_000, 42), Smb2.CHANNEL_RDMA_V1, 1);
         return b;
     }
 
     private static void stillServes(Smb2TestClient b) throws Exception {
         assertEquals(Status.SUCCESS, b.echo().status());
         byte[] f = b.openFile("bystander.bin", Smb2.FILE_OPEN);
-        assertArrayEquals(TestData.pattern(100_000, 42), b.readAll(f, 0, 100_000, Smb2.CHANNEL_RDMA_V1, 1));
+        assertArrayEquals(FileData.pattern(100_000, 42), b.readAll(f, 0, 100_000, Smb2.CHANNEL_RDMA_V1, 1));
         assertEquals(Status.SUCCESS, b.close(f).status());
         assertEquals(List.of(), b.problems());
     }
@@ -119,14 +119,14 @@ class FileServerBadRequestTest {
     @Test
     void aSymlinkStayingInsideTheShareIsFollowed() throws Exception {
         Files.createDirectory(shareDir.resolve("real"));
-        Files.write(shareDir.resolve("real/data.txt"), TestData.pattern(77, 4));
+        Files.write(shareDir.resolve("real/data.txt"), FileData.pattern(77, 4));
         Files.createSymbolicLink(shareDir.resolve("file-link.txt"), shareDir.resolve("real/data.txt"));
         Files.createSymbolicLink(shareDir.resolve("dir-link"), Path.of("real"));
         Smb2TestClient c = fixture.mounted();
         byte[] viaFile = c.openFile("file-link.txt", Smb2.FILE_OPEN);
-        assertArrayEquals(TestData.pattern(77, 4), Smb2TestClient.readData(c.readInline(viaFile, 0, 77)));
+        assertArrayEquals(FileData.pattern(77, 4), Smb2TestClient.readData(c.readInline(viaFile, 0, 77)));
         byte[] viaDir = c.openFile("dir-link\\data.txt", Smb2.FILE_OPEN);
-        assertArrayEquals(TestData.pattern(77, 4), Smb2TestClient.readData(c.readInline(viaDir, 0, 77)));
+        assertArrayEquals(FileData.pattern(77, 4), Smb2TestClient.readData(c.readInline(viaDir, 0, 77)));
         assertEquals(List.of(), c.problems());
     }
 
@@ -135,12 +135,12 @@ class FileServerBadRequestTest {
         Smb2TestClient b = bystander();
         Smb2TestClient c = fixture.mounted();
         byte[] f = c.openFile("data.bin", Smb2.FILE_OVERWRITE_IF);
-        c.writeAll(f, 0, TestData.pattern(65536, 1), Smb2.CHANNEL_RDMA_V1, 1);
+        c.writeAll(f, 0, FileData.pattern(65536, 1), Smb2.CHANNEL_RDMA_V1, 1);
         assertEquals(2, fixture.server().connections());
         List<RegisteredBuffer> regs = c.register(65536, 1, RemoteAccess.WRITE);
         BufferDescriptor good = regs.get(0).descriptors().get(0);
         BufferDescriptor wrong = new BufferDescriptor(good.offset(), good.token() ^ 0x00A5A500, good.length());
-        try (TestData.LogCapture log = new TestData.LogCapture()) {
+        try (FileData.LogCapture log = new FileData.LogCapture()) {
             Outcome o = c.outcome(c.submit(Smb2.readRdma(f, 0, 65536, Smb2.CHANNEL_RDMA_V1, List.of(wrong))));
             if (o.response() != null) {
                 assertNotEquals(Status.SUCCESS, o.response().status(),
@@ -169,7 +169,7 @@ class FileServerBadRequestTest {
         Smb2TestClient b = bystander();
         Smb2TestClient c = fixture.mounted();
         byte[] f = c.openFile("data.bin", Smb2.FILE_OVERWRITE_IF);
-        c.writeAll(f, 0, TestData.pattern(65536, 1), Smb2.CHANNEL_RDMA_V1, 1);
+        c.writeAll(f, 0, FileData.pattern(65536, 1), Smb2.CHANNEL_RDMA_V1, 1);
         List<RegisteredBuffer> regs = c.register(4096, 1, RemoteAccess.WRITE);
         BufferDescriptor d = regs.get(0).descriptors().get(0);
         BufferDescriptor longer = new BufferDescriptor(d.offset(), d.token(), 65536);
@@ -186,7 +186,7 @@ class FileServerBadRequestTest {
     void aReadOrWriteLongerThanItsDescriptorsIsInvalidParameter() throws Exception {
         Smb2TestClient c = fixture.mounted();
         byte[] f = c.openFile("data.bin", Smb2.FILE_OVERWRITE_IF);
-        c.writeAll(f, 0, TestData.pattern(65536, 1), Smb2.CHANNEL_RDMA_V1, 1);
+        c.writeAll(f, 0, FileData.pattern(65536, 1), Smb2.CHANNEL_RDMA_V1, 1);
         List<RegisteredBuffer> regs = c.register(4096, 1, RemoteAccess.READ_WRITE);
         List<BufferDescriptor> d = Smb2TestClient.descriptors(regs);
         Response read = c.call(Smb2.readRdma(f, 0, 8192, Smb2.CHANNEL_RDMA_V1, d));
@@ -198,7 +198,7 @@ class FileServerBadRequestTest {
         Response none = c.call(Smb2.readRdma(f, 0, 4096, Smb2.CHANNEL_RDMA_V1, List.of()));
         assertEquals(Status.name(Status.INVALID_PARAMETER), Status.name(none.status()),
                 "an RDMA channel without descriptors");
-        assertArrayEquals(TestData.pattern(65536, 1), Files.readAllBytes(shareDir.resolve("data.bin")),
+        assertArrayEquals(FileData.pattern(65536, 1), Files.readAllBytes(shareDir.resolve("data.bin")),
                 "the file is untouched");
         c.deregister(regs);
         assertEquals(Status.SUCCESS, c.echo().status(), "the connection goes on");
@@ -279,7 +279,7 @@ class FileServerBadRequestTest {
     void aReadChargedTooFewCreditsIsInvalidParameter() throws Exception {
         Smb2TestClient c = fixture.mounted();
         byte[] f = c.openFile("cc.bin", Smb2.FILE_OVERWRITE_IF);
-        c.writeAll(f, 0, TestData.pattern(200_000, 3), Smb2.CHANNEL_RDMA_V1, 1);
+        c.writeAll(f, 0, FileData.pattern(200_000, 3), Smb2.CHANNEL_RDMA_V1, 1);
         List<RegisteredBuffer> regs = c.register(200_000, 1, RemoteAccess.WRITE);
         Smb2.Body read = Smb2.readRdma(f, 0, 200_000, Smb2.CHANNEL_RDMA_V1, Smb2TestClient.descriptors(regs));
         Response r = c.call(new Smb2.Body(Smb2.READ, read.bytes(), 1));
@@ -303,7 +303,7 @@ class FileServerBadRequestTest {
             throws Exception {
         Smb2TestClient b = bystander();
         Smb2TestClient c = fixture.mounted();
-        try (TestData.LogCapture log = new TestData.LogCapture()) {
+        try (FileData.LogCapture log = new FileData.LogCapture()) {
             Outcome o = c.sendRawUnmatched(echoWithHeader(c, damage));
             assertNull(o.response(), "no answer to a malformed header: " + o.response());
             assertNotNull(o.closed());
@@ -356,7 +356,7 @@ class FileServerBadRequestTest {
         // MessageId 1: the first SESSION_SETUP's
         Smb2.putHeader(m, Smb2.ECHO, 1, 1, 0, 0, 1, c.treeId(), c.sessionId());
         m.putShort((short) 4).putShort((short) 0);
-        try (TestData.LogCapture log = new TestData.LogCapture()) {
+        try (FileData.LogCapture log = new FileData.LogCapture()) {
             Outcome o = c.sendRawUnmatched(m.array());
             assertNull(o.response(), "3.3.5.2.3: a MessageId outside the command sequence window is not served");
             assertNotNull(o.closed());
@@ -423,7 +423,7 @@ class FileServerBadRequestTest {
         // a SESSION_SETUP whose token is no NTLMSSP at all
         Smb2TestClient fresh = fixture.client();
         assertEquals(Status.SUCCESS, fresh.negotiate().status());
-        Response garbage = fresh.call(Smb2.sessionSetup(Smb2.SIGNING_ENABLED, TestData.pattern(40, 9)));
+        Response garbage = fresh.call(Smb2.sessionSetup(Smb2.SIGNING_ENABLED, FileData.pattern(40, 9)));
         assertTrue(garbage.status() == Status.LOGON_FAILURE || garbage.status() == Status.INVALID_PARAMETER,
                 "a SESSION_SETUP with 40 random bytes: " + garbage.describe());
         assertEquals(Status.SUCCESS, fresh.logon(FileServerFixture.USER, FileServerFixture.PASSWORD).status(),
@@ -440,11 +440,11 @@ class FileServerBadRequestTest {
     void aWriteWhoseRdmaReadFailsHalfWayNeverSucceedsAndLeavesTheFileAsItWas() throws Exception {
         Smb2TestClient b = bystander();
         Smb2TestClient c = fixture.mounted();
-        byte[] before = TestData.pattern(1 << 20, 70);
+        byte[] before = FileData.pattern(1 << 20, 70);
         byte[] f = c.openFile("half.bin", Smb2.FILE_OVERWRITE_IF);
         c.writeAll(f, 0, before, Smb2.CHANNEL_RDMA_V1, 1);
         assertEquals(Status.SUCCESS, c.flush(f).status());
-        byte[] after = TestData.pattern(1 << 20, 71);
+        byte[] after = FileData.pattern(1 << 20, 71);
         List<RegisteredBuffer> regs = c.register(after.length, 4, RemoteAccess.READ);
         int at = 0;
         for (RegisteredBuffer reg : regs) {
@@ -454,7 +454,7 @@ class FileServerBadRequestTest {
         List<BufferDescriptor> d = new ArrayList<>(Smb2TestClient.descriptors(regs));
         BufferDescriptor third = d.get(2);
         d.set(2, new BufferDescriptor(third.offset(), third.token() ^ 0x005A5A00, third.length()));
-        try (TestData.LogCapture log = new TestData.LogCapture()) {
+        try (FileData.LogCapture log = new FileData.LogCapture()) {
             Outcome o = c.outcome(c.submit(Smb2.writeRdma(f, 0, after.length, Smb2.CHANNEL_RDMA_V1, d)));
             if (o.response() != null) {
                 assertNotEquals(Status.SUCCESS, o.response().status(), "a WRITE whose data did not all arrive");
@@ -466,7 +466,7 @@ class FileServerBadRequestTest {
         FileServerFixture.await("the server lets go of the failed connection",
                 () -> fixture.server().connections() == 1);
         byte[] now = Files.readAllBytes(shareDir.resolve("half.bin"));
-        assertEquals(TestData.sha256(before), TestData.sha256(now),
+        assertEquals(FileData.sha256(before), FileData.sha256(now),
                 "the file holds what it held: no half of the failed WRITE was written ("
                         + (java.util.Arrays.equals(now, 0, 1 << 19, after, 0, 1 << 19) ? "its first half was"
                                 : "changed")

@@ -99,11 +99,11 @@ class FileServerCifsRequestsTest extends ServedShareTest {
     @Test
     void aCreateAskingForABatchOplockALeaseAndCreateContextsIsGrantedNoneOfThemAndOpens() throws Exception {
         Smb2TestClient c = fixture.mounted();
-        Files.write(shareDir.resolve("ctx.bin"), TestData.pattern(100, 1));
+        Files.write(shareDir.resolve("ctx.bin"), FileData.pattern(100, 1));
         // SMB2_CREATE_REQUEST_LEASE_V2 (2.2.13.2.10) and SMB2_CREATE_DURABLE_HANDLE_REQUEST_V2 (2.2.13.2.11)
-        byte[] lease = Smb2.le(52).put(TestData.pattern(16, 2)).putInt(0x07).putInt(0).putLong(0)
+        byte[] lease = Smb2.le(52).put(FileData.pattern(16, 2)).putInt(0x07).putInt(0).putLong(0)
                 .put(new byte[16]).putShort((short) 1).putShort((short) 0).array();
-        byte[] durable = Smb2.le(32).putInt(0).putInt(0).putLong(0).put(TestData.pattern(16, 3)).array();
+        byte[] durable = Smb2.le(32).putInt(0).putInt(0).putLong(0).put(FileData.pattern(16, 3)).array();
         Response r = c.call(Smb2.create("ctx.bin", Smb2.READ_WRITE, Smb2.FILE_ATTRIBUTE_NORMAL, Smb2.SHARE_ALL,
                 Smb2.FILE_OPEN, Smb2.FILE_NON_DIRECTORY_FILE, 0x09,
                 List.of("MxAc", "QFid", "RqLs", "DH2Q"), List.of(new byte[0], new byte[0], lease, durable)));
@@ -118,7 +118,7 @@ class FileServerCifsRequestsTest extends ServedShareTest {
             String all = new String(contexts, java.nio.charset.StandardCharsets.ISO_8859_1);
             assertFalse(all.contains("RqLs") || all.contains("DH2Q"), "no lease and no durable handle granted");
         }
-        assertArrayEquals(TestData.pattern(100, 1), Smb2TestClient.readData(c.readInline(created.fileId(), 0, 100)));
+        assertArrayEquals(FileData.pattern(100, 1), Smb2TestClient.readData(c.readInline(created.fileId(), 0, 100)));
         assertEquals(List.of(), c.problems());
     }
 
@@ -159,7 +159,7 @@ class FileServerCifsRequestsTest extends ServedShareTest {
         }
         assertEquals(32, Smb2TestClient.outputBuffer(statfs.get(1)).length, "[MS-FSCC] 2.5.4: 32 bytes");
 
-        Files.write(shareDir.resolve("before.txt"), TestData.pattern(33, 3));
+        Files.write(shareDir.resolve("before.txt"), FileData.pattern(33, 3));
         List<Response> rename = compound(c,
                 Smb2.create("before.txt", Smb2.DELETE | Smb2.FILE_READ_ATTRIBUTES | Smb2.SYNCHRONIZE, 0,
                         Smb2.SHARE_ALL, Smb2.FILE_OPEN, 0),
@@ -170,7 +170,7 @@ class FileServerCifsRequestsTest extends ServedShareTest {
             assertEquals(Status.name(Status.SUCCESS), Status.name(r.status()), r.describe());
         }
         assertFalse(Files.exists(shareDir.resolve("before.txt")));
-        assertArrayEquals(TestData.pattern(33, 3), Files.readAllBytes(shareDir.resolve("after.txt")));
+        assertArrayEquals(FileData.pattern(33, 3), Files.readAllBytes(shareDir.resolve("after.txt")));
 
         List<Response> unlink = compound(c,
                 Smb2.create("after.txt", Smb2.DELETE | Smb2.FILE_READ_ATTRIBUTES, 0, Smb2.SHARE_ALL, Smb2.FILE_OPEN,

@@ -35,16 +35,16 @@ class FileServerLifecycleTest extends ServedShareTest {
         Smb2TestClient a = fixture.mounted();
         Smb2TestClient b = fixture.mounted();
         assertEquals(2, fixture.server().connections());
-        byte[] da = TestData.pattern(4 << 20, 1);
-        byte[] db = TestData.pattern(4 << 20, 2);
+        byte[] da = FileData.pattern(4 << 20, 1);
+        byte[] db = FileData.pattern(4 << 20, 2);
         CompletableFuture<Void> fa = CompletableFuture.runAsync(() -> roundTrip(a, "a.bin", da));
         CompletableFuture<Void> fb = CompletableFuture.runAsync(() -> roundTrip(b, "b.bin", db));
         fa.get(FileServerFixture.WAIT.toSeconds() * 2, TimeUnit.SECONDS);
         fb.get(FileServerFixture.WAIT.toSeconds() * 2, TimeUnit.SECONDS);
         byte[] fileB = a.openFile("b.bin", Smb2.FILE_OPEN);
-        assertEquals(TestData.sha256(db), TestData.sha256(a.readAll(fileB, 0, db.length, Smb2.CHANNEL_RDMA_V1, 1)));
+        assertEquals(FileData.sha256(db), FileData.sha256(a.readAll(fileB, 0, db.length, Smb2.CHANNEL_RDMA_V1, 1)));
         byte[] fileA = b.openFile("a.bin", Smb2.FILE_OPEN);
-        assertEquals(TestData.sha256(da), TestData.sha256(b.readAll(fileA, 0, da.length, Smb2.CHANNEL_RDMA_V1, 1)));
+        assertEquals(FileData.sha256(da), FileData.sha256(b.readAll(fileA, 0, da.length, Smb2.CHANNEL_RDMA_V1, 1)));
         assertEquals(List.of(), a.problems());
         assertEquals(List.of(), b.problems());
     }
@@ -69,14 +69,14 @@ class FileServerLifecycleTest extends ServedShareTest {
         byte[] f = c.openFile("many.bin", Smb2.FILE_OVERWRITE_IF);
         List<CompletableFuture<smbdirect.example.fileserver.client.Response>> writes = new java.util.ArrayList<>();
         for (int i = 0; i < 32; i++) {
-            writes.add(c.submit(Smb2.writeInline(f, i * 1000L, TestData.pattern(1000, i))));
+            writes.add(c.submit(Smb2.writeInline(f, i * 1000L, FileData.pattern(1000, i))));
         }
         for (CompletableFuture<smbdirect.example.fileserver.client.Response> w : writes) {
             assertEquals(Status.SUCCESS, c.await(w, "WRITE").status());
         }
         byte[] all = Files.readAllBytes(shareDir.resolve("many.bin"));
         for (int i = 0; i < 32; i++) {
-            assertArrayEquals(TestData.pattern(1000, i), java.util.Arrays.copyOfRange(all, i * 1000, i * 1000 + 1000));
+            assertArrayEquals(FileData.pattern(1000, i), java.util.Arrays.copyOfRange(all, i * 1000, i * 1000 + 1000));
         }
         assertEquals(List.of(), c.problems());
     }
@@ -87,9 +87,9 @@ class FileServerLifecycleTest extends ServedShareTest {
         Smb2TestClient a = fixture.mounted();
         Smb2TestClient b = fixture.mounted();
         byte[] fa = a.openFile("a.bin", Smb2.FILE_OVERWRITE_IF);
-        a.writeAll(fa, 0, TestData.pattern(1 << 20, 3), Smb2.CHANNEL_RDMA_V1, 2);
+        a.writeAll(fa, 0, FileData.pattern(1 << 20, 3), Smb2.CHANNEL_RDMA_V1, 2);
         byte[] fb = b.openFile("b.bin", Smb2.FILE_OVERWRITE_IF);
-        b.writeAll(fb, 0, TestData.pattern(1 << 20, 4), Smb2.CHANNEL_RDMA_V1, 2);
+        b.writeAll(fb, 0, FileData.pattern(1 << 20, 4), Smb2.CHANNEL_RDMA_V1, 2);
         assertEquals(2, fixture.serverConnections().length);
 
         fixture.server().close();
@@ -120,14 +120,14 @@ class FileServerLifecycleTest extends ServedShareTest {
         Smb2TestClient.Created temp = c.create("scratch.tmp", Smb2.READ_WRITE | Smb2.DELETE, Smb2.FILE_ATTRIBUTE_NORMAL,
                 Smb2.FILE_CREATE, Smb2.FILE_NON_DIRECTORY_FILE | Smb2.FILE_DELETE_ON_CLOSE);
         assertEquals(Status.SUCCESS, temp.status());
-        c.writeAll(temp.fileId(), 0, TestData.pattern(70_000, 5), Smb2.CHANNEL_RDMA_V1, 1);
+        c.writeAll(temp.fileId(), 0, FileData.pattern(70_000, 5), Smb2.CHANNEL_RDMA_V1, 1);
         assertTrue(Files.exists(shareDir.resolve("scratch.tmp")));
         byte[] kept = c.openFile("kept.txt", Smb2.FILE_CREATE);
-        c.writeAll(kept, 0, TestData.pattern(10, 6), Smb2.CHANNEL_NONE, 1);
+        c.writeAll(kept, 0, FileData.pattern(10, 6), Smb2.CHANNEL_NONE, 1);
         c.close();
         FileServerFixture.await("the server closes the opens of a connection that ended ([MS-SMB2] 3.3.7.1)",
                 () -> fixture.server().connections() == 0 && !Files.exists(shareDir.resolve("scratch.tmp")));
-        assertArrayEquals(TestData.pattern(10, 6), Files.readAllBytes(shareDir.resolve("kept.txt")));
+        assertArrayEquals(FileData.pattern(10, 6), Files.readAllBytes(shareDir.resolve("kept.txt")));
         assertEquals(0, fixture.serverRegistrations());
     }
 
@@ -166,7 +166,7 @@ class FileServerLifecycleTest extends ServedShareTest {
     @Test
     void aProviderFailureOfTheServersRdmaTransferEndsOnlyThatConnection() throws Exception {
         Smb2TestClient b = fixture.mounted();
-        byte[] before = TestData.pattern(8 << 20, 21);
+        byte[] before = FileData.pattern(8 << 20, 21);
         Files.write(shareDir.resolve("big.bin"), before);
         for (smbdirect.api.rdma.WorkRequestType type : new smbdirect.api.rdma.WorkRequestType[] {
             smbdirect.api.rdma.WorkRequestType.RDMA_WRITE, smbdirect.api.rdma.WorkRequestType.RDMA_READ}) {
@@ -181,7 +181,7 @@ class FileServerLifecycleTest extends ServedShareTest {
                         Smb2TestClient.descriptors(into))));
             } else {
                 List<smbdirect.api.RegisteredBuffer> from = c.register(8 << 20, 1, smbdirect.api.RemoteAccess.READ);
-                from.get(0).buffer().put(TestData.pattern(8 << 20, 22));
+                from.get(0).buffer().put(FileData.pattern(8 << 20, 22));
                 o = c.outcome(c.submit(Smb2.writeRdma(f, 0, 8 << 20, Smb2.CHANNEL_RDMA_V1,
                         Smb2TestClient.descriptors(from))));
             }
@@ -191,12 +191,12 @@ class FileServerLifecycleTest extends ServedShareTest {
             assertEquals(CloseReason.Kind.PROVIDER_ERROR, c.awaitClosed().kind(), type.toString());
             FileServerFixture.await("the server lets go of the broken connection",
                     () -> fixture.server().connections() == 1);
-            assertEquals(TestData.sha256(before), TestData.sha256(Files.readAllBytes(shareDir.resolve("big.bin"))),
+            assertEquals(FileData.sha256(before), FileData.sha256(Files.readAllBytes(shareDir.resolve("big.bin"))),
                     "the file keeps its bytes after a failed " + type);
         }
         assertEquals(Status.SUCCESS, b.echo().status());
         byte[] g = b.openFile("big.bin", Smb2.FILE_OPEN);
-        assertEquals(TestData.sha256(before), TestData.sha256(b.readAll(g, 0, 8 << 20, Smb2.CHANNEL_RDMA_V1, 1)));
+        assertEquals(FileData.sha256(before), FileData.sha256(b.readAll(g, 0, 8 << 20, Smb2.CHANNEL_RDMA_V1, 1)));
         assertEquals(List.of(), b.problems());
     }
 
@@ -248,7 +248,7 @@ class FileServerLifecycleTest extends ServedShareTest {
     void aRegistrationTheServerCannotMakeFailsThatRequestAndNothingElse() throws Exception {
         Smb2TestClient c = fixture.mounted();
         byte[] f = c.openFile("reg.bin", Smb2.FILE_OVERWRITE_IF);
-        byte[] data = TestData.pattern(1 << 20, 12);
+        byte[] data = FileData.pattern(1 << 20, 12);
         c.writeAll(f, 0, data, Smb2.CHANNEL_NONE, 1);
         Smb2TestClient other = fixture.mounted(); // its buffers are not registered yet either
         fixture.serverDevice().failNextRegistrations(1);
@@ -278,14 +278,14 @@ class FileServerLifecycleTest extends ServedShareTest {
     @Test
     void aReadOnlyShareServesReadsAndRefusesEveryChange() throws Exception {
         fixture.close();
-        Files.write(shareDir.resolve("r.txt"), TestData.pattern(5000, 9));
+        Files.write(shareDir.resolve("r.txt"), FileData.pattern(5000, 9));
         Files.createDirectory(shareDir.resolve("d"));
         fixture = FileServerFixture.start(FileServerFixture.settings(shareDir, true, FileServerFixture.USER,
                 FileServerFixture.PASSWORD, false));
         Smb2TestClient c = fixture.mounted();
         Smb2TestClient.Created read = c.create("r.txt", Smb2.READ_ONLY, 0, Smb2.FILE_OPEN, 0);
         assertEquals(Status.SUCCESS, read.status());
-        assertArrayEquals(TestData.pattern(5000, 9), c.readAll(read.fileId(), 0, 5000, Smb2.CHANNEL_RDMA_V1, 1));
+        assertArrayEquals(FileData.pattern(5000, 9), c.readAll(read.fileId(), 0, 5000, Smb2.CHANNEL_RDMA_V1, 1));
         assertEquals(2, c.list(c.openDirectory("", Smb2.FILE_OPEN), "*").stream()
                 .filter(n -> !n.equals(".") && !n.equals("..")).count());
         assertRefused(c.create("r.txt", Smb2.READ_WRITE, 0, Smb2.FILE_OPEN, 0).status(), "open for writing");
@@ -301,7 +301,7 @@ class FileServerLifecycleTest extends ServedShareTest {
         assertRefused(c.setInfo(read.fileId(), Smb2.INFO_FILE, Smb2.FILE_RENAME_INFORMATION,
                 Smb2.renameInformation("s.txt", false)).status(), "rename");
         assertEquals(Status.SUCCESS, c.close(read.fileId()).status());
-        assertArrayEquals(TestData.pattern(5000, 9), Files.readAllBytes(shareDir.resolve("r.txt")));
+        assertArrayEquals(FileData.pattern(5000, 9), Files.readAllBytes(shareDir.resolve("r.txt")));
         assertFalse(Files.exists(shareDir.resolve("new.txt")));
         assertFalse(Files.exists(shareDir.resolve("nd")));
         assertFalse(Files.exists(shareDir.resolve("s.txt")));

@@ -39,7 +39,7 @@ class FileServerMutatedRequestsTest extends ServedShareTest {
         Target(FileServerFixture fixture) throws Exception {
             client = fixture.mounted();
             file = client.openFile("target.bin", Smb2.FILE_OPEN_IF);
-            client.writeAll(file, 0, TestData.pattern(8192, 1), Smb2.CHANNEL_NONE, 1);
+            client.writeAll(file, 0, FileData.pattern(8192, 1), Smb2.CHANNEL_NONE, 1);
             directory = client.openDirectory("", Smb2.FILE_OPEN);
             into = client.register(8192, 2, RemoteAccess.WRITE);
             from = client.register(8192, 1, RemoteAccess.READ);
@@ -69,7 +69,7 @@ class FileServerMutatedRequestsTest extends ServedShareTest {
     private void run(long seed, boolean header) throws Exception {
         Smb2TestClient bystander = fixture.mounted();
         byte[] kept = bystander.openFile("kept.bin", Smb2.FILE_OVERWRITE_IF);
-        bystander.writeAll(kept, 0, TestData.pattern(50_000, 2), Smb2.CHANNEL_RDMA_V1, 1);
+        bystander.writeAll(kept, 0, FileData.pattern(50_000, 2), Smb2.CHANNEL_RDMA_V1, 1);
 
         List<Function<Target, Smb2.Body>> templates = List.of(
             t -> Smb2.create("dir\\name.txt", Smb2.READ_WRITE, 0, Smb2.SHARE_ALL, Smb2.FILE_OPEN_IF, 0),
@@ -78,7 +78,7 @@ class FileServerMutatedRequestsTest extends ServedShareTest {
             t -> Smb2.close(t.file, Smb2.CLOSE_FLAG_POSTQUERY_ATTRIB),
             t -> Smb2.flush(t.file),
             t -> Smb2.readInline(t.file, 0, 4096, 0),
-            t -> Smb2.writeInline(t.file, 100, TestData.pattern(300, 3)),
+            t -> Smb2.writeInline(t.file, 100, FileData.pattern(300, 3)),
             t -> Smb2.readRdma(t.file, 0, 8192, Smb2.CHANNEL_RDMA_V1_INVALIDATE, Smb2TestClient.descriptors(t.into)),
             t -> Smb2.writeRdma(t.file, 0, 8192, Smb2.CHANNEL_RDMA_V1, Smb2TestClient.descriptors(t.from)),
             t -> Smb2.queryInfo(t.file, Smb2.INFO_FILE, Smb2.FILE_ALL_INFORMATION, 4096, 0),
@@ -156,7 +156,7 @@ class FileServerMutatedRequestsTest extends ServedShareTest {
         System.out.println("seed " + seed + ": " + answered + " answered, " + closed + " connections ended; statuses "
                 + new java.util.TreeMap<>(statuses.stream().collect(java.util.stream.Collectors.groupingBy(x -> x,
                         java.util.stream.Collectors.counting()))));
-        assertArrayEquals(TestData.pattern(50_000, 2), bystander.readAll(kept, 0, 50_000, Smb2.CHANNEL_RDMA_V1, 1),
+        assertArrayEquals(FileData.pattern(50_000, 2), bystander.readAll(kept, 0, 50_000, Smb2.CHANNEL_RDMA_V1, 1),
                 "another client's file and connection are untouched");
         assertEquals(List.of(), bystander.problems());
     }

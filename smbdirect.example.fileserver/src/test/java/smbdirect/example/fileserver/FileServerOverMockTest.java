@@ -247,7 +247,7 @@ class FileServerOverMockTest extends ServedShareTest {
         fixture.close();
         fixture = FileServerFixture.start(FileServerFixture.settings(shareDir, false, FileServerFixture.USER,
                 FileServerFixture.PASSWORD, true));
-        Files.write(shareDir.resolve("hello.txt"), TestData.pattern(100, 1));
+        Files.write(shareDir.resolve("hello.txt"), FileData.pattern(100, 1));
         Smb2TestClient c = fixture.client();
         assertEquals(Status.SUCCESS, c.negotiate().status());
         Logon l = c.logon("mallory", "guess");
@@ -256,7 +256,7 @@ class FileServerOverMockTest extends ServedShareTest {
         assertEquals(0, l.last().flags() & Smb2.FLAGS_SIGNED, "a guest session is not signed (3.3.5.5.3)");
         assertEquals(Status.SUCCESS, c.treeConnect(fixture.sharePath()).status());
         byte[] f = c.openFile("hello.txt", Smb2.FILE_OPEN);
-        assertArrayEquals(TestData.pattern(100, 1), Smb2TestClient.readData(c.readInline(f, 0, 100)));
+        assertArrayEquals(FileData.pattern(100, 1), Smb2TestClient.readData(c.readInline(f, 0, 100)));
 
         Smb2TestClient a = fixture.client();
         assertEquals(Status.SUCCESS, a.negotiate().status());
@@ -289,7 +289,7 @@ class FileServerOverMockTest extends ServedShareTest {
                 Smb2.SIGNING_ENABLED | Smb2.SIGNING_REQUIRED);
         assertEquals(Status.SUCCESS, n.status());
         assertEquals(0, n.securityMode() & Smb2.SIGNING_REQUIRED, "the server does not require signing");
-        try (TestData.LogCapture log = new TestData.LogCapture()) {
+        try (FileData.LogCapture log = new FileData.LogCapture()) {
             Logon l = c.logon(FileServerFixture.USER, FileServerFixture.PASSWORD,
                     Smb2.SIGNING_ENABLED | Smb2.SIGNING_REQUIRED);
             assertEquals(Status.name(Status.ACCESS_DENIED), Status.name(l.status()),
@@ -328,7 +328,7 @@ class FileServerOverMockTest extends ServedShareTest {
         ByteBuffer m = Smb2.le(64 + body.bytes().length);
         Smb2.putHeader(m, Smb2.TREE_CONNECT, 1, 1, Smb2.FLAGS_SIGNED, 0, messageId, 0, c.sessionId());
         m.put(body.bytes());
-        m.put(48, key == null ? TestData.pattern(16, 3) : Smb3Signing.signature(key, m.array()));
+        m.put(48, key == null ? FileData.pattern(16, 3) : Smb3Signing.signature(key, m.array()));
         return m.array();
     }
 
@@ -435,7 +435,7 @@ class FileServerOverMockTest extends ServedShareTest {
         assertEquals(Status.SUCCESS, created.status());
         assertEquals(Smb2.FILE_CREATED, created.createAction());
         assertEquals(0, created.endOfFile());
-        byte[] data = TestData.pattern(3000, 7);
+        byte[] data = FileData.pattern(3000, 7);
         Response w = c.writeInline(created.fileId(), 10, data);
         assertEquals(Status.SUCCESS, w.status());
         assertEquals(3000, w.i32(4), "Count");
@@ -483,7 +483,7 @@ class FileServerOverMockTest extends ServedShareTest {
         assertEquals(Status.name(Status.END_OF_FILE), Status.name(c.readInline(f, 0, 10).status()),
                 "3.3.5.12: nothing to read at the end");
         assertEquals(Status.SUCCESS, c.writeInline(f, 0, new byte[0]).status(), "a 0-byte write");
-        assertEquals(Status.SUCCESS, c.writeInline(f, 0, TestData.pattern(5, 3)).status());
+        assertEquals(Status.SUCCESS, c.writeInline(f, 0, FileData.pattern(5, 3)).status());
         assertEquals(Status.name(Status.END_OF_FILE), Status.name(c.readInline(f, 100, 10).status()));
         Response zero = c.readInline(f, 0, 0);
         assertEquals(Status.SUCCESS, zero.status(), "a 0-byte read within the file");
@@ -494,7 +494,7 @@ class FileServerOverMockTest extends ServedShareTest {
     @Test
     void accessRightsAndTheKindOfOpenAreCheckedForEachCommand() throws Exception {
         Smb2TestClient c = fixture.mounted();
-        Files.write(shareDir.resolve("ro.txt"), TestData.pattern(50, 1));
+        Files.write(shareDir.resolve("ro.txt"), FileData.pattern(50, 1));
         Smb2TestClient.Created readOnly = c.create("ro.txt", Smb2.READ_ONLY, 0, Smb2.FILE_OPEN, 0);
         assertEquals(Status.SUCCESS, readOnly.status());
         assertEquals(Status.name(Status.ACCESS_DENIED),
@@ -513,7 +513,7 @@ class FileServerOverMockTest extends ServedShareTest {
                 "3.3.5.18: QUERY_DIRECTORY of a file");
         assertEquals(Status.name(Status.ACCESS_DENIED), Status.name(c.flush(readOnly.fileId()).status()),
                 "3.3.5.11: FLUSH of a file opened without FILE_WRITE_DATA or FILE_APPEND_DATA");
-        assertArrayEquals(TestData.pattern(50, 1), Files.readAllBytes(shareDir.resolve("ro.txt")));
+        assertArrayEquals(FileData.pattern(50, 1), Files.readAllBytes(shareDir.resolve("ro.txt")));
         noProblems(c);
     }
 
@@ -534,7 +534,7 @@ class FileServerOverMockTest extends ServedShareTest {
     void setEndOfFileTruncatesAndExtends() throws Exception {
         Smb2TestClient c = fixture.mounted();
         byte[] f = c.openFile("t.bin", Smb2.FILE_OVERWRITE_IF);
-        byte[] data = TestData.pattern(10_000, 11);
+        byte[] data = FileData.pattern(10_000, 11);
         c.writeAll(f, 0, data, Smb2.CHANNEL_NONE, 1);
         assertEquals(Status.SUCCESS, c.setInfo(f, Smb2.INFO_FILE, Smb2.FILE_END_OF_FILE_INFORMATION,
                 Smb2.endOfFileInformation(1000)).status());
@@ -566,11 +566,11 @@ class FileServerOverMockTest extends ServedShareTest {
                 Smb2.FILE_OVERWRITE_IF, Smb2.FILE_NON_DIRECTORY_FILE);
         assertEquals(Status.SUCCESS, renamed.status());
         byte[] f = renamed.fileId();
-        assertEquals(Status.SUCCESS, c.writeInline(f, 0, TestData.pattern(64, 5)).status());
+        assertEquals(Status.SUCCESS, c.writeInline(f, 0, FileData.pattern(64, 5)).status());
         assertEquals(Status.SUCCESS, c.setInfo(f, Smb2.INFO_FILE, Smb2.FILE_RENAME_INFORMATION,
                 Smb2.renameInformation("sub\\new.txt", false)).status());
         assertFalse(Files.exists(shareDir.resolve("old.txt")));
-        assertArrayEquals(TestData.pattern(64, 5), Files.readAllBytes(shareDir.resolve("sub/new.txt")));
+        assertArrayEquals(FileData.pattern(64, 5), Files.readAllBytes(shareDir.resolve("sub/new.txt")));
         assertEquals(Status.name(Status.OBJECT_NAME_COLLISION), Status.name(c.setInfo(f, Smb2.INFO_FILE,
                 Smb2.FILE_RENAME_INFORMATION, Smb2.renameInformation("taken.txt", false)).status()));
         assertEquals(3, Files.size(shareDir.resolve("taken.txt")), "not replaced");
@@ -714,7 +714,7 @@ class FileServerOverMockTest extends ServedShareTest {
     @Test
     void queryInfoAnswersTheClassesCifsAsksWithTheFilesValues() throws Exception {
         Smb2TestClient c = fixture.mounted();
-        Files.write(shareDir.resolve("s.bin"), TestData.pattern(12_345, 2));
+        Files.write(shareDir.resolve("s.bin"), FileData.pattern(12_345, 2));
         byte[] f = c.openFile("s.bin", Smb2.FILE_OPEN);
         Response all = c.queryInfo(f, Smb2.INFO_FILE, Smb2.FILE_ALL_INFORMATION, 4096);
         assertEquals(Status.name(Status.SUCCESS), Status.name(all.status()));
@@ -764,7 +764,7 @@ class FileServerOverMockTest extends ServedShareTest {
     @Test
     void aRelatedCompoundCreateQueryInfoCloseAnswersAllThree() throws Exception {
         Smb2TestClient c = fixture.mounted();
-        Files.write(shareDir.resolve("c.bin"), TestData.pattern(777, 4));
+        Files.write(shareDir.resolve("c.bin"), FileData.pattern(777, 4));
         List<CompletableFuture<Response>> f = c.compound(true,
                 Smb2.create("c.bin", Smb2.READ_ONLY, 0, Smb2.SHARE_ALL, Smb2.FILE_OPEN, 0),
                 Smb2.queryInfo(Smb2.RELATED_FILE_ID, Smb2.INFO_FILE, Smb2.FILE_ALL_INFORMATION, 4096, 0),

@@ -47,7 +47,7 @@ class FileServerRdmaIoTest extends ServedShareTest {
         assertEquals(Status.SUCCESS, c.negotiate(new int[] {dialect}, Smb2.SIGNING_ENABLED).status());
         assertEquals(Status.SUCCESS, c.logon(FileServerFixture.USER, FileServerFixture.PASSWORD).status());
         assertEquals(Status.SUCCESS, c.treeConnect(fixture.sharePath()).status());
-        byte[] data = TestData.pattern(size, size * 31L + channel + segments);
+        byte[] data = FileData.pattern(size, size * 31L + channel + segments);
         byte[] f = c.openFile("io.bin", Smb2.FILE_OVERWRITE_IF);
         byte[] back;
         if (size == 0) { // one WRITE and one READ of nothing
@@ -62,10 +62,10 @@ class FileServerRdmaIoTest extends ServedShareTest {
             back = c.readAll(f, 0, size, channel, segments);
         }
         assertEquals(Status.SUCCESS, c.flush(f).status());
-        assertEquals(TestData.sha256(data), TestData.sha256(back), "SHA-256 of what was read back");
+        assertEquals(FileData.sha256(data), FileData.sha256(back), "SHA-256 of what was read back");
         assertArrayEquals(data, back);
         assertEquals(Status.SUCCESS, c.close(f).status());
-        assertEquals(TestData.sha256(data), TestData.sha256(Files.readAllBytes(shareDir.resolve("io.bin"))),
+        assertEquals(FileData.sha256(data), FileData.sha256(Files.readAllBytes(shareDir.resolve("io.bin"))),
                 "SHA-256 of the file on disk");
         assertEquals(List.of(), c.problems());
     }
@@ -75,7 +75,7 @@ class FileServerRdmaIoTest extends ServedShareTest {
         Smb2TestClient c = fixture.mounted();
         int size = Math.min(c.maxWriteSize(), c.maxReadSize());
         assertTrue(size >= 1 << 20, "MaxReadSize/MaxWriteSize over RDMA: at least 1 MiB, " + size);
-        byte[] data = TestData.pattern(size, 99);
+        byte[] data = FileData.pattern(size, 99);
         byte[] f = c.openFile("max.bin", Smb2.FILE_OVERWRITE_IF);
         RdmaResult w = c.writeRdma(f, 0, data, Smb2.CHANNEL_RDMA_V1, 1);
         assertEquals(Status.name(Status.SUCCESS), Status.name(w.status()));
@@ -91,7 +91,7 @@ class FileServerRdmaIoTest extends ServedShareTest {
     @Test
     void anInvalidatingReadComesAsASendWithInvalidateOfTheClientsToken() throws Exception {
         Smb2TestClient c = fixture.mounted();
-        byte[] data = TestData.pattern(65536, 5);
+        byte[] data = FileData.pattern(65536, 5);
         byte[] f = c.openFile("inv.bin", Smb2.FILE_OVERWRITE_IF);
         c.writeAll(f, 0, data, Smb2.CHANNEL_RDMA_V1, 1);
         RdmaResult r = c.readRdma(f, 0, data.length, Smb2.CHANNEL_RDMA_V1_INVALIDATE, 1);
@@ -112,7 +112,7 @@ class FileServerRdmaIoTest extends ServedShareTest {
     @Test
     void anInvalidatingWriteWithSeveralDescriptorsInvalidatesTheFirstToken() throws Exception {
         Smb2TestClient c = fixture.mounted();
-        byte[] data = TestData.pattern(1 << 20, 6);
+        byte[] data = FileData.pattern(1 << 20, 6);
         byte[] f = c.openFile("inv4.bin", Smb2.FILE_OVERWRITE_IF);
         RdmaResult w = c.writeRdma(f, 0, data, Smb2.CHANNEL_RDMA_V1_INVALIDATE, 4);
         assertEquals(Status.SUCCESS, w.status());
@@ -128,7 +128,7 @@ class FileServerRdmaIoTest extends ServedShareTest {
     @Test
     void aReadShortOfTheRequestAtTheEndOfTheFileSaysHowMuchCame() throws Exception {
         Smb2TestClient c = fixture.mounted();
-        byte[] data = TestData.pattern(10_000, 8);
+        byte[] data = FileData.pattern(10_000, 8);
         Files.write(shareDir.resolve("short.bin"), data);
         byte[] f = c.openFile("short.bin", Smb2.FILE_OPEN);
         RdmaResult r = c.readRdma(f, 6000, 65536, Smb2.CHANNEL_RDMA_V1, 2);
@@ -146,7 +146,7 @@ class FileServerRdmaIoTest extends ServedShareTest {
         Smb2TestClient c = fixture.mounted();
         byte[] f = c.openFile("parallel.bin", Smb2.FILE_OVERWRITE_IF);
         int part = 1 << 20;
-        byte[] data = TestData.pattern(8 * part, 77);
+        byte[] data = FileData.pattern(8 * part, 77);
         List<List<RegisteredBuffer>> sources = new ArrayList<>();
         List<CompletableFuture<Response>> writes = new ArrayList<>();
         for (int i = 0; i < 8; i++) {
@@ -184,8 +184,8 @@ class FileServerRdmaIoTest extends ServedShareTest {
             }
             c.deregister(targets.get(i));
         }
-        assertEquals(TestData.sha256(data), TestData.sha256(back));
-        assertEquals(TestData.sha256(data), TestData.sha256(Files.readAllBytes(shareDir.resolve("parallel.bin"))));
+        assertEquals(FileData.sha256(data), FileData.sha256(back));
+        assertEquals(FileData.sha256(data), FileData.sha256(Files.readAllBytes(shareDir.resolve("parallel.bin"))));
         assertEquals(List.of(), c.problems());
     }
 
@@ -195,9 +195,9 @@ class FileServerRdmaIoTest extends ServedShareTest {
         Smb2TestClient c = fixture.mounted();
         byte[] f = c.openFile("mix.bin", Smb2.FILE_OVERWRITE_IF);
         byte[] expected = new byte[300_000];
-        byte[] a = TestData.pattern(100_000, 1);
-        byte[] b = TestData.pattern(100, 2);
-        byte[] d = TestData.pattern(150_000, 3);
+        byte[] a = FileData.pattern(100_000, 1);
+        byte[] b = FileData.pattern(100, 2);
+        byte[] d = FileData.pattern(150_000, 3);
         c.writeAll(f, 0, a, Smb2.CHANNEL_RDMA_V1, 3);
         System.arraycopy(a, 0, expected, 0, a.length);
         c.writeAll(f, 50_000, b, Smb2.CHANNEL_NONE, 1);

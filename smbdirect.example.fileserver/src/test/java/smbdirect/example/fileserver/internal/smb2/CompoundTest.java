@@ -38,11 +38,11 @@ class CompoundTest {
     @Test
     void relatedRequestUsesThePreviousFileIdAndResponsesAreChainedEightByteAligned() throws Exception {
         // 3.3.5.2.7.2: FileId 0xFFFF... in a related request is the previous request's; 3.3.5.2.7: responses 8-byte aligned
-        ByteBuffer m = TestRequests.compound(List.of(
-                h.request(Smb2.READ, 1, 0, 0, TestRequests.read(3, 0, h.fileId(), 0, 0, List.of())),
-                TestRequests.request(Smb2.READ, 1, 1, 0, 0, Smb2.FLAGS_RELATED_OPERATIONS,
-                        TestRequests.read(5, 10, PREVIOUS, 0, 0, List.of())),
-                h.request(Smb2.ECHO, 1, 2, 0, TestRequests.echo())));
+        ByteBuffer m = RequestBytes.compound(List.of(
+                h.request(Smb2.READ, 1, 0, 0, RequestBytes.read(3, 0, h.fileId(), 0, 0, List.of())),
+                RequestBytes.request(Smb2.READ, 1, 1, 0, 0, Smb2.FLAGS_RELATED_OPERATIONS,
+                        RequestBytes.read(5, 10, PREVIOUS, 0, 0, List.of())),
+                h.request(Smb2.ECHO, 1, 2, 0, RequestBytes.echo())));
         FakeConnection.Sent s = h.run(m);
         ByteBuffer r = s.le();
         int first = r.getInt(20);
@@ -63,10 +63,10 @@ class CompoundTest {
     @Test
     void relatedRequestAfterAFailedOneFailsWithItsStatus() throws Exception {
         // 3.3.5.2.7.2: the previous operation failed, the related one fails with the same status
-        ByteBuffer m = TestRequests.compound(List.of(
-                h.request(Smb2.READ, 1, 0, 0, TestRequests.read(3, 0, new long[] {1, 999}, 0, 0, List.of())),
-                TestRequests.request(Smb2.READ, 1, 1, 0, 0, Smb2.FLAGS_RELATED_OPERATIONS,
-                        TestRequests.read(5, 10, PREVIOUS, 0, 0, List.of()))));
+        ByteBuffer m = RequestBytes.compound(List.of(
+                h.request(Smb2.READ, 1, 0, 0, RequestBytes.read(3, 0, new long[] {1, 999}, 0, 0, List.of())),
+                RequestBytes.request(Smb2.READ, 1, 1, 0, 0, Smb2.FLAGS_RELATED_OPERATIONS,
+                        RequestBytes.read(5, 10, PREVIOUS, 0, 0, List.of()))));
         ByteBuffer r = h.run(m).le();
         assertEquals(NtStatus.FILE_CLOSED, Harness.status(r, 0));
         assertEquals(NtStatus.FILE_CLOSED, Harness.status(r, r.getInt(20)));
@@ -76,10 +76,10 @@ class CompoundTest {
     void relatedRequestAfterOneThatFailedUsingTheFileIdStillUsesIt() throws Exception {
         // 3.3.5.2.7.2: a request that found the open and then failed (a READ at the end of the file, as a
         // QUERY_INFO that fails in CREATE + QUERY_INFO + CLOSE) leaves the FileId to the next related request
-        ByteBuffer m = TestRequests.compound(List.of(
-                h.request(Smb2.READ, 1, 0, 0, TestRequests.read(3, 1000, h.fileId(), 0, 0, List.of())),
-                TestRequests.request(Smb2.READ, 1, 1, 0, 0, Smb2.FLAGS_RELATED_OPERATIONS,
-                        TestRequests.read(5, 10, PREVIOUS, 0, 0, List.of()))));
+        ByteBuffer m = RequestBytes.compound(List.of(
+                h.request(Smb2.READ, 1, 0, 0, RequestBytes.read(3, 1000, h.fileId(), 0, 0, List.of())),
+                RequestBytes.request(Smb2.READ, 1, 1, 0, 0, Smb2.FLAGS_RELATED_OPERATIONS,
+                        RequestBytes.read(5, 10, PREVIOUS, 0, 0, List.of()))));
         FakeConnection.Sent s = h.run(m);
         ByteBuffer r = s.le();
         assertEquals(NtStatus.END_OF_FILE, Harness.status(r, 0));
@@ -90,21 +90,21 @@ class CompoundTest {
 
     @Test
     void requestInAnUnknownSessionAnswersUserSessionDeleted() throws Exception {
-        ByteBuffer m = TestRequests.request(Smb2.READ, 1, 0, 0x1234, h.tree.id(), 0,
-                TestRequests.read(3, 0, h.fileId(), 0, 0, List.of()));
+        ByteBuffer m = RequestBytes.request(Smb2.READ, 1, 0, 0x1234, h.tree.id(), 0,
+                RequestBytes.read(3, 0, h.fileId(), 0, 0, List.of()));
         assertEquals(NtStatus.USER_SESSION_DELETED, Harness.status(h.run(m).le(), 0));
     }
 
     @Test
     void requestInAnUnknownTreeAnswersNetworkNameDeleted() throws Exception {
-        ByteBuffer m = TestRequests.request(Smb2.READ, 1, 0, h.session.id(), 77, 0,
-                TestRequests.read(3, 0, h.fileId(), 0, 0, List.of()));
+        ByteBuffer m = RequestBytes.request(Smb2.READ, 1, 0, h.session.id(), 77, 0,
+                RequestBytes.read(3, 0, h.fileId(), 0, 0, List.of()));
         assertEquals(NtStatus.NETWORK_NAME_DELETED, Harness.status(h.run(m).le(), 0));
     }
 
     @Test
     void wrongBodyStructureSizeAnswersInvalidParameter() throws Exception {
-        byte[] body = TestRequests.read(3, 0, h.fileId(), 0, 0, List.of());
+        byte[] body = RequestBytes.read(3, 0, h.fileId(), 0, 0, List.of());
         body[0] = 48;
         assertEquals(NtStatus.INVALID_PARAMETER, Harness.status(h.run(h.request(Smb2.READ, 1, 0, 0, body)).le(), 0));
     }
@@ -112,7 +112,7 @@ class CompoundTest {
     @Test
     void signedRequestInASessionWithoutSigningKeyIsRefusedWithAccessDenied() throws Exception {
         // 3.3.5.2.4: a signed request is verified with Session.SigningKey; without one it cannot be
-        ByteBuffer m = h.request(Smb2.READ, 1, 0, Smb2.FLAGS_SIGNED, TestRequests.read(3, 0, h.fileId(), 0, 0, List.of()));
+        ByteBuffer m = h.request(Smb2.READ, 1, 0, Smb2.FLAGS_SIGNED, RequestBytes.read(3, 0, h.fileId(), 0, 0, List.of()));
         assertEquals(NtStatus.ACCESS_DENIED, Harness.status(h.run(m).le(), 0));
     }
 
@@ -129,7 +129,7 @@ class CompoundTest {
     @Test
     void responsesGrantTheCreditsAskedForUpToTheCap() throws Exception {
         // 3.3.1.2: each response grants credits; the request header asks for 8
-        ByteBuffer r = h.run(h.request(Smb2.ECHO, 1, 0, 0, TestRequests.echo())).le();
+        ByteBuffer r = h.run(h.request(Smb2.ECHO, 1, 0, 0, RequestBytes.echo())).le();
         assertEquals(8, r.getShort(14));
     }
 }

@@ -32,7 +32,7 @@ class ConnectionTest {
 
     @Test
     void badProtocolIdClosesTheConnection() {
-        ByteBuffer m = h.request(Smb2.ECHO, 1, 0, 0, TestRequests.echo());
+        ByteBuffer m = h.request(Smb2.ECHO, 1, 0, 0, RequestBytes.echo());
         m.putInt(0, 0x424D53FD);
         h.deliver(m);
         assertTrue(h.transport.closed.isDone());
@@ -47,7 +47,7 @@ class ConnectionTest {
 
     @Test
     void wrongHeaderStructureSizeClosesTheConnection() {
-        ByteBuffer m = h.request(Smb2.ECHO, 1, 0, 0, TestRequests.echo());
+        ByteBuffer m = h.request(Smb2.ECHO, 1, 0, 0, RequestBytes.echo());
         m.putShort(4, (short) 65);
         h.deliver(m);
         assertTrue(h.transport.closed.isDone());
@@ -55,14 +55,14 @@ class ConnectionTest {
 
     @Test
     void requestBeforeNegotiateClosesTheConnection() {
-        h.deliver(h.request(Smb2.ECHO, 1, 0, 0, TestRequests.echo()));
+        h.deliver(h.request(Smb2.ECHO, 1, 0, 0, RequestBytes.echo()));
         assertTrue(h.transport.closed.isDone());
     }
 
     @Test
     void nextCommandOutsideTheMessageClosesTheConnection() {
-        ByteBuffer m = TestRequests.compound(List.of(h.request(Smb2.ECHO, 1, 0, 0, TestRequests.echo()),
-                h.request(Smb2.ECHO, 1, 1, 0, TestRequests.echo())));
+        ByteBuffer m = RequestBytes.compound(List.of(h.request(Smb2.ECHO, 1, 0, 0, RequestBytes.echo()),
+                h.request(Smb2.ECHO, 1, 1, 0, RequestBytes.echo())));
         m.putInt(20, 4096);
         h.deliver(m);
         assertTrue(h.transport.closed.isDone());

@@ -42,7 +42,7 @@ final class Harness implements AutoCloseable {
     }
 
     ByteBuffer request(int command, int creditCharge, long messageId, int flags, byte[] body) {
-        return TestRequests.request(command, creditCharge, messageId, session.id(), tree.id(), flags, body);
+        return RequestBytes.request(command, creditCharge, messageId, session.id(), tree.id(), flags, body);
     }
 
     /** Runs one message's requests as a worker does and returns the response message, or null when none was sent. */

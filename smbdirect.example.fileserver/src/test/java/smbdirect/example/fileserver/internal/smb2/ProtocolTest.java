@@ -68,7 +68,7 @@ class ProtocolTest {
             b.putShort((short) 1).putShort((short) 38).putInt(0).putShort((short) 1).putShort((short) 32)
                     .putShort((short) 1).put(salt);
         }
-        return TestRequests.request(Smb2.NEGOTIATE, 0, messageId, 0, 0, 0, b.array());
+        return RequestBytes.request(Smb2.NEGOTIATE, 0, messageId, 0, 0, 0, b.array());
     }
 
     @Test
@@ -158,7 +158,7 @@ class ProtocolTest {
         ByteBuffer b = ByteBuffer.allocate(24 + token.length).order(ByteOrder.LITTLE_ENDIAN);
         b.putShort((short) 25).put((byte) flags).put((byte) securityMode).putInt(0).putInt(0)
                 .putShort((short) (64 + 24)).putShort((short) token.length).putLong(0).put(token);
-        return TestRequests.request(Smb2.SESSION_SETUP, 1, messageId, sessionId, 0, 0, b.array());
+        return RequestBytes.request(Smb2.SESSION_SETUP, 1, messageId, sessionId, 0, 0, b.array());
     }
 
     /** An NTLMSSP NEGOTIATE_MESSAGE ([MS-NLMP] 2.2.1.1) with no domain or workstation. */
@@ -204,7 +204,7 @@ class ProtocolTest {
         byte[] name = path.getBytes(StandardCharsets.UTF_16LE);
         ByteBuffer b = ByteBuffer.allocate(8 + name.length).order(ByteOrder.LITTLE_ENDIAN);
         b.putShort((short) 9).putShort((short) 0).putShort((short) (64 + 8)).putShort((short) name.length).put(name);
-        return TestRequests.request(Smb2.TREE_CONNECT, 1, messageId, sessionId, 0, 0, b.array());
+        return RequestBytes.request(Smb2.TREE_CONNECT, 1, messageId, sessionId, 0, 0, b.array());
     }
 
     @Test
@@ -256,7 +256,7 @@ class ProtocolTest {
         b.putShort((short) 57).putShort((short) 0).putInt(2).putLong(0).putLong(0).putInt(0x0012019F).putInt(0)
                 .putInt(7).putInt(1).putInt(0).putShort((short) (64 + 56)).putShort((short) name.length).putInt(0)
                 .putInt(0).put(name);
-        ByteBuffer r = deliver(TestRequests.request(Smb2.CREATE, 1, 2, s.id(), ipc.getInt(36), 0, b.array()));
+        ByteBuffer r = deliver(RequestBytes.request(Smb2.CREATE, 1, 2, s.id(), ipc.getInt(36), 0, b.array()));
         assertEquals(NtStatus.OBJECT_NAME_NOT_FOUND, r.getInt(8));
     }
 
@@ -274,7 +274,7 @@ class ProtocolTest {
             b.putInt(i == contexts.length - 1 ? 0 : 24).putShort((short) 16).putShort((short) 4).putShort((short) 0)
                     .putShort((short) 0).putInt(0).put(contexts[i].getBytes(StandardCharsets.US_ASCII));
         }
-        return TestRequests.request(Smb2.CREATE, 1, messageId, sessionId, treeId, 0, b.array());
+        return RequestBytes.request(Smb2.CREATE, 1, messageId, sessionId, treeId, 0, b.array());
     }
 
     @Test
@@ -299,7 +299,7 @@ class ProtocolTest {
         assertEquals(0, r.getInt(next), "the last context");
         assertEquals(at + length, next + 24 + 32);
         assertEquals(1, connection.opens().size());
-        assertEquals(NtStatus.SUCCESS, deliver(TestRequests.request(Smb2.LOGOFF, 1, 3, s.id(), 0, 0,
+        assertEquals(NtStatus.SUCCESS, deliver(RequestBytes.request(Smb2.LOGOFF, 1, 3, s.id(), 0, 0,
                 new byte[] {4, 0, 0, 0})).getInt(8));
         assertEquals(0, connection.opens().size());
     }
@@ -309,7 +309,7 @@ class ProtocolTest {
         ByteBuffer b = ByteBuffer.allocate(41).order(ByteOrder.LITTLE_ENDIAN);
         b.putShort((short) 41).put((byte) infoType).put((byte) infoClass).putInt(outputLength).putShort((short) 0)
                 .putShort((short) 0).putInt(0).putInt(additional).putInt(0).putLong(fileId[0]).putLong(fileId[1]);
-        return TestRequests.request(Smb2.QUERY_INFO, 1, messageId, sessionId, treeId, 0, b.array());
+        return RequestBytes.request(Smb2.QUERY_INFO, 1, messageId, sessionId, treeId, 0, b.array());
     }
 
     @Test
@@ -359,7 +359,7 @@ class ProtocolTest {
         b.putShort((short) 57).putShort((short) 0).putInt(IoctlCommand.FSCTL_VALIDATE_NEGOTIATE_INFO).putLong(-1)
                 .putLong(-1).putInt(64 + 56).putInt(in.capacity()).putInt(0).putInt(0).putInt(0).putInt(24).putInt(1)
                 .putInt(0).put(in.array());
-        return TestRequests.request(Smb2.IOCTL, 1, messageId, sessionId, treeId, 0, b.array());
+        return RequestBytes.request(Smb2.IOCTL, 1, messageId, sessionId, treeId, 0, b.array());
     }
 
     @Test

@@ -14,7 +14,7 @@ class Smb2HeaderTest {
 
     @Test
     void decodesEveryFieldOfASyncRequestHeader() throws Exception {
-        ByteBuffer m = TestRequests.request(Smb2.WRITE, 3, 0x1122334455L, 0x0A0B0C0D0E0FL, 0x77, 0, new byte[] {49, 0});
+        ByteBuffer m = RequestBytes.request(Smb2.WRITE, 3, 0x1122334455L, 0x0A0B0C0D0E0FL, 0x77, 0, new byte[] {49, 0});
         Smb2Header h = Smb2Header.decode(m, 0);
         assertEquals(3, h.creditCharge());
         assertEquals(Smb2.WRITE, h.command());
@@ -42,7 +42,7 @@ class Smb2HeaderTest {
 
     @Test
     void malformedHeadersNameTheFieldAndValue() {
-        ByteBuffer good = TestRequests.request(Smb2.ECHO, 1, 0, 0, 0, 0, new byte[] {4, 0, 0, 0});
+        ByteBuffer good = RequestBytes.request(Smb2.ECHO, 1, 0, 0, 0, 0, new byte[] {4, 0, 0, 0});
         MalformedMessageException e = assertThrows(MalformedMessageException.class,
                 () -> Smb2Header.decode(copy(good).putInt(0, 0x424D53FD), 0));
         assertTrue(e.getMessage().startsWith("ProtocolId=0x424D53FD"), e.getMessage());
@@ -58,7 +58,7 @@ class Smb2HeaderTest {
 
     @Test
     void requestFieldsOutsideTheBodyAnswerInvalidParameter() throws Exception {
-        ByteBuffer m = TestRequests.request(Smb2.ECHO, 1, 0, 0, 0, 0, new byte[] {4, 0, 0, 0});
+        ByteBuffer m = RequestBytes.request(Smb2.ECHO, 1, 0, 0, 0, 0, new byte[] {4, 0, 0, 0});
         Smb2Request r = new Smb2Request(m, 0, m.limit(), Smb2Header.decode(m, 0));
         assertEquals(NtStatus.INVALID_PARAMETER, assertThrows(SmbStatusException.class, () -> r.u32(2)).status());
         assertEquals(NtStatus.INVALID_PARAMETER,

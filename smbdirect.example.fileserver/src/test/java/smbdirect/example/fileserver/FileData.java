@@ -9,9 +9,9 @@ import java.util.HexFormat;
 import java.util.SplittableRandom;
 
 /** Data patterns, their digests, and the server's log captured while a test runs. */
-final class TestData {
+final class FileData {
 
-    private TestData() {
+    private FileData() {
     }
 
     /**

@@ -7,9 +7,9 @@ import java.util.List;
 import smbdirect.api.BufferDescriptor;
 
 /** SMB2 requests as a client puts them on the wire ([MS-SMB2] 2.2.1.2, 2.2.19, 2.2.21), for the unit tests. */
-final class TestRequests {
+final class RequestBytes {
 
-    private TestRequests() {
+    private RequestBytes() {
     }
 
     /** A request: the 64-byte SYNC header and {@code body}. */

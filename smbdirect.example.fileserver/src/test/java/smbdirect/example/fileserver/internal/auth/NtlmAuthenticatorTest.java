@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static smbdirect.example.fileserver.internal.auth.NtlmClientForTests.hex;
+import static smbdirect.example.fileserver.internal.auth.ScriptedNtlmClient.hex;
 
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
@@ -26,7 +26,7 @@ class NtlmAuthenticatorTest {
     private static final byte[] NTLMSSP_OID = hex("2B06010401823702020A");
 
     /** One logon, raw NTLMSSP: NEGOTIATE, CHALLENGE, AUTHENTICATE. */
-    private static AuthResult logon(NtlmAuthenticator server, NtlmClientForTests client) {
+    private static AuthResult logon(NtlmAuthenticator server, ScriptedNtlmClient client) {
         NtlmAuthenticator.Exchange exchange = server.newExchange();
         AuthResult challenge = exchange.step(client.negotiate());
         assertEquals(Outcome.CONTINUE, challenge.outcome(), () -> "first leg: " + challenge.reason());
@@ -35,7 +35,7 @@ class NtlmAuthenticatorTest {
     }
 
     /** One logon in SPNEGO as Windows sends it: NegTokenInit with the NEGOTIATE, NegTokenResp with the AUTHENTICATE. */
-    private static AuthResult spnegoLogon(NtlmAuthenticator server, NtlmClientForTests client) {
+    private static AuthResult spnegoLogon(NtlmAuthenticator server, ScriptedNtlmClient client) {
         NtlmAuthenticator.Exchange exchange = server.newExchange();
         AuthResult first = exchange.step(negTokenInit(client.negotiate()));
         assertEquals(Outcome.CONTINUE, first.outcome(), () -> "first leg: " + first.reason());
@@ -47,7 +47,7 @@ class NtlmAuthenticatorTest {
     @Test
     void rightPasswordAuthenticatesWithTheExchangedSessionKey() {
         // [MS-NLMP] 3.2.5.1.2: NTProofStr checked, ExportedSessionKey = RC4(KeyExchangeKey, EncryptedRandomSessionKey)
-        NtlmClientForTests client = new NtlmClientForTests();
+        ScriptedNtlmClient client = new ScriptedNtlmClient();
         AuthResult r = logon(new NtlmAuthenticator("alice", "secret", false), client);
         assertEquals(Outcome.AUTHENTICATED, r.outcome(), r.reason());
         assertArrayEquals(client.randomSessionKey, r.sessionKey());
@@ -58,7 +58,7 @@ class NtlmAuthenticatorTest {
     @Test
     void withoutKeyExchangeTheSessionKeyIsTheSessionBaseKey() {
         // [MS-NLMP] 3.4.5.1 KXKEY with NTLMv2 = SessionBaseKey; no KEY_EXCH: ExportedSessionKey = KeyExchangeKey
-        NtlmClientForTests client = new NtlmClientForTests();
+        ScriptedNtlmClient client = new ScriptedNtlmClient();
         client.negotiateFlags &= ~0x40000000;
         AuthResult r = logon(new NtlmAuthenticator("alice", "secret", false), client);
         assertEquals(Outcome.AUTHENTICATED, r.outcome(), r.reason());
@@ -71,7 +71,7 @@ class NtlmAuthenticatorTest {
     void authenticateShapedAsLinuxCifsSendsItAuthenticates() {
         // cifs hashes the domain it sends: "" by default, our MsvAvNbDomainName with domainauto
         for (String domain : new String[] {"", "SMBDIRECT"}) {
-            NtlmClientForTests client = new NtlmClientForTests();
+            ScriptedNtlmClient client = new ScriptedNtlmClient();
             client.cifs = true;
             client.domain = domain;
             AuthResult r = logon(new NtlmAuthenticator("alice", "secret", false), client);
@@ -82,7 +82,7 @@ class NtlmAuthenticatorTest {
 
     @Test
     void userNameIsComparedWithoutRegardToCase() {
-        NtlmClientForTests client = new NtlmClientForTests();
+        ScriptedNtlmClient client = new ScriptedNtlmClient();
         client.user = "ALICE";
         AuthResult r = logon(new NtlmAuthenticator("Alice", "secret", false), client);
         assertEquals(Outcome.AUTHENTICATED, r.outcome(), r.reason());
@@ -91,7 +91,7 @@ class NtlmAuthenticatorTest {
     @Test
     void anyDomainTheClientSendsIsAcceptedAndSoIsNone() {
         for (String domain : new String[] {"", "WORKGROUP", "Elsewhere"}) {
-            NtlmClientForTests client = new NtlmClientForTests();
+            ScriptedNtlmClient client = new ScriptedNtlmClient();
             client.domain = domain;
             AuthResult r = logon(new NtlmAuthenticator("alice", "secret", false), client);
             assertEquals(Outcome.AUTHENTICATED, r.outcome(), domain + ": " + r.reason());
@@ -100,7 +100,7 @@ class NtlmAuthenticatorTest {
 
     @Test
     void wrongPasswordIsDeniedEvenWhenGuestIsOn() {
-        NtlmClientForTests client = new NtlmClientForTests();
+        ScriptedNtlmClient client = new ScriptedNtlmClient();
         client.password = "Secret";
         AuthResult r = logon(new NtlmAuthenticator("alice", "secret", true), client);
         assertEquals(Outcome.DENIED, r.outcome());
@@ -111,13 +111,13 @@ class NtlmAuthenticatorTest {
 
     @Test
     void unknownUserIsGuestWhenGuestIsOnAndDeniedWhenOff() {
-        NtlmClientForTests client = new NtlmClientForTests();
+        ScriptedNtlmClient client = new ScriptedNtlmClient();
         client.user = "mallory";
         AuthResult on = logon(new NtlmAuthenticator("alice", "secret", true), client);
         assertEquals(Outcome.GUEST, on.outcome());
         assertNull(on.sessionKey(), "a guest session has no key");
         assertTrue(on.reason().contains("unknown user"), on.reason());
-        NtlmClientForTests again = new NtlmClientForTests();
+        ScriptedNtlmClient again = new ScriptedNtlmClient();
         again.user = "mallory";
         AuthResult off = logon(new NtlmAuthenticator("alice", "secret", false), again);
         assertEquals(Outcome.DENIED, off.outcome());
@@ -126,20 +126,20 @@ class NtlmAuthenticatorTest {
 
     @Test
     void anyNamedUserIsGuestOnAGuestOnlyServer() {
-        AuthResult r = logon(new NtlmAuthenticator(null, null, true), new NtlmClientForTests());
+        AuthResult r = logon(new NtlmAuthenticator(null, null, true), new ScriptedNtlmClient());
         assertEquals(Outcome.GUEST, r.outcome(), r.reason());
     }
 
     @Test
     void anonymousLogonIsGuestWhenGuestIsOnAndDeniedWhenOff() {
         // [MS-NLMP] 3.2.5.1.2: empty user name, empty NtChallengeResponse, LmChallengeResponse Z(1)
-        NtlmClientForTests client = new NtlmClientForTests();
+        ScriptedNtlmClient client = new ScriptedNtlmClient();
         client.anonymous = true;
         AuthResult on = logon(new NtlmAuthenticator("alice", "secret", true), client);
         assertEquals(Outcome.GUEST, on.outcome(), on.reason());
         assertNull(on.user());
         assertTrue(on.reason().contains("anonymous"), on.reason());
-        NtlmClientForTests again = new NtlmClientForTests();
+        ScriptedNtlmClient again = new ScriptedNtlmClient();
         again.anonymous = true;
         AuthResult off = logon(new NtlmAuthenticator("alice", "secret", false), again);
         assertEquals(Outcome.DENIED, off.outcome());
@@ -147,7 +147,7 @@ class NtlmAuthenticatorTest {
 
     @Test
     void ntlmV1ResponseIsRefused() {
-        NtlmClientForTests client = new NtlmClientForTests();
+        ScriptedNtlmClient client = new ScriptedNtlmClient();
         client.ntlmV1 = true;
         AuthResult r = logon(new NtlmAuthenticator("alice", "secret", true), client);
         assertEquals(Outcome.DENIED, r.outcome());
@@ -156,7 +156,7 @@ class NtlmAuthenticatorTest {
 
     @Test
     void lmOnlyResponseIsRefused() {
-        NtlmClientForTests client = new NtlmClientForTests();
+        ScriptedNtlmClient client = new ScriptedNtlmClient();
         client.lmOnly = true;
         AuthResult r = logon(new NtlmAuthenticator("alice", "secret", true), client);
         assertEquals(Outcome.DENIED, r.outcome());
@@ -166,11 +166,11 @@ class NtlmAuthenticatorTest {
     @Test
     void rightMicIsAcceptedAndWrongMicDenied() {
         // [MS-NLMP] 3.2.5.1.2: MsvAvFlags 0x2 => MIC = HMAC_MD5(ExportedSessionKey, NEGOTIATE || CHALLENGE || AUTHENTICATE with MIC zeroed)
-        NtlmClientForTests good = new NtlmClientForTests();
+        ScriptedNtlmClient good = new ScriptedNtlmClient();
         good.mic = true;
         AuthResult ok = logon(new NtlmAuthenticator("alice", "secret", false), good);
         assertEquals(Outcome.AUTHENTICATED, ok.outcome(), ok.reason());
-        NtlmClientForTests bad = new NtlmClientForTests();
+        ScriptedNtlmClient bad = new ScriptedNtlmClient();
         bad.mic = true;
         bad.corruptMic = true;
         AuthResult denied = logon(new NtlmAuthenticator("alice", "secret", true), bad);
@@ -182,7 +182,7 @@ class NtlmAuthenticatorTest {
     void micOverAnAlteredNegotiateIsDenied() {
         // the MIC binds the NEGOTIATE_MESSAGE too: the client's record of it differs from what the server saw
         NtlmAuthenticator server = new NtlmAuthenticator("alice", "secret", false);
-        NtlmClientForTests client = new NtlmClientForTests();
+        ScriptedNtlmClient client = new ScriptedNtlmClient();
         client.mic = true;
         NtlmAuthenticator.Exchange exchange = server.newExchange();
         byte[] sent = client.negotiate();
@@ -196,7 +196,7 @@ class NtlmAuthenticatorTest {
     @Test
     void challengeAnswersTheClientsFlagsAndNamesTheServer() {
         // [MS-NLMP] 2.2.1.2, 3.2.5.1.1
-        NtlmClientForTests client = new NtlmClientForTests();
+        ScriptedNtlmClient client = new ScriptedNtlmClient();
         NtlmAuthenticator server = new NtlmAuthenticator("alice", "secret", false, "FILES01");
         client.challenge(server.newExchange().step(client.negotiate()).securityBlob());
         int f = client.challengeFlags;
@@ -238,7 +238,7 @@ class NtlmAuthenticatorTest {
 
     @Test
     void challengeLeavesOutWhatTheClientDidNotAsk() {
-        NtlmClientForTests client = new NtlmClientForTests();
+        ScriptedNtlmClient client = new ScriptedNtlmClient();
         client.negotiateFlags = 0x00000001 | 0x00000200; // UNICODE, NTLM only
         client.challenge(new NtlmAuthenticator("alice", "secret", false).newExchange().step(client.negotiate()).securityBlob());
         assertEquals(Integer.toHexString(0x00000001 | 0x00000004 | 0x00000200 | 0x00020000 | 0x00800000),
@@ -250,7 +250,7 @@ class NtlmAuthenticatorTest {
 
     @Test
     void aClientWithoutUnicodeIsDenied() {
-        NtlmClientForTests client = new NtlmClientForTests();
+        ScriptedNtlmClient client = new ScriptedNtlmClient();
         client.negotiateFlags = 0x00000002 | 0x00000200; // OEM, NTLM
         AuthResult r = new NtlmAuthenticator("alice", "secret", true).newExchange().step(client.negotiate());
         assertEquals(Outcome.DENIED, r.outcome());
@@ -260,8 +260,8 @@ class NtlmAuthenticatorTest {
     @Test
     void everyExchangeHasItsOwnServerChallenge() {
         NtlmAuthenticator server = new NtlmAuthenticator("alice", "secret", false);
-        NtlmClientForTests a = new NtlmClientForTests();
-        NtlmClientForTests b = new NtlmClientForTests();
+        ScriptedNtlmClient a = new ScriptedNtlmClient();
+        ScriptedNtlmClient b = new ScriptedNtlmClient();
         a.challenge(server.newExchange().step(a.negotiate()).securityBlob());
         b.challenge(server.newExchange().step(b.negotiate()).securityBlob());
         assertFalse(Arrays.equals(a.serverChallenge, b.serverChallenge));
@@ -270,20 +270,20 @@ class NtlmAuthenticatorTest {
     @Test
     void authenticateReplayedIntoAnotherExchangeIsDenied() {
         NtlmAuthenticator server = new NtlmAuthenticator("alice", "secret", false);
-        NtlmClientForTests client = new NtlmClientForTests();
+        ScriptedNtlmClient client = new ScriptedNtlmClient();
         NtlmAuthenticator.Exchange first = server.newExchange();
         client.challenge(first.step(client.negotiate()).securityBlob());
         byte[] auth = client.authenticate();
         assertEquals(Outcome.AUTHENTICATED, first.step(auth).outcome());
         NtlmAuthenticator.Exchange second = server.newExchange();
-        second.step(new NtlmClientForTests().negotiate());
+        second.step(new ScriptedNtlmClient().negotiate());
         assertEquals(Outcome.DENIED, second.step(auth).outcome());
     }
 
     @Test
     void aLegAfterTheLogonEndedIsDenied() {
         NtlmAuthenticator server = new NtlmAuthenticator("alice", "secret", false);
-        NtlmClientForTests client = new NtlmClientForTests();
+        ScriptedNtlmClient client = new ScriptedNtlmClient();
         NtlmAuthenticator.Exchange exchange = server.newExchange();
         client.challenge(exchange.step(client.negotiate()).securityBlob());
         byte[] auth = client.authenticate();
@@ -295,7 +295,7 @@ class NtlmAuthenticatorTest {
 
     @Test
     void authenticateFirstIsDenied() {
-        NtlmClientForTests client = new NtlmClientForTests();
+        ScriptedNtlmClient client = new ScriptedNtlmClient();
         client.challenge(new NtlmAuthenticator("alice", "secret", false).newExchange().step(client.negotiate()).securityBlob());
         AuthResult r = new NtlmAuthenticator("alice", "secret", false).newExchange().step(client.authenticate());
         assertEquals(Outcome.DENIED, r.outcome());
@@ -304,7 +304,7 @@ class NtlmAuthenticatorTest {
 
     @Test
     void negotiateWhereAuthenticateIsDueIsDenied() {
-        NtlmClientForTests client = new NtlmClientForTests();
+        ScriptedNtlmClient client = new ScriptedNtlmClient();
         NtlmAuthenticator.Exchange exchange = new NtlmAuthenticator("alice", "secret", false).newExchange();
         exchange.step(client.negotiate());
         AuthResult r = exchange.step(client.negotiate());
@@ -320,7 +320,7 @@ class NtlmAuthenticatorTest {
         AuthResult r = exchange.step(new byte[0]);
         assertEquals(Outcome.CONTINUE, r.outcome());
         assertArrayEquals(server.negotiateToken(), r.securityBlob());
-        NtlmClientForTests client = new NtlmClientForTests();
+        ScriptedNtlmClient client = new ScriptedNtlmClient();
         client.challenge(exchange.step(client.negotiate()).securityBlob());
         assertEquals(Outcome.AUTHENTICATED, exchange.step(client.authenticate()).outcome());
     }
@@ -338,7 +338,7 @@ class NtlmAuthenticatorTest {
 
     @Test
     void spnegoLogonIsAnsweredInSpnego() {
-        NtlmClientForTests client = new NtlmClientForTests();
+        ScriptedNtlmClient client = new ScriptedNtlmClient();
         client.mic = true;
         AuthResult r = spnegoLogon(new NtlmAuthenticator("alice", "secret", false), client);
         assertEquals(Outcome.AUTHENTICATED, r.outcome(), r.reason());
@@ -352,7 +352,7 @@ class NtlmAuthenticatorTest {
         // [RFC 4178] 5, [MS-SPNG] 3.3.5.1: the client signs its MechTypeList with NTLM's client keys; the server
         // checks it and answers with the same list signed with its own keys
         byte[] mechTypes = der(0x30, der(0x06, NTLMSSP_OID));
-        NtlmClientForTests client = new NtlmClientForTests();
+        ScriptedNtlmClient client = new ScriptedNtlmClient();
         NtlmAuthenticator.Exchange exchange = new NtlmAuthenticator("alice", "secret", false).newExchange();
         client.challenge(responseToken(exchange.step(negTokenInit(client.negotiate())).securityBlob(), 1));
         byte[] auth = client.authenticate();
@@ -367,7 +367,7 @@ class NtlmAuthenticatorTest {
     @Test
     void wrongSpnegoMechListMicIsDenied() {
         byte[] mechTypes = der(0x30, der(0x06, NTLMSSP_OID));
-        NtlmClientForTests client = new NtlmClientForTests();
+        ScriptedNtlmClient client = new ScriptedNtlmClient();
         NtlmAuthenticator.Exchange exchange = new NtlmAuthenticator("alice", "secret", false).newExchange();
         client.challenge(responseToken(exchange.step(negTokenInit(client.negotiate())).securityBlob(), 1));
         byte[] auth = client.authenticate();
@@ -379,7 +379,7 @@ class NtlmAuthenticatorTest {
 
     @Test
     void spnegoGuestIsAnsweredAcceptCompleted() {
-        NtlmClientForTests client = new NtlmClientForTests();
+        ScriptedNtlmClient client = new ScriptedNtlmClient();
         client.user = "bob";
         AuthResult r = spnegoLogon(new NtlmAuthenticator("alice", "secret", true), client);
         assertEquals(Outcome.GUEST, r.outcome(), r.reason());
@@ -410,7 +410,7 @@ class NtlmAuthenticatorTest {
         AuthResult first = exchange.step(init);
         assertEquals(Outcome.CONTINUE, first.outcome(), first.reason());
         assertEquals("a1153013a0030a0101a10c060a2b06010401823702020a", HexFormat.of().formatHex(first.securityBlob()));
-        NtlmClientForTests client = new NtlmClientForTests();
+        ScriptedNtlmClient client = new ScriptedNtlmClient();
         AuthResult second = exchange.step(negTokenResp(client.negotiate()));
         client.challenge(responseToken(second.securityBlob(), 1));
         AuthResult third = exchange.step(negTokenResp(client.authenticate()));
@@ -440,7 +440,7 @@ class NtlmAuthenticatorTest {
     @Test
     void everyTruncationOfEveryLegIsDeniedWithAReasonAndNeverThrows() {
         // [MS-NLMP] 2.2.1: fields past the message's end; X.690 8.1.3: lengths past the token's end
-        NtlmClientForTests client = new NtlmClientForTests();
+        ScriptedNtlmClient client = new ScriptedNtlmClient();
         client.mic = true;
         NtlmAuthenticator server = new NtlmAuthenticator("alice", "secret", true);
         NtlmAuthenticator.Exchange exchange = server.newExchange();
@@ -472,7 +472,7 @@ class NtlmAuthenticatorTest {
     @Test
     void corruptedBytesNeverEscapeAsExceptions() {
         // every single-bit flip of each leg, raw and in SPNEGO: an answer with a reason, never an internal error
-        NtlmClientForTests client = new NtlmClientForTests();
+        ScriptedNtlmClient client = new ScriptedNtlmClient();
         client.mic = true;
         NtlmAuthenticator server = new NtlmAuthenticator("alice", "secret", true);
         NtlmAuthenticator.Exchange exchange = server.newExchange();

@@ -1,7 +1,7 @@
 package smbdirect.example.fileserver.internal.auth;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static smbdirect.example.fileserver.internal.auth.NtlmClientForTests.hex;
+import static smbdirect.example.fileserver.internal.auth.ScriptedNtlmClient.hex;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -67,11 +67,11 @@ class NtlmV2VectorsTest {
         NtlmAuthenticator server = new NtlmAuthenticator("user", "Password", false, "Server",
                 challenge -> System.arraycopy(SERVER_CHALLENGE, 0, challenge, 0, 8));
         NtlmAuthenticator.Exchange exchange = server.newExchange();
-        NtlmClientForTests client = new NtlmClientForTests();
+        ScriptedNtlmClient client = new ScriptedNtlmClient();
         client.negotiateFlags = 0xE2888235; // the 4.2.4 flags (without OEM)
         AuthResult challenge = exchange.step(client.negotiate());
         assertEquals("0123456789abcdef", h(Arrays.copyOfRange(challenge.securityBlob(), 24, 32)));
-        byte[] nt = NtlmClientForTests.concat(hex("68cd0ab851e51c96aabc927bebef6a1c"), TEMP);
+        byte[] nt = ScriptedNtlmClient.concat(hex("68cd0ab851e51c96aabc927bebef6a1c"), TEMP);
         byte[] auth = authenticate(nt, "Domain", "User", hex("c5dad2544fc9799094ce1ce90bc9d03e"),
                 ByteBuffer.wrap(challenge.securityBlob()).order(ByteOrder.LITTLE_ENDIAN).getInt(20));
         AuthResult r = exchange.step(auth);
@@ -94,9 +94,9 @@ class NtlmV2VectorsTest {
     /** An AUTHENTICATE_MESSAGE ([MS-NLMP] 2.2.1.3) with a zero LMv2 response and no MIC. */
     private static byte[] authenticate(byte[] nt, String domain, String user, byte[] encryptedKey, int flags) {
         byte[] lm = new byte[24];
-        byte[] dom = NtlmClientForTests.unicode(domain);
-        byte[] usr = NtlmClientForTests.unicode(user);
-        byte[] ws = NtlmClientForTests.unicode("COMPUTER");
+        byte[] dom = ScriptedNtlmClient.unicode(domain);
+        byte[] usr = ScriptedNtlmClient.unicode(user);
+        byte[] ws = ScriptedNtlmClient.unicode("COMPUTER");
         int header = 72;
         ByteBuffer b = ByteBuffer.allocate(header + lm.length + nt.length + dom.length + usr.length + ws.length + encryptedKey.length)
                 .order(ByteOrder.LITTLE_ENDIAN);

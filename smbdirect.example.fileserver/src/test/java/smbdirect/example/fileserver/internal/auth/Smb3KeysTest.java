@@ -3,7 +3,7 @@ package smbdirect.example.fileserver.internal.auth;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
-import static smbdirect.example.fileserver.internal.auth.NtlmClientForTests.hex;
+import static smbdirect.example.fileserver.internal.auth.ScriptedNtlmClient.hex;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;

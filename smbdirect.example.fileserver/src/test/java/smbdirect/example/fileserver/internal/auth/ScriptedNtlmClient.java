@@ -18,7 +18,7 @@ import org.bouncycastle.crypto.params.KeyParameter;
  * The client's side of NTLMv2 ([MS-NLMP] 3.1.5, 3.3.2), written for the tests apart from the
  * server's code (JDK HMAC-MD5, its own message layout), with switches to misbehave.
  */
-final class NtlmClientForTests {
+final class ScriptedNtlmClient {
 
     static final int CLIENT_FLAGS = 0xE2088297; // what a Windows client sends ([MS-SMB2] key derivation example)
     static final int CIFS_FLAGS = 0xE2088235; // Linux cifs: 56, KEY_EXCH, 128, VERSION, EXT_SEC, ALWAYS_SIGN, NTLM, SEAL, SIGN, REQUEST_TARGET, UNICODE

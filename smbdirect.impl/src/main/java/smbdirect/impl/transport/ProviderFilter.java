@@ -38,18 +38,23 @@ public final class ProviderFilter {
 
     /** Matches the providers whose {@code smbdirect.provider} is {@code name} (LDAP specials escaped). */
     public static ProviderFilter named(String name) {
-        StringBuilder b = new StringBuilder("(").append(RdmaProvider.PROVIDER_NAME).append('=');
-        for (char c : name.toCharArray()) {
+        try {
+            return parse("(" + RdmaProvider.PROVIDER_NAME + "=" + escape(name) + ")");
+        } catch (InvalidSyntaxException e) {
+            throw new IllegalArgumentException("provider name " + name + " cannot be matched: " + e.getMessage(), e);
+        }
+    }
+
+    /** {@code value} with the LDAP filter specials ({@code \ * ( )}) escaped, to match it literally. */
+    public static String escape(String value) {
+        StringBuilder b = new StringBuilder(value.length());
+        for (char c : value.toCharArray()) {
             if (c == '\\' || c == '*' || c == '(' || c == ')') {
                 b.append('\\');
             }
             b.append(c);
         }
-        try {
-            return parse(b.append(')').toString());
-        } catch (InvalidSyntaxException e) {
-            throw new IllegalArgumentException("provider name " + name + " cannot be matched: " + e.getMessage(), e);
-        }
+        return b.toString();
     }
 
     public boolean matches(Map<String, ?> properties) {

@@ -49,6 +49,7 @@ import smbdirect.impl.config.ListenerConfig;
 import smbdirect.impl.config.TransportConfig;
 import smbdirect.impl.osgi.SmbDirectListenerComponent;
 import smbdirect.impl.osgi.SmbDirectTransportComponent;
+import smbdirect.impl.transport.ProviderFilter;
 
 /**
  * Keeps the last good settings of the SMB Direct configurations ({@code smbdirect.*}: the transport,
@@ -498,7 +499,7 @@ public class SettingsGuard implements SettingsFindings, ConfigurationPlugin, Con
     }
 
     private Configuration find(String pid) throws IOException, InvalidSyntaxException {
-        Configuration[] c = configurationAdmin.listConfigurations("(service.pid=" + escape(pid) + ")");
+        Configuration[] c = configurationAdmin.listConfigurations("(service.pid=" + ProviderFilter.escape(pid) + ")");
         return c == null || c.length == 0 ? null : c[0];
     }
 
@@ -543,16 +544,5 @@ public class SettingsGuard implements SettingsFindings, ConfigurationPlugin, Con
             }
         }
         return m;
-    }
-
-    static String escape(String value) {
-        StringBuilder b = new StringBuilder(value.length());
-        for (char ch : value.toCharArray()) {
-            if (ch == '\\' || ch == '(' || ch == ')' || ch == '*') {
-                b.append('\\');
-            }
-            b.append(ch);
-        }
-        return b.toString();
     }
 }

@@ -189,15 +189,8 @@ public class SettingsGuard implements SettingsFindings, ConfigurationPlugin, Con
         if (good == null || equal(good, kept(values))) {
             return;
         }
-        if (values.get(FILENAME) instanceof String f) {
-            files.put(p, f);
-        }
-        Map<String, Object> named = new HashMap<>(values);
-        if (files.containsKey(p)) {
-            named.put(FILENAME, files.get(p));
-        }
         // reported here: the dictionary handed on may be the one Config Admin keeps
-        report(p, where(named, p) + ": " + join(found) + "; the last good settings were put back (kept in "
+        report(p, whereFrom(p, values) + ": " + join(found) + "; the last good settings were put back (kept in "
                 + keptFile(p) + ")");
         for (String key : Collections.list(properties.keys())) {
             if (!NOT_KEPT.contains(key)) {
@@ -235,18 +228,11 @@ public class SettingsGuard implements SettingsFindings, ConfigurationPlugin, Con
                 return;
             }
             Map<String, Object> values = toMap(props);
-            if (values.get(FILENAME) instanceof String f) {
-                files.put(pid, f);
-            }
+            String where = whereFrom(pid, values);
             List<SettingsCheck.Problem> found = problems(pid, c.getFactoryPid(), values);
             if (found == null) {
                 return; // no metatype: nothing to check against
             }
-            Map<String, Object> named = new HashMap<>(values);
-            if (files.containsKey(pid)) {
-                named.put(FILENAME, files.get(pid));
-            }
-            String where = where(named, pid);
             if (found.isEmpty() || !found.get(0).refused()) {
                 if (putBack.contains(pid) && equal(readKept(pid), kept(values))) {
                     return; // the last good settings, put back: what was refused stays reported
@@ -256,10 +242,7 @@ public class SettingsGuard implements SettingsFindings, ConfigurationPlugin, Con
                 if (found.isEmpty()) {
                     problems.remove(pid);
                 } else {
-                    String text = where + ": " + join(found);
-                    if (!text.equals(problems.put(pid, text))) {
-                        LOG.warn("Configuration {}", text);
-                    }
+                    report(pid, where + ": " + join(found));
                 }
                 return;
             }
@@ -425,7 +408,7 @@ public class SettingsGuard implements SettingsFindings, ConfigurationPlugin, Con
                 if (near == null && !id.startsWith("smbdirect.")) {
                     continue;
                 }
-                out.add(where(toMap(c.getProperties()), c.getPid()) + ": no component knows the configuration "
+                out.add(where(toMap(c.getProperties()).get(FILENAME), c.getPid()) + ": no component knows the configuration "
                         + id + (near == null ? "" : "; did you mean " + near + "?") + " (its settings are ignored)");
             }
         } catch (IOException | InvalidSyntaxException | RuntimeException e) {
@@ -503,9 +486,19 @@ public class SettingsGuard implements SettingsFindings, ConfigurationPlugin, Con
         return c == null || c.length == 0 ? null : c[0];
     }
 
-    /** The file a configuration came from (FileInstall's property), else "configuration PID". */
-    static String where(Map<String, Object> values, String pid) {
-        Object uri = values == null ? null : values.get(FILENAME);
+    /**
+     * Where {@code pid}'s configuration comes from: the file it was last read from (its FileInstall
+     * property in {@code values}, remembered, as the Web Console's form drops it), else "configuration PID".
+     */
+    private String whereFrom(String pid, Map<String, Object> values) {
+        if (values.get(FILENAME) instanceof String f) {
+            files.put(pid, f);
+        }
+        return where(files.get(pid), pid);
+    }
+
+    /** The file {@code uri} a configuration came from (FileInstall's property), else "configuration PID". */
+    static String where(Object uri, String pid) {
         if (uri instanceof String s) {
             try {
                 return Path.of(URI.create(s)).toString();

@@ -217,12 +217,7 @@ public final class StatusPage {
     private final Supplier<ConnectionControl> connectionControl;
     private final Supplier<SettingsFindings> settings;
 
-    public StatusPage(SmbDirectTransport transport, TestConnections testConnections, TransportMonitor monitor,
-            Supplier<ConnectionControl> connectionControl) {
-        this(transport, testConnections, monitor, connectionControl, () -> null);
-    }
-
-    /** With the settings guard's findings (refused values, typos) shown as WARN findings of the health. */
+    /** {@code settings}: the settings guard's findings (refused values, typos), shown as WARN findings of the health. */
     public StatusPage(SmbDirectTransport transport, TestConnections testConnections, TransportMonitor monitor,
             Supplier<ConnectionControl> connectionControl, Supplier<SettingsFindings> settings) {
         this.transport = transport;

@@ -52,12 +52,14 @@ public final class PrometheusMetrics {
         for (ProviderDTO p : list(transport.providers)) {
             providers.put(p.name, p.counters);
         }
-        Map<String, CountersDTO> listeners = new LinkedHashMap<>();
+        Map<String, ListenerDTO> listeners = new LinkedHashMap<>();
+        Map<String, CountersDTO> listenerCounters = new LinkedHashMap<>();
         for (ListenerDTO l : list(transport.listeners)) {
-            listeners.put(listenerName(l), l.counters);
+            listeners.put(listenerName(l), l);
+            listenerCounters.put(listenerName(l), l.counters);
         }
         counters(all, "provider", providers);
-        counters(all, "listener", listeners);
+        counters(all, "listener", listenerCounters);
 
         Map<Labels, Long> connections = new LinkedHashMap<>();
         Map<Labels, Long> selected = new LinkedHashMap<>();
@@ -71,32 +73,23 @@ public final class PrometheusMetrics {
 
         Map<Labels, Long> open = new LinkedHashMap<>();
         Map<Labels, Long> live = new LinkedHashMap<>();
-        Map<String, Map<Labels, Long>> requests = new LinkedHashMap<>();
-        for (String what : List.of("connect_requests", "accepted", "declined", "refused", "negotiation_failures")) {
-            requests.put(what, new LinkedHashMap<>());
-        }
-        for (ListenerDTO l : list(transport.listeners)) {
-            Labels name = Labels.of("listener", listenerName(l));
-            open.put(name.add("state", String.valueOf(l.state)), "OPEN".equals(l.state) ? 1L : 0L);
-            live.put(name, (long) l.connections);
-            requests.get("connect_requests").put(name, l.connectRequests);
-            requests.get("accepted").put(name, l.accepted);
-            requests.get("declined").put(name, l.declined);
-            requests.get("refused").put(name, l.refused);
-            requests.get("negotiation_failures").put(name, l.negotiationFailures);
-        }
+        listeners.forEach((name, l) -> {
+            Labels labels = Labels.of("listener", name);
+            open.put(labels.add("state", String.valueOf(l.state)), "OPEN".equals(l.state) ? 1L : 0L);
+            live.put(labels, (long) l.connections);
+        });
         all.add(gauge("smbdirect_listener_open", "1 while the listener is OPEN (its state is the state label)", open));
         all.add(gauge("smbdirect_listener_connections", "Live connections the listener accepted", live));
         all.add(counter("smbdirect_listener_connect_requests", "Connection requests that reached the listener",
-                requests.get("connect_requests")));
-        all.add(counter("smbdirect_listener_accepted", "Negotiated connections the accept handler took",
-                requests.get("accepted")));
-        all.add(counter("smbdirect_listener_declined", "Negotiated connections the accept handler declined",
-                requests.get("declined")));
-        all.add(counter("smbdirect_listener_refused", "Connection requests refused before negotiation",
-                requests.get("refused")));
+                listeners, "listener", l -> l.connectRequests));
+        all.add(counter("smbdirect_listener_accepted", "Negotiated connections the accept handler took", listeners,
+                "listener", l -> l.accepted));
+        all.add(counter("smbdirect_listener_declined", "Negotiated connections the accept handler declined", listeners,
+                "listener", l -> l.declined));
+        all.add(counter("smbdirect_listener_refused", "Connection requests refused before negotiation", listeners,
+                "listener", l -> l.refused));
         all.add(counter("smbdirect_listener_negotiation_failures", "Negotiations of the listener that failed",
-                requests.get("negotiation_failures")));
+                listeners, "listener", l -> l.negotiationFailures));
         all.add(counter("smbdirect_negotiation_failures", "Negotiations that failed, both roles",
                 Map.of(Labels.EMPTY, transport.negotiationFailures)));
 
@@ -140,8 +133,9 @@ public final class PrometheusMetrics {
                 c -> c.creditStalls));
     }
 
-    private static MetricSnapshot counter(String name, String help, Map<String, CountersDTO> owners, String label,
-            ToLongFunction<CountersDTO> value) {
+    /** One data point per owner ({@code label} = its name; 0 for a null owner). */
+    private static <T> MetricSnapshot counter(String name, String help, Map<String, T> owners, String label,
+            ToLongFunction<T> value) {
         Map<Labels, Long> points = new LinkedHashMap<>();
         owners.forEach((owner, c) -> points.put(Labels.of(label, owner), c == null ? 0L : value.applyAsLong(c)));
         return counter(name, help, points);

@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 
+import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 import smbdirect.api.CloseReason;
@@ -116,6 +117,8 @@ class FrameTest {
     }
 
     @Test
+    @DisplayName("R-2.2-02 R-2.2-04 R-2.2-07: the factories lay every message out as the spec says (little-endian,"
+            + " Reserved and Padding 0)")
     void theFactoriesLayEveryMessageOutAsTheSpecSays() {
         Frame request = Frame.negotiateRequest(10, 1364, 8192, 1 << 20);
         assertEquals(Frame.Kind.NEGOTIATE_REQUEST, request.kind());

@@ -157,7 +157,7 @@ class ScriptedPeerTest {
     }
 
     @Test
-    void aMessageSentWithoutACreditFindsNoReceiveAndEndsOnlyThatConnection() throws Exception {
+    void R_3_1_5_1_04_A_22_aMessageSentWithoutACreditFindsNoReceiveAndEndsOnlyThatConnection() throws Exception {
         try (SmbDirectTestKit kit = SmbDirectTestKit.create()) {
             StandaloneTransport transport = kit.transport("server", Map.of());
             RecordingHandler h = new RecordingHandler();
@@ -165,7 +165,7 @@ class ScriptedPeerTest {
             ScriptedPeer peer = kit.peer().sendCreditTarget(4).connect(l.localAddress());
             kit.settle();
             assertEquals(4, peer.totalCreditsGrantedToPeer(), "the transport granted what the peer asked for");
-            assertEquals(3, peer.peerSendCredits(), "the peer's first message, granting the transport credits, spent one");
+            assertEquals(3, peer.peerSendCredits(), "A-14: the peer's first message, granting the transport credits, spent one");
 
             peer.sendWithoutCredit("overrun".getBytes());
             kit.settle();

@@ -326,7 +326,7 @@ class EngineOverMockTest {
     }
 
     @Test
-    void sendWithInvalidateOfAnUnknownTokenClosesNamingTheOperationTheTokenAndThePeer() {
+    void R_3_1_5_1_13_sendWithInvalidateOfAnUnknownTokenClosesNamingTheOperationTheTokenAndThePeer() {
         pair = new MockPair(EXAMPLE);
         pair.connect();
         Connection s = pair.serverConnection();

@@ -182,12 +182,25 @@ public final class ConfigFile {
      * kept; a new file gets rw-r--r-- (or rw------- when {@code privateFile}).
      */
     static void replace(Path file, byte[] content, boolean privateFile) throws IOException {
-        replace(file, ch -> {
+        replace(file, bytes(content), privateFile, false);
+    }
+
+    /**
+     * Replaces {@code file} with {@code content} as {@link #replace(Path, byte[], boolean)} does, the
+     * result readable by its owner only whatever the permissions the file had (a secret); where the
+     * file system has no POSIX permissions, as nearly as {@link java.io.File} can say it.
+     */
+    static void replaceSecret(Path file, byte[] content) throws IOException {
+        replace(file, bytes(content), true, true);
+    }
+
+    private static Content bytes(byte[] content) {
+        return ch -> {
             ByteBuffer b = ByteBuffer.wrap(content);
             while (b.hasRemaining()) {
                 ch.write(b);
             }
-        }, privateFile);
+        };
     }
 
     /** Writes the content of a file into a channel (may fail half-way; the target is not touched then). */
@@ -196,6 +209,11 @@ public final class ConfigFile {
     }
 
     static void replace(Path file, Content content, boolean privateFile) throws IOException {
+        replace(file, content, privateFile, false);
+    }
+
+    /** {@code secret}: readable by the owner only even where the file was readable by others. */
+    private static void replace(Path file, Content content, boolean privateFile, boolean secret) throws IOException {
         Path dir = file.toAbsolutePath().getParent();
         Files.createDirectories(dir);
         Path tmp = Files.createTempFile(dir, "." + file.getFileName() + ".", ".tmp");
@@ -204,7 +222,7 @@ public final class ConfigFile {
                 content.writeTo(ch);
                 ch.force(true);
             }
-            permissions(tmp, file, privateFile);
+            permissions(tmp, file, privateFile, secret);
             try {
                 Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
             } catch (AtomicMoveNotSupportedException e) {
@@ -217,13 +235,20 @@ public final class ConfigFile {
         }
     }
 
-    private static void permissions(Path tmp, Path target, boolean privateFile) throws IOException {
+    private static void permissions(Path tmp, Path target, boolean privateFile, boolean secret) throws IOException {
         PosixFileAttributeView view = Files.getFileAttributeView(tmp, PosixFileAttributeView.class);
         if (view == null) {
+            if (secret) {
+                java.io.File f = tmp.toFile();
+                f.setReadable(false, false);
+                f.setReadable(true, true);
+                f.setWritable(false, false);
+                f.setWritable(true, true);
+            }
             return;
         }
         Set<PosixFilePermission> keep = null;
-        if (Files.exists(target)) {
+        if (!secret && Files.exists(target)) {
             PosixFileAttributeView old = Files.getFileAttributeView(target, PosixFileAttributeView.class);
             keep = old == null ? null : old.readAttributes().permissions();
         }

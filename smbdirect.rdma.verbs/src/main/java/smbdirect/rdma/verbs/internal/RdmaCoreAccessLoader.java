@@ -24,10 +24,6 @@ public final class RdmaCoreAccessLoader {
         return load(Runtime.version().feature(), NativePlatform.current(), RdmaCoreAccessLoader.class.getClassLoader());
     }
 
-    static BackendAccess load(int javaFeature, ClassLoader loader) {
-        return load(javaFeature, NativePlatform.current(), loader);
-    }
-
     /**
      * On a platform whose structure layouts are not the backend's, the backend is refused before
      * any of its classes load (nothing reaches C).

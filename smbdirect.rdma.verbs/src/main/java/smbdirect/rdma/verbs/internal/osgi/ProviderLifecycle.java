@@ -55,18 +55,16 @@ final class ProviderLifecycle {
      * was registered. Configured, the same is a WARN: the operator asked for RDMA.
      */
     VerbsProbe.Result start(VerbsSettings settings, boolean configured) {
-        this.configured = configured;
-        return register(settings, probe.apply(settings));
+        return register(settings, probe.apply(settings), configured);
     }
-
-    private boolean configured = true;
 
     /** The configuration could not be turned into settings: register only the status. */
     VerbsProbe.Result invalidConfiguration(String message) {
-        return register(null, VerbsProbe.Result.unavailable("invalid configuration: " + message));
+        return register(null, VerbsProbe.Result.unavailable("invalid configuration: " + message), true);
     }
 
-    private VerbsProbe.Result register(VerbsSettings settings, VerbsProbe.Result result) {
+    /** {@code configured}: an operator configured the provider (a failure is a WARN, else INFO). */
+    private VerbsProbe.Result register(VerbsSettings settings, VerbsProbe.Result result, boolean configured) {
         if (result.available()) {
             provider = new VerbsRdmaProvider(settings, result.backend(), result.bindAddress(), result.transportType(),
                     result.deviceAttributes(), result.notes(), System::nanoTime);

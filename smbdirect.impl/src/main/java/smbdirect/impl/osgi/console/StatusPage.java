@@ -289,24 +289,10 @@ public final class StatusPage {
     /** The JSON of the page and of smbdirect.json, with the histories of the connections {@code keys}. */
     void writeJson(Writer out, List<String> keys) throws IOException {
         TransportDTO dto = transport.getTransportDTO(); // fresh: what was just done shows at once
-        TransportHealth.Report health = withSettings(TransportHealth.evaluate(dto, monitor), settings.get());
+        TransportHealth.Report health = TransportHealth.withSettings(TransportHealth.evaluate(dto, monitor),
+                settings.get());
         StatusJson.write(out, System.currentTimeMillis(), dto, health, monitor.latestOfConnections(),
                 monitor.providerHistory(), monitor.connectionHistory(keys));
-    }
-
-    /** {@code health} with each finding of the settings guard added as a WARN. */
-    static TransportHealth.Report withSettings(TransportHealth.Report health, SettingsFindings guard) {
-        List<String> found = guard == null ? List.of() : guard.findings();
-        if (found.isEmpty()) {
-            return health;
-        }
-        List<String> findings = new java.util.ArrayList<>(health.findings());
-        for (String f : found) {
-            findings.add("WARN settings: " + f);
-        }
-        TransportHealth.Status status = health.status() == TransportHealth.Status.OK ? TransportHealth.Status.WARN
-                : health.status();
-        return new TransportHealth.Report(status, findings);
     }
 
     private void page(Exchange request, PrintWriter w) throws IOException {

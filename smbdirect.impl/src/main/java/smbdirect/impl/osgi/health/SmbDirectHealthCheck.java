@@ -38,7 +38,8 @@ public class SmbDirectHealthCheck implements HealthCheck {
 
     @Override
     public Result execute() {
-        TransportHealth.Report report = TransportHealth.evaluate(transport.getTransportDTO(), monitor);
+        TransportHealth.Report report = TransportHealth.withSettings(
+                TransportHealth.evaluate(transport.getTransportDTO(), monitor), settings);
         FormattingResultLog log = new FormattingResultLog();
         for (String finding : report.findings()) {
             if (finding.startsWith("CRITICAL ")) {
@@ -47,12 +48,6 @@ public class SmbDirectHealthCheck implements HealthCheck {
                 log.warn(finding.substring(5));
             } else {
                 log.info(finding.startsWith("OK ") ? finding.substring(3) : finding);
-            }
-        }
-        SettingsFindings guard = settings;
-        if (guard != null) {
-            for (String finding : guard.findings()) {
-                log.warn("settings: {}", finding);
             }
         }
         return new Result(log);

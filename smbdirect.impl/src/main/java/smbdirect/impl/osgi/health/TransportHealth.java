@@ -11,6 +11,7 @@ import smbdirect.api.dto.ListenerEventDTO;
 import smbdirect.api.dto.ProviderDTO;
 import smbdirect.api.dto.TransportDTO;
 import smbdirect.impl.osgi.monitor.TransportMonitor;
+import smbdirect.impl.osgi.settings.SettingsFindings;
 
 /**
  * Evaluates a {@link TransportDTO}: CRITICAL without a selected RDMA provider or with a FAILED
@@ -58,6 +59,22 @@ public final class TransportHealth {
                 + TransportMonitor.SAMPLES * TransportMonitor.INTERVAL_MILLIS / 60_000 + " minutes",
                 c -> monitor.starvedFor(c, TransportMonitor.STARVED_MILLIS),
                 " for " + TransportMonitor.STARVED_MILLIS / 1000 + " s or more");
+    }
+
+    /**
+     * {@code health} with each finding of the settings guard (refused values, unknown keys and
+     * files; {@code null}: none) added as a WARN ({@code WARN settings: ...}).
+     */
+    public static Report withSettings(Report health, SettingsFindings guard) {
+        List<String> found = guard == null ? List.of() : guard.findings();
+        if (found.isEmpty()) {
+            return health;
+        }
+        List<String> findings = new ArrayList<>(health.findings());
+        for (String f : found) {
+            findings.add("WARN settings: " + f);
+        }
+        return new Report(health.status() == Status.OK ? Status.WARN : health.status(), findings);
     }
 
     /**

@@ -3,6 +3,8 @@ package smbdirect.impl.osgi.health;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.List;
+
 import org.junit.jupiter.api.Test;
 
 import smbdirect.api.dto.ConnectionDTO;
@@ -89,5 +91,25 @@ class TransportHealthTest {
         assertTrue(r.findings().stream().anyMatch(f -> f.contains("1 negotiation failure(s) since the last check")
                 && f.contains("MinVersion 0x0200")), r.findings().toString());
         assertEquals(TransportHealth.Status.OK, health.evaluate(dto).status(), "nothing new since");
+    }
+
+    @Test
+    void eachSettingsFindingIsAWarnAfterTheTransportsOwn() {
+        TransportHealth.Report ok = new TransportHealth().evaluate(healthy());
+        assertEquals(ok, TransportHealth.withSettings(ok, List::of), "no finding: the report as it was");
+        assertEquals(ok, TransportHealth.withSettings(ok, null), "no settings guard: the report as it was");
+
+        TransportHealth.Report r = TransportHealth.withSettings(ok,
+                () -> List.of("etc/smbdirect.transport.cfg: receiveCreditMax = x refused"));
+        assertEquals(TransportHealth.Status.WARN, r.status());
+        assertEquals(ok.findings().size() + 1, r.findings().size());
+        assertEquals("WARN settings: etc/smbdirect.transport.cfg: receiveCreditMax = x refused",
+                r.findings().get(r.findings().size() - 1));
+
+        TransportDTO noProvider = healthy();
+        noProvider.providers = new ProviderDTO[0];
+        TransportHealth.Report critical = new TransportHealth().evaluate(noProvider);
+        assertEquals(TransportHealth.Status.CRITICAL,
+                TransportHealth.withSettings(critical, () -> List.of("x")).status(), "a WARN lowers no CRITICAL");
     }
 }

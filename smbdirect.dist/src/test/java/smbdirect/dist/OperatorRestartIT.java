@@ -3,6 +3,7 @@ package smbdirect.dist;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static smbdirect.dist.RuntimeProcess.settings;
 
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
@@ -45,11 +46,6 @@ class OperatorRestartIT {
 
     @TempDir
     Path browser;
-
-    @SuppressWarnings("unchecked")
-    private static Map<String, Object> settings(Map<String, Object> json) {
-        return (Map<String, Object>) ((Map<String, Object>) json.get("transport")).get("settings");
-    }
 
     @SuppressWarnings("unchecked")
     private static List<Map<String, Object>> listeners(Map<String, Object> json) {

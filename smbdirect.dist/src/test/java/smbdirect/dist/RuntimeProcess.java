@@ -235,6 +235,12 @@ final class RuntimeProcess implements AutoCloseable {
         return new JSONParser(r.body()).getParsed();
     }
 
+    /** The settings in force in smbdirect.json ({@code transport.settings}). */
+    @SuppressWarnings("unchecked")
+    static Map<String, Object> settings(Map<String, Object> json) {
+        return (Map<String, Object>) ((Map<String, Object>) json.get("transport")).get("settings");
+    }
+
     /** Waits (bounded) until smbdirect.json satisfies {@code condition}; fails naming {@code what}. */
     void awaitJson(String password, java.util.function.Predicate<Map<String, Object>> condition, String what)
             throws IOException, InterruptedException {

@@ -2,6 +2,7 @@ package smbdirect.dist;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static smbdirect.dist.RuntimeProcess.settings;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -33,11 +34,6 @@ class SettingsStayGoodIT {
 
     @TempDir
     Path home;
-
-    @SuppressWarnings("unchecked")
-    private static Map<String, Object> settings(Map<String, Object> json) {
-        return (Map<String, Object>) ((Map<String, Object>) json.get("transport")).get("settings");
-    }
 
     @SuppressWarnings("unchecked")
     private static Map<String, Object> health(Map<String, Object> json) {

@@ -122,18 +122,17 @@ public class SmbDirectTransportComponent implements SmbDirectTransport, Listener
      * @return whether the configuration was applied
      */
     boolean configure(TransportConfig config, Map<String, ?> properties) {
-        TransportSettings settings;
-        ProviderFilter filter;
+        Checked checked;
         String source = ConfigValues.source(properties);
         try {
-            ConfigValues.check(TransportConfig.class, properties);
-            settings = TransportConfigs.toSettings(config);
-            filter = parseTarget(config.provider_target());
+            checked = checked(config, properties);
         } catch (SettingsException e) {
             LOG.error("Configuration {}{} not applied, {}; the last good settings stay in force", PID, source,
                     e.getMessage());
             return false;
         }
+        TransportSettings settings = checked.settings();
+        ProviderFilter filter = checked.filter();
         TransportSettings before = transport.settings();
         ProviderFilter filterBefore = transport.selection();
         transport.configure(settings, filter);
@@ -152,10 +151,21 @@ public class SmbDirectTransportComponent implements SmbDirectTransport, Listener
      * @throws SettingsException naming the first refused attribute and its value
      */
     public static void check(Map<String, ?> properties) {
+        checked(ConfigValues.proxy(TransportConfig.class, properties), properties);
+    }
+
+    /** A configuration's settings and provider filter, once checked. */
+    private record Checked(TransportSettings settings, ProviderFilter filter) {
+    }
+
+    /**
+     * Checks {@code config} (first its raw {@code properties}) and builds what it says.
+     *
+     * @throws SettingsException naming the first refused attribute and its value
+     */
+    private static Checked checked(TransportConfig config, Map<String, ?> properties) {
         ConfigValues.check(TransportConfig.class, properties);
-        TransportConfig config = ConfigValues.proxy(TransportConfig.class, properties);
-        TransportConfigs.toSettings(config);
-        parseTarget(config.provider_target());
+        return new Checked(TransportConfigs.toSettings(config), parseTarget(config.provider_target()));
     }
 
     private static ProviderFilter parseTarget(String target) {

@@ -26,11 +26,9 @@ import smbdirect.api.SmbDirectTransport;
 import smbdirect.api.dto.ConnectionDTO;
 import smbdirect.api.dto.CountersDTO;
 import smbdirect.api.dto.ListenerDTO;
-import smbdirect.api.dto.ListenerEventDTO;
 import smbdirect.api.dto.TransportDTO;
 import smbdirect.api.rdma.RdmaProvider;
 import smbdirect.impl.engine.Scheduler;
-import smbdirect.impl.engine.Counters;
 import smbdirect.impl.engine.TransportSettings;
 import smbdirect.impl.trace.TraceSink;
 
@@ -460,25 +458,7 @@ public final class MultiProviderTransport implements SmbDirectTransport {
             gone = retired.snapshot();
             refused = List.copyOf(refusedListeners.values());
         }
-        TransportDTO dto = TransportDTOs.assemble(entries, chosen, ls, s, gone);
-        if (!refused.isEmpty()) {
-            List<ListenerDTO> all = new ArrayList<>(List.of(dto.listeners));
-            for (ListenerDTO r : refused) {
-                ListenerDTO copy = new ListenerDTO();
-                copy.name = r.name;
-                copy.address = r.address;
-                copy.state = r.state;
-                copy.stateDetail = r.stateDetail;
-                copy.events = new ListenerEventDTO[0];
-                copy.counters = Counters.zero();
-                all.add(copy);
-            }
-            dto.listeners = all.toArray(ListenerDTO[]::new);
-        }
-        if (dto.settings != null && filter != null) {
-            dto.settings.provider_target = filter.toString();
-        }
-        return dto;
+        return TransportDTOs.assemble(entries, chosen, ls, refused, s, filter, gone);
     }
 
     // ---- listeners -------------------------------------------------------------------------

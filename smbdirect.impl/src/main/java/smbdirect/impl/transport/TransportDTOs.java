@@ -38,11 +38,14 @@ final class TransportDTOs {
 
     /**
      * The DTO of {@code entries} (best first; {@code chosen} the selected one or null), the
-     * transport's {@code listeners}, the {@code settings} in force and what {@code retired} engines
-     * left. Asks every engine and listener for its own DTO: call it without the transport's lock.
+     * transport's {@code listeners} and, after them, a copy of each of the {@code refused} ones
+     * (configured listeners without an endpoint), the {@code settings} in force with the provider
+     * {@code filter} (null: none) and what {@code retired} engines left. Asks every engine and
+     * listener for its own DTO: call it without the transport's lock.
      */
     static TransportDTO assemble(List<ProviderEntry> entries, ProviderEntry chosen, List<RelocatingListener> listeners,
-            TransportSettings settings, RetiredEngines.Snapshot retired) {
+            List<ListenerDTO> refused, TransportSettings settings, ProviderFilter filter,
+            RetiredEngines.Snapshot retired) {
         List<ConnectionDTO> closed = new ArrayList<>(retired.closed());
         long failures = retired.negotiationFailures();
         List<ListenerEventDTO> failureEvents = new ArrayList<>();
@@ -57,6 +60,16 @@ final class TransportDTOs {
                 listenersOn.merge(on, 1, Integer::sum);
             }
             listenerDTOs.add(l.getListenerDTO());
+        }
+        for (ListenerDTO r : refused) {
+            ListenerDTO copy = new ListenerDTO();
+            copy.name = r.name;
+            copy.address = r.address;
+            copy.state = r.state;
+            copy.stateDetail = r.stateDetail;
+            copy.events = new ListenerEventDTO[0];
+            copy.counters = Counters.zero();
+            listenerDTOs.add(copy);
         }
         String selectedFailure = null;
         List<ProviderEntry> ordered = entries;
@@ -105,6 +118,9 @@ final class TransportDTOs {
         failureEvents.addAll(retired.failureEvents()); // after the live engines': on equal timestamps they are older
         dto.negotiationFailureEvents = newestFirst(failureEvents, FAILURE_EVENTS).toArray(ListenerEventDTO[]::new);
         dto.settings = TransportConfigs.toDTO(settings);
+        if (filter != null) {
+            dto.settings.provider_target = filter.toString();
+        }
         return dto;
     }
 

@@ -156,6 +156,7 @@ class MultiProviderTransportTest {
         t.configure(TransportSettings.DEFAULTS, ProviderFilter.parse("(smbdirect.provider=b)"));
 
         assertEquals("b", selected(t.getTransportDTO()));
+        assertEquals("(smbdirect.provider=b)", t.getTransportDTO().settings.provider_target, "the filter in force shown");
         assertEquals("b", connect(t, new RecordingHandler()).providerName());
         assertEquals("b", listener.providerName());
         assertTrue(onA.isOpen());

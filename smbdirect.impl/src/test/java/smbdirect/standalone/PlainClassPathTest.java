@@ -4,18 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.File;
-import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
-
-import smbdirect.rdma.mock.MockFabric;
 
 /**
  * The transport runs on a plain class path, outside OSGi: {@link PlainJavaApplication} in a JVM of
@@ -28,24 +22,13 @@ class PlainClassPathTest {
 
     @Test
     void bothRolesAndRdmaRunOnTheDeclaredRuntimeClassPath() throws Exception {
-        Path declared = Path.of("target", "runtime-classpath.txt");
-        assertTrue(Files.isRegularFile(declared), "the build writes " + declared);
-        List<String> entries = new ArrayList<>();
-        for (String e : Files.readString(declared).strip().split(File.pathSeparator)) {
-            if (!e.isBlank()) {
-                entries.add(e);
-            }
-        }
+        assertTrue(Files.isRegularFile(DeclaredClassPath.FILE), "the build writes " + DeclaredClassPath.FILE);
+        List<String> entries = DeclaredClassPath.entries();
         assertTrue(entries.stream().anyMatch(e -> e.contains("org.osgi.dto")),
                 "org.osgi.dto is a declared runtime dependency: " + entries);
         assertFalse(entries.stream().anyMatch(e -> e.contains("osgi.core")), "osgi.core stays compile-only");
-        entries.add(location(StandaloneTransport.class));
-        entries.add(location(MockFabric.class));
-        entries.add(location(PlainJavaApplication.class));
 
-        Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-        Process p = new ProcessBuilder(java.toString(), "-cp", String.join(File.pathSeparator, entries),
-                PlainJavaApplication.class.getName()).redirectErrorStream(true).start();
+        Process p = DeclaredClassPath.application(entries, PlainJavaApplication.class).redirectErrorStream(true).start();
         p.getOutputStream().close();
         byte[] out;
         try (var in = p.getInputStream()) {
@@ -57,9 +40,5 @@ class PlainClassPathTest {
         assertTrue(text.contains("refused: maxReceiveSize=64 refused"), text);
         assertTrue(text.contains("passive role: read 65536 wrote 65536"), text);
         assertTrue(text.contains("PLAIN CLASS PATH OK"), text);
-    }
-
-    private static String location(Class<?> c) throws URISyntaxException {
-        return Path.of(c.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
     }
 }

@@ -5,13 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayOutputStream;
-import java.io.File;
 import java.io.PrintStream;
-import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -20,7 +17,6 @@ import org.junit.jupiter.api.io.TempDir;
 import org.slf4j.LoggerFactory;
 import org.slf4j.helpers.NOPLoggerFactory;
 
-import smbdirect.rdma.mock.MockFabric;
 
 /**
  * A handler that throws under a {@link StandaloneTransport} built without
@@ -32,21 +28,12 @@ class UnloggedCallbackFailuresTest {
     @Test
     void withoutABindingTheApplicationsStandardErrorShowsTheFailureOnceWithItsStackTrace(@TempDir Path dir)
             throws Exception {
-        List<String> entries = new ArrayList<>();
-        for (String e : Files.readString(Path.of("target", "runtime-classpath.txt")).strip().split(File.pathSeparator)) {
-            if (!e.isBlank()) {
-                entries.add(e);
-            }
-        }
+        List<String> entries = DeclaredClassPath.entries();
         assertFalse(entries.stream().anyMatch(e -> e.contains("slf4j-simple") || e.contains("logback")),
                 "the runtime class path has no SLF4J binding: " + entries);
-        entries.add(location(StandaloneTransport.class));
-        entries.add(location(MockFabric.class));
-        entries.add(location(UnboundLoggingApplication.class));
         Path out = dir.resolve("out.txt");
         Path err = dir.resolve("err.txt");
-        Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp",
-                String.join(File.pathSeparator, entries), UnboundLoggingApplication.class.getName())
+        Process p = DeclaredClassPath.application(entries, UnboundLoggingApplication.class)
                 .redirectOutput(out.toFile()).redirectError(err.toFile()).start();
         p.getOutputStream().close();
         assertTrue(p.waitFor(120, TimeUnit.SECONDS), "the application ends");
@@ -86,9 +73,5 @@ class UnloggedCallbackFailuresTest {
             n++;
         }
         return n;
-    }
-
-    private static String location(Class<?> c) throws URISyntaxException {
-        return Path.of(c.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
     }
 }

@@ -83,7 +83,7 @@ public final class Counters {
     }
 
     /** Adds a connection's traffic counters (messages, bytes, RDMA, credit stalls) to {@code into}. */
-    public static void addTraffic(CountersDTO into, ConnectionDTO c) {
+    static void addTraffic(CountersDTO into, ConnectionDTO c) {
         into.messagesSent += c.messagesSent;
         into.messagesReceived += c.messagesReceived;
         into.bytesSent += c.bytesSent;
@@ -110,7 +110,7 @@ public final class Counters {
     }
 
     /** Whether a close of {@code kind} is counted as a protocol violation. */
-    public static boolean isViolation(CloseReason.Kind kind) {
+    private static boolean isViolation(CloseReason.Kind kind) {
         return kind == CloseReason.Kind.PROTOCOL_VIOLATION || kind == CloseReason.Kind.NEGOTIATION_FAILED;
     }
 

@@ -50,14 +50,14 @@ final class ReadCommand {
             }
             ByteBuffer b = Smb2Response.body(FIXED + (int) length);
             int n = readFully(open.file().channel(), b.position(FIXED).slice(), offset, minimum, length);
-            return RequestContext.done(response(open, b, n, 0, n));
+            return RequestContext.done(response(b, n, 0, n));
         }
         if (!Credits.isRdma(channel)) {
             throw new SmbStatusException(NtStatus.INVALID_PARAMETER, "Channel=" + channel + ": unknown");
         }
         List<BufferDescriptor> remote = RdmaChannel.descriptors(req, req.u16(44), req.u16(46), length);
         if (length == 0) {
-            return RequestContext.done(response(open, Smb2Response.body(FIXED), 0, 0, 0));
+            return RequestContext.done(response(Smb2Response.body(FIXED), 0, 0, 0));
         }
         return c.buffers().acquire().thenComposeAsync(buffer -> {
             CompletableFuture<Smb2Response> result = new CompletableFuture<>();
@@ -75,7 +75,7 @@ final class ReadCommand {
                     result.completeExceptionally(new ConnectionGoneException("the RDMA Write of READ failed: " + failure, failure));
                     return;
                 }
-                Smb2Response r = response(open, Smb2Response.body(FIXED), 0, n, 0);
+                Smb2Response r = response(Smb2Response.body(FIXED), 0, n, 0);
                 result.complete(channel == Smb2.CHANNEL_RDMA_V1_INVALIDATE ? r.withInvalidate(remote.get(0).token()) : r);
             });
             return result;
@@ -107,7 +107,7 @@ final class ReadCommand {
     }
 
     /** The READ response body (2.2.20) in {@code b}, whose data (inline) already follows the 16 fixed bytes. */
-    private static Smb2Response response(Open open, ByteBuffer b, int dataLength, int dataRemaining, int inline) {
+    private static Smb2Response response(ByteBuffer b, int dataLength, int dataRemaining, int inline) {
         b.putShort(0, (short) 17).put(2, (byte) DATA_OFFSET).putInt(4, dataLength).putInt(8, dataRemaining);
         b.limit(FIXED + inline).position(0);
         return Smb2Response.success(b);

@@ -56,11 +56,11 @@ final class WriteCommand {
         if (!rdma) {
             ByteBuffer data = req.region("Data", dataOffset, length);
             writeFully(open.file().channel(), data, offset);
-            return RequestContext.done(response(open, length));
+            return RequestContext.done(response(length));
         }
         List<BufferDescriptor> remote = RdmaChannel.descriptors(req, req.u16(40), req.u16(42), length);
         if (length == 0) {
-            return RequestContext.done(response(open, 0));
+            return RequestContext.done(response(0));
         }
         return c.buffers().acquire().thenCompose(buffer -> {
             CompletableFuture<Void> read = new CompletableFuture<>();
@@ -81,7 +81,7 @@ final class WriteCommand {
                 } finally {
                     c.buffers().release(buffer);
                 }
-                Smb2Response r = response(open, length);
+                Smb2Response r = response(length);
                 return channel == Smb2.CHANNEL_RDMA_V1_INVALIDATE ? r.withInvalidate(remote.get(0).token()) : r;
             }, c.server().workers());
         });
@@ -100,7 +100,7 @@ final class WriteCommand {
     }
 
     /** The WRITE response body (2.2.22): Count, Remaining 0, no channel info. */
-    private static Smb2Response response(Open open, long count) {
+    private static Smb2Response response(long count) {
         ByteBuffer b = Smb2Response.body(16);
         b.putShort((short) 17).putShort((short) 0).putInt((int) count);
         return Smb2Response.success(b.position(0));

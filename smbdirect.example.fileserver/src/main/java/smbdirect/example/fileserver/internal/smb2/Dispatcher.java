@@ -115,15 +115,18 @@ final class Dispatcher {
      * no well-formed descriptor names no token, and its response goes as a plain Send.
      */
     static Smb2Response invalidating(RequestContext rc, Smb2Response r) {
-        if (r == null || r == Smb2Response.NONE || r.invalidate()) {
+        if (r == null || r == Smb2Response.NONE) {
             return r;
         }
         Smb2Request req = rc.request;
         int channelAt;
+        int infoAt;
         if (req.command() == Smb2.READ) {
-            channelAt = 36;
+            channelAt = ReadCommand.CHANNEL;
+            infoAt = ReadCommand.CHANNEL_INFO;
         } else if (req.command() == Smb2.WRITE) {
-            channelAt = 32;
+            channelAt = WriteCommand.CHANNEL;
+            infoAt = WriteCommand.CHANNEL_INFO;
         } else {
             return r;
         }
@@ -131,10 +134,7 @@ final class Dispatcher {
             if (req.u32(channelAt) != Smb2.CHANNEL_RDMA_V1_INVALIDATE) {
                 return r;
             }
-            // the channel info's offset and length follow the Channel field (READ: 44, 46; WRITE: 40, 42)
-            int infoAt = req.command() == Smb2.READ ? 44 : 40;
-            List<smbdirect.api.BufferDescriptor> d = RdmaChannel.descriptors(req, req.u16(infoAt), req.u16(infoAt + 2), 0);
-            return r.withInvalidate(d.get(0).token());
+            return r.withInvalidate(RdmaChannel.firstToken(req, req.u16(infoAt), req.u16(infoAt + 2)));
         } catch (SmbStatusException e) {
             return r;
         }

@@ -23,11 +23,7 @@ final class RdmaChannel {
      */
     static List<BufferDescriptor> descriptors(Smb2Request req, int offset, int length, long needed)
             throws SmbStatusException {
-        if (length < BufferDescriptor.BYTES || length % BufferDescriptor.BYTES != 0) {
-            throw new SmbStatusException(NtStatus.INVALID_PARAMETER, "channel info length " + length
-                    + ": not one or more 16-byte buffer descriptors");
-        }
-        ByteBuffer info = req.region("channel info", offset, length);
+        ByteBuffer info = info(req, offset, length);
         List<BufferDescriptor> list = BufferDescriptor.decodeList(info, length / BufferDescriptor.BYTES);
         long total = 0;
         for (BufferDescriptor d : list) {
@@ -38,6 +34,22 @@ final class RdmaChannel {
                     + " bytes, fewer than the " + needed + " to transfer");
         }
         return list;
+    }
+
+    /**
+     * The token of the first descriptor of the channel info at the offset and length the request's
+     * fields give, which must hold whole descriptors like {@link #descriptors}'s.
+     */
+    static int firstToken(Smb2Request req, int offset, int length) throws SmbStatusException {
+        return BufferDescriptor.decode(info(req, offset, length)).token();
+    }
+
+    private static ByteBuffer info(Smb2Request req, int offset, int length) throws SmbStatusException {
+        if (length < BufferDescriptor.BYTES || length % BufferDescriptor.BYTES != 0) {
+            throw new SmbStatusException(NtStatus.INVALID_PARAMETER, "channel info length " + length
+                    + ": not one or more 16-byte buffer descriptors");
+        }
+        return req.region("channel info", offset, length);
     }
 
     /** The NTSTATUS of a failed read or write of file data. */

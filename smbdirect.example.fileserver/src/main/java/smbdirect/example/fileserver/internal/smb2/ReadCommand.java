@@ -14,12 +14,16 @@ import smbdirect.api.BufferDescriptor;
  * connection (one copy), RDMA-Written to the client's buffer descriptors, and then answered with
  * DataLength 0 and DataRemaining the number of bytes written (as Windows and ksmbd do; cifs takes
  * DataRemaining as the length of an RDMA read, smb2_read_data_length); _V1_INVALIDATE is answered
- * with Send with Invalidate of the first descriptor's token. At or beyond the end of file, or fewer
+ * with Send with Invalidate of the first descriptor's token ({@link Dispatcher#invalidating},
+ * whatever the status). At or beyond the end of file, or fewer
  * bytes than MinimumCount: STATUS_END_OF_FILE. A failed RDMA Write ends the connection (the
  * transport closes it) and the request gets no response.
  */
 final class ReadCommand {
 
+    /** Body offsets of the request's Channel field and of its ReadChannelInfoOffset (2.2.19). */
+    static final int CHANNEL = 36;
+    static final int CHANNEL_INFO = 44;
     private static final int FIXED = 16;
     private static final int DATA_OFFSET = Smb2.HEADER_SIZE + FIXED;
 
@@ -33,7 +37,7 @@ final class ReadCommand {
         long offset = req.u64(8);
         Open open = rc.open(16);
         long minimum = Integer.toUnsignedLong(req.u32(32));
-        int channel = req.u32(36);
+        int channel = req.u32(CHANNEL);
         if (length > c.maxReadWriteSize()) {
             throw new SmbStatusException(NtStatus.INVALID_PARAMETER, "Length=" + length + ": above MaxReadSize "
                     + c.maxReadWriteSize());
@@ -55,7 +59,7 @@ final class ReadCommand {
         if (!Credits.isRdma(channel)) {
             throw new SmbStatusException(NtStatus.INVALID_PARAMETER, "Channel=" + channel + ": unknown");
         }
-        List<BufferDescriptor> remote = RdmaChannel.descriptors(req, req.u16(44), req.u16(46), length);
+        List<BufferDescriptor> remote = RdmaChannel.descriptors(req, req.u16(CHANNEL_INFO), req.u16(CHANNEL_INFO + 2), length);
         if (length == 0) {
             return RequestContext.done(response(Smb2Response.body(FIXED), 0, 0, 0));
         }
@@ -75,8 +79,7 @@ final class ReadCommand {
                     result.completeExceptionally(new ConnectionGoneException("the RDMA Write of READ failed: " + failure, failure));
                     return;
                 }
-                Smb2Response r = response(Smb2Response.body(FIXED), 0, n, 0);
-                result.complete(channel == Smb2.CHANNEL_RDMA_V1_INVALIDATE ? r.withInvalidate(remote.get(0).token()) : r);
+                result.complete(response(Smb2Response.body(FIXED), 0, n, 0));
             });
             return result;
         }, c.server().workers());

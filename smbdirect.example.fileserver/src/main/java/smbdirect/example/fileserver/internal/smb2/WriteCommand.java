@@ -14,12 +14,17 @@ import smbdirect.api.BufferDescriptor;
  * SMB2_CHANNEL_RDMA_V1 or _V1_INVALIDATE the length is RemainingBytes (Length and the inline data
  * must be empty, as ksmbd requires and cifs sends), RDMA-Read from the client's buffer
  * descriptors into a registered buffer of the connection and then written to the file (one copy);
- * _V1_INVALIDATE is answered with Send with Invalidate of the first descriptor's token. Nothing is
+ * _V1_INVALIDATE is answered with Send with Invalidate of the first descriptor's token
+ * ({@link Dispatcher#invalidating}, whatever the status). Nothing is
  * written before the whole RDMA Read completed: a failed RDMA Read ends the connection (the
  * transport closes it) with no byte written and no response. Offset 0xFFFFFFFFFFFFFFFF appends.
  */
 final class WriteCommand {
 
+    /** Body offsets of the request's Channel, RemainingBytes and WriteChannelInfoOffset fields (2.2.21). */
+    static final int CHANNEL = 32;
+    static final int REMAINING_BYTES = 36;
+    static final int CHANNEL_INFO = 40;
     private static final long APPEND = 0xFFFFFFFFFFFFFFFFL;
 
     private WriteCommand() {
@@ -32,7 +37,7 @@ final class WriteCommand {
         long inlineLength = Integer.toUnsignedLong(req.u32(4));
         long offset = req.u64(8);
         Open open = rc.open(16);
-        int channel = req.u32(32);
+        int channel = req.u32(CHANNEL);
         boolean rdma = Credits.isRdma(channel);
         if (!rdma && channel != Smb2.CHANNEL_NONE) {
             throw new SmbStatusException(NtStatus.INVALID_PARAMETER, "Channel=" + channel + ": unknown");
@@ -41,7 +46,7 @@ final class WriteCommand {
             throw new SmbStatusException(NtStatus.INVALID_PARAMETER, "Length=" + inlineLength
                     + " with an RDMA channel: the data comes by RDMA Read (RemainingBytes)");
         }
-        long length = rdma ? Integer.toUnsignedLong(req.u32(36)) : inlineLength;
+        long length = rdma ? Integer.toUnsignedLong(req.u32(REMAINING_BYTES)) : inlineLength;
         if (length > c.maxReadWriteSize()) {
             throw new SmbStatusException(NtStatus.INVALID_PARAMETER, "length " + length + ": above MaxWriteSize "
                     + c.maxReadWriteSize());
@@ -58,7 +63,7 @@ final class WriteCommand {
             writeFully(open.file().channel(), data, offset);
             return RequestContext.done(response(length));
         }
-        List<BufferDescriptor> remote = RdmaChannel.descriptors(req, req.u16(40), req.u16(42), length);
+        List<BufferDescriptor> remote = RdmaChannel.descriptors(req, req.u16(CHANNEL_INFO), req.u16(CHANNEL_INFO + 2), length);
         if (length == 0) {
             return RequestContext.done(response(0));
         }
@@ -81,8 +86,7 @@ final class WriteCommand {
                 } finally {
                     c.buffers().release(buffer);
                 }
-                Smb2Response r = response(length);
-                return channel == Smb2.CHANNEL_RDMA_V1_INVALIDATE ? r.withInvalidate(remote.get(0).token()) : r;
+                return response(length);
             }, c.server().workers());
         });
     }

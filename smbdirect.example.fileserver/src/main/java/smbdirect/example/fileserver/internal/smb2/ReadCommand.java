@@ -5,8 +5,10 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
 
 import smbdirect.api.BufferDescriptor;
+import smbdirect.api.RegisteredBuffer;
 
 /**
  * READ ([MS-SMB2] 3.3.5.12). Inline (Channel NONE) the data follows the response at DataOffset 80.
@@ -63,7 +65,7 @@ final class ReadCommand {
         if (length == 0) {
             return RequestContext.done(response(Smb2Response.body(FIXED), 0, 0, 0));
         }
-        return c.buffers().acquire().thenComposeAsync(buffer -> {
+        Function<RegisteredBuffer, CompletableFuture<Smb2Response>> transfer = buffer -> {
             CompletableFuture<Smb2Response> result = new CompletableFuture<>();
             int n;
             try {
@@ -82,7 +84,11 @@ final class ReadCommand {
                 result.complete(response(Smb2Response.body(FIXED), 0, n, 0));
             });
             return result;
-        }, c.server().workers());
+        };
+        // a buffer at hand is filled on this worker; one given back later (by the transport's thread
+        // that completed an RDMA Write) is filled on a worker
+        CompletableFuture<RegisteredBuffer> acquired = c.buffers().acquire();
+        return acquired.isDone() ? acquired.thenCompose(transfer) : acquired.thenComposeAsync(transfer, c.server().workers());
     }
 
     /**

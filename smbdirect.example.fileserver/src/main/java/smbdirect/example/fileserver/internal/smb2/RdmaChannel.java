@@ -1,16 +1,13 @@
 package smbdirect.example.fileserver.internal.smb2;
 
-import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.channels.ClosedChannelException;
 import java.util.List;
 
 import smbdirect.api.BufferDescriptor;
 
 /**
  * What READ and WRITE share: the channel info of an RDMA channel ([MS-SMB2] 2.2.19, 2.2.21: a
- * list of SMB_DIRECT_BUFFER_DESCRIPTOR_V1, [MS-SMBD] 2.2.3.1) and the mapping of file I/O errors to
- * NTSTATUS. Static.
+ * list of SMB_DIRECT_BUFFER_DESCRIPTOR_V1, [MS-SMBD] 2.2.3.1) and the range of a file offset. Static.
  */
 final class RdmaChannel {
 
@@ -50,18 +47,6 @@ final class RdmaChannel {
                     + ": not one or more 16-byte buffer descriptors");
         }
         return req.region("channel info", offset, length);
-    }
-
-    /** The NTSTATUS of a failed read or write of file data. */
-    static SmbStatusException ioFailure(String what, IOException e) {
-        if (e instanceof ClosedChannelException) {
-            return new SmbStatusException(NtStatus.FILE_CLOSED, what + ": the file was closed");
-        }
-        String m = String.valueOf(e.getMessage());
-        if (m.contains("No space left") || m.contains("Disk quota")) {
-            return new SmbStatusException(NtStatus.DISK_FULL, what + ": " + m);
-        }
-        return new SmbStatusException(NtStatus.UNSUCCESSFUL, what + ": " + e);
     }
 
     /** The offset must be one a file can have ([MS-SMB2] 3.3.5.12, 3.3.5.13). */

@@ -9,6 +9,7 @@ import java.util.function.Function;
 
 import smbdirect.api.BufferDescriptor;
 import smbdirect.api.RegisteredBuffer;
+import smbdirect.example.fileserver.internal.share.IoStatus;
 
 /**
  * READ ([MS-SMB2] 3.3.5.12). Inline (Channel NONE) the data follows the response at DataOffset 80.
@@ -106,7 +107,7 @@ final class ReadCommand {
                 n += r;
             }
         } catch (IOException e) {
-            throw RdmaChannel.ioFailure("READ at " + offset, e);
+            throw IoStatus.of(e, "READ at " + offset);
         }
         if ((n == 0 && length > 0) || n < minimum) {
             throw new SmbStatusException(NtStatus.END_OF_FILE, "READ at " + offset + ": " + n + " bytes there, "

@@ -8,6 +8,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 
 import smbdirect.api.BufferDescriptor;
+import smbdirect.example.fileserver.internal.share.IoStatus;
 
 /**
  * WRITE ([MS-SMB2] 3.3.5.13). Inline (Channel NONE) the data is at DataOffset, Length bytes. With
@@ -99,7 +100,7 @@ final class WriteCommand {
                 at += file.write(data, at);
             }
         } catch (IOException e) {
-            throw RdmaChannel.ioFailure("WRITE at " + Long.toUnsignedString(offset), e);
+            throw IoStatus.of(e, "WRITE at " + Long.toUnsignedString(offset));
         }
     }
 

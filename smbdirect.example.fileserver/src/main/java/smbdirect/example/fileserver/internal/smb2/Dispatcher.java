@@ -134,7 +134,7 @@ final class Dispatcher {
             if (req.u32(channelAt) != Smb2.CHANNEL_RDMA_V1_INVALIDATE) {
                 return r;
             }
-            return r.withInvalidate(RdmaChannel.firstToken(req, req.u16(infoAt), req.u16(infoAt + 2)));
+            return r.withInvalidate(RdmaChannel.firstToken(req, infoAt));
         } catch (SmbStatusException e) {
             return r;
         }

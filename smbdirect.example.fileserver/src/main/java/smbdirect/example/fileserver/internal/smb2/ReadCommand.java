@@ -41,10 +41,7 @@ final class ReadCommand {
         Open open = rc.open(16);
         long minimum = Integer.toUnsignedLong(req.u32(32));
         int channel = req.u32(CHANNEL);
-        if (length > c.maxReadWriteSize()) {
-            throw new SmbStatusException(NtStatus.INVALID_PARAMETER, "Length=" + length + ": above MaxReadSize "
-                    + c.maxReadWriteSize());
-        }
+        RdmaChannel.checkLength(c, length, "MaxReadSize");
         RdmaChannel.checkRange(offset, length);
         if (!open.file().canRead()) {
             throw open.file().isDirectory() ? new SmbStatusException(NtStatus.INVALID_DEVICE_REQUEST, "READ on a directory")
@@ -62,7 +59,7 @@ final class ReadCommand {
         if (!Credits.isRdma(channel)) {
             throw new SmbStatusException(NtStatus.INVALID_PARAMETER, "Channel=" + channel + ": unknown");
         }
-        List<BufferDescriptor> remote = RdmaChannel.descriptors(req, req.u16(CHANNEL_INFO), req.u16(CHANNEL_INFO + 2), length);
+        List<BufferDescriptor> remote = RdmaChannel.descriptors(req, CHANNEL_INFO, length);
         if (length == 0) {
             return RequestContext.done(response(Smb2Response.body(FIXED), 0, 0, 0));
         }

@@ -48,10 +48,7 @@ final class WriteCommand {
                     + " with an RDMA channel: the data comes by RDMA Read (RemainingBytes)");
         }
         long length = rdma ? Integer.toUnsignedLong(req.u32(REMAINING_BYTES)) : inlineLength;
-        if (length > c.maxReadWriteSize()) {
-            throw new SmbStatusException(NtStatus.INVALID_PARAMETER, "length " + length + ": above MaxWriteSize "
-                    + c.maxReadWriteSize());
-        }
+        RdmaChannel.checkLength(c, length, "MaxWriteSize");
         if (offset != APPEND) {
             RdmaChannel.checkRange(offset, length);
         }
@@ -64,7 +61,7 @@ final class WriteCommand {
             writeFully(open.file().channel(), data, offset);
             return RequestContext.done(response(length));
         }
-        List<BufferDescriptor> remote = RdmaChannel.descriptors(req, req.u16(CHANNEL_INFO), req.u16(CHANNEL_INFO + 2), length);
+        List<BufferDescriptor> remote = RdmaChannel.descriptors(req, CHANNEL_INFO, length);
         if (length == 0) {
             return RequestContext.done(response(0));
         }

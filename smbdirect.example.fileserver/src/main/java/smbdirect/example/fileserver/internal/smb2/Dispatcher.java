@@ -93,8 +93,7 @@ final class Dispatcher {
         }
         chain.whenComplete((v, failure) -> {
             if (failure != null) {
-                Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
-                LOG.warn("{}: no response to {}: {}", c, requests.get(0), cause.getMessage());
+                LOG.warn("{}: no response to {}: {}", c, requests.get(0), cause(failure).getMessage());
                 return;
             }
             try {
@@ -184,7 +183,7 @@ final class Dispatcher {
     }
 
     private static Smb2Response failed(RequestContext rc, Throwable failure) {
-        Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+        Throwable cause = cause(failure);
         if (cause instanceof SmbStatusException e) {
             return refused(rc, e);
         }
@@ -193,6 +192,11 @@ final class Dispatcher {
         }
         LOG.warn("{}: {} failed", rc.connection, rc.request, cause);
         return Smb2Response.error(NtStatus.INTERNAL_ERROR);
+    }
+
+    /** What failed: the cause a completion stage wrapped the failure in a CompletionException around. */
+    private static Throwable cause(Throwable failure) {
+        return failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
     }
 
     private static Smb2Response refused(RequestContext rc, SmbStatusException e) {

@@ -78,7 +78,10 @@ while [ $# -gt 0 ]; do
     esac
 done
 
-fail() { echo "scale-bench: $*" >&2; exit 1; }
+NAME=scale-bench
+PREFIX=scb
+# shellcheck source=bench-lib.sh
+. "$HERE/bench-lib.sh"
 number() { [[ "$2" =~ ^[0-9]+$ ]] || fail "$1 takes a whole number, not '$2'"; }
 number --rounds "$ROUNDS"
 number --seconds "$SECONDS_PER_RUN"
@@ -104,90 +107,17 @@ fi
 [ -n "$OUT" ] || OUT="scale-bench-$(date -u +%Y%m%dT%H%M%SZ).tsv"
 MD="${OUT%.tsv}.md"
 
-ID="$$"
-NS_A="scb${ID}a"
-NS_B="scb${ID}b"
-WORK="$(mktemp -d /tmp/scale-bench.XXXXXX)"
-PIDS=()
-
-# ---------------------------------------------------------------------------- cleanup, always
-
-cleanup() {
-    local status=$?
-    trap - EXIT INT TERM
-    for pid in "${PIDS[@]:-}"; do
-        [ -n "$pid" ] && kill -TERM "$pid" 2>/dev/null || true
-    done
-    for _ in 1 2 3 4 5 6 7 8 9 10; do
-        local alive=0
-        for pid in "${PIDS[@]:-}"; do
-            [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null && alive=1
-        done
-        [ "$alive" -eq 0 ] && break
-        sleep 0.5
-    done
-    for pid in "${PIDS[@]:-}"; do
-        [ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null || true
-    done
-    if [ "$NETNS" = 1 ]; then
-        for ns in "$NS_A" "$NS_B"; do
-            if ip netns list | grep -qw "^$ns"; then
-                for pid in $(ip netns pids "$ns" 2>/dev/null); do kill -KILL "$pid" 2>/dev/null || true; done
-                ip netns del "$ns" 2>/dev/null || true
-            fi
-        done
-    fi
-    rm -rf "$WORK"
-    exit "$status"
-}
-trap cleanup EXIT
-trap 'echo "scale-bench: interrupted; cleaning up" >&2; exit 130' INT
-trap 'echo "scale-bench: terminated; cleaning up" >&2; exit 143' TERM
+bench_start
 
 # ---------------------------------------------------------------------------- where the ends run
 
-if [ "$NETNS" = 1 ]; then
-    for ns in $(ip netns list | awk '{print $1}' | grep -E '^scb[0-9]+[ab]$' || true); do
-        pid="${ns#scb}"; pid="${pid%[ab]}"
-        if ! kill -0 "$pid" 2>/dev/null; then
-            for p in $(ip netns pids "$ns" 2>/dev/null); do kill -KILL "$p" 2>/dev/null || true; done
-            ip netns del "$ns" 2>/dev/null && echo "scale-bench: removed $ns, left by an earlier run" >&2 || true
-        fi
-    done
-    ip netns add "$NS_A"
-    ip netns add "$NS_B"
-    ip -n "$NS_A" link set lo up
-    ip -n "$NS_B" link set lo up
-    ip link add "scb${ID}a0" netns "$NS_A" mtu "$MTU" type veth peer name "scb${ID}b0" netns "$NS_B" mtu "$MTU"
-    ip -n "$NS_A" addr add 198.18.3.1/24 dev "scb${ID}a0"   # RFC 2544 benchmarking range
-    ip -n "$NS_B" addr add 198.18.3.2/24 dev "scb${ID}b0"
-    ip -n "$NS_A" link set "scb${ID}a0" up
-    ip -n "$NS_B" link set "scb${ID}b0" up
-    IN_A=(ip netns exec "$NS_A")
-    IN_B=(ip netns exec "$NS_B")
-    SERVER_ADDR=198.18.3.2
-    WHERE="two network namespaces, veth MTU $MTU"
-else
-    IN_A=()
-    IN_B=()
-    SERVER_ADDR=127.0.0.1
-    WHERE="loopback"
-fi
+bench_ends "$MTU" 3
 
 # homes of the perf processes: the defaults, and 8 KiB fragments (both ends send and receive 8192)
 mkdir -p "$WORK/home-default/etc" "$WORK/home-8192/etc"
 printf 'maxSendSize = 8192\nmaxReceiveSize = 8192\n' > "$WORK/home-8192/etc/smbdirect.transport.cfg"
 
 # ---------------------------------------------------------------------------- measurements
-
-wait_for() { # FILE TEXT SECONDS PID: until FILE contains TEXT, while PID lives
-    local deadline=$((SECONDS + $3))
-    until grep -q "$2" "$1" 2>/dev/null; do
-        kill -0 "$4" 2>/dev/null || { cat "$1" >&2; fail "process $4 ended before printing '$2'"; }
-        [ $SECONDS -lt $deadline ] || { cat "$1" >&2; fail "no '$2' within $3 s"; }
-        sleep 0.2
-    done
-}
 
 listening() { # PORT: whether a TCP listener on PORT is up where the servers run
     "${IN_B[@]}" ss -ltnH "sport = :$1" | grep -q ":$1"
@@ -271,7 +201,6 @@ perf_client() { # N HOME DIRECTION -> MBPS (summed), EACH (per connection, comma
     cat "${logs[@]}" >> "$WORK/clients.txt"
 }
 
-median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.3f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 MACHINE="$(nproc) CPUs ($(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //'))"
 JVM="$("$JAVA" -version 2>&1 | head -1)"

@@ -66,7 +66,10 @@ while [ $# -gt 0 ]; do
     esac
 done
 
-fail() { echo "small-bench: $*" >&2; exit 1; }
+NAME=small-bench
+PREFIX=smb
+# shellcheck source=bench-lib.sh
+. "$HERE/bench-lib.sh"
 number() { [[ "$2" =~ ^[0-9]+$ ]] || fail "$1 takes a whole number, not '$2'"; }
 number --rounds "$ROUNDS"
 number --seconds "$SECONDS_PER_RUN"
@@ -87,81 +90,10 @@ fi
 [ -n "$OUT" ] || OUT="small-bench-$(date -u +%Y%m%dT%H%M%SZ).tsv"
 MD="${OUT%.tsv}.md"
 
-ID="$$"
-NS_A="smb${ID}a"
-NS_B="smb${ID}b"
-WORK="$(mktemp -d /tmp/small-bench.XXXXXX)"
-PIDS=()
+bench_start
 
-cleanup() {
-    local status=$?
-    trap - EXIT INT TERM
-    for pid in "${PIDS[@]:-}"; do
-        [ -n "$pid" ] && kill -TERM "$pid" 2>/dev/null || true
-    done
-    for _ in 1 2 3 4 5 6 7 8 9 10; do
-        local alive=0
-        for pid in "${PIDS[@]:-}"; do
-            [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null && alive=1
-        done
-        [ "$alive" -eq 0 ] && break
-        sleep 0.5
-    done
-    for pid in "${PIDS[@]:-}"; do
-        [ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null || true
-    done
-    if [ "$NETNS" = 1 ]; then
-        for ns in "$NS_A" "$NS_B"; do
-            if ip netns list | grep -qw "^$ns"; then
-                for pid in $(ip netns pids "$ns" 2>/dev/null); do kill -KILL "$pid" 2>/dev/null || true; done
-                ip netns del "$ns" 2>/dev/null || true
-            fi
-        done
-    fi
-    rm -rf "$WORK"
-    exit "$status"
-}
-trap cleanup EXIT
-trap 'echo "small-bench: interrupted; cleaning up" >&2; exit 130' INT
-trap 'echo "small-bench: terminated; cleaning up" >&2; exit 143' TERM
-
-if [ "$NETNS" = 1 ]; then
-    for ns in $(ip netns list | awk '{print $1}' | grep -E '^smb[0-9]+[ab]$' || true); do
-        pid="${ns#smb}"; pid="${pid%[ab]}"
-        if ! kill -0 "$pid" 2>/dev/null; then
-            for p in $(ip netns pids "$ns" 2>/dev/null); do kill -KILL "$p" 2>/dev/null || true; done
-            ip netns del "$ns" 2>/dev/null && echo "small-bench: removed $ns, left by an earlier run" >&2 || true
-        fi
-    done
-    ip netns add "$NS_A"
-    ip netns add "$NS_B"
-    ip -n "$NS_A" link set lo up
-    ip -n "$NS_B" link set lo up
-    ip link add "smb${ID}a0" netns "$NS_A" mtu "$MTU" type veth peer name "smb${ID}b0" netns "$NS_B" mtu "$MTU"
-    ip -n "$NS_A" addr add 198.18.4.1/24 dev "smb${ID}a0"   # RFC 2544 benchmarking range
-    ip -n "$NS_B" addr add 198.18.4.2/24 dev "smb${ID}b0"
-    ip -n "$NS_A" link set "smb${ID}a0" up
-    ip -n "$NS_B" link set "smb${ID}b0" up
-    IN_A=(ip netns exec "$NS_A")
-    IN_B=(ip netns exec "$NS_B")
-    SERVER_ADDR=198.18.4.2
-    WHERE="two network namespaces, veth MTU $MTU"
-else
-    IN_A=()
-    IN_B=()
-    SERVER_ADDR=127.0.0.1
-    WHERE="loopback"
-fi
+bench_ends "$MTU" 4
 mkdir -p "$WORK/home"
-
-wait_for() { # FILE TEXT SECONDS PID: until FILE contains TEXT, while PID lives
-    local deadline=$((SECONDS + $3))
-    until grep -q "$2" "$1" 2>/dev/null; do
-        kill -0 "$4" 2>/dev/null || { cat "$1" >&2; fail "process $4 ended before printing '$2'"; }
-        [ $SECONDS -lt $deadline ] || { cat "$1" >&2; fail "no '$2' within $3 s"; }
-        sleep 0.2
-    done
-}
 
 # qperf's figures in one unit: "latency = 26.3 us" -> microseconds, "bw = 121 MB/sec" -> bytes/s
 qperf_us() { awk '/latency/ { v = $3; u = $4 } END { f = (u == "ns") ? 0.001 : (u == "us") ? 1 : (u == "ms") ? 1000 : 1e6; if (v == "") exit 1; printf "%.3f", v * f }' "$1"; }
@@ -234,7 +166,6 @@ for round in $(seq 1 "$ROUNDS"); do
 done
 
 LOAD_END="$(cut -d' ' -f1-3 /proc/loadavg)"
-median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.3f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 column() { awk -F'\t' -v f="$1" -v c="$2" 'NR > 1 && $2 == f { print $c }' "$OUT"; }
 spread() { sort -g | sed -n '1p;$p' | paste -sd- -; }
 fmt() { awk -v f="$1" '{ printf f "\n", $1 }'; } # FORMAT: each value of the input in it

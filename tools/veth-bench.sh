@@ -77,7 +77,11 @@ while [ $# -gt 0 ]; do
     esac
 done
 
-fail() { echo "veth-bench: $*" >&2; exit 1; }
+NAME=veth-bench
+PREFIX=sdb
+NETNS=1   # always: the two ends run in network namespaces
+# shellcheck source=bench-lib.sh
+. "$HERE/bench-lib.sh"
 [ "$(id -u)" -eq 0 ] || fail "needs root (ip netns, ip link add ... type veth)"
 command -v ip >/dev/null || fail "needs iproute2 (ip)"
 command -v iperf3 >/dev/null || fail "needs iperf3 (apt-get install iperf3)"
@@ -92,66 +96,13 @@ for w in $WORKLOADS; do
 done
 [ -n "$OUT" ] || OUT="veth-bench-$(date -u +%Y%m%dT%H%M%SZ).tsv"
 
-ID="$$"
-NS_A="sdb${ID}a"
-NS_B="sdb${ID}b"
-WORK="$(mktemp -d /tmp/veth-bench.XXXXXX)"
-PIDS=()
+bench_start
 
-# ---------------------------------------------------------------------------- cleanup, always
-
-cleanup() {
-    local status=$?
-    trap - EXIT INT TERM
-    for pid in "${PIDS[@]:-}"; do
-        [ -n "$pid" ] && kill -TERM "$pid" 2>/dev/null || true
-    done
-    for _ in 1 2 3 4 5 6 7 8 9 10; do
-        local alive=0
-        for pid in "${PIDS[@]:-}"; do
-            [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null && alive=1
-        done
-        [ "$alive" -eq 0 ] && break
-        sleep 0.5
-    done
-    for ns in "$NS_A" "$NS_B"; do
-        if ip netns list | grep -qw "^$ns"; then
-            # what still runs in our namespaces is ours: end it, then the namespace (and its veths)
-            for pid in $(ip netns pids "$ns" 2>/dev/null); do kill -KILL "$pid" 2>/dev/null || true; done
-            ip netns del "$ns" 2>/dev/null || true
-        fi
-    done
-    rm -rf "$WORK"
-    exit "$status"
-}
-trap cleanup EXIT
-trap 'echo "veth-bench: interrupted; cleaning up" >&2; exit 130' INT
-trap 'echo "veth-bench: terminated; cleaning up" >&2; exit 143' TERM
-
-# leftovers of runs that died without cleaning up (their PID is gone): namespaces sdb<PID>a/b
-for ns in $(ip netns list | awk '{print $1}' | grep -E '^sdb[0-9]+[ab]$' || true); do
-    pid="${ns#sdb}"; pid="${pid%[ab]}"
-    if ! kill -0 "$pid" 2>/dev/null; then
-        for p in $(ip netns pids "$ns" 2>/dev/null); do kill -KILL "$p" 2>/dev/null || true; done
-        ip netns del "$ns" 2>/dev/null && echo "veth-bench: removed $ns, left by an earlier run" >&2 || true
-    fi
-done
-
-# ---------------------------------------------------------------------------- the two stacks
-
-ip netns add "$NS_A"
-ip netns add "$NS_B"
-ip -n "$NS_A" link set lo up
-ip -n "$NS_B" link set lo up
+bench_namespaces
 addr_a() { [ "$1" = 1500 ] && echo 198.18.1.1 || echo 198.18.2.1; }   # RFC 2544 benchmarking range
 addr_b() { [ "$1" = 1500 ] && echo 198.18.1.2 || echo 198.18.2.2; }
 for m in $MTUS; do
-    i=$([ "$m" = 1500 ] && echo 0 || echo 1)
-    ip link add "sdb${ID}a$i" netns "$NS_A" mtu "$m" type veth peer name "sdb${ID}b$i" netns "$NS_B" mtu "$m"
-    ip -n "$NS_A" addr add "$(addr_a "$m")/24" dev "sdb${ID}a$i"
-    ip -n "$NS_B" addr add "$(addr_b "$m")/24" dev "sdb${ID}b$i"
-    ip -n "$NS_A" link set "sdb${ID}a$i" up
-    ip -n "$NS_B" link set "sdb${ID}b$i" up
+    bench_veth "$([ "$m" = 1500 ] && echo 0 || echo 1)" "$m" "$(addr_a "$m")" "$(addr_b "$m")"
 done
 
 # homes of the perf processes: the defaults, and 8 KiB fragments (both ends send and receive 8192)
@@ -169,14 +120,6 @@ fi
 
 # ---------------------------------------------------------------------------- measurements
 
-wait_for() { # FILE TEXT SECONDS PID: until FILE contains TEXT, while PID lives
-    local deadline=$((SECONDS + $3))
-    until grep -q "$2" "$1" 2>/dev/null; do
-        kill -0 "$4" 2>/dev/null || { cat "$1" >&2; fail "process $4 ended before printing '$2'"; }
-        [ $SECONDS -lt $deadline ] || { cat "$1" >&2; fail "no '$2' within $3 s"; }
-        sleep 0.2
-    done
-}
 
 # Long-running steps run in the background and are waited for with `wait`, so that SIGINT and
 # SIGTERM reach the traps at once (bash runs a trap only after a foreground command ends).
@@ -239,7 +182,6 @@ perf_client() { # MTU HOME DIRECTION -> MBPS, FPDU_TEXT (what perf printed of th
     cat "$log" >> "$WORK/clients.txt"
 }
 
-median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.3f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 echo "veth-bench: kernel $(uname -r), $(nproc) CPUs, $("$JAVA" -version 2>&1 | head -1), load average at start $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "veth-bench: namespaces $NS_A and $NS_B; rounds $ROUNDS; $WARMUP s warm-up and $SECONDS_PER_RUN s measured per run;" \

@@ -893,6 +893,9 @@ class FileServerOverMockTest extends ServedShareTest {
         Response ioctl = c.ioctl(0x0009_9999, f, new byte[8], 64);
         assertTrue(ioctl.status() == Status.NOT_SUPPORTED || ioctl.status() == Status.INVALID_DEVICE_REQUEST,
                 "3.3.5.15: an unknown FSCTL: " + ioctl.describe());
+        Response resumeKey = c.ioctl(0x0014_0078, f, new byte[0], 32); // FSCTL_SRV_REQUEST_RESUME_KEY
+        assertEquals(Status.name(Status.NOT_SUPPORTED), Status.name(resumeKey.status()),
+                "no server-side copy: cifs's copy_file_range falls back to READ and WRITE");
         Response notFsctl = c.call(Smb2.ioctl(0x0009_0000, f, new byte[0], 64, 0));
         assertEquals(Status.name(Status.NOT_SUPPORTED), Status.name(notFsctl.status()),
                 "3.3.5.15: Flags without SMB2_0_IOCTL_IS_FSCTL");

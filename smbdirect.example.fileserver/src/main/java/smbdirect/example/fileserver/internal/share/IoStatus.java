@@ -1,6 +1,7 @@
 package smbdirect.example.fileserver.internal.share;
 
 import java.io.IOException;
+import java.nio.channels.ClosedChannelException;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.FileAlreadyExistsException;
@@ -44,6 +45,9 @@ public final class IoStatus {
         }
         if (e instanceof NotDirectoryException) {
             return NtStatus.NOT_A_DIRECTORY;
+        }
+        if (e instanceof ClosedChannelException) {
+            return NtStatus.FILE_CLOSED; // the open's channel was closed under a READ or WRITE
         }
         String reason = e instanceof FileSystemException fse && fse.getReason() != null ? fse.getReason() : e.getMessage();
         if (reason == null) {

@@ -114,8 +114,7 @@ final class CreateCommand {
         List<ByteBuffer> data = new ArrayList<>();
         if (asked.contains("MxAc")) {
             ByteBuffer d = Smb2Response.body(8);
-            d.putInt(NtStatus.SUCCESS).putInt(rc.connection.share().readOnly() ? TreeCommands.ACCESS_READ
-                    : TreeCommands.ACCESS_ALL);
+            d.putInt(NtStatus.SUCCESS).putInt(TreeCommands.maximalAccess(rc.connection));
             names.add("MxAc".getBytes(StandardCharsets.US_ASCII));
             data.add(d.flip());
         }

@@ -15,8 +15,8 @@ final class Credits {
     static long payloadSize(Smb2Request req) throws SmbStatusException {
         return switch (req.command()) {
             case Smb2.READ -> Integer.toUnsignedLong(req.u32(4));
-            case Smb2.WRITE -> Math.max(Integer.toUnsignedLong(req.u32(4)), isRdma(req.u32(32))
-                    ? Integer.toUnsignedLong(req.u32(36)) : 0);
+            case Smb2.WRITE -> Math.max(Integer.toUnsignedLong(req.u32(4)), isRdma(req.u32(WriteCommand.CHANNEL))
+                    ? Integer.toUnsignedLong(req.u32(WriteCommand.REMAINING_BYTES)) : 0);
             case Smb2.IOCTL -> Math.max(Integer.toUnsignedLong(req.u32(28)) + Integer.toUnsignedLong(req.u32(40)),
                     Integer.toUnsignedLong(req.u32(32)) + Integer.toUnsignedLong(req.u32(44)));
             case Smb2.QUERY_DIRECTORY -> Integer.toUnsignedLong(req.u32(28));

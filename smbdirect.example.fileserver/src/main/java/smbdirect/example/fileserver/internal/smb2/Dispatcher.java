@@ -93,8 +93,7 @@ final class Dispatcher {
         }
         chain.whenComplete((v, failure) -> {
             if (failure != null) {
-                Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
-                LOG.warn("{}: no response to {}: {}", c, requests.get(0), cause.getMessage());
+                LOG.warn("{}: no response to {}: {}", c, requests.get(0), cause(failure).getMessage());
                 return;
             }
             try {
@@ -115,15 +114,18 @@ final class Dispatcher {
      * no well-formed descriptor names no token, and its response goes as a plain Send.
      */
     static Smb2Response invalidating(RequestContext rc, Smb2Response r) {
-        if (r == null || r == Smb2Response.NONE || r.invalidate()) {
+        if (r == null || r == Smb2Response.NONE) {
             return r;
         }
         Smb2Request req = rc.request;
         int channelAt;
+        int infoAt;
         if (req.command() == Smb2.READ) {
-            channelAt = 36;
+            channelAt = ReadCommand.CHANNEL;
+            infoAt = ReadCommand.CHANNEL_INFO;
         } else if (req.command() == Smb2.WRITE) {
-            channelAt = 32;
+            channelAt = WriteCommand.CHANNEL;
+            infoAt = WriteCommand.CHANNEL_INFO;
         } else {
             return r;
         }
@@ -131,10 +133,7 @@ final class Dispatcher {
             if (req.u32(channelAt) != Smb2.CHANNEL_RDMA_V1_INVALIDATE) {
                 return r;
             }
-            // the channel info's offset and length follow the Channel field (READ: 44, 46; WRITE: 40, 42)
-            int infoAt = req.command() == Smb2.READ ? 44 : 40;
-            List<smbdirect.api.BufferDescriptor> d = RdmaChannel.descriptors(req, req.u16(infoAt), req.u16(infoAt + 2), 0);
-            return r.withInvalidate(d.get(0).token());
+            return r.withInvalidate(RdmaChannel.firstToken(req, infoAt));
         } catch (SmbStatusException e) {
             return r;
         }
@@ -184,7 +183,7 @@ final class Dispatcher {
     }
 
     private static Smb2Response failed(RequestContext rc, Throwable failure) {
-        Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+        Throwable cause = cause(failure);
         if (cause instanceof SmbStatusException e) {
             return refused(rc, e);
         }
@@ -193,6 +192,11 @@ final class Dispatcher {
         }
         LOG.warn("{}: {} failed", rc.connection, rc.request, cause);
         return Smb2Response.error(NtStatus.INTERNAL_ERROR);
+    }
+
+    /** What failed: the cause a completion stage wrapped the failure in a CompletionException around. */
+    private static Throwable cause(Throwable failure) {
+        return failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
     }
 
     private static Smb2Response refused(RequestContext rc, SmbStatusException e) {

@@ -15,7 +15,12 @@ import org.slf4j.LoggerFactory;
  * requires. FSCTL_QUERY_NETWORK_INTERFACE_INFO: STATUS_NOT_SUPPORTED (no
  * multichannel; cifs takes -EOPNOTSUPP as "no interface list" and goes on). FSCTL_DFS_GET_REFERRALS
  * (and _EX): STATUS_FS_DRIVER_REQUIRED (no DFS, as ksmbd answers). Any other control:
- * STATUS_NOT_SUPPORTED; a non-FSCTL IOCTL likewise.
+ * STATUS_NOT_SUPPORTED, by design: a reference server offers no server-side copy
+ * (FSCTL_SRV_REQUEST_RESUME_KEY, FSCTL_SRV_COPYCHUNK[_WRITE], FSCTL_DUPLICATE_EXTENTS_TO_FILE), sparse
+ * files (FSCTL_SET_SPARSE, FSCTL_SET_ZERO_DATA, FSCTL_QUERY_ALLOCATED_RANGES) or reparse points
+ * (FSCTL_GET/SET_REPARSE_POINT); Linux cifs takes the answer as EOPNOTSUPP and copies through READ and
+ * WRITE, or tells the application that fallocate's hole punching is not supported. A non-FSCTL IOCTL
+ * likewise. The log names the control when it is one of these.
  */
 final class IoctlCommand {
 
@@ -26,6 +31,13 @@ final class IoctlCommand {
     static final int FSCTL_DFS_GET_REFERRALS = 0x00060194;
     static final int FSCTL_DFS_GET_REFERRALS_EX = 0x000601B0;
     static final int IOCTL_IS_FSCTL = 0x00000001;
+    /** The FSCTLs Linux cifs may send that this server does not offer, by name for the log ([MS-FSCC] 2.3). */
+    private static final java.util.Map<Integer, String> NOT_OFFERED = java.util.Map.of(
+            0x00140078, "FSCTL_SRV_REQUEST_RESUME_KEY", 0x001440F2, "FSCTL_SRV_COPYCHUNK",
+            0x001480F2, "FSCTL_SRV_COPYCHUNK_WRITE", 0x00098344, "FSCTL_DUPLICATE_EXTENTS_TO_FILE",
+            0x000900C4, "FSCTL_SET_SPARSE", 0x000980C8, "FSCTL_SET_ZERO_DATA",
+            0x000940CF, "FSCTL_QUERY_ALLOCATED_RANGES", 0x000900A8, "FSCTL_GET_REPARSE_POINT",
+            0x000900A4, "FSCTL_SET_REPARSE_POINT");
     private static final int FIXED = 48;
 
     private IoctlCommand() {
@@ -55,7 +67,8 @@ final class IoctlCommand {
             case FSCTL_DFS_GET_REFERRALS_EX:
                 throw new SmbStatusException(NtStatus.FS_DRIVER_REQUIRED, "FSCTL_DFS_GET_REFERRALS: no DFS");
             default:
-                throw new SmbStatusException(NtStatus.NOT_SUPPORTED, String.format("FSCTL 0x%08X: not implemented", ctlCode));
+                throw new SmbStatusException(NtStatus.NOT_SUPPORTED, NOT_OFFERED.getOrDefault(ctlCode,
+                        String.format("FSCTL 0x%08X", ctlCode)) + ": not offered by this server");
         }
     }
 

@@ -3,13 +3,16 @@ package smbdirect.example.fileserver.internal.smb2;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.attribute.FileTime;
 import java.security.SecureRandom;
+import java.time.Instant;
 import java.util.concurrent.CompletableFuture;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import smbdirect.example.fileserver.internal.auth.Smb3Keys;
+import smbdirect.example.fileserver.internal.share.Fscc;
 
 /**
  * NEGOTIATE ([MS-SMB2] 3.3.5.4): dialect 3.1.1 or 3.0.2, the highest both sides know; for 3.1.1
@@ -125,7 +128,7 @@ final class Negotiate {
         int rw = c.maxReadWriteSize();
         b.putShort((short) 65).putShort((short) SECURITY_MODE).putShort((short) dialect)
                 .putShort((short) (contexts == null ? 0 : 1)).put(c.server().serverGuid()).putInt(CAPABILITIES)
-                .putInt(c.maxTransactSize()).putInt(rw).putInt(rw).putLong(ServerContext.fileTimeNow()).putLong(0)
+                .putInt(c.maxTransactSize()).putInt(rw).putInt(rw).putLong(Fscc.filetime(FileTime.from(Instant.now()))).putLong(0)
                 .putShort((short) securityOffset).putShort((short) token.length)
                 .putInt(contexts == null ? 0 : contextOffset).put(token);
         if (contexts != null) {

@@ -40,11 +40,6 @@ final class RdmaBufferPool {
         this.max = max;
     }
 
-    /** The size of every buffer: the connection's MaxReadWriteSize. */
-    int bufferSize() {
-        return size;
-    }
-
     /** A buffer for one transfer; give it back with {@link #release}. */
     CompletableFuture<RegisteredBuffer> acquire() {
         CompletableFuture<RegisteredBuffer> result = new CompletableFuture<>();

@@ -5,8 +5,11 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
 
 import smbdirect.api.BufferDescriptor;
+import smbdirect.api.RegisteredBuffer;
+import smbdirect.example.fileserver.internal.share.IoStatus;
 
 /**
  * READ ([MS-SMB2] 3.3.5.12). Inline (Channel NONE) the data follows the response at DataOffset 80.
@@ -14,12 +17,16 @@ import smbdirect.api.BufferDescriptor;
  * connection (one copy), RDMA-Written to the client's buffer descriptors, and then answered with
  * DataLength 0 and DataRemaining the number of bytes written (as Windows and ksmbd do; cifs takes
  * DataRemaining as the length of an RDMA read, smb2_read_data_length); _V1_INVALIDATE is answered
- * with Send with Invalidate of the first descriptor's token. At or beyond the end of file, or fewer
+ * with Send with Invalidate of the first descriptor's token ({@link Dispatcher#invalidating},
+ * whatever the status). At or beyond the end of file, or fewer
  * bytes than MinimumCount: STATUS_END_OF_FILE. A failed RDMA Write ends the connection (the
  * transport closes it) and the request gets no response.
  */
 final class ReadCommand {
 
+    /** Body offsets of the request's Channel field and of its ReadChannelInfoOffset (2.2.19). */
+    static final int CHANNEL = 36;
+    static final int CHANNEL_INFO = 44;
     private static final int FIXED = 16;
     private static final int DATA_OFFSET = Smb2.HEADER_SIZE + FIXED;
 
@@ -33,11 +40,8 @@ final class ReadCommand {
         long offset = req.u64(8);
         Open open = rc.open(16);
         long minimum = Integer.toUnsignedLong(req.u32(32));
-        int channel = req.u32(36);
-        if (length > c.maxReadWriteSize()) {
-            throw new SmbStatusException(NtStatus.INVALID_PARAMETER, "Length=" + length + ": above MaxReadSize "
-                    + c.maxReadWriteSize());
-        }
+        int channel = req.u32(CHANNEL);
+        RdmaChannel.checkLength(c, length, "MaxReadSize");
         RdmaChannel.checkRange(offset, length);
         if (!open.file().canRead()) {
             throw open.file().isDirectory() ? new SmbStatusException(NtStatus.INVALID_DEVICE_REQUEST, "READ on a directory")
@@ -50,16 +54,16 @@ final class ReadCommand {
             }
             ByteBuffer b = Smb2Response.body(FIXED + (int) length);
             int n = readFully(open.file().channel(), b.position(FIXED).slice(), offset, minimum, length);
-            return RequestContext.done(response(open, b, n, 0, n));
+            return RequestContext.done(response(b, n, 0, n));
         }
         if (!Credits.isRdma(channel)) {
             throw new SmbStatusException(NtStatus.INVALID_PARAMETER, "Channel=" + channel + ": unknown");
         }
-        List<BufferDescriptor> remote = RdmaChannel.descriptors(req, req.u16(44), req.u16(46), length);
+        List<BufferDescriptor> remote = RdmaChannel.descriptors(req, CHANNEL_INFO, length);
         if (length == 0) {
-            return RequestContext.done(response(open, Smb2Response.body(FIXED), 0, 0, 0));
+            return RequestContext.done(response(Smb2Response.body(FIXED), 0, 0, 0));
         }
-        return c.buffers().acquire().thenComposeAsync(buffer -> {
+        Function<RegisteredBuffer, CompletableFuture<Smb2Response>> transfer = buffer -> {
             CompletableFuture<Smb2Response> result = new CompletableFuture<>();
             int n;
             try {
@@ -75,11 +79,14 @@ final class ReadCommand {
                     result.completeExceptionally(new ConnectionGoneException("the RDMA Write of READ failed: " + failure, failure));
                     return;
                 }
-                Smb2Response r = response(open, Smb2Response.body(FIXED), 0, n, 0);
-                result.complete(channel == Smb2.CHANNEL_RDMA_V1_INVALIDATE ? r.withInvalidate(remote.get(0).token()) : r);
+                result.complete(response(Smb2Response.body(FIXED), 0, n, 0));
             });
             return result;
-        }, c.server().workers());
+        };
+        // a buffer at hand is filled on this worker; one given back later (by the transport's thread
+        // that completed an RDMA Write) is filled on a worker
+        CompletableFuture<RegisteredBuffer> acquired = c.buffers().acquire();
+        return acquired.isDone() ? acquired.thenCompose(transfer) : acquired.thenComposeAsync(transfer, c.server().workers());
     }
 
     /**
@@ -97,7 +104,7 @@ final class ReadCommand {
                 n += r;
             }
         } catch (IOException e) {
-            throw RdmaChannel.ioFailure("READ at " + offset, e);
+            throw IoStatus.of(e, "READ at " + offset);
         }
         if ((n == 0 && length > 0) || n < minimum) {
             throw new SmbStatusException(NtStatus.END_OF_FILE, "READ at " + offset + ": " + n + " bytes there, "
@@ -107,7 +114,7 @@ final class ReadCommand {
     }
 
     /** The READ response body (2.2.20) in {@code b}, whose data (inline) already follows the 16 fixed bytes. */
-    private static Smb2Response response(Open open, ByteBuffer b, int dataLength, int dataRemaining, int inline) {
+    private static Smb2Response response(ByteBuffer b, int dataLength, int dataRemaining, int inline) {
         b.putShort(0, (short) 17).put(2, (byte) DATA_OFFSET).putInt(4, dataLength).putInt(8, dataRemaining);
         b.limit(FIXED + inline).position(0);
         return Smb2Response.success(b);

@@ -7,28 +7,21 @@ import smbdirect.example.fileserver.internal.auth.NtlmAuthenticator;
 import smbdirect.example.fileserver.internal.share.Share;
 
 /**
- * What every connection of one server shares: the share, the logon, the ServerGuid and start
- * time, and the worker pool requests run on. Immutable, thread-safe.
+ * What every connection of one server shares: the share, the logon, the ServerGuid, and the
+ * worker pool requests run on. Immutable, thread-safe.
  *
  * @param share the served directory
  * @param authenticator the logon
  * @param serverGuid ServerGuid, stable for the server's life (16 bytes)
- * @param startTime the server's start as FILETIME
  * @param workers runs requests and file I/O, never the transport's callback threads
  * @param maxBuffersPerConnection the most registered I/O buffers one connection holds
  */
-public record ServerContext(Share share, NtlmAuthenticator authenticator, byte[] serverGuid, long startTime,
+public record ServerContext(Share share, NtlmAuthenticator authenticator, byte[] serverGuid,
         Executor workers, int maxBuffersPerConnection) {
 
     public static ServerContext create(Share share, NtlmAuthenticator authenticator, Executor workers) {
         byte[] guid = new byte[16];
         new SecureRandom().nextBytes(guid);
-        return new ServerContext(share, authenticator, guid, fileTimeNow(), workers, 8);
-    }
-
-    /** Now as FILETIME: 100 ns intervals since 1601-01-01 UTC. */
-    public static long fileTimeNow() {
-        java.time.Instant now = java.time.Instant.now();
-        return (now.getEpochSecond() + 11_644_473_600L) * 10_000_000L + now.getNano() / 100;
+        return new ServerContext(share, authenticator, guid, workers, 8);
     }
 }

@@ -43,10 +43,6 @@ public final class Session {
         return user;
     }
 
-    public boolean isGuest() {
-        return guest;
-    }
-
     synchronized NtlmAuthenticator.Exchange exchange(NtlmAuthenticator authenticator) {
         if (exchange == null) {
             exchange = authenticator.newExchange();

@@ -31,10 +31,6 @@ public record Smb2Header(int creditCharge, int status, int command, int credits,
         return (flags & Smb2.FLAGS_RELATED_OPERATIONS) != 0;
     }
 
-    public boolean isResponse() {
-        return (flags & Smb2.FLAGS_SERVER_TO_REDIR) != 0;
-    }
-
     /**
      * Decodes the header at {@code at} of a little-endian message whose bytes end at the buffer's
      * limit, checking what makes it unusable: fewer than 64 bytes, ProtocolId, StructureSize, the

@@ -38,7 +38,7 @@ final class TreeCommands {
             maximalAccess = ACCESS_READ;
         } else if (name.equalsIgnoreCase(rc.connection.share().name())) {
             pipe = false;
-            maximalAccess = rc.connection.share().readOnly() ? ACCESS_READ : ACCESS_ALL;
+            maximalAccess = maximalAccess(rc.connection);
         } else {
             LOG.info("{}: TREE_CONNECT to '{}' refused: no such share", rc.connection, path);
             throw new SmbStatusException(NtStatus.BAD_NETWORK_NAME, "no share '" + name + "'");
@@ -50,6 +50,11 @@ final class TreeCommands {
         b.putShort((short) 16).put((byte) (pipe ? SHARE_TYPE_PIPE : SHARE_TYPE_DISK)).put((byte) 0).putInt(0).putInt(0)
                 .putInt(maximalAccess);
         return RequestContext.done(Smb2Response.success(b.position(0)));
+    }
+
+    /** The disk share's MaximalAccess: everything, or reading only on a read-only share. */
+    static int maximalAccess(Smb2Connection c) {
+        return c.share().readOnly() ? ACCESS_READ : ACCESS_ALL;
     }
 
     /** The share's part of {@code \\server\share} (what follows the server name). */

@@ -8,18 +8,24 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 
 import smbdirect.api.BufferDescriptor;
+import smbdirect.example.fileserver.internal.share.IoStatus;
 
 /**
  * WRITE ([MS-SMB2] 3.3.5.13). Inline (Channel NONE) the data is at DataOffset, Length bytes. With
  * SMB2_CHANNEL_RDMA_V1 or _V1_INVALIDATE the length is RemainingBytes (Length and the inline data
  * must be empty, as ksmbd requires and cifs sends), RDMA-Read from the client's buffer
  * descriptors into a registered buffer of the connection and then written to the file (one copy);
- * _V1_INVALIDATE is answered with Send with Invalidate of the first descriptor's token. Nothing is
+ * _V1_INVALIDATE is answered with Send with Invalidate of the first descriptor's token
+ * ({@link Dispatcher#invalidating}, whatever the status). Nothing is
  * written before the whole RDMA Read completed: a failed RDMA Read ends the connection (the
  * transport closes it) with no byte written and no response. Offset 0xFFFFFFFFFFFFFFFF appends.
  */
 final class WriteCommand {
 
+    /** Body offsets of the request's Channel, RemainingBytes and WriteChannelInfoOffset fields (2.2.21). */
+    static final int CHANNEL = 32;
+    static final int REMAINING_BYTES = 36;
+    static final int CHANNEL_INFO = 40;
     private static final long APPEND = 0xFFFFFFFFFFFFFFFFL;
 
     private WriteCommand() {
@@ -32,7 +38,7 @@ final class WriteCommand {
         long inlineLength = Integer.toUnsignedLong(req.u32(4));
         long offset = req.u64(8);
         Open open = rc.open(16);
-        int channel = req.u32(32);
+        int channel = req.u32(CHANNEL);
         boolean rdma = Credits.isRdma(channel);
         if (!rdma && channel != Smb2.CHANNEL_NONE) {
             throw new SmbStatusException(NtStatus.INVALID_PARAMETER, "Channel=" + channel + ": unknown");
@@ -41,11 +47,8 @@ final class WriteCommand {
             throw new SmbStatusException(NtStatus.INVALID_PARAMETER, "Length=" + inlineLength
                     + " with an RDMA channel: the data comes by RDMA Read (RemainingBytes)");
         }
-        long length = rdma ? Integer.toUnsignedLong(req.u32(36)) : inlineLength;
-        if (length > c.maxReadWriteSize()) {
-            throw new SmbStatusException(NtStatus.INVALID_PARAMETER, "length " + length + ": above MaxWriteSize "
-                    + c.maxReadWriteSize());
-        }
+        long length = rdma ? Integer.toUnsignedLong(req.u32(REMAINING_BYTES)) : inlineLength;
+        RdmaChannel.checkLength(c, length, "MaxWriteSize");
         if (offset != APPEND) {
             RdmaChannel.checkRange(offset, length);
         }
@@ -56,11 +59,11 @@ final class WriteCommand {
         if (!rdma) {
             ByteBuffer data = req.region("Data", dataOffset, length);
             writeFully(open.file().channel(), data, offset);
-            return RequestContext.done(response(open, length));
+            return RequestContext.done(response(length));
         }
-        List<BufferDescriptor> remote = RdmaChannel.descriptors(req, req.u16(40), req.u16(42), length);
+        List<BufferDescriptor> remote = RdmaChannel.descriptors(req, CHANNEL_INFO, length);
         if (length == 0) {
-            return RequestContext.done(response(open, 0));
+            return RequestContext.done(response(0));
         }
         return c.buffers().acquire().thenCompose(buffer -> {
             CompletableFuture<Void> read = new CompletableFuture<>();
@@ -81,8 +84,7 @@ final class WriteCommand {
                 } finally {
                     c.buffers().release(buffer);
                 }
-                Smb2Response r = response(open, length);
-                return channel == Smb2.CHANNEL_RDMA_V1_INVALIDATE ? r.withInvalidate(remote.get(0).token()) : r;
+                return response(length);
             }, c.server().workers());
         });
     }
@@ -95,12 +97,12 @@ final class WriteCommand {
                 at += file.write(data, at);
             }
         } catch (IOException e) {
-            throw RdmaChannel.ioFailure("WRITE at " + Long.toUnsignedString(offset), e);
+            throw IoStatus.of(e, "WRITE at " + Long.toUnsignedString(offset));
         }
     }
 
     /** The WRITE response body (2.2.22): Count, Remaining 0, no channel info. */
-    private static Smb2Response response(Open open, long count) {
+    private static Smb2Response response(long count) {
         ByteBuffer b = Smb2Response.body(16);
         b.putShort((short) 17).putShort((short) 0).putInt((int) count);
         return Smb2Response.success(b.position(0));

@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
+import java.nio.channels.AsynchronousCloseException;
+import java.nio.channels.ClosedChannelException;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.FileAlreadyExistsException;
@@ -33,6 +35,8 @@ class IoStatusTest {
         assertEquals("STATUS_DIRECTORY_NOT_EMPTY", status(new DirectoryNotEmptyException("d")));
         assertEquals("STATUS_ACCESS_DENIED", status(new AccessDeniedException("f")));
         assertEquals("STATUS_NOT_A_DIRECTORY", status(new NotDirectoryException("f")));
+        assertEquals("STATUS_FILE_CLOSED", status(new ClosedChannelException()));
+        assertEquals("STATUS_FILE_CLOSED", status(new AsynchronousCloseException()));
     }
 
     @Test

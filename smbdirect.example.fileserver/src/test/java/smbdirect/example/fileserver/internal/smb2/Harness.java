@@ -28,7 +28,7 @@ final class Harness implements AutoCloseable {
 
     Harness(Path path, int maxReadWriteSize) throws IOException {
         transport = new FakeConnection(maxReadWriteSize);
-        connection = new Smb2Connection(new ServerContext(null, null, new byte[16], 0, Runnable::run, 4), transport, c -> { });
+        connection = new Smb2Connection(new ServerContext(null, null, new byte[16], Runnable::run, 4), transport, c -> { });
         connection.negotiated(new Smb2Connection.Negotiated(Smb2.DIALECT_302, 0, new byte[16], 1, new int[] {0x0302}));
         session = connection.newSession();
         session.loggedOn("user", false);

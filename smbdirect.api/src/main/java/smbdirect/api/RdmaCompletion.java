@@ -9,9 +9,9 @@ import org.osgi.annotation.versioning.ConsumerType;
  * through deprecated overloads that hand it on as an {@code RdmaCompletionHandler}.
  *
  * @deprecated since 1.3: use {@link RdmaCompletionHandler}. The alias stays at least through the 1.3
- *     minor version and goes with the package's next major version.
+ *     minor version and is removed in smbdirect 2.0.0, with the package's next major version.
  */
-@Deprecated(since = "1.3")
+@Deprecated(since = "1.3", forRemoval = true)
 @ConsumerType
 @FunctionalInterface
 public interface RdmaCompletion {

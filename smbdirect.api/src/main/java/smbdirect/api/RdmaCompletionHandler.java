@@ -14,7 +14,7 @@ import org.osgi.annotation.versioning.ConsumerType;
  */
 @ConsumerType
 @FunctionalInterface
-@SuppressWarnings("deprecation") // extends its former name, so that either is accepted until that goes
+@SuppressWarnings("removal") // extends its former name, so that either is accepted until that goes
 public interface RdmaCompletionHandler extends RdmaCompletion {
 
     /**

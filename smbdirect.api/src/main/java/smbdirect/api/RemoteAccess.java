@@ -27,9 +27,9 @@ public enum RemoteAccess {
      * A {@code switch} names it {@code LOCAL_ONLY}; {@code valueOf("NONE")} is refused.
      *
      * @deprecated since 1.2: use {@link #LOCAL_ONLY}. The alias stays at least through the 1.2 minor
-     *     version and goes with the package's next major version.
+     *     version and is removed in smbdirect 2.0.0, with the package's next major version.
      */
-    @Deprecated(since = "1.2")
+    @Deprecated(since = "1.2", forRemoval = true)
     public static final RemoteAccess NONE = LOCAL_ONLY;
 
     /** Whether the peer may read. */

@@ -123,10 +123,11 @@ public interface SmbDirectConnection {
      * {@link #rdmaWrite(RegisteredBuffer, int, int, List, long, RdmaCompletionHandler)} with a
      * completion of the former type (a lambda or method reference goes to the other form).
      *
-     * @deprecated since 1.3: pass an {@link RdmaCompletionHandler}; this form goes with
-     *     {@link RdmaCompletion}.
+     * @deprecated since 1.3: pass an {@link RdmaCompletionHandler}; this form is removed in
+     *     smbdirect 2.0.0, with {@link RdmaCompletion}.
      */
-    @Deprecated(since = "1.3")
+    @Deprecated(since = "1.3", forRemoval = true)
+    @SuppressWarnings("removal")
     default void rdmaWrite(RegisteredBuffer source, int sourceOffset, int length,
             List<BufferDescriptor> remote, long remoteOffset, RdmaCompletion completion) {
         rdmaWrite(source, sourceOffset, length, remote, remoteOffset, handler(completion));
@@ -136,17 +137,18 @@ public interface SmbDirectConnection {
      * {@link #rdmaRead(RegisteredBuffer, int, int, List, long, RdmaCompletionHandler)} with a
      * completion of the former type (a lambda or method reference goes to the other form).
      *
-     * @deprecated since 1.3: pass an {@link RdmaCompletionHandler}; this form goes with
-     *     {@link RdmaCompletion}.
+     * @deprecated since 1.3: pass an {@link RdmaCompletionHandler}; this form is removed in
+     *     smbdirect 2.0.0, with {@link RdmaCompletion}.
      */
-    @Deprecated(since = "1.3")
+    @Deprecated(since = "1.3", forRemoval = true)
+    @SuppressWarnings("removal")
     default void rdmaRead(RegisteredBuffer destination, int destinationOffset, int length,
             List<BufferDescriptor> remote, long remoteOffset, RdmaCompletion completion) {
         rdmaRead(destination, destinationOffset, length, remote, remoteOffset, handler(completion));
     }
 
     /** {@code completion} as an {@link RdmaCompletionHandler}, wrapped only when it is not one. */
-    @SuppressWarnings("deprecation")
+    @SuppressWarnings("removal")
     private static RdmaCompletionHandler handler(RdmaCompletion completion) {
         if (completion == null || completion instanceof RdmaCompletionHandler) {
             return (RdmaCompletionHandler) completion;

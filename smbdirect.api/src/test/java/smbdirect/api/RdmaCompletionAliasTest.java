@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
  * connection's RDMA completion: the deprecated overloads of {@link SmbDirectConnection} hand it to the
  * implementation's {@code RdmaCompletionHandler} form, and a lambda goes to that form directly.
  */
-@SuppressWarnings("deprecation")
+@SuppressWarnings("removal")
 class RdmaCompletionAliasTest {
 
     /** The handlers the implementation's rdmaWrite and rdmaRead were given. */

@@ -9,7 +9,7 @@ import java.util.zip.CRC32C;
 import smbdirect.api.BufferDescriptor;
 import smbdirect.api.CloseReason;
 import smbdirect.api.ConnectionHandler;
-import smbdirect.api.RdmaCompletion;
+import smbdirect.api.RdmaCompletionHandler;
 import smbdirect.api.ReceivedMessage;
 import smbdirect.api.RegisteredBuffer;
 import smbdirect.api.RemoteAccess;
@@ -39,7 +39,7 @@ final class PerfClient implements ConnectionHandler {
     private final ArrayDeque<ByteBuffer> free = new ArrayDeque<>();
     private final SendCompletion dataSent = this::dataSent;
     private final SendCompletion controlSent = this::controlSent;
-    private final RdmaCompletion rdmaDone = this::rdmaDone;
+    private final RdmaCompletionHandler rdmaDone = this::rdmaDone;
     /** RDMA runs: issue times of the operations in flight, in issue order (they complete in order). */
     private final long[] issuedAt;
 

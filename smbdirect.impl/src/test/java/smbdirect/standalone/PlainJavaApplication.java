@@ -135,7 +135,7 @@ public final class PlainJavaApplication {
             ByteBuffer p = message.payload().duplicate();
             List<BufferDescriptor> remote = BufferDescriptor.decodeList(p, p.remaining() / 16);
             ByteBuffer local = ByteBuffer.allocateDirect(SIZE);
-            connection.register(local, RemoteAccess.NONE).thenAccept(buffer -> connection.rdmaRead(buffer, 0, SIZE,
+            connection.register(local, RemoteAccess.LOCAL_ONLY).thenAccept(buffer -> connection.rdmaRead(buffer, 0, SIZE,
                     remote, 0, (read, failure) -> {
                         if (failure != null) {
                             connection.close();

@@ -20,9 +20,10 @@ public record PeerFragment(int creditsRequested, int creditsGranted, int flags, 
     /**
      * The Send Credits the transport held after this message consumed one.
      *
-     * @deprecated since 1.1: the same as {@link #transportSendCredits()}
+     * @deprecated since 1.1: the same as {@link #transportSendCredits()}; removed in
+     *     smbdirect 2.0.0
      */
-    @Deprecated(since = "1.1")
+    @Deprecated(since = "1.1", forRemoval = true)
     public int creditsHeldByTransport() {
         return transportSendCredits;
     }

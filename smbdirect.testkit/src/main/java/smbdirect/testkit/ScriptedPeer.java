@@ -558,9 +558,10 @@ public final class ScriptedPeer implements AutoCloseable {
     /**
      * Send Credits the peer holds now.
      *
-     * @deprecated since 1.1: the same as {@link #peerSendCredits()}, which says whose credits they are
+     * @deprecated since 1.1: the same as {@link #peerSendCredits()}, which says whose credits they are; removed in
+     *     smbdirect 2.0.0
      */
-    @Deprecated(since = "1.1")
+    @Deprecated(since = "1.1", forRemoval = true)
     public int sendCredits() {
         return peerSendCredits();
     }
@@ -568,9 +569,10 @@ public final class ScriptedPeer implements AutoCloseable {
     /**
      * Send Credits the transport holds now, as the peer counts them.
      *
-     * @deprecated since 1.1: the same as {@link #transportSendCredits()}
+     * @deprecated since 1.1: the same as {@link #transportSendCredits()}; removed in
+     *     smbdirect 2.0.0
      */
-    @Deprecated(since = "1.1")
+    @Deprecated(since = "1.1", forRemoval = true)
     public int creditsHeldByTransport() {
         return transportSendCredits();
     }
@@ -578,9 +580,10 @@ public final class ScriptedPeer implements AutoCloseable {
     /**
      * Total credits the transport granted the peer.
      *
-     * @deprecated since 1.1: the same as {@link #totalCreditsGrantedToPeer()}
+     * @deprecated since 1.1: the same as {@link #totalCreditsGrantedToPeer()}; removed in
+     *     smbdirect 2.0.0
      */
-    @Deprecated(since = "1.1")
+    @Deprecated(since = "1.1", forRemoval = true)
     public long creditsGrantedByTransport() {
         return totalCreditsGrantedToPeer();
     }
@@ -588,9 +591,10 @@ public final class ScriptedPeer implements AutoCloseable {
     /**
      * Total credits the peer granted the transport.
      *
-     * @deprecated since 1.1: the same as {@link #totalCreditsGrantedToTransport()}
+     * @deprecated since 1.1: the same as {@link #totalCreditsGrantedToTransport()}; removed in
+     *     smbdirect 2.0.0
      */
-    @Deprecated(since = "1.1")
+    @Deprecated(since = "1.1", forRemoval = true)
     public long creditsGrantedToTransport() {
         return totalCreditsGrantedToTransport();
     }

@@ -18,9 +18,10 @@ public class TransportDTO extends DTO {
      * The last negotiation failure's reason as text, or {@code null}.
      *
      * @deprecated use {@link #negotiationFailureEvents} (structured: role, peer, provider, reason
-     *     kind, rule and detail, time); this field still holds the newest of them as text
+     *     kind, rule and detail, time); this field still holds the newest of them as text;
+     *     removed in smbdirect 2.0.0
      */
-    @Deprecated
+    @Deprecated(since = "1.1", forRemoval = true)
     public String lastNegotiationFailure;
     /**
      * The last negotiation failures (at most 16, both roles), newest first.

@@ -521,7 +521,7 @@ public final class SmbDirectEngine implements SmbDirectTransport {
         };
     }
 
-    @SuppressWarnings("deprecation")
+    @SuppressWarnings("removal")
     private static void setLastNegotiationFailure(TransportDTO d, String text) {
         d.lastNegotiationFailure = text;
     }
@@ -530,7 +530,7 @@ public final class SmbDirectEngine implements SmbDirectTransport {
      * The settings as the runtime DTO shows them, named and in the units of the configuration
      * attributes (and in the deprecated millisecond fields).
      */
-    @SuppressWarnings("deprecation")
+    @SuppressWarnings("removal")
     public static SettingsDTO settingsDTO(TransportSettings s) {
         SettingsDTO d = new SettingsDTO();
         d.receiveCreditMax = s.receiveCreditMax();

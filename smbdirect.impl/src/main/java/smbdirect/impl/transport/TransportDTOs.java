@@ -146,12 +146,12 @@ final class TransportDTOs {
         return c;
     }
 
-    @SuppressWarnings("deprecation")
+    @SuppressWarnings("removal")
     static String lastFailure(TransportDTO dto) {
         return dto.lastNegotiationFailure;
     }
 
-    @SuppressWarnings("deprecation")
+    @SuppressWarnings("removal")
     private static void setLastFailure(TransportDTO dto, String text) {
         dto.lastNegotiationFailure = text;
     }

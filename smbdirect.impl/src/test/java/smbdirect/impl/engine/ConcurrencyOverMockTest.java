@@ -103,7 +103,7 @@ class ConcurrencyOverMockTest {
                     .get(10, TimeUnit.SECONDS);
             SmbDirectConnection srv = pair.awaitAccepted(Duration.ofSeconds(10));
             ByteBuffer dst = ByteBuffer.allocateDirect(1 << 20);
-            var local = srv.register(dst, smbdirect.api.RemoteAccess.NONE).toCompletableFuture()
+            var local = srv.register(dst, smbdirect.api.RemoteAccess.LOCAL_ONLY).toCompletableFuture()
                     .get(10, TimeUnit.SECONDS);
             CompletableFuture<Long> read = new CompletableFuture<>();
             srv.rdmaRead(local, 0, 1 << 20, src.descriptors(), 0, (n, x) -> {

@@ -117,7 +117,7 @@ class EngineOverMockTest {
         // 4.4: the client exposes its source for reading; the server RDMA-Reads it
         RegisteredBuffer src = c.register(MockPair.direct(data), RemoteAccess.READ).toCompletableFuture().join();
         ByteBuffer dstBuf = ByteBuffer.allocateDirect(1 << 20);
-        CompletableFuture<RegisteredBuffer> dstF = s.register(dstBuf, RemoteAccess.NONE).toCompletableFuture();
+        CompletableFuture<RegisteredBuffer> dstF = s.register(dstBuf, RemoteAccess.LOCAL_ONLY).toCompletableFuture();
         pair.run();
         RegisteredBuffer dst = dstF.join();
         long[] moved = {-1};
@@ -156,7 +156,7 @@ class EngineOverMockTest {
         Connection s = pair.serverConnection();
         RegisteredBuffer src = c.register(MockPair.direct(new byte[8192]), RemoteAccess.READ).toCompletableFuture()
                 .join();
-        CompletableFuture<RegisteredBuffer> dstF = s.register(ByteBuffer.allocateDirect(8192), RemoteAccess.NONE)
+        CompletableFuture<RegisteredBuffer> dstF = s.register(ByteBuffer.allocateDirect(8192), RemoteAccess.LOCAL_ONLY)
                 .toCompletableFuture();
         CompletableFuture<Void> gone = src.deregister().toCompletableFuture();
         pair.run();

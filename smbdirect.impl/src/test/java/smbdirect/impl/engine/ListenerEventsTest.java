@@ -93,7 +93,7 @@ class ListenerEventsTest {
         assertEquals(1, t.negotiationFailureEvents.length);
         assertEquals("R-3.1.5.6-06", t.negotiationFailureEvents[0].rule);
         assertEquals("127.0.0.1:445", t.negotiationFailureEvents[0].listener);
-        @SuppressWarnings("deprecation")
+        @SuppressWarnings("removal")
         String last = t.lastNegotiationFailure;
         assertTrue(last.contains("R-3.1.5.6-06"), "the deprecated text field still works: " + last);
     }

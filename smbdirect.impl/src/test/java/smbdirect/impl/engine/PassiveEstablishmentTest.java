@@ -115,7 +115,7 @@ class PassiveEstablishmentTest {
         assertEquals(0, NegotiateResponse.status(e.sends.get(0).message(), 0));
     }
 
-    @SuppressWarnings("deprecation") // the deprecated lastNegotiationFailure still works
+    @SuppressWarnings("removal") // the deprecated lastNegotiationFailure still works
     @Test
     void R_3_1_5_6_09_sizeAndCreditViolationsTerminateWithoutResponse() {
         Object[][] cases = {
@@ -148,7 +148,7 @@ class PassiveEstablishmentTest {
         assertEquals(128, NegotiateResponse.preferredSendSize(r, 0), "R-3.1.5.6-14: min(1364, 128)");
     }
 
-    @SuppressWarnings("deprecation") // the deprecated lastNegotiationFailure still works
+    @SuppressWarnings("removal") // the deprecated lastNegotiationFailure still works
     @Test
     void R_3_1_7_2_03_passiveNegotiationTimerIs5Seconds() {
         FakeEndpoint e = arrive();

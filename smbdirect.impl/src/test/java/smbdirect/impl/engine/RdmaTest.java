@@ -50,7 +50,7 @@ class RdmaTest {
     void R_3_1_4_3_03_leastPrivilegeAccess_A_40() {
         assertEquals(Set.of(MemoryAccess.REMOTE_READ), MemoryRegistrations.rights(RemoteAccess.READ));
         assertEquals(Set.of(MemoryAccess.REMOTE_WRITE, MemoryAccess.LOCAL_WRITE), MemoryRegistrations.rights(RemoteAccess.WRITE));
-        assertEquals(Set.of(MemoryAccess.LOCAL_WRITE), MemoryRegistrations.rights(RemoteAccess.NONE));
+        assertEquals(Set.of(MemoryAccess.LOCAL_WRITE), MemoryRegistrations.rights(RemoteAccess.LOCAL_ONLY));
         Connection c = established();
         register(c, 4096, RemoteAccess.READ);
         FakeEndpoint e = h.provider.last();
@@ -72,7 +72,7 @@ class RdmaTest {
         BufferDescriptor d = rb.descriptors().get(0);
         assertEquals(1 << 20, d.length());
         assertTrue(rb.isValid());
-        assertTrue(register(c, 100, RemoteAccess.NONE).descriptors().isEmpty(), "local only: nothing exposed");
+        assertTrue(register(c, 100, RemoteAccess.LOCAL_ONLY).descriptors().isEmpty(), "local only: nothing exposed");
     }
 
     @Test
@@ -83,7 +83,7 @@ class RdmaTest {
         assertEquals(3, rb.descriptors().size());
         assertEquals(10000, rb.descriptors().stream().mapToLong(BufferDescriptor::lengthAsLong).sum());
         // a local range spanning regions is split at their boundary
-        RegisteredBuffer local = register(c, 10000, RemoteAccess.NONE);
+        RegisteredBuffer local = register(c, 10000, RemoteAccess.LOCAL_ONLY);
         c.rdmaWrite(local, 0, 10000, List.of(new BufferDescriptor(0x5000, 7, 10000)), 0, this::record);
         FakeEndpoint e = h.provider.last();
         assertEquals(3, e.rdma.size());
@@ -122,7 +122,7 @@ class RdmaTest {
     @DisplayName("R-3.1.4.5-01 R-3.1.4.5-02 R-3.1.4.5-03 R-3.1.4.5-04 R-3.1.4.5-05 R-3.1.4.5-06: RDMA Write slicing")
     void R_3_1_4_5_06_writeSlicedByOffsetAcrossDescriptors() {
         Connection c = established();
-        RegisteredBuffer local = register(c, 3000, RemoteAccess.NONE);
+        RegisteredBuffer local = register(c, 3000, RemoteAccess.LOCAL_ONLY);
         List<BufferDescriptor> remote = List.of(new BufferDescriptor(0x1000, 1, 1000),
                 new BufferDescriptor(0x9000, 2, 1000), new BufferDescriptor(0x20000, 3, 2000));
         c.rdmaWrite(local, 0, 1500, remote, 700, this::record);
@@ -153,7 +153,7 @@ class RdmaTest {
         Connection c = established();
         FakeEndpoint e = h.provider.last();
         int ord = c.parameters().outboundReadDepth();
-        RegisteredBuffer local = register(c, 64 * 1024, RemoteAccess.NONE);
+        RegisteredBuffer local = register(c, 64 * 1024, RemoteAccess.LOCAL_ONLY);
         List<BufferDescriptor> remote = new ArrayList<>();
         for (int i = 0; i < 16; i++) {
             remote.add(new BufferDescriptor(0x100000L * i, 100 + i, 4096));
@@ -172,7 +172,7 @@ class RdmaTest {
     void transferTooLargeForMaxReadWriteSizeOrExtent() {
         Harness hh = new Harness(TransportSettings.builder().maxReadWriteSize(65536).build());
         Connection c = hh.active(10, 10, 1024, 1024, 131072);
-        RegisteredBuffer local = register(c, 1 << 20, RemoteAccess.NONE);
+        RegisteredBuffer local = register(c, 1 << 20, RemoteAccess.LOCAL_ONLY);
         c.rdmaRead(local, 0, 65537, List.of(new BufferDescriptor(0, 1, 1 << 20)), 0, this::record);
         assertEquals(SmbDirectException.Kind.TRANSFER_TOO_LARGE, ((SmbDirectException) failures.get(0)).kind());
         c.rdmaRead(local, 0, 4096, List.of(new BufferDescriptor(0, 1, 4096)), 1, this::record);
@@ -183,7 +183,7 @@ class RdmaTest {
     @Test
     void R_3_1_4_5_07_rdmaFailureReportedAndConnectionClosed() {
         Connection c = established();
-        RegisteredBuffer local = register(c, 4096, RemoteAccess.NONE);
+        RegisteredBuffer local = register(c, 4096, RemoteAccess.LOCAL_ONLY);
         c.rdmaWrite(local, 0, 4096, List.of(new BufferDescriptor(0, 1, 4096)), 0, this::record);
         FakeEndpoint e = h.provider.last();
         e.complete(e.rdma.get(0), CompletionStatus.REMOTE_ACCESS_ERROR);
@@ -198,7 +198,7 @@ class RdmaTest {
     @Test
     void rdmaInFlightFailsOnClose() {
         Connection c = established();
-        RegisteredBuffer local = register(c, 4096, RemoteAccess.NONE);
+        RegisteredBuffer local = register(c, 4096, RemoteAccess.LOCAL_ONLY);
         c.rdmaWrite(local, 0, 4096, List.of(new BufferDescriptor(0, 1, 4096)), 0, this::record);
         c.close();
         assertEquals(1, failures.size());

@@ -366,7 +366,7 @@ class RequirementsCoverageTest {
     void R_3_1_4_3_02_registeredOnTheConnectionsEndpoint_R_3_1_4_4_03_deregistrationErrorReturned() {
         Connection c = established();
         FakeEndpoint e = h.provider.last();
-        RegisteredBuffer rb = c.register(ByteBuffer.allocateDirect(4096), RemoteAccess.NONE).toCompletableFuture()
+        RegisteredBuffer rb = c.register(ByteBuffer.allocateDirect(4096), RemoteAccess.LOCAL_ONLY).toCompletableFuture()
                 .join();
         assertEquals(3, e.regions.size(), "receive and send regions and this one (the initial one is released)");
         e.failDeregister = true;
@@ -381,7 +381,7 @@ class RequirementsCoverageTest {
     @Test
     void R_3_1_4_6_07_readFailureReportedToTheCaller() {
         Connection c = established();
-        RegisteredBuffer local = c.register(ByteBuffer.allocateDirect(4096), RemoteAccess.NONE)
+        RegisteredBuffer local = c.register(ByteBuffer.allocateDirect(4096), RemoteAccess.LOCAL_ONLY)
                 .toCompletableFuture().join();
         c.rdmaRead(local, 0, 4096, List.of(new smbdirect.api.BufferDescriptor(0, 1, 4096)), 0,
                 (n, x) -> outcomes.add(x));

@@ -213,7 +213,7 @@ class SteadyStateAllocationTest {
         smbdirect.api.RegisteredBuffer exposed = c.register(MockPair.direct(Harness.bytes(size, 3)),
                 smbdirect.api.RemoteAccess.READ_WRITE).toCompletableFuture().join();
         ByteBuffer localBuf = ByteBuffer.allocateDirect(size);
-        smbdirect.api.RegisteredBuffer local = s.register(localBuf, smbdirect.api.RemoteAccess.NONE)
+        smbdirect.api.RegisteredBuffer local = s.register(localBuf, smbdirect.api.RemoteAccess.LOCAL_ONLY)
                 .toCompletableFuture().join();
         java.util.List<smbdirect.api.BufferDescriptor> remote = exposed.descriptors();
         long[] moved = new long[1];
@@ -257,7 +257,7 @@ class SteadyStateAllocationTest {
         smbdirect.api.RegisteredBuffer exposed = c.register(MockPair.direct(Harness.bytes(size, 3)),
                 smbdirect.api.RemoteAccess.READ_WRITE).toCompletableFuture().join();
         smbdirect.api.RegisteredBuffer local = s.register(ByteBuffer.allocateDirect(size),
-                smbdirect.api.RemoteAccess.NONE).toCompletableFuture().join();
+                smbdirect.api.RemoteAccess.LOCAL_ONLY).toCompletableFuture().join();
         java.util.List<smbdirect.api.BufferDescriptor> remote = exposed.descriptors();
         ByteBuffer message = ByteBuffer.wrap(Harness.bytes(200, 5));
         long[] done = new long[2];
@@ -309,7 +309,7 @@ class SteadyStateAllocationTest {
             smbdirect.api.RegisteredBuffer exposed = s.register(MockPair.direct(Harness.bytes(size, 3)),
                     smbdirect.api.RemoteAccess.READ_WRITE).toCompletableFuture().get(10, java.util.concurrent.TimeUnit.SECONDS);
             smbdirect.api.RegisteredBuffer local = c.register(ByteBuffer.allocateDirect(size),
-                    smbdirect.api.RemoteAccess.NONE).toCompletableFuture().get(10, java.util.concurrent.TimeUnit.SECONDS);
+                    smbdirect.api.RemoteAccess.LOCAL_ONLY).toCompletableFuture().get(10, java.util.concurrent.TimeUnit.SECONDS);
             java.util.List<smbdirect.api.BufferDescriptor> remote = exposed.descriptors();
             ByteBuffer message = ByteBuffer.wrap(Harness.bytes(64, 5));
             java.util.concurrent.atomic.AtomicLong sent = new java.util.concurrent.atomic.AtomicLong();

@@ -183,7 +183,7 @@ class SmbDirectTransportComponentTest {
         component = null;
     }
 
-    @SuppressWarnings("deprecation") // the deprecated lastNegotiationFailure still works
+    @SuppressWarnings("removal") // the deprecated lastNegotiationFailure still works
     @Test
     void noProviderMeansNoProviderErrorsAndAnEmptySelection() {
         component = new SmbDirectTransportComponent(transportConfig(), engines);

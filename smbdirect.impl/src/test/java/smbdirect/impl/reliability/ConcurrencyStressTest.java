@@ -287,7 +287,7 @@ class ConcurrencyStressTest {
         try {
             target = peer.register(ByteBuffer.allocateDirect(32768), RemoteAccess.READ_WRITE).toCompletableFuture()
                     .get(60, TimeUnit.SECONDS);
-            scratch = c.register(ByteBuffer.allocateDirect(32768), RemoteAccess.NONE).toCompletableFuture()
+            scratch = c.register(ByteBuffer.allocateDirect(32768), RemoteAccess.LOCAL_ONLY).toCompletableFuture()
                     .get(60, TimeUnit.SECONDS);
         } catch (java.util.concurrent.ExecutionException e) {
             if (!isVictim) {

@@ -357,7 +357,7 @@ class FaultMatrixTest {
         void reachEstablishedState() throws Exception {
             rawRegion = raw.register(65536, EnumSet.of(MemoryAccess.LOCAL_WRITE, MemoryAccess.REMOTE_READ,
                     MemoryAccess.REMOTE_WRITE));
-            CompletableFuture<RegisteredBuffer> r = s().register(ByteBuffer.allocateDirect(65536), RemoteAccess.NONE)
+            CompletableFuture<RegisteredBuffer> r = s().register(ByteBuffer.allocateDirect(65536), RemoteAccess.LOCAL_ONLY)
                     .toCompletableFuture();
             local = rig.await(r, "local registration");
             int receivedBefore = subject.received();

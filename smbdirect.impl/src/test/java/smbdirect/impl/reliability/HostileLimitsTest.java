@@ -122,7 +122,7 @@ class HostileLimitsTest {
             Rig.Peer dp = new Rig.Peer("d");
             Rig.RawSession dd = rig.rawServer(255, dp);
             RegisteredBuffer none = rig.await(
-                    dd.connection().register(ByteBuffer.allocateDirect(4096), RemoteAccess.NONE).toCompletableFuture(),
+                    dd.connection().register(ByteBuffer.allocateDirect(4096), RemoteAccess.LOCAL_ONLY).toCompletableFuture(),
                     "register");
             assertTrue(none.descriptors().isEmpty(), "a local-only registration has no descriptor");
             RegisteredBuffer rw = rig.await(dd.connection().register(ByteBuffer.allocateDirect(4096),

@@ -171,7 +171,7 @@ class SoakTest {
         long maxFragmented = c.parameters().maxFragmentedSendSize();
         RegisteredBuffer target = c.register(ByteBuffer.allocateDirect(65536), RemoteAccess.READ_WRITE)
                 .toCompletableFuture().get(60, TimeUnit.SECONDS);
-        RegisteredBuffer scratch = c.register(ByteBuffer.allocateDirect(65536), RemoteAccess.NONE)
+        RegisteredBuffer scratch = c.register(ByteBuffer.allocateDirect(65536), RemoteAccess.LOCAL_ONLY)
                 .toCompletableFuture().get(60, TimeUnit.SECONDS);
         e.target = target;
         for (int i = 0; i < count; i++) {

@@ -197,7 +197,7 @@ public final class Fakes {
             return CompletableFuture.completedFuture(c);
         }
 
-        @SuppressWarnings("deprecation") // the deprecated lastNegotiationFailure still works
+        @SuppressWarnings("removal") // the deprecated lastNegotiationFailure still works
         @Override
         public TransportDTO getTransportDTO() {
             TransportDTO dto = new TransportDTO();

@@ -311,7 +311,7 @@ class MultiProviderTransportTest {
     }
 
     @Test
-    @SuppressWarnings("deprecation") // the deprecated lastNegotiationFailure still works
+    @SuppressWarnings("removal") // the deprecated lastNegotiationFailure still works
     void dtoAggregatesAllProviders() throws Exception {
         MultiProviderTransport t = transport("(smbdirect.provider=*)");
         t.addProvider(a, props("a", 10, 1));

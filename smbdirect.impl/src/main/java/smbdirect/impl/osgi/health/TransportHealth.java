@@ -156,7 +156,7 @@ public final class TransportHealth {
      * The newest negotiation failure as text: role, connection, peer and reason (from a producer that
      * fills only the deprecated text field: that text).
      */
-    @SuppressWarnings("deprecation")
+    @SuppressWarnings("removal")
     private static String lastFailure(TransportDTO dto) {
         ListenerEventDTO[] events = dto.negotiationFailureEvents;
         if (events == null || events.length == 0) {

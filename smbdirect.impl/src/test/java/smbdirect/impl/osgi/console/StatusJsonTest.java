@@ -94,7 +94,7 @@ class StatusJsonTest {
         assertEquals(1.5e9, ((Number) r.get("bytesSentPerSecond")).doubleValue(), 1e3);
     }
 
-    @SuppressWarnings("deprecation")
+    @SuppressWarnings("removal")
     private static void setLastNegotiationFailure(TransportDTO t, String text) {
         t.lastNegotiationFailure = text;
     }

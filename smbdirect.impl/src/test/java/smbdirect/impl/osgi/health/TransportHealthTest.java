@@ -77,7 +77,7 @@ class TransportHealthTest {
         assertEquals(TransportHealth.Status.OK, new TransportHealth().evaluate(dto).status());
     }
 
-    @SuppressWarnings("deprecation") // the deprecated lastNegotiationFailure still works
+    @SuppressWarnings("removal") // the deprecated lastNegotiationFailure still works
     @Test
     void negotiationFailuresWarnOnlyWhileNew() {
         TransportHealth health = new TransportHealth();

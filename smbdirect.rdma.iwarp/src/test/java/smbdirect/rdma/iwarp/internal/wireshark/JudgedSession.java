@@ -192,7 +192,7 @@ final class JudgedSession {
         }
 
         private void serve(SmbDirectConnection connection, BufferDescriptor remote) {
-            connection.register(ByteBuffer.allocateDirect(rdmaSize), RemoteAccess.NONE).whenComplete((local, x) -> {
+            connection.register(ByteBuffer.allocateDirect(rdmaSize), RemoteAccess.LOCAL_ONLY).whenComplete((local, x) -> {
                 if (x != null) {
                     failures.add(x);
                     return;

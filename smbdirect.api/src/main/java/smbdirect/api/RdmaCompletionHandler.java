@@ -14,14 +14,12 @@ import org.osgi.annotation.versioning.ConsumerType;
  */
 @ConsumerType
 @FunctionalInterface
-@SuppressWarnings("removal") // extends its former name, so that either is accepted until that goes
-public interface RdmaCompletionHandler extends RdmaCompletion {
+public interface RdmaCompletionHandler {
 
     /**
      * @param bytes the number of bytes transferred (all of the requested length on success)
      * @param failure {@code null} on success, otherwise the reason; an RDMA failure is fatal for
      *     the connection (3.1.4.2, provider errors end the connection)
      */
-    @Override
     void rdmaComplete(long bytes, Throwable failure);
 }

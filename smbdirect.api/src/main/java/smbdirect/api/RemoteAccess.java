@@ -22,15 +22,6 @@ public enum RemoteAccess {
     /** The peer may RDMA Read and Write. */
     READ_WRITE;
 
-    /**
-     * The former name of {@link #LOCAL_ONLY} (it read as "no access at all"): the same constant.
-     * A {@code switch} names it {@code LOCAL_ONLY}; {@code valueOf("NONE")} is refused.
-     *
-     * @deprecated since 1.2: use {@link #LOCAL_ONLY}. The alias stays at least through the 1.2 minor
-     *     version and is removed in smbdirect 2.0.0, with the package's next major version.
-     */
-    @Deprecated(since = "1.2", forRemoval = true)
-    public static final RemoteAccess NONE = LOCAL_ONLY;
 
     /** Whether the peer may read. */
     public boolean allowsRead() {

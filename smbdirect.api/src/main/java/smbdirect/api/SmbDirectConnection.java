@@ -120,43 +120,6 @@ public interface SmbDirectConnection {
             List<BufferDescriptor> remote, long remoteOffset, RdmaCompletionHandler completion);
 
     /**
-     * {@link #rdmaWrite(RegisteredBuffer, int, int, List, long, RdmaCompletionHandler)} with a
-     * completion of the former type (a lambda or method reference goes to the other form).
-     *
-     * @deprecated since 1.3: pass an {@link RdmaCompletionHandler}; this form is removed in
-     *     smbdirect 2.0.0, with {@link RdmaCompletion}.
-     */
-    @Deprecated(since = "1.3", forRemoval = true)
-    @SuppressWarnings("removal")
-    default void rdmaWrite(RegisteredBuffer source, int sourceOffset, int length,
-            List<BufferDescriptor> remote, long remoteOffset, RdmaCompletion completion) {
-        rdmaWrite(source, sourceOffset, length, remote, remoteOffset, handler(completion));
-    }
-
-    /**
-     * {@link #rdmaRead(RegisteredBuffer, int, int, List, long, RdmaCompletionHandler)} with a
-     * completion of the former type (a lambda or method reference goes to the other form).
-     *
-     * @deprecated since 1.3: pass an {@link RdmaCompletionHandler}; this form is removed in
-     *     smbdirect 2.0.0, with {@link RdmaCompletion}.
-     */
-    @Deprecated(since = "1.3", forRemoval = true)
-    @SuppressWarnings("removal")
-    default void rdmaRead(RegisteredBuffer destination, int destinationOffset, int length,
-            List<BufferDescriptor> remote, long remoteOffset, RdmaCompletion completion) {
-        rdmaRead(destination, destinationOffset, length, remote, remoteOffset, handler(completion));
-    }
-
-    /** {@code completion} as an {@link RdmaCompletionHandler}, wrapped only when it is not one. */
-    @SuppressWarnings("removal")
-    private static RdmaCompletionHandler handler(RdmaCompletion completion) {
-        if (completion == null || completion instanceof RdmaCompletionHandler) {
-            return (RdmaCompletionHandler) completion;
-        }
-        return completion::rdmaComplete;
-    }
-
-    /**
      * The connection's negotiated parameters (3.1.4.7). Fixed after negotiation except the timer
      * values, which follow the transport's configuration.
      */

@@ -17,17 +17,6 @@ package smbdirect.testkit;
 public record PeerFragment(int creditsRequested, int creditsGranted, int flags, long remainingDataLength,
         long dataLength, int transportSendCredits, Integer invalidatedToken) {
 
-    /**
-     * The Send Credits the transport held after this message consumed one.
-     *
-     * @deprecated since 1.1: the same as {@link #transportSendCredits()}; removed in
-     *     smbdirect 2.0.0
-     */
-    @Deprecated(since = "1.1", forRemoval = true)
-    public int creditsHeldByTransport() {
-        return transportSendCredits;
-    }
-
     /** Whether the transport asked for a prompt reply (SMB_DIRECT_RESPONSE_REQUESTED). */
     public boolean responseRequested() {
         return (flags & 0x0001) != 0;

@@ -555,50 +555,6 @@ public final class ScriptedPeer implements AutoCloseable {
         return creditsGrantedToTransport;
     }
 
-    /**
-     * Send Credits the peer holds now.
-     *
-     * @deprecated since 1.1: the same as {@link #peerSendCredits()}, which says whose credits they are; removed in
-     *     smbdirect 2.0.0
-     */
-    @Deprecated(since = "1.1", forRemoval = true)
-    public int sendCredits() {
-        return peerSendCredits();
-    }
-
-    /**
-     * Send Credits the transport holds now, as the peer counts them.
-     *
-     * @deprecated since 1.1: the same as {@link #transportSendCredits()}; removed in
-     *     smbdirect 2.0.0
-     */
-    @Deprecated(since = "1.1", forRemoval = true)
-    public int creditsHeldByTransport() {
-        return transportSendCredits();
-    }
-
-    /**
-     * Total credits the transport granted the peer.
-     *
-     * @deprecated since 1.1: the same as {@link #totalCreditsGrantedToPeer()}; removed in
-     *     smbdirect 2.0.0
-     */
-    @Deprecated(since = "1.1", forRemoval = true)
-    public long creditsGrantedByTransport() {
-        return totalCreditsGrantedToPeer();
-    }
-
-    /**
-     * Total credits the peer granted the transport.
-     *
-     * @deprecated since 1.1: the same as {@link #totalCreditsGrantedToTransport()}; removed in
-     *     smbdirect 2.0.0
-     */
-    @Deprecated(since = "1.1", forRemoval = true)
-    public long creditsGrantedToTransport() {
-        return totalCreditsGrantedToTransport();
-    }
-
     /** Keepalives (SMB_DIRECT_RESPONSE_REQUESTED) of the transport the peer answered. */
     public int keepalivesAnswered() {
         return keepalivesAnswered;

@@ -30,5 +30,5 @@
  * <p>Not thread-safe unless a class says so: a test drives the kit from one thread.
  */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("1.2.0")
+@org.osgi.annotation.versioning.Version("2.0.0")
 package smbdirect.testkit;

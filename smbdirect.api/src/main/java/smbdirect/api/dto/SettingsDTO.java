@@ -22,22 +22,6 @@ public class SettingsDTO extends DTO {
     public int maxFragmentedRecvSize;
     /** Connection.MaxReadWriteSize (passive) or its cap (active). */
     public int maxReadWriteSize;
-    /** Connection.KeepaliveInterval in milliseconds.
-     * @deprecated the attribute is {@link #keepaliveIntervalSeconds}; this field holds it in milliseconds; removed in smbdirect 2.0.0 */
-    @Deprecated(since = "1.3", forRemoval = true)
-    public long keepaliveIntervalMillis;
-    /** Wait for any message after a keepalive, in milliseconds.
-     * @deprecated the attribute is {@link #keepaliveResponseTimeoutSeconds}; this field holds it in milliseconds; removed in smbdirect 2.0.0 */
-    @Deprecated(since = "1.3", forRemoval = true)
-    public long keepaliveResponseTimeoutMillis;
-    /** Active Negotiation Timer, in milliseconds.
-     * @deprecated the attribute is {@link #activeNegotiationTimeoutSeconds}; this field holds it in milliseconds; removed in smbdirect 2.0.0 */
-    @Deprecated(since = "1.3", forRemoval = true)
-    public long activeNegotiationTimeoutMillis;
-    /** Passive Negotiation Timer, in milliseconds.
-     * @deprecated the attribute is {@link #passiveNegotiationTimeoutSeconds}; this field holds it in milliseconds; removed in smbdirect 2.0.0 */
-    @Deprecated(since = "1.3", forRemoval = true)
-    public long passiveNegotiationTimeoutMillis;
     /** Send-credit-grant timeout in milliseconds, 0 = disabled. */
     public long creditGrantTimeoutMillis;
     /** Refill receives when the peer holds fewer than this fraction of its target. */

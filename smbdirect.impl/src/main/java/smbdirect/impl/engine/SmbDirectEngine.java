@@ -528,9 +528,8 @@ public final class SmbDirectEngine implements SmbDirectTransport {
 
     /**
      * The settings as the runtime DTO shows them, named and in the units of the configuration
-     * attributes (and in the deprecated millisecond fields).
+     * attributes.
      */
-    @SuppressWarnings("removal")
     public static SettingsDTO settingsDTO(TransportSettings s) {
         SettingsDTO d = new SettingsDTO();
         d.receiveCreditMax = s.receiveCreditMax();
@@ -543,10 +542,6 @@ public final class SmbDirectEngine implements SmbDirectTransport {
         d.keepaliveResponseTimeoutSeconds = s.keepaliveResponseTimeout().toSeconds();
         d.activeNegotiationTimeoutSeconds = s.activeNegotiationTimeout().toSeconds();
         d.passiveNegotiationTimeoutSeconds = s.passiveNegotiationTimeout().toSeconds();
-        d.keepaliveIntervalMillis = s.keepaliveInterval().toMillis();
-        d.keepaliveResponseTimeoutMillis = s.keepaliveResponseTimeout().toMillis();
-        d.activeNegotiationTimeoutMillis = s.activeNegotiationTimeout().toMillis();
-        d.passiveNegotiationTimeoutMillis = s.passiveNegotiationTimeout().toMillis();
         d.creditGrantTimeoutMillis = s.creditGrantTimeout().toMillis();
         d.creditRefillFraction = s.creditRefillFraction();
         d.inboundReadDepth = s.inboundReadDepth();

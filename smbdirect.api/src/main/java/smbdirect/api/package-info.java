@@ -23,5 +23,5 @@
  * A buffer handed to the upper layer in a callback is valid only for the duration of that callback.
  */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("1.3.0")
+@org.osgi.annotation.versioning.Version("1.4.0")
 package smbdirect.api;

@@ -6,5 +6,5 @@
  * ({@code for (ListenerEventDTO e : listener.events)}) or wrap them ({@code List.of(dto.listeners)}).
  */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("1.4.0")
+@org.osgi.annotation.versioning.Version("1.5.0")
 package smbdirect.api.dto;

@@ -149,7 +149,7 @@ class SmbDirectTransportComponentTest {
 
         component.removeProvider(a);
         assertFalse(ca.isOpen());
-        assertEquals(List.of(CloseReason.Kind.PROVIDER_GONE), onA.reasons.stream().map(CloseReason::kind).toList());
+        assertEquals(List.of(CloseReason.Kind.PROVIDER_REPLACED), onA.reasons.stream().map(CloseReason::kind).toList());
         assertTrue(cb.isOpen());
         assertTrue(onB.reasons.isEmpty());
         TransportDTO dto = component.getTransportDTO();

@@ -123,6 +123,7 @@ class DrainOverMockTest {
         CompletableFuture<Void> done = drain.get().toCompletableFuture();
         assertTrue(near.connection.isOpen(), "the reply is still in flight");
         assertFalse(done.isDone());
+        assertEquals(1, transport.getTransportDTO().connections.length, "the draining connection is shown live");
 
         // a new connection during the drain is refused
         Recorder late = new Recorder();

@@ -98,6 +98,9 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
     final Negotiation negotiation;
     /** Runs the send loop on the serial context. */
     final Runnable pumpTask;
+    /** A drain's look at this connection is queued on the serial context. */
+    private final java.util.concurrent.atomic.AtomicBoolean drainCheckQueued =
+            new java.util.concurrent.atomic.AtomicBoolean();
 
     Connection(SmbDirectEngine engine, long id, boolean initiator, EngineListener listener, TransportSettings settings,
             long budget) {
@@ -181,13 +184,22 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
      * From any thread; the check runs on the serial context, after the calls already handed over.
      */
     void drain(CloseReason reason, Duration ranOut) {
-        serial.execute(() -> drainNow(reason, ranOut));
+        if (ranOut == null && !drainCheckQueued.compareAndSet(false, true)) {
+            return; // a look is already waiting its turn (the context is busy: a callback runs)
+        }
+        serial.execute(() -> {
+            drainCheckQueued.set(false);
+            drainNow(reason, ranOut);
+        });
     }
 
     private void drainNow(CloseReason reason, Duration ranOut) {
         State s = state;
         if (s == State.CLOSING || s == State.CLOSED) {
             return;
+        }
+        if (ranOut == null && s == State.ESTABLISHED && serial.hasQueued()) {
+            return; // work handed over behind this look (a send from a callback that ran before it): look again
         }
         String busy = s == State.ESTABLISHED ? workInFlight() : null;
         if (busy == null) {

@@ -16,6 +16,8 @@ import org.junit.jupiter.api.Test;
 
 import smbdirect.api.BufferDescriptor;
 import smbdirect.api.CloseReason;
+import smbdirect.api.ConnectionHandler;
+import smbdirect.api.ReceivedMessage;
 import smbdirect.api.RegisteredBuffer;
 import smbdirect.api.RemoteAccess;
 import smbdirect.api.SmbDirectConnection;
@@ -85,6 +87,40 @@ class DrainTest {
         assertTrue(outcomes.stream().allMatch(x -> x == null), "both sent: " + outcomes);
         h.scheduler.advance(Duration.ofMillis(20));
         assertEquals(List.of(STOP), h.recorder.disconnects);
+    }
+
+    @Test
+    void aReplySentFromOnMessageWhileTheDrainStartsIsNotCut() {
+        List<CloseReason> closed = new ArrayList<>();
+        ConnectionHandler server = new ConnectionHandler() {
+            @Override
+            public void onMessage(SmbDirectConnection c, ReceivedMessage m) {
+                h.engine.drain(STOP, TEN_SECONDS); // the runtime stops while the request is being handled
+                c.send(ByteBuffer.wrap(Harness.bytes(10, 3)), (x, failure) -> outcomes.add(failure));
+            }
+
+            @Override
+            public void onDisconnected(SmbDirectConnection c, CloseReason reason) {
+                closed.add(reason);
+            }
+        };
+        CompletableFuture<SmbDirectConnection> f = h.engine.connect(Harness.PEER, Duration.ofSeconds(120), server)
+                .toCompletableFuture();
+        FakeEndpoint e = h.provider.last();
+        e.establish();
+        e.completeSends();
+        e.deliver(Harness.negResponse(255, 255, 0, 8 << 20, 1364, 8192, 1 << 20));
+        Connection c = (Connection) f.join();
+        e.completeSends();
+
+        e.deliver(Harness.dt(10, 10, 0, 0, Harness.bytes(20, 1))); // the request
+        assertTrue(c.isOpen(), "the reply handed over from the callback is in flight");
+        assertEquals(List.of(), closed);
+        e.completeSends();
+        assertEquals(1, outcomes.size());
+        assertNull(outcomes.get(0), "the reply was sent");
+        h.scheduler.advance(Duration.ofMillis(20));
+        assertEquals(List.of(STOP), closed);
     }
 
     @Test

@@ -555,6 +555,7 @@
     ['maxConnectionsPerListener', 'Max connections per listener', num],
     ['maxNegotiatingPerListener', 'Max negotiating per listener', num],
     ['receiveBufferBudgetMB', 'Receive buffer budget', function (v) { return bytes(v * 1048576); }],
+    ['drainTimeoutSeconds', 'Drain timeout', function (v) { return v === 0 ? 'close at once' : seconds(v); }],
     ['provider.target', 'RDMA provider filter', function (v) { return v === null || v === undefined ? '-' : String(v); }]
   ];
 

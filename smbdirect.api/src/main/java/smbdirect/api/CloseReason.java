@@ -23,7 +23,14 @@ public record CloseReason(Kind kind, String rule, String detail) {
     public enum Kind {
         /** The local upper layer (or an operator) closed the connection. */
         LOCAL_CLOSE,
-        /** The transport was shut down (component deactivated, runtime stopping). */
+        /**
+         * The transport was shut down (component deactivated, runtime stopping, a provider's service
+         * withdrawn while the framework stops). New connections were refused from the start of the
+         * shutdown; an established connection was first given the transport's drain time
+         * ({@code drainTimeoutSeconds}) to finish what was in flight (messages handed over and not
+         * yet acknowledged, RDMA Reads and Writes posted, a message being received or delivered) and
+         * closed with this reason once nothing was, or when the drain time ran out.
+         */
         SHUTDOWN,
         /** The peer disconnected. */
         PEER_DISCONNECT,
@@ -43,7 +50,7 @@ public record CloseReason(Kind kind, String rule, String detail) {
         PROVIDER_ERROR,
         /** The RDMA device was removed. */
         DEVICE_REMOVED,
-        /** The RDMA provider the connection ran on went away. */
+        /** The RDMA provider the connection ran on went away (it shut its endpoints down itself). */
         PROVIDER_GONE,
         /** A local resource limit was hit (memory budget, connection cap, registration failure). */
         RESOURCE_LIMIT,
@@ -57,7 +64,19 @@ public record CloseReason(Kind kind, String rule, String detail) {
          *
          * @since 1.2
          */
-        HANDLER_FAILED
+        HANDLER_FAILED,
+        /**
+         * The RDMA provider the connection ran on was withdrawn in an orderly way while the transport
+         * runs: its service was unregistered to be replaced (its configuration changed, its bundle
+         * was updated or stopped, a hot swap). As at {@link #SHUTDOWN}, the provider's listeners
+         * stopped accepting on it (they move to the next selected provider, if any) and each
+         * established connection was drained first: given the transport's drain time
+         * ({@code drainTimeoutSeconds}) to finish what was in flight and closed with this reason
+         * once nothing was, or when the drain time ran out. The detail names the provider.
+         *
+         * @since 2.0
+         */
+        PROVIDER_REPLACED
     }
 
     public CloseReason {

@@ -80,8 +80,8 @@ public interface SmbDirectTransport {
      *
      * <p>A listener opened through the view stays on that provider: when the provider leaves it
      * waits and opens again on the provider's return; it never moves to another one. A connection
-     * made through the view runs on that provider until it closes or the provider leaves
-     * ({@link CloseReason.Kind#PROVIDER_GONE}). {@link #getTransportDTO()} of the view is the whole
+     * made through the view runs on that provider until it closes or the provider leaves (then it is
+     * drained and closed with {@link CloseReason.Kind#PROVIDER_REPLACED}). {@link #getTransportDTO()} of the view is the whole
      * transport's.
      *
      * @param providerName the provider's name, its {@code smbdirect.provider} service property

@@ -118,6 +118,7 @@ class StatusPageChromiumIT {
                 assertEquals("8 KiB", driver.findElement(By.cssSelector("#smbd-settings td.maxReceiveSize")).getText());
                 assertEquals("2 min", driver.findElement(By.cssSelector("#smbd-settings td.keepaliveIntervalSeconds")).getText());
                 assertEquals("255 credits", driver.findElement(By.cssSelector("#smbd-settings td.receiveCreditMax")).getText());
+                assertEquals("10 s", driver.findElement(By.cssSelector("#smbd-settings td.drainTimeoutSeconds")).getText());
                 WebElement active = driver.findElements(By.cssSelector("#smbd-connections tr[data-key]")).stream()
                         .filter(r -> r.getText().contains("ACTIVE")).findFirst().orElseThrow();
                 assertTrue(active.getText().matches("(?s).*\\d+(\\.\\d)? [kMG]?B/s.*"), "throughput with its unit: " + active.getText());

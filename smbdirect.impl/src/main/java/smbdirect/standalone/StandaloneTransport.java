@@ -180,6 +180,28 @@ public final class StandaloneTransport implements SmbDirectTransport, AutoClosea
     }
 
     /**
+     * Drains, then closes with {@code reason}: every listener closes and new connections are refused
+     * at once; each established connection goes on finishing what is in flight (messages handed over
+     * and not yet acknowledged, RDMA Reads and Writes, a message being received or delivered; its
+     * upper layer's new sends still go) and closes with {@code reason} as soon as it has nothing in
+     * flight, or when the settings' {@code drainTimeoutSeconds} runs out (0: at once, as
+     * {@link #shutdown}). Later operations fail with {@code reason}. Idempotent with {@link #shutdown}:
+     * whichever is called first decides, a later call returns its stage.
+     *
+     * @return completes when every connection is released
+     * @since 1.2
+     */
+    public CompletionStage<Void> drain(CloseReason reason) {
+        Objects.requireNonNull(reason, "reason");
+        synchronized (lock) {
+            if (shutdown == null) {
+                shutdown = engine.drain(reason, engine.settings().drainTimeout());
+            }
+            return shutdown;
+        }
+    }
+
+    /**
      * {@link #shutdown} with reason {@link CloseReason.Kind#SHUTDOWN}; when the transport owns its
      * timer thread, waits up to {@link #CLOSE_WAIT} for the connections to be released and stops the
      * thread. With a scheduler or executor of the caller's it does not wait (with a virtual clock

@@ -15,5 +15,5 @@
  * the software iWARP provider or the verbs provider). No OSGi framework is needed.
  */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("1.1.0")
+@org.osgi.annotation.versioning.Version("1.2.0")
 package smbdirect.standalone;

@@ -166,4 +166,62 @@ class StandaloneTransportTest {
         return Thread.getAllStackTraces().keySet().stream()
                 .filter(t -> t.getName().equals("smbdirect-timer") && t.isAlive()).count();
     }
+
+    @Test
+    void drainLetsTheRequestBeingHandledFinishThenClosesWithTheReason() throws Exception {
+        try (MockFabric fabric = MockFabric.builder().mode(DeliveryMode.THREADED).build()) {
+            MockProvider serverProvider = fabric.provider("server");
+            java.util.concurrent.CountDownLatch handling = new java.util.concurrent.CountDownLatch(1);
+            java.util.concurrent.CountDownLatch finish = new java.util.concurrent.CountDownLatch(1);
+            CompletableFuture<CloseReason> serverClosed = new CompletableFuture<>();
+            java.util.concurrent.BlockingQueue<String> atClient = new java.util.concurrent.LinkedBlockingQueue<>();
+            try (StandaloneTransport server = StandaloneTransport.builder(serverProvider)
+                    .setting("drainTimeoutSeconds", 30).build();
+                    StandaloneTransport client = StandaloneTransport.builder(fabric.provider("client")).build()) {
+                server.listen(new InetSocketAddress(serverProvider.address(), 445), c -> new ConnectionHandler() {
+                    @Override
+                    public void onMessage(SmbDirectConnection conn, ReceivedMessage m) {
+                        handling.countDown();
+                        try {
+                            assertTrue(finish.await(30, TimeUnit.SECONDS));
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        }
+                        conn.send(java.nio.ByteBuffer.wrap(new byte[] {'o', 'k'}), (b, x) -> { });
+                    }
+
+                    @Override
+                    public void onDisconnected(SmbDirectConnection conn, CloseReason reason) {
+                        serverClosed.complete(reason);
+                    }
+                });
+                SmbDirectConnection c = client.connect(new InetSocketAddress(serverProvider.address(), 445),
+                        Duration.ofSeconds(10), new ConnectionHandler() {
+                            @Override
+                            public void onMessage(SmbDirectConnection conn, ReceivedMessage m) {
+                                atClient.add("message of " + m.length() + " bytes");
+                            }
+
+                            @Override
+                            public void onDisconnected(SmbDirectConnection conn, CloseReason reason) {
+                                atClient.add("closed " + reason.kind());
+                            }
+                        }).toCompletableFuture().get(10, TimeUnit.SECONDS);
+                c.send(java.nio.ByteBuffer.wrap(new byte[] {'r', 'q'}), (b, x) -> { });
+                assertTrue(handling.await(10, TimeUnit.SECONDS));
+
+                CloseReason stopping = CloseReason.of(CloseReason.Kind.SHUTDOWN, "server stopping");
+                CompletableFuture<Void> drained = server.drain(stopping).toCompletableFuture();
+                assertFalse(drained.isDone(), "the request being handled is in flight");
+                assertTrue(c.isOpen());
+                finish.countDown();
+                drained.get(10, TimeUnit.SECONDS);
+                assertEquals(stopping, serverClosed.get(10, TimeUnit.SECONDS));
+                assertEquals("message of 2 bytes", atClient.poll(10, TimeUnit.SECONDS), "the reply came first");
+                assertEquals("closed PEER_DISCONNECT", atClient.poll(10, TimeUnit.SECONDS));
+                assertTrue(server.shutdown(CloseReason.of(CloseReason.Kind.LOCAL_CLOSE, "x")) == server.drain(stopping),
+                        "the first call decides");
+            }
+        }
+    }
 }

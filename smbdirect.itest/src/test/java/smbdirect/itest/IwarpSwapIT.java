@@ -36,7 +36,7 @@ import smbdirect.testkit.VerifiedTraffic;
 /**
  * Hot swap between the embedded mock and the software iWARP provider (real TCP on loopback) in
  * Felix, under continuous traffic both ways: connections on the provider that stays survive byte
- * for byte, those on the one that leaves end with PROVIDER_GONE, the listener follows the selection;
+ * for byte, those on the one that leaves end with PROVIDER_REPLACED, the listener follows the selection;
  * and the iWARP provider's configuration changed from Config Admin under traffic.
  */
 @RunWith(PaxExam.class)
@@ -137,7 +137,7 @@ public class IwarpSwapIT extends FelixSupport {
         onIwarp.awaitMore("traffic over iwarp");
 
         iwarp.delete();
-        onIwarp.assertEnded(CloseReason.Kind.PROVIDER_GONE);
+        onIwarp.assertEnded(CloseReason.Kind.PROVIDER_REPLACED);
         await("iwarp is gone from the DTO", () -> iwarpDTO() == null);
         await("the listener moved back to mock", () -> "mock".equals(listener.providerName()));
         onMock.awaitMore("traffic on mock continues after iwarp left");
@@ -169,7 +169,7 @@ public class IwarpSwapIT extends FelixSupport {
         onMock.awaitMore("traffic on the mock");
 
         better.delete();
-        onMock.assertEnded(CloseReason.Kind.PROVIDER_GONE);
+        onMock.assertEnded(CloseReason.Kind.PROVIDER_REPLACED);
         await("the listener moved back to iwarp", () -> "iwarp".equals(listener.providerName()) && listenerOpenOn("iwarp"));
         onIwarp.awaitMore("traffic over iwarp continues after the mock left");
         TrafficPair again = open("iwarp-again", iwarpAddress, "iwarp", accepted);
@@ -206,7 +206,7 @@ public class IwarpSwapIT extends FelixSupport {
 
         // a good change replaces the provider: its connections end, the listener reopens on the new one
         configureIwarp(port, "maxFpduSize", 8192);
-        onIwarp.assertEnded(CloseReason.Kind.PROVIDER_GONE);
+        onIwarp.assertEnded(CloseReason.Kind.PROVIDER_REPLACED);
         await("the new iwarp provider is in force", () -> iwarpDTO() != null
                 && iwarpDTO().settings.contains("FPDUs up to 8 KiB"));
         await("the listener is on the new iwarp provider", () -> "iwarp".equals(listener.providerName()) && listenerOpenOn("iwarp"));

@@ -89,9 +89,9 @@ public class ProviderSwapIT extends FelixSupport {
         onB.awaitMore("traffic on b");
 
         configA.delete();
-        // both ends of this connection are ours, on a: each is reported PROVIDER_GONE
-        assertEquals(CloseReason.Kind.PROVIDER_GONE, onA.clientReceiver.awaitClosed().kind());
-        assertEquals(CloseReason.Kind.PROVIDER_GONE, onA.serverReceiver.awaitClosed().kind());
+        // both ends of this connection are ours, on a: each is reported PROVIDER_REPLACED
+        assertEquals(CloseReason.Kind.PROVIDER_REPLACED, onA.clientReceiver.awaitClosed().kind());
+        assertEquals(CloseReason.Kind.PROVIDER_REPLACED, onA.serverReceiver.awaitClosed().kind());
         assertFalse(onA.client.isOpen());
         assertFalse(onA.server.isOpen());
         assertTrue(onA.clientSender.failure.get(10, TimeUnit.SECONDS) instanceof SmbDirectException);
@@ -112,8 +112,8 @@ public class ProviderSwapIT extends FelixSupport {
 
         listener.close();
         configB.delete();
-        assertEquals(CloseReason.Kind.PROVIDER_GONE, onB.clientReceiver.awaitClosed().kind());
-        assertEquals(CloseReason.Kind.PROVIDER_GONE, onB.serverReceiver.awaitClosed().kind());
+        assertEquals(CloseReason.Kind.PROVIDER_REPLACED, onB.clientReceiver.awaitClosed().kind());
+        assertEquals(CloseReason.Kind.PROVIDER_REPLACED, onB.serverReceiver.awaitClosed().kind());
     }
 
     @Test
@@ -146,7 +146,7 @@ public class ProviderSwapIT extends FelixSupport {
         onMock.awaitMore("traffic on mock continues");
 
         configC.delete();
-        assertEquals(CloseReason.Kind.PROVIDER_GONE, onC.clientReceiver.awaitClosed().kind());
+        assertEquals(CloseReason.Kind.PROVIDER_REPLACED, onC.clientReceiver.awaitClosed().kind());
         onMock.awaitMore("traffic on mock continues after c left");
         onC.stop();
         onMock.stop();

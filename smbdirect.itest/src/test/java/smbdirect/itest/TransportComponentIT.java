@@ -118,7 +118,7 @@ public class TransportComponentIT extends FelixSupport {
                 "keepaliveResponseTimeoutSeconds", "activeNegotiationTimeoutSeconds",
                 "passiveNegotiationTimeoutSeconds", "creditGrantTimeoutMillis", "creditRefillFraction",
                 "inboundReadDepth", "outboundReadDepth", "maxConnectionsPerListener", "maxNegotiatingPerListener",
-                "receiveBufferBudgetMB", "provider.target")) {
+                "receiveBufferBudgetMB", "drainTimeoutSeconds", "provider.target")) {
             assertTrue("attribute " + id, ids.contains(id));
         }
         AttributeDefinition maxReceiveSize = Arrays.stream(ads).filter(a -> a.getID().equals("maxReceiveSize"))

@@ -45,6 +45,13 @@ public class SettingsDTO extends DTO {
     /** MiB of posted receive buffers the whole transport may hold. */
     public long receiveBufferBudgetMB;
     /**
+     * Seconds an established connection is given to finish what is in flight when the transport
+     * stops or its RDMA provider is withdrawn, before it is closed; 0 closes at once.
+     *
+     * @since 2.0
+     */
+    public long drainTimeoutSeconds;
+    /**
      * The filter selecting the RDMA provider of new connections and listeners (attribute
      * {@code provider.target}); null where the transport is built over one provider.
      */

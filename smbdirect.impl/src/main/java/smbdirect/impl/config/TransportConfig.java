@@ -45,6 +45,7 @@ public @interface TransportConfig {
     int MAX_CONNECTIONS_PER_LISTENER_DEFAULT = 4096;
     int MAX_NEGOTIATING_PER_LISTENER_DEFAULT = 256;
     long RECEIVE_BUFFER_BUDGET_MB_DEFAULT = 4096;
+    long DRAIN_TIMEOUT_SECONDS_DEFAULT = 10;
     String PROVIDER_TARGET_DEFAULT = "(smbdirect.provider=*)";
 
     @AttributeDefinition(name = "Receive credit max", min = "1", max = "65535",
@@ -136,6 +137,15 @@ public @interface TransportConfig {
                     + " exceed it is refused cleanly. Must hold one connection (receiveCreditMax x maxReceiveSize)."
                     + " Default 4096.")
     long receiveBufferBudgetMB() default RECEIVE_BUFFER_BUDGET_MB_DEFAULT;
+
+    @AttributeDefinition(name = "Drain timeout (seconds)", min = "0", max = "3600",
+            description = "When the transport stops (runtime stop, SIGTERM, component deactivation) or an RDMA"
+                    + " provider is withdrawn (its configuration changed, a hot swap), new connections are refused"
+                    + " at once and each established connection is given this many seconds to finish what is in"
+                    + " flight (messages handed over and not yet acknowledged, RDMA Reads and Writes, a message"
+                    + " being received or delivered); it closes as soon as nothing is, or when the time runs out,"
+                    + " with reason SHUTDOWN or PROVIDER_REPLACED. 0 closes at once. Default 10.")
+    long drainTimeoutSeconds() default DRAIN_TIMEOUT_SECONDS_DEFAULT;
 
     @AttributeDefinition(name = "RDMA provider filter",
             description = "LDAP filter over the RdmaProvider service properties selecting the provider new"

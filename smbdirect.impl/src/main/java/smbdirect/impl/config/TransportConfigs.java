@@ -26,7 +26,8 @@ public final class TransportConfigs {
             "activeNegotiationTimeout", "activeNegotiationTimeoutSeconds",
             "passiveNegotiationTimeout", "passiveNegotiationTimeoutSeconds",
             "creditGrantTimeout", "creditGrantTimeoutMillis",
-            "receiveBufferBudget", "receiveBufferBudgetMB");
+            "receiveBufferBudget", "receiveBufferBudgetMB",
+            "drainTimeout", "drainTimeoutSeconds");
 
     private TransportConfigs() {
     }
@@ -99,6 +100,7 @@ public final class TransportConfigs {
                     .maxConnectionsPerListener(config.maxConnectionsPerListener())
                     .maxNegotiatingPerListener(config.maxNegotiatingPerListener())
                     .receiveBufferBudget(budgetBytes)
+                    .drainTimeout(seconds("drainTimeoutSeconds", config.drainTimeoutSeconds()))
                     .build();
         } catch (SettingsException e) {
             String name = CONFIG_NAMES.get(e.attribute());
@@ -125,6 +127,7 @@ public final class TransportConfigs {
             case "passiveNegotiationTimeoutSeconds" -> config.passiveNegotiationTimeoutSeconds();
             case "creditGrantTimeoutMillis" -> config.creditGrantTimeoutMillis();
             case "receiveBufferBudgetMB" -> config.receiveBufferBudgetMB();
+            case "drainTimeoutSeconds" -> config.drainTimeoutSeconds();
             default -> throw new IllegalArgumentException(name);
         };
     }

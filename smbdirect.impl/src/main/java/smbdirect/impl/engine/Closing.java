@@ -201,7 +201,8 @@ final class Closing {
         }
         CloseReason.Kind kind = connection.closeReason().kind();
         return kind != CloseReason.Kind.PROTOCOL_VIOLATION && kind != CloseReason.Kind.LOCAL_CLOSE
-                && kind != CloseReason.Kind.SHUTDOWN && kind != CloseReason.Kind.HANDLER_FAILED;
+                && kind != CloseReason.Kind.SHUTDOWN && kind != CloseReason.Kind.PROVIDER_REPLACED
+                && kind != CloseReason.Kind.HANDLER_FAILED;
     }
 
     /** When the connection was released (epoch milliseconds; 0 while it lives). */

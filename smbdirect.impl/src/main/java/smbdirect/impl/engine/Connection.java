@@ -98,6 +98,9 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
     final Negotiation negotiation;
     /** Runs the send loop on the serial context. */
     final Runnable pumpTask;
+    /** A drain's look at this connection is queued on the serial context. */
+    private final java.util.concurrent.atomic.AtomicBoolean drainCheckQueued =
+            new java.util.concurrent.atomic.AtomicBoolean();
 
     Connection(SmbDirectEngine engine, long id, boolean initiator, EngineListener listener, TransportSettings settings,
             long budget) {
@@ -172,6 +175,67 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
     /** Connection Arrival (3.1.7.2), from the listener's thread. */
     void startPassive(RdmaConnectRequest request) {
         ((PassiveNegotiation) negotiation).start(request);
+    }
+
+    /**
+     * The engine drains (the transport stops or its provider is withdrawn): closes with
+     * {@code reason} unless the connection is established and still has work in flight; with
+     * {@code ranOut} (the drain time that ran out) it closes whatever it has, saying what was left.
+     * From any thread; the check runs on the serial context, after the calls already handed over.
+     */
+    void drain(CloseReason reason, Duration ranOut) {
+        if (ranOut == null && !drainCheckQueued.compareAndSet(false, true)) {
+            return; // a look is already waiting its turn (the context is busy: a callback runs)
+        }
+        serial.execute(() -> {
+            drainCheckQueued.set(false);
+            drainNow(reason, ranOut);
+        });
+    }
+
+    private void drainNow(CloseReason reason, Duration ranOut) {
+        State s = state;
+        if (s == State.CLOSING || s == State.CLOSED) {
+            return;
+        }
+        if (ranOut == null && s == State.ESTABLISHED && serial.hasQueued()) {
+            return; // work handed over behind this look (a send from a callback that ran before it): look again
+        }
+        String busy = s == State.ESTABLISHED ? workInFlight() : null;
+        if (busy == null) {
+            // idle, or not yet established: a connection still negotiating is a new one, refused
+            close(reason);
+        } else if (ranOut != null) {
+            LOG.info("connection {}: the drain time of {} s ran out with {} in flight", id, ranOut.toSeconds(), busy);
+            close(new CloseReason(reason.kind(), reason.rule(), reason.detail() + "; the drain time of "
+                    + ranOut.toSeconds() + " s ran out with " + busy + " in flight"));
+        }
+    }
+
+    /**
+     * What this connection has in flight (serial context): messages the upper layer handed over and
+     * not yet acknowledged, RDMA Reads and Writes requested and not completed, a fragmented message
+     * partly received; null when nothing. A message being delivered is in flight as long as the
+     * upper layer's callback runs, which is on this serial context too.
+     */
+    String workInFlight() {
+        int sends = sendPath.inFlight();
+        int rdmaWork = rdma.outstanding();
+        boolean receiving = receivePath.receiving();
+        if (sends == 0 && rdmaWork == 0 && !receiving) {
+            return null;
+        }
+        StringBuilder b = new StringBuilder();
+        if (sends > 0) {
+            b.append(sends).append(sends == 1 ? " message" : " messages").append(" to send");
+        }
+        if (rdmaWork > 0) {
+            b.append(b.length() == 0 ? "" : ", ").append(rdmaWork).append(" RDMA work request(s)");
+        }
+        if (receiving) {
+            b.append(b.length() == 0 ? "" : ", ").append("a message partly received");
+        }
+        return b.toString();
     }
 
     /** The transport's settings changed: timers follow at once. */

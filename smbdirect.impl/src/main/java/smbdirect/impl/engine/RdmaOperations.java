@@ -371,6 +371,14 @@ final class RdmaOperations {
         }
     }
 
+    /**
+     * RDMA work still to do: operations waiting to be posted plus the Read and Write work requests
+     * posted and not completed (0: nothing requested is unfinished; serial context).
+     */
+    int outstanding() {
+        return pending.size() + readsInFlight + writesInFlight;
+    }
+
     /** Reads and writes posted and not completed. */
     int inFlight() {
         return readsInFlight + writesInFlight;

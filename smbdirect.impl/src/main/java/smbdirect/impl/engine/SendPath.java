@@ -501,6 +501,24 @@ final class SendPath {
         flushed.clear();
     }
 
+    /**
+     * Messages the upper layer handed over and not yet completed: queued, or with a fragment posted
+     * and not acknowledged, or flushed and not yet failed (serial context).
+     */
+    int inFlight() {
+        int n = queue.size() + flushed.size();
+        if (owner != null) {
+            OutMessage last = null;
+            for (OutMessage m : owner) {
+                if (m != null && m != last) {
+                    n++;
+                    last = m;
+                }
+            }
+        }
+        return n;
+    }
+
     /** Fragments sent (tests, DTO). */
     long fragmentsSent() {
         return fragmentsSent;

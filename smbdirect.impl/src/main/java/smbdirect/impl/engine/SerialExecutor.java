@@ -173,6 +173,11 @@ final class SerialExecutor implements Executor {
     }
 
     /** Whether nothing is queued, counting claimed ring slots as queued. */
+    /** Whether tasks wait to run (any thread; a snapshot). */
+    boolean hasQueued() {
+        return !isEmpty();
+    }
+
     private boolean isEmpty() {
         return (long) TAIL.getVolatile(this) == (long) HEAD.getVolatile(this) && overflow.isEmpty();
     }

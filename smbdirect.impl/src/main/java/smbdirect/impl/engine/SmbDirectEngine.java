@@ -216,23 +216,82 @@ public final class SmbDirectEngine implements SmbDirectTransport {
     }
 
     /**
-     * Closes every connection and listener of this engine with {@code reason} (for example
+     * Closes every connection and listener of this engine with {@code reason} at once (for example
      * {@link CloseReason.Kind#PROVIDER_GONE} when the provider leaves); later operations fail with it.
+     * {@link #drain} with no drain time.
      *
      * @return completes when every connection is released
      */
     public CompletionStage<Void> shutdown(CloseReason reason) {
+        return drain(reason, Duration.ZERO);
+    }
+
+    /**
+     * Drains this engine and closes it with {@code reason}: its listeners close and new connections
+     * (incoming, outgoing, and those still negotiating) are refused at once; each established
+     * connection goes on finishing what is in flight ({@link Connection#workInFlight}), the upper
+     * layer's new sends included, and closes with {@code reason} as soon as it has nothing in
+     * flight; when {@code timeout} runs out the rest close with {@code reason}, its detail saying
+     * what was left. {@link Duration#ZERO} closes everything at once. Later operations fail with
+     * {@code reason}.
+     *
+     * @return completes when every connection is released
+     */
+    public CompletionStage<Void> drain(CloseReason reason, Duration timeout) {
         Objects.requireNonNull(reason, "reason");
+        Objects.requireNonNull(timeout, "timeout");
         shutdownReason = reason;
         for (EngineListener l : List.copyOf(listeners)) {
             l.close();
         }
-        List<CompletableFuture<Void>> all = new ArrayList<>();
-        for (Connection c : List.copyOf(connections.values())) {
-            c.closing.closeAsync(reason);
-            all.add(c.closing.closedFuture());
+        if (timeout.isZero() || timeout.isNegative()) {
+            for (Connection c : List.copyOf(connections.values())) {
+                c.closing.closeAsync(reason);
+            }
+            return released(reason);
         }
-        return CompletableFuture.allOf(all.toArray(new CompletableFuture<?>[0]));
+        if (!connections.isEmpty()) {
+            LOG.info("{}: draining {} connection(s) for up to {} s: {}", provider.name(), connections.size(),
+                    timeout.toSeconds(), reason);
+        }
+        CompletableFuture<Void> done = released(reason);
+        drainStep(reason, timeout, scheduler.nanoTime() + timeout.toNanos(), done);
+        return done;
+    }
+
+    /** How often a drain looks again at the connections with work in flight. */
+    private static final long DRAIN_CHECK_NANOS = 20_000_000L;
+
+    private void drainStep(CloseReason reason, Duration timeout, long deadline, CompletableFuture<Void> done) {
+        if (done.isDone()) {
+            return;
+        }
+        long left = deadline - scheduler.nanoTime();
+        Duration ranOut = left <= 0 ? timeout : null;
+        for (Connection c : List.copyOf(connections.values())) {
+            c.drain(reason, ranOut);
+        }
+        if (ranOut == null) {
+            scheduler.schedule(() -> drainStep(reason, timeout, deadline, done), Math.min(left, DRAIN_CHECK_NANOS));
+        }
+    }
+
+    /**
+     * Completes when every connection live now is released, and any that arrived meanwhile (a
+     * request the closing listener was handling), which is closed with {@code reason}.
+     */
+    private CompletableFuture<Void> released(CloseReason reason) {
+        List<Connection> live = List.copyOf(connections.values());
+        if (live.isEmpty()) {
+            return CompletableFuture.completedFuture(null);
+        }
+        return CompletableFuture.allOf(live.stream().map(c -> c.closing.closedFuture())
+                .toArray(CompletableFuture<?>[]::new)).thenCompose(v -> {
+                    for (Connection late : List.copyOf(connections.values())) {
+                        late.closing.closeAsync(reason);
+                    }
+                    return released(reason);
+                });
     }
 
     @Override
@@ -549,6 +608,7 @@ public final class SmbDirectEngine implements SmbDirectTransport {
         d.maxConnectionsPerListener = s.maxConnectionsPerListener();
         d.maxNegotiatingPerListener = s.maxNegotiatingPerListener();
         d.receiveBufferBudgetMB = s.receiveBufferBudget() / (1024L * 1024L);
+        d.drainTimeoutSeconds = s.drainTimeout().toSeconds();
         return d;
     }
 }

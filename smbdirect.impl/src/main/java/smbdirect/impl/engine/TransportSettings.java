@@ -34,6 +34,7 @@ public final class TransportSettings {
     private final int maxConnectionsPerListener;
     private final int maxNegotiatingPerListener;
     private final long receiveBufferBudget;
+    private final Duration drainTimeout;
 
     private TransportSettings(Builder b) {
         receiveCreditMax = b.receiveCreditMax;
@@ -53,6 +54,7 @@ public final class TransportSettings {
         maxConnectionsPerListener = b.maxConnectionsPerListener;
         maxNegotiatingPerListener = b.maxNegotiatingPerListener;
         receiveBufferBudget = b.receiveBufferBudget;
+        drainTimeout = b.drainTimeout;
     }
 
     /** Connection.ReceiveCreditMax: the most receive credits granted to the peer (Windows 255). */
@@ -149,6 +151,14 @@ public final class TransportSettings {
         return receiveBufferBudget;
     }
 
+    /**
+     * How long an established connection may go on finishing what is in flight when the transport
+     * stops or its provider is withdrawn, before it is closed ({@link Duration#ZERO}: closed at once).
+     */
+    public Duration drainTimeout() {
+        return drainTimeout;
+    }
+
     /** A builder starting from these values. */
     public Builder toBuilder() {
         Builder b = new Builder();
@@ -169,6 +179,7 @@ public final class TransportSettings {
         b.maxConnectionsPerListener = maxConnectionsPerListener;
         b.maxNegotiatingPerListener = maxNegotiatingPerListener;
         b.receiveBufferBudget = receiveBufferBudget;
+        b.drainTimeout = drainTimeout;
         return b;
     }
 
@@ -188,7 +199,7 @@ public final class TransportSettings {
                 + creditRefillFraction + ", inboundReadDepth=" + inboundReadDepth + ", outboundReadDepth="
                 + outboundReadDepth + ", maxConnectionsPerListener=" + maxConnectionsPerListener
                 + ", maxNegotiatingPerListener=" + maxNegotiatingPerListener + ", receiveBufferBudget="
-                + receiveBufferBudget + "]";
+                + receiveBufferBudget + ", drainTimeout=" + drainTimeout + "]";
     }
 
     /**
@@ -196,6 +207,8 @@ public final class TransportSettings {
      * {@link SettingsException} naming the attribute.
      */
     public static final class Builder {
+        /** The longest drain: an hour. */
+        private static final Duration MAX_DRAIN = Duration.ofHours(1);
         private int receiveCreditMax = 255;
         private int sendCreditTarget = 255;
         private int maxSendSize = 1364;
@@ -213,6 +226,7 @@ public final class TransportSettings {
         private int maxConnectionsPerListener = 4096;
         private int maxNegotiatingPerListener = 256;
         private long receiveBufferBudget = 4L << 30;
+        private Duration drainTimeout = Duration.ofSeconds(10);
 
         private Builder() {
         }
@@ -234,6 +248,7 @@ public final class TransportSettings {
         public Builder maxConnectionsPerListener(int v) { maxConnectionsPerListener = v; return this; }
         public Builder maxNegotiatingPerListener(int v) { maxNegotiatingPerListener = v; return this; }
         public Builder receiveBufferBudget(long v) { receiveBufferBudget = v; return this; }
+        public Builder drainTimeout(Duration v) { drainTimeout = v; return this; }
 
         /**
          * Validates every value and builds the settings.
@@ -269,6 +284,10 @@ public final class TransportSettings {
                 throw new SettingsException("receiveBufferBudget", receiveBufferBudget,
                         "must hold at least one connection's receive buffers (receiveCreditMax x maxReceiveSize = "
                                 + oneConnection + ")");
+            }
+            if (drainTimeout == null || drainTimeout.isNegative() || drainTimeout.compareTo(MAX_DRAIN) > 0) {
+                throw new SettingsException("drainTimeout", drainTimeout,
+                        "must be in [0, " + MAX_DRAIN.toSeconds() + "] seconds (0: close at once)");
             }
             return new TransportSettings(this);
         }

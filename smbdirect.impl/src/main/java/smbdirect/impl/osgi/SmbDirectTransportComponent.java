@@ -8,6 +8,8 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
+import org.osgi.framework.Bundle;
+import org.osgi.framework.BundleContext;
 import org.osgi.framework.InvalidSyntaxException;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
@@ -54,8 +56,15 @@ import smbdirect.impl.transport.RelocatingListener;
  * {@code provider.target} is a filter that <em>selects</em> the provider new connections and
  * listeners use (best {@code service.ranking} among the matching ones); it is deliberately not the
  * reference target, so that connections on a provider that is deselected keep running. A provider
- * that leaves takes only its own connections with it (reason PROVIDER_GONE); listeners re-open on
- * the next selected provider. The service itself stays registered whatever the providers do.
+ * that leaves takes only its own connections with it; listeners re-open on the next selected
+ * provider. The service itself stays registered whatever the providers do.
+ *
+ * <p>Drain: when a provider's service is withdrawn (reconfigured, updated, a hot swap) its
+ * connections are drained before the unbind returns (so the provider still works meanwhile): new
+ * connections on it are refused, each established one may finish what is in flight for
+ * {@code drainTimeoutSeconds} and closes with reason PROVIDER_REPLACED, or SHUTDOWN when the
+ * framework (or this bundle) is stopping. On deactivation every engine drains the same way and
+ * closes with SHUTDOWN.
  *
  * <p>Configuration: {@link #configure} is the single validate-then-apply path of activation and
  * modification. A configuration with a bad value is refused as a whole, with one ERROR line naming
@@ -63,7 +72,8 @@ import smbdirect.impl.transport.RelocatingListener;
  * force and the component stays active.
  *
  * <p>Owns one timer thread ({@value TimerScheduler#THREAD_NAME}) shared by all engines; on
- * deactivation every engine shuts down with reason SHUTDOWN and the thread stops. Thread-safe.
+ * deactivation every engine drains and shuts down with reason SHUTDOWN and the thread stops.
+ * Thread-safe.
  */
 @Component(name = SmbDirectTransportComponent.PID, service = { SmbDirectTransport.class, ListenerHost.class, TraceControl.class,
         ConnectionControl.class },
@@ -77,22 +87,31 @@ public class SmbDirectTransportComponent implements SmbDirectTransport, Listener
 
     private static final Logger LOG = LoggerFactory.getLogger(SmbDirectTransportComponent.class);
 
+    /** How long a shutdown waits beyond the drain time for the connections to be released. */
     private static final long SHUTDOWN_WAIT_SECONDS = 10;
 
     private final TimerScheduler timer;
+    /** The bundle context (null outside OSGi): tells whether the framework is stopping. */
+    private final BundleContext context;
     private final MultiProviderTransport transport;
     private final ListenerEventWhiteboard whiteboard = new ListenerEventWhiteboard();
 
     @Activate
-    public SmbDirectTransportComponent(TransportConfig config, Map<String, Object> properties) {
-        this(config, properties, EngineFactory::create);
+    public SmbDirectTransportComponent(BundleContext context, TransportConfig config, Map<String, Object> properties) {
+        this(context, config, properties, EngineFactory::create);
     }
 
     SmbDirectTransportComponent(TransportConfig config, ProviderEngine.Factory engines) {
-        this(config, Map.of(), engines);
+        this(null, config, Map.of(), engines);
     }
 
     SmbDirectTransportComponent(TransportConfig config, Map<String, ?> properties, ProviderEngine.Factory engines) {
+        this(null, config, properties, engines);
+    }
+
+    SmbDirectTransportComponent(BundleContext context, TransportConfig config, Map<String, ?> properties,
+            ProviderEngine.Factory engines) {
+        this.context = context;
         timer = new TimerScheduler();
         transport = new MultiProviderTransport(engines, timer, TransportSettings.DEFAULTS, defaultFilter());
         transport.setListenerEventHandler(whiteboard);
@@ -209,28 +228,49 @@ public class SmbDirectTransportComponent implements SmbDirectTransport, Listener
     }
 
     /**
-     * Returns once the provider's engine has closed its connections and listeners (bounded), so that
-     * the provider is not used after the unbind, as DS requires, and the connections end cleanly
-     * while the provider still works.
+     * Returns once the provider's engine has drained and closed its connections and listeners
+     * (bounded by the drain time and {@value #SHUTDOWN_WAIT_SECONDS} s more), so that the provider is
+     * not used after the unbind, as DS requires, and the connections end cleanly while the provider
+     * still works. The reason is SHUTDOWN when the framework or this bundle is stopping (the runtime
+     * withdraws its providers), PROVIDER_REPLACED otherwise.
      */
     void removeProvider(RdmaProvider provider) {
+        long wait = waitSeconds();
         try {
-            transport.removeProvider(provider).toCompletableFuture().get(SHUTDOWN_WAIT_SECONDS, TimeUnit.SECONDS);
+            transport.removeProvider(provider, stopping()).toCompletableFuture().get(wait, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (ExecutionException | TimeoutException e) {
-            LOG.warn("Connections of a leaving RDMA provider did not close within {} s", SHUTDOWN_WAIT_SECONDS, e);
+            LOG.warn("Connections of a leaving RDMA provider did not close within {} s", wait, e);
         }
+    }
+
+    /** Whether the framework, or this bundle, is stopping (false outside OSGi). */
+    private boolean stopping() {
+        if (context == null) {
+            return false;
+        }
+        try {
+            return context.getBundle(0).getState() == Bundle.STOPPING
+                    || context.getBundle().getState() == Bundle.STOPPING;
+        } catch (IllegalStateException | NullPointerException e) {
+            return true; // the context is no longer valid: the bundle stops
+        }
+    }
+
+    private long waitSeconds() {
+        return transport.settings().drainTimeout().toSeconds() + SHUTDOWN_WAIT_SECONDS;
     }
 
     @Deactivate
     void deactivate() {
+        long wait = waitSeconds();
         try {
-            transport.shutdown().toCompletableFuture().get(SHUTDOWN_WAIT_SECONDS, TimeUnit.SECONDS);
+            transport.shutdown().toCompletableFuture().get(wait, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (ExecutionException | TimeoutException e) {
-            LOG.warn("SMB Direct transport did not shut down cleanly within {} s", SHUTDOWN_WAIT_SECONDS, e);
+            LOG.warn("SMB Direct transport did not shut down cleanly within {} s", wait, e);
         } finally {
             timer.close();
         }

@@ -78,5 +78,10 @@ public final class EngineFactory {
         public CompletionStage<Void> shutdown(CloseReason reason) {
             return engine.shutdown(reason);
         }
+
+        @Override
+        public CompletionStage<Void> drain(CloseReason reason, java.time.Duration timeout) {
+            return engine.drain(reason, timeout);
+        }
     }
 }

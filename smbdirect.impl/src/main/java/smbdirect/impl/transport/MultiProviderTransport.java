@@ -43,8 +43,11 @@ import smbdirect.impl.trace.TraceSink;
  * provider comes or goes.</li>
  * <li>{@link #connect} uses the provider selected at the time of the call. A connection stays on
  * its provider for its whole life: when a better provider arrives, or the filter no longer matches
- * its provider, it keeps running; it closes (with {@link CloseReason.Kind#PROVIDER_GONE}) only when
- * its provider leaves.</li>
+ * its provider, it keeps running; it closes only when its provider leaves, after a drain: new
+ * connections on that provider are refused at once, each established one may finish what is in
+ * flight for the settings' drain time and closes with {@link CloseReason.Kind#PROVIDER_REPLACED}
+ * (with {@link CloseReason.Kind#SHUTDOWN} when the runtime stops) as soon as it has nothing in
+ * flight, or when that time runs out. {@link #shutdown} drains every provider the same way.</li>
  * <li>Listeners (opened by {@link #listen} or configured) follow the selection: when the selected
  * provider changes they close their endpoint on the old provider (connections already accepted
  * there are not affected) and bind the same address and port on the new one. With no provider
@@ -164,12 +167,27 @@ public final class MultiProviderTransport implements SmbDirectTransport {
     }
 
     /**
-     * A provider left: listeners on it move to the next selected provider, then its engine closes its
-     * connections with {@link CloseReason.Kind#PROVIDER_GONE}.
+     * A provider's service was withdrawn while the transport runs (replaced after a configuration
+     * change, its bundle updated or stopped: a hot swap): {@link #removeProvider(RdmaProvider, boolean)}
+     * with reason {@link CloseReason.Kind#PROVIDER_REPLACED}.
      *
-     * @return completes when the provider's engine has shut down
+     * @return completes when the provider's engine has drained and shut down
      */
     public CompletionStage<Void> removeProvider(RdmaProvider provider) {
+        return removeProvider(provider, false);
+    }
+
+    /**
+     * A provider's service was withdrawn: listeners on it move to the next selected provider (they
+     * stop accepting on it at once), then its engine drains ({@link ProviderEngine#drain}, for the
+     * settings' {@link TransportSettings#drainTimeout()}) and closes its connections with
+     * {@link CloseReason.Kind#SHUTDOWN} when {@code stopping} (the runtime stops and withdraws its
+     * providers) and {@link CloseReason.Kind#PROVIDER_REPLACED} otherwise.
+     *
+     * @return completes when the provider's engine has drained and shut down
+     */
+    public CompletionStage<Void> removeProvider(RdmaProvider provider, boolean stopping) {
+        Duration drain;
         ProviderEntry entry;
         synchronized (lock) {
             entry = find(provider);
@@ -179,21 +197,27 @@ public final class MultiProviderTransport implements SmbDirectTransport {
             providers.remove(entry);
             retired.retiring(entry);
             providersChanged();
-            LOG.info("RDMA provider {} removed; its connections close; selected provider: {}", entry.name,
+            drain = settings.drainTimeout();
+            LOG.info("RDMA provider {} removed{}; its connections are drained for up to {} s, then closed;"
+                    + " selected provider: {}", entry.name, stopping ? " (the runtime stops)" : "", drain.toSeconds(),
                     nameOf(selected()));
             if (!shutDown) {
                 reconcileListeners();
             }
         }
-        return retire(entry, CloseReason.of(CloseReason.Kind.PROVIDER_GONE,
-                "RDMA provider '" + entry.name + "' went away"));
+        return retire(entry, stopping
+                ? CloseReason.of(CloseReason.Kind.SHUTDOWN,
+                        "SMB Direct runtime stopping: RDMA provider '" + entry.name + "' withdrawn")
+                : CloseReason.of(CloseReason.Kind.PROVIDER_REPLACED, "RDMA provider '" + entry.name
+                        + "' withdrawn (its service was unregistered: replaced, reconfigured or stopped)"),
+                drain);
     }
 
-    private CompletionStage<Void> retire(ProviderEntry entry, CloseReason reason) {
+    private CompletionStage<Void> retire(ProviderEntry entry, CloseReason reason, Duration drain) {
         entry.retiring = reason;
         CompletionStage<Void> done;
         try {
-            done = entry.engine.shutdown(reason);
+            done = entry.engine.drain(reason, drain);
         } catch (RuntimeException e) {
             LOG.error("Engine of RDMA provider {} failed to shut down", entry.name, e);
             done = CompletableFuture.completedFuture(null);
@@ -264,12 +288,15 @@ public final class MultiProviderTransport implements SmbDirectTransport {
     }
 
     /**
-     * Closes every listener and shuts every engine down with {@link CloseReason.Kind#SHUTDOWN}.
+     * Closes every listener, then drains every engine ({@link ProviderEngine#drain}, for the
+     * settings' {@link TransportSettings#drainTimeout()}) and closes their connections with
+     * {@link CloseReason.Kind#SHUTDOWN}.
      *
-     * @return completes when all engines have shut down
+     * @return completes when all engines have drained and shut down
      */
     public CompletionStage<Void> shutdown() {
         List<ProviderEntry> all;
+        Duration drain;
         synchronized (lock) {
             if (shutDown) {
                 return CompletableFuture.completedFuture(null);
@@ -284,12 +311,17 @@ public final class MultiProviderTransport implements SmbDirectTransport {
             }
             listeners.clear();
             all = List.copyOf(providers);
+            drain = settings.drainTimeout();
+            if (!all.isEmpty()) {
+                LOG.info("SMB Direct transport stopping: listeners closed; connections are drained for up to {} s,"
+                        + " then closed", drain.toSeconds());
+            }
             all.forEach(retired::retiring);
             providers.clear();
             providersChanged();
         }
         CompletableFuture<?>[] done = all.stream()
-                .map(e -> retire(e, CloseReason.of(CloseReason.Kind.SHUTDOWN, "SMB Direct transport stopped"))
+                .map(e -> retire(e, CloseReason.of(CloseReason.Kind.SHUTDOWN, "SMB Direct transport stopped"), drain)
                         .toCompletableFuture())
                 .toArray(CompletableFuture[]::new);
         return CompletableFuture.allOf(done);

@@ -7,7 +7,7 @@ import smbdirect.api.SmbDirectConnection;
 
 /**
  * Reports the end of a connection whose provider is retiring with the retiring reason
- * ({@code PROVIDER_GONE} or {@code SHUTDOWN}), whatever the connection noticed first while its
+ * ({@code PROVIDER_REPLACED} or {@code SHUTDOWN}), whatever the connection noticed first while its
  * provider was taken away (its peer's disconnect, a failed post); the first reason stays in the
  * detail. Other callbacks pass through unchanged.
  */

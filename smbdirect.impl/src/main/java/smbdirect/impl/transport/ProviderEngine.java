@@ -73,6 +73,18 @@ public interface ProviderEngine {
     /** Closes every connection and listener of the engine with {@code reason}. */
     CompletionStage<Void> shutdown(CloseReason reason);
 
+    /**
+     * Closes every listener and refuses new connections at once; lets each established connection
+     * finish what is in flight for up to {@code timeout}, closing it with {@code reason} as soon as
+     * it has nothing in flight, then closes the rest with {@code reason} ({@link Duration#ZERO}: all
+     * at once). Engines without connections of their own (test doubles) shut down at once.
+     *
+     * @return completes when every connection is released
+     */
+    default CompletionStage<Void> drain(CloseReason reason, Duration timeout) {
+        return shutdown(reason);
+    }
+
     /** Creates the engine for one provider. */
     @FunctionalInterface
     interface Factory {

@@ -21,7 +21,8 @@ import smbdirect.impl.engine.TransportSettings;
 /**
  * The runtime DTO of a {@link MultiProviderTransport}, put together from a snapshot: the providers
  * (the selected one first, then best ranked first) with their capabilities, settings and statistics
- * in words, every listener, the live connections of every engine, and the recently closed
+ * in words, every listener, the live connections of every engine (also of the engines of providers
+ * that left and still drain), and the recently closed
  * connections, negotiation failures and failure events of every engine, retired ones included.
  * Stateless.
  */
@@ -106,6 +107,18 @@ final class TransportDTOs {
             }
             if (engine.negotiationFailureEvents != null) {
                 failureEvents.addAll(List.of(engine.negotiationFailureEvents));
+            }
+        }
+        for (ProviderEntry draining : retired.retiring()) {
+            // a provider that left and whose engine still drains: its connections are still live
+            TransportDTO engine;
+            try {
+                engine = draining.engine.getTransportDTO();
+            } catch (RuntimeException e) {
+                continue; // an engine that cannot report shows nothing
+            }
+            if (engine.connections != null) {
+                live.addAll(List.of(engine.connections));
             }
         }
         closed.sort(Comparator.comparingLong((ConnectionDTO c) -> c.closedMillis).reversed());

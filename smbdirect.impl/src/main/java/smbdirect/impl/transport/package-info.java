@@ -30,8 +30,9 @@
  * {@code MultiProviderTransport.connect} picks the selected provider under the lock → the
  * provider's {@code ProviderEngine.connect}, with the caller's handler wrapped in a
  * {@code ProviderBoundHandler} → the connection lives on that engine until it closes or the provider
- * leaves ({@code removeProvider} → {@code retire} → the engine's {@code shutdown} with
- * {@code PROVIDER_GONE}).
+ * leaves ({@code removeProvider} → {@code retire} → the engine's {@code drain} with
+ * {@code PROVIDER_REPLACED}, or {@code SHUTDOWN} when the runtime stops; {@code shutdown} drains
+ * every engine with {@code SHUTDOWN}).
  *
  * <h2>How a listener follows the selection</h2>
  * Every change of providers, configuration or accept handler, and a check every second while there

@@ -32,7 +32,7 @@ class TransportConfigsTest {
                 "keepaliveResponseTimeoutSeconds", 3L, "activeNegotiationTimeoutSeconds", 60L,
                 "passiveNegotiationTimeoutSeconds", 4L, "creditGrantTimeoutMillis", 0L, "creditRefillFraction", 0.5,
                 "inboundReadDepth", 4, "outboundReadDepth", 2, "maxConnectionsPerListener", 10,
-                "maxNegotiatingPerListener", 5, "receiveBufferBudgetMB", 16L));
+                "maxNegotiatingPerListener", 5, "receiveBufferBudgetMB", 16L, "drainTimeoutSeconds", 30L));
         assertEquals(100, s.receiveCreditMax());
         assertEquals(90, s.sendCreditTarget());
         assertEquals(1024, s.maxSendSize());
@@ -50,6 +50,13 @@ class TransportConfigsTest {
         assertEquals(10, s.maxConnectionsPerListener());
         assertEquals(5, s.maxNegotiatingPerListener());
         assertEquals(16L << 20, s.receiveBufferBudget());
+        assertEquals(Duration.ofSeconds(30), s.drainTimeout());
+    }
+
+    @Test
+    void noDrainTimeIsAccepted() {
+        assertEquals(Duration.ZERO, TransportConfigs.toSettings(transportConfig("drainTimeoutSeconds", 0L)).drainTimeout());
+        assertEquals(Duration.ofSeconds(10), TransportSettings.DEFAULTS.drainTimeout(), "the default");
     }
 
     @DisplayName("a bad value is refused under its configuration attribute name and configured value")
@@ -70,7 +77,9 @@ class TransportConfigsTest {
             "creditRefillFraction, 0, double",
             "receiveBufferBudgetMB, 1, long",
             "receiveBufferBudgetMB, 9223372036854775807, long",
-            "keepaliveIntervalSeconds, 9223372036854775807, long" })
+            "keepaliveIntervalSeconds, 9223372036854775807, long",
+            "drainTimeoutSeconds, -1, long",
+            "drainTimeoutSeconds, 3601, long" })
     void badValueIsRefusedNamingAttributeAndValue(String attribute, String value, String type) {
         Object v = switch (type) {
             case "int" -> Integer.valueOf(value);
@@ -94,5 +103,6 @@ class TransportConfigsTest {
         assertEquals(77, dto.receiveCreditMax);
         assertEquals(8192, dto.maxReceiveSize);
         assertEquals(0.9, dto.creditRefillFraction);
+        assertEquals(10, dto.drainTimeoutSeconds);
     }
 }

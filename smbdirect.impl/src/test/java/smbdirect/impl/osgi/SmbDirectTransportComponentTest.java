@@ -130,8 +130,56 @@ class SmbDirectTransportComponentTest {
         assertEquals("b", Arrays.stream(dto.providers).filter(p -> p.selected).findFirst().orElseThrow().name);
     }
 
+    /** A bundle context whose system bundle is in {@code systemState} (its own bundle ACTIVE). */
+    private static org.osgi.framework.BundleContext contextWithFramework(int systemState) {
+        org.osgi.framework.Bundle system = bundleIn(systemState);
+        org.osgi.framework.Bundle own = bundleIn(org.osgi.framework.Bundle.ACTIVE);
+        return (org.osgi.framework.BundleContext) java.lang.reflect.Proxy.newProxyInstance(
+                SmbDirectTransportComponentTest.class.getClassLoader(),
+                new Class<?>[] {org.osgi.framework.BundleContext.class}, (proxy, method, args) -> switch (method.getName()) {
+                    case "getBundle" -> args != null && args.length == 1 && (Long) args[0] == 0L ? system : own;
+                    default -> throw new UnsupportedOperationException(method.getName());
+                });
+    }
+
+    private static org.osgi.framework.Bundle bundleIn(int state) {
+        return (org.osgi.framework.Bundle) java.lang.reflect.Proxy.newProxyInstance(
+                SmbDirectTransportComponentTest.class.getClassLoader(),
+                new Class<?>[] {org.osgi.framework.Bundle.class}, (proxy, method, args) -> switch (method.getName()) {
+                    case "getState" -> state;
+                    default -> throw new UnsupportedOperationException(method.getName());
+                });
+    }
+
     @Test
-    void providerLeavingClosesOnlyItsConnectionsWithProviderGone() throws Exception {
+    void providerWithdrawnWhileTheFrameworkStopsClosesItsConnectionsWithShutdown() throws Exception {
+        component = new SmbDirectTransportComponent(contextWithFramework(org.osgi.framework.Bundle.STOPPING),
+                transportConfig(), Map.of(), engines);
+        FakeProvider a = new FakeProvider("a");
+        component.addProvider(a, props("a", 0, 1));
+        RecordingHandler onA = new RecordingHandler();
+        SmbDirectConnection ca = component.connect(new InetSocketAddress("10.0.0.1", 445), Duration.ofSeconds(1), onA)
+                .toCompletableFuture().get(1, TimeUnit.SECONDS);
+        component.removeProvider(a);
+        assertFalse(ca.isOpen());
+        assertEquals(List.of(CloseReason.Kind.SHUTDOWN), onA.reasons.stream().map(CloseReason::kind).toList());
+    }
+
+    @Test
+    void providerWithdrawnWhileTheFrameworkRunsClosesItsConnectionsAsReplaced() throws Exception {
+        component = new SmbDirectTransportComponent(contextWithFramework(org.osgi.framework.Bundle.ACTIVE),
+                transportConfig(), Map.of(), engines);
+        FakeProvider a = new FakeProvider("a");
+        component.addProvider(a, props("a", 0, 1));
+        RecordingHandler onA = new RecordingHandler();
+        component.connect(new InetSocketAddress("10.0.0.1", 445), Duration.ofSeconds(1), onA)
+                .toCompletableFuture().get(1, TimeUnit.SECONDS);
+        component.removeProvider(a);
+        assertEquals(List.of(CloseReason.Kind.PROVIDER_REPLACED), onA.reasons.stream().map(CloseReason::kind).toList());
+    }
+
+    @Test
+    void providerLeavingClosesOnlyItsConnectionsWithProviderReplaced() throws Exception {
         component = new SmbDirectTransportComponent(transportConfig(), engines);
         FakeProvider a = new FakeProvider("a");
         FakeProvider b = new FakeProvider("b");
@@ -149,7 +197,7 @@ class SmbDirectTransportComponentTest {
 
         component.removeProvider(a);
         assertFalse(ca.isOpen());
-        assertEquals(List.of(CloseReason.Kind.PROVIDER_GONE), onA.reasons.stream().map(CloseReason::kind).toList());
+        assertEquals(List.of(CloseReason.Kind.PROVIDER_REPLACED), onA.reasons.stream().map(CloseReason::kind).toList());
         assertTrue(cb.isOpen());
         assertTrue(onB.reasons.isEmpty());
         TransportDTO dto = component.getTransportDTO();

@@ -151,7 +151,7 @@ class CountersOverMockTest {
         transport.addProvider(fabric.provider("a2"), props("a", 5, 3));
         snapshotUntil(t -> t.providers.length == 2);
         assertEquals(30, provider(last(), "a").counters.messagesReceived);
-        assertEquals(1, provider(last(), "a").counters.closedByReason.get("PROVIDER_GONE"));
+        assertEquals(1, provider(last(), "a").counters.closedByReason.get("PROVIDER_REPLACED"));
     }
 
     /** Takes snapshots until {@code done} holds for one; each must count no less than the one before. */

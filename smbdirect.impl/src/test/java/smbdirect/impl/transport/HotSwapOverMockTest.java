@@ -34,14 +34,16 @@ import smbdirect.testsupport.traffic.Traffic;
 /**
  * Provider hot-swap with the real engine over two mock fabrics (one per provider, as the mock's
  * OSGi providers are): traffic keeps flowing on the surviving provider, the leaving provider's
- * connections end with PROVIDER_GONE, no message is lost or reordered.
+ * connections keep their traffic for the drain time and end with PROVIDER_REPLACED, no message is lost
+ * or reordered.
  */
 class HotSwapOverMockTest {
 
     private static final int PORT = 445;
 
     @RegisterExtension
-    final TransportOverMock rig = new TransportOverMock();
+    final TransportOverMock rig = new TransportOverMock(
+            TransportSettings.builder().drainTimeout(Duration.ofSeconds(1)).build());
     private final MockFabric fabricA = rig.fabric("a", DeliveryMode.THREADED);
     private final MockFabric fabricB = rig.fabric("b", DeliveryMode.THREADED);
     private final TimerScheduler timer = rig.timer();
@@ -151,17 +153,18 @@ class HotSwapOverMockTest {
         activeOnB.awaitMore("traffic on b");
         passiveOnB.awaitMore("traffic on b");
 
-        // a leaves: exactly a's connections close, each with PROVIDER_GONE reported to our upper layer
+        // a leaves: exactly a's connections close, each with PROVIDER_REPLACED reported to our upper layer, after a
+        // drain: at the first moment nothing is in flight between two messages, or when the drain time runs out
         // as in OSGi: the service goes away (the component's unbind waits for the engine), then the provider
         // stops (its fabric closes)
         transport.removeProvider(a).toCompletableFuture().get(10, TimeUnit.SECONDS);
         fabricA.close();
         for (Pair gone : List.of(activeOnA, passiveOnA)) {
-            assertEquals(CloseReason.Kind.PROVIDER_GONE, gone.localReceiver.awaitClosed().kind());
+            assertEquals(CloseReason.Kind.PROVIDER_REPLACED, gone.localReceiver.awaitClosed().kind());
             assertFalse(gone.local.isOpen());
             SmbDirectException f = assertInstanceOf(SmbDirectException.class,
                     gone.localSender.failure.get(10, TimeUnit.SECONDS));
-            assertEquals(CloseReason.Kind.PROVIDER_GONE, f.closeReason().kind());
+            assertEquals(CloseReason.Kind.PROVIDER_REPLACED, f.closeReason().kind());
             assertNotNull(gone.remoteReceiver.awaitClosed(), "the peer sees the disconnect");
         }
         activeOnB.awaitMore("traffic on b continues");

@@ -100,9 +100,9 @@ class MultiProviderTransportTest {
 
         t.removeProvider(a).toCompletableFuture().get(1, TimeUnit.SECONDS);
 
-        assertEquals(List.of(CloseReason.Kind.PROVIDER_GONE), clientOnA.reasons.stream().map(CloseReason::kind).toList());
+        assertEquals(List.of(CloseReason.Kind.PROVIDER_REPLACED), clientOnA.reasons.stream().map(CloseReason::kind).toList());
         assertFalse(acceptedOnA.isOpen());
-        assertEquals(CloseReason.Kind.PROVIDER_GONE, acceptedOnA.closeReason.kind());
+        assertEquals(CloseReason.Kind.PROVIDER_REPLACED, acceptedOnA.closeReason.kind());
         assertTrue(onB.isOpen());
         assertTrue(clientOnB.reasons.isEmpty());
         assertEquals("b", listener.providerName(), "listeners reopen on b");
@@ -129,8 +129,8 @@ class MultiProviderTransportTest {
         for (RecordingHandler h : List.of(client, serverSide)) {
             assertEquals(1, h.reasons.size());
             CloseReason r = h.reasons.get(0);
-            assertEquals(CloseReason.Kind.PROVIDER_GONE, r.kind());
-            assertTrue(r.detail().contains("'a' went away") && r.detail().contains("peer went first"), r.detail());
+            assertEquals(CloseReason.Kind.PROVIDER_REPLACED, r.kind());
+            assertTrue(r.detail().contains("'a' withdrawn") && r.detail().contains("peer went first"), r.detail());
         }
     }
 

@@ -21,9 +21,17 @@ import smbdirect.rdma.mock.MockFabric;
 final class TransportOverMock implements AfterEachCallback {
 
     private final TimerScheduler timer = new TimerScheduler();
-    private final MultiProviderTransport transport = new MultiProviderTransport(EngineFactory::create, timer,
-            TransportSettings.DEFAULTS, ProviderFilter.ANY);
+    private final MultiProviderTransport transport;
     private final List<MockFabric> fabrics = new ArrayList<>();
+
+    TransportOverMock() {
+        this(TransportSettings.DEFAULTS);
+    }
+
+    /** The transport with {@code settings}. */
+    TransportOverMock(TransportSettings settings) {
+        transport = new MultiProviderTransport(EngineFactory::create, timer, settings, ProviderFilter.ANY);
+    }
 
     /** A new fabric, closed after the transport. */
     MockFabric fabric(String name, DeliveryMode mode) {
@@ -42,7 +50,8 @@ final class TransportOverMock implements AfterEachCallback {
 
     @Override
     public void afterEach(ExtensionContext context) throws Exception {
-        transport.shutdown().toCompletableFuture().get(10, TimeUnit.SECONDS);
+        transport.shutdown().toCompletableFuture()
+                .get(10 + transport.settings().drainTimeout().toSeconds(), TimeUnit.SECONDS);
         for (MockFabric f : fabrics) {
             f.close();
         }

@@ -78,6 +78,7 @@ class JmxExporterTest {
         t.connections = connections;
         t.settings = new SettingsDTO();
         t.settings.receiveCreditMax = 255;
+        t.settings.drainTimeoutSeconds = 10;
         t.negotiationFailures = 2;
         return t;
     }
@@ -125,6 +126,7 @@ class JmxExporterTest {
         ObjectName transport = new ObjectName("smbdirect:type=Transport");
         assertEquals(2, server.getAttribute(transport, "connections"));
         assertEquals(255, server.getAttribute(transport, "receiveCreditMax"));
+        assertEquals(10L, server.getAttribute(transport, "drainTimeoutSeconds"));
         assertEquals(2L, server.getAttribute(transport, "negotiationFailures"));
         assertEquals("mock", server.getAttribute(transport, "selectedProvider"));
         assertEquals(8L, server.getAttribute(transport, "creditStalls"));

@@ -161,6 +161,16 @@ class SettingsCheckTest {
     }
 
     @Test
+    void theSettingsGuardRefusesADrainTimeoutOutOfRangeByName() {
+        SettingsCheck.Problem p = SettingsGuard.componentCheck(TransportConfig.PID, null,
+                Map.of("drainTimeoutSeconds", "3601"));
+        assertTrue(p != null && p.refused(), String.valueOf(p));
+        assertEquals("drainTimeoutSeconds", p.key());
+        assertEquals("3601", p.value());
+        assertNull(SettingsGuard.componentCheck(TransportConfig.PID, null, Map.of("drainTimeoutSeconds", "0")));
+    }
+
+    @Test
     void theConsolePasswordMayNotBeTheFelixDefault() {
         SettingsCheck.Problem p = SettingsGuard.componentCheck(SettingsGuard.CONSOLE_PID, null, Map.of("password", "admin"));
         assertEquals("password = (hidden) refused (the Felix default password (admin) or none is refused)", p.text());

@@ -31,6 +31,7 @@ class SmbdSettingsCommandTest {
         assertTrue(out.matches("(?s).*\\bkeepaliveIntervalSeconds +30\\n.*"), out);
         assertTrue(out.matches("(?s).*\\bprovider\\.target +\\(smbdirect\\.provider=mock\\)\\n.*"), out);
         assertTrue(out.matches("(?s).*\\breceiveBufferBudgetMB +4096\\n.*"), out);
+        assertTrue(out.matches("(?s).*\\bdrainTimeoutSeconds +10\\n.*"), out);
         assertFalse(out.contains("Millis 120000"), out);
         assertTrue(out.contains("No setting refused"), out);
     }

@@ -200,8 +200,7 @@ public class ApplianceMain implements Callable<Integer> {
                 out.flush();
                 signal.await();
                 listener.close().toCompletableFuture().get(10, TimeUnit.SECONDS);
-                out.println("perf server: " + server.runs() + " runs confirmed, " + server.runMessages() + " messages, "
-                        + server.runBytes() + " bytes received on " + server.connections() + " connections");
+                out.println(server.summary());
                 return EXIT_OK;
             }
             CommandSession trace = options.trace() == null ? null : startTrace(options);

@@ -54,7 +54,8 @@ import smbdirect.perf.PerfServer;
  * <li>{@code java -jar smbdirect.jar}: prints the banner, opens an interactive Gogo shell when a
  * terminal is attached, and runs until the shell exits ({@code exit}, {@code exit N},
  * {@code shutdown}: {@link ShellExit}; Ctrl-D), SIGTERM or SIGINT arrives, or the framework is
- * stopped; exit status 0 ({@code N} after {@code exit N}). The banner offers the shell's commands
+ * stopped; exit status 0 ({@code N} after {@code exit N}). While a command typed at the prompt
+ * runs, the console log's lines are held back and shown after its output ({@link ShellConsole}). The banner offers the shell's commands
  * only when there is a shell, and says where a generated Web Console password is, never what.
  * <li>{@code java -jar smbdirect.jar perf [options]}: runs the perf workload and exits 0 on
  * success, 1 when the run failed, 2 on bad options; {@code perf --help} prints the usage. It prints
@@ -148,10 +149,11 @@ public class ApplianceMain implements Callable<Integer> {
             awaitTransport();
             boolean interactive = terminalAttached() && commandProcessor != null;
             banner(out, interactive);
-            if (interactive) {
-                startShell(signal);
-            }
+            ShellConsole console = interactive ? startShell(signal) : null;
             String cause = signal.await();
+            if (console != null) {
+                console.close(); // the log lines of the stop are shown as they come
+            }
             LOG.info("stopping the runtime ({})", cause);
             return signal.status();
         } finally {
@@ -200,8 +202,7 @@ public class ApplianceMain implements Callable<Integer> {
                 out.flush();
                 signal.await();
                 listener.close().toCompletableFuture().get(10, TimeUnit.SECONDS);
-                out.println("perf server: " + server.runs() + " runs confirmed, " + server.runMessages() + " messages, "
-                        + server.runBytes() + " bytes received on " + server.connections() + " connections");
+                out.println(server.summary());
                 return EXIT_OK;
             }
             CommandSession trace = options.trace() == null ? null : startTrace(options);
@@ -430,16 +431,29 @@ public class ApplianceMain implements Callable<Integer> {
         }
     }
 
-    private void startShell(ShutdownSignal signal) {
+    /**
+     * Opens the interactive shell on the terminal, with the console log held back while a command
+     * runs ({@link ShellConsole}); returns that console, or {@code null} without Gogo.
+     */
+    private ShellConsole startShell(ShutdownSignal signal) {
         CommandProcessor processor = commandProcessor;
         if (processor == null) {
             out.println("Gogo is not available: running without the interactive shell; stop with Ctrl-C.");
-            return;
+            return null;
         }
         ServiceRegistration<?> exit = ShellExit.register(context, signal);
+        AtomicReference<CommandSession> shellSession = new AtomicReference<>();
+        ShellConsole console = ShellConsole.install(() -> {
+            CommandSession s = shellSession.get();
+            Object prompt = s == null ? null : s.get("prompt");
+            return prompt instanceof CharSequence text ? text.toString() : null;
+        });
         Thread shell = new Thread(() -> {
-            try (CommandSession session = processor.createSession(new FileInputStream(FileDescriptor.in),
-                    new FileOutputStream(FileDescriptor.out), new FileOutputStream(FileDescriptor.err))) {
+            try (CommandSession session = processor.createSession(
+                    console.keyboard(new FileInputStream(FileDescriptor.in)),
+                    console.output(new FileOutputStream(FileDescriptor.out)),
+                    console.errors(new FileOutputStream(FileDescriptor.err)))) {
+                shellSession.set(session);
                 long deadline = System.currentTimeMillis() + STARTUP_WAIT_MILLIS;
                 while (session.get("gogo:gosh") == null && System.currentTimeMillis() < deadline) {
                     TimeUnit.MILLISECONDS.sleep(20);
@@ -452,8 +466,10 @@ public class ApplianceMain implements Callable<Integer> {
                 while (cause.getCause() != null) {
                     cause = cause.getCause();
                 }
+                console.close();
                 LOG.warn("the interactive shell ended with an error: {}", cause.toString(), e);
             } finally {
+                console.close();
                 signal.release("shell exited");
                 try {
                     exit.unregister();
@@ -464,6 +480,7 @@ public class ApplianceMain implements Callable<Integer> {
         }, "smbdirect-shell");
         shell.setDaemon(true);
         shell.start();
+        return console;
     }
 
     /** Whether stdin and stdout are a terminal (JDK 22+ also reports a console for pipes). */

@@ -79,7 +79,8 @@ class PerfBetweenProcessesIT {
             assertTrue(server.output().contains("Jetty not started (HTTP and HTTPS disabled)"), server.output());
             assertEquals(0, server.terminate(Duration.ofSeconds(30)), server.output());
             assertTrue(server.output().contains("perf server: 1 runs confirmed, 3000 messages, " + 3000L * 16384
-                    + " bytes received on 1 connections"), server.output());
+                    + " bytes received on 1 connections; 0 messages, 0 bytes sent; RDMA Writes into its buffers 0, 0 "
+                    + "bytes; RDMA Reads from them 0, 0 bytes"), server.output());
         }
         // a batch run writes nothing to etc/ and keeps no framework state in data/
         assertFalse(Files.exists(dir.resolve("etc/smbdirect.rdma.iwarp.cfg")), "perf wrote its iWARP configuration");
@@ -90,7 +91,8 @@ class PerfBetweenProcessesIT {
      * {@code --direction write} and {@code read} between the two processes: RDMA Writes and Reads of
      * registered buffers through the engine, the FPDU size printed, the end state checked byte for
      * byte (the server's CRC32C of what the Writes left, the client's check of what the Reads
-     * brought); the client prints only its own lines.
+     * brought); the client prints only its own lines, the server's count of the RDMA bytes among
+     * them, and the server's summary counts the same bytes in each direction.
      */
     @Test
     void rdmaWriteAndReadRunsBetweenTwoProcessesPrintTheFpduSizeAndCheckEveryByte() throws Exception {
@@ -108,8 +110,10 @@ class PerfBetweenProcessesIT {
                             "the FPDU size of loopback:\n" + out);
                     assertTrue(out.contains("  300 RDMA " + direction + "s, " + 300L * 1048576 + " bytes in "), out);
                     assertTrue(out.contains(direction.equals("write")
-                            ? "server's buffer equals the client's after 300 RDMA Writes (CRC32C 0x"
-                            : "every RDMA Read brought the server's buffer, the last checked byte for byte"), out);
+                            ? "\n  server counted 300 RDMA Writes into its buffer, " + 300L * 1048576
+                                    + " bytes; its buffer equals the client's (CRC32C 0x"
+                            : "\n  server counted 300 RDMA Reads from its buffer, " + 300L * 1048576
+                                    + " bytes; the buffer the last Read filled equals the server's byte for byte"), out);
                     for (String line : out.split("\n")) {
                         assertTrue(line.startsWith("perf:") || line.startsWith("  "), "a line not of perf's own: "
                                 + line + "\n" + out);
@@ -117,6 +121,9 @@ class PerfBetweenProcessesIT {
                 }
             }
             assertEquals(0, server.terminate(Duration.ofSeconds(30)), server.output());
+            assertTrue(server.output().contains("perf server: 2 runs confirmed, 0 messages, 0 bytes received on 2 "
+                    + "connections; 0 messages, 0 bytes sent; RDMA Writes into its buffers 300, " + 300L * 1048576
+                    + " bytes; RDMA Reads from them 300, " + 300L * 1048576 + " bytes"), server.output());
         }
     }
 

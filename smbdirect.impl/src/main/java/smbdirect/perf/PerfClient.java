@@ -3,6 +3,7 @@ package smbdirect.perf;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
 import java.util.zip.CRC32C;
 
@@ -24,8 +25,10 @@ import smbdirect.api.SmbDirectConnection;
  * register a buffer of the transfer size for remote access (zeroed for Writes, filled with the perf
  * pattern for Reads), registers its own (the pattern for Writes), and keeps {@code depth} RDMA
  * operations of the whole buffer in flight, as {@code ib_write_bw} and {@code ib_read_bw} do. At
- * the end the Writes' server checks what arrived (the CRC32C of its buffer against the client's) and
- * the Reads' client checks its buffer byte for byte.
+ * the end it tells the server how many operations completed and the bytes they moved (REGION_FIN);
+ * the server counts them and answers with the CRC32C of its buffer, and the run is confirmed when the
+ * server counted every byte this end moved and the buffers agree: for Writes the server's CRC32C
+ * equals the client's, for Reads the client's buffer holds the server's pattern byte for byte.
  *
  * <p>Thread-safe: state is guarded by this object's monitor (callbacks run on the connection's
  * serial context, {@link #start} and {@link #stopStream} on the caller's thread). Message
@@ -148,16 +151,8 @@ final class PerfClient implements ConnectionHandler {
             }
         }
         if (!finishing && !result.isDone() && !canIssue() && inFlight == 0) {
-            finishing = true;
-            if (options.direction() == PerfDirection.WRITE) {
-                control(PerfHeader.REGION_FIN, checked(), 0, 0);
-            } else {
-                int mismatch = PerfHeader.patternMismatch(local.buffer(), checked());
-                complete(completed, completed * options.size(), mismatch < 0
-                        ? "every RDMA Read brought the server's buffer, the last checked byte for byte"
-                        : "byte " + mismatch + " of the buffer the RDMA Reads filled differs from the server's",
-                        mismatch < 0 && completed == issued);
-            }
+            finishing = true; // the server counts what moved and checks its buffer: REGION_STATS
+            control(PerfHeader.REGION_FIN, checked(), completed, completed * options.size());
         }
     }
 
@@ -344,16 +339,7 @@ final class PerfClient implements ConnectionHandler {
                         messages == issued && bytes == expectedBytes);
             }
             case PerfHeader.REGION_READY -> regionReady(p);
-            case PerfHeader.REGION_STATS -> {
-                CRC32C crc = new CRC32C();
-                crc.update(local.buffer().duplicate().clear().limit(checked()));
-                long want = crc.getValue();
-                complete(completed, completed * options.size(), PerfHeader.a(p) == want
-                        ? String.format("server's buffer equals the client's after %d RDMA Writes (CRC32C 0x%08x)",
-                                completed, want)
-                        : String.format("server's buffer has CRC32C 0x%08x, the client wrote 0x%08x", PerfHeader.a(p),
-                                want), PerfHeader.a(p) == want && completed == issued);
-            }
+            case PerfHeader.REGION_STATS -> regionStats(PerfHeader.a(p), PerfHeader.c(p));
             case PerfHeader.END -> {
                 long sent = PerfHeader.a(p);
                 complete(received, receivedBytes, "server sent " + sent + " messages, all received",
@@ -362,6 +348,37 @@ final class PerfClient implements ConnectionHandler {
             default -> result.completeExceptionally(new PerfException(
                     "unexpected message of " + message.length() + " bytes from the perf server"));
         }
+    }
+
+    /**
+     * The server's answer to REGION_FIN: the CRC32C of its buffer and the RDMA bytes it counted for the
+     * run. Writes: its buffer must equal the client's; Reads: the client's buffer must hold what the
+     * server's does, byte for byte. Either way the server must count the bytes this end moved.
+     */
+    private void regionStats(long serverCrc, long serverBytes) {
+        boolean write = options.direction() == PerfDirection.WRITE;
+        long moved = completed * options.size();
+        String counted = serverBytes < 0 ? "server refused the RDMA count of this end"
+                : String.format(Locale.ROOT, "server counted %d RDMA %s %s its buffer, %d bytes",
+                        serverBytes / options.size(), write ? "Writes" : "Reads", write ? "into" : "from", serverBytes);
+        boolean ok = serverBytes == moved && completed == issued;
+        String check;
+        if (write) {
+            CRC32C crc = new CRC32C();
+            crc.update(local.buffer().duplicate().clear().limit(checked()));
+            long want = crc.getValue();
+            ok &= serverCrc == want;
+            check = serverCrc == want
+                    ? String.format(Locale.ROOT, "its buffer equals the client's (CRC32C 0x%08x)", want)
+                    : String.format(Locale.ROOT, "its buffer has CRC32C 0x%08x, the client wrote 0x%08x",
+                            serverCrc, want);
+        } else {
+            int mismatch = PerfHeader.patternMismatch(local.buffer(), checked());
+            ok &= mismatch < 0;
+            check = mismatch < 0 ? "the buffer the last Read filled equals the server's byte for byte"
+                    : "byte " + mismatch + " of the buffer the RDMA Reads filled differs from the server's";
+        }
+        complete(completed, moved, counted + "; " + check, ok);
     }
 
     /**

@@ -36,9 +36,15 @@ final class PerfHeader {
     static final int REGION = 9;
     /** The buffer of REGION: a = the number of Buffer Descriptor V1 entries following the header (0: refused). */
     static final int REGION_READY = 10;
-    /** End of an RDMA run: a = bytes of the buffer to check. Answered by REGION_STATS. */
+    /**
+     * End of an RDMA run: a = bytes of the buffer to check, b = the RDMA operations completed, c = the
+     * bytes they moved. Answered by REGION_STATS.
+     */
     static final int REGION_FIN = 11;
-    /** a = the CRC32C of the first REGION_FIN.a bytes of the buffer, b = that length. */
+    /**
+     * a = the CRC32C of the first REGION_FIN.a bytes of the buffer, b = that length, c = the RDMA bytes
+     * the server counted for the run (REGION_FIN.c), or -1 when it refused the client's numbers.
+     */
     static final int REGION_STATS = 12;
 
     private PerfHeader() {

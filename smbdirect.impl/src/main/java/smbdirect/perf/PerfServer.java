@@ -27,6 +27,13 @@ import smbdirect.api.SmbDirectConnection;
  * a buffer for the client's RDMA Writes or Reads on REGION and answers REGION_FIN with the CRC32C
  * of what it holds. Messages that are not perf messages are counted and otherwise ignored (a sink).
  *
+ * <p>It counts what moved in each direction: messages and their bytes received and sent (echoes and
+ * streams), and the bytes moved by RDMA, Writes into its buffers and Reads from them
+ * ({@link #summary()}). RDMA Writes and Reads are one-sided: they complete on the client without
+ * this end taking part, so their numbers are those the client's REGION_FIN reports at the end of
+ * the run, accepted only when they fit the buffer (every operation moves the whole buffer) and, for
+ * Writes, checked by the CRC32C of what the buffer holds, which the client compares with its own.
+ *
  * <p>Thread-safe: each connection gets its own session, whose callbacks run on that connection's
  * serial context. Echo and stream buffers are pooled per connection and owned by the transport
  * between {@code send} and its completion.
@@ -41,6 +48,12 @@ public final class PerfServer implements AcceptHandler {
     private final AtomicLong runs = new AtomicLong();
     private final AtomicLong confirmedMessages = new AtomicLong();
     private final AtomicLong confirmedBytes = new AtomicLong();
+    private final AtomicLong sentMessages = new AtomicLong();
+    private final AtomicLong sentBytes = new AtomicLong();
+    private final AtomicLong rdmaWrites = new AtomicLong();
+    private final AtomicLong rdmaWriteBytes = new AtomicLong();
+    private final AtomicLong rdmaReads = new AtomicLong();
+    private final AtomicLong rdmaReadBytes = new AtomicLong();
     private final Consumer<String> report;
 
     /** A server end that reports each connection's runs only to its log. */
@@ -93,12 +106,54 @@ public final class PerfServer implements AcceptHandler {
         return confirmedBytes.get();
     }
 
+    /** Workload messages sent on all connections (echoes and streamed messages; not the control replies). */
+    public long sentMessages() {
+        return sentMessages.get();
+    }
+
+    /** Payload bytes of {@link #sentMessages()}. */
+    public long sentBytes() {
+        return sentBytes.get();
+    }
+
+    /** RDMA Writes of the clients into this end's buffers, in the runs whose end arrived. */
+    public long rdmaWrites() {
+        return rdmaWrites.get();
+    }
+
+    /** Bytes moved by {@link #rdmaWrites()}. */
+    public long rdmaWriteBytes() {
+        return rdmaWriteBytes.get();
+    }
+
+    /** RDMA Reads of the clients from this end's buffers, in the runs whose end arrived. */
+    public long rdmaReads() {
+        return rdmaReads.get();
+    }
+
+    /** Bytes moved by {@link #rdmaReads()}. */
+    public long rdmaReadBytes() {
+        return rdmaReadBytes.get();
+    }
+
+    /**
+     * What this end's runs moved, in one line: the runs confirmed, the messages and bytes received in
+     * them, the connections, the messages and bytes sent, and the bytes moved by RDMA in each direction.
+     */
+    public String summary() {
+        return String.format(Locale.ROOT, "perf server: %d runs confirmed, %d messages, %d bytes received on %d "
+                + "connections; %d messages, %d bytes sent; RDMA Writes into its buffers %d, %d bytes; RDMA Reads "
+                + "from them %d, %d bytes", runs(), runMessages(), runBytes(), connections(), sentMessages(), sentBytes(),
+                rdmaWrites(), rdmaWriteBytes(), rdmaReads(), rdmaReadBytes());
+    }
+
     /** One connection's state; all methods run on the connection's serial context. */
     private final class Session implements ConnectionHandler {
         private final ArrayDeque<ByteBuffer> free = new ArrayDeque<>();
         private final SmbDirectConnection connection;
         private final SendCompletion sentCallback = this::sent;
         private final SendCompletion streamedCallback = this::streamed;
+        private final SendCompletion echoedCallback = this::echoed;
         private long runMessages;
         private long runBytes;
         /** When this connection's run started (its START), for the rate of its report. */
@@ -111,6 +166,8 @@ public final class PerfServer implements AcceptHandler {
         private boolean streaming;
         /** The buffer registered for the client's RDMA operations (volatile: registered on another thread). */
         private volatile RegisteredBuffer region;
+        /** The region holds the pattern for the client's RDMA Reads (else it takes its RDMA Writes). */
+        private boolean regionForReads;
 
         Session(SmbDirectConnection connection) {
             this.connection = connection;
@@ -135,7 +192,7 @@ public final class PerfServer implements AcceptHandler {
                 case PerfHeader.PULL -> pull(c, PerfHeader.a(p), (int) PerfHeader.b(p), (int) PerfHeader.c(p));
                 case PerfHeader.STOP -> streamRemaining = 0;
                 case PerfHeader.REGION -> region(c, PerfHeader.a(p), PerfHeader.b(p) == 1);
-                case PerfHeader.REGION_FIN -> regionFinished(c, PerfHeader.a(p));
+                case PerfHeader.REGION_FIN -> regionFinished(c, PerfHeader.a(p), PerfHeader.b(p), PerfHeader.c(p));
                 default -> {
                     // DATA and foreign messages: counted above
                 }
@@ -162,6 +219,7 @@ public final class PerfServer implements AcceptHandler {
                 c.send(regionReady(List.of()), sentCallback);
                 return;
             }
+            regionForReads = pattern;
             ByteBuffer b = ByteBuffer.allocateDirect((int) size);
             if (pattern) {
                 PerfHeader.pattern(b, (int) size);
@@ -189,8 +247,13 @@ public final class PerfServer implements AcceptHandler {
             return b.flip();
         }
 
-        /** REGION_FIN: the CRC32C of the first {@code length} bytes of the buffer, as the client's RDMA Writes left it. */
-        private void regionFinished(SmbDirectConnection c, long length) {
+        /**
+         * REGION_FIN: the client's RDMA operations are over, {@code operations} of them moving
+         * {@code moved} bytes; answered with the CRC32C of the first {@code length} bytes of the buffer
+         * (as the client's RDMA Writes left it, or as its Reads found it) and the bytes counted here:
+         * {@code moved}, or -1 when it does not fit the buffer (each operation moves all of it).
+         */
+        private void regionFinished(SmbDirectConnection c, long length, long operations, long moved) {
             RegisteredBuffer r = region;
             long checked = r == null ? 0 : Math.max(0, Math.min(length, r.length()));
             CRC32C crc = new CRC32C();
@@ -198,18 +261,31 @@ public final class PerfServer implements AcceptHandler {
                 crc.update(r.buffer().duplicate().clear().limit((int) checked));
             }
             runs.incrementAndGet();
-            LOG.info("perf RDMA run on connection {} ended: CRC32C 0x{} over {} bytes of the buffer", c.id(),
-                    Long.toHexString(crc.getValue()), checked);
-            report.accept(String.format(Locale.ROOT, "perf server: connection %d from %s: RDMA run ended after %.3f s, "
-                    + "CRC32C 0x%08x over %d bytes of its buffer", c.id(), c.peerAddress(),
-                    (System.nanoTime() - runStart) / 1e9, crc.getValue(), checked));
-            control(c, PerfHeader.REGION_STATS, crc.getValue(), checked);
+            boolean fits = r != null && operations >= 0 && moved == operations * r.length();
+            String what = regionForReads ? "RDMA Reads from" : "RDMA Writes into";
+            if (fits) {
+                (regionForReads ? rdmaReads : rdmaWrites).addAndGet(operations);
+                (regionForReads ? rdmaReadBytes : rdmaWriteBytes).addAndGet(moved);
+            } else {
+                LOG.warn("perf RDMA run on connection {}: the client reports {} operations moving {} bytes, which does "
+                        + "not fit a buffer of {} bytes; not counted", c.id(), operations, moved,
+                        r == null ? 0 : r.length());
+            }
+            LOG.info("perf RDMA run on connection {} ended: {} {} its buffer, {} bytes; CRC32C 0x{} over {} bytes of "
+                    + "the buffer", c.id(), operations, what, moved, Long.toHexString(crc.getValue()), checked);
+            report.accept(String.format(Locale.ROOT, "perf server: connection %d from %s: %d %s its buffer, %d bytes in "
+                    + "%.3f s; CRC32C 0x%08x over %d bytes of its buffer", c.id(), c.peerAddress(), operations, what,
+                    moved, (System.nanoTime() - runStart) / 1e9, crc.getValue(), checked));
+            ByteBuffer buf = take(PerfHeader.LENGTH);
+            buf.limit(PerfHeader.LENGTH);
+            PerfHeader.put(buf, PerfHeader.REGION_STATS, crc.getValue(), checked, fits ? moved : -1);
+            c.send(buf, sentCallback);
         }
 
         private void echo(SmbDirectConnection c, ByteBuffer payload, int length) {
             ByteBuffer b = take(length);
             b.put(payload.duplicate()).flip();
-            c.send(b, sentCallback);
+            c.send(b, echoedCallback);
         }
 
         private void pull(SmbDirectConnection c, long count, int size, int depth) {
@@ -241,7 +317,10 @@ public final class PerfServer implements AcceptHandler {
             SmbDirectConnection c = connection;
             streamInFlight--;
             free.push(m);
-            if (failure != null) {
+            if (failure == null) {
+                sentMessages.incrementAndGet();
+                sentBytes.addAndGet(streamSize);
+            } else {
                 streaming = false;
                 LOG.debug("perf stream on connection {} ended: {}", c.id(), failure.toString());
                 return;
@@ -267,6 +346,15 @@ public final class PerfServer implements AcceptHandler {
         }
 
         private void sent(ByteBuffer m, Throwable failure) {
+            free.push(m);
+        }
+
+        /** An echo went out: counted as a workload message sent. */
+        private void echoed(ByteBuffer m, Throwable failure) {
+            if (failure == null) {
+                sentMessages.incrementAndGet();
+                sentBytes.addAndGet(m.limit());
+            }
             free.push(m);
         }
 

@@ -11,8 +11,9 @@
  * command prints. Every message starts with a 32-byte {@code PerfHeader} (an operation: data to
  * count, data to echo, start, stream to me, stop, end of run; and its arguments), the whole
  * protocol between the two ends. {@code --connections N} runs N clients, each on its own
- * connection, and sums their results (1.3.0).
+ * connection, and sums their results (1.3.0). The server end counts what moved in each direction,
+ * messages and RDMA bytes, for its summary ({@code PerfServer.summary()}, 1.4.0).
  */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("1.3.0")
+@org.osgi.annotation.versioning.Version("1.4.0")
 package smbdirect.perf;

@@ -143,8 +143,8 @@ class PerfOverEngineTest {
                 "write"));
         assertEquals(300, r.messages());
         assertEquals(300L * 65536, r.bytes());
-        assertTrue(r.confirmation().startsWith("server's buffer equals the client's after 300 RDMA Writes (CRC32C 0x"),
-                r.confirmation());
+        assertTrue(r.confirmation().startsWith("server counted 300 RDMA Writes into its buffer, " + 300L * 65536
+                + " bytes; its buffer equals the client's (CRC32C 0x"), r.confirmation());
         assertEquals("RDMA completion", r.latencyKind());
         assertTrue(r.p50Nanos() > 0, r.format());
         assertTrue(r.format().startsWith("perf: write 300 RDMA operations of 65536 B, depth 4 over dev"), r.format());
@@ -155,7 +155,8 @@ class PerfOverEngineTest {
         PerfResult r = Perf.run(engine, options("--count", "200", "--size", "100000", "--direction", "read"));
         assertEquals(200, r.messages());
         assertEquals(200L * 100_000, r.bytes());
-        assertEquals("every RDMA Read brought the server's buffer, the last checked byte for byte", r.confirmation());
+        assertEquals("server counted 200 RDMA Reads from its buffer, " + 200L * 100_000 + " bytes; the buffer the last "
+                + "Read filled equals the server's byte for byte", r.confirmation());
     }
 
     @Test
@@ -165,7 +166,8 @@ class PerfOverEngineTest {
         timers.schedule(() -> stop.complete(null), 200, TimeUnit.MILLISECONDS);
         PerfResult r = Perf.run(engine, options("--duration", "10m", "--size", "8k", "--direction", "write"), stop);
         assertTrue(r.messages() > 0, r.format());
-        assertTrue(r.confirmation().startsWith("server's buffer equals the client's"), r.confirmation());
+        assertTrue(r.confirmation().startsWith("server counted " + r.messages() + " RDMA Writes into its buffer, "
+                + r.bytes() + " bytes; its buffer equals the client's"), r.confirmation());
     }
 
     @Test
@@ -290,6 +292,72 @@ class PerfOverEngineTest {
                 connections.add(m.group(1));
             }
             assertEquals(2, connections.size(), "one line per connection: " + lines);
+        } finally {
+            listener.close().toCompletableFuture().get();
+        }
+    }
+
+    /** The RDMA bytes the engine moved so far (the client's operations: the only ones on this fabric). */
+    private long[] rdmaCounters() {
+        smbdirect.api.dto.CountersDTO c = engine.getTransportDTO().providers[0].counters;
+        return new long[] {c.rdmaWrites, c.rdmaReads, c.rdmaBytes};
+    }
+
+    @Test
+    @Timeout(120)
+    void theServersSummaryCountsTheBytesEachDirectionMovedAsTheEngineMovedThem() throws Exception {
+        List<String> lines = new java.util.concurrent.CopyOnWriteArrayList<>();
+        PerfServer server = new PerfServer(lines::add);
+        String at = device.address().getHostAddress() + ":5447";
+        SmbDirectListener listener = Perf.serve(engine, PerfOptions.parse(List.of("--listen", at)), server);
+        try {
+            long[] before = rdmaCounters();
+            PerfResult write = Perf.run(engine, PerfOptions.parse(List.of("--connect", at, "--count", "37", "--size",
+                    "48k", "--depth", "4", "--direction", "write")));
+            long[] afterWrite = rdmaCounters();
+            PerfResult read = Perf.run(engine, PerfOptions.parse(List.of("--connect", at, "--count", "23", "--size",
+                    "100000", "--depth", "3", "--direction", "read")));
+            long[] afterRead = rdmaCounters();
+            PerfResult send = Perf.run(engine, PerfOptions.parse(List.of("--connect", at, "--count", "50", "--size",
+                    "3000")));
+            PerfResult receive = Perf.run(engine, PerfOptions.parse(List.of("--connect", at, "--count", "40", "--size",
+                    "2000", "--direction", "receive")));
+            PerfResult pingpong = Perf.run(engine, PerfOptions.parse(List.of("--connect", at, "--count", "30",
+                    "--size", "500", "--direction", "pingpong")));
+
+            // what the engine moved by RDMA, counted by the transport, not by perf
+            long written = afterWrite[2] - before[2];
+            long readBytes = afterRead[2] - afterWrite[2];
+            assertEquals(37, afterWrite[0] - before[0]);
+            assertEquals(23, afterRead[1] - afterWrite[1]);
+            assertEquals(37L * 48 * 1024, written);
+            assertEquals(23L * 100_000, readBytes);
+            assertEquals(37, server.rdmaWrites());
+            assertEquals(written, server.rdmaWriteBytes());
+            assertEquals(23, server.rdmaReads());
+            assertEquals(readBytes, server.rdmaReadBytes());
+            // the clients' figures agree with the server's
+            assertEquals(written, write.bytes());
+            assertEquals(readBytes, read.bytes());
+            assertTrue(write.format().contains("  server counted 37 RDMA Writes into its buffer, " + written + " bytes; "),
+                    write.format());
+            assertTrue(read.format().contains("  server counted 23 RDMA Reads from its buffer, " + readBytes + " bytes; "),
+                    read.format());
+            // messages: received (send runs), sent (streams and echoes)
+            assertEquals(50L * 3000, send.bytes());
+            assertEquals(50L * 3000, server.runBytes());
+            assertEquals(40L * 2000 + 30L * 500, server.sentBytes(), "the stream and the echoes");
+            assertEquals(70, server.sentMessages());
+            assertEquals(40L * 2000, receive.bytes());
+            assertEquals(30L * 500, pingpong.bytes());
+            assertEquals(String.format(java.util.Locale.ROOT, "perf server: 3 runs confirmed, 50 messages, 150000 bytes "
+                    + "received on 5 connections; 70 messages, 95000 bytes sent; RDMA Writes into its buffers 37, %d "
+                    + "bytes; RDMA Reads from them 23, %d bytes", written, readBytes), server.summary());
+            assertTrue(lines.stream().anyMatch(l -> l.matches("perf server: connection \\d+ from .+: 37 RDMA Writes into "
+                    + "its buffer, " + written + " bytes in \\d+\\.\\d{3} s; CRC32C 0x[0-9a-f]{8} over 49152 bytes of its "
+                    + "buffer")), lines.toString());
+            assertTrue(lines.stream().anyMatch(l -> l.contains(": 23 RDMA Reads from its buffer, " + readBytes + " bytes")),
+                    lines.toString());
         } finally {
             listener.close().toCompletableFuture().get();
         }

@@ -32,6 +32,7 @@ import smbdirect.impl.trace.TraceSink;
 import smbdirect.perf.Perf;
 import smbdirect.perf.PerfException;
 import smbdirect.perf.PerfOptions;
+import smbdirect.perf.PerfServer;
 
 /**
  * Gogo commands of scope {@code smbd} (plain Gogo: {@code osgi.command.scope} /
@@ -60,7 +61,11 @@ public class SmbdCommands {
     public static final CloseReason OPERATOR_CLOSE = CloseReason.of(CloseReason.Kind.LOCAL_CLOSE,
             "closed by operator (smbd:close)");
 
-    private final List<SmbDirectListener> perfServers = new CopyOnWriteArrayList<>();
+    /** A server end started by {@code smbd:perf --listen}: its listener and what its runs moved. */
+    private record PerfServerEnd(SmbDirectListener listener, PerfServer server) {
+    }
+
+    private final List<PerfServerEnd> perfServers = new CopyOnWriteArrayList<>();
 
     @Reference
     private SmbDirectTransport transport;
@@ -208,9 +213,7 @@ public class SmbdCommands {
             return PERF_HELP;
         }
         if (!list.isEmpty() && list.get(0).equals("stop")) {
-            int n = perfServers.size();
-            closePerfServers();
-            return n + " perf server(s) stopped\n";
+            return closePerfServers();
         }
         PerfOptions options;
         try {
@@ -223,8 +226,9 @@ public class SmbdCommands {
         }
         try {
             if (options.listen() != null) {
-                SmbDirectListener l = Perf.serve(transport, options);
-                perfServers.add(l);
+                PerfServer server = new PerfServer();
+                SmbDirectListener l = Perf.serve(transport, options, server);
+                perfServers.add(new PerfServerEnd(l, server));
                 return "perf server listening on " + l.localAddress() + " over " + l.providerName()
                         + " (stop with 'smbd:perf stop')\n";
             }
@@ -315,10 +319,24 @@ public class SmbdCommands {
         }
     }
 
-    private void closePerfServers() {
-        for (SmbDirectListener l : perfServers) {
-            l.close();
-            perfServers.remove(l);
+    /** Closes the server ends of {@code smbd:perf --listen}; returns how many, each with its summary. */
+    private String closePerfServers() {
+        StringBuilder summaries = new StringBuilder();
+        int n = 0;
+        for (PerfServerEnd end : perfServers) {
+            if (perfServers.remove(end)) {
+                try {
+                    end.listener().close().toCompletableFuture().get(WAIT_SECONDS, TimeUnit.SECONDS);
+                } catch (ExecutionException | TimeoutException e) {
+                    summaries.append("closing ").append(end.listener().localAddress()).append(" did not complete: ")
+                            .append(e).append('\n');
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                summaries.append(end.listener().localAddress()).append(": ").append(end.server().summary()).append('\n');
+                n++;
+            }
         }
+        return n + " perf server(s) stopped\n" + summaries;
     }
 }

@@ -60,4 +60,22 @@ class SmbdCommandsPerfTest {
         assertEquals("1 2 3 SUM ", tags.toString(), out);
         assertTrue(out.contains("\n  300 messages, 614400 bytes in "), "the sum of the three: " + out);
     }
+
+    @Test
+    void aStoppedServerEndSummarisesTheRdmaBytesTheClientPrinted() throws Exception {
+        SmbdCommands commands = new SmbdCommands(engine, null, null);
+        String at = device.address().getHostAddress() + ":5450";
+        String listening = commands.perf("--listen", at);
+        assertTrue(listening.startsWith("perf server listening on /" + at), listening);
+        String write = commands.perf("--connect", at, "--count", "12", "--size", "32k", "--direction", "write");
+        String read = commands.perf("--connect", at, "--count", "5", "--size", "64k", "--direction", "read");
+        assertTrue(write.contains("\n  12 RDMA writes, 393216 bytes in "), write);
+        assertTrue(write.contains("\n  server counted 12 RDMA Writes into its buffer, 393216 bytes; "), write);
+        assertTrue(read.contains("\n  5 RDMA reads, 327680 bytes in "), read);
+        assertTrue(read.contains("\n  server counted 5 RDMA Reads from its buffer, 327680 bytes; "), read);
+        String stopped = commands.perf("stop");
+        assertEquals("1 perf server(s) stopped\n/" + at + ": perf server: 2 runs confirmed, 0 messages, 0 bytes received "
+                + "on 2 connections; 0 messages, 0 bytes sent; RDMA Writes into its buffers 12, 393216 bytes; RDMA Reads "
+                + "from them 5, 327680 bytes\n", stopped);
+    }
 }

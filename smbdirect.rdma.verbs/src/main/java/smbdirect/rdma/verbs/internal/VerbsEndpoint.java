@@ -373,6 +373,9 @@ final class VerbsEndpoint implements RdmaEndpoint {
             }
         }
         if (failure != null) {
+            // the queue pair never got connected: a device need not flush it (siw leaves the receives
+            // posted before a refused rdma_connect unflushed), so what is posted completes as FLUSHED now
+            queuePairInError(failure);
             endOnGroup(refused ? DisconnectCause.UNREACHABLE : DisconnectCause.CONNECT_ERROR, failure);
         }
     }
@@ -635,7 +638,10 @@ final class VerbsEndpoint implements RdmaEndpoint {
 
     /** Group thread: a phase of connection establishment got no answer within its time. */
     private void timedOut(State phase, int limitMillis) {
-        InetSocketAddress peer = peerAddress;
+        InetSocketAddress address = peerAddress;
+        String peer = address == null || address.getAddress() == null ? String.valueOf(address)
+                : (address.getAddress() instanceof Inet4Address ? address.getAddress().getHostAddress()
+                        : "[" + address.getAddress().getHostAddress() + "]") + ":" + address.getPort();
         String text = switch (phase) {
             case RESOLVING_ADDRESS -> "connect to " + peer + ": address resolution (rdma_resolve_addr) got no answer "
                     + "within " + limitMillis + " ms (resolveTimeoutMillis)";

@@ -6,13 +6,18 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static smbdirect.api.rdma.MemoryAccess.LOCAL_WRITE;
 
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
 import java.util.List;
 
 import org.junit.jupiter.api.Test;
 
 import smbdirect.api.rdma.ConnectParameters;
 import smbdirect.api.rdma.DisconnectCause;
+import smbdirect.api.rdma.EndpointConfig;
 import smbdirect.api.rdma.MemoryRegion;
+import smbdirect.api.rdma.RdmaConnectRequest;
+import smbdirect.api.rdma.RdmaEndpoint;
+import smbdirect.api.rdma.RdmaListenHandler;
 
 /**
  * Address resolution, route resolution and the connect itself are each bounded by the provider's
@@ -42,8 +47,8 @@ class ConnectTimeoutTest {
         h.advanceMillis(1);
         h.pump();
         assertEquals(DisconnectCause.UNREACHABLE, handler.cause);
-        assertTrue(handler.detail.contains("address resolution (rdma_resolve_addr) got no answer within 700 ms "
-                + "(resolveTimeoutMillis)"), handler.detail);
+        assertEquals("connect to 192.0.2.20:445: address resolution (rdma_resolve_addr) got no answer within 700 ms "
+                + "(resolveTimeoutMillis)", handler.detail);
         assertEquals(0, ((FakeBackend.FakeCmId) ep.cmId()).disconnects, "nothing to disconnect before rdma_connect");
         h.backend.event(VerbsConstants.CM_EVENT_ADDR_RESOLVED, null, ep.cmId()); // late: ignored
         h.pump();
@@ -92,6 +97,36 @@ class ConnectTimeoutTest {
         h.backend.event(VerbsConstants.CM_EVENT_ESTABLISHED, null, ep.cmId()); // too late
         h.pump();
         assertEquals(0, handler.established);
+    }
+
+    @Test
+    void anAcceptThePeerNeverCompletesEndsAsConnectErrorNamingTheAccept() throws Exception {
+        List<RdmaConnectRequest> requests = new ArrayList<>();
+        h.provider.listen(FakeBackend.ipv4("192.0.2.10", 5445), new RdmaListenHandler() {
+            @Override
+            public void onConnectRequest(RdmaConnectRequest request) {
+                requests.add(request);
+            }
+
+            @Override
+            public void onListenerFailed(DisconnectCause cause, String detail) {
+            }
+        });
+        FakeBackend.FakeCmId incoming = new FakeBackend.FakeCmId(99);
+        incoming.peer = FakeBackend.ipv4("192.0.2.30", 50000);
+        h.backend.event(VerbsConstants.CM_EVENT_CONNECT_REQUEST, h.backend.listening.get(0), incoming);
+        h.pump();
+        RdmaEndpoint ep = requests.get(0).createEndpoint(new EndpointConfig(4, 4), handler);
+        ep.accept(new ConnectParameters(null, 4, 4));
+        h.pump();
+        h.advanceMillis(CONNECT - 1);
+        h.pump();
+        assertEquals(0, handler.disconnects);
+        h.advanceMillis(1);
+        h.pump();
+        assertEquals(DisconnectCause.CONNECT_ERROR, handler.cause);
+        assertTrue(handler.detail.startsWith("accept from 192.0.2.30:50000: the accepted connection (rdma_accept) "
+                + "was not established within 3000 ms (connectTimeoutMillis)"), handler.detail);
     }
 
     @Test

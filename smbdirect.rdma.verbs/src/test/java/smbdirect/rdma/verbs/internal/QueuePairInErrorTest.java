@@ -90,6 +90,23 @@ class QueuePairInErrorTest {
     }
 
     @Test
+    void aConnectRefusedByRdmaConnectCompletesThePostedReceivesAsFlushedAtOnce() throws Exception {
+        VerbsEndpoint ep = h.activeEndpoint(handler, 4, 4);
+        MemoryRegion region = ep.register(Harness.direct(128), Harness.access(LOCAL_WRITE));
+        ep.postReceive(region, 0, 64, 1L);
+        ep.postReceive(region, 64, 64, 2L);
+        ep.connect(Harness.PEER, new smbdirect.api.rdma.ConnectParameters(null, 1, 1));
+        backend.event(VerbsConstants.CM_EVENT_ADDR_RESOLVED, null, ep.cmId());
+        h.pump();
+        backend.failOn = "connect"; // siw: no listener on the port refuses the TCP connect inside rdma_connect
+        backend.event(VerbsConstants.CM_EVENT_ROUTE_RESOLVED, null, ep.cmId());
+        h.pump();
+        assertEquals(List.of("completion:1:RECEIVE:FLUSHED", "completion:2:RECEIVE:FLUSHED",
+                "disconnected:CONNECT_ERROR"), events(handler), "siw never flushes them: no wait for it");
+        assertTrue(handler.detail.startsWith("rdma_connect failed"), handler.detail);
+    }
+
+    @Test
     void aLocalDisconnectOfAHealthyQueuePairStillWaitsForTheDevicesFlushes() throws Exception {
         VerbsEndpoint ep = h.established(handler, 4, 4);
         MemoryRegion region = ep.register(Harness.direct(64), Harness.access(LOCAL_WRITE));

@@ -25,8 +25,9 @@ import smbdirect.api.rdma.RdmaCapabilities;
  * @param resolveTimeoutMillis how long address resolution and then route resolution may each take
  *     (given to {@code rdma_resolve_addr} / {@code rdma_resolve_route}, and enforced by the provider
  *     too: a phase still unanswered after it ends the connect as UNREACHABLE naming the phase)
- * @param flushTimeoutMillis how long an ending endpoint waits for flushed completions before the
- *     provider completes the rest as FLUSHED itself
+ * @param flushTimeoutMillis how long an ending endpoint whose queue pair is not known to be in the
+ *     error state waits for flushed completions before the provider completes the rest as FLUSHED
+ *     itself (with the queue pair known in error it completes them at once)
  * @param retryCount transport retries (rdma_conn_param.retry_count)
  * @param rnrRetryCount receiver-not-ready retries (0: a Send without a posted receive fails)
  * @param listenBacklog rdma_listen backlog

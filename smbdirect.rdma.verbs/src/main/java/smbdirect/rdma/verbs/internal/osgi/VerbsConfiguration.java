@@ -95,7 +95,10 @@ public @interface VerbsConfiguration {
     int connectTimeoutMillis() default VerbsSettings.CONNECT_TIMEOUT_MILLIS_DEFAULT;
 
     @AttributeDefinition(name = "Flush timeout (ms)",
-            description = "How long an ending connection waits for the device to flush its work requests", min = "1")
+            description = "How long an ending connection waits for the device to flush its work requests while its "
+                    + "queue pair is not known to be in the error state (once a completion, a queue pair event or "
+                    + "the CM's DISCONNECTED says it is, what is outstanding completes as FLUSHED at once)",
+            min = "1")
     int flushTimeoutMillis() default 5000;
 
     @AttributeDefinition(name = "Retry count", description = "rdma_conn_param.retry_count", min = "0", max = "7")

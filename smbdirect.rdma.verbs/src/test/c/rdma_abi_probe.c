@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/eventfd.h>
 #include <infiniband/verbs.h>
 #include <rdma/rdma_cma.h>
 
@@ -220,6 +221,32 @@ int main(void)
 	OFF(ibv_qp_cap, max_recv_sge);
 	OFF(ibv_qp_cap, max_inline_data);
 
+	SIZE(ibv_qp_attr);
+	OFF(ibv_qp_attr, qp_state);
+	OFF(ibv_qp_attr, cur_qp_state);
+	OFF(ibv_qp_attr, path_mtu);
+	OFF(ibv_qp_attr, path_mig_state);
+	OFF(ibv_qp_attr, qkey);
+	OFF(ibv_qp_attr, rq_psn);
+	OFF(ibv_qp_attr, sq_psn);
+	OFF(ibv_qp_attr, dest_qp_num);
+	OFF(ibv_qp_attr, qp_access_flags);
+	OFF(ibv_qp_attr, cap);
+	OFF(ibv_qp_attr, pkey_index);
+	OFF(ibv_qp_attr, alt_pkey_index);
+	OFF(ibv_qp_attr, en_sqd_async_notify);
+	OFF(ibv_qp_attr, sq_draining);
+	OFF(ibv_qp_attr, max_rd_atomic);
+	OFF(ibv_qp_attr, max_dest_rd_atomic);
+	OFF(ibv_qp_attr, min_rnr_timer);
+	OFF(ibv_qp_attr, port_num);
+	OFF(ibv_qp_attr, timeout);
+	OFF(ibv_qp_attr, retry_cnt);
+	OFF(ibv_qp_attr, rnr_retry);
+	OFF(ibv_qp_attr, alt_port_num);
+	OFF(ibv_qp_attr, alt_timeout);
+	OFF(ibv_qp_attr, rate_limit);
+
 	SIZE(ibv_qp_init_attr);
 	OFF(ibv_qp_init_attr, qp_context);
 	OFF(ibv_qp_init_attr, send_cq);
@@ -407,6 +434,8 @@ int main(void)
 	CONST(IBV_EVENT_GID_CHANGE);
 	CONST(IBV_EVENT_WQ_FATAL);
 	CONST(IBV_QPT_RC);
+	CONST(IBV_QP_MAX_QP_RD_ATOMIC);
+	CONST(IBV_QP_MAX_DEST_RD_ATOMIC);
 	CONST(IBV_WR_RDMA_WRITE);
 	CONST(IBV_WR_SEND);
 	CONST(IBV_WR_RDMA_READ);
@@ -416,6 +445,10 @@ int main(void)
 	CONST(IBV_ACCESS_REMOTE_WRITE);
 	CONST(IBV_ACCESS_REMOTE_READ);
 	CONST(IBV_WC_SUCCESS);
+	CONST(IBV_WC_BAD_RESP_ERR);
+	CONST(IBV_WC_REM_ABORT_ERR);
+	CONST(IBV_WC_FATAL_ERR);
+	CONST(IBV_WC_RESP_TIMEOUT_ERR);
 	CONST(IBV_WC_LOC_LEN_ERR);
 	CONST(IBV_WC_LOC_QP_OP_ERR);
 	CONST(IBV_WC_LOC_PROT_ERR);
@@ -456,6 +489,8 @@ int main(void)
 	CONST(F_GETFL);
 	CONST(F_SETFL);
 	CONST(O_NONBLOCK);
+	CONST(EFD_NONBLOCK);
+	CONST(EFD_CLOEXEC);
 	CONST(EAGAIN);
 	CONST(EINTR);
 	CONST(EINVAL);

@@ -15,7 +15,10 @@ public enum CompletionStatus {
     LOCAL_PROTECTION_ERROR,
     /** The peer had no receive posted for a Send (receiver not ready, RNR retry exceeded). */
     RECEIVER_NOT_READY,
-    /** The peer reported a length error for a Send (its posted receive was too short). */
+    /**
+     * The peer refused the request as invalid: for a Send its posted receive was too short; for a Send
+     * with Invalidate also a token it cannot invalidate.
+     */
     REMOTE_INVALID_REQUEST,
     /** The peer's memory region rejected an RDMA access (token, access right or bounds). */
     REMOTE_ACCESS_ERROR,

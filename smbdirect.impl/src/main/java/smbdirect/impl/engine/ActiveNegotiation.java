@@ -95,7 +95,9 @@ final class ActiveNegotiation extends Negotiation {
             outboundReadDepth = Math.min(outboundReadDepth, connection.endpoint().outboundReadDepth());
         }
         if (connection.endpoint().inboundReadDepth() > 0) {
-            inboundReadDepth = Math.min(inboundReadDepth, connection.endpoint().inboundReadDepth());
+            // the IRD is the device's to set (the peer's reads are served by it): the one in effect, also
+            // when the device set more than was asked (siw), is what this connection has and shows
+            inboundReadDepth = connection.endpoint().inboundReadDepth();
         }
         // R-3.1.4.1-14, 3.1.5.2: the first message is the Negotiate Request (from a send slot, owner none)
         int slot = sendPath.takeNegotiateSlot();

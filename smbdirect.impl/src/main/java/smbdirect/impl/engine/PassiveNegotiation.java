@@ -128,7 +128,9 @@ final class PassiveNegotiation extends Negotiation {
             outboundReadDepth = Math.min(outboundReadDepth, connection.endpoint().outboundReadDepth());
         }
         if (connection.endpoint().inboundReadDepth() > 0) {
-            inboundReadDepth = Math.min(inboundReadDepth, connection.endpoint().inboundReadDepth());
+            // the IRD is the device's to set (the peer's reads are served by it): the one in effect, also
+            // when the device set more than was asked (siw), is what this connection has and shows
+            inboundReadDepth = connection.endpoint().inboundReadDepth();
         }
         // then the passive side waits for the Negotiate Request (3.1.5.5)
     }

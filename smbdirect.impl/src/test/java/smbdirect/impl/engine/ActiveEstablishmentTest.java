@@ -203,12 +203,30 @@ class ActiveEstablishmentTest {
         assertEquals(8, IrdOrdHeader.ord(pd, 0));
         ByteBuffer reply = ByteBuffer.allocate(8);
         IrdOrdHeader.encode(reply, 0, 2, 3);
+        e.ird = 0; // a provider that cannot tell the IRD in effect
         e.establish(reply);
         e.completeSends();
         e.deliver(Harness.negResponse(10, 10, 0, 1 << 20, 1024, 1024, 131072));
         Connection c = (Connection) f.join();
         assertEquals(2, c.parameters().outboundReadDepth(), "R-6.2-05: our ORD bounded by the acceptor's IRD");
         assertEquals(3, c.parameters().inboundReadDepth(), "R-6.2-05: our IRD bounded by the acceptor's ORD");
+    }
+
+    @Test
+    void theIrdTheDevicePutInEffectIsTheConnectionsAlsoAboveWhatWasAsked() {
+        h.provider.transportType = TransportType.IWARP;
+        CompletableFuture<SmbDirectConnection> f = h.connect().toCompletableFuture();
+        FakeEndpoint e = h.provider.last();
+        ByteBuffer reply = ByteBuffer.allocate(8);
+        IrdOrdHeader.encode(reply, 0, 8, 8);
+        e.ird = 16; // siw sets the IRD it chooses, above the 8 asked for
+        e.ord = 8;
+        e.establish(reply);
+        e.completeSends();
+        e.deliver(Harness.negResponse(10, 10, 0, 1 << 20, 1024, 1024, 131072));
+        Connection c = (Connection) f.join();
+        assertEquals(16, c.parameters().inboundReadDepth(), "the IRD in effect, as the provider reports it");
+        assertEquals(8, c.parameters().outboundReadDepth());
     }
 
     @Test

@@ -54,6 +54,8 @@ final class CompletionGroup {
     private volatile boolean running;
     private volatile boolean failed;
     private volatile Thread thread;
+    /** The group thread is (about to be) blocked in the device's completion-event wait. */
+    private volatile boolean waitingInDevice;
 
     CompletionGroup(VerbsBackend backend, VerbsSettings settings, LongSupplier nanoClock, VerbsBackend.Device device)
             throws IOException {
@@ -139,11 +141,17 @@ final class CompletionGroup {
         tasks.add(task);
         Thread t = thread;
         if (t != null) {
-            LockSupport.unpark(t); // wakes a thread parked without endpoints at once (not one blocked in the device)
+            LockSupport.unpark(t); // wakes a thread parked without endpoints
+            if (waitingInDevice) {
+                backend.wakeCompletionWait(cq); // and one blocked in the device's completion-event wait
+            }
         }
     }
 
-    /** Group thread: an endpoint entered DISCONNECTING and waits for flushes. */
+    /**
+     * Group thread: the endpoint's deadlines (a phase of connection establishment, the flushes of an
+     * ending connection) or its queue pair in error are checked after every poll until it says done.
+     */
     void watchDrain(VerbsEndpoint endpoint) {
         if (!draining.contains(endpoint)) {
             draining.add(endpoint);
@@ -169,7 +177,7 @@ final class CompletionGroup {
         if (!draining.isEmpty()) {
             long now = nanoClock.getAsLong();
             for (int i = draining.size() - 1; i >= 0; i--) {
-                if (draining.get(i).checkDrain(now)) {
+                if (draining.get(i).checkDeadline(now)) {
                     draining.remove(i);
                 }
             }
@@ -262,12 +270,16 @@ final class CompletionGroup {
         }
         try {
             backend.requestNotify(cq);
+            // announced before the task queue is looked at: a task added after this look sees the flag and wakes the wait
+            waitingInDevice = true;
             if (pollAll() > 0 || !tasks.isEmpty()) {
                 return;
             }
             backend.awaitCompletionEvent(cq, settings.eventTimeoutMillis());
         } catch (IOException e) {
             cqFailed("completion channel failed: " + e.getMessage());
+        } finally {
+            waitingInDevice = false;
         }
     }
 
@@ -305,6 +317,7 @@ final class CompletionGroup {
     void stop() {
         backend.unwatchAsyncEvents(device);
         running = false;
+        backend.wakeCompletionWait(cq); // the thread leaves a completion-event wait at once
         Thread t = thread;
         if (t != null && t != Thread.currentThread()) {
             try {

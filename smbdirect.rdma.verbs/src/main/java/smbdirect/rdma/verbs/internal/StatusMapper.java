@@ -117,6 +117,77 @@ public final class StatusMapper {
         }
     }
 
+    /**
+     * A failed work request in words, as the disconnect detail of the connection it ends: the
+     * operation, the verbs status, which side failed and why as far as the status tells
+     * ({@code SEND completed with IBV_WC_REM_INV_REQ_ERR: the peer refused it as invalid: ...}).
+     *
+     * @param operation the request as posted ({@code SEND}, {@code Send with Invalidate of rkey 0x..}, ...)
+     * @param type the request's type
+     * @param invalidates a Send with Invalidate
+     * @param token the rkey an RDMA Read or Write named, or the one a Send with Invalidate named
+     */
+    public static String describeFailedCompletion(WorkRequestType type, boolean invalidates, int token, int wcStatus,
+            int vendorError) {
+        String rkey = "rkey 0x" + Integer.toHexString(token);
+        String operation = invalidates ? "Send with Invalidate of " + rkey : type.name();
+        boolean rdma = type == WorkRequestType.RDMA_READ || type == WorkRequestType.RDMA_WRITE;
+        String why = switch (wcStatus) {
+            case VerbsConstants.WC_LOC_LEN_ERR -> type == WorkRequestType.RECEIVE
+                    ? "failed at this side: the message that arrived was longer than this side's posted receive"
+                    : "failed at this side: the request's length is invalid for this side's device";
+            case VerbsConstants.WC_LOC_QP_OP_ERR -> type == WorkRequestType.RECEIVE
+                    ? "failed at this side: its queue pair could not take the message (rxe: the message that arrived "
+                            + "was longer than this side's posted receive)"
+                    : "failed at this side: its queue pair could not execute the request";
+            case VerbsConstants.WC_LOC_PROT_ERR -> "failed at this side: the local buffer is no valid registration of "
+                    + "this connection for that range";
+            case VerbsConstants.WC_MW_BIND_ERR -> "failed at this side: the device refused the memory window bind";
+            case VerbsConstants.WC_BAD_RESP_ERR -> "failed at the peer: it sent an unexpected transport response";
+            case VerbsConstants.WC_LOC_ACCESS_ERR -> "failed at this side: a peer's request broke the token, access "
+                    + "rights or bounds of a registration of this side";
+            case VerbsConstants.WC_REM_INV_REQ_ERR -> "failed at the peer: it refused the request as invalid ("
+                    + (invalidates ? "the " + rkey + " names nothing it can invalidate (not registered there, already "
+                            + "invalid, or not of this connection), or its posted receive was shorter than the message"
+                            : rdma ? "its queue pair does not allow the operation, or the length exceeds what it "
+                                    + "accepts" : "its posted receive was shorter than the message") + ")";
+            case VerbsConstants.WC_REM_ACCESS_ERR -> "failed at the peer: it refused the access to its " + rkey + " (not "
+                    + "registered there or no longer valid, the range outside the registration, or no remote "
+                    + (type == WorkRequestType.RDMA_READ ? "read" : "write") + " access)";
+            case VerbsConstants.WC_REM_OP_ERR -> "failed at the peer: it could not execute the request (rxe: its posted "
+                    + "receive was shorter than the message)";
+            case VerbsConstants.WC_RETRY_EXC_ERR -> "the peer did not acknowledge it: transport retries exhausted (the "
+                    + "peer or the path to it is gone)";
+            case VerbsConstants.WC_RNR_RETRY_EXC_ERR -> "failed at the peer: it had no receive posted (receiver not "
+                    + "ready)";
+            case VerbsConstants.WC_REM_ABORT_ERR -> "failed at the peer: it aborted the request";
+            case VerbsConstants.WC_FATAL_ERR -> "failed at this side: its device reported a fatal error";
+            case VerbsConstants.WC_RESP_TIMEOUT_ERR -> "the peer's response did not come in time";
+            default -> "failed at this side: its device reported " + wcStatusName(wcStatus);
+        };
+        String target = rdma && wcStatus != VerbsConstants.WC_REM_ACCESS_ERR ? " (" + rkey + ")" : "";
+        return operation + target + " completed with " + wcStatusName(wcStatus) + ": " + why + " (vendor_err 0x"
+                + Integer.toHexString(vendorError) + ")";
+    }
+
+    /**
+     * The IRD in effect from what {@code ibv_query_qp} reported: {@code max_dest_rd_atomic}, except on
+     * Linux siw, whose {@code siw_query_qp} reports its inbound read queue (the IRD) as
+     * {@code max_rd_atomic} and its outbound one as {@code max_dest_rd_atomic}.
+     */
+    public static int inboundReadDepth(VerbsBackend.QueuePairReadDepths depths, DeviceAttributes device) {
+        return swapsReadDepths(device) ? depths.maxRdAtomic() : depths.maxDestRdAtomic();
+    }
+
+    /** The ORD in effect from what {@code ibv_query_qp} reported (see {@link #inboundReadDepth}). */
+    public static int outboundReadDepth(VerbsBackend.QueuePairReadDepths depths, DeviceAttributes device) {
+        return swapsReadDepths(device) ? depths.maxDestRdAtomic() : depths.maxRdAtomic();
+    }
+
+    private static boolean swapsReadDepths(DeviceAttributes device) {
+        return device != null && device.vendorId() == DeviceAttributes.VENDOR_SIW;
+    }
+
     /** The verbs name of a status ({@code IBV_WC_...}), or the number when unknown. */
     public static String wcStatusName(int wcStatus) {
         return wcStatus >= 0 && wcStatus < WC_STATUS_NAMES.size() ? WC_STATUS_NAMES.get(wcStatus)
@@ -191,7 +262,7 @@ public final class StatusMapper {
     /** The CM event's name with its status in words where it has one ("RDMA_CM_EVENT_REJECTED (status 28: consumer reject)"). */
     public static String describeCmEvent(int cmEvent, int status, TransportType transport) {
         if (status == 0) {
-            return cmEventName(cmEvent);
+            return cmEventName(cmEvent) + whatFailed(cmEvent);
         }
         String meaning = "";
         if (cmEvent == VerbsConstants.CM_EVENT_REJECTED && transport != TransportType.IWARP) {
@@ -205,7 +276,21 @@ public final class StatusMapper {
         } else if (status < 0) {
             meaning = ": -errno";
         }
-        return cmEventName(cmEvent) + " (status " + status + meaning + ")";
+        return cmEventName(cmEvent) + " (status " + status + meaning + ")" + whatFailed(cmEvent);
+    }
+
+    /** Which side and which phase a CM event that ends a connection names ("" for the others). */
+    private static String whatFailed(int cmEvent) {
+        return switch (cmEvent) {
+            case VerbsConstants.CM_EVENT_ADDR_ERROR -> ": address resolution of the peer failed at this side";
+            case VerbsConstants.CM_EVENT_ROUTE_ERROR -> ": route resolution to the peer failed at this side";
+            case VerbsConstants.CM_EVENT_UNREACHABLE -> ": the connect got no answer (the peer is unreachable)";
+            case VerbsConstants.CM_EVENT_CONNECT_ERROR -> ": the connect failed while it was being established";
+            case VerbsConstants.CM_EVENT_REJECTED -> ": the connect was refused at the peer";
+            case VerbsConstants.CM_EVENT_DISCONNECTED -> ": the peer ended the connection (or the transport lost it)";
+            case VerbsConstants.CM_EVENT_DEVICE_REMOVAL -> ": this side's RDMA device was removed";
+            default -> "";
+        };
     }
 
     /** The librdmacm name of a CM event type. */

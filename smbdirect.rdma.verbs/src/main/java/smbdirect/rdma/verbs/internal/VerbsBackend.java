@@ -209,6 +209,23 @@ public interface VerbsBackend {
 
     void destroyQp(CmId id, QueuePair qp);
 
+    /**
+     * What {@code ibv_query_qp} reports of a connected queue pair's read depths, as the device
+     * reports them: {@code max_rd_atomic} (by the verbs definition the ORD, the RDMA Reads this side
+     * may have outstanding) and {@code max_dest_rd_atomic} (the IRD, those the peer may have
+     * outstanding against this side).
+     */
+    record QueuePairReadDepths(int maxRdAtomic, int maxDestRdAtomic) {
+    }
+
+    /**
+     * {@code ibv_query_qp} of the read depths the device put in effect on an established queue pair;
+     * {@code null} where the backend cannot query it (DiSNI 2.0 has no {@code ibv_query_qp}).
+     */
+    default QueuePairReadDepths queryReadDepths(QueuePair qp) throws IOException {
+        return null;
+    }
+
     /** {@code ibv_reg_mr} of the bytes between position and limit of a direct buffer. */
     RegisteredMemory register(ProtectionDomain pd, ByteBuffer buffer, int accessFlags) throws IOException;
 
@@ -232,6 +249,15 @@ public interface VerbsBackend {
      * it; returns whether one arrived.
      */
     boolean awaitCompletionEvent(CompletionQueue cq, int timeoutMillis) throws IOException;
+
+    /**
+     * Ends a wait of {@link #awaitCompletionEvent} on {@code cq} at once (any thread; never blocks): work
+     * was handed to the completion thread. A wake while nobody waits makes the next wait return at once.
+     * Returns false where the backend cannot (the wait then lasts until a completion or its timeout).
+     */
+    default boolean wakeCompletionWait(CompletionQueue cq) {
+        return false;
+    }
 
     void destroyCq(CompletionQueue cq);
 

@@ -49,12 +49,16 @@ public final class VerbsConstants {
     public static final int WC_LOC_PROT_ERR = 4;
     public static final int WC_WR_FLUSH_ERR = 5;
     public static final int WC_MW_BIND_ERR = 6;
+    public static final int WC_BAD_RESP_ERR = 7;
     public static final int WC_LOC_ACCESS_ERR = 8;
     public static final int WC_REM_INV_REQ_ERR = 9;
     public static final int WC_REM_ACCESS_ERR = 10;
     public static final int WC_REM_OP_ERR = 11;
     public static final int WC_RETRY_EXC_ERR = 12;
     public static final int WC_RNR_RETRY_EXC_ERR = 13;
+    public static final int WC_REM_ABORT_ERR = 16;
+    public static final int WC_FATAL_ERR = 19;
+    public static final int WC_RESP_TIMEOUT_ERR = 20;
     public static final int WC_GENERAL_ERR = 21;
 
     // enum ibv_wc_opcode

@@ -108,6 +108,18 @@ final class VerbsEndpoint implements RdmaEndpoint {
     private int peerInboundReadDepth;
     private volatile InetSocketAddress localAddress;
     private volatile InetSocketAddress peerAddress;
+    /**
+     * Why the queue pair is known to be in the error state (an asynchronous QP error event, a work
+     * completion with an error or flush status, the CM's DISCONNECTED), {@code null} while it is not.
+     * From then on nothing more is handed to the device: what is posted, and what is outstanding
+     * when the connection ends, completes as FLUSHED at once (a device may never flush work posted to
+     * a queue pair already in error: siw does not).
+     */
+    private String queuePairError;
+    /** When the current phase of connection establishment began (the group's clock). */
+    private long phaseStarted;
+    /** Hands this endpoint to the group's deadline watch (preallocated: used on posting paths). */
+    private final Runnable watchOnGroup = this::watchOnGroup;
     /** Group thread only. */
     private long drainDeadline;
     /** Group thread only: onEstablished was delivered. */
@@ -219,6 +231,7 @@ final class VerbsEndpoint implements RdmaEndpoint {
                     provider.capabilities().maxOutboundReadDepth());
             peerAddress = peer;
             state = State.RESOLVING_ADDRESS;
+            phaseStarted = group.nanoTime();
             try {
                 backend.resolveAddr(id, peer, settings.resolveTimeoutMillis());
             } catch (IOException e) {
@@ -226,6 +239,12 @@ final class VerbsEndpoint implements RdmaEndpoint {
                 throw new RdmaException("rdma_resolve_addr to " + peer + " failed: " + e.getMessage(), e);
             }
         }
+        group.execute(watchOnGroup);
+    }
+
+    /** Group thread: the group checks this endpoint's deadlines ({@link #checkDeadline}) each round. */
+    private void watchOnGroup() {
+        group.watchDrain(this);
     }
 
     /** Passive side, before accept: the peer's IRD as its request carried it (0: unknown). */
@@ -258,6 +277,7 @@ final class VerbsEndpoint implements RdmaEndpoint {
                 outboundReadDepth = Math.min(outboundReadDepth, peerInboundReadDepth);
             }
             state = State.ACCEPTING;
+            phaseStarted = group.nanoTime();
             try {
                 backend.accept(id, new VerbsBackend.ConnectionParameters(privateData.duplicate(), inboundReadDepth,
                         outboundReadDepth, settings.retryCount(), settings.rnrRetryCount()));
@@ -266,6 +286,7 @@ final class VerbsEndpoint implements RdmaEndpoint {
                 throw new RdmaException("rdma_accept from " + peerAddress + " failed: " + e.getMessage(), e);
             }
         }
+        group.execute(watchOnGroup);
         if (privateData.hasRemaining() && !features.privateData()) {
             LOG.warn("accept from {}: {} bytes of private data not sent (the {} backend's rdma_accept carries no "
                     + "private data)", peerAddress, privateData.remaining(), features.name());
@@ -292,6 +313,11 @@ final class VerbsEndpoint implements RdmaEndpoint {
                 return;
             default:
                 DisconnectCause ending = StatusMapper.disconnectCause(type, event.status(), provider.transportType());
+                if (type == VerbsConstants.CM_EVENT_DISCONNECTED) {
+                    // the connection is gone: whatever the device does with what is outstanding, it
+                    // never reaches the peer (siw has moved the queue pair to the error state already)
+                    queuePairInError(StatusMapper.cmEventName(type));
+                }
                 if (ending != null) {
                     if (type == VerbsConstants.CM_EVENT_REJECTED && features.privateData()
                             && event.privateData().length > 0) {
@@ -315,6 +341,7 @@ final class VerbsEndpoint implements RdmaEndpoint {
                 return;
             }
             state = State.RESOLVING_ROUTE;
+            phaseStarted = group.nanoTime();
             try {
                 backend.resolveRoute(id, settings.resolveTimeoutMillis());
             } catch (IOException e) {
@@ -334,6 +361,7 @@ final class VerbsEndpoint implements RdmaEndpoint {
                 return;
             }
             state = State.CONNECTING;
+            phaseStarted = group.nanoTime();
             try {
                 backend.connect(id, new VerbsBackend.ConnectionParameters(connectPrivateData.duplicate(),
                         inboundReadDepth, outboundReadDepth, settings.retryCount(), settings.rnrRetryCount()));
@@ -345,6 +373,9 @@ final class VerbsEndpoint implements RdmaEndpoint {
             }
         }
         if (failure != null) {
+            // the queue pair never got connected: a device need not flush it (siw leaves the receives
+            // posted before a refused rdma_connect unflushed), so what is posted completes as FLUSHED now
+            queuePairInError(failure);
             endOnGroup(refused ? DisconnectCause.UNREACHABLE : DisconnectCause.CONNECT_ERROR, failure);
         }
     }
@@ -367,6 +398,7 @@ final class VerbsEndpoint implements RdmaEndpoint {
             state = State.ESTABLISHED;
         }
         establishedSeen = true;
+        readDepthsInEffect();
         try {
             localAddress = backend.localAddress(id);
             peerAddress = backend.peerAddress(id);
@@ -381,6 +413,39 @@ final class VerbsEndpoint implements RdmaEndpoint {
                                 : ByteBuffer.wrap(event.privateData()).asReadOnlyBuffer());
             } catch (RuntimeException e) {
                 LOG.error("onEstablished handler of {} failed", this, e);
+            }
+        }
+    }
+
+    /**
+     * Group thread, once established: the IRD and ORD the device put in effect on the queue pair
+     * ({@code ibv_query_qp}) replace those asked for, whether lower or higher (siw sets the IRD it
+     * chooses and puts it on the wire); what the endpoint reports, and what the engine logs and
+     * shows, is then what the connection has. Without the query (DiSNI) the values negotiated stay.
+     */
+    private void readDepthsInEffect() {
+        VerbsBackend.QueuePairReadDepths depths;
+        try {
+            depths = backend.queryReadDepths(qp);
+        } catch (IOException e) {
+            LOG.debug("{}: the read depths in effect are unknown: {}", this, e.getMessage());
+            return;
+        }
+        if (depths == null) {
+            return;
+        }
+        int ird = StatusMapper.inboundReadDepth(depths, provider.device());
+        int ord = StatusMapper.outboundReadDepth(depths, provider.device());
+        synchronized (lock) {
+            if (ird > 0 || ord > 0) {
+                LOG.debug("{}: IRD/ORD in effect {}/{} (asked {}/{})", this, ird, ord, inboundReadDepth,
+                        outboundReadDepth);
+            }
+            if (ird > 0) {
+                inboundReadDepth = ird;
+            }
+            if (ord > 0) {
+                outboundReadDepth = ord;
             }
         }
     }
@@ -466,6 +531,7 @@ final class VerbsEndpoint implements RdmaEndpoint {
             return;
         }
         String text = StatusMapper.describeQueuePairEvent(type);
+        queuePairInError(StatusMapper.asyncEventName(type));
         synchronized (lock) {
             if (state == State.DISCONNECTED || state == State.CLOSED) {
                 LOG.debug("{}: {} after the connection ended", this, StatusMapper.asyncEventName(type));
@@ -507,24 +573,88 @@ final class VerbsEndpoint implements RdmaEndpoint {
         maybeFinish();
     }
 
-    /**
-     * Group thread: called each round while DISCONNECTING; returns true when the endpoint no
-     * longer needs watching.
-     */
-    boolean checkDrain(long now) {
+    /** Records that the queue pair is in the error state (the first evidence is kept). */
+    private void queuePairInError(String evidence) {
         synchronized (lock) {
-            if (state != State.DISCONNECTING) {
+            if (queuePairError == null) {
+                queuePairError = evidence;
+            }
+        }
+    }
+
+    /**
+     * Group thread, each round after the completion queue was polled dry, while the group watches
+     * this endpoint: a phase of connection establishment that ran out of time ends the connect;
+     * with the queue pair known to be in error, what is still outstanding completes as FLUSHED now
+     * (every completion the device had produced has just been delivered, in order); an ending
+     * endpoint otherwise waits for the device's flushes until {@code flushTimeoutMillis}. Returns
+     * true when the endpoint no longer needs watching.
+     */
+    boolean checkDeadline(long now) {
+        State s;
+        String inError;
+        long started;
+        synchronized (lock) {
+            s = state;
+            inError = queuePairError;
+            started = phaseStarted;
+        }
+        switch (s) {
+            case RESOLVING_ADDRESS, RESOLVING_ROUTE, CONNECTING, ACCEPTING -> {
+                boolean resolving = s == State.RESOLVING_ADDRESS || s == State.RESOLVING_ROUTE;
+                int limit = resolving ? settings.resolveTimeoutMillis() : settings.connectTimeoutMillis();
+                if (now - started - TimeUnit.MILLISECONDS.toNanos(limit) < 0) {
+                    return false;
+                }
+                timedOut(s, limit);
+                return state() != State.DISCONNECTING; // else still watched: for the device's flushes
+            }
+            case ESTABLISHED -> {
+                if (inError != null) {
+                    flushOutstanding();
+                }
+                return true;
+            }
+            case DISCONNECTING -> {
+                if (inError != null) {
+                    LOG.debug("{}: the queue pair is in the error state ({}); completing {} sends and {} receives "
+                            + "as FLUSHED", this, inError, outstandingSends(), outstandingReceives());
+                } else if (now - drainDeadline < 0) {
+                    return false;
+                } else {
+                    LOG.warn("{}: {} sends and {} receives not flushed by the device within {} ms; completing them "
+                            + "as FLUSHED", this, outstandingSends(), outstandingReceives(),
+                            settings.flushTimeoutMillis());
+                }
+                flushOutstanding();
+                maybeFinish();
+                return true;
+            }
+            default -> {
                 return true;
             }
         }
-        if (now - drainDeadline < 0) {
-            return false;
-        }
-        LOG.warn("{}: {} sends and {} receives not flushed by the device within {} ms; completing them as FLUSHED",
-                this, outstandingSends(), outstandingReceives(), settings.flushTimeoutMillis());
-        flushOutstanding();
-        maybeFinish();
-        return true;
+    }
+
+    /** Group thread: a phase of connection establishment got no answer within its time. */
+    private void timedOut(State phase, int limitMillis) {
+        InetSocketAddress address = peerAddress;
+        String peer = address == null || address.getAddress() == null ? String.valueOf(address)
+                : (address.getAddress() instanceof Inet4Address ? address.getAddress().getHostAddress()
+                        : "[" + address.getAddress().getHostAddress() + "]") + ":" + address.getPort();
+        String text = switch (phase) {
+            case RESOLVING_ADDRESS -> "connect to " + peer + ": address resolution (rdma_resolve_addr) got no answer "
+                    + "within " + limitMillis + " ms (resolveTimeoutMillis)";
+            case RESOLVING_ROUTE -> "connect to " + peer + ": route resolution (rdma_resolve_route) got no answer "
+                    + "within " + limitMillis + " ms (resolveTimeoutMillis)";
+            case CONNECTING -> "connect to " + peer + ": the connect (rdma_connect) was not established within "
+                    + limitMillis + " ms (connectTimeoutMillis): the peer did not answer";
+            default -> "accept from " + peer + ": the accepted connection (rdma_accept) was not established within "
+                    + limitMillis + " ms (connectTimeoutMillis): the peer did not complete it";
+        };
+        LOG.debug("{}: {}", this, text);
+        endOnGroup(phase == State.RESOLVING_ADDRESS || phase == State.RESOLVING_ROUTE ? DisconnectCause.UNREACHABLE
+                : DisconnectCause.CONNECT_ERROR, text);
     }
 
     /** Group thread: completes everything still recorded as FLUSHED, in post order per queue. */
@@ -871,13 +1001,17 @@ final class VerbsEndpoint implements RdmaEndpoint {
                         + " outstanding = EndpointConfig.receiveQueueDepth)");
             }
             receiveQueue.add(wrId, WorkRequestType.RECEIVE, length, null);
-            try {
-                backend.postRecv(qp, receiveWrId, r.address() + offset, length, r.localKey());
-            } catch (IOException e) {
-                receiveQueue.removeLast();
-                throw new RdmaException("ibv_post_recv failed: " + e.getMessage(), e);
+            if (queuePairError == null) {
+                try {
+                    backend.postRecv(qp, receiveWrId, r.address() + offset, length, r.localKey());
+                } catch (IOException e) {
+                    receiveQueue.removeLast();
+                    throw new RdmaException("ibv_post_recv failed: " + e.getMessage(), e);
+                }
+                return;
             }
         }
+        group.execute(watchOnGroup); // the queue pair is in error: flushed at once, on the group thread
     }
 
     @Override
@@ -925,7 +1059,8 @@ final class VerbsEndpoint implements RdmaEndpoint {
                 throw new RdmaException(operation + ": send queue full (" + sendQueue.capacity()
                         + " outstanding = EndpointConfig.sendQueueDepth)");
             }
-            sendQueue.add(wrId, type, length, null);
+            boolean invalidates = opcode == VerbsConstants.WR_SEND_WITH_INV;
+            sendQueue.add(wrId, type, length, null, invalidates ? invalidateToken : remoteToken, invalidates);
             SendRequest request = sendRequest;
             request.clear();
             request.opcode = opcode;
@@ -937,13 +1072,17 @@ final class VerbsEndpoint implements RdmaEndpoint {
             request.remoteAddress = remoteAddress;
             request.remoteKey = remoteToken;
             request.invalidateKey = invalidateToken;
-            try {
-                backend.postSend(qp, request);
-            } catch (IOException e) {
-                sendQueue.removeLast();
-                throw new RdmaException("ibv_post_send (" + operation + ") failed: " + e.getMessage(), e);
+            if (queuePairError == null) {
+                try {
+                    backend.postSend(qp, request);
+                } catch (IOException e) {
+                    sendQueue.removeLast();
+                    throw new RdmaException("ibv_post_send (" + operation + ") failed: " + e.getMessage(), e);
+                }
+                return;
             }
         }
+        group.execute(watchOnGroup); // the queue pair is in error: flushed at once, on the group thread
     }
 
     /**
@@ -1010,6 +1149,8 @@ final class VerbsEndpoint implements RdmaEndpoint {
         long wrId;
         WorkRequestType type;
         int requested;
+        int token;
+        boolean invalidates;
         boolean startEnding = false;
         boolean queuePairLive = false;
         if (!receive) {
@@ -1037,10 +1178,14 @@ final class VerbsEndpoint implements RdmaEndpoint {
             wrId = queue.headWrId();
             type = queue.headType();
             requested = queue.headLength();
+            token = queue.headToken();
+            invalidates = queue.headInvalidates();
             queue.removeHead();
+            if (status != CompletionStatus.SUCCESS && queuePairError == null) {
+                queuePairError = "a " + queue.name() + " completion with " + StatusMapper.wcStatusName(wcStatus);
+            }
             if (status != CompletionStatus.SUCCESS && status != CompletionStatus.FLUSHED) {
-                String failure = type + " completed with " + StatusMapper.wcStatusName(wcStatus) + " (vendor_err 0x"
-                        + Integer.toHexString(vendorError) + ")";
+                String failure = StatusMapper.describeFailedCompletion(type, invalidates, token, wcStatus, vendorError);
                 if (state != State.DISCONNECTING && state != State.DISCONNECTED) {
                     queuePairLive = state == State.CONNECTING || state == State.ACCEPTING
                             || state == State.ESTABLISHED;
@@ -1103,7 +1248,7 @@ final class VerbsEndpoint implements RdmaEndpoint {
                 state = State.DISCONNECTING;
                 cause = StatusMapper.causeOfFailedCompletion(status);
                 detail = "the bind of memory window rkey 0x" + Integer.toHexString(region.token()) + " completed with "
-                        + StatusMapper.wcStatusName(wcStatus) + " (vendor_err 0x" + Integer.toHexString(vendorError)
+                        + StatusMapper.wcStatusName(wcStatus) + ": failed at this side (vendor_err 0x" + Integer.toHexString(vendorError)
                         + ")";
                 startEnding = true;
             }

@@ -22,9 +22,12 @@ import smbdirect.api.rdma.RdmaCapabilities;
  * @param busyPolling poll the completion queue continuously instead of waiting for events
  * @param pollBatch work completions fetched per poll
  * @param eventTimeoutMillis how long a completion or CM thread waits before it looks at its queue again
- * @param resolveTimeoutMillis address and route resolution timeout
- * @param flushTimeoutMillis how long an ending endpoint waits for flushed completions before the
- *     provider completes the rest as FLUSHED itself
+ * @param resolveTimeoutMillis how long address resolution and then route resolution may each take
+ *     (given to {@code rdma_resolve_addr} / {@code rdma_resolve_route}, and enforced by the provider
+ *     too: a phase still unanswered after it ends the connect as UNREACHABLE naming the phase)
+ * @param flushTimeoutMillis how long an ending endpoint whose queue pair is not known to be in the
+ *     error state waits for flushed completions before the provider completes the rest as FLUSHED
+ *     itself (with the queue pair known in error it completes them at once)
  * @param retryCount transport retries (rdma_conn_param.retry_count)
  * @param rnrRetryCount receiver-not-ready retries (0: a Send without a posted receive fails)
  * @param listenBacklog rdma_listen backlog
@@ -37,6 +40,9 @@ import smbdirect.api.rdma.RdmaCapabilities;
  *     whatever this says
  * @param backend how the provider reaches the RDMA stack: {@code auto} (rdma-core on JDK 22+ when
  *     libibverbs loads, else DiSNI when libdisni loads), {@code rdma-core} or {@code disni}
+ * @param connectTimeoutMillis how long the connect itself ({@code rdma_connect} until ESTABLISHED) and
+ *     an accept ({@code rdma_accept} until ESTABLISHED) may take; then the connection ends as
+ *     CONNECT_ERROR naming the phase
  */
 public record VerbsSettings(
         String deviceName,
@@ -57,7 +63,8 @@ public record VerbsSettings(
         int rnrRetryCount,
         int listenBacklog,
         boolean sendWithInvalidate,
-        String backend) {
+        String backend,
+        int connectTimeoutMillis) {
 
     /** {@code backend}: rdma-core on JDK 22+ when libibverbs loads, else DiSNI when libdisni loads. */
     public static final String AUTO = "auto";
@@ -66,10 +73,25 @@ public record VerbsSettings(
     /** {@code backend}: DiSNI 2.0 (libdisni). */
     public static final String DISNI = "disni";
 
+    /** The default of {@link #connectTimeoutMillis()} (below the engine's active negotiation timeout). */
+    public static final int CONNECT_TIMEOUT_MILLIS_DEFAULT = 30_000;
+
     /** The defaults (also the Metatype defaults). */
     public static VerbsSettings defaults() {
         return new VerbsSettings("", "", "AUTO", 4096, 1024, 1024, 1 << 30, 16, 1L << 30, false, 32, 100, 5000,
-                5000, 6, 0, 128, false, AUTO);
+                5000, 6, 0, 128, false, AUTO, CONNECT_TIMEOUT_MILLIS_DEFAULT);
+    }
+
+    /** The settings with {@code connectTimeoutMillis} {@value #CONNECT_TIMEOUT_MILLIS_DEFAULT}. */
+    public VerbsSettings(String deviceName, String bindAddress, String transportType, int cqSize,
+            int maxSendWorkRequests, int maxReceiveWorkRequests, int maxMessageSize, int maxReadDepth,
+            long maxRegionSize, boolean busyPolling, int pollBatch, int eventTimeoutMillis, int resolveTimeoutMillis,
+            int flushTimeoutMillis, int retryCount, int rnrRetryCount, int listenBacklog, boolean sendWithInvalidate,
+            String backend) {
+        this(deviceName, bindAddress, transportType, cqSize, maxSendWorkRequests, maxReceiveWorkRequests,
+                maxMessageSize, maxReadDepth, maxRegionSize, busyPolling, pollBatch, eventTimeoutMillis,
+                resolveTimeoutMillis, flushTimeoutMillis, retryCount, rnrRetryCount, listenBacklog, sendWithInvalidate,
+                backend, CONNECT_TIMEOUT_MILLIS_DEFAULT);
     }
 
     /** The settings with {@code backend} {@value #AUTO}. */
@@ -88,7 +110,15 @@ public record VerbsSettings(
         return new VerbsSettings(deviceName, bindAddress, transportType, cqSize, maxSendWorkRequests,
                 maxReceiveWorkRequests, maxMessageSize, maxReadDepth, maxRegionSize, busyPolling, pollBatch,
                 eventTimeoutMillis, resolveTimeoutMillis, flushTimeoutMillis, retryCount, rnrRetryCount, listenBacklog,
-                sendWithInvalidate, name);
+                sendWithInvalidate, name, connectTimeoutMillis);
+    }
+
+    /** These settings with other resolve and connect timeouts. */
+    public VerbsSettings withTimeouts(int resolveMillis, int connectMillis) {
+        return new VerbsSettings(deviceName, bindAddress, transportType, cqSize, maxSendWorkRequests,
+                maxReceiveWorkRequests, maxMessageSize, maxReadDepth, maxRegionSize, busyPolling, pollBatch,
+                eventTimeoutMillis, resolveMillis, flushTimeoutMillis, retryCount, rnrRetryCount, listenBacklog,
+                sendWithInvalidate, backend, connectMillis);
     }
 
     public VerbsSettings {
@@ -112,6 +142,7 @@ public record VerbsSettings(
         require(pollBatch >= 1 && pollBatch <= 4096, "pollBatch", pollBatch, "1..4096");
         require(eventTimeoutMillis >= 1, "eventTimeoutMillis", eventTimeoutMillis, ">= 1");
         require(resolveTimeoutMillis >= 1, "resolveTimeoutMillis", resolveTimeoutMillis, ">= 1");
+        require(connectTimeoutMillis >= 1, "connectTimeoutMillis", connectTimeoutMillis, ">= 1");
         require(flushTimeoutMillis >= 1, "flushTimeoutMillis", flushTimeoutMillis, ">= 1");
         require(retryCount >= 0 && retryCount <= 7, "retryCount", retryCount, "0..7");
         require(rnrRetryCount >= 0 && rnrRetryCount <= 7, "rnrRetryCount", rnrRetryCount, "0..7");

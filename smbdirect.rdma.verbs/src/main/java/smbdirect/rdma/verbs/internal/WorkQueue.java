@@ -23,6 +23,10 @@ final class WorkQueue {
     /** The request's type; {@code null} for a memory window bind. */
     private final WorkRequestType[] types;
     private final int[] lengths;
+    /** The rkey an RDMA Read or Write names, or the one a Send with Invalidate invalidates. */
+    private final int[] tokens;
+    /** Whether the request is a Send with Invalidate. */
+    private final boolean[] invalidating;
     /** Region a deferred local invalidate applies to (null for requests the device executes). */
     private final VerbsMemoryRegion[] invalidations;
     /** Region whose window a bind entry binds. */
@@ -43,6 +47,8 @@ final class WorkQueue {
         this.wrIds = new long[slots];
         this.types = new WorkRequestType[slots];
         this.lengths = new int[slots];
+        this.tokens = new int[slots];
+        this.invalidating = new boolean[slots];
         this.invalidations = new VerbsMemoryRegion[slots];
         this.binds = new VerbsMemoryRegion[slots];
     }
@@ -94,7 +100,15 @@ final class WorkQueue {
 
     /** Appends an entry; the caller checked {@link #isFull()}. */
     void add(long wrId, WorkRequestType type, int length, VerbsMemoryRegion invalidation) {
+        add(wrId, type, length, invalidation, 0, false);
+    }
+
+    /** Appends an entry naming {@code token} (a Send with Invalidate's when {@code invalidates}); the caller checked {@link #isFull()}. */
+    void add(long wrId, WorkRequestType type, int length, VerbsMemoryRegion invalidation, int token,
+            boolean invalidates) {
         int tail = (head + size) % wrIds.length;
+        tokens[tail] = token;
+        invalidating[tail] = invalidates;
         wrIds[tail] = wrId;
         types[tail] = type;
         lengths[tail] = length;
@@ -125,6 +139,14 @@ final class WorkQueue {
     /** The length the request asked for (bytes of an RDMA transfer). */
     int headLength() {
         return lengths[head];
+    }
+
+    int headToken() {
+        return tokens[head];
+    }
+
+    boolean headInvalidates() {
+        return invalidating[head];
     }
 
     VerbsMemoryRegion headInvalidation() {

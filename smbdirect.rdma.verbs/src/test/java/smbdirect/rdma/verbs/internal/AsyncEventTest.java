@@ -11,6 +11,7 @@ import java.util.List;
 
 import org.junit.jupiter.api.Test;
 
+import smbdirect.api.rdma.CompletionStatus;
 import smbdirect.api.rdma.DisconnectCause;
 import smbdirect.api.rdma.EndpointConfig;
 import smbdirect.api.rdma.MemoryAccess;
@@ -80,11 +81,12 @@ class AsyncEventTest {
         RecordingHandler handler = new RecordingHandler();
         VerbsEndpoint ep = connectedWithReceives(handler, 1);
         backend.event(VerbsConstants.CM_EVENT_DISCONNECTED, null, ep.cmId());
+        h.provider.pumpCmEvents(0); // the CM's event is handed to the completion thread first
+        backend.asyncEvent(VerbsConstants.EVENT_QP_REQ_ERR, ep.queuePair(), null, 0); // the device's account next
         h.pump();
-        assertNull(handler.cause, "onDisconnected waits for the flush");
-        backend.asyncEvent(VerbsConstants.EVENT_QP_REQ_ERR, ep.queuePair(), null, 0);
-        flushAndPump(ep);
         assertEquals(DisconnectCause.QP_ERROR, handler.cause);
+        assertEquals(List.of(CompletionStatus.FLUSHED), handler.completions.stream().map(c -> c.status()).toList(),
+                "the queue pair is in error: the receive completes as FLUSHED at once");
         assertTrue(handler.detail.startsWith("IBV_EVENT_QP_REQ_ERR: ") && handler.detail.contains("RDMA_CM_EVENT_DISCONNECTED"),
                 handler.detail);
     }
@@ -96,11 +98,12 @@ class AsyncEventTest {
         MemoryRegion src = ep.register(Harness.direct(8), Harness.access());
         ep.postRdmaRead(src, 0, 8, 0x1000, 0x77, 5);
         backend.event(VerbsConstants.CM_EVENT_DISCONNECTED, null, ep.cmId());
-        h.pump();
+        // the failed Read's completion is in the queue when the completion thread handles the event
         backend.completeSend(Harness.qp(ep), VerbsConstants.WC_REM_ACCESS_ERR, VerbsConstants.WC_RDMA_READ, 0, 0);
         h.pump();
         assertEquals(DisconnectCause.QP_ERROR, handler.cause);
-        assertTrue(handler.detail.startsWith("RDMA_READ completed with IBV_WC_REM_ACCESS_ERR"), handler.detail);
+        assertTrue(handler.detail.startsWith("RDMA_READ completed with IBV_WC_REM_ACCESS_ERR: failed at the peer: it "
+                + "refused the access to its rkey 0x77"), handler.detail);
     }
 
     @Test

@@ -256,6 +256,15 @@ class FakeBackend implements VerbsBackend {
         return new FakeQp((FakeCmId) id, maxSendWr, maxRecvWr);
     }
 
+    /** What {@link #queryReadDepths} reports ({@code null}: the fake cannot query, as DiSNI 2.0). */
+    QueuePairReadDepths readDepths;
+
+    @Override
+    public synchronized QueuePairReadDepths queryReadDepths(QueuePair qp) throws IOException {
+        check("queryReadDepths");
+        return readDepths;
+    }
+
     @Override
     public synchronized void destroyQp(CmId id, QueuePair qp) {
         calls.add("destroyQp");
@@ -317,14 +326,51 @@ class FakeBackend implements VerbsBackend {
     @Override
     public synchronized boolean awaitCompletionEvent(CompletionQueue cq, int timeoutMillis) {
         awaits++;
-        if (completions.isEmpty()) {
+        notifyAll(); // for a test waiting until the completion thread waits here
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+        while (completions.isEmpty() && !woken) {
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                break;
+            }
             try {
-                wait(timeoutMillis);
+                java.util.concurrent.TimeUnit.NANOSECONDS.timedWait(this, left);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
+                break;
             }
         }
+        woken = false;
         return !completions.isEmpty();
+    }
+
+    /** Whether the fake's completion-event wait can be woken (as rdma-core's eventfd); default yes. */
+    boolean wakeable = true;
+    int wakes;
+    private boolean woken;
+
+    @Override
+    public synchronized boolean wakeCompletionWait(CompletionQueue cq) {
+        if (!wakeable) {
+            return false;
+        }
+        wakes++;
+        woken = true;
+        notifyAll();
+        return true;
+    }
+
+    /** Waits (at most {@code millis}) until a completion thread has entered {@link #awaitCompletionEvent}. */
+    synchronized boolean awaitWaiter(long millis) throws InterruptedException {
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(millis);
+        while (awaits == 0) {
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                return false;
+            }
+            java.util.concurrent.TimeUnit.NANOSECONDS.timedWait(this, left);
+        }
+        return true;
     }
 
     @Override

@@ -73,19 +73,32 @@ public @interface VerbsConfiguration {
     int pollBatch() default 32;
 
     @AttributeDefinition(name = "Event timeout (ms)",
-            description = "How long the CM and completion threads wait before they look at their task queues "
-                    + "again. A thread blocked in a completion-event wait is not woken early for them, so this "
-                    + "bounds the extra latency of work handed to it on an idle device (CM events, disconnects, "
-                    + "local invalidation); busy polling avoids it",
+            description = "How long the CM and completion threads wait in poll(2) before they look at their "
+                    + "task queues again. Work handed to a completion thread (CM events, disconnects, local "
+                    + "invalidation) wakes it at once where the backend can (rdma-core: an eventfd in its poll set); "
+                    + "with DiSNI this bounds the extra latency of that work on an idle device",
             min = "1")
     int eventTimeoutMillis() default 10;
 
-    @AttributeDefinition(name = "Resolve timeout (ms)", description = "Address and route resolution timeout",
+    @AttributeDefinition(name = "Resolve timeout (ms)",
+            description = "How long address resolution, and then route resolution, may each take "
+                    + "(rdma_resolve_addr, rdma_resolve_route); a connect still unanswered after it ends as "
+                    + "UNREACHABLE with a reason naming the phase",
             min = "1")
     int resolveTimeoutMillis() default 5000;
 
+    @AttributeDefinition(name = "Connect timeout (ms)",
+            description = "How long the connect itself (rdma_connect until the connection is established) and an "
+                    + "accept (rdma_accept until established) may take; then the connection ends as CONNECT_ERROR "
+                    + "with a reason naming the phase. Keep it below the engine's negotiation timeouts",
+            min = "1")
+    int connectTimeoutMillis() default VerbsSettings.CONNECT_TIMEOUT_MILLIS_DEFAULT;
+
     @AttributeDefinition(name = "Flush timeout (ms)",
-            description = "How long an ending connection waits for the device to flush its work requests", min = "1")
+            description = "How long an ending connection waits for the device to flush its work requests while its "
+                    + "queue pair is not known to be in the error state (once a completion, a queue pair event or "
+                    + "the CM's DISCONNECTED says it is, what is outstanding completes as FLUSHED at once)",
+            min = "1")
     int flushTimeoutMillis() default 5000;
 
     @AttributeDefinition(name = "Retry count", description = "rdma_conn_param.retry_count", min = "0", max = "7")

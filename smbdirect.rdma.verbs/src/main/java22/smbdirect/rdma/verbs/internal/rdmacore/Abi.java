@@ -199,6 +199,15 @@ final class Abi {
     static final StructLayout IBV_QP_CAP = struct("ibv_qp_cap",
             i32("max_send_wr"), i32("max_recv_wr"), i32("max_send_sge"), i32("max_recv_sge"), i32("max_inline_data"));
 
+    /** struct ibv_qp_attr of ibv_query_qp: the two ibv_ah_attr (32 bytes each, 8-aligned by union ibv_gid), never read, as bytes. */
+    static final StructLayout IBV_QP_ATTR = struct("ibv_qp_attr",
+            i32("qp_state"), i32("cur_qp_state"), i32("path_mtu"), i32("path_mig_state"), i32("qkey"), i32("rq_psn"),
+            i32("sq_psn"), i32("dest_qp_num"), i32("qp_access_flags"), IBV_QP_CAP.withName("cap"),
+            opaque("$ah_attr_alt_ah_attr", 64, 8), u16("pkey_index"), u16("alt_pkey_index"),
+            u8("en_sqd_async_notify"), u8("sq_draining"), u8("max_rd_atomic"), u8("max_dest_rd_atomic"),
+            u8("min_rnr_timer"), u8("port_num"), u8("timeout"), u8("retry_cnt"), u8("rnr_retry"), u8("alt_port_num"),
+            u8("alt_timeout"), i32("rate_limit"));
+
     static final StructLayout IBV_QP_INIT_ATTR = struct("ibv_qp_init_attr",
             ptr("qp_context"), ptr("send_cq"), ptr("recv_cq"), ptr("srq"), IBV_QP_CAP.withName("cap"), i32("qp_type"),
             i32("sq_sig_all"));
@@ -385,6 +394,8 @@ final class Abi {
     static final long SIN6_FLOWINFO = offset(SOCKADDR_IN6, "sin6_flowinfo");
     static final long SIN6_ADDR = offset(SOCKADDR_IN6, "sin6_addr");
     static final long SIN6_SCOPE_ID = offset(SOCKADDR_IN6, "sin6_scope_id");
+    static final long QP_ATTR_MAX_RD_ATOMIC = offset(IBV_QP_ATTR, "max_rd_atomic");
+    static final long QP_ATTR_MAX_DEST_RD_ATOMIC = offset(IBV_QP_ATTR, "max_dest_rd_atomic");
     static final long POLLFD_FD = offset(POLLFD, "fd");
     static final long POLLFD_EVENTS = offset(POLLFD, "events");
     static final long POLLFD_REVENTS = offset(POLLFD, "revents");
@@ -398,6 +409,8 @@ final class Abi {
     static final int IBV_PORT_ACTIVE = 4;
     static final int IBV_DEVICE_MEM_MGT_EXTENSIONS = 1 << 21;
     static final int IBV_QPT_RC = 2;
+    static final int IBV_QP_MAX_QP_RD_ATOMIC = 1 << 13;
+    static final int IBV_QP_MAX_DEST_RD_ATOMIC = 1 << 17;
     static final int RDMA_PS_TCP = 0x0106;
     static final int AF_INET = 2;
     static final int AF_INET6 = 10;
@@ -405,6 +418,8 @@ final class Abi {
     static final int F_GETFL = 3;
     static final int F_SETFL = 4;
     static final int O_NONBLOCK = 0x800;
+    static final int EFD_NONBLOCK = 0x800;
+    static final int EFD_CLOEXEC = 0x80000;
     static final int EAGAIN = 11;
     static final int EINTR = 4;
     static final int EINVAL = 22;

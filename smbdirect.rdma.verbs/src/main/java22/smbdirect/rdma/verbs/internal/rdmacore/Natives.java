@@ -72,6 +72,7 @@ final class Natives {
     final MethodHandle ibvOpenDevice;
     final MethodHandle ibvCloseDevice;
     final MethodHandle ibvQueryDevice;
+    final MethodHandle ibvQueryQp;
     final MethodHandle ibvQueryPortCompat;
     final MethodHandle ibvAllocPd;
     final MethodHandle ibvDeallocPd;
@@ -117,6 +118,11 @@ final class Natives {
      */
     final MethodHandle pollQuiet;
     final MethodHandle fcntl;
+    /** eventfd(2), capturing errno; read(2), write(2) and close(2) without (on an eventfd: cannot block). */
+    final MethodHandle eventfd;
+    final MethodHandle readQuiet;
+    final MethodHandle writeQuiet;
+    final MethodHandle closeQuiet;
     final MethodHandle strerror;
 
     /**
@@ -137,6 +143,7 @@ final class Natives {
         ibvOpenDevice = fn(verbs, "ibv_open_device", ADDRESS, ADDRESS);
         ibvCloseDevice = fn(verbs, "ibv_close_device", JAVA_INT, ADDRESS);
         ibvQueryDevice = fn(verbs, "ibv_query_device", JAVA_INT, ADDRESS, ADDRESS);
+        ibvQueryQp = fn(verbs, "ibv_query_qp", JAVA_INT, ADDRESS, ADDRESS, JAVA_INT, ADDRESS);
         // the exported symbol behind the header's compat path (struct _compat_ibv_port_attr)
         ibvQueryPortCompat = fn(verbs, "ibv_query_port", JAVA_INT, ADDRESS, JAVA_BYTE, ADDRESS);
         ibvAllocPd = fn(verbs, "ibv_alloc_pd", ADDRESS, ADDRESS);
@@ -175,6 +182,12 @@ final class Natives {
         poll = fn(libc, "poll", JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT);
         pollQuiet = LINKER.downcallHandle(find(libc, "poll"), FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG,
                 JAVA_INT));
+        eventfd = fn(libc, "eventfd", JAVA_INT, JAVA_INT, JAVA_INT);
+        readQuiet = LINKER.downcallHandle(find(libc, "read"), FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS,
+                JAVA_LONG));
+        writeQuiet = LINKER.downcallHandle(find(libc, "write"), FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS,
+                JAVA_LONG));
+        closeQuiet = LINKER.downcallHandle(find(libc, "close"), FunctionDescriptor.of(JAVA_INT, JAVA_INT));
         fcntl = LINKER.downcallHandle(find(libc, "fcntl"), FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT),
                 CAPTURE_ERRNO, Linker.Option.firstVariadicArg(2));
         strerror = LINKER.downcallHandle(find(libc, "strerror"), FunctionDescriptor.of(ADDRESS, JAVA_INT));

@@ -157,14 +157,29 @@ public final class RdmaCoreBackend implements VerbsBackend {
         final MemorySegment reqNotifyCq;
         final int capacity;
         final MemorySegment wcs;
+        /** Two pollfds: the completion channel's and the wake eventfd's. */
         final MemorySegment pollFd;
         final MemorySegment eventCq;
         final MemorySegment eventContext;
         final MemorySegment capture;
+        /** The eventfd that {@link #wakeCompletionWait} writes to end a wait at once; -1 without one. */
+        final int wakeFd;
+        /** 8 bytes holding 1: what a wake writes (read-only once built). */
+        final MemorySegment wakeValue;
+        /** 8 bytes the waiting thread reads the eventfd's counter into. */
+        final MemorySegment wakeDrain;
+        /** Guards {@link #wakeFd} against its close: a wake never writes to a closed (reused) descriptor. */
+        final Object wakeLock = new Object();
+        boolean wakeClosed;
         boolean destroyed;
 
         /** @param cq an ibv_cq whose context's ops are read here; {@code channel} may be NULL (tests) */
         Cq(MemorySegment cq, MemorySegment channel, int capacity) {
+            this(cq, channel, capacity, -1);
+        }
+
+        /** @param wakeFd a non-blocking eventfd polled beside the channel, -1 for none */
+        Cq(MemorySegment cq, MemorySegment channel, int capacity, int wakeFd) {
             this.cq = cq.reinterpret(Abi.IBV_CQ.byteSize());
             this.channel = channel.reinterpret(Abi.IBV_COMP_CHANNEL.byteSize());
             MemorySegment context = this.cq.get(ADDRESS, Abi.CQ_CONTEXT).reinterpret(Abi.IBV_CONTEXT.byteSize());
@@ -173,10 +188,17 @@ public final class RdmaCoreBackend implements VerbsBackend {
             this.capacity = capacity;
             Arena arena = Arena.ofAuto();
             this.wcs = arena.allocate(Abi.IBV_WC.byteSize() * capacity, Abi.IBV_WC.byteAlignment());
-            this.pollFd = arena.allocate(Abi.POLLFD);
+            this.pollFd = arena.allocate(Abi.POLLFD.byteSize() * 2, Abi.POLLFD.byteAlignment());
             this.eventCq = arena.allocate(ADDRESS);
             this.eventContext = arena.allocate(ADDRESS);
             this.capture = arena.allocate(Natives.CAPTURE);
+            this.wakeFd = wakeFd;
+            this.wakeValue = arena.allocate(JAVA_LONG);
+            this.wakeValue.set(JAVA_LONG, 0, 1L);
+            this.wakeDrain = arena.allocate(JAVA_LONG);
+            pollFd.set(JAVA_INT, Abi.POLLFD_FD, -1); // poll(2) ignores a negative descriptor
+            pollFd.set(JAVA_INT, Abi.POLLFD.byteSize() + Abi.POLLFD_FD, wakeFd);
+            pollFd.set(JAVA_SHORT, Abi.POLLFD.byteSize() + Abi.POLLFD_EVENTS, Abi.POLLIN);
             if (!channel.equals(MemorySegment.NULL)) {
                 pollFd.set(JAVA_INT, Abi.POLLFD_FD, this.channel.get(JAVA_INT, Abi.COMP_CHANNEL_FD));
                 pollFd.set(JAVA_SHORT, Abi.POLLFD_EVENTS, Abi.POLLIN);
@@ -555,10 +577,18 @@ public final class RdmaCoreBackend implements VerbsBackend {
      */
     private boolean waitReadable(MemorySegment pollFd, MemorySegment capture, int timeoutMillis, String what)
             throws Throwable {
-        pollFd.set(JAVA_SHORT, Abi.POLLFD_REVENTS, (short) 0);
-        int rc = (int) n.pollQuiet.invokeExact(pollFd, 1L, timeoutMillis);
+        return waitReadable(pollFd, 1L, capture, timeoutMillis, what);
+    }
+
+    /** As {@link #waitReadable(MemorySegment, MemorySegment, int, String)} on {@code count} descriptors. */
+    private boolean waitReadable(MemorySegment pollFd, long count, MemorySegment capture, int timeoutMillis,
+            String what) throws Throwable {
+        for (long i = 0; i < count; i++) {
+            pollFd.set(JAVA_SHORT, i * Abi.POLLFD.byteSize() + Abi.POLLFD_REVENTS, (short) 0);
+        }
+        int rc = (int) n.pollQuiet.invokeExact(pollFd, count, timeoutMillis);
         if (rc < 0) {
-            rc = (int) n.poll.invokeExact(capture, pollFd, 1L, 0);
+            rc = (int) n.poll.invokeExact(capture, pollFd, count, 0);
             if (rc < 0) {
                 int errno = Natives.errno(capture);
                 if (errno == Abi.EINTR) {
@@ -645,19 +675,27 @@ public final class RdmaCoreBackend implements VerbsBackend {
                 throw n.failure("ibv_create_comp_channel", Natives.errno(capture), "");
             }
             MemorySegment cq;
+            int wakeFd = -1;
             try {
                 int fd = channel.reinterpret(Abi.IBV_COMP_CHANNEL.byteSize()).get(JAVA_INT, Abi.COMP_CHANNEL_FD);
                 nonBlocking(n, fd, "a completion channel");
+                wakeFd = (int) n.eventfd.invokeExact(capture, 0, Abi.EFD_NONBLOCK | Abi.EFD_CLOEXEC);
+                if (wakeFd < 0) {
+                    throw n.failure("eventfd", Natives.errno(capture), "the completion thread's wake-up");
+                }
                 cq = (MemorySegment) n.ibvCreateCq.invokeExact(capture, dev.context, entries, MemorySegment.NULL,
                         channel, 0);
                 if (cq.equals(MemorySegment.NULL)) {
                     throw n.failure("ibv_create_cq", Natives.errno(capture), entries + " entries");
                 }
             } catch (Throwable t) {
+                if (wakeFd >= 0) {
+                    int closed = (int) n.closeQuiet.invokeExact(wakeFd);
+                }
                 int ignored = (int) n.ibvDestroyCompChannel.invokeExact(capture, channel);
                 throw t;
             }
-            Cq created = new Cq(cq, channel, pollBatch);
+            Cq created = new Cq(cq, channel, pollBatch, wakeFd);
             cqs.put(created.cq.address(), created);
             return created;
         } catch (IOException e) {
@@ -717,6 +755,30 @@ public final class RdmaCoreBackend implements VerbsBackend {
                         throw Natives.unexpected("rdma_create_qp", t);
                     }
                 }
+            }
+        }
+    }
+
+    @Override
+    public QueuePairReadDepths queryReadDepths(QueuePair queuePair) throws IOException {
+        Qp qp = (Qp) queuePair;
+        synchronized (qp) {
+            usable(qp.destroyed, "ibv_query_qp", "the queue pair was destroyed");
+            try (Arena a = Arena.ofConfined()) {
+                MemorySegment capture = a.allocate(Natives.CAPTURE);
+                MemorySegment attr = a.allocate(Abi.IBV_QP_ATTR);
+                MemorySegment init = a.allocate(Abi.IBV_QP_INIT_ATTR);
+                int rc = (int) n.ibvQueryQp.invokeExact(capture, qp.qp, attr,
+                        Abi.IBV_QP_MAX_QP_RD_ATOMIC | Abi.IBV_QP_MAX_DEST_RD_ATOMIC, init);
+                if (rc != 0) {
+                    throw n.failure("ibv_query_qp", rc > 0 ? rc : Natives.errno(capture), "read depths");
+                }
+                return new QueuePairReadDepths(Byte.toUnsignedInt(attr.get(JAVA_BYTE, Abi.QP_ATTR_MAX_RD_ATOMIC)),
+                        Byte.toUnsignedInt(attr.get(JAVA_BYTE, Abi.QP_ATTR_MAX_DEST_RD_ATOMIC)));
+            } catch (IOException e) {
+                throw e;
+            } catch (Throwable t) {
+                throw Natives.unexpected("ibv_query_qp", t);
             }
         }
     }
@@ -924,7 +986,14 @@ public final class RdmaCoreBackend implements VerbsBackend {
         synchronized (cq) {
             usable(cq.destroyed, "ibv_get_cq_event", "the completion queue was destroyed");
             try {
-                if (!waitReadable(cq.pollFd, cq.capture, timeoutMillis, "a completion channel")) {
+                if (!waitReadable(cq.pollFd, 2L, cq.capture, timeoutMillis, "a completion channel")) {
+                    return false;
+                }
+                if (cq.pollFd.get(JAVA_SHORT, Abi.POLLFD.byteSize() + Abi.POLLFD_REVENTS) != 0) {
+                    // woken (work was handed to this thread): reset the eventfd's counter
+                    long ignored = (long) n.readQuiet.invokeExact(cq.wakeFd, cq.wakeDrain, 8L);
+                }
+                if (cq.pollFd.get(JAVA_SHORT, Abi.POLLFD_REVENTS) == 0) {
                     return false;
                 }
                 int rc = (int) n.ibvGetCqEventQuiet.invokeExact(cq.channel, cq.eventCq, cq.eventContext);
@@ -951,6 +1020,27 @@ public final class RdmaCoreBackend implements VerbsBackend {
         }
     }
 
+    /**
+     * Ends a wait of {@link #awaitCompletionEvent} at once: one 8-byte write to the queue's eventfd,
+     * which the wait polls beside the completion channel (any thread; never blocks: the counter
+     * only grows until the waiting thread reads it).
+     */
+    @Override
+    public boolean wakeCompletionWait(CompletionQueue completionQueue) {
+        Cq cq = (Cq) completionQueue;
+        synchronized (cq.wakeLock) {
+            if (cq.wakeFd < 0 || cq.wakeClosed) {
+                return false;
+            }
+            try {
+                long written = (long) n.writeQuiet.invokeExact(cq.wakeFd, cq.wakeValue, 8L);
+                return written == 8L;
+            } catch (Throwable t) {
+                return false;
+            }
+        }
+    }
+
     @Override
     public void destroyCq(CompletionQueue completionQueue) {
         Cq cq = (Cq) completionQueue;
@@ -959,6 +1049,16 @@ public final class RdmaCoreBackend implements VerbsBackend {
                 return;
             }
             cq.destroyed = true;
+            synchronized (cq.wakeLock) {
+                if (cq.wakeFd >= 0 && !cq.wakeClosed) {
+                    cq.wakeClosed = true;
+                    try {
+                        int ignored = (int) n.closeQuiet.invokeExact(cq.wakeFd);
+                    } catch (Throwable t) {
+                        LOG.warn("closing the wake eventfd of a completion queue failed: {}", t.toString());
+                    }
+                }
+            }
             cqs.remove(cq.cq.address(), cq);
             try (Arena a = Arena.ofConfined()) {
                 MemorySegment capture = a.allocate(Natives.CAPTURE);

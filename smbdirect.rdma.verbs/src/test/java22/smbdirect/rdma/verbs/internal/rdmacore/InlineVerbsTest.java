@@ -2,6 +2,7 @@ package smbdirect.rdma.verbs.internal.rdmacore;
 
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -48,6 +49,31 @@ class InlineVerbsTest {
     @AfterEach
     void close() {
         backend.close();
+    }
+
+    @Test
+    void aWaitForACompletionEventEndsAtOnceWhenWokenThroughItsEventfd() throws Throwable {
+        Natives n = new Natives();
+        MemorySegment capture = Arena.ofAuto().allocate(Natives.CAPTURE);
+        int fd = (int) n.eventfd.invokeExact(capture, 0, Abi.EFD_NONBLOCK | Abi.EFD_CLOEXEC);
+        assertTrue(fd >= 0, "eventfd");
+        RdmaCoreBackend.Cq waking = new RdmaCoreBackend.Cq(driver.cq(driver.context()), MemorySegment.NULL, 8, fd);
+        java.util.concurrent.CompletableFuture<Long> waited = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+            long start = System.nanoTime();
+            try {
+                assertFalse(backend.awaitCompletionEvent(waking, 600_000), "woken, not a completion event");
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+            return System.nanoTime() - start;
+        });
+        // a wake before the wait began makes the wait return at once as well: either order ends it
+        assertTrue(backend.wakeCompletionWait(waking));
+        long nanos = waited.get(30, java.util.concurrent.TimeUnit.SECONDS);
+        assertTrue(nanos < java.util.concurrent.TimeUnit.SECONDS.toNanos(30), "ended long before the 10 min poll");
+        // the counter was read back: the next wait lasts its timeout
+        assertFalse(backend.awaitCompletionEvent(waking, 50));
+        int closed = (int) n.closeQuiet.invokeExact(fd); // (destroyCq would hand the fake driver's queue to libibverbs)
     }
 
     @Test

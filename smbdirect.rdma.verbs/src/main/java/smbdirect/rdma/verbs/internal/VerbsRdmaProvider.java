@@ -49,6 +49,7 @@ public final class VerbsRdmaProvider implements RdmaProvider {
     private final RdmaCapabilities capabilities;
     private final DeviceAttributes device;
     private final boolean memoryWindows;
+    private final boolean remoteInvalidation;
     private final int withInvalidateFlags;
     private final String description;
     /** The last port event (IBV_EVENT_PORT_ERR / PORT_ACTIVE) in words, "" before any. */
@@ -93,13 +94,15 @@ public final class VerbsRdmaProvider implements RdmaProvider {
         this.nanoClock = nanoClock;
         this.device = device;
         this.memoryWindows = device != null && device.memoryWindows();
+        this.remoteInvalidation = settings.remoteInvalidation(device);
         this.withInvalidateFlags = StatusMapper.withInvalidateFlags(device);
         this.capabilities = settings.capabilities(device);
         this.description = "backend " + backend.features().name() + (device == null ? "" : "; device "
                 + device.describe()) + "; bind address " + (bindAddress == null ? "?"
                         : bindAddress.getAddress().getHostAddress())
                 + "; Send with Invalidate " + (capabilities.sendWithInvalidate() ? "on" : "off") + ": "
-                + sendWithInvalidateReason()
+                + sendWithInvalidateReason() + "; a peer's Send with Invalidate of our memory "
+                + (remoteInvalidation ? "on" : "off") + ": " + settings.remoteInvalidationReason(device)
                 + (notes == null || notes.isEmpty() ? "" : "; other backends: " + notes);
     }
 
@@ -109,6 +112,18 @@ public final class VerbsRdmaProvider implements RdmaProvider {
      */
     boolean memoryWindows() {
         return memoryWindows;
+    }
+
+    /**
+     * The receiving side of Send with Invalidate: whether a peer's Send with Invalidate naming a token
+     * of ours invalidates the memory and the receive completion reports it
+     * ({@link VerbsSettings#remoteInvalidation}). Where it is false an upper layer must not hand its
+     * tokens out for remote invalidation (an SMB client must not ask for
+     * SMB2_CHANNEL_RDMA_V1_INVALIDATE), even where it may post Send with Invalidate itself
+     * ({@code capabilities().sendWithInvalidate()}).
+     */
+    public boolean remoteInvalidation() {
+        return remoteInvalidation;
     }
 
     /** The device's last asynchronous events by name, oldest first (at most {@value #RECENT_EVENTS}). */

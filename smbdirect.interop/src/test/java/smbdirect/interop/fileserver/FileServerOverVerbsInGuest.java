@@ -95,6 +95,10 @@ class FileServerOverVerbsInGuest {
     private final Map<String, Integer> connectionsAfterUmount = new LinkedHashMap<>();
     private final Map<String, Map<String, Map<String, Long>>> resourcesAfterUmount = new LinkedHashMap<>();
     private Map<String, Map<String, Long>> resourcesAfterClose;
+    /** This JVM's own RDMA objects (by pid): while serving before the first mount, after each unmount, after closing. */
+    private Map<String, Long> ownServing;
+    private final Map<String, Map<String, Long>> ownAfterUmount = new LinkedHashMap<>();
+    private Map<String, Long> ownAfterClose;
     private Throwable failure;
 
     @BeforeAll
@@ -118,6 +122,7 @@ class FileServerOverVerbsInGuest {
                 verbs.describeSettings(), served);
         GuestVerbs.awaitCmListener(port);
         baselineServing = shell("rdma resource show", 30);
+        ownServing = ownResources();
         String unc = "//" + GuestVerbs.GUEST_ADDRESS + "/" + SHARE;
         try {
             for (Mount m : MOUNTS) {
@@ -131,6 +136,7 @@ class FileServerOverVerbsInGuest {
                 awaitNoConnection(m.tag());
                 connectionsAfterUmount.put(m.tag(), server.connections());
                 resourcesAfterUmount.put(m.tag(), awaitResources(CifsIo.resources(baselineServing.lines().toList())));
+                ownAfterUmount.put(m.tag(), ownResources());
             }
         } catch (Exception | AssertionError e) {
             failure = e;
@@ -139,6 +145,7 @@ class FileServerOverVerbsInGuest {
             closeAll();
         }
         resourcesAfterClose = awaitResources(afterClose(baselineBefore));
+        ownAfterClose = ownResources();
     }
 
     @AfterAll
@@ -183,6 +190,24 @@ class FileServerOverVerbsInGuest {
         return CifsIo.resources(now.lines().toList());
     }
 
+    /** The kinds of RDMA object {@link #ownResources} counts. */
+    private static final List<String> KINDS = List.of("pd", "cq", "qp", "cm_id", "mr", "ctx");
+
+    /**
+     * This JVM's RDMA objects by kind: the lines of {@code rdma resource show KIND} that carry this
+     * process's pid (the kernel's own objects, cifs's included, carry none), so the provider's
+     * resources can be told from the kernel client's.
+     */
+    private static Map<String, Long> ownResources() throws IOException, InterruptedException {
+        String pid = " pid " + ProcessHandle.current().pid() + " ";
+        Map<String, Long> out = new LinkedHashMap<>();
+        for (String kind : KINDS) {
+            out.put(kind, shell("rdma resource show " + kind, 30).lines().filter(l -> (l + " ").contains(pid)).count());
+        }
+        LOG.info("this JVM's RDMA objects: {}", out);
+        return out;
+    }
+
     /**
      * What {@code rdma resource show} counts once the provider closed: {@code before} plus the one
      * device context librdmacm keeps until the process exits (see
@@ -219,7 +244,7 @@ class FileServerOverVerbsInGuest {
         }
         reader.join(10_000);
         String s = b.toString().strip();
-        if (!command.equals("rdma resource show")) {
+        if (!command.startsWith("rdma resource show")) {
             s.lines().forEach(l -> LOG.info("| {}", l));
         }
         return s;
@@ -345,7 +370,11 @@ class FileServerOverVerbsInGuest {
         List<Executable> checks = new ArrayList<>();
         for (Mount m : MOUNTS) {
             checks.add(() -> assertEquals(0, connectionsAfterUmount.get(m.tag()), m.tag() + ": server connections"));
-            checks.add(() -> assertEquals(serving, resourcesAfterUmount.get(m.tag()), m.tag() + ": rdma resource show"));
+            checks.add(() -> assertEquals(ownServing, ownAfterUmount.get(m.tag()), m.tag()
+                    + ": this JVM's (the provider's) RDMA objects as while serving before the first mount" + on()));
+            checks.add(() -> assertEquals(serving, resourcesAfterUmount.get(m.tag()), m.tag() + ": rdma resource show"
+                    + on() + " (this JVM's objects " + ownAfterUmount.get(m.tag()) + ", while serving " + ownServing
+                    + "; the rest is the kernel's, cifs's included)"));
         }
         assertAll(checks);
     }
@@ -362,6 +391,12 @@ class FileServerOverVerbsInGuest {
      */
     @Test
     void closingTheServerAndTheProviderReleasesEveryRdmaResourceButLibrdmacmsDeviceContext() {
+        assertTrue(ownServing.get("pd") > 0 && ownServing.get("cq") > 0 && ownServing.get("cm_id") > 0,
+                "this JVM's objects while serving are counted (a listener, its protection domain and queue): "
+                        + ownServing);
+        Map<String, Long> onlyTheContext = new LinkedHashMap<>();
+        KINDS.forEach(k -> onlyTheContext.put(k, k.equals("ctx") ? 1L : 0L));
+        assertEquals(onlyTheContext, ownAfterClose, "this JVM's RDMA objects after the provider closed" + on());
         assertEquals(afterClose(baselineBefore), resourcesAfterClose, "rdma resource show" + on()
                 + " (before the provider: " + CifsIo.resources(baselineBefore.lines().toList()) + ")");
     }

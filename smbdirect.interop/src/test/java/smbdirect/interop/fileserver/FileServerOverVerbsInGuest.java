@@ -95,7 +95,7 @@ class FileServerOverVerbsInGuest {
     private final Map<String, Integer> connectionsAfterUmount = new LinkedHashMap<>();
     private final Map<String, Map<String, Map<String, Long>>> resourcesAfterUmount = new LinkedHashMap<>();
     private Map<String, Map<String, Long>> resourcesAfterClose;
-    /** This JVM's own RDMA objects (by pid): while serving before the first mount, after each unmount, after closing. */
+    /** This JVM's own RDMA objects (user space's): while serving before the first mount, after each unmount, after closing. */
     private Map<String, Long> ownServing;
     private final Map<String, Map<String, Long>> ownAfterUmount = new LinkedHashMap<>();
     private Map<String, Long> ownAfterClose;
@@ -194,19 +194,25 @@ class FileServerOverVerbsInGuest {
     private static final List<String> KINDS = List.of("pd", "cq", "qp", "cm_id", "mr", "ctx");
 
     /**
-     * This JVM's RDMA objects by kind: the lines of {@code rdma resource show KIND} that carry this
-     * process's pid (the kernel's own objects, cifs's included, carry none), so the provider's
-     * resources can be told from the kernel client's.
+     * This JVM's RDMA objects by kind: the lines of {@code rdma resource show KIND} that name a
+     * process ({@code pid N comm NAME}; the kernel's own objects, cifs's included, name none and show
+     * their module as {@code comm [NAME]}). The pid is that of the thread that created the object, not
+     * the JVM's, so every user-space object counts: this JVM is the guest's only RDMA process while
+     * it runs. So the provider's resources are told from the kernel client's.
      */
     private static Map<String, Long> ownResources() throws IOException, InterruptedException {
-        String pid = " pid " + ProcessHandle.current().pid() + " ";
         Map<String, Long> out = new LinkedHashMap<>();
+        StringBuilder lines = new StringBuilder();
         for (String kind : KINDS) {
-            out.put(kind, shell("rdma resource show " + kind, 30).lines().filter(l -> (l + " ").contains(pid)).count());
+            String shown = shell("rdma resource show " + kind, 30);
+            out.put(kind, shown.lines().filter(l -> USER_OBJECT.matcher(l).find()).count());
+            shown.lines().limit(4).forEach(l -> lines.append("\n  ").append(kind).append(": ").append(l));
         }
-        LOG.info("this JVM's RDMA objects: {}", out);
+        LOG.info("this JVM's RDMA objects: {} (first lines of each kind:{})", out, lines);
         return out;
     }
+
+    private static final java.util.regex.Pattern USER_OBJECT = java.util.regex.Pattern.compile("\\bpid \\d+\\b");
 
     /**
      * What {@code rdma resource show} counts once the provider closed: {@code before} plus the one

@@ -25,8 +25,8 @@ import smbdirect.interop.vm.GuestJUnit;
  * for that one context and this host test checks, after the guest JVM ended, that nothing is left.
  *
  * <p><b>Outside the normal build</b> (its name is no test's): on Linux 6.1.0-50-amd64 (Debian
- * 6.1.176-1) the guest kernel may oops in the sender's memcpy ({@code siw_tx_hdt} on siw0, 1 boot of
- * 4; {@code rxe_mr_copy} on rxe0 earlier), as it did with ksmbd in place of the file server (interop
+ * 6.1.176-1) the guest kernel may oops in the sender's memcpy ({@code siw_tx_hdt} on siw0, 2 boots of
+ * 6; {@code rxe_mr_copy} on rxe0 earlier), as it did with ksmbd in place of the file server (interop
  * README), a kernel defect. Where it does not, siw0 passes every check; on rxe0 cifs leaves its
  * connection's RDMA objects after the 3.0.2 and guest unmounts, after a {@code __ib_drain_rq}
  * WARNING ({@code failed to drain recv queue: -12} from {@code smbd_destroy}), so the guest's

@@ -61,6 +61,7 @@ class SmbIoOverVerbsInGuest {
     private SmbDirectConnection connection;
     private ConnectionParameters parameters;
     private int readChannel;
+    private boolean remoteInvalidation;
     private final List<SiwSmbIoTest.Io> ios = new ArrayList<>();
     private final List<String> guestHashes = new ArrayList<>();
 
@@ -80,10 +81,13 @@ class SmbIoOverVerbsInGuest {
                 "dialect 3.0.2: ksmbd takes SMB2_CHANNEL_RDMA_V1_INVALIDATE from 3.0.2 on");
         assertEquals(List.of(Smb2.MORE_PROCESSING_REQUIRED, 0), client.logOn("a", "b").statuses(), "logon as a / b");
         client.treeConnect(SHARE);
-        // an SMB client offers its tokens for remote invalidation only where its transport says a
-        // peer's Send with Invalidate invalidates them
-        readChannel = parameters.sendWithInvalidate() ? Smb2.CHANNEL_RDMA_V1_INVALIDATE : Smb2.CHANNEL_RDMA_V1;
-        LOG.info("READ channel {} (Send with Invalidate {})", readChannel, parameters.sendWithInvalidate());
+        // an SMB client offers its tokens for remote invalidation only where its provider says a
+        // peer's Send with Invalidate invalidates them and reports it (the receiving direction; the
+        // capability sendWithInvalidate is the posting one)
+        remoteInvalidation = GuestVerbs.remoteInvalidation(verbs);
+        readChannel = remoteInvalidation ? Smb2.CHANNEL_RDMA_V1_INVALIDATE : Smb2.CHANNEL_RDMA_V1;
+        LOG.info("READ channel {} (a peer's Send with Invalidate of our memory {}; posting it {})", readChannel,
+                remoteInvalidation, parameters.sendWithInvalidate());
         for (int size : new int[] {4 * KIB, MIB, parameters.maxReadWriteSize()}) {
             String file = "verbs-" + size + ".bin";
             ios.add(SiwSmbIoTest.io(client, file, size, 1, readChannel));
@@ -141,15 +145,18 @@ class SmbIoOverVerbsInGuest {
     }
 
     /**
-     * With Send with Invalidate (rxe's memory windows) ksmbd's response to each READ invalidates our
-     * registration and the engine reports the token; without it (siw) the READ asks for no remote
-     * invalidation and our registration stays valid until we deregister it.
+     * Where a peer's Send with Invalidate invalidates our memory and is reported (rxe's memory
+     * windows) ksmbd's response to each READ invalidates our registration and the engine reports the
+     * token; where not (siw) the READ asks for no remote invalidation and our registration stays
+     * valid until we deregister it. Posting Send with Invalidate is on for both (the engine's
+     * capability, for tokens a peer hands out).
      */
     @Test
     void theReadChannelFollowsWhatTheProviderSaysOfRemoteInvalidation() {
         assertEquals(verbs.capabilities().sendWithInvalidate(), parameters.sendWithInvalidate());
+        assertTrue(parameters.sendWithInvalidate(), "siw and rxe post Send with Invalidate: " + verbs.describeSettings());
         for (SiwSmbIoTest.Io io : ios) {
-            if (parameters.sendWithInvalidate()) {
+            if (remoteInvalidation) {
                 assertAll(io.file() + " (SMB2_CHANNEL_RDMA_V1_INVALIDATE)",
                         () -> assertTrue(io.invalidated(), "ksmbd's response came as a Send with Invalidate"),
                         () -> assertEquals(io.read().get(0).token(), io.invalidatedToken(), "of our first token"),

@@ -47,6 +47,11 @@ abstract class PerDeviceVmTest {
         });
     }
 
+    /** The finished VM run (after {@link #boot}). */
+    VerbsInVm.Booted booted() {
+        return booted;
+    }
+
     @TestFactory
     Stream<DynamicNode> overSiw0() {
         return booted.tests(launchName(Device.SIW), Device.SIW);

@@ -92,7 +92,13 @@ public abstract class RdmaTckFixture {
          */
         SHORT_RECEIVE_NOT_A_LENGTH_ERROR,
         /** An RDMA Read of a region registered without REMOTE_READ is served instead of refused. */
-        READ_WITHOUT_REMOTE_READ_SERVED
+        READ_WITHOUT_REMOTE_READ_SERVED,
+        /**
+         * A peer's Send with Invalidate naming the receiver's region invalidates it, but the receive
+         * completion does not say so: the receiver sees a plain message (no invalidated token) and
+         * its region still looks valid to it; an RDMA access to the token fails all the same.
+         */
+        INVALIDATION_NOT_REPORTED
     }
 
     /**

@@ -27,21 +27,12 @@ public final class GuestVerbs {
     }
 
     /**
-     * As {@link #provider()}, with Send with Invalidate offered as the operator of an SMB server for
-     * Linux cifs sets it on siw ({@code sendWithInvalidate=true}): Linux siw invalidates plain
-     * registrations on a peer's Send with Invalidate, and cifs, which asks for
-     * SMB2_CHANNEL_RDMA_V1_INVALIDATE from SMB 3.0.2 on, registers its buffer afresh after each
-     * response and fails its queue pair when the server left it valid. On a device with type 2 memory
-     * windows (rxe) the setting changes nothing.
+     * Whether a peer's Send with Invalidate invalidates memory registered on {@code provider} and
+     * its receive completion reports it ({@code VerbsRdmaProvider.remoteInvalidation()}): where not, an
+     * SMB client over it must not ask for SMB2_CHANNEL_RDMA_V1_INVALIDATE.
      */
-    public static RdmaProvider providerOfferingSendWithInvalidate() {
-        VerbsSettings d = VerbsSettings.defaults();
-        VerbsSettings settings = new VerbsSettings(System.getProperty("smbdirect.verbs.device", ""), GUEST_ADDRESS,
-                "AUTO", d.cqSize(), d.maxSendWorkRequests(), d.maxReceiveWorkRequests(), d.maxMessageSize(),
-                d.maxReadDepth(), d.maxRegionSize(), false, d.pollBatch(), d.eventTimeoutMillis(),
-                d.resolveTimeoutMillis(), d.flushTimeoutMillis(), d.retryCount(), d.rnrRetryCount(), d.listenBacklog(),
-                true, System.getProperty("smbdirect.verbs.backend", VerbsSettings.AUTO));
-        return DeviceTckFixture.start(settings, DeviceTckFixture.probe(settings));
+    public static boolean remoteInvalidation(RdmaProvider provider) {
+        return ((VerbsRdmaProvider) provider).remoteInvalidation();
     }
 
     /**

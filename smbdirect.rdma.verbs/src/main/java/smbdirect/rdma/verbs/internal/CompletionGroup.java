@@ -51,6 +51,12 @@ final class CompletionGroup {
     private final List<VerbsEndpoint> draining = new ArrayList<>();
     private int reservedEntries;
     private int attached;
+    /** The endpoints and listeners that hold this group; guarded by the provider ({@code VerbsRdmaProvider.acquire}). */
+    int users;
+    /** The thread releases the queue and the domain when its loop ends (the group was retired). */
+    private volatile boolean releaseOnExit;
+    /** The completion queue and the protection domain were released; guarded by this. */
+    private boolean released;
     private volatile boolean running;
     private volatile boolean failed;
     private volatile Thread thread;
@@ -311,15 +317,59 @@ final class CompletionGroup {
             }
         }
         runOnce();
+        if (releaseOnExit) {
+            release();
+        }
+    }
+
+    /**
+     * The group's last user is gone (its queue pairs are destroyed, their registrations released):
+     * the completion thread stops after one more round and then destroys the completion queue and
+     * deallocates the protection domain; without a thread (driven by {@link #runOnce}) they are
+     * released now. Never waits, so an endpoint may be closed on this group's own thread or by a
+     * caller that thread waits for.
+     */
+    void retire() {
+        Thread t = thread;
+        if (t == null) {
+            release();
+            return;
+        }
+        releaseOnExit = true;
+        running = false;
+        LockSupport.unpark(t);
+    }
+
+    /**
+     * Waits (at most a few wait intervals) until a {@link #retire retired} group's thread released
+     * the queue and the domain; returns whether it did.
+     */
+    boolean awaitRetired() {
+        Thread t = thread;
+        if (t != null && t != Thread.currentThread()) {
+            try {
+                t.join(TimeUnit.MILLISECONDS.toMillis(settings.eventTimeoutMillis()) * 4 + 1000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        synchronized (this) {
+            return released;
+        }
+    }
+
+    /** Whether the completion queue and the protection domain were released. */
+    synchronized boolean isReleased() {
+        return released;
     }
 
     /** Stops the thread (after at most one wait interval) and releases the queue and domain. */
     void stop() {
-        backend.unwatchAsyncEvents(device);
         running = false;
         backend.wakeCompletionWait(cq); // the thread leaves a completion-event wait at once
         Thread t = thread;
         if (t != null && t != Thread.currentThread()) {
+            LockSupport.unpark(t);
             try {
                 t.join(TimeUnit.MILLISECONDS.toMillis(settings.eventTimeoutMillis()) * 4 + 1000);
             } catch (InterruptedException e) {
@@ -330,7 +380,19 @@ final class CompletionGroup {
                 return;
             }
         }
+        release();
+    }
+
+    /** Destroys the completion queue, then deallocates the protection domain (once). */
+    private void release() {
+        synchronized (this) {
+            if (released) {
+                return;
+            }
+            released = true;
+        }
         backend.destroyCq(cq);
         backend.deallocPd(pd);
+        LOG.debug("completion group of device {} released", device.key());
     }
 }

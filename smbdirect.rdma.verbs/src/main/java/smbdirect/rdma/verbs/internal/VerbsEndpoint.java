@@ -735,6 +735,7 @@ final class VerbsEndpoint implements RdmaEndpoint {
         remoteRegions.clear();
         backend.destroyId(id);
         group.detach(key, completionEntries());
+        provider.release(group);
     }
 
     private boolean isClosed() {

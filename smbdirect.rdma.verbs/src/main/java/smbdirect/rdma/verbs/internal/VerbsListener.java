@@ -23,15 +23,18 @@ final class VerbsListener implements RdmaListener {
     private final VerbsBackend.CmId id;
     private final InetSocketAddress localAddress;
     private final RdmaListenHandler handler;
+    /** The completion group of the device the listener is bound to, held while it listens; null when unbound. */
+    private final CompletionGroup group;
     private final ReentrantLock delivery = new ReentrantLock();
     private volatile boolean closed;
 
     VerbsListener(VerbsRdmaProvider provider, VerbsBackend.CmId id, InetSocketAddress localAddress,
-            RdmaListenHandler handler) {
+            RdmaListenHandler handler, CompletionGroup group) {
         this.provider = provider;
         this.id = id;
         this.localAddress = localAddress;
         this.handler = handler;
+        this.group = group;
     }
 
     VerbsBackend.CmId cmId() {
@@ -97,6 +100,9 @@ final class VerbsListener implements RdmaListener {
     private void release() {
         provider.forget(this);
         provider.backend().destroyId(id);
+        if (group != null) {
+            provider.release(group);
+        }
     }
 
     @Override

@@ -27,7 +27,9 @@ import smbdirect.api.rdma.TransportType;
 
 /**
  * The verbs {@link RdmaProvider}: one RDMA CM event channel served by one CM thread, and one
- * {@link CompletionGroup} (protection domain, completion queue, completion thread) per device.
+ * {@link CompletionGroup} (protection domain, completion queue, completion thread) per device while
+ * the device is in use: created with its first endpoint or listener bound to its address, released
+ * when the last of them is closed ({@link #acquire}, {@link #release}).
  * Active endpoints are bound to the configured local address before their queue pair is created, so
  * receives can be posted before {@code connect}.
  *
@@ -47,6 +49,7 @@ public final class VerbsRdmaProvider implements RdmaProvider {
     private final RdmaCapabilities capabilities;
     private final DeviceAttributes device;
     private final boolean memoryWindows;
+    private final boolean remoteInvalidation;
     private final int withInvalidateFlags;
     private final String description;
     /** The last port event (IBV_EVENT_PORT_ERR / PORT_ACTIVE) in words, "" before any. */
@@ -57,6 +60,8 @@ public final class VerbsRdmaProvider implements RdmaProvider {
     private final Map<VerbsBackend.CmId, VerbsEndpoint> endpoints = new ConcurrentHashMap<>();
     private final Map<VerbsBackend.CmId, VerbsListener> listeners = new ConcurrentHashMap<>();
     private final Map<Integer, CompletionGroup> groups = new ConcurrentHashMap<>();
+    /** Groups retired while the provider runs, until their threads released them; guarded by this. */
+    private final List<CompletionGroup> retiring = new ArrayList<>();
     private volatile boolean shutdown;
     private volatile boolean running;
     private ThreadFactory threads;
@@ -89,13 +94,15 @@ public final class VerbsRdmaProvider implements RdmaProvider {
         this.nanoClock = nanoClock;
         this.device = device;
         this.memoryWindows = device != null && device.memoryWindows();
+        this.remoteInvalidation = settings.remoteInvalidation(device);
         this.withInvalidateFlags = StatusMapper.withInvalidateFlags(device);
         this.capabilities = settings.capabilities(device);
         this.description = "backend " + backend.features().name() + (device == null ? "" : "; device "
                 + device.describe()) + "; bind address " + (bindAddress == null ? "?"
                         : bindAddress.getAddress().getHostAddress())
                 + "; Send with Invalidate " + (capabilities.sendWithInvalidate() ? "on" : "off") + ": "
-                + sendWithInvalidateReason()
+                + sendWithInvalidateReason() + "; a peer's Send with Invalidate of our memory "
+                + (remoteInvalidation ? "on" : "off") + ": " + settings.remoteInvalidationReason(device)
                 + (notes == null || notes.isEmpty() ? "" : "; other backends: " + notes);
     }
 
@@ -105,6 +112,18 @@ public final class VerbsRdmaProvider implements RdmaProvider {
      */
     boolean memoryWindows() {
         return memoryWindows;
+    }
+
+    /**
+     * The receiving side of Send with Invalidate: whether a peer's Send with Invalidate naming a token
+     * of ours invalidates the memory and the receive completion reports it
+     * ({@link VerbsSettings#remoteInvalidation}). Where it is false an upper layer must not hand its
+     * tokens out for remote invalidation (an SMB client must not ask for
+     * SMB2_CHANNEL_RDMA_V1_INVALIDATE), even where it may post Send with Invalidate itself
+     * ({@code capabilities().sendWithInvalidate()}).
+     */
+    public boolean remoteInvalidation() {
+        return remoteInvalidation;
     }
 
     /** The device's last asynchronous events by name, oldest first (at most {@value #RECENT_EVENTS}). */
@@ -213,7 +232,7 @@ public final class VerbsRdmaProvider implements RdmaProvider {
         }
     }
 
-    /** Starts the CM thread; completion threads start with their device's first endpoint. */
+    /** Starts the CM thread; completion threads start with their device's group. */
     public synchronized void start(ThreadFactory threadFactory) {
         this.threads = threadFactory;
         running = true;
@@ -303,18 +322,31 @@ public final class VerbsRdmaProvider implements RdmaProvider {
         } catch (IOException e) {
             throw new RdmaException("rdma_create_id failed: " + e.getMessage(), e);
         }
+        InetSocketAddress bound;
         try {
             backend.bindAddr(id, address);
             backend.listen(id, settings.listenBacklog());
-            InetSocketAddress bound = backend.localAddress(id);
-            VerbsListener listener = new VerbsListener(this, id, bound == null ? address : bound, handler);
-            listeners.put(id, listener);
-            LOG.info("RDMA listener on {}", listener.localAddress());
-            return listener;
+            bound = backend.localAddress(id);
         } catch (IOException e) {
             backend.destroyId(id);
             throw new RdmaException("listen on " + address + " failed: " + e.getMessage(), e);
         }
+        // a listener bound to a device's address holds its group, so serving connections one after
+        // another does not create and release it each time; one on a wildcard address has no device
+        CompletionGroup group = null;
+        VerbsBackend.Device device = listenerDevice(id);
+        if (device != null) {
+            try {
+                group = acquire(device);
+            } catch (RdmaException e) {
+                backend.destroyId(id);
+                throw new RdmaException("listen on " + address + ": " + e.getMessage(), e);
+            }
+        }
+        VerbsListener listener = new VerbsListener(this, id, bound == null ? address : bound, handler, group);
+        listeners.put(id, listener);
+        LOG.info("RDMA listener on {}", listener.localAddress());
+        return listener;
     }
 
     @Override
@@ -342,6 +374,16 @@ public final class VerbsRdmaProvider implements RdmaProvider {
         }
     }
 
+    /** The device a listening identifier is bound to, {@code null} when it has none (a wildcard address). */
+    private VerbsBackend.Device listenerDevice(VerbsBackend.CmId id) {
+        try {
+            return backend.device(id);
+        } catch (IOException | RuntimeException e) {
+            LOG.debug("listener without a device ({}): its connections' device gets a group with the first", e.getMessage());
+            return null;
+        }
+    }
+
     void checkConfig(EndpointConfig config) throws RdmaException {
         java.util.Objects.requireNonNull(config, "config");
         if (config.sendQueueDepth() > capabilities.maxSendWorkRequests()) {
@@ -363,16 +405,23 @@ public final class VerbsRdmaProvider implements RdmaProvider {
             RdmaEndpointHandler handler, boolean passive, InetSocketAddress local, InetSocketAddress peer)
             throws RdmaException {
         checkOpen();
-        CompletionGroup group = groupFor(device);
+        CompletionGroup group = acquire(device);
         int binds = VerbsEndpoint.windowBinds(this, config);
         int entries = config.sendQueueDepth() + binds + config.receiveQueueDepth();
-        int key = group.attach(entries);
+        int key;
+        try {
+            key = group.attach(entries);
+        } catch (RdmaException e) {
+            release(group);
+            throw e;
+        }
         VerbsBackend.QueuePair qp;
         try {
             qp = backend.createQp(id, group.pd(), group.cq(), config.sendQueueDepth() + binds,
                     config.receiveQueueDepth());
         } catch (IOException e) {
             group.detach(key, entries);
+            release(group);
             throw new RdmaException("rdma_create_qp (send " + config.sendQueueDepth()
                     + (binds == 0 ? "" : " + " + binds + " memory window binds") + ", receive "
                     + config.receiveQueueDepth() + ") failed: " + e.getMessage(), e);
@@ -383,17 +432,16 @@ public final class VerbsRdmaProvider implements RdmaProvider {
         return endpoint;
     }
 
-    private CompletionGroup groupFor(VerbsBackend.Device device) throws RdmaException {
-        CompletionGroup existing = groups.get(device.key());
-        if (existing != null) {
-            return existing;
-        }
-        synchronized (this) {
-            existing = groups.get(device.key());
-            if (existing != null) {
-                return existing;
-            }
-            CompletionGroup group;
+    /**
+     * The completion group of {@code device}, created with its first user (protection domain,
+     * completion queue, completion thread, the device's asynchronous events watched), with one more
+     * user counted: every endpoint (its queue pair and registrations) and every listener bound to the
+     * device holds its group until {@link #release}.
+     */
+    synchronized CompletionGroup acquire(VerbsBackend.Device device) throws RdmaException {
+        checkOpen();
+        CompletionGroup group = groups.get(device.key());
+        if (group == null) {
             try {
                 group = new CompletionGroup(backend, settings, nanoClock, device);
             } catch (IOException e) {
@@ -401,14 +449,37 @@ public final class VerbsRdmaProvider implements RdmaProvider {
                         + settings.cqSize() + ") failed: " + e.getMessage(), e);
             }
             groups.put(device.key(), group);
-            if (!backend.watchAsyncEvents(device, event -> onAsyncEvent(group, event))) {
+            CompletionGroup watched = group;
+            if (!backend.watchAsyncEvents(device, event -> onAsyncEvent(watched, event))) {
                 LOG.debug("the {} backend reads no asynchronous device events", backend.features().name());
             }
             if (running) {
                 group.start(threads);
             }
-            return group;
         }
+        group.users++;
+        return group;
+    }
+
+    /**
+     * A user of {@code group} ({@link #acquire}) is gone: an endpoint after it destroyed its queue
+     * pair and released its registrations, or a listener after it destroyed its identifier. The
+     * last one retires the group: its completion thread stops and the completion queue and
+     * protection domain are released (at once where no thread runs, else by that thread when its
+     * loop ends, so a caller on it or waiting for it is never blocked). The next user of the device
+     * gets a new group.
+     */
+    void release(CompletionGroup group) {
+        synchronized (this) {
+            if (--group.users > 0 || !groups.remove(group.device().key(), group)) {
+                return;
+            }
+            // before a new group of the device can watch its events
+            backend.unwatchAsyncEvents(group.device());
+            retiring.removeIf(CompletionGroup::isReleased);
+            retiring.add(group);
+        }
+        group.retire();
     }
 
     /** The completion group of a device key (tests). */
@@ -482,9 +553,21 @@ public final class VerbsRdmaProvider implements RdmaProvider {
             endpoint.close();
         }
         for (CompletionGroup group : groups.values()) {
+            backend.unwatchAsyncEvents(group.device());
             group.stop();
         }
         groups.clear();
+        List<CompletionGroup> retired;
+        synchronized (this) {
+            retired = new ArrayList<>(retiring);
+            retiring.clear();
+        }
+        for (CompletionGroup group : retired) {
+            if (!group.awaitRetired()) {
+                LOG.warn("the completion thread of device {} did not stop; leaving its queue allocated",
+                        group.device().key());
+            }
+        }
         backend.close();
         LOG.info("verbs provider stopped");
     }

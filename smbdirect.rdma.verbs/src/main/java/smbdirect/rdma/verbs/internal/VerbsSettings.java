@@ -31,13 +31,16 @@ import smbdirect.api.rdma.RdmaCapabilities;
  * @param retryCount transport retries (rdma_conn_param.retry_count)
  * @param rnrRetryCount receiver-not-ready retries (0: a Send without a posted receive fails)
  * @param listenBacklog rdma_listen backlog
- * @param sendWithInvalidate offer Send with Invalidate where the provider cannot tell by itself that
- *     it works both ways: on a device without type 2 memory windows the operator declares that the
- *     device invalidates {@code ibv_reg_mr} registrations on a peer's Send with Invalidate and reports
- *     it in the receive completion (RNICs do not; Linux siw invalidates them, but rdma-core's siw
- *     provider reports no completion flags); through DiSNI as raw opcode 9, unverified without
- *     hardware. On a device with type 2 memory windows (rdma-core backend) Send with Invalidate is on
- *     whatever this says
+ * @param sendWithInvalidate Send with Invalidate where the provider cannot tell by itself. With a
+ *     backend that queries the device (rdma-core) the two directions are decided from the device:
+ *     posting one (capability {@code sendWithInvalidate}, so the engine invalidates the token a peer
+ *     handed out for remote invalidation) is on with the memory management extensions, whatever
+ *     this says; a peer's Send with Invalidate invalidating our own memory and the receive
+ *     completion saying so is on with type 2 memory windows, and on a device without them this
+ *     states that it invalidates {@code ibv_reg_mr} registrations and reports it (RNICs do not;
+ *     Linux siw invalidates them but rdma-core's siw provider reports no completion flags). With a
+ *     backend that cannot query the device (DiSNI) it turns both on: raw opcode 9, unverified
+ *     without hardware
  * @param backend how the provider reaches the RDMA stack: {@code auto} (rdma-core on JDK 22+ when
  *     libibverbs loads, else DiSNI when libdisni loads), {@code rdma-core} or {@code disni}
  * @param connectTimeoutMillis how long the connect itself ({@code rdma_connect} until ESTABLISHED) and
@@ -166,10 +169,12 @@ public record VerbsSettings(
      * The capabilities: the configured limits, each bounded by what the device reports (queue depths
      * by {@code max_qp_wr}, the send queue by half of it where memory window binds share it, message
      * size by the port's {@code max_msg_sz}, IRD by {@code max_qp_rd_atom}, ORD by
-     * {@code max_qp_init_rd_atom}, registrations by {@code max_mr_size}). Send with Invalidate needs
-     * the memory management extensions, and then either type 2 memory windows (the provider exposes
-     * memory through them, so a peer's Send with Invalidate invalidates it) or the operator's
-     * {@code sendWithInvalidate} for a device that invalidates plain registrations.
+     * {@code max_qp_init_rd_atom}, registrations by {@code max_mr_size}). Send with Invalidate, the
+     * posting side ({@code IBV_WR_SEND_WITH_INV}, invalidating the peer's token), is the device's:
+     * on with the memory management extensions (iWARP RDMAP and InfiniBand / RoCE both define it);
+     * whether the peer's token can be invalidated is the peer's word (it asked for remote
+     * invalidation). Whether our own memory can be invalidated by a peer is
+     * {@link #remoteInvalidation(DeviceAttributes)}.
      *
      * @param device what the device reports, {@code null} when the backend cannot query it
      */
@@ -183,11 +188,40 @@ public record VerbsSettings(
                 Math.min(maxReceiveWorkRequests, device.maxQpWr()), 1, 0, (int) message,
                 Math.min(maxReadDepth, device.maxQpRdAtom()), Math.min(maxReadDepth, device.maxQpInitRdAtom()),
                 device.maxMrSize() > 0 ? Math.min(maxRegionSize, device.maxMrSize()) : maxRegionSize,
-                device.memoryManagementExtensions() && (device.memoryWindows() || sendWithInvalidate));
+                device.memoryManagementExtensions());
     }
 
-    /** Why {@link #capabilities(DeviceAttributes)} turns Send with Invalidate on or off, in words. */
+    /**
+     * The receiving side of Send with Invalidate: whether a peer's Send with Invalidate naming the
+     * token of memory we registered for remote access invalidates it and our receive completion
+     * reports it, so that an upper layer may hand its tokens out for remote invalidation (an SMB
+     * client may ask for SMB2_CHANNEL_RDMA_V1_INVALIDATE). With the device's attributes: the memory
+     * management extensions and type 2 memory windows (the provider exposes memory through them), or
+     * the operator's {@code sendWithInvalidate} for a device that invalidates plain registrations and
+     * reports it; without them: {@code sendWithInvalidate}.
+     */
+    public boolean remoteInvalidation(DeviceAttributes device) {
+        if (device == null) {
+            return sendWithInvalidate;
+        }
+        return device.memoryManagementExtensions() && (device.memoryWindows() || sendWithInvalidate);
+    }
+
+    /** Why {@link #capabilities(DeviceAttributes)} turns Send with Invalidate (posting it) on or off, in words. */
     public String sendWithInvalidateReason(DeviceAttributes device) {
+        if (device == null) {
+            return sendWithInvalidate ? "sendWithInvalidate=true (unverified: the backend cannot query the device)"
+                    : "sendWithInvalidate=false and the backend cannot query the device";
+        }
+        if (!device.memoryManagementExtensions()) {
+            return device.name() + " has no memory management extensions (IBV_DEVICE_MEM_MGT_EXTENSIONS)";
+        }
+        return device.name() + " posts IBV_WR_SEND_WITH_INV (memory management extensions): a token the peer "
+                + "handed out for remote invalidation is invalidated by the message that ends its use";
+    }
+
+    /** Why {@link #remoteInvalidation(DeviceAttributes)} is on or off, in words. */
+    public String remoteInvalidationReason(DeviceAttributes device) {
         if (device == null) {
             return sendWithInvalidate ? "sendWithInvalidate=true (unverified: the backend cannot query the device)"
                     : "sendWithInvalidate=false and the backend cannot query the device";
@@ -200,9 +234,10 @@ public record VerbsSettings(
                     + "Invalidate invalidates";
         }
         return sendWithInvalidate ? "sendWithInvalidate=true: the operator states that " + device.name()
-                + " invalidates ibv_reg_mr registrations on a peer's Send with Invalidate"
-                : device.name() + " has no type 2 memory windows, and a peer's Send with Invalidate cannot invalidate "
-                        + "an ibv_reg_mr registration on most devices (set sendWithInvalidate=true only for one that "
-                        + "invalidates it and reports the invalidation in its receive completion)";
+                + " invalidates ibv_reg_mr registrations on a peer's Send with Invalidate and reports it"
+                : device.name() + " has no type 2 memory windows, and a peer's Send with Invalidate is not known to "
+                        + "invalidate an ibv_reg_mr registration and report it in the receive completion (do not hand "
+                        + "tokens out for remote invalidation: no SMB2_CHANNEL_RDMA_V1_INVALIDATE; set "
+                        + "sendWithInvalidate=true only for a device that does both)";
     }
 }

@@ -154,6 +154,8 @@ class CompletionTranslationTest {
 
     @Test
     void aCompletionOfAClosedEndpointIsDroppedEvenIfItsSlotIsReused() throws Exception {
+        // another endpoint keeps the device's group (and its completion queue) alive
+        h.established(new RecordingHandler(), 4, 4);
         VerbsEndpoint old = h.established(handler, 4, 4);
         MemoryRegion region = old.register(Harness.direct(64), Harness.access(LOCAL_WRITE));
         old.postReceive(region, 0, 64, 1L);

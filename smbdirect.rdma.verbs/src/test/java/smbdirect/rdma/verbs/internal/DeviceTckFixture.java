@@ -23,9 +23,9 @@ import smbdirect.rdma.verbs.internal.disni.DisniNativeAccess;
  * <p>System properties: {@code smbdirect.verbs.device} (siw0, rxe0, mlx5_0, ...) and
  * {@code smbdirect.verbs.address} (an address of the device's interface) are required;
  * {@code smbdirect.verbs.backend} (default {@code rdma-core}), {@code smbdirect.verbs.busyPolling}
- * (default false), {@code smbdirect.verbs.sendWithInvalidate} (default false: the provider registers
- * with {@code ibv_reg_mr}, whose regions a peer's Send with Invalidate cannot invalidate, so the
- * suite's Send with Invalidate test can pass only on a device that allows it) and
+ * (default false), {@code smbdirect.verbs.sendWithInvalidate} (default false: without type 2
+ * memory windows the provider registers with {@code ibv_reg_mr}, and a device is not known to
+ * report a peer's invalidation of such a registration) and
  * {@code smbdirect.verbs.timeoutSeconds} (default 30, for slow emulated machines) are optional. Without them every test fails saying what to set: a device test that
  * does not run is not a pass.
  */
@@ -150,6 +150,11 @@ final class DeviceTckFixture extends RdmaTckFixture {
                     + "source of an RDMA Read Response without access rights: siw_qp_sq_proc_tx calls "
                     + "siw_check_sgl_tx(qp->pd, wqe, 0) for it (drivers/infiniband/sw/siw/siw_qp_tx.c:833 in "
                     + "6.1.192), so a region registered without IBV_ACCESS_REMOTE_READ is read");
+            facts.put(DeviceFact.INVALIDATION_NOT_REPORTED, "Linux siw (kernel " + kernel + ") invalidates the "
+                    + "STag a received Send with Invalidate names, an ibv_reg_mr registration of the queue pair's "
+                    + "protection domain too (siw_rdmap_complete calls siw_invalidate_stag, drivers/infiniband/sw/"
+                    + "siw/siw_qp_rx.c), but rdma-core's siw provider reports no completion flags (siw_poll_cq sets "
+                    + "wc_flags = 0, providers/siw/siw.c in rdma-core 44), so the receiver cannot tell");
         }
         if (device.vendorId() == DeviceAttributes.VENDOR_RXE) {
             facts.put(DeviceFact.SHORT_RECEIVE_NOT_A_LENGTH_ERROR, "Linux rxe (kernel " + kernel + ") fails a "

@@ -42,6 +42,9 @@ class FakeBackend implements VerbsBackend {
     final List<Device> unwatched = new ArrayList<>();
     final Set<FakeMw> liveWindows = new HashSet<>();
     int nextMw = 1;
+    /** Protection domains and completion queues allocated and not yet released. */
+    final Set<FakePd> livePds = new HashSet<>();
+    final Set<FakeCq> liveCqs = new HashSet<>();
 
     record Send(FakeQp qp, int opcode, long wrId, int sendFlags, long sgeAddress, int sgeLength, int sgeLocalKey,
             long remoteAddress, int remoteKey, int invalidateKey, MemoryWindow bindWindow, int bindKey,
@@ -240,13 +243,17 @@ class FakeBackend implements VerbsBackend {
     @Override
     public synchronized ProtectionDomain allocPd(Device device) throws IOException {
         check("allocPd");
-        return new FakePd();
+        FakePd pd = new FakePd();
+        livePds.add(pd);
+        return pd;
     }
 
     @Override
     public synchronized CompletionQueue createCq(Device device, int entries, int pollBatch) throws IOException {
         check("createCq");
-        return new FakeCq(entries);
+        FakeCq cq = new FakeCq(entries);
+        liveCqs.add(cq);
+        return cq;
     }
 
     @Override
@@ -376,11 +383,13 @@ class FakeBackend implements VerbsBackend {
     @Override
     public synchronized void destroyCq(CompletionQueue cq) {
         calls.add("destroyCq");
+        liveCqs.remove(cq);
     }
 
     @Override
     public synchronized void deallocPd(ProtectionDomain pd) {
         calls.add("deallocPd");
+        livePds.remove(pd);
     }
 
     @Override

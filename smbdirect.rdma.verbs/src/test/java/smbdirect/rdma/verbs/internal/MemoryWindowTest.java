@@ -207,28 +207,54 @@ class MemoryWindowTest {
         }
     }
 
+    /**
+     * The two directions of Send with Invalidate: posting one is the device's (memory management
+     * extensions), with or without windows; a peer's Send with Invalidate invalidating our memory
+     * and being reported follows the windows, or the operator's word for a device without them.
+     */
     @Test
-    void sendWithInvalidateFollowsTheWindowsAndSaysWhy() {
+    void sendWithInvalidateIsPostedWithTheExtensionsAndAPeersFollowsTheWindowsAndEachSaysWhy() throws Exception {
         RdmaCapabilities windows = VerbsSettings.defaults().capabilities(device(true));
         assertTrue(windows.sendWithInvalidate());
+        assertTrue(VerbsSettings.defaults().remoteInvalidation(device(true)));
         DeviceAttributes small = new DeviceAttributes("rxe0", TransportType.ROCE, 1L << 40, 1024, 32, 65536, 128, 128,
                 device(true).deviceCapFlags(), "", DeviceAttributes.PORT_ACTIVE, 3, 1L << 23, 2, 0, 4096, true);
         assertEquals(512, VerbsSettings.defaults().capabilities(small).maxSendWorkRequests(),
                 "binds share the send queue: half of max_qp_wr for the caller");
         assertEquals(1024, VerbsSettings.defaults().capabilities(small).maxReceiveWorkRequests());
-        assertTrue(VerbsSettings.defaults().sendWithInvalidateReason(device(true)).contains("type 2 memory windows"));
+        assertTrue(VerbsSettings.defaults().remoteInvalidationReason(device(true)).contains("type 2 memory windows"));
+
         RdmaCapabilities plain = VerbsSettings.defaults().capabilities(device(false));
-        assertFalse(plain.sendWithInvalidate());
+        assertTrue(plain.sendWithInvalidate(), "posting needs the extensions only");
         assertTrue(VerbsSettings.defaults().sendWithInvalidateReason(device(false))
+                .startsWith("rxe0 posts IBV_WR_SEND_WITH_INV"));
+        assertFalse(VerbsSettings.defaults().remoteInvalidation(device(false)));
+        assertTrue(VerbsSettings.defaults().remoteInvalidationReason(device(false))
                 .startsWith("rxe0 has no type 2 memory windows"));
-        assertTrue(Harness.withSendWithInvalidate().capabilities(device(false)).sendWithInvalidate(),
-                "the operator states the device invalidates plain registrations");
+        assertTrue(Harness.withSendWithInvalidate().remoteInvalidation(device(false)),
+                "the operator states the device invalidates plain registrations and reports it");
+
+        Harness plainDevice = new Harness(VerbsSettings.defaults(), new FakeBackend(), TransportType.ROCE,
+                device(false));
+        assertFalse(plainDevice.provider.remoteInvalidation());
+        assertTrue(plainDevice.provider.describeSettings().contains("Send with Invalidate on: rxe0 posts "
+                + "IBV_WR_SEND_WITH_INV"), plainDevice.provider.describeSettings());
+        assertTrue(plainDevice.provider.describeSettings().contains("a peer's Send with Invalidate of our memory off: "
+                + "rxe0 has no type 2 memory windows"), plainDevice.provider.describeSettings());
+        VerbsEndpoint ep = plainDevice.established(new RecordingHandler(), 4, 4);
+        ep.postSendWithInvalidate(ep.register(Harness.direct(8), Harness.access()), 0, 8, 0x1234, 1);
+        FakeBackend.Send sent = plainDevice.backend.sends.get(plainDevice.backend.sends.size() - 1);
+        assertEquals(VerbsConstants.WR_SEND_WITH_INV, sent.opcode());
+        assertEquals(0x1234, sent.invalidateKey());
+
+        DeviceAttributes noExtensions = new DeviceAttributes("x", TransportType.ROCE, 1L << 40, 512, 32, 8192, 32, 4, 0,
+                "", 4, 3, 0, 2);
         RdmaException off = assertThrows(RdmaException.class, () -> {
-            Harness plainDevice = new Harness(VerbsSettings.defaults(), new FakeBackend(), TransportType.ROCE,
-                    device(false));
-            VerbsEndpoint ep = plainDevice.established(new RecordingHandler(), 4, 4);
-            ep.postSendWithInvalidate(ep.register(Harness.direct(8), Harness.access()), 0, 8, 0x1234, 1);
+            Harness h = new Harness(Harness.withSendWithInvalidate(), new FakeBackend(), TransportType.ROCE,
+                    noExtensions);
+            VerbsEndpoint e = h.established(new RecordingHandler(), 4, 4);
+            e.postSendWithInvalidate(e.register(Harness.direct(8), Harness.access()), 0, 8, 0x1234, 1);
         });
-        assertTrue(off.getMessage().contains("has no type 2 memory windows"), off.getMessage());
+        assertTrue(off.getMessage().contains("has no memory management extensions"), off.getMessage());
     }
 }

@@ -64,16 +64,20 @@ class PrivateDataAndReadDepthTest {
         assertEquals(4, caps.maxOutboundReadDepth(), "max_qp_init_rd_atom");
         assertEquals(1 << 30, caps.maxMessageSize(), "the configured 1 GiB below max_msg_sz 2 GiB");
         assertEquals(1L << 30, caps.maxRegionSize());
-        assertFalse(caps.sendWithInvalidate(), "off unless configured");
+        assertTrue(caps.sendWithInvalidate(), "posting it is the device's: memory management extensions");
+        assertFalse(harness(TransportType.ROCE, DEVICE).provider.remoteInvalidation(),
+                "a peer's, without windows: off unless configured");
         VerbsSettings d = VerbsSettings.defaults();
         VerbsSettings withInvalidate = new VerbsSettings("", "", "AUTO", d.cqSize(), d.maxSendWorkRequests(),
                 d.maxReceiveWorkRequests(), d.maxMessageSize(), d.maxReadDepth(), d.maxRegionSize(), false,
                 d.pollBatch(), d.eventTimeoutMillis(), d.resolveTimeoutMillis(), d.flushTimeoutMillis(), 6, 0, 128, true);
         assertTrue(withInvalidate.capabilities(DEVICE).sendWithInvalidate());
+        assertTrue(withInvalidate.remoteInvalidation(DEVICE));
         DeviceAttributes noExtensions = new DeviceAttributes("x", TransportType.ROCE, 1L << 40, 512, 32, 8192, 32, 4, 0,
                 "", 4, 3, 0, 2);
         assertFalse(withInvalidate.capabilities(noExtensions).sendWithInvalidate(),
                 "Send with Invalidate needs the memory management extensions");
+        assertFalse(withInvalidate.remoteInvalidation(noExtensions));
         assertEquals(1 << 30, withInvalidate.capabilities(noExtensions).maxMessageSize(), "max_msg_sz 0: not bounded");
     }
 
@@ -282,7 +286,7 @@ class PrivateDataAndReadDepthTest {
         r.pump();
         assertEquals(DisconnectCause.UNREACHABLE, handler.cause);
         assertTrue(handler.detail.startsWith("rdma_connect failed: errno 111"), handler.detail);
-        assertFalse(h.provider.capabilities().sendWithInvalidate());
+        assertFalse(h.provider.remoteInvalidation(), "no windows: a peer may not invalidate our memory");
     }
 
     @Test

@@ -38,12 +38,14 @@ class VerbsDeviceAddressTest {
     }
 
     /**
-     * rxe (like ConnectX) has type 2 memory windows: Send with Invalidate is on and memory the peer
-     * may access goes through windows. siw has none, and rdma-core's siw provider would not report an
-     * invalidation anyway: off, with the reason.
+     * Both devices post Send with Invalidate (memory management extensions): a token a peer handed
+     * out for remote invalidation is invalidated. rxe (like ConnectX) has type 2 memory windows, so a
+     * peer's Send with Invalidate invalidates our memory too and the completion says so; siw has none,
+     * and rdma-core's siw provider would not report an invalidation anyway: off, with the reason.
      */
     @Test
-    void sendWithInvalidateIsOnWhereTheDeviceHasTypeTwoWindowsAndSaysWhy() throws Exception {
+    void sendWithInvalidateIsPostedOnBothAndAPeersIsOnWhereTheDeviceHasTypeTwoWindowsAndEachSaysWhy()
+            throws Exception {
         VerbsProbe.Result r = DeviceTckFixture.probe(DeviceTckFixture.settings(device, address));
         VerbsRdmaProvider provider = new VerbsRdmaProvider(DeviceTckFixture.settings(device, address), r.backend(),
                 r.bindAddress(), r.transportType(), r.deviceAttributes(), r.notes(), System::nanoTime);
@@ -51,10 +53,14 @@ class VerbsDeviceAddressTest {
             DeviceAttributes d = r.deviceAttributes();
             boolean rxe = d.vendorId() == DeviceAttributes.VENDOR_RXE;
             assertEquals(rxe, d.memoryWindows(), d.describe());
-            assertEquals(rxe, provider.capabilities().sendWithInvalidate(), provider.describeSettings());
-            assertTrue(provider.describeSettings().contains(rxe ? "Send with Invalidate on: memory the peer may access "
-                    + "is exposed through type 2 memory windows" : "Send with Invalidate off: " + device
-                            + " has no type 2 memory windows"), provider.describeSettings());
+            assertTrue(provider.capabilities().sendWithInvalidate(), provider.describeSettings());
+            assertEquals(rxe, provider.remoteInvalidation(), provider.describeSettings());
+            assertTrue(provider.describeSettings().contains("Send with Invalidate on: " + device
+                    + " posts IBV_WR_SEND_WITH_INV"), provider.describeSettings());
+            assertTrue(provider.describeSettings().contains(rxe ? "a peer's Send with Invalidate of our memory on: "
+                    + "memory the peer may access is exposed through type 2 memory windows"
+                    : "a peer's Send with Invalidate of our memory off: " + device + " has no type 2 memory windows"),
+                    provider.describeSettings());
         } finally {
             provider.shutdown();
         }

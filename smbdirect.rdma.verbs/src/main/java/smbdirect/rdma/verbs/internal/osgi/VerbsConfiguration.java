@@ -113,11 +113,12 @@ public @interface VerbsConfiguration {
     int listenBacklog() default 128;
 
     @AttributeDefinition(name = "Send with Invalidate",
-            description = "rdma-core: on by itself where the device has type 2 memory windows (memory the peer may "
-                    + "access is bound through them, and a peer's Send with Invalidate invalidates it); on a device "
-                    + "without them, true states that the device invalidates ibv_reg_mr registrations on a peer's Send "
-                    + "with Invalidate and reports it in the receive completion (RNICs do not). Needs the memory "
-                    + "management extensions. DiSNI: offer it as raw opcode 9, unverified without hardware. Off: capability "
-                    + "sendWithInvalidate is false, and an SMB client must not ask for SMB2_CHANNEL_RDMA_V1_INVALIDATE")
+            description = "rdma-core: decided per direction from the device, so leave it false: posting Send with "
+                    + "Invalidate (capability sendWithInvalidate, invalidating the token an SMB client handed out with "
+                    + "SMB2_CHANNEL_RDMA_V1_INVALIDATE) is on with the memory management extensions; a peer's Send "
+                    + "with Invalidate invalidating our memory is on with type 2 memory windows, and on a device "
+                    + "without them true states that the device invalidates ibv_reg_mr registrations and reports it "
+                    + "in the receive completion (RNICs do not). DiSNI: offer both as raw opcode 9, unverified "
+                    + "without hardware")
     boolean sendWithInvalidate() default false;
 }

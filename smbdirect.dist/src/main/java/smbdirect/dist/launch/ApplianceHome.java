@@ -23,7 +23,8 @@ import java.util.Properties;
  *
  * <p>A batch run ({@code java -jar smbdirect.jar perf ...}) reads {@code etc/} like the runtime
  * but keeps its framework state in a temporary directory of its own, deleted when the process
- * ends, and opens no Web Console unless its port is given ({@code -Dorg.osgi.service.http.port},
+ * ends, creates neither {@code etc/} nor {@code data/} (in a home without {@code etc/} FileInstall
+ * watches an empty directory of the run's), and opens no Web Console unless its port is given ({@code -Dorg.osgi.service.http.port},
  * to watch the run on the status page); {@value #BATCH} is set to the command. So several perf
  * processes run side by side in one home, and next to a running appliance, without sharing
  * {@code data/cache} or the console's port.
@@ -91,7 +92,8 @@ public final class ApplianceHome {
     }
 
     /**
-     * Resolves the home against {@code user.dir}, creates {@code etc/} and {@code data/}, and sets
+     * Resolves the home against {@code user.dir}, creates {@code etc/} and {@code data/} (a batch run
+     * only when it keeps its Web Console), and sets
      * {@value #HOME}, {@value #STORAGE} and {@value #WATCHED} in {@code system} (the latter two only
      * when absent).
      *
@@ -115,12 +117,20 @@ public final class ApplianceHome {
         String configured = system.getProperty(HOME);
         Path home = (configured == null || configured.isBlank() ? cwd : cwd.resolve(configured.trim()))
                 .toAbsolutePath().normalize();
-        Path etc = Files.createDirectories(home.resolve("etc"));
-        Path data = Files.createDirectories(home.resolve("data"));
+        Path etc = home.resolve("etc");
+        Path data = home.resolve("data");
         system.setProperty(HOME, home.toString());
         String command = arguments.isEmpty() ? "" : arguments.get(0);
         boolean help = command.equals("help") || command.equals("-h") || command.equals("--help");
-        if (command.equals("perf") || help) {
+        boolean batch = command.equals("perf") || help;
+        boolean console = system.getProperty(HTTP_PORT) != null
+                || (system.getProperty(HTTP_ENABLE) != null && !"false".equalsIgnoreCase(system.getProperty(HTTP_ENABLE)));
+        if (!batch || console) {
+            // serving, or a batch run with its Web Console (whose password is kept in etc/ and data/)
+            Files.createDirectories(etc);
+            Files.createDirectories(data);
+        }
+        if (batch) {
             system.setProperty(BATCH, help ? "help" : "perf");
             boolean verbose = arguments.contains("-v") || arguments.contains("--verbose");
             if (!verbose && system.getProperty(LOG_LEVEL) == null) {
@@ -129,8 +139,11 @@ public final class ApplianceHome {
                     system.setProperty(EVENT_ADMIN_LOG_LEVEL, "1"); // errors only
                 }
             }
+            // a home without etc/ gets none: FileInstall, which creates the directory it watches, watches
+            // an empty one of this run's
+            boolean noEtc = system.getProperty(WATCHED) == null && !Files.isDirectory(etc);
             Path scratch = null;
-            if (system.getProperty(STORAGE) == null || system.getProperty(LOGBACK_CONFIG) == null) {
+            if (system.getProperty(STORAGE) == null || system.getProperty(LOGBACK_CONFIG) == null || noEtc) {
                 Path dir = Files.createTempDirectory("smbdirect-perf-");
                 Runtime.getRuntime().addShutdownHook(new Thread(() -> deleteQuietly(dir), "smbdirect-perf-cleanup"));
                 scratch = dir;
@@ -143,6 +156,9 @@ public final class ApplianceHome {
                 Path config = scratch.resolve("logback.xml");
                 Files.writeString(config, logbackXml(false, system.getProperty(LOG_LEVEL, "info")));
                 system.setProperty(LOGBACK_CONFIG, config.toString());
+            }
+            if (noEtc) {
+                system.setProperty(WATCHED, Files.createDirectories(scratch.resolve("etc")).toString());
             }
             if (system.getProperty(HTTP_ENABLE) == null && system.getProperty(HTTP_PORT) == null) {
                 system.setProperty(HTTP_ENABLE, "false");

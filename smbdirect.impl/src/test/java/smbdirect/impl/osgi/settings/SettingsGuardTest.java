@@ -197,4 +197,16 @@ class SettingsGuardTest {
         assertEquals("64", good.get("receiveCreditMax"), "a good value passes unchanged");
         assertNull(good.get("felix.fileinstall.filename"));
     }
+
+    @Test
+    void unknownConfigurationFilesAreReportedWhenTheyAreOursOrNearOneOfOursNotOtherBundlesOwn() {
+        assertTrue(SettingsGuard.reported("smbdirect.transprt", "smbdirect.transport"));
+        assertTrue(SettingsGuard.reported("smbdirect.unheard.of", null));
+        assertTrue(SettingsGuard.reported("org.apache.felix.webconsole.internal.servlet.OsgiManagr",
+                SettingsGuard.CONSOLE_PID));
+        // Karaf's etc/ holds many configurations without a metatype: near one of Karaf's, they are Karaf's
+        assertFalse(SettingsGuard.reported("org.apache.karaf.features", "org.apache.karaf.config"));
+        assertFalse(SettingsGuard.reported("org.ops4j.pax.logging", "org.ops4j.pax.url.mvn"));
+        assertFalse(SettingsGuard.reported("jmx.acl.org.apache.karaf.config", null));
+    }
 }

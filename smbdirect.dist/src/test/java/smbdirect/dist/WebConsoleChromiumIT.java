@@ -10,6 +10,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.openqa.selenium.By;
+import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.support.ui.ExpectedConditions;
@@ -42,6 +43,13 @@ class WebConsoleChromiumIT {
                         .getAttribute("data-value"));
                 assertTrue(driver.findElement(By.id("smbd-listeners")).getText().contains("OPEN"),
                         driver.findElement(By.id("smbd-listeners")).getText());
+                // idle charts: an axis from 0 to a few bytes per second says each label once
+                wait.until(d -> Boolean.TRUE.equals(((JavascriptExecutor) d).executeScript(
+                        "var c = window.Chart && Chart.getChart(document.querySelector('[data-provider=mock] canvas'));"
+                        + " return !!c && c.scales.y.ticks.length > 1;")));
+                assertEquals("", ((JavascriptExecutor) driver).executeScript(ChartLabels.REPEATED),
+                        "y axis labels said twice");
+                chromium.screenshot(RuntimeProcess.jar().toAbsolutePath().getParent().resolve("status-page-idle.png"));
 
                 driver.get(base + "/configMgr/smbdirect.transport");
                 WebElement field = wait.until(ExpectedConditions.visibilityOfElementLocated(By.name("receiveCreditMax")));

@@ -308,8 +308,9 @@ public final class StatusPage {
         if (message != null && !message.isEmpty()) {
             w.append("<p id='smbd-message' class='smbd-message'>").append(esc(message)).append("</p>");
         }
+        // the health once: its status and its findings (which count the providers, listeners and connections)
         w.append("<div class='smbd-bar'><span id='smbd-status' class='smbd-badge'>…</span>")
-                .append("<span id='smbd-summary' class='smbd-summary'></span>")
+                .append("<ul id='smbd-health' class='smbd-health'></ul>")
                 .append("<span class='smbd-spacer'></span>")
                 .append("<label class='smbd-live'><input type='checkbox' id='smbd-live' checked> refresh every ")
                 .append(Integer.toString(REFRESH_MILLIS / 1000)).append(" s</label>")
@@ -320,7 +321,6 @@ public final class StatusPage {
                 .append("<button type='submit' id='smbd-connect' title='connects to the first open listener with the"
                         + " settings in force; the connection stays open until closed here'>Open test connection</button>")
                 .append("</form></div>");
-        w.append("<ul id='smbd-health' class='smbd-health'></ul>");
         w.append("<h2 class='smbd-h'>Providers</h2><div id='smbd-providers' class='smbd-providers'></div>");
         w.append("<h2 class='smbd-h'>Listeners</h2><table id='smbd-listeners' class='smbd-table'><thead><tr>");
         head(w, "Name", "Address", "Provider", "State", "Requests", "Accepted", "Declined", "Refused",

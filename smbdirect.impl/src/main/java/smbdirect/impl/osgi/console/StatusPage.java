@@ -338,8 +338,12 @@ public final class StatusPage {
         w.append("<h2 class='smbd-h'>Recently closed</h2><table id='smbd-closed' class='smbd-table'><thead><tr>");
         head(w, "Id", "Role", "Provider", "Peer", "Closed", "Close reason", "Messages out / in", "Credit stalls");
         w.append("</tr></thead><tbody></tbody></table><p id='smbd-failures' class='smbd-note'></p>");
+        // the Web Console's form returns to its referer after Save: here, where the health says what was refused
+        String form = app + "/configMgr/smbdirect.transport?referer=" + URLEncoder.encode(self, StandardCharsets.UTF_8);
         w.append("<h2 class='smbd-h'>Settings in force <span class='smbd-count'>configuration smbdirect.transport</span>")
-                .append("</h2><table id='smbd-settings' class='smbd-table smbd-settings'><tbody></tbody></table>");
+                .append(" <a id='smbd-edit-settings' class='smbd-count' href='").append(esc(form))
+                .append("' title='the configuration form; after Save it comes back here, where a refused value is named'>")
+                .append("edit</a></h2><table id='smbd-settings' class='smbd-table smbd-settings'><tbody></tbody></table>");
         w.append("<p class='smbd-note'>The same data for scripts: <a href='").append(esc(self)).append(".json'>")
                 .append(esc(self)).append(".json</a> (the runtime DTO, health and the last ")
                 .append(Long.toString(TransportMonitor.SAMPLES * TransportMonitor.INTERVAL_MILLIS / 60_000))

@@ -218,6 +218,23 @@ public class SettingsGuard implements SettingsFindings, ConfigurationPlugin, Con
         }
     }
 
+    /**
+     * What the guard makes of {@code values} saved as the configuration {@code pid} (of
+     * {@code factoryPid}, or null), in one line: what is refused or ignored and what the runtime does
+     * about it; null when nothing is wrong or the configuration is not guarded.
+     */
+    String verdict(String pid, String factoryPid, Map<String, Object> values) {
+        List<SettingsCheck.Problem> found = problems(pid, factoryPid, values);
+        if (found == null || found.isEmpty()) {
+            return null;
+        }
+        if (!found.get(0).refused()) {
+            return join(found);
+        }
+        return join(found) + (readKept(pid) == null ? "; not applied, and no earlier good settings are kept"
+                : "; the last good settings are put back (kept in " + keptFile(pid) + ")");
+    }
+
     /** Checks the configuration {@code pid} as Config Admin holds it now: keeps it, or puts back the last good. */
     void check(String pid) {
         try {

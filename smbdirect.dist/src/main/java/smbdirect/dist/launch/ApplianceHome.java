@@ -60,6 +60,8 @@ public final class ApplianceHome {
     static final String LOGBACK_CONFIG = "logback.configurationFile";
     /** The runtime's log file, relative to the home (rotated beside it, see {@link #LOGBACK_XML}). */
     public static final String LOG_FILE = "data/log/smbdirect.log";
+    /** In {@code data/}: the bundles of the jar that last started on {@code data/cache}. */
+    static final String CACHE_BUNDLES = "cache.bundles";
     /** The runtime's Logback configuration file in {@code etc/}. */
     public static final String LOGBACK_XML = "logback.xml";
     /** Felix EventAdmin's own log level (it prints warnings to standard output when the runtime stops). */
@@ -165,6 +167,10 @@ public final class ApplianceHome {
             }
         }
         if (system.getProperty(STORAGE) == null) {
+            if (resetCacheOfAnotherJar(data, launchedBundles())) {
+                System.err.println("smbdirect: this jar's bundles differ from those data/cache was made with: the framework"
+                        + " state starts afresh (the configuration stays in etc/)");
+            }
             system.setProperty(STORAGE, data.resolve("cache").toString());
         }
         if (system.getProperty(LOGBACK_CONFIG) == null) {
@@ -253,6 +259,45 @@ public final class ApplianceHome {
         int jar = jvmArguments.indexOf("-jar");
         return jar < 0 || jar + 2 > jvmArguments.size() ? List.of()
                 : List.copyOf(jvmArguments.subList(jar + 2, jvmArguments.size()));
+    }
+
+    /**
+     * Starts the framework state {@code data/cache} afresh when the jar's bundles ({@code bundles},
+     * the launcher's {@code launch.bundles}: their file names carry their versions) differ from those
+     * of the jar that last started on it, recorded in {@code data/}{@value #CACHE_BUNDLES}: the
+     * launcher keeps the installed bundles it no longer lists, so after another version of the jar
+     * replaced this one the old bundles would run beside the new ones. Nothing happens without
+     * {@code bundles} (not started from the jar).
+     *
+     * @return whether {@code data/cache} was removed
+     */
+    static boolean resetCacheOfAnotherJar(Path data, String bundles) throws IOException {
+        if (bundles == null) {
+            return false;
+        }
+        Path cache = data.resolve("cache");
+        Path stamp = data.resolve(CACHE_BUNDLES);
+        boolean reset = Files.isDirectory(cache)
+                && !(Files.isRegularFile(stamp) && Files.readString(stamp).equals(bundles));
+        if (reset) {
+            deleteQuietly(cache);
+        }
+        Files.writeString(stamp, bundles);
+        return reset;
+    }
+
+    /** The launcher's {@code launch.bundles} of the jar this class is in, or null outside it. */
+    private static String launchedBundles() {
+        try (java.io.InputStream in = ApplianceHome.class.getClassLoader().getResourceAsStream("launcher.properties")) {
+            if (in == null) {
+                return null;
+            }
+            Properties launcher = new Properties();
+            launcher.load(in);
+            return launcher.getProperty("launch.bundles");
+        } catch (IOException e) {
+            return null;
+        }
     }
 
     /** Deletes {@code dir} and its content (no nested classes: only this class is on the system class path). */

@@ -83,6 +83,23 @@ class ApplianceHomeTest {
     }
 
     @Test
+    void anotherVersionOfTheJarStartsTheFrameworkStateAfreshAndTheSameJarKeepsIt() throws Exception {
+        Path data = Files.createDirectories(dir.resolve("data"));
+        String v1 = "jar/smbdirect.api-1.0.0.jar,jar/smbdirect.impl-1.0.0.jar";
+        assertFalse(ApplianceHome.resetCacheOfAnotherJar(data, v1), "a first start has no framework state");
+        Path kept = Files.createDirectories(data.resolve("cache/bundle38/data/last-good"));
+        assertFalse(ApplianceHome.resetCacheOfAnotherJar(data, v1), "the same jar again");
+        assertTrue(Files.isDirectory(kept));
+        assertFalse(ApplianceHome.resetCacheOfAnotherJar(data, null), "not started from the jar: nothing known");
+        assertTrue(Files.isDirectory(kept));
+
+        assertTrue(ApplianceHome.resetCacheOfAnotherJar(data, "jar/smbdirect.api-1.1.0.jar,jar/smbdirect.impl-1.1.0.jar"));
+        assertFalse(Files.exists(data.resolve("cache")), "the old bundles would run beside the new ones");
+        assertEquals("jar/smbdirect.api-1.1.0.jar,jar/smbdirect.impl-1.1.0.jar",
+                Files.readString(data.resolve(ApplianceHome.CACHE_BUNDLES)));
+    }
+
+    @Test
     void servingKeepsTheHomesDataCacheAndTheWebConsole() throws Exception {
         Properties system = new Properties();
         system.setProperty("user.dir", dir.toString());

@@ -177,18 +177,28 @@
   // ---- charts ----------------------------------------------------------------------------------
 
   var CHARTS = [
-    { title: 'Throughput', format: rate, lines: [
+    { title: 'Throughput', format: rate, precision: 0, lines: [
       { key: 'bytesSentPerSecond', label: 'out', color: COLORS.out },
       { key: 'bytesReceivedPerSecond', label: 'in', color: COLORS.in }] },
     { title: 'Messages', format: perSecond, lines: [
       { key: 'messagesSentPerSecond', label: 'out', color: COLORS.out },
       { key: 'messagesReceivedPerSecond', label: 'in', color: COLORS.in }] },
-    { title: 'Credits', format: count, lines: [
-      { key: 'sendCredits', label: 'held', color: COLORS.held },
-      { key: 'peerCredits', label: 'granted', color: COLORS.granted }] },
+    // held and granted are often equal: granted is drawn dashed over the wider held line, so both show
+    { title: 'Credits', format: count, precision: 0, lines: [
+      { key: 'sendCredits', label: 'held', color: COLORS.held, width: 3, order: 1 },
+      { key: 'peerCredits', label: 'granted', color: COLORS.granted, dash: [6, 4], order: 0 }] },
     { title: 'Credit stalls', format: perSecond, lines: [
       { key: 'creditStallsPerSecond', label: 'stalls', color: COLORS.stalls, fill: true }] }
   ];
+
+  /**
+   * A y axis label: none where it would repeat the one below (an idle chart's 0 to 2 B/s in steps of 0.5
+   * would read 0, 1, 1, 2 B/s).
+   */
+  function tickLabel(format, v, i, ticks) {
+    var text = format(v);
+    return i > 0 && format(ticks[i - 1].value) === text ? '' : text;
+  }
 
   function chartBlock(prefix) {
     var grid = el('div', { 'class': 'smbd-charts' });
@@ -235,7 +245,8 @@
           type: 'line',
           data: { datasets: c.spec.lines.map(function (line, i) {
             return { label: line.label, data: datasets[i], borderColor: line.color, backgroundColor: line.color + '33',
-              fill: !!line.fill, pointRadius: 0, borderWidth: 1.6, tension: 0.25 };
+              fill: !!line.fill, pointRadius: 0, borderWidth: line.width || 1.6, borderDash: line.dash || [],
+              order: line.order === undefined ? i : line.order, tension: 0.25 };
           }) },
           options: {
             animation: false, responsive: true, maintainAspectRatio: false, parsing: false, normalized: true,
@@ -244,7 +255,8 @@
               title: { display: true, text: c.spec.title, align: 'start', color: '#333',
                 font: { size: 12, weight: '600' }, padding: { top: 0, bottom: 2 } },
               legend: { display: true, position: 'top', align: 'end',
-                labels: { boxWidth: 10, boxHeight: 2, font: { size: 10 }, padding: 6 } },
+                labels: { boxWidth: 10, boxHeight: 2, font: { size: 10 }, padding: 6,
+                  sort: function (a, b) { return a.datasetIndex - b.datasetIndex; } } },
               tooltip: { callbacks: {
                 title: function (items) { return items.length ? ago(items[0].parsed.x) : ''; },
                 label: function (ctx) { return ctx.dataset.label + ': ' + c.spec.format(ctx.parsed.y); } } }
@@ -253,7 +265,8 @@
               x: { type: 'linear', min: -shown, max: 0, grid: { color: '#eef0f3' },
                 ticks: { stepSize: step(shown), font: { size: 10 }, callback: function (v) { return ago(v); } } },
               y: { beginAtZero: true, grace: '5%', grid: { color: '#eef0f3' },
-                ticks: { maxTicksLimit: 4, font: { size: 10 }, callback: function (v) { return c.spec.format(v); } } }
+                ticks: { maxTicksLimit: 4, precision: c.spec.precision, font: { size: 10 }, callback: function (v, i, ticks) {
+                  return tickLabel(c.spec.format, v, i, ticks); } } }
             }
           }
         });
@@ -289,12 +302,6 @@
       var level = f.split(' ', 1)[0];
       list.appendChild(el('li', { 'class': level.toLowerCase(), text: level === 'OK' ? f.substring(3) : f }));
     });
-    var t = data.transport;
-    var established = (t.connections || []).filter(function (c) { return c.state === 'ESTABLISHED'; }).length;
-    var open = (t.listeners || []).filter(function (l) { return l.state === 'OPEN'; }).length;
-    document.getElementById('smbd-summary').textContent = (t.providers || []).length + ' provider(s), '
-      + (t.listeners || []).length + ' listener(s) (' + open + ' open), ' + (t.connections || []).length
-      + ' connection(s) (' + established + ' established)';
     document.getElementById('smbd-updated').textContent = 'updated ' + clock(data.timeMillis);
   }
 
@@ -368,12 +375,13 @@
       var e = x.e;
       return el('tr', { 'data-event': e.kind }, [td(clock(e.timestampMillis)), td(x.listener, 'addr'),
         el('td', null, [badge(e.kind)]), td(e.peerAddress || '-', 'addr'), td(e.provider),
-        td(e.connectionId ? e.connectionId : '-', 'num'), td(e.reasonKind || ''), td(e.rule || ''),
+        td(e.connectionId ? e.provider + '/' + e.connectionId : '-', 'num'), td(e.reasonKind || ''), td(e.rule || ''),
         td(e.detail || '', 'wrap')]);
     });
     replaceRows('smbd-listener-events', rows, 'No connection request since start.', 9);
   }
 
+  /** A connection's id qualified by its provider (ids are numbered per provider): mock/17. */
   function key(c) {
     return c.provider + '/' + c.id;
   }
@@ -443,9 +451,10 @@
       if (!r) {
         var toggle = el('button', { type: 'button', title: 'details', 'aria-expanded': 'false', text: '\u25b8' });
         var cells = {
-          id: td(c.id, 'num'), role: td(c.role), state: el('td'), provider: td(c.provider), peer: td(c.peerAddress, 'addr'),
+          id: td(k, 'num id'), role: td(c.role), state: el('td'), provider: td(c.provider), peer: td(c.peerAddress, 'addr'),
           out: td('', 'num'), inn: td('', 'num'), messages: td('', 'num'), credits: td('', 'num'), stalls: td('', 'num'),
-          close: el('td', null, [postForm('close', { id: c.id, provider: c.provider }, 'Close', 'smbd-danger smbd-close')])
+          close: el('td', { 'class': 'actions' }, [postForm('close', { id: c.id, provider: c.provider }, 'Close',
+            'smbd-danger smbd-close')])
         };
         var row = el('tr', { 'data-connection-id': String(c.id), 'data-key': k }, [el('td', { 'class': 'toggle' }, [toggle]),
           cells.id, cells.role, cells.state, cells.provider, cells.peer, cells.out, cells.inn, cells.messages, cells.credits,
@@ -526,14 +535,14 @@
 
   function renderClosed(data) {
     var rows = (data.transport.recentlyClosed || []).slice(0, 20).map(function (c) {
-      return el('tr', null, [td(c.id, 'num'), td(c.role), td(c.provider), td(c.peerAddress, 'addr'), td(clock(c.closedMillis)),
+      return el('tr', null, [td(key(c), 'num id'), td(c.role), td(c.provider), td(c.peerAddress, 'addr'), td(clock(c.closedMillis)),
         td(c.closeReason, 'wrap'), td(num(c.messagesSent) + ' / ' + num(c.messagesReceived), 'num'), td(num(c.creditStalls), 'num')]);
     });
     replaceRows('smbd-closed', rows, 'None since start.', 8);
     var t = data.transport;
     var last = (t.negotiationFailureEvents || [])[0];
     document.getElementById('smbd-failures').textContent = 'Negotiation failures since start: ' + num(t.negotiationFailures)
-      + (last ? '; last: ' + last.role + ' connection ' + last.connectionId + ' peer ' + (last.peerAddress || '-') + ' '
+      + (last ? '; last: ' + last.role + ' connection ' + last.provider + '/' + last.connectionId + ' peer ' + (last.peerAddress || '-') + ' '
         + last.reasonKind + (last.rule ? ' ' + last.rule : '') + (last.detail ? ': ' + last.detail : '') : '') + '.';
   }
 

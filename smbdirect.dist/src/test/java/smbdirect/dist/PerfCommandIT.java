@@ -42,6 +42,11 @@ class PerfCommandIT {
     }
 
     private Run run(String... args) throws Exception {
+        return runIn(dir, args);
+    }
+
+    /** Runs {@code java -jar smbdirect.jar args} in {@code workDir}; its output is captured under {@link #dir}. */
+    private Run runIn(Path workDir, String... args) throws Exception {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.add("-jar");
@@ -49,7 +54,7 @@ class PerfCommandIT {
         command.addAll(List.of(args));
         Path out = Files.createTempFile(dir, "stdout-", ".txt");
         Path err = Files.createTempFile(dir, "stderr-", ".txt");
-        Process p = new ProcessBuilder(command).directory(dir.toFile()).redirectOutput(out.toFile())
+        Process p = new ProcessBuilder(command).directory(workDir.toFile()).redirectOutput(out.toFile())
                 .redirectError(err.toFile()).redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null"))).start();
         if (!p.waitFor(120, TimeUnit.SECONDS)) {
             p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
@@ -93,6 +98,17 @@ class PerfCommandIT {
         assertEquals(2, value.status(), value.toString());
         assertTrue(value.err().startsWith("perf: --direction must be send, receive, pingpong, write or read, not "
                 + "'sideways'\n"), value.toString());
+    }
+
+    @Test
+    void aRunInAnEmptyDirectoryLeavesItEmpty() throws Exception {
+        Path empty = Files.createDirectory(dir.resolve("empty"));
+        Run r = runIn(empty, "perf", "--count", "300");
+        assertEquals(0, r.status(), r.toString());
+        assertTrue(r.out().contains("server confirmed 300 messages"), r.toString());
+        try (var left = Files.list(empty)) {
+            assertEquals(List.of(), left.map(f -> f.getFileName().toString()).toList(), "what perf left in its directory");
+        }
     }
 
     @Test

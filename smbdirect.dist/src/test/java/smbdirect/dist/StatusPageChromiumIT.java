@@ -125,6 +125,32 @@ class StatusPageChromiumIT {
 
                 chromium.screenshot(target().resolve("status-page-1280x800.png"));
 
+                // the health is said once, in the bar: its status and its findings
+                String bar = driver.findElement(By.cssSelector("#smbd .smbd-bar")).getText();
+                assertEquals(1, bar.split("listener\\(s\\)", -1).length - 1, "the listeners counted once: " + bar);
+                assertTrue(bar.contains("Health: OK") && bar.contains("listener(s) open"), bar);
+                assertEquals(0, driver.findElements(By.id("smbd-summary")).size(), "no second summary");
+                // connection ids are numbered per provider: shown with it, as in smbdirect.json's keys
+                List<WebElement> rows = driver.findElements(By.cssSelector("#smbd-connections tr[data-key]"));
+                for (WebElement r : rows) {
+                    assertEquals(r.getAttribute("data-key"), r.findElement(By.cssSelector("td.id")).getText());
+                }
+                // each Close button sits on its row's line, not below it
+                Object offLine = js(driver, "var out = [];"
+                        + " document.querySelectorAll('#smbd-connections tr[data-key]').forEach(function (r) {"
+                        + " var range = document.createRange(); range.selectNodeContents(r.querySelector('td.id'));"
+                        + " var t = range.getBoundingClientRect(), b = r.querySelector('button.smbd-close').getBoundingClientRect();"
+                        + " var d = (b.top + b.bottom) / 2 - (t.top + t.bottom) / 2;"
+                        + " if (Math.abs(d) > 2) out.push(r.getAttribute('data-key') + ' ' + d.toFixed(1) + ' px'); });"
+                        + " return out.join(', ');");
+                assertEquals("", offLine, "Close buttons off their row's text line");
+                // granted is drawn dashed over held, which it often equals
+                assertEquals(Boolean.TRUE, js(driver, "var c = Chart.getChart(document.querySelectorAll("
+                        + "'[data-provider=mock] canvas')[2]); var held = c.data.datasets[0], granted = c.data.datasets[1];"
+                        + " return held.label === 'held' && granted.label === 'granted' && granted.borderDash.length > 0"
+                        + " && granted.order < held.order && held.borderWidth > granted.borderWidth;"), "granted over held");
+                assertEquals("", js(driver, ChartLabels.REPEATED), "y axis labels said twice");
+
                 // refreshed in place: the numbers move, the page is not reloaded
                 js(driver, "window.smbdLoaded = 'once';");
                 String key = active.getAttribute("data-key");

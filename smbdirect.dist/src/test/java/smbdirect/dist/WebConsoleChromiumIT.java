@@ -10,6 +10,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.openqa.selenium.By;
+import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.support.ui.ExpectedConditions;
@@ -19,7 +20,8 @@ import org.openqa.selenium.support.ui.WebDriverWait;
  * A user's path through the Web Console in real headless Chromium: open the SMB Direct status
  * page, change {@code receiveCreditMax} in the Metatype configuration form of
  * {@code smbdirect.transport}, open a test connection from the status page and see the new value
- * negotiated on it.
+ * negotiated on it; a refused value saved in the form opened from the status page brings the operator
+ * back to the page, which names it.
  */
 class WebConsoleChromiumIT {
 
@@ -42,6 +44,13 @@ class WebConsoleChromiumIT {
                         .getAttribute("data-value"));
                 assertTrue(driver.findElement(By.id("smbd-listeners")).getText().contains("OPEN"),
                         driver.findElement(By.id("smbd-listeners")).getText());
+                // idle charts: an axis from 0 to a few bytes per second says each label once
+                wait.until(d -> Boolean.TRUE.equals(((JavascriptExecutor) d).executeScript(
+                        "var c = window.Chart && Chart.getChart(document.querySelector('[data-provider=mock] canvas'));"
+                        + " return !!c && c.scales.y.ticks.length > 1;")));
+                assertEquals("", ((JavascriptExecutor) driver).executeScript(ChartLabels.REPEATED),
+                        "y axis labels said twice");
+                chromium.screenshot(RuntimeProcess.jar().toAbsolutePath().getParent().resolve("status-page-idle.png"));
 
                 driver.get(base + "/configMgr/smbdirect.transport");
                 WebElement field = wait.until(ExpectedConditions.visibilityOfElementLocated(By.name("receiveCreditMax")));
@@ -72,6 +81,23 @@ class WebConsoleChromiumIT {
                             By.cssSelector("tr[data-details-of='" + key + "'] dd.receiveCreditMax")));
                     assertEquals("100", details.getText(), "ReceiveCreditMax negotiated on " + key);
                 }
+
+                // a refused value saved in the form opened from the status page: back on the page, health names it
+                driver.findElement(By.id("smbd-edit-settings")).click();
+                WebElement credits = wait.until(ExpectedConditions.visibilityOfElementLocated(By.name("receiveCreditMax")));
+                credits.clear();
+                credits.sendKeys("0");
+                driver.findElements(By.cssSelector(".ui-dialog-buttonpane button")).stream()
+                        .filter(b -> b.getText().trim().equalsIgnoreCase("Save")).findFirst()
+                        .orElseThrow(() -> new AssertionError("no Save button in the configuration dialog")).click();
+                wait.until(ExpectedConditions.urlMatches("/system/console/smbdirect$"));
+                wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("smbd-health"),
+                        "receiveCreditMax = 0 refused"));
+                String bar = driver.findElement(By.cssSelector("#smbd .smbd-bar")).getText();
+                assertTrue(bar.contains("Health: WARN") && bar.contains("the last good settings were put back"), bar);
+                assertEquals("100", driver.findElement(By.cssSelector("#smbd-settings td.receiveCreditMax"))
+                        .getAttribute("data-value"), "the last good value stays in force");
+                chromium.screenshot(RuntimeProcess.jar().toAbsolutePath().getParent().resolve("status-page-refused.png"));
             }
             assertEquals(0, runtime.terminate(Duration.ofSeconds(30)), runtime.output());
         }

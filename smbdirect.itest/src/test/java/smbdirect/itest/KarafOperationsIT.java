@@ -143,6 +143,50 @@ public class KarafOperationsIT {
         }
     }
 
+    /**
+     * Runs {@code commands} one after the other in one Karaf shell session of a user with the roles
+     * of Karaf's admingroup (Karaf's command ACLs keep config:* to managers); returns what they printed.
+     */
+    private String shellSession(String... commands) throws Exception {
+        ByteArrayOutputStream printed = new ByteArrayOutputStream();
+        javax.security.auth.Subject admin = new javax.security.auth.Subject();
+        admin.getPrincipals().add(new org.apache.karaf.jaas.boot.principal.UserPrincipal("karaf"));
+        for (String role : List.of("admin", "manager", "viewer")) { // Karaf's admingroup
+            admin.getPrincipals().add(new org.apache.karaf.jaas.boot.principal.RolePrincipal(role));
+        }
+        try (PrintStream out = new PrintStream(printed, true, StandardCharsets.UTF_8);
+                Session session = sessions.create(new ByteArrayInputStream(new byte[0]), out, out)) {
+            javax.security.auth.Subject.doAs(admin, (java.security.PrivilegedExceptionAction<Void>) () -> {
+                for (String command : commands) {
+                    session.execute(command);
+                }
+                return null;
+            });
+            out.flush();
+            return printed.toString(StandardCharsets.UTF_8);
+        }
+    }
+
+    @Test
+    public void configUpdateOfARefusedSettingSaysSoInKarafsShell() throws Exception {
+        shellWhenReady("smbd:settings");
+        String good = shellSession("config:edit smbdirect.transport", "config:property-set receiveCreditMax 100",
+                "config:update");
+        assertEquals("a good change says nothing", "", good);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (transport.getTransportDTO().settings.receiveCreditMax != 100) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("receiveCreditMax 100 never in force");
+            }
+            Thread.sleep(50);
+        }
+        String refused = shellSession("config:edit smbdirect.transport", "config:property-set receiveCreditMax 0",
+                "config:update");
+        assertTrue(refused, refused.startsWith("Configuration smbdirect.transport: receiveCreditMax = 0 refused"
+                + " (less than minimum); the last good settings are put back (kept in "));
+        assertEquals(100, transport.getTransportDTO().settings.receiveCreditMax);
+    }
+
     /** Waits until the smbd commands are registered with Karaf's shell (they come with the bundle). */
     private String shellWhenReady(String command) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);

@@ -23,7 +23,8 @@ import java.util.Properties;
  *
  * <p>A batch run ({@code java -jar smbdirect.jar perf ...}) reads {@code etc/} like the runtime
  * but keeps its framework state in a temporary directory of its own, deleted when the process
- * ends, and opens no Web Console unless its port is given ({@code -Dorg.osgi.service.http.port},
+ * ends, creates neither {@code etc/} nor {@code data/} (in a home without {@code etc/} FileInstall
+ * watches an empty directory of the run's), and opens no Web Console unless its port is given ({@code -Dorg.osgi.service.http.port},
  * to watch the run on the status page); {@value #BATCH} is set to the command. So several perf
  * processes run side by side in one home, and next to a running appliance, without sharing
  * {@code data/cache} or the console's port.
@@ -59,6 +60,8 @@ public final class ApplianceHome {
     static final String LOGBACK_CONFIG = "logback.configurationFile";
     /** The runtime's log file, relative to the home (rotated beside it, see {@link #LOGBACK_XML}). */
     public static final String LOG_FILE = "data/log/smbdirect.log";
+    /** In {@code data/}: the bundles of the jar that last started on {@code data/cache}. */
+    static final String CACHE_BUNDLES = "cache.bundles";
     /** The runtime's Logback configuration file in {@code etc/}. */
     public static final String LOGBACK_XML = "logback.xml";
     /** Felix EventAdmin's own log level (it prints warnings to standard output when the runtime stops). */
@@ -91,7 +94,8 @@ public final class ApplianceHome {
     }
 
     /**
-     * Resolves the home against {@code user.dir}, creates {@code etc/} and {@code data/}, and sets
+     * Resolves the home against {@code user.dir}, creates {@code etc/} and {@code data/} (a batch run
+     * only when it keeps its Web Console), and sets
      * {@value #HOME}, {@value #STORAGE} and {@value #WATCHED} in {@code system} (the latter two only
      * when absent).
      *
@@ -115,12 +119,20 @@ public final class ApplianceHome {
         String configured = system.getProperty(HOME);
         Path home = (configured == null || configured.isBlank() ? cwd : cwd.resolve(configured.trim()))
                 .toAbsolutePath().normalize();
-        Path etc = Files.createDirectories(home.resolve("etc"));
-        Path data = Files.createDirectories(home.resolve("data"));
+        Path etc = home.resolve("etc");
+        Path data = home.resolve("data");
         system.setProperty(HOME, home.toString());
         String command = arguments.isEmpty() ? "" : arguments.get(0);
         boolean help = command.equals("help") || command.equals("-h") || command.equals("--help");
-        if (command.equals("perf") || help) {
+        boolean batch = command.equals("perf") || help;
+        boolean console = system.getProperty(HTTP_PORT) != null
+                || (system.getProperty(HTTP_ENABLE) != null && !"false".equalsIgnoreCase(system.getProperty(HTTP_ENABLE)));
+        if (!batch || console) {
+            // serving, or a batch run with its Web Console (whose password is kept in etc/ and data/)
+            Files.createDirectories(etc);
+            Files.createDirectories(data);
+        }
+        if (batch) {
             system.setProperty(BATCH, help ? "help" : "perf");
             boolean verbose = arguments.contains("-v") || arguments.contains("--verbose");
             if (!verbose && system.getProperty(LOG_LEVEL) == null) {
@@ -129,8 +141,11 @@ public final class ApplianceHome {
                     system.setProperty(EVENT_ADMIN_LOG_LEVEL, "1"); // errors only
                 }
             }
+            // a home without etc/ gets none: FileInstall, which creates the directory it watches, watches
+            // an empty one of this run's
+            boolean noEtc = system.getProperty(WATCHED) == null && !Files.isDirectory(etc);
             Path scratch = null;
-            if (system.getProperty(STORAGE) == null || system.getProperty(LOGBACK_CONFIG) == null) {
+            if (system.getProperty(STORAGE) == null || system.getProperty(LOGBACK_CONFIG) == null || noEtc) {
                 Path dir = Files.createTempDirectory("smbdirect-perf-");
                 Runtime.getRuntime().addShutdownHook(new Thread(() -> deleteQuietly(dir), "smbdirect-perf-cleanup"));
                 scratch = dir;
@@ -144,11 +159,18 @@ public final class ApplianceHome {
                 Files.writeString(config, logbackXml(false, system.getProperty(LOG_LEVEL, "info")));
                 system.setProperty(LOGBACK_CONFIG, config.toString());
             }
+            if (noEtc) {
+                system.setProperty(WATCHED, Files.createDirectories(scratch.resolve("etc")).toString());
+            }
             if (system.getProperty(HTTP_ENABLE) == null && system.getProperty(HTTP_PORT) == null) {
                 system.setProperty(HTTP_ENABLE, "false");
             }
         }
         if (system.getProperty(STORAGE) == null) {
+            if (resetCacheOfAnotherJar(data, launchedBundles())) {
+                System.err.println("smbdirect: this jar's bundles differ from those data/cache was made with: the framework"
+                        + " state starts afresh (the configuration stays in etc/)");
+            }
             system.setProperty(STORAGE, data.resolve("cache").toString());
         }
         if (system.getProperty(LOGBACK_CONFIG) == null) {
@@ -237,6 +259,45 @@ public final class ApplianceHome {
         int jar = jvmArguments.indexOf("-jar");
         return jar < 0 || jar + 2 > jvmArguments.size() ? List.of()
                 : List.copyOf(jvmArguments.subList(jar + 2, jvmArguments.size()));
+    }
+
+    /**
+     * Starts the framework state {@code data/cache} afresh when the jar's bundles ({@code bundles},
+     * the launcher's {@code launch.bundles}: their file names carry their versions) differ from those
+     * of the jar that last started on it, recorded in {@code data/}{@value #CACHE_BUNDLES}: the
+     * launcher keeps the installed bundles it no longer lists, so after another version of the jar
+     * replaced this one the old bundles would run beside the new ones. Nothing happens without
+     * {@code bundles} (not started from the jar).
+     *
+     * @return whether {@code data/cache} was removed
+     */
+    static boolean resetCacheOfAnotherJar(Path data, String bundles) throws IOException {
+        if (bundles == null) {
+            return false;
+        }
+        Path cache = data.resolve("cache");
+        Path stamp = data.resolve(CACHE_BUNDLES);
+        boolean reset = Files.isDirectory(cache)
+                && !(Files.isRegularFile(stamp) && Files.readString(stamp).equals(bundles));
+        if (reset) {
+            deleteQuietly(cache);
+        }
+        Files.writeString(stamp, bundles);
+        return reset;
+    }
+
+    /** The launcher's {@code launch.bundles} of the jar this class is in, or null outside it. */
+    private static String launchedBundles() {
+        try (java.io.InputStream in = ApplianceHome.class.getClassLoader().getResourceAsStream("launcher.properties")) {
+            if (in == null) {
+                return null;
+            }
+            Properties launcher = new Properties();
+            launcher.load(in);
+            return launcher.getProperty("launch.bundles");
+        } catch (IOException e) {
+            return null;
+        }
     }
 
     /** Deletes {@code dir} and its content (no nested classes: only this class is on the system class path). */

@@ -46,6 +46,7 @@ class ApplianceHomeTest {
 
     @Test
     void aPerfRunKeepsItsFrameworkStateApartAndOpensNoWebConsole() throws Exception {
+        Files.createDirectories(dir.resolve("etc"));
         Properties system = new Properties();
         system.setProperty("user.dir", dir.toString());
         Path home = ApplianceHome.prepare(system, List.of("perf", "--provider", "iwarp", "--listen", "127.0.0.1:5445"));
@@ -55,6 +56,47 @@ class ApplianceHomeTest {
         assertTrue(Files.isDirectory(storage.getParent()));
         assertEquals("false", system.getProperty(ApplianceHome.HTTP_ENABLE));
         assertEquals(home.resolve("etc").toString(), system.getProperty(ApplianceHome.WATCHED), "perf reads etc/");
+    }
+
+    @Test
+    void aPerfRunInAHomeWithoutEtcCreatesNeitherEtcNorDataAndWatchesAnEmptyDirectoryOfItsOwn() throws Exception {
+        Properties system = new Properties();
+        system.setProperty("user.dir", dir.toString());
+        ApplianceHome.prepare(system, List.of("perf", "--count", "10"));
+        Path watched = Path.of(system.getProperty(ApplianceHome.WATCHED));
+        assertFalse(watched.startsWith(dir), "FileInstall creates what it watches: " + watched);
+        assertTrue(Files.isDirectory(watched));
+        try (var left = Files.list(dir)) {
+            assertEquals(List.of(), left.toList(), "nothing created in the home");
+        }
+    }
+
+    @Test
+    void aPerfRunWithItsWebConsoleCreatesEtcAndDataForItsPassword() throws Exception {
+        Properties system = new Properties();
+        system.setProperty("user.dir", dir.toString());
+        system.setProperty(ApplianceHome.HTTP_PORT, "9090");
+        ApplianceHome.prepare(system, List.of("perf"));
+        assertEquals(dir.resolve("etc").toString(), system.getProperty(ApplianceHome.WATCHED));
+        assertTrue(Files.isDirectory(dir.resolve("etc")));
+        assertTrue(Files.isDirectory(dir.resolve("data")));
+    }
+
+    @Test
+    void anotherVersionOfTheJarStartsTheFrameworkStateAfreshAndTheSameJarKeepsIt() throws Exception {
+        Path data = Files.createDirectories(dir.resolve("data"));
+        String v1 = "jar/smbdirect.api-1.0.0.jar,jar/smbdirect.impl-1.0.0.jar";
+        assertFalse(ApplianceHome.resetCacheOfAnotherJar(data, v1), "a first start has no framework state");
+        Path kept = Files.createDirectories(data.resolve("cache/bundle38/data/last-good"));
+        assertFalse(ApplianceHome.resetCacheOfAnotherJar(data, v1), "the same jar again");
+        assertTrue(Files.isDirectory(kept));
+        assertFalse(ApplianceHome.resetCacheOfAnotherJar(data, null), "not started from the jar: nothing known");
+        assertTrue(Files.isDirectory(kept));
+
+        assertTrue(ApplianceHome.resetCacheOfAnotherJar(data, "jar/smbdirect.api-1.1.0.jar,jar/smbdirect.impl-1.1.0.jar"));
+        assertFalse(Files.exists(data.resolve("cache")), "the old bundles would run beside the new ones");
+        assertEquals("jar/smbdirect.api-1.1.0.jar,jar/smbdirect.impl-1.1.0.jar",
+                Files.readString(data.resolve(ApplianceHome.CACHE_BUNDLES)));
     }
 
     @Test

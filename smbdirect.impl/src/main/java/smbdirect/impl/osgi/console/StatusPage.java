@@ -308,8 +308,9 @@ public final class StatusPage {
         if (message != null && !message.isEmpty()) {
             w.append("<p id='smbd-message' class='smbd-message'>").append(esc(message)).append("</p>");
         }
+        // the health once: its status and its findings (which count the providers, listeners and connections)
         w.append("<div class='smbd-bar'><span id='smbd-status' class='smbd-badge'>…</span>")
-                .append("<span id='smbd-summary' class='smbd-summary'></span>")
+                .append("<ul id='smbd-health' class='smbd-health'></ul>")
                 .append("<span class='smbd-spacer'></span>")
                 .append("<label class='smbd-live'><input type='checkbox' id='smbd-live' checked> refresh every ")
                 .append(Integer.toString(REFRESH_MILLIS / 1000)).append(" s</label>")
@@ -320,7 +321,6 @@ public final class StatusPage {
                 .append("<button type='submit' id='smbd-connect' title='connects to the first open listener with the"
                         + " settings in force; the connection stays open until closed here'>Open test connection</button>")
                 .append("</form></div>");
-        w.append("<ul id='smbd-health' class='smbd-health'></ul>");
         w.append("<h2 class='smbd-h'>Providers</h2><div id='smbd-providers' class='smbd-providers'></div>");
         w.append("<h2 class='smbd-h'>Listeners</h2><table id='smbd-listeners' class='smbd-table'><thead><tr>");
         head(w, "Name", "Address", "Provider", "State", "Requests", "Accepted", "Declined", "Refused",
@@ -338,8 +338,12 @@ public final class StatusPage {
         w.append("<h2 class='smbd-h'>Recently closed</h2><table id='smbd-closed' class='smbd-table'><thead><tr>");
         head(w, "Id", "Role", "Provider", "Peer", "Closed", "Close reason", "Messages out / in", "Credit stalls");
         w.append("</tr></thead><tbody></tbody></table><p id='smbd-failures' class='smbd-note'></p>");
+        // the Web Console's form returns to its referer after Save: here, where the health says what was refused
+        String form = app + "/configMgr/smbdirect.transport?referer=" + URLEncoder.encode(self, StandardCharsets.UTF_8);
         w.append("<h2 class='smbd-h'>Settings in force <span class='smbd-count'>configuration smbdirect.transport</span>")
-                .append("</h2><table id='smbd-settings' class='smbd-table smbd-settings'><tbody></tbody></table>");
+                .append(" <a id='smbd-edit-settings' class='smbd-count' href='").append(esc(form))
+                .append("' title='the configuration form; after Save it comes back here, where a refused value is named'>")
+                .append("edit</a></h2><table id='smbd-settings' class='smbd-table smbd-settings'><tbody></tbody></table>");
         w.append("<p class='smbd-note'>The same data for scripts: <a href='").append(esc(self)).append(".json'>")
                 .append(esc(self)).append(".json</a> (the runtime DTO, health and the last ")
                 .append(Long.toString(TransportMonitor.SAMPLES * TransportMonitor.INTERVAL_MILLIS / 60_000))

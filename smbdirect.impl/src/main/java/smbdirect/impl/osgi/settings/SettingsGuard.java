@@ -68,7 +68,7 @@ import smbdirect.impl.transport.ProviderFilter;
  * into Config Admin at once (whence they are written back to the configuration's file under
  * {@code etc/}), saying so in one WARN line and in {@link #findings()}. A refused configuration
  * that has never been good is left as it is: its component refuses it again at every start.</li>
- * <li>A file under {@code etc/} whose PID no component knows and that is near a known PID, or
+ * <li>A file under {@code etc/} whose PID no component knows and that is near a guarded PID, or
  * starts with {@code smbdirect.}, is reported with the nearest known PID.</li>
  * </ul>
  *
@@ -216,6 +216,23 @@ public class SettingsGuard implements SettingsFindings, ConfigurationPlugin, Con
         } catch (IOException | InvalidSyntaxException | RuntimeException e) {
             LOG.warn("Configurations not checked: {}", e.toString());
         }
+    }
+
+    /**
+     * What the guard makes of {@code values} saved as the configuration {@code pid} (of
+     * {@code factoryPid}, or null), in one line: what is refused or ignored and what the runtime does
+     * about it; null when nothing is wrong or the configuration is not guarded.
+     */
+    String verdict(String pid, String factoryPid, Map<String, Object> values) {
+        List<SettingsCheck.Problem> found = problems(pid, factoryPid, values);
+        if (found == null || found.isEmpty()) {
+            return null;
+        }
+        if (!found.get(0).refused()) {
+            return join(found);
+        }
+        return join(found) + (readKept(pid) == null ? "; not applied, and no earlier good settings are kept"
+                : "; the last good settings are put back (kept in " + keptFile(pid) + ")");
     }
 
     /** Checks the configuration {@code pid} as Config Admin holds it now: keeps it, or puts back the last good. */
@@ -405,7 +422,7 @@ public class SettingsGuard implements SettingsFindings, ConfigurationPlugin, Con
                     continue;
                 }
                 String near = SettingsCheck.nearest(id, known);
-                if (near == null && !id.startsWith("smbdirect.")) {
+                if (!reported(id, near)) {
                     continue;
                 }
                 out.add(where(toMap(c.getProperties()).get(FILENAME), c.getPid()) + ": no component knows the configuration "
@@ -415,6 +432,16 @@ public class SettingsGuard implements SettingsFindings, ConfigurationPlugin, Con
             LOG.debug("Configuration files not checked", e);
         }
         return out;
+    }
+
+    /**
+     * Whether a configuration {@code id} that no metatype knows, nearest to the known {@code near} (or
+     * null), is reported: a {@code smbdirect.*} one, or a misspelling of a guarded PID. Other bundles'
+     * configurations without a metatype (most of a Karaf's {@code etc/}: {@code org.apache.karaf.features}
+     * is near {@code org.apache.karaf.config}) are theirs.
+     */
+    static boolean reported(String id, String near) {
+        return id.startsWith("smbdirect.") || (near != null && guarded(near, null));
     }
 
     /** Config Admin's delivery thread (the plugin) and the guard's own thread both keep settings. */

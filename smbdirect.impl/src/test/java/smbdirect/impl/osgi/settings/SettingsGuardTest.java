@@ -197,4 +197,67 @@ class SettingsGuardTest {
         assertEquals("64", good.get("receiveCreditMax"), "a good value passes unchanged");
         assertNull(good.get("felix.fileinstall.filename"));
     }
+
+    @Test
+    void unknownConfigurationFilesAreReportedWhenTheyAreOursOrNearOneOfOursNotOtherBundlesOwn() {
+        assertTrue(SettingsGuard.reported("smbdirect.transprt", "smbdirect.transport"));
+        assertTrue(SettingsGuard.reported("smbdirect.unheard.of", null));
+        assertTrue(SettingsGuard.reported("org.apache.felix.webconsole.internal.servlet.OsgiManagr",
+                SettingsGuard.CONSOLE_PID));
+        // Karaf's etc/ holds many configurations without a metatype: near one of Karaf's, they are Karaf's
+        assertFalse(SettingsGuard.reported("org.apache.karaf.features", "org.apache.karaf.config"));
+        assertFalse(SettingsGuard.reported("org.ops4j.pax.logging", "org.ops4j.pax.url.mvn"));
+        assertFalse(SettingsGuard.reported("jmx.acl.org.apache.karaf.config", null));
+    }
+
+    /** A shell session of Karaf's: its variables, and what was printed on its console. */
+    private static org.apache.felix.service.command.CommandSession session(java.util.Map<String, Object> variables,
+            java.io.ByteArrayOutputStream printed) {
+        java.io.PrintStream console = new java.io.PrintStream(printed, true, java.nio.charset.StandardCharsets.UTF_8);
+        return proxy(org.apache.felix.service.command.CommandSession.class, (p, m, a) -> switch (m.getName()) {
+            case "get" -> variables.get((String) a[0]);
+            case "put" -> variables.put((String) a[0], a[1]);
+            case "getConsole" -> console;
+            default -> null;
+        });
+    }
+
+    @Test
+    void karafsConfigUpdateOfARefusedValueSaysSoInTheShellWhereTheChangeIsMade() throws Exception {
+        guard = guard();
+        holds("receiveCreditMax", "128");
+        guard.check(PID);
+        ShellConfigReport report = new ShellConfigReport(guard, proxy(ConfigurationAdmin.class, (p, m, a) -> null));
+        java.util.Map<String, Object> variables = new java.util.HashMap<>();
+        java.io.ByteArrayOutputStream printed = new java.io.ByteArrayOutputStream();
+        var session = session(variables, printed);
+
+        // config:edit smbdirect.transport, config:property-set receiveCreditMax 0, config:update
+        variables.put(ShellConfigReport.EDITED_PID, PID);
+        variables.put(ShellConfigReport.EDITED_PROPS, new java.util.HashMap<>(java.util.Map.of("receiveCreditMax", "0")));
+        report.beforeExecute(session, "config:update");
+        variables.remove(ShellConfigReport.EDITED_PID); // the command clears its edit
+        report.afterExecute(session, "config:update", (Object) null);
+        String line = printed.toString(java.nio.charset.StandardCharsets.UTF_8);
+        assertTrue(line.startsWith("Configuration smbdirect.transport: receiveCreditMax = 0 refused (not in [1, 65535]);"
+                + " the last good settings are put back (kept in "), line);
+        assertTrue(line.endsWith(".config)" + System.lineSeparator()), line);
+
+        // a good value, or another command while an edit is pending: nothing said
+        printed.reset();
+        variables.put(ShellConfigReport.EDITED_PID, PID);
+        variables.put(ShellConfigReport.EDITED_PROPS, new java.util.HashMap<>(java.util.Map.of("receiveCreditMax", "64")));
+        report.beforeExecute(session, "config:update");
+        report.afterExecute(session, "config:update", (Object) null);
+        variables.put(ShellConfigReport.EDITED_PROPS, new java.util.HashMap<>(java.util.Map.of("receiveCreditMax", "0")));
+        report.beforeExecute(session, "config:property-list");
+        report.afterExecute(session, "config:property-list", (Object) null);
+        assertEquals("", printed.toString(java.nio.charset.StandardCharsets.UTF_8));
+
+        // a refused update that failed: the command's own error is what the shell shows
+        report.beforeExecute(session, "config:update");
+        report.afterExecute(session, "config:update", new IllegalStateException("failed"));
+        report.afterExecute(session, "shell:echo", (Object) null);
+        assertEquals("", printed.toString(java.nio.charset.StandardCharsets.UTF_8));
+    }
 }

@@ -233,7 +233,7 @@ class CifsMountsFileServerOverIwarpScenario {
     @BeforeAll
     @Timeout(3600)
     void mountAndMove() throws Exception {
-        SiwVm vm = SiwVm.require();
+        SiwVm vm = SiwVm.require(SiwVm.KERNEL_6_12);
         run = SiwVmAttempts.run(vm, "cifs mounts the file server over SMB Direct (iWARP)", this::boot);
         LOG.info("guest kernel {} ({}); the VM run took {} s", run.kernel(), run.kernelBuild(), run.millis() / 1000);
     }

@@ -3,6 +3,7 @@ package smbdirect.interop.verbs;
 import java.time.Duration;
 
 import smbdirect.interop.vm.GuestJUnit;
+import smbdirect.interop.vm.SiwVm;
 import smbdirect.interop.verbs.VerbsInVm.Device;
 
 /**
@@ -28,6 +29,11 @@ class CifsMountsFileServerOverVerbsInVmScenario extends PerDeviceVmTest {
     @Override
     String name() {
         return "fs-verbs";
+    }
+
+    @Override
+    String kernel() {
+        return SiwVm.KERNEL_6_12;
     }
 
     @Override

@@ -11,12 +11,13 @@ import smbdirect.interop.verbs.VerbsInVm.Device;
  * guest JVM over the verbs provider (rdma-core backend) on the guest's RDMA device, cifs in the
  * same kernel ({@code smbdirect.interop.fileserver.FileServerOverVerbsInGuest}, which says what is
  * checked). One VM boot, one guest JVM on siw0 (iWARP, port 5445), then one on rxe0 (RoCE v2, port
- * 445); each guest test is reported here named after the device and the guest's kernel. On Linux
- * 6.1.0-50-amd64 (Debian 6.1.176-1) the guest kernel oopses early in the first mount on both devices
- * (a page fault in the sender's memcpy: siw_tx_hdt on siw0, rxe_mr_copy on rxe0), as it did with
- * ksmbd in place of the file server on siw0 (interop README).
+ * 445); each guest test is reported here named after the device and the guest's kernel. The guest
+ * boots the image with Debian 12's 6.12 kernel ({@link SiwVm#KERNEL_6_12}): on 6.1 the guest kernel
+ * oopses in the first mounts on both devices (a page fault in the sender's memcpy: siw_tx_hdt on
+ * siw0, rxe_mr_copy on rxe0), because 6.1's cifs maps its compound padding with {@code virt_to_page}
+ * (tools/siw-vm/PROOF.md g).
  *
- * <p><b>Outside the normal build</b> (its name is no test's): besides that oops, 2 of its 8 checks
+ * <p><b>Outside the normal build</b> (its name is no test's): on 6.1.0-50-amd64, besides that oops, 2 of its 8 checks
  * fail on both devices: after the unmounts the guest's {@code rdma resource show} keeps one protection
  * domain and one completion queue more than before the first mount (the verbs provider holds them
  * after its first connection) and a device context after the provider's shutdown; on rxe0 the guest

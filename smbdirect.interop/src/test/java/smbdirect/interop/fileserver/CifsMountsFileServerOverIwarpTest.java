@@ -80,16 +80,14 @@ import smbdirect.testsupport.Judges;
  * reads it from an unrelated address and oopses in {@code siw_tx_hdt} (at an address ending in
  * 0x5a0) whenever that address lies beyond the guest's RAM, in about half the boots, right after
  * the empty file's copy, with ksmbd as well (tools/siw-vm/PROOF.md g); 6.3 and later map it right.
- *
- * <p><b>Outside the normal build</b> (its name is no test's, so surefire does not pick it up). Run it by name:
- * {@code mvn -B verify -pl smbdirect.interop -am -Dtest=CifsMountsFileServerOverIwarpScenario
- * -Dsurefire.failIfNoSpecifiedTests=false} (10 to 11 minutes a boot here).
+ * On 6.12.117+deb12-amd64 every check passes, {@code cat} included (6.1's splice defect is gone).
+ * One VM boot of a few minutes (the first run on a machine also builds the 6.12 image).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Timeout(300)
-class CifsMountsFileServerOverIwarpScenario {
+class CifsMountsFileServerOverIwarpTest {
 
-    private static final Logger LOG = LoggerFactory.getLogger(CifsMountsFileServerOverIwarpScenario.class);
+    private static final Logger LOG = LoggerFactory.getLogger(CifsMountsFileServerOverIwarpTest.class);
     private static final Duration STEP = Duration.ofSeconds(300);
     private static final int SMBD_PORT = 5445;
     private static final int GO_X_GONE = 7001;

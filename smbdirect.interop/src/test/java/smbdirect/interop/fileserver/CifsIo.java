@@ -347,7 +347,12 @@ public final class CifsIo {
             } else if ((m = SMBD_MR.matcher(l)).find()) {
                 frmr = Long.parseLong(m.group(1), 16);
             } else if (protocol >= 0 && (m = DIALECT.matcher(l)).find()) {
-                boolean rdma = i + 1 < debugData.size() && debugData.get(i + 1).strip().equals("RDMA");
+                // "RDMA" follows the dialect's line (6.1) or its "Server capabilities" line (6.12),
+                // before the connection's "TCP status" line
+                boolean rdma = false;
+                for (int j = i + 1; j < debugData.size() && !debugData.get(j).strip().startsWith("TCP status"); j++) {
+                    rdma |= debugData.get(j).strip().equals("RDMA");
+                }
                 out.add(new SmbdConnection(protocol, status, rw, threshold, frmr, ready, used,
                         Integer.parseInt(m.group(1), 16), rdma, m.group(2).contains("signed")));
                 protocol = -1;

@@ -1,6 +1,7 @@
 package smbdirect.interop.fileserver;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -47,6 +48,15 @@ class CifsIoTest {
         CifsIo.SmbdConnection d = c.get(0);
         assertEquals(new CifsIo.SmbdConnection(0x100, CifsIo.SMBD_CONNECTED, 0x100000, 0x1000, 0x800, 0x20, 0, 0x311,
                 true, false), d);
+    }
+
+    @Test
+    void rdmaAfterTheServerCapabilitiesLineOf612MarksAnRdmaConnection() {
+        List<String> lines = new java.util.ArrayList<>(debugData("Number of credits: 8190,1,1 Dialect 0x311"));
+        lines.add(lines.indexOf("RDMA "), "Server capabilities: 0x300046");
+        assertTrue(CifsIo.smbdConnections(lines).get(0).rdma(), lines.toString());
+        lines.remove("RDMA ");
+        assertFalse(CifsIo.smbdConnections(lines).get(0).rdma(), lines.toString());
     }
 
     @Test

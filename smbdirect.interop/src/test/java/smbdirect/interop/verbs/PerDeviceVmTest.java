@@ -35,13 +35,18 @@ abstract class PerDeviceVmTest {
         return launch.command();
     }
 
+    /** The kernel series of the image to boot ({@link smbdirect.interop.vm.SiwVm#require(String)}); by default the default image. */
+    String kernel() {
+        return "";
+    }
+
     private String launchName(Device device) {
         return name() + "-" + device.kind;
     }
 
     @BeforeAll
     void boot() throws Exception {
-        booted = VerbsInVm.boot(name(), Duration.ofMinutes(25), List.of(Device.SIW, Device.RXE), d -> {
+        booted = VerbsInVm.boot(name(), kernel(), Duration.ofMinutes(25), List.of(Device.SIW, Device.RXE), d -> {
             GuestJUnit.Launch launch = VerbsInVm.verbs(GuestJUnit.require().launch(launchName(d)), d);
             return phase(d, configure(launch, d));
         });

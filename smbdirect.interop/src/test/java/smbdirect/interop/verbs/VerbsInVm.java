@@ -51,7 +51,16 @@ final class VerbsInVm {
      */
     static Booted boot(String name, Duration timeout, List<Device> devices, Function<Device, String> phase)
             throws Exception {
-        SiwVm vm = SiwVm.require();
+        return boot(name, "", timeout, devices, phase);
+    }
+
+    /**
+     * As {@link #boot(String, Duration, List, Function)}, on the image of the kernel series {@code kernel}
+     * ({@link SiwVm#require(String)}; empty: the default image).
+     */
+    static Booted boot(String name, String kernel, Duration timeout, List<Device> devices,
+            Function<Device, String> phase) throws Exception {
+        SiwVm vm = SiwVm.require(kernel);
         GuestJUnit junit = GuestJUnit.require();
         String kver = Files.readString(vm.image().resolve("kver"), StandardCharsets.US_ASCII).strip();
         List<String> lines = new ArrayList<>(List.of(junit.setup()));

@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -36,6 +37,10 @@ import smbdirect.testsupport.Judges;
  * apt-get, the build failed and its log, not x86_64 Linux, a missing host tool);
  * {@code -Dsmbdirect.siwvm.build=false} does not build. {@link #start} boots a VM that runs one
  * guest command. Immutable, thread-safe.
+ *
+ * <p>{@link #require(String)} is the same for the image of another Debian kernel series
+ * ({@code build.sh --kernel SERIES}, such as {@value #KERNEL_6_12}, the kernel behind
+ * {@code linux-image-6.12-amd64}), an image of its own beside the default one.
  */
 public final class SiwVm {
 
@@ -45,6 +50,13 @@ public final class SiwVm {
     public static final String LOGS_PROPERTY = "smbdirect.siwvm.logs";
     /** System property: {@code false} does not build a missing image (the VM is then a missing judge). */
     public static final String BUILD_PROPERTY = "smbdirect.siwvm.build";
+
+    /**
+     * The kernel series of Debian 12's {@code linux-image-6.12-amd64}: its cifs maps the pages of
+     * every buffer it sends over SMB Direct, module and vmalloc addresses included, where 6.1's cifs
+     * hands siw and rxe a wrong address for its compound padding (tools/siw-vm/README.md).
+     */
+    public static final String KERNEL_6_12 = "6.12";
 
     private static final Logger LOG = LoggerFactory.getLogger(SiwVm.class);
     /** Bound of one image build (apt downloads and three kernel module builds on a busy machine). */
@@ -58,28 +70,30 @@ public final class SiwVm {
     private static final DateTimeFormatter STAMP = DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss-SSS", Locale.ROOT);
 
     private final Path tool;
+    private final String series;
     private final Path image;
     private final Path logs;
     private final String kernel;
 
-    private SiwVm(Path tool, Path image, Path logs, String kernel) {
+    private SiwVm(Path tool, String series, Path image, Path logs, String kernel) {
         this.tool = tool;
+        this.series = series;
         this.image = image;
         this.logs = logs;
         this.kernel = kernel;
     }
 
-    /** The image was looked for (and built if need be) once per JVM: this holds the outcome. */
-    private static final class Prepared {
-        static final Object OUTCOME = prepareAndReport();
-    }
+    /** Each image was looked for (and built if need be) once per JVM: this holds the outcomes, by series ("" the default). */
+    private static final Map<String, Object> PREPARED = new HashMap<>();
 
-    private static Object prepareAndReport() {
-        Object o = prepare();
-        if (!(o instanceof SiwVm)) {
-            LOG.warn("no siw VM: {}", o);
-        }
-        return o;
+    private static synchronized Object prepared(String series) {
+        return PREPARED.computeIfAbsent(series, s -> {
+            Object o = prepare(s);
+            if (!(o instanceof SiwVm)) {
+                LOG.warn("no siw VM{}: {}", s.isEmpty() ? "" : " with kernel " + s, o);
+            }
+            return o;
+        });
     }
 
     /**
@@ -87,11 +101,23 @@ public final class SiwVm {
      * says what is missing.
      */
     public static SiwVm require() {
-        Object o = Prepared.OUTCOME;
+        return require("");
+    }
+
+    /**
+     * The VM of the image with the kernel behind Debian's {@code linux-image-SERIES-amd64}
+     * ({@code build.sh --kernel SERIES}); an empty series is the default image ({@link #require()}).
+     * Otherwise a missing judge, as {@link #require()}.
+     */
+    public static SiwVm require(String series) {
+        if (!series.isEmpty() && !series.matches("[0-9]+\\.[0-9]+")) {
+            throw new IllegalArgumentException("a kernel series such as 6.12, not '" + series + "'");
+        }
+        Object o = prepared(series);
         if (o instanceof SiwVm vm) {
             return vm;
         }
-        throw Judges.missing("no siw VM: " + o);
+        throw Judges.missing("no siw VM" + (series.isEmpty() ? "" : " with kernel " + series) + ": " + o);
     }
 
     /** Where console logs, captures and the image build log go ({@value #LOGS_PROPERTY}, default target/siw-vm). */
@@ -109,7 +135,7 @@ public final class SiwVm {
         return kernel;
     }
 
-    private static Object prepare() {
+    private static Object prepare(String series) {
         Path tool = toolDir();
         if (tool == null) {
             return "tools/siw-vm not found above " + Paths.get("").toAbsolutePath() + " (set -D" + TOOL_PROPERTY + ")";
@@ -123,31 +149,36 @@ public final class SiwVm {
             return "bash not on PATH";
         }
         try {
-            Exec found = exec(List.of("bash", tool.resolve("build.sh").toString(), "--print-image"), Duration.ofSeconds(60),
-                    null);
+            List<String> build = new ArrayList<>(List.of("bash", tool.resolve("build.sh").toString()));
+            if (!series.isEmpty()) {
+                build.addAll(List.of("--kernel", series));
+            }
+            List<String> print = new ArrayList<>(build);
+            print.add("--print-image");
+            String buildLine = String.join(" ", build.subList(1, build.size()));
+            Exec found = exec(print, Duration.ofSeconds(60), null);
             if (found.exit != 0) {
                 String missing = found.output.strip();
                 if (!Boolean.parseBoolean(System.getProperty(BUILD_PROPERTY, "true"))) {
                     return missing + "; -D" + BUILD_PROPERTY + "=false";
                 }
                 if (uid() != 0) {
-                    return missing + "; building it needs root (run " + tool.resolve("build.sh") + " as root once)";
+                    return missing + "; building it needs root (run " + buildLine + " as root once)";
                 }
                 if (Judges.onPath("apt-get").isEmpty()) {
                     return missing + "; building it needs apt-get (a Debian 12 host)";
                 }
                 Files.createDirectories(logs);
-                Path log = logs.resolve("siw-vm-build.log");
+                Path log = logs.resolve(series.isEmpty() ? "siw-vm-build.log" : "siw-vm-build-" + series + ".log");
                 LOG.info("building the siw VM image (once per machine and tool version), log {}", log);
                 long t0 = System.nanoTime();
-                Exec build = exec(List.of("bash", tool.resolve("build.sh").toString()), BUILD_TIMEOUT, log);
-                if (build.exit != 0) {
-                    return "building the image failed (" + (build.timedOut ? "killed after " + BUILD_TIMEOUT
-                            : "exit " + build.exit) + "), log: " + log;
+                Exec built = exec(build, BUILD_TIMEOUT, log);
+                if (built.exit != 0) {
+                    return "building the image failed (" + (built.timedOut ? "killed after " + BUILD_TIMEOUT
+                            : "exit " + built.exit) + "), log: " + log;
                 }
                 LOG.info("siw VM image built in {} s", TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - t0));
-                found = exec(List.of("bash", tool.resolve("build.sh").toString(), "--print-image"),
-                        Duration.ofSeconds(60), null);
+                found = exec(print, Duration.ofSeconds(60), null);
                 if (found.exit != 0) {
                     return "build.sh succeeded but found no image: " + found.output.strip() + ", log: " + log;
                 }
@@ -160,9 +191,9 @@ public final class SiwVm {
             Path image = Paths.get(found.output.strip());
             Path kver = image.resolve("kver");
             if (!Files.isRegularFile(kver)) {
-                return "the image " + image + " has no kver file (rebuild it with " + tool.resolve("build.sh") + ")";
+                return "the image " + image + " has no kver file (rebuild it with " + buildLine + ")";
             }
-            return new SiwVm(tool, image, logs, Files.readString(kver, StandardCharsets.UTF_8).strip());
+            return new SiwVm(tool, series, image, logs, Files.readString(kver, StandardCharsets.UTF_8).strip());
         } catch (IOException e) {
             return "looking for the image failed: " + e;
         } catch (InterruptedException e) {
@@ -184,6 +215,9 @@ public final class SiwVm {
             List<String> cmd = new ArrayList<>(List.of("bash", tool.resolve("run.sh").toString(),
                     "--timeout", Long.toString(spec.timeout().toSeconds()), "--mem", Integer.toString(spec.memoryMb()),
                     "--rdma", spec.rdma(), "--boot-timeout", Long.toString(BOOT_TIMEOUT.toSeconds())));
+            if (!series.isEmpty()) {
+                cmd.addAll(List.of("--kernel", series));
+            }
             for (int guestPort : spec.forwards()) {
                 int hostPort = freePort();
                 hostPorts.put(guestPort, hostPort);

@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -99,8 +100,7 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
     /** Runs the send loop on the serial context. */
     final Runnable pumpTask;
     /** A drain's look at this connection is queued on the serial context. */
-    private final java.util.concurrent.atomic.AtomicBoolean drainCheckQueued =
-            new java.util.concurrent.atomic.AtomicBoolean();
+    private final AtomicBoolean drainCheckQueued = new AtomicBoolean();
 
     Connection(SmbDirectEngine engine, long id, boolean initiator, EngineListener listener, TransportSettings settings,
             long budget) {

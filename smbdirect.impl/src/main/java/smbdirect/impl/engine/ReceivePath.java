@@ -229,15 +229,15 @@ final class ReceivePath {
         }
     }
 
-    /**
-     * A note on the fragmented message being received, or null when none is: how much of it arrived,
-     * e.g. {@code a message the peer had partly sent was dropped: 2680 of 10000 bytes received}.
-     */
     /** Whether part of a fragmented message arrived and the rest has not (serial context). */
     boolean receiving() {
         return reassembler != null && reassembler.inProgress();
     }
 
+    /**
+     * A note on the fragmented message being received, or null when none is: how much of it arrived,
+     * e.g. {@code a message the peer had partly sent was dropped: 2680 of 10000 bytes received}.
+     */
     String partialMessage() {
         if (reassembler == null || !reassembler.inProgress()) {
             return null;

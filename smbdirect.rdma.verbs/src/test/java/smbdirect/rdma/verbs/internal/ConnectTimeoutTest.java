@@ -3,7 +3,6 @@ package smbdirect.rdma.verbs.internal;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static smbdirect.api.rdma.MemoryAccess.LOCAL_WRITE;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -14,7 +13,6 @@ import org.junit.jupiter.api.Test;
 import smbdirect.api.rdma.ConnectParameters;
 import smbdirect.api.rdma.DisconnectCause;
 import smbdirect.api.rdma.EndpointConfig;
-import smbdirect.api.rdma.MemoryRegion;
 import smbdirect.api.rdma.RdmaConnectRequest;
 import smbdirect.api.rdma.RdmaEndpoint;
 import smbdirect.api.rdma.RdmaListenHandler;
@@ -74,8 +72,7 @@ class ConnectTimeoutTest {
     @Test
     void anUnansweredConnectEndsAsConnectErrorNamingTheConnectPhaseAndFlushesThePostedReceives() throws Exception {
         VerbsEndpoint ep = h.activeEndpoint(handler, 4, 4);
-        MemoryRegion region = ep.register(Harness.direct(64), Harness.access(LOCAL_WRITE));
-        ep.postReceive(region, 0, 64, 1L);
+        Harness.postReceives(ep, 64, 1);
         ep.connect(Harness.PEER, new ConnectParameters(ByteBuffer.allocate(0), 1, 1));
         h.backend.event(VerbsConstants.CM_EVENT_ADDR_RESOLVED, null, ep.cmId());
         h.backend.event(VerbsConstants.CM_EVENT_ROUTE_RESOLVED, null, ep.cmId());

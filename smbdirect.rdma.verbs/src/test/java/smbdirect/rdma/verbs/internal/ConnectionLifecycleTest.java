@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static smbdirect.api.rdma.MemoryAccess.LOCAL_WRITE;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -61,8 +60,7 @@ class ConnectionLifecycleTest {
     @Test
     void aSuccessfulCompletionBeforeTheEstablishedEventDeliversOnEstablishedFirstAndOnlyOnce() throws Exception {
         VerbsEndpoint ep = h.activeEndpoint(handler, 4, 4);
-        MemoryRegion region = ep.register(Harness.direct(64), Harness.access(LOCAL_WRITE));
-        ep.postReceive(region, 0, 64, 1L);
+        Harness.postReceives(ep, 64, 1);
         ep.connect(Harness.PEER, new ConnectParameters(null, 1, 1));
         h.backend.event(VerbsConstants.CM_EVENT_ADDR_RESOLVED, null, ep.cmId());
         h.backend.event(VerbsConstants.CM_EVENT_ROUTE_RESOLVED, null, ep.cmId());
@@ -104,8 +102,7 @@ class ConnectionLifecycleTest {
     @Test
     void rejectedConnectFlushesThePostedReceivesThenReportsRejected() throws Exception {
         VerbsEndpoint ep = h.activeEndpoint(handler, 4, 4);
-        MemoryRegion region = ep.register(Harness.direct(64), Harness.access(LOCAL_WRITE));
-        ep.postReceive(region, 0, 64, 1L);
+        Harness.postReceives(ep, 64, 1);
         ep.connect(Harness.PEER, new ConnectParameters(null, 1, 1));
         FakeBackend.FakeCmId id = (FakeBackend.FakeCmId) ep.cmId();
         h.backend.event(VerbsConstants.CM_EVENT_ADDR_RESOLVED, null, id);
@@ -122,8 +119,7 @@ class ConnectionLifecycleTest {
     @Test
     void addressErrorEndsUnreachableAndCompletesReceivesOfTheNeverConnectedQueuePair() throws Exception {
         VerbsEndpoint ep = h.activeEndpoint(handler, 4, 4);
-        MemoryRegion region = ep.register(Harness.direct(64), Harness.access(LOCAL_WRITE));
-        ep.postReceive(region, 0, 64, 1L);
+        Harness.postReceives(ep, 64, 1);
         ep.connect(Harness.PEER, new ConnectParameters(null, 1, 1));
         h.backend.event(VerbsConstants.CM_EVENT_ADDR_ERROR, null, ep.cmId());
         h.pump();
@@ -137,8 +133,7 @@ class ConnectionLifecycleTest {
     void peerDisconnectCompletesWhatIsOutstandingAsFlushedAtOnceAndTheDevicesLateFlushesChangeNothing()
             throws Exception {
         VerbsEndpoint ep = h.established(handler, 4, 4);
-        MemoryRegion region = ep.register(Harness.direct(64), Harness.access(LOCAL_WRITE));
-        ep.postReceive(region, 0, 64, 1L);
+        MemoryRegion region = Harness.postReceives(ep, 64, 1);
         ep.postSend(region, 0, 64, 2L);
         h.backend.event(VerbsConstants.CM_EVENT_DISCONNECTED, null, ep.cmId());
         h.pump();
@@ -164,8 +159,7 @@ class ConnectionLifecycleTest {
     @Test
     void missingFlushesAreCompletedByTheProviderAfterTheFlushTimeout() throws Exception {
         VerbsEndpoint ep = h.established(handler, 4, 4);
-        MemoryRegion region = ep.register(Harness.direct(64), Harness.access(LOCAL_WRITE));
-        ep.postReceive(region, 0, 64, 1L);
+        MemoryRegion region = Harness.postReceives(ep, 64, 1);
         ep.postReceive(region, 0, 64, 2L);
         ep.disconnect();
         h.pump();
@@ -227,8 +221,7 @@ class ConnectionLifecycleTest {
         assertEquals(0, request.privateData().remaining(), "DiSNI 2.0 surfaces no request private data");
         assertEquals(0, request.peerInboundReadDepth());
         RdmaEndpoint endpoint = request.createEndpoint(new EndpointConfig(4, 4), handler);
-        MemoryRegion region = endpoint.register(Harness.direct(64), Harness.access(LOCAL_WRITE));
-        endpoint.postReceive(region, 0, 64, 1L);
+        MemoryRegion region = Harness.postReceives(endpoint, 64, 1);
         endpoint.accept(new ConnectParameters(null, 8, 8));
         assertTrue(incoming.accepted);
         h.backend.event(VerbsConstants.CM_EVENT_ESTABLISHED, null, incoming);
@@ -281,8 +274,7 @@ class ConnectionLifecycleTest {
             }
         });
         VerbsEndpoint ep = h.established(handler, 4, 4);
-        MemoryRegion region = ep.register(Harness.direct(64), Harness.access(LOCAL_WRITE));
-        ep.postReceive(region, 0, 64, 1L);
+        Harness.postReceives(ep, 64, 1);
         h.backend.completions.clear();
         h.backend.flush(Harness.qp(ep));
         h.provider.shutdown();
@@ -340,8 +332,7 @@ class ConnectionLifecycleTest {
     @Test
     void handlerMayPostFromInsideACompletion() throws Exception {
         VerbsEndpoint ep = h.established(handler, 4, 4);
-        MemoryRegion region = ep.register(Harness.direct(64), Harness.access(LOCAL_WRITE));
-        ep.postReceive(region, 0, 64, 1L);
+        MemoryRegion region = Harness.postReceives(ep, 64, 1);
         handler.onCompletionAction = () -> {
             try {
                 if (handler.completions.size() == 1) {

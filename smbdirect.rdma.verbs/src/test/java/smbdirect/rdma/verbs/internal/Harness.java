@@ -9,6 +9,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import smbdirect.api.rdma.ConnectParameters;
 import smbdirect.api.rdma.EndpointConfig;
 import smbdirect.api.rdma.MemoryAccess;
+import smbdirect.api.rdma.MemoryRegion;
+import smbdirect.api.rdma.RdmaEndpoint;
 import smbdirect.api.rdma.RdmaException;
 import smbdirect.api.rdma.TransportType;
 
@@ -80,6 +82,19 @@ final class Harness {
         backend.event(VerbsConstants.CM_EVENT_ESTABLISHED, null, endpoint.cmId());
         pump();
         return endpoint;
+    }
+
+    /**
+     * Registers a direct buffer of {@code regionSize} bytes for local write on {@code endpoint} and
+     * posts {@code receives} receives of 64 bytes into it, at offsets 0, 64, ... with work request
+     * ids 1, 2, ...
+     */
+    static MemoryRegion postReceives(RdmaEndpoint endpoint, int regionSize, int receives) throws RdmaException {
+        MemoryRegion region = endpoint.register(direct(regionSize), access(MemoryAccess.LOCAL_WRITE));
+        for (int i = 0; i < receives; i++) {
+            endpoint.postReceive(region, i * 64, 64, i + 1L);
+        }
+        return region;
     }
 
     static FakeBackend.FakeQp qp(VerbsEndpoint endpoint) {

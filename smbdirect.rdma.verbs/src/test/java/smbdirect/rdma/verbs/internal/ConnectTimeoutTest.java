@@ -15,7 +15,6 @@ import smbdirect.api.rdma.DisconnectCause;
 import smbdirect.api.rdma.EndpointConfig;
 import smbdirect.api.rdma.RdmaConnectRequest;
 import smbdirect.api.rdma.RdmaEndpoint;
-import smbdirect.api.rdma.RdmaListenHandler;
 
 /**
  * Address resolution, route resolution and the connect itself are each bounded by the provider's
@@ -99,16 +98,8 @@ class ConnectTimeoutTest {
     @Test
     void anAcceptThePeerNeverCompletesEndsAsConnectErrorNamingTheAccept() throws Exception {
         List<RdmaConnectRequest> requests = new ArrayList<>();
-        h.provider.listen(FakeBackend.ipv4("192.0.2.10", 5445), new RdmaListenHandler() {
-            @Override
-            public void onConnectRequest(RdmaConnectRequest request) {
-                requests.add(request);
-            }
-
-            @Override
-            public void onListenerFailed(DisconnectCause cause, String detail) {
-            }
-        });
+        h.provider.listen(FakeBackend.ipv4("192.0.2.10", 5445), Harness.collecting(requests, (cause, detail) -> {
+        }));
         FakeBackend.FakeCmId incoming = new FakeBackend.FakeCmId(99);
         incoming.peer = FakeBackend.ipv4("192.0.2.30", 50000);
         h.backend.event(VerbsConstants.CM_EVENT_CONNECT_REQUEST, h.backend.listening.get(0), incoming);

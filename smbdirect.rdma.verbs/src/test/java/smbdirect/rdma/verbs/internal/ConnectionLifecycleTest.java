@@ -208,7 +208,7 @@ class ConnectionLifecycleTest {
     @Test
     void passiveSideListensAcceptsAndIsEstablished() throws Exception {
         List<RdmaConnectRequest> requests = new ArrayList<>();
-        RdmaListener listener = h.provider.listen(FakeBackend.ipv4("192.0.2.10", 5445), new Listen(requests));
+        RdmaListener listener = h.provider.listen(FakeBackend.ipv4("192.0.2.10", 5445), Harness.collecting(requests));
         FakeBackend.FakeCmId listenId = (FakeBackend.FakeCmId) listenerId();
         assertTrue(listenId.listening);
         assertEquals(5445, listener.localAddress().getPort());
@@ -234,7 +234,7 @@ class ConnectionLifecycleTest {
     @Test
     void rejectDestroysTheRequestIdentifier() throws Exception {
         List<RdmaConnectRequest> requests = new ArrayList<>();
-        h.provider.listen(FakeBackend.ipv4("192.0.2.10", 445), new Listen(requests));
+        h.provider.listen(FakeBackend.ipv4("192.0.2.10", 445), Harness.collecting(requests));
         FakeBackend.FakeCmId incoming = new FakeBackend.FakeCmId(98);
         h.backend.event(VerbsConstants.CM_EVENT_CONNECT_REQUEST, listenerId(), incoming);
         h.pump();
@@ -249,7 +249,7 @@ class ConnectionLifecycleTest {
     @Test
     void requestsAfterListenerCloseAreRejectedNotReported() throws Exception {
         List<RdmaConnectRequest> requests = new ArrayList<>();
-        RdmaListener listener = h.provider.listen(FakeBackend.ipv4("192.0.2.10", 445), new Listen(requests));
+        RdmaListener listener = h.provider.listen(FakeBackend.ipv4("192.0.2.10", 445), Harness.collecting(requests));
         FakeBackend.CmId listenId = listenerId();
         listener.close();
         FakeBackend.FakeCmId incoming = new FakeBackend.FakeCmId(97);
@@ -290,17 +290,8 @@ class ConnectionLifecycleTest {
     void deviceRemovalUnderAListenerFailsItOnce() throws Exception {
         List<String> failures = new ArrayList<>();
         List<RdmaConnectRequest> requests = new ArrayList<>();
-        h.provider.listen(FakeBackend.ipv4("0.0.0.0", 445), new RdmaListenHandler() {
-            @Override
-            public void onConnectRequest(RdmaConnectRequest request) {
-                requests.add(request);
-            }
-
-            @Override
-            public void onListenerFailed(DisconnectCause cause, String detail) {
-                failures.add(cause + " " + detail);
-            }
-        });
+        h.provider.listen(FakeBackend.ipv4("0.0.0.0", 445), Harness.collecting(requests,
+                (cause, detail) -> failures.add(cause + " " + detail)));
         FakeBackend.CmId listenId = listenerId();
         h.backend.event(VerbsConstants.CM_EVENT_DEVICE_REMOVAL, null, listenId);
         h.backend.event(VerbsConstants.CM_EVENT_CONNECT_REQUEST, listenId, new FakeBackend.FakeCmId(90));
@@ -350,23 +341,5 @@ class ConnectionLifecycleTest {
 
     private FakeBackend.CmId listenerId() {
         return h.backend.listening.get(h.backend.listening.size() - 1);
-    }
-
-    private static final class Listen implements RdmaListenHandler {
-        private final List<RdmaConnectRequest> requests;
-
-        Listen(List<RdmaConnectRequest> requests) {
-            this.requests = requests;
-        }
-
-        @Override
-        public void onConnectRequest(RdmaConnectRequest request) {
-            requests.add(request);
-        }
-
-        @Override
-        public void onListenerFailed(DisconnectCause cause, String detail) {
-            throw new AssertionError("listener failed: " + cause);
-        }
     }
 }

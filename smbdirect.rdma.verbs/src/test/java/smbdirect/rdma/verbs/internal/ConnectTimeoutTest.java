@@ -35,14 +35,19 @@ class ConnectTimeoutTest {
         return ep;
     }
 
-    @Test
-    void anUnansweredAddressResolutionEndsAsUnreachableNamingTheAddressPhase() throws Exception {
-        VerbsEndpoint ep = connecting();
-        h.advanceMillis(RESOLVE - 1);
+    /** Lets {@code millis} pass: nothing ends a millisecond before, and the phase's time runs out at it. */
+    private void runOutOf(long millis) {
+        h.advanceMillis(millis - 1);
         h.pump();
         assertEquals(0, handler.disconnects);
         h.advanceMillis(1);
         h.pump();
+    }
+
+    @Test
+    void anUnansweredAddressResolutionEndsAsUnreachableNamingTheAddressPhase() throws Exception {
+        VerbsEndpoint ep = connecting();
+        runOutOf(RESOLVE);
         assertEquals(DisconnectCause.UNREACHABLE, handler.cause);
         assertEquals("connect to 192.0.2.20:445: address resolution (rdma_resolve_addr) got no answer within 700 ms "
                 + "(resolveTimeoutMillis)", handler.detail);
@@ -59,11 +64,7 @@ class ConnectTimeoutTest {
         h.advanceMillis(RESOLVE - 100);
         h.backend.event(VerbsConstants.CM_EVENT_ADDR_RESOLVED, null, ep.cmId());
         h.pump();
-        h.advanceMillis(RESOLVE - 1); // past the address phase's time, within the route phase's
-        h.pump();
-        assertEquals(0, handler.disconnects);
-        h.advanceMillis(1);
-        h.pump();
+        runOutOf(RESOLVE); // past the address phase's time, within the route phase's
         assertEquals(DisconnectCause.UNREACHABLE, handler.cause);
         assertTrue(handler.detail.contains("route resolution (rdma_resolve_route) got no answer"), handler.detail);
     }
@@ -77,11 +78,7 @@ class ConnectTimeoutTest {
         h.backend.event(VerbsConstants.CM_EVENT_ROUTE_RESOLVED, null, ep.cmId());
         h.pump();
         assertEquals(VerbsEndpoint.State.CONNECTING, ep.state());
-        h.advanceMillis(CONNECT - 1);
-        h.pump();
-        assertEquals(0, handler.disconnects);
-        h.advanceMillis(1);
-        h.pump();
+        runOutOf(CONNECT);
         assertEquals(1, ((FakeBackend.FakeCmId) ep.cmId()).disconnects, "rdma_disconnect ends the connect");
         h.backend.flush(Harness.qp(ep));
         h.pump();
@@ -107,11 +104,7 @@ class ConnectTimeoutTest {
         RdmaEndpoint ep = requests.get(0).createEndpoint(new EndpointConfig(4, 4), handler);
         ep.accept(new ConnectParameters(null, 4, 4));
         h.pump();
-        h.advanceMillis(CONNECT - 1);
-        h.pump();
-        assertEquals(0, handler.disconnects);
-        h.advanceMillis(1);
-        h.pump();
+        runOutOf(CONNECT);
         assertEquals(DisconnectCause.CONNECT_ERROR, handler.cause);
         assertTrue(handler.detail.startsWith("accept from 192.0.2.30:50000: the accepted connection (rdma_accept) "
                 + "was not established within 3000 ms (connectTimeoutMillis)"), handler.detail);

@@ -24,6 +24,7 @@ import java.util.regex.Pattern;
 import org.apache.felix.utils.json.JSONParser;
 
 import smbdirect.dist.etc.ConfigFile;
+import smbdirect.testsupport.Judges;
 
 /** The exported runtime jar started as a child process, its output captured to a file. */
 final class RuntimeProcess implements AutoCloseable {
@@ -135,6 +136,24 @@ final class RuntimeProcess implements AutoCloseable {
                 .redirectOutput(out.toFile()).redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
                 .start();
         return new RuntimeProcess(p, out, port, workDir, List.copyOf(jvmArgs));
+    }
+
+    /**
+     * The runtime started on a terminal the way a person starts it: {@code java -jar} in
+     * {@code workDir} under a pseudo-terminal from util-linux {@code script}, with a free HTTP port;
+     * what the terminal shows is written to {@code terminal} (read it with {@link #terminalText}).
+     */
+    static Process startOnTerminal(Path workDir, Path terminal) throws IOException {
+        Path script = Judges.tool("script", "apt-get install bsdutils");
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        String command = java + " -Dorg.osgi.service.http.port=" + freePort() + " -jar " + jar().toAbsolutePath();
+        return new ProcessBuilder(List.of(script.toString(), "-qfec", command, "/dev/null"))
+                .directory(workDir.toFile()).redirectErrorStream(true).redirectOutput(terminal.toFile()).start();
+    }
+
+    /** What the terminal written by {@link #startOnTerminal} has shown so far, without carriage returns. */
+    static String terminalText(Path terminal) throws IOException {
+        return Files.exists(terminal) ? Files.readString(terminal, StandardCharsets.ISO_8859_1).replace("\r", "") : "";
     }
 
     static int freePort() throws IOException {

@@ -7,17 +7,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.api.io.TempDir;
 
-import smbdirect.testsupport.Judges;
 
 /**
  * Leaving the appliance's shell the way a person does: the runtime started on a terminal (a
@@ -35,13 +31,8 @@ class ShellExitIT {
             "exit 3, 3, exit typed in the shell"})
     void typingExitOrShutdownAtThePromptStopsTheRuntimeCleanlyWithItsStatus(String typed, int status, String cause)
             throws Exception {
-        Path script = Judges.tool("script", "apt-get install bsdutils");
         Path output = home.resolve("terminal.log");
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        String command = java + " -Dorg.osgi.service.http.port=" + RuntimeProcess.freePort() + " -jar "
-                + RuntimeProcess.jar().toAbsolutePath();
-        Process p = new ProcessBuilder(List.of(script.toString(), "-qfec", command, "/dev/null"))
-                .directory(home.toFile()).redirectErrorStream(true).redirectOutput(output.toFile()).start();
+        Process p = RuntimeProcess.startOnTerminal(home, output);
         try (OutputStream keyboard = p.getOutputStream()) {
             await(p, output, "exit (or shutdown) stops the runtime");
             await(p, output, "g! ");
@@ -75,6 +66,6 @@ class ShellExitIT {
     }
 
     private static String read(Path output) throws IOException {
-        return Files.exists(output) ? Files.readString(output, StandardCharsets.ISO_8859_1).replace("\r", "") : "";
+        return RuntimeProcess.terminalText(output);
     }
 }

@@ -15,7 +15,6 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import smbdirect.testsupport.Judges;
 
 /**
  * {@code smbd:perf} typed at the appliance's prompt, on a terminal (a pseudo-terminal from
@@ -34,13 +33,8 @@ class ShellPerfIT {
 
     @Test
     void perfInTheShellPrintsItsReportInOneBlockAndTheRunsLogLinesAfterIt() throws Exception {
-        Path script = Judges.tool("script", "apt-get install bsdutils");
         Path output = home.resolve("terminal.log");
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        String command = java + " -Dorg.osgi.service.http.port=" + RuntimeProcess.freePort() + " -jar "
-                + RuntimeProcess.jar().toAbsolutePath();
-        Process p = new ProcessBuilder(List.of(script.toString(), "-qfec", command, "/dev/null"))
-                .directory(home.toFile()).redirectErrorStream(true).redirectOutput(output.toFile()).start();
+        Process p = RuntimeProcess.startOnTerminal(home, output);
         try (OutputStream keyboard = p.getOutputStream()) {
             await(p, output, "g! ", 1);
             keyboard.write("smbd:perf --count 3000 --size 4k --connections 2\n".getBytes(StandardCharsets.US_ASCII));
@@ -103,6 +97,6 @@ class ShellPerfIT {
     }
 
     private static String read(Path output) throws IOException {
-        return Files.exists(output) ? Files.readString(output, StandardCharsets.ISO_8859_1).replace("\r", "") : "";
+        return RuntimeProcess.terminalText(output);
     }
 }

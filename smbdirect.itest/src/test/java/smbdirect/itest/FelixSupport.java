@@ -10,6 +10,8 @@ import static org.ops4j.pax.exam.CoreOptions.systemProperty;
 
 import java.io.File;
 import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.util.Arrays;
 import java.util.Dictionary;
 import java.util.Hashtable;
@@ -37,6 +39,9 @@ import smbdirect.rdma.mock.MockProvider;
 public abstract class FelixSupport {
 
     protected static final long TIMEOUT_MILLIS = 10_000;
+
+    /** The configuration PID of the software iWARP provider. */
+    protected static final String IWARP_PID = "smbdirect.rdma.iwarp";
 
     @Inject
     protected BundleContext context;
@@ -127,6 +132,27 @@ public abstract class FelixSupport {
         return c;
     }
 
+    /**
+     * Configures the software iWARP provider to listen on any address at {@code port} only, ranked
+     * 50, with the further {@code more} key/value pairs.
+     */
+    protected Configuration configureIwarp(int port, Object... more) throws IOException {
+        Object[] kv = new Object[4 + more.length];
+        kv[0] = "listenAddresses";
+        kv[1] = new String[] {"*:" + port};
+        kv[2] = "service.ranking";
+        kv[3] = 50;
+        System.arraycopy(more, 0, kv, 4, more.length);
+        return configure(IWARP_PID, kv);
+    }
+
+    /** A TCP port on the loopback address that was free a moment ago. */
+    protected static int freeLoopbackPort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return s.getLocalPort();
+        }
+    }
+
     /** Adds a mock RDMA provider (its own fabric) through the mock's factory configuration. */
     protected Configuration addMockProvider(String name, int ranking) throws IOException {
         Configuration c = configAdmin.getFactoryConfiguration("smbdirect.rdma.mock", name, "?");
@@ -160,6 +186,26 @@ public abstract class FelixSupport {
             }
         }
         return null;
+    }
+
+    /** The provider named {@code name} as the transport reports it, or null when there is none. */
+    protected static ProviderDTO providerDTO(SmbDirectTransport transport, String name) {
+        for (ProviderDTO p : transport.getTransportDTO().providers) {
+            if (name.equals(p.name)) {
+                return p;
+            }
+        }
+        return null;
+    }
+
+    /** Whether the transport reports a listener open on {@code provider}. */
+    protected static boolean listenerOpenOn(SmbDirectTransport transport, String provider) {
+        for (ListenerDTO l : transport.getTransportDTO().listeners) {
+            if (provider.equals(l.provider) && "OPEN".equals(l.state)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     protected static ListenerDTO listenerDTO(SmbDirectTransport transport, String name) {

@@ -1,16 +1,12 @@
 package smbdirect.itest;
 
 import static org.junit.Assert.assertEquals;
-import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertNotNull;
 import static org.junit.Assert.assertTrue;
 
-import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.time.Duration;
-import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -42,8 +38,6 @@ import smbdirect.testkit.VerifiedTraffic;
 @RunWith(PaxExam.class)
 @ExamReactorStrategy(PerMethod.class)
 public class IwarpSwapIT extends FelixSupport {
-
-    private static final String IWARP_PID = "smbdirect.rdma.iwarp";
 
     @Inject
     SmbDirectTransport transport;
@@ -80,45 +74,13 @@ public class IwarpSwapIT extends FelixSupport {
         });
     }
 
-    /** The iWARP provider's configuration: it may listen on any address at {@code port} only. */
-    private org.osgi.service.cm.Configuration configureIwarp(int port, Object... more) throws IOException {
-        Object[] kv = new Object[4 + more.length];
-        kv[0] = "listenAddresses";
-        kv[1] = new String[] {"*:" + port};
-        kv[2] = "service.ranking";
-        kv[3] = 50;
-        System.arraycopy(more, 0, kv, 4, more.length);
-        return configure(IWARP_PID, kv);
-    }
-
-    /** Whether a listener is open on {@code provider}. */
-    private boolean listenerOpenOn(String provider) {
-        for (smbdirect.api.dto.ListenerDTO l : transport.getTransportDTO().listeners) {
-            if (provider.equals(l.provider) && "OPEN".equals(l.state)) {
-                return true;
-            }
-        }
-        return false;
-    }
-
     private ProviderDTO iwarpDTO() {
-        for (ProviderDTO p : transport.getTransportDTO().providers) {
-            if ("iwarp".equals(p.name)) {
-                return p;
-            }
-        }
-        return null;
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
-        }
+        return providerDTO(transport, "iwarp");
     }
 
     @Test
     public void iwarpArrivesOverTheMockAndLeavesTakingOnlyItsConnections() throws Exception {
-        int port = freePort();
+        int port = freeLoopbackPort();
         MockProvider mock = mockProvider("mock");
         await("mock selected", () -> "mock".equals(selectedProvider(transport)));
         assertEquals("installing the bundle registers no iWARP provider", null, iwarpDTO());
@@ -130,7 +92,8 @@ public class IwarpSwapIT extends FelixSupport {
 
         org.osgi.service.cm.Configuration iwarp = configureIwarp(port);
         await("iwarp selected", () -> "iwarp".equals(selectedProvider(transport)));
-        await("the listener moved to iwarp", () -> "iwarp".equals(listener.providerName()) && listenerOpenOn("iwarp"));
+        await("the listener moved to iwarp",
+                () -> "iwarp".equals(listener.providerName()) && listenerOpenOn(transport, "iwarp"));
         TrafficPair onIwarp = open("iwarp", new InetSocketAddress(InetAddress.getLoopbackAddress(), port), "iwarp",
                 accepted);
         onMock.awaitMore("traffic on mock continues while iwarp takes new work");
@@ -150,12 +113,13 @@ public class IwarpSwapIT extends FelixSupport {
 
     @Test
     public void aMockLeavingOverIwarpTakesOnlyItsConnections() throws Exception {
-        int port = freePort();
+        int port = freeLoopbackPort();
         configureIwarp(port);
         await("iwarp selected", () -> "iwarp".equals(selectedProvider(transport)));
         BlockingQueue<TrafficPair.Accepted> accepted = new LinkedBlockingQueue<>();
         SmbDirectListener listener = listen(port, accepted);
-        await("the listener is open on iwarp", () -> "iwarp".equals(listener.providerName()) && listenerOpenOn("iwarp"));
+        await("the listener is open on iwarp",
+                () -> "iwarp".equals(listener.providerName()) && listenerOpenOn(transport, "iwarp"));
         InetSocketAddress iwarpAddress = new InetSocketAddress(InetAddress.getLoopbackAddress(), port);
         TrafficPair onIwarp = open("iwarp", iwarpAddress, "iwarp", accepted);
         onIwarp.awaitMore("traffic over iwarp");
@@ -170,7 +134,8 @@ public class IwarpSwapIT extends FelixSupport {
 
         better.delete();
         onMock.assertEnded(CloseReason.Kind.PROVIDER_REPLACED);
-        await("the listener moved back to iwarp", () -> "iwarp".equals(listener.providerName()) && listenerOpenOn("iwarp"));
+        await("the listener moved back to iwarp",
+                () -> "iwarp".equals(listener.providerName()) && listenerOpenOn(transport, "iwarp"));
         onIwarp.awaitMore("traffic over iwarp continues after the mock left");
         TrafficPair again = open("iwarp-again", iwarpAddress, "iwarp", accepted);
         again.awaitMore("a new connection over iwarp");
@@ -184,13 +149,14 @@ public class IwarpSwapIT extends FelixSupport {
 
     @Test
     public void iwarpReconfiguredUnderTrafficRefusesABadValueAndReopensOnAGoodOne() throws Exception {
-        int port = freePort();
+        int port = freeLoopbackPort();
         MockProvider mock = mockProvider("mock");
         configureIwarp(port);
         await("iwarp selected", () -> "iwarp".equals(selectedProvider(transport)));
         BlockingQueue<TrafficPair.Accepted> accepted = new LinkedBlockingQueue<>();
         SmbDirectListener listener = listen(port, accepted);
-        await("the listener is open on iwarp", () -> "iwarp".equals(listener.providerName()) && listenerOpenOn("iwarp"));
+        await("the listener is open on iwarp",
+                () -> "iwarp".equals(listener.providerName()) && listenerOpenOn(transport, "iwarp"));
         InetSocketAddress iwarpAddress = new InetSocketAddress(InetAddress.getLoopbackAddress(), port);
         TrafficPair onIwarp = open("iwarp", iwarpAddress, "iwarp", accepted);
         TrafficPair onMock = open(transport.onProvider("mock"), "mock", new InetSocketAddress(mock.address(), port),
@@ -209,7 +175,8 @@ public class IwarpSwapIT extends FelixSupport {
         onIwarp.assertEnded(CloseReason.Kind.PROVIDER_REPLACED);
         await("the new iwarp provider is in force", () -> iwarpDTO() != null
                 && iwarpDTO().settings.contains("FPDUs up to 8 KiB"));
-        await("the listener is on the new iwarp provider", () -> "iwarp".equals(listener.providerName()) && listenerOpenOn("iwarp"));
+        await("the listener is on the new iwarp provider",
+                () -> "iwarp".equals(listener.providerName()) && listenerOpenOn(transport, "iwarp"));
         TrafficPair again = open("iwarp-again", iwarpAddress, "iwarp", accepted);
         again.awaitMore("traffic over the reconfigured provider");
         onMock.awaitMore("traffic on mock never stopped");

@@ -5,10 +5,8 @@ import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertNotNull;
 import static org.junit.Assert.assertTrue;
 
-import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -53,20 +51,12 @@ import smbdirect.standalone.StandaloneTransport;
 @ExamReactorStrategy(PerClass.class)
 public class ProviderReplacementDrainIT extends FelixSupport {
 
-    private static final String IWARP_PID = "smbdirect.rdma.iwarp";
-
     @Inject
     SmbDirectTransport transport;
 
     @Configuration
     public Option[] config() {
         return felixOptions(reactorBundle("smbdirect.rdma.iwarp"));
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
-        }
     }
 
     /** The server's side: answers each request from inside onMessage, once the test lets it. */
@@ -114,28 +104,10 @@ public class ProviderReplacementDrainIT extends FelixSupport {
         }
     }
 
-    private boolean listenerOpenOnIwarp() {
-        for (smbdirect.api.dto.ListenerDTO l : transport.getTransportDTO().listeners) {
-            if ("iwarp".equals(l.provider) && "OPEN".equals(l.state)) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    private boolean iwarpRegistered() {
-        for (smbdirect.api.dto.ProviderDTO p : transport.getTransportDTO().providers) {
-            if ("iwarp".equals(p.name)) {
-                return true;
-            }
-        }
-        return false;
-    }
-
     @Test
     public void aProviderReplacedAfterAConfigurationChangeLetsTheRequestInFlightFinish() throws Exception {
-        int port = freePort();
-        configure(IWARP_PID, "listenAddresses", new String[] {"*:" + port}, "service.ranking", 50);
+        int port = freeLoopbackPort();
+        configureIwarp(port);
         await("iwarp selected", () -> "iwarp".equals(selectedProvider(transport)));
         BlockingQueue<Server> accepted = new LinkedBlockingQueue<>();
         SmbDirectListener listener = transport.listen(new InetSocketAddress("0.0.0.0", port), c -> {
@@ -144,7 +116,7 @@ public class ProviderReplacementDrainIT extends FelixSupport {
             accepted.add(s);
             return s;
         });
-        await("the listener is open on iwarp", this::listenerOpenOnIwarp);
+        await("the listener is open on iwarp", () -> listenerOpenOn(transport, "iwarp"));
         InetSocketAddress server = new InetSocketAddress(InetAddress.getLoopbackAddress(), port);
 
         try (IwarpProvider peerProvider = IwarpProvider.open("drain-peer", IwarpSettings.defaults());
@@ -158,9 +130,8 @@ public class ProviderReplacementDrainIT extends FelixSupport {
             assertTrue("the server is handling the request", near.handling.await(10, TimeUnit.SECONDS));
 
             // a good change replaces the provider; its connection is drained, not dropped
-            configure(IWARP_PID, "listenAddresses", new String[] {"*:" + port}, "service.ranking", 50,
-                    "maxFpduSize", 8192);
-            await("the old provider left the selection", () -> !iwarpRegistered());
+            configureIwarp(port, "maxFpduSize", 8192);
+            await("the old provider left the selection", () -> providerDTO(transport, "iwarp") == null);
             assertTrue("the connection with a request in flight stays open", near.connection.isOpen());
             assertTrue(client.isOpen());
             ExecutionException refused = null;
@@ -182,7 +153,7 @@ public class ProviderReplacementDrainIT extends FelixSupport {
             assertEquals(List.of(), List.copyOf(far.events));
 
             // the listener reopens on the new provider
-            await("the new iwarp provider serves the listener", this::listenerOpenOnIwarp);
+            await("the new iwarp provider serves the listener", () -> listenerOpenOn(transport, "iwarp"));
             SmbDirectConnection again = peer.connect(server, Duration.ofSeconds(10), new Peer()).toCompletableFuture()
                     .get(10, TimeUnit.SECONDS);
             assertTrue(again.isOpen());

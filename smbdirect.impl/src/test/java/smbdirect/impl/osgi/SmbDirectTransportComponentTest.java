@@ -153,13 +153,9 @@ class SmbDirectTransportComponentTest {
 
     @Test
     void providerWithdrawnWhileTheFrameworkStopsClosesItsConnectionsWithShutdown() throws Exception {
-        component = new SmbDirectTransportComponent(contextWithFramework(org.osgi.framework.Bundle.STOPPING),
-                transportConfig(), Map.of(), engines);
         FakeProvider a = new FakeProvider("a");
-        component.addProvider(a, props("a", 0, 1));
         RecordingHandler onA = new RecordingHandler();
-        SmbDirectConnection ca = component.connect(new InetSocketAddress("10.0.0.1", 445), Duration.ofSeconds(1), onA)
-                .toCompletableFuture().get(1, TimeUnit.SECONDS);
+        SmbDirectConnection ca = connectOverTheOnlyProvider(org.osgi.framework.Bundle.STOPPING, a, onA);
         component.removeProvider(a);
         assertFalse(ca.isOpen());
         assertEquals(List.of(CloseReason.Kind.SHUTDOWN), onA.reasons.stream().map(CloseReason::kind).toList());
@@ -167,15 +163,24 @@ class SmbDirectTransportComponentTest {
 
     @Test
     void providerWithdrawnWhileTheFrameworkRunsClosesItsConnectionsAsReplaced() throws Exception {
-        component = new SmbDirectTransportComponent(contextWithFramework(org.osgi.framework.Bundle.ACTIVE),
-                transportConfig(), Map.of(), engines);
         FakeProvider a = new FakeProvider("a");
-        component.addProvider(a, props("a", 0, 1));
         RecordingHandler onA = new RecordingHandler();
-        component.connect(new InetSocketAddress("10.0.0.1", 445), Duration.ofSeconds(1), onA)
-                .toCompletableFuture().get(1, TimeUnit.SECONDS);
+        connectOverTheOnlyProvider(org.osgi.framework.Bundle.ACTIVE, a, onA);
         component.removeProvider(a);
         assertEquals(List.of(CloseReason.Kind.PROVIDER_REPLACED), onA.reasons.stream().map(CloseReason::kind).toList());
+    }
+
+    /**
+     * The component in a framework whose system bundle is in {@code frameworkState}, with
+     * {@code provider} as its only provider and one connection over it, reported to {@code handler}.
+     */
+    private SmbDirectConnection connectOverTheOnlyProvider(int frameworkState, FakeProvider provider,
+            RecordingHandler handler) throws Exception {
+        component = new SmbDirectTransportComponent(contextWithFramework(frameworkState), transportConfig(), Map.of(),
+                engines);
+        component.addProvider(provider, props(provider.name(), 0, 1));
+        return component.connect(new InetSocketAddress("10.0.0.1", 445), Duration.ofSeconds(1), handler)
+                .toCompletableFuture().get(1, TimeUnit.SECONDS);
     }
 
     @Test

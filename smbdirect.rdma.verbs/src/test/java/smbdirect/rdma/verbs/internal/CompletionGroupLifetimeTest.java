@@ -100,7 +100,7 @@ class CompletionGroupLifetimeTest {
     @Test
     void aListenerBoundToTheDeviceHoldsItsGroupAcrossConnectionsUntilItCloses() throws Exception {
         List<RdmaConnectRequest> requests = new ArrayList<>();
-        RdmaListener listener = h.provider.listen(FakeBackend.ipv4("192.0.2.10", 445), listen(requests));
+        RdmaListener listener = h.provider.listen(FakeBackend.ipv4("192.0.2.10", 445), Harness.collecting(requests));
         assertEquals(1, h.backend.livePds.size(), "the listener's device has its group while it listens");
         assertEquals(1, h.backend.liveCqs.size());
         for (int i = 0; i < 3; i++) {
@@ -210,20 +210,6 @@ class CompletionGroupLifetimeTest {
             }
         }
         throw new AssertionError("no completion thread");
-    }
-
-    private static RdmaListenHandler listen(List<RdmaConnectRequest> requests) {
-        return new RdmaListenHandler() {
-            @Override
-            public void onConnectRequest(RdmaConnectRequest request) {
-                requests.add(request);
-            }
-
-            @Override
-            public void onListenerFailed(DisconnectCause cause, String detail) {
-                throw new AssertionError("listener failed: " + cause);
-            }
-        };
     }
 
     /** Closes its endpoint from inside onDisconnected, on the completion thread. */

@@ -3,7 +3,6 @@ package smbdirect.rdma.verbs.internal;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static smbdirect.api.rdma.MemoryAccess.LOCAL_WRITE;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -14,10 +13,8 @@ import org.junit.jupiter.api.Test;
 import smbdirect.api.rdma.ConnectParameters;
 import smbdirect.api.rdma.DisconnectCause;
 import smbdirect.api.rdma.EndpointConfig;
-import smbdirect.api.rdma.MemoryRegion;
 import smbdirect.api.rdma.RdmaConnectRequest;
 import smbdirect.api.rdma.RdmaEndpoint;
-import smbdirect.api.rdma.RdmaListenHandler;
 
 /**
  * Address resolution, route resolution and the connect itself are each bounded by the provider's
@@ -38,14 +35,19 @@ class ConnectTimeoutTest {
         return ep;
     }
 
-    @Test
-    void anUnansweredAddressResolutionEndsAsUnreachableNamingTheAddressPhase() throws Exception {
-        VerbsEndpoint ep = connecting();
-        h.advanceMillis(RESOLVE - 1);
+    /** Lets {@code millis} pass: nothing ends a millisecond before, and the phase's time runs out at it. */
+    private void runOutOf(long millis) {
+        h.advanceMillis(millis - 1);
         h.pump();
         assertEquals(0, handler.disconnects);
         h.advanceMillis(1);
         h.pump();
+    }
+
+    @Test
+    void anUnansweredAddressResolutionEndsAsUnreachableNamingTheAddressPhase() throws Exception {
+        VerbsEndpoint ep = connecting();
+        runOutOf(RESOLVE);
         assertEquals(DisconnectCause.UNREACHABLE, handler.cause);
         assertEquals("connect to 192.0.2.20:445: address resolution (rdma_resolve_addr) got no answer within 700 ms "
                 + "(resolveTimeoutMillis)", handler.detail);
@@ -62,11 +64,7 @@ class ConnectTimeoutTest {
         h.advanceMillis(RESOLVE - 100);
         h.backend.event(VerbsConstants.CM_EVENT_ADDR_RESOLVED, null, ep.cmId());
         h.pump();
-        h.advanceMillis(RESOLVE - 1); // past the address phase's time, within the route phase's
-        h.pump();
-        assertEquals(0, handler.disconnects);
-        h.advanceMillis(1);
-        h.pump();
+        runOutOf(RESOLVE); // past the address phase's time, within the route phase's
         assertEquals(DisconnectCause.UNREACHABLE, handler.cause);
         assertTrue(handler.detail.contains("route resolution (rdma_resolve_route) got no answer"), handler.detail);
     }
@@ -74,18 +72,13 @@ class ConnectTimeoutTest {
     @Test
     void anUnansweredConnectEndsAsConnectErrorNamingTheConnectPhaseAndFlushesThePostedReceives() throws Exception {
         VerbsEndpoint ep = h.activeEndpoint(handler, 4, 4);
-        MemoryRegion region = ep.register(Harness.direct(64), Harness.access(LOCAL_WRITE));
-        ep.postReceive(region, 0, 64, 1L);
+        Harness.postReceives(ep, 64, 1);
         ep.connect(Harness.PEER, new ConnectParameters(ByteBuffer.allocate(0), 1, 1));
         h.backend.event(VerbsConstants.CM_EVENT_ADDR_RESOLVED, null, ep.cmId());
         h.backend.event(VerbsConstants.CM_EVENT_ROUTE_RESOLVED, null, ep.cmId());
         h.pump();
         assertEquals(VerbsEndpoint.State.CONNECTING, ep.state());
-        h.advanceMillis(CONNECT - 1);
-        h.pump();
-        assertEquals(0, handler.disconnects);
-        h.advanceMillis(1);
-        h.pump();
+        runOutOf(CONNECT);
         assertEquals(1, ((FakeBackend.FakeCmId) ep.cmId()).disconnects, "rdma_disconnect ends the connect");
         h.backend.flush(Harness.qp(ep));
         h.pump();
@@ -102,16 +95,8 @@ class ConnectTimeoutTest {
     @Test
     void anAcceptThePeerNeverCompletesEndsAsConnectErrorNamingTheAccept() throws Exception {
         List<RdmaConnectRequest> requests = new ArrayList<>();
-        h.provider.listen(FakeBackend.ipv4("192.0.2.10", 5445), new RdmaListenHandler() {
-            @Override
-            public void onConnectRequest(RdmaConnectRequest request) {
-                requests.add(request);
-            }
-
-            @Override
-            public void onListenerFailed(DisconnectCause cause, String detail) {
-            }
-        });
+        h.provider.listen(FakeBackend.ipv4("192.0.2.10", 5445), Harness.collecting(requests, (cause, detail) -> {
+        }));
         FakeBackend.FakeCmId incoming = new FakeBackend.FakeCmId(99);
         incoming.peer = FakeBackend.ipv4("192.0.2.30", 50000);
         h.backend.event(VerbsConstants.CM_EVENT_CONNECT_REQUEST, h.backend.listening.get(0), incoming);
@@ -119,11 +104,7 @@ class ConnectTimeoutTest {
         RdmaEndpoint ep = requests.get(0).createEndpoint(new EndpointConfig(4, 4), handler);
         ep.accept(new ConnectParameters(null, 4, 4));
         h.pump();
-        h.advanceMillis(CONNECT - 1);
-        h.pump();
-        assertEquals(0, handler.disconnects);
-        h.advanceMillis(1);
-        h.pump();
+        runOutOf(CONNECT);
         assertEquals(DisconnectCause.CONNECT_ERROR, handler.cause);
         assertTrue(handler.detail.startsWith("accept from 192.0.2.30:50000: the accepted connection (rdma_accept) "
                 + "was not established within 3000 ms (connectTimeoutMillis)"), handler.detail);

@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static smbdirect.api.rdma.MemoryAccess.LOCAL_WRITE;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -61,8 +60,7 @@ class ConnectionLifecycleTest {
     @Test
     void aSuccessfulCompletionBeforeTheEstablishedEventDeliversOnEstablishedFirstAndOnlyOnce() throws Exception {
         VerbsEndpoint ep = h.activeEndpoint(handler, 4, 4);
-        MemoryRegion region = ep.register(Harness.direct(64), Harness.access(LOCAL_WRITE));
-        ep.postReceive(region, 0, 64, 1L);
+        Harness.postReceives(ep, 64, 1);
         ep.connect(Harness.PEER, new ConnectParameters(null, 1, 1));
         h.backend.event(VerbsConstants.CM_EVENT_ADDR_RESOLVED, null, ep.cmId());
         h.backend.event(VerbsConstants.CM_EVENT_ROUTE_RESOLVED, null, ep.cmId());
@@ -104,8 +102,7 @@ class ConnectionLifecycleTest {
     @Test
     void rejectedConnectFlushesThePostedReceivesThenReportsRejected() throws Exception {
         VerbsEndpoint ep = h.activeEndpoint(handler, 4, 4);
-        MemoryRegion region = ep.register(Harness.direct(64), Harness.access(LOCAL_WRITE));
-        ep.postReceive(region, 0, 64, 1L);
+        Harness.postReceives(ep, 64, 1);
         ep.connect(Harness.PEER, new ConnectParameters(null, 1, 1));
         FakeBackend.FakeCmId id = (FakeBackend.FakeCmId) ep.cmId();
         h.backend.event(VerbsConstants.CM_EVENT_ADDR_RESOLVED, null, id);
@@ -122,8 +119,7 @@ class ConnectionLifecycleTest {
     @Test
     void addressErrorEndsUnreachableAndCompletesReceivesOfTheNeverConnectedQueuePair() throws Exception {
         VerbsEndpoint ep = h.activeEndpoint(handler, 4, 4);
-        MemoryRegion region = ep.register(Harness.direct(64), Harness.access(LOCAL_WRITE));
-        ep.postReceive(region, 0, 64, 1L);
+        Harness.postReceives(ep, 64, 1);
         ep.connect(Harness.PEER, new ConnectParameters(null, 1, 1));
         h.backend.event(VerbsConstants.CM_EVENT_ADDR_ERROR, null, ep.cmId());
         h.pump();
@@ -137,8 +133,7 @@ class ConnectionLifecycleTest {
     void peerDisconnectCompletesWhatIsOutstandingAsFlushedAtOnceAndTheDevicesLateFlushesChangeNothing()
             throws Exception {
         VerbsEndpoint ep = h.established(handler, 4, 4);
-        MemoryRegion region = ep.register(Harness.direct(64), Harness.access(LOCAL_WRITE));
-        ep.postReceive(region, 0, 64, 1L);
+        MemoryRegion region = Harness.postReceives(ep, 64, 1);
         ep.postSend(region, 0, 64, 2L);
         h.backend.event(VerbsConstants.CM_EVENT_DISCONNECTED, null, ep.cmId());
         h.pump();
@@ -164,8 +159,7 @@ class ConnectionLifecycleTest {
     @Test
     void missingFlushesAreCompletedByTheProviderAfterTheFlushTimeout() throws Exception {
         VerbsEndpoint ep = h.established(handler, 4, 4);
-        MemoryRegion region = ep.register(Harness.direct(64), Harness.access(LOCAL_WRITE));
-        ep.postReceive(region, 0, 64, 1L);
+        MemoryRegion region = Harness.postReceives(ep, 64, 1);
         ep.postReceive(region, 0, 64, 2L);
         ep.disconnect();
         h.pump();
@@ -214,7 +208,7 @@ class ConnectionLifecycleTest {
     @Test
     void passiveSideListensAcceptsAndIsEstablished() throws Exception {
         List<RdmaConnectRequest> requests = new ArrayList<>();
-        RdmaListener listener = h.provider.listen(FakeBackend.ipv4("192.0.2.10", 5445), new Listen(requests));
+        RdmaListener listener = h.provider.listen(FakeBackend.ipv4("192.0.2.10", 5445), Harness.collecting(requests));
         FakeBackend.FakeCmId listenId = (FakeBackend.FakeCmId) listenerId();
         assertTrue(listenId.listening);
         assertEquals(5445, listener.localAddress().getPort());
@@ -227,8 +221,7 @@ class ConnectionLifecycleTest {
         assertEquals(0, request.privateData().remaining(), "DiSNI 2.0 surfaces no request private data");
         assertEquals(0, request.peerInboundReadDepth());
         RdmaEndpoint endpoint = request.createEndpoint(new EndpointConfig(4, 4), handler);
-        MemoryRegion region = endpoint.register(Harness.direct(64), Harness.access(LOCAL_WRITE));
-        endpoint.postReceive(region, 0, 64, 1L);
+        MemoryRegion region = Harness.postReceives(endpoint, 64, 1);
         endpoint.accept(new ConnectParameters(null, 8, 8));
         assertTrue(incoming.accepted);
         h.backend.event(VerbsConstants.CM_EVENT_ESTABLISHED, null, incoming);
@@ -241,7 +234,7 @@ class ConnectionLifecycleTest {
     @Test
     void rejectDestroysTheRequestIdentifier() throws Exception {
         List<RdmaConnectRequest> requests = new ArrayList<>();
-        h.provider.listen(FakeBackend.ipv4("192.0.2.10", 445), new Listen(requests));
+        h.provider.listen(FakeBackend.ipv4("192.0.2.10", 445), Harness.collecting(requests));
         FakeBackend.FakeCmId incoming = new FakeBackend.FakeCmId(98);
         h.backend.event(VerbsConstants.CM_EVENT_CONNECT_REQUEST, listenerId(), incoming);
         h.pump();
@@ -256,7 +249,7 @@ class ConnectionLifecycleTest {
     @Test
     void requestsAfterListenerCloseAreRejectedNotReported() throws Exception {
         List<RdmaConnectRequest> requests = new ArrayList<>();
-        RdmaListener listener = h.provider.listen(FakeBackend.ipv4("192.0.2.10", 445), new Listen(requests));
+        RdmaListener listener = h.provider.listen(FakeBackend.ipv4("192.0.2.10", 445), Harness.collecting(requests));
         FakeBackend.CmId listenId = listenerId();
         listener.close();
         FakeBackend.FakeCmId incoming = new FakeBackend.FakeCmId(97);
@@ -281,8 +274,7 @@ class ConnectionLifecycleTest {
             }
         });
         VerbsEndpoint ep = h.established(handler, 4, 4);
-        MemoryRegion region = ep.register(Harness.direct(64), Harness.access(LOCAL_WRITE));
-        ep.postReceive(region, 0, 64, 1L);
+        Harness.postReceives(ep, 64, 1);
         h.backend.completions.clear();
         h.backend.flush(Harness.qp(ep));
         h.provider.shutdown();
@@ -298,17 +290,8 @@ class ConnectionLifecycleTest {
     void deviceRemovalUnderAListenerFailsItOnce() throws Exception {
         List<String> failures = new ArrayList<>();
         List<RdmaConnectRequest> requests = new ArrayList<>();
-        h.provider.listen(FakeBackend.ipv4("0.0.0.0", 445), new RdmaListenHandler() {
-            @Override
-            public void onConnectRequest(RdmaConnectRequest request) {
-                requests.add(request);
-            }
-
-            @Override
-            public void onListenerFailed(DisconnectCause cause, String detail) {
-                failures.add(cause + " " + detail);
-            }
-        });
+        h.provider.listen(FakeBackend.ipv4("0.0.0.0", 445), Harness.collecting(requests,
+                (cause, detail) -> failures.add(cause + " " + detail)));
         FakeBackend.CmId listenId = listenerId();
         h.backend.event(VerbsConstants.CM_EVENT_DEVICE_REMOVAL, null, listenId);
         h.backend.event(VerbsConstants.CM_EVENT_CONNECT_REQUEST, listenId, new FakeBackend.FakeCmId(90));
@@ -340,8 +323,7 @@ class ConnectionLifecycleTest {
     @Test
     void handlerMayPostFromInsideACompletion() throws Exception {
         VerbsEndpoint ep = h.established(handler, 4, 4);
-        MemoryRegion region = ep.register(Harness.direct(64), Harness.access(LOCAL_WRITE));
-        ep.postReceive(region, 0, 64, 1L);
+        MemoryRegion region = Harness.postReceives(ep, 64, 1);
         handler.onCompletionAction = () -> {
             try {
                 if (handler.completions.size() == 1) {
@@ -359,23 +341,5 @@ class ConnectionLifecycleTest {
 
     private FakeBackend.CmId listenerId() {
         return h.backend.listening.get(h.backend.listening.size() - 1);
-    }
-
-    private static final class Listen implements RdmaListenHandler {
-        private final List<RdmaConnectRequest> requests;
-
-        Listen(List<RdmaConnectRequest> requests) {
-            this.requests = requests;
-        }
-
-        @Override
-        public void onConnectRequest(RdmaConnectRequest request) {
-            requests.add(request);
-        }
-
-        @Override
-        public void onListenerFailed(DisconnectCause cause, String detail) {
-            throw new AssertionError("listener failed: " + cause);
-        }
     }
 }

@@ -3,13 +3,20 @@ package smbdirect.rdma.verbs.internal;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.EnumSet;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BiConsumer;
 
 import smbdirect.api.rdma.ConnectParameters;
+import smbdirect.api.rdma.DisconnectCause;
 import smbdirect.api.rdma.EndpointConfig;
 import smbdirect.api.rdma.MemoryAccess;
+import smbdirect.api.rdma.MemoryRegion;
+import smbdirect.api.rdma.RdmaConnectRequest;
+import smbdirect.api.rdma.RdmaEndpoint;
 import smbdirect.api.rdma.RdmaException;
+import smbdirect.api.rdma.RdmaListenHandler;
 import smbdirect.api.rdma.TransportType;
 
 /** A provider over a {@link FakeBackend} with a manual clock, driven by the test thread. */
@@ -80,6 +87,41 @@ final class Harness {
         backend.event(VerbsConstants.CM_EVENT_ESTABLISHED, null, endpoint.cmId());
         pump();
         return endpoint;
+    }
+
+    /**
+     * Registers a direct buffer of {@code regionSize} bytes for local write on {@code endpoint} and
+     * posts {@code receives} receives of 64 bytes into it, at offsets 0, 64, ... with work request
+     * ids 1, 2, ...
+     */
+    static MemoryRegion postReceives(RdmaEndpoint endpoint, int regionSize, int receives) throws RdmaException {
+        MemoryRegion region = endpoint.register(direct(regionSize), access(MemoryAccess.LOCAL_WRITE));
+        for (int i = 0; i < receives; i++) {
+            endpoint.postReceive(region, i * 64, 64, i + 1L);
+        }
+        return region;
+    }
+
+    /** A listen handler that adds each connect request to {@code requests}; a failed listener fails the test. */
+    static RdmaListenHandler collecting(List<RdmaConnectRequest> requests) {
+        return collecting(requests, (cause, detail) -> {
+            throw new AssertionError("listener failed: " + cause);
+        });
+    }
+
+    /** A listen handler that adds each connect request to {@code requests} and hands a listener's failure to {@code failed}. */
+    static RdmaListenHandler collecting(List<RdmaConnectRequest> requests, BiConsumer<DisconnectCause, String> failed) {
+        return new RdmaListenHandler() {
+            @Override
+            public void onConnectRequest(RdmaConnectRequest request) {
+                requests.add(request);
+            }
+
+            @Override
+            public void onListenerFailed(DisconnectCause cause, String detail) {
+                failed.accept(cause, detail);
+            }
+        };
     }
 
     static FakeBackend.FakeQp qp(VerbsEndpoint endpoint) {

@@ -127,16 +127,8 @@ class PrivateDataAndReadDepthTest {
     private RdmaConnectRequest request(Harness h, FakeBackend.FakeCmId incoming, byte[] data, int responder,
             int initiator) throws Exception {
         List<RdmaConnectRequest> requests = new ArrayList<>();
-        h.provider.listen(FakeBackend.ipv4("192.0.2.10", 5445), new RdmaListenHandler() {
-            @Override
-            public void onConnectRequest(RdmaConnectRequest request) {
-                requests.add(request);
-            }
-
-            @Override
-            public void onListenerFailed(DisconnectCause cause, String detail) {
-            }
-        });
+        h.provider.listen(FakeBackend.ipv4("192.0.2.10", 5445), Harness.collecting(requests, (cause, detail) -> {
+        }));
         CmIdHolder.listen = backend.listening.get(backend.listening.size() - 1);
         backend.event(new VerbsBackend.CmEvent(VerbsConstants.CM_EVENT_CONNECT_REQUEST, CmIdHolder.listen, incoming, 0,
                 data, responder, initiator));

@@ -2,13 +2,11 @@ package smbdirect.rdma.verbs.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static smbdirect.api.rdma.MemoryAccess.LOCAL_WRITE;
 
 import java.util.List;
 
 import org.junit.jupiter.api.Test;
 
-import smbdirect.api.rdma.DisconnectCause;
 import smbdirect.api.rdma.MemoryRegion;
 
 /**
@@ -37,8 +35,7 @@ class QueuePairInErrorTest {
     void workPostedAfterAFlushedCompletionCompletesAsFlushedAtOnceInPostOrderWithoutReachingTheDevice()
             throws Exception {
         VerbsEndpoint ep = h.established(handler, 4, 4);
-        MemoryRegion region = ep.register(Harness.direct(256), Harness.access(LOCAL_WRITE));
-        ep.postReceive(region, 0, 64, 1L);
+        MemoryRegion region = Harness.postReceives(ep, 256, 1);
         backend.flush(Harness.qp(ep)); // siw moved the queue pair to error (the peer's FIN) and flushed receive 1
         h.pump();
         int sendsOnTheDevice = backend.sends.size();
@@ -58,9 +55,7 @@ class QueuePairInErrorTest {
     void thePeersDisconnectAfterTheFlushEndsTheConnectionAtOnceThoughTheDeviceNeverFlushedTheLaterPosts()
             throws Exception {
         VerbsEndpoint ep = h.established(handler, 4, 4);
-        MemoryRegion region = ep.register(Harness.direct(256), Harness.access(LOCAL_WRITE));
-        ep.postReceive(region, 0, 64, 1L);
-        ep.postReceive(region, 64, 64, 2L);
+        MemoryRegion region = Harness.postReceives(ep, 256, 2);
         backend.flush(Harness.qp(ep));
         // posted after siw's move to error but before the flushes were seen: libsiw accepts them, never flushes them
         ep.postSend(region, 128, 64, 3L);
@@ -77,9 +72,7 @@ class QueuePairInErrorTest {
     void aFatalQueuePairEventCompletesWhatIsOutstandingAsFlushedAtOnceAfterTheCompletionsAlreadyQueued()
             throws Exception {
         VerbsEndpoint ep = h.established(handler, 4, 4);
-        MemoryRegion region = ep.register(Harness.direct(256), Harness.access(LOCAL_WRITE));
-        ep.postReceive(region, 0, 64, 1L);
-        ep.postReceive(region, 64, 64, 2L);
+        MemoryRegion region = Harness.postReceives(ep, 256, 2);
         ep.postSend(region, 128, 64, 3L);
         backend.completeRecv(Harness.qp(ep), VerbsConstants.WC_SUCCESS, 24, 0, 0); // delivered before the event
         backend.asyncEvent(VerbsConstants.EVENT_QP_FATAL, ep.queuePair(), null, 0);
@@ -92,9 +85,7 @@ class QueuePairInErrorTest {
     @Test
     void aConnectRefusedByRdmaConnectCompletesThePostedReceivesAsFlushedAtOnce() throws Exception {
         VerbsEndpoint ep = h.activeEndpoint(handler, 4, 4);
-        MemoryRegion region = ep.register(Harness.direct(128), Harness.access(LOCAL_WRITE));
-        ep.postReceive(region, 0, 64, 1L);
-        ep.postReceive(region, 64, 64, 2L);
+        Harness.postReceives(ep, 128, 2);
         ep.connect(Harness.PEER, new smbdirect.api.rdma.ConnectParameters(null, 1, 1));
         backend.event(VerbsConstants.CM_EVENT_ADDR_RESOLVED, null, ep.cmId());
         h.pump();
@@ -109,8 +100,7 @@ class QueuePairInErrorTest {
     @Test
     void aLocalDisconnectOfAHealthyQueuePairStillWaitsForTheDevicesFlushes() throws Exception {
         VerbsEndpoint ep = h.established(handler, 4, 4);
-        MemoryRegion region = ep.register(Harness.direct(64), Harness.access(LOCAL_WRITE));
-        ep.postReceive(region, 0, 64, 1L);
+        Harness.postReceives(ep, 64, 1);
         ep.disconnect();
         h.pump();
         assertEquals(0, handler.disconnects, "the device flushes what rdma_disconnect moved to error");

@@ -118,6 +118,12 @@ final class VerbsEndpoint implements RdmaEndpoint {
     private String queuePairError;
     /** When the current phase of connection establishment began (the group's clock). */
     private long phaseStarted;
+    /**
+     * The provider ends an address or route resolution the kernel has not answered within this many
+     * times {@code resolveTimeoutMillis} (the kernel's own time for it, after which it reports an error).
+     */
+    static final int RESOLVE_BACKSTOP_FACTOR = 2;
+
     /** Hands this endpoint to the group's deadline watch (preallocated: used on posting paths). */
     private final Runnable watchOnGroup = this::watchOnGroup;
     /** Group thread only. */
@@ -602,7 +608,13 @@ final class VerbsEndpoint implements RdmaEndpoint {
         switch (s) {
             case RESOLVING_ADDRESS, RESOLVING_ROUTE, CONNECTING, ACCEPTING -> {
                 boolean resolving = s == State.RESOLVING_ADDRESS || s == State.RESOLVING_ROUTE;
-                int limit = resolving ? settings.resolveTimeoutMillis() : settings.connectTimeoutMillis();
+                // a resolution's time is the kernel's to keep (resolveTimeoutMillis is given to
+                // rdma_resolve_addr / rdma_resolve_route, whose ADDR_ERROR / ROUTE_ERROR ends it): the
+                // provider's own watch is a backstop for a kernel that never answers, at twice that, so an
+                // answer the kernel gave in time is never overtaken while it is being handed over (a slow
+                // JVM: a guest under emulation takes seconds for a first native call)
+                int limit = resolving ? RESOLVE_BACKSTOP_FACTOR * settings.resolveTimeoutMillis()
+                        : settings.connectTimeoutMillis();
                 if (now - started - TimeUnit.MILLISECONDS.toNanos(limit) < 0) {
                     return false;
                 }
@@ -644,9 +656,9 @@ final class VerbsEndpoint implements RdmaEndpoint {
                         : "[" + address.getAddress().getHostAddress() + "]") + ":" + address.getPort();
         String text = switch (phase) {
             case RESOLVING_ADDRESS -> "connect to " + peer + ": address resolution (rdma_resolve_addr) got no answer "
-                    + "within " + limitMillis + " ms (resolveTimeoutMillis)";
+                    + "within " + limitMillis + " ms (twice resolveTimeoutMillis, the kernel's own time for it)";
             case RESOLVING_ROUTE -> "connect to " + peer + ": route resolution (rdma_resolve_route) got no answer "
-                    + "within " + limitMillis + " ms (resolveTimeoutMillis)";
+                    + "within " + limitMillis + " ms (twice resolveTimeoutMillis, the kernel's own time for it)";
             case CONNECTING -> "connect to " + peer + ": the connect (rdma_connect) was not established within "
                     + limitMillis + " ms (connectTimeoutMillis): the peer did not answer";
             default -> "accept from " + peer + ": the accepted connection (rdma_accept) was not established within "

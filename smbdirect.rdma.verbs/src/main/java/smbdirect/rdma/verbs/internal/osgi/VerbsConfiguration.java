@@ -81,9 +81,10 @@ public @interface VerbsConfiguration {
     int eventTimeoutMillis() default 10;
 
     @AttributeDefinition(name = "Resolve timeout (ms)",
-            description = "How long address resolution, and then route resolution, may each take "
-                    + "(rdma_resolve_addr, rdma_resolve_route); a connect still unanswered after it ends as "
-                    + "UNREACHABLE with a reason naming the phase",
+            description = "How long address resolution, and then route resolution, may each take, given to "
+                    + "rdma_resolve_addr and rdma_resolve_route (the kernel reports an error after it); a phase the "
+                    + "kernel has not answered within twice this ends the connect as UNREACHABLE with a reason "
+                    + "naming the phase",
             min = "1")
     int resolveTimeoutMillis() default 5000;
 

@@ -202,6 +202,9 @@ public class SettingsGuard implements SettingsFindings, ConfigurationPlugin, Con
                 properties.put(k, v);
             }
         });
+        // marked now: another writer (the Web Console password's) may put the last good back before the
+        // guard's thread does, and the check of that update must keep the refusal reported
+        putBack.add(p);
         worker.execute(() -> putBackLastGood(p));
     }
 

@@ -40,6 +40,8 @@ class SettingsGuardTest {
     /** Config Admin's copy of the configuration and every update the guard made. */
     private Hashtable<String, Object> stored = new Hashtable<>();
     private final List<Hashtable<String, Object>> updates = new ArrayList<>();
+    /** Holds the guard's own thread at its next look into Config Admin until counted down. */
+    private volatile java.util.concurrent.CountDownLatch guardThreadMayGo = new java.util.concurrent.CountDownLatch(0);
     private SettingsGuard guard;
 
     @SuppressWarnings("unchecked")
@@ -97,8 +99,15 @@ class SettingsGuardTest {
                 }
             }
         });
-        ConfigurationAdmin cm = proxy(ConfigurationAdmin.class, (p, m, a) ->
-                m.getName().equals("listConfigurations") ? new Configuration[] {configuration} : null);
+        ConfigurationAdmin cm = proxy(ConfigurationAdmin.class, (p, m, a) -> {
+            if (!m.getName().equals("listConfigurations")) {
+                return null;
+            }
+            if (Thread.currentThread().getName().equals("smbdirect-settings")) {
+                guardThreadMayGo.await();
+            }
+            return new Configuration[] {configuration};
+        });
         return new SettingsGuard(cm, metaType, context, false);
     }
 
@@ -176,6 +185,28 @@ class SettingsGuardTest {
         refused.put("receiveCreditMax", "0");
         guard.modifyConfiguration(null, refused);
         assertEquals("100", String.valueOf(refused.get("receiveCreditMax")), "the change just before, not the older one");
+    }
+
+    @Test
+    void aRefusalStaysReportedWhenSomeoneElsePutsTheLastGoodBackBeforeTheGuardsThreadDoes() throws Exception {
+        // the Web Console's password: its file writer puts the previous password back on its own, and
+        // the guard's check of that update may run before the guard's own put-back
+        guard = guard();
+        holds("receiveCreditMax", "128");
+        guard.check(PID);
+        guardThreadMayGo = new java.util.concurrent.CountDownLatch(1);
+        try {
+            Hashtable<String, Object> delivered = new Hashtable<>();
+            delivered.put("service.pid", PID);
+            delivered.put("receiveCreditMax", "0");
+            guard.modifyConfiguration(null, delivered);
+            holds("receiveCreditMax", "128"); // put back by the other writer
+            guard.check(PID);
+            assertEquals(1, guard.findings().size(), guard.findings().toString());
+            assertTrue(guard.findings().get(0).contains("receiveCreditMax = 0 refused"), guard.findings().toString());
+        } finally {
+            guardThreadMayGo.countDown();
+        }
     }
 
     @Test

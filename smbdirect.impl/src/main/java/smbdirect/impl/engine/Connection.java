@@ -562,7 +562,8 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
         Negotiation n = negotiation;
         return new ConnectionParameters(n.maxSendSize(), n.maxFragmentedSendSize(), n.maxReceiveSize(),
                 n.maxFragmentedRecvSize(), n.maxReadWriteSize(), engine.settings().keepaliveInterval(),
-                n.inboundReadDepth(), n.outboundReadDepth(), caps != null && caps.sendWithInvalidate());
+                n.inboundReadDepth(), n.outboundReadDepth(), caps != null && caps.sendWithInvalidate(),
+                caps != null && caps.remoteInvalidation());
     }
 
     @Override

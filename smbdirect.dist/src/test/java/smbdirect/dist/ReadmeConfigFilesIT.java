@@ -28,8 +28,8 @@ import smbdirect.dist.etc.ConfigFile;
  * into a fresh appliance home and the appliance started as a process: the values are in force. A
  * configuration block is a code block whose first line names its file ({@code # etc/NAME.cfg}); a
  * block of {@code key = value} lines that names no file fails the test, so none is left out.
- * docs/runtime.md is read the same way (it has no such block today: its settings are quoted inline
- * and point to the README's). Blocks are copied in the order of the document; a block naming a file
+ * docs/runtime.md is read the same way, its blocks in homes of their own (it has none today: it
+ * quotes settings inline and points to the README's). Blocks are copied in the order of the document; a block naming a file
  * an earlier one wrote starts a fresh home (the README's "Serving files" starts over from its
  * "Configuration").
  *
@@ -123,14 +123,14 @@ class ReadmeConfigFilesIT {
     void everyConfigurationFileTheReadmeShowsIsInForceAsWritten() throws Exception {
         List<Block> readme = blocks(README);
         assertTrue(readme.size() >= 3, "the README's configuration files: " + readme);
-        assertEquals(List.of(), blocks(RUNTIME_DOC), "docs/runtime.md's configuration files (none expected; if one"
-                + " is added, this test copies it too: drop this line)");
         int port = RuntimeProcess.freePort();
         Path share = Files.createDirectories(temp.resolve("share")).toRealPath();
         Map<String, String> replacements = replacements(port, share);
-        String readmeText = Files.readString(README);
-        for (List<Block> group : homes(readme)) {
-            checkInForce(group, replacements, readmeText);
+        for (Path doc : List.of(README, RUNTIME_DOC)) {
+            String text = Files.readString(doc);
+            for (List<Block> group : homes(doc.equals(README) ? readme : blocks(doc))) {
+                checkInForce(group, replacements, text);
+            }
         }
     }
 
@@ -168,7 +168,7 @@ class ReadmeConfigFilesIT {
     }
 
     /** Copies {@code group} into a fresh home, starts the appliance, checks every block is in force. */
-    private void checkInForce(List<Block> group, Map<String, String> replacements, String readmeText) throws Exception {
+    private void checkInForce(List<Block> group, Map<String, String> replacements, String docText) throws Exception {
         String names = String.join(", ", group.stream().map(Block::name).toList());
         Path home = Files.createTempDirectory(temp, "home");
         Path etc = Files.createDirectories(home.resolve("etc"));
@@ -209,8 +209,8 @@ class ReadmeConfigFilesIT {
                         String provider = String.valueOf(values.get("provider"));
                         runtime.awaitJson(password, j -> open(j, address, provider),
                                 b.name() + ": the file server's listener OPEN at " + address + " on " + provider);
-                        Matcher started = STARTED.matcher(readmeText);
-                        assertTrue(started.find(), "the README quotes the file server's log line");
+                        Matcher started = STARTED.matcher(docText);
+                        assertTrue(started.find(), b.doc() + " quotes the file server's log line");
                         runtime.awaitOutput(replace(started.group(1).replaceAll("\\s+", " "), replacements),
                                 Duration.ofSeconds(30));
                     }

@@ -832,7 +832,7 @@ final class VerbsEndpoint implements RdmaEndpoint {
             memory = backend.register(group.pd(), view, flags);
         } catch (IOException e) {
             throw new RdmaException("ibv_reg_mr of " + length + " bytes with access " + access + " failed: "
-                    + e.getMessage() + memlockHint(e), e);
+                    + e.getMessage() + memlockHint(e, length), e);
         }
         VerbsMemoryRegion region = new VerbsMemoryRegion(this, memory, view, access);
         regions.add(region);
@@ -858,7 +858,7 @@ final class VerbsEndpoint implements RdmaEndpoint {
                     (flags & VerbsConstants.ACCESS_LOCAL_WRITE) | VerbsConstants.ACCESS_MW_BIND);
         } catch (IOException e) {
             throw new RdmaException("ibv_reg_mr of " + view.remaining() + " bytes with access " + access
-                    + " (for a memory window) failed: " + e.getMessage() + memlockHint(e), e);
+                    + " (for a memory window) failed: " + e.getMessage() + memlockHint(e, view.remaining()), e);
         }
         VerbsBackend.MemoryWindow window;
         try {
@@ -942,12 +942,10 @@ final class VerbsEndpoint implements RdmaEndpoint {
 
     /**
      * A registration pins its pages, counted against the process's locked-memory limit (siw counts
-     * them for root too): ENOMEM usually means that limit.
+     * them for root too): for ENOMEM, that limit and the bytes asked.
      */
-    private static String memlockHint(IOException e) {
-        return e instanceof NativeCallException n && n.errno() == 12
-                ? ": the locked-memory limit may be too low for RDMA registrations (ulimit -l unlimited; for a "
-                        + "systemd service LimitMEMLOCK=infinity)" : "";
+    private static String memlockHint(IOException e, long bytes) {
+        return LockedMemoryLimit.explain(e, bytes, LockedMemoryLimit.current());
     }
 
     private void releaseQuietly(VerbsBackend.RegisteredMemory memory, VerbsBackend.MemoryWindow window) {

@@ -30,7 +30,7 @@ class StandaloneTransportTest {
 
     @Test
     void noPropertiesMeansTheConfigurationDefaults() {
-        assertEquals(TransportSettings.DEFAULTS.toString(), TransportConfigs.fromProperties(Map.of()).toString());
+        assertEquals(TransportSettings.DEFAULTS, TransportConfigs.fromProperties(Map.of()));
     }
 
     @Test

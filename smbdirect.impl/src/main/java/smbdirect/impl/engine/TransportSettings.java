@@ -1,6 +1,7 @@
 package smbdirect.impl.engine;
 
 import java.time.Duration;
+import java.util.Objects;
 
 /**
  * The immutable settings a connection starts with ([MS-SMBD] 3.1.4.1 / 3.1.7.2 "implementation
@@ -11,6 +12,8 @@ import java.time.Duration;
  * <p>Negotiated values (credits and sizes) are fixed per connection when it negotiates; the timer
  * values ({@link #keepaliveInterval()}, {@link #keepaliveResponseTimeout()},
  * {@link #creditGrantTimeout()}) may change for live connections.
+ *
+ * <p>A value: two settings are {@link #equals equal} when every setting is.
  */
 public final class TransportSettings {
 
@@ -186,6 +189,42 @@ public final class TransportSettings {
     /** A builder with Windows' defaults. */
     public static Builder builder() {
         return new Builder();
+    }
+
+    /** Whether {@code o} is a {@code TransportSettings} with the same value for every setting. */
+    @Override
+    public boolean equals(Object o) {
+        if (o == this) {
+            return true;
+        }
+        return o instanceof TransportSettings s
+                && receiveCreditMax == s.receiveCreditMax
+                && sendCreditTarget == s.sendCreditTarget
+                && maxSendSize == s.maxSendSize
+                && maxReceiveSize == s.maxReceiveSize
+                && maxFragmentedRecvSize == s.maxFragmentedRecvSize
+                && maxReadWriteSize == s.maxReadWriteSize
+                && keepaliveInterval.equals(s.keepaliveInterval)
+                && keepaliveResponseTimeout.equals(s.keepaliveResponseTimeout)
+                && activeNegotiationTimeout.equals(s.activeNegotiationTimeout)
+                && passiveNegotiationTimeout.equals(s.passiveNegotiationTimeout)
+                && creditGrantTimeout.equals(s.creditGrantTimeout)
+                && Double.compare(creditRefillFraction, s.creditRefillFraction) == 0
+                && inboundReadDepth == s.inboundReadDepth
+                && outboundReadDepth == s.outboundReadDepth
+                && maxConnectionsPerListener == s.maxConnectionsPerListener
+                && maxNegotiatingPerListener == s.maxNegotiatingPerListener
+                && receiveBufferBudget == s.receiveBufferBudget
+                && drainTimeout.equals(s.drainTimeout);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(receiveCreditMax, sendCreditTarget, maxSendSize, maxReceiveSize, maxFragmentedRecvSize,
+                maxReadWriteSize, keepaliveInterval, keepaliveResponseTimeout, activeNegotiationTimeout,
+                passiveNegotiationTimeout, creditGrantTimeout, creditRefillFraction, inboundReadDepth,
+                outboundReadDepth, maxConnectionsPerListener, maxNegotiatingPerListener, receiveBufferBudget,
+                drainTimeout);
     }
 
     @Override

@@ -158,7 +158,7 @@ public class SmbDirectTransportComponent implements SmbDirectTransport, Listener
         if (!filter.equals(filterBefore)) {
             LOG.info("Configuration {}: provider.target={}", PID, filter);
         }
-        if (!settings.toString().equals(before.toString())) {
+        if (!settings.equals(before)) {
             LOG.info("Configuration {}{} applied: {}", PID, source, settings);
         }
         return true;

@@ -21,7 +21,7 @@ class TransportConfigsTest {
     @Test
     void ocdDefaultsAreTheEngineDefaults() {
         TransportSettings fromOcd = TransportConfigs.toSettings(transportConfig());
-        assertEquals(TransportSettings.DEFAULTS.toString(), fromOcd.toString());
+        assertEquals(TransportSettings.DEFAULTS, fromOcd);
     }
 
     @Test

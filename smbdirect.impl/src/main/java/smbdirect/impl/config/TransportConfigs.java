@@ -6,14 +6,14 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.TreeSet;
 
-import smbdirect.api.dto.SettingsDTO;
 import smbdirect.impl.engine.SettingsException;
 import smbdirect.impl.engine.TransportSettings;
 
 /**
- * Maps a {@link TransportConfig} to {@link TransportSettings} and back to the DTO. The single place
- * where configuration is validated: the engine's builder checks every value against the spec, and a
- * refusal is reported under the configuration attribute's name and value. Stateless.
+ * Maps a {@link TransportConfig} to {@link TransportSettings} ({@link TransportSettings#toDTO()} shows
+ * them back under the configuration's names). The single place where configuration is validated: the
+ * engine's builder checks every value against the spec, and a refusal is reported under the
+ * configuration attribute's name and value. Stateless.
  */
 public final class TransportConfigs {
 
@@ -130,10 +130,5 @@ public final class TransportConfigs {
             case "drainTimeoutSeconds" -> config.drainTimeoutSeconds();
             default -> throw new IllegalArgumentException(name);
         };
-    }
-
-    /** The settings as the runtime DTO shows them (named as the configuration attributes). */
-    public static SettingsDTO toDTO(TransportSettings s) {
-        return smbdirect.impl.engine.SmbDirectEngine.settingsDTO(s);
     }
 }

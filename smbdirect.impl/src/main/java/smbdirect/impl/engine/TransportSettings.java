@@ -3,6 +3,8 @@ package smbdirect.impl.engine;
 import java.time.Duration;
 import java.util.Objects;
 
+import smbdirect.api.dto.SettingsDTO;
+
 /**
  * The immutable settings a connection starts with ([MS-SMBD] 3.1.4.1 / 3.1.7.2 "implementation
  * values"), validated against the spec's floors. Defaults are Windows' (appendix B notes 2, 3, 8;
@@ -160,6 +162,35 @@ public final class TransportSettings {
      */
     public Duration drainTimeout() {
         return drainTimeout;
+    }
+
+    /**
+     * The settings as the runtime DTO shows them: each under the name and in the unit of its
+     * configuration attribute (seconds, milliseconds, MiB). The one mapping to {@link SettingsDTO}:
+     * the engine's and the transport's DTOs, the JSON status, JMX and the shell show what it gives.
+     * {@link SettingsDTO#provider_target} is left to the transport that selects among providers.
+     */
+    public SettingsDTO toDTO() {
+        SettingsDTO d = new SettingsDTO();
+        d.receiveCreditMax = receiveCreditMax;
+        d.sendCreditTarget = sendCreditTarget;
+        d.maxSendSize = maxSendSize;
+        d.maxReceiveSize = maxReceiveSize;
+        d.maxFragmentedRecvSize = maxFragmentedRecvSize;
+        d.maxReadWriteSize = maxReadWriteSize;
+        d.keepaliveIntervalSeconds = keepaliveInterval.toSeconds();
+        d.keepaliveResponseTimeoutSeconds = keepaliveResponseTimeout.toSeconds();
+        d.activeNegotiationTimeoutSeconds = activeNegotiationTimeout.toSeconds();
+        d.passiveNegotiationTimeoutSeconds = passiveNegotiationTimeout.toSeconds();
+        d.creditGrantTimeoutMillis = creditGrantTimeout.toMillis();
+        d.creditRefillFraction = creditRefillFraction;
+        d.inboundReadDepth = inboundReadDepth;
+        d.outboundReadDepth = outboundReadDepth;
+        d.maxConnectionsPerListener = maxConnectionsPerListener;
+        d.maxNegotiatingPerListener = maxNegotiatingPerListener;
+        d.receiveBufferBudgetMB = receiveBufferBudget / (1024L * 1024L);
+        d.drainTimeoutSeconds = drainTimeout.toSeconds();
+        return d;
     }
 
     /** A builder starting from these values. */

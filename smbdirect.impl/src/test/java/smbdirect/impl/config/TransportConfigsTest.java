@@ -95,9 +95,9 @@ class TransportConfigsTest {
 
     @Test
     void dtoShowsTheSettingsInTheirUnits() {
-        SettingsDTO dto = TransportConfigs.toDTO(TransportConfigs.toSettings(
+        SettingsDTO dto = TransportConfigs.toSettings(
                 transportConfig("keepaliveIntervalSeconds", 30L, "creditGrantTimeoutMillis", 1500L,
-                        "receiveCreditMax", 77)));
+                        "receiveCreditMax", 77)).toDTO();
         assertEquals(30, dto.keepaliveIntervalSeconds);
         assertEquals(1500, dto.creditGrantTimeoutMillis);
         assertEquals(77, dto.receiveCreditMax);

@@ -3,6 +3,7 @@ package smbdirect.impl.engine;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -12,12 +13,18 @@ import java.lang.reflect.Modifier;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.TreeSet;
 
 import org.junit.jupiter.api.Test;
 
+import smbdirect.api.dto.SettingsDTO;
+
 /**
- * Value equality of {@link TransportSettings}: found by reflection over its fields, so that a setting
- * added to the class and left out of {@code equals}, {@code hashCode} or {@code toBuilder} fails here.
+ * {@link TransportSettings} as a value and its one mapping to the DTO: the settings are found by
+ * reflection over its fields, so that a setting added to the class and left out of {@code equals},
+ * {@code hashCode}, {@code toBuilder} or {@code toDTO} fails here.
  */
 class TransportSettingsTest {
 
@@ -41,7 +48,7 @@ class TransportSettingsTest {
         if (value instanceof Integer i) {
             other = i + 1;
         } else if (value instanceof Long l) {
-            other = l + 1;
+            other = l * 2; // a byte count, shown in MiB
         } else if (value instanceof Double d) {
             other = d / 2;
         } else if (value instanceof Duration d) {
@@ -110,6 +117,44 @@ class TransportSettingsTest {
         for (Field f : settingFields()) {
             assertTrue(text.contains(f.getName() + "="), "toString leaves out " + f.getName());
         }
+    }
+
+    @Test
+    void theDtoShowsEverySettingInOneFieldAndEveryFieldShowsASetting() throws ReflectiveOperationException {
+        SettingsDTO defaults = TransportSettings.DEFAULTS.toDTO();
+        Set<String> shown = new TreeSet<>();
+        for (Field setting : settingFields()) {
+            SettingsDTO changed = withOneChanged(setting).toDTO();
+            List<String> moved = new ArrayList<>();
+            for (Field f : SettingsDTO.class.getFields()) {
+                if (!Modifier.isStatic(f.getModifiers()) && !Objects.equals(f.get(defaults), f.get(changed))) {
+                    moved.add(f.getName());
+                }
+            }
+            assertEquals(1, moved.size(), setting.getName() + " moves the DTO's " + moved);
+            shown.addAll(moved);
+        }
+        Set<String> fields = new TreeSet<>();
+        for (Field f : SettingsDTO.class.getFields()) {
+            if (!Modifier.isStatic(f.getModifiers()) && !f.isAnnotationPresent(Deprecated.class)) {
+                fields.add(f.getName());
+            }
+        }
+        fields.remove("provider_target"); // the multi-provider transport's selection, not a connection's setting
+        assertEquals(fields, shown);
+        assertNull(defaults.provider_target);
+    }
+
+    @Test
+    void theDtoShowsTheSettingsInTheUnitsOfTheirAttributes() {
+        SettingsDTO dto = TransportSettings.builder().keepaliveInterval(Duration.ofMinutes(3))
+                .creditGrantTimeout(Duration.ofMillis(1500)).receiveBufferBudget(64L << 20)
+                .drainTimeout(Duration.ZERO).build().toDTO();
+        assertEquals(180, dto.keepaliveIntervalSeconds);
+        assertEquals(1500, dto.creditGrantTimeoutMillis);
+        assertEquals(64, dto.receiveBufferBudgetMB);
+        assertEquals(0, dto.drainTimeoutSeconds);
+        assertEquals(5, dto.passiveNegotiationTimeoutSeconds);
     }
 
     @Test

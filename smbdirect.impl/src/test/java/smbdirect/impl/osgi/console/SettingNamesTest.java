@@ -33,7 +33,7 @@ class SettingNamesTest {
     void theJsonSettingsAreTheConfigurationAttributesByName() {
         TransportSettings s = TransportConfigs.fromProperties(Map.of("keepaliveIntervalSeconds", "30",
                 "receiveBufferBudgetMB", "64", "inboundReadDepth", "4"));
-        SettingsDTO dto = TransportConfigs.toDTO(s);
+        SettingsDTO dto = s.toDTO();
         dto.provider_target = "(smbdirect.provider=mock)";
         @SuppressWarnings("unchecked")
         Map<String, Object> json = new TreeMap<>((Map<String, Object>) StatusJson.toJson(dto));

@@ -18,7 +18,7 @@ class SmbdSettingsCommandTest {
     @Test
     void showsTheSettingsInForceByTheirConfigurationNames() {
         TransportDTO dto = new TransportDTO();
-        dto.settings = TransportConfigs.toDTO(TransportConfigs.fromProperties(Map.of("keepaliveIntervalSeconds", "30")));
+        dto.settings = TransportConfigs.fromProperties(Map.of("keepaliveIntervalSeconds", "30")).toDTO();
         dto.settings.provider_target = "(smbdirect.provider=mock)";
         SmbDirectTransport transport = (SmbDirectTransport) Proxy.newProxyInstance(getClass().getClassLoader(),
                 new Class<?>[] {SmbDirectTransport.class}, (p, m, a) -> {

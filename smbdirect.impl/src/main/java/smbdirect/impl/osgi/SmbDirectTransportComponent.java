@@ -1,7 +1,6 @@
 package smbdirect.impl.osgi;
 
 import java.net.InetSocketAddress;
-import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
@@ -24,16 +23,10 @@ import org.osgi.service.metatype.annotations.Designate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import smbdirect.api.AcceptHandler;
 import smbdirect.api.CloseReason;
-import smbdirect.api.ConnectionHandler;
 import smbdirect.api.dto.ListenerDTO;
 import smbdirect.api.ListenerEventHandler;
-import smbdirect.api.SmbDirectConnection;
-import smbdirect.api.SmbDirectException;
-import smbdirect.api.SmbDirectListener;
 import smbdirect.api.SmbDirectTransport;
-import smbdirect.api.dto.TransportDTO;
 import smbdirect.api.rdma.RdmaProvider;
 import smbdirect.impl.config.ConfigValues;
 import smbdirect.impl.config.TransportConfig;
@@ -43,6 +36,7 @@ import smbdirect.impl.engine.TimerScheduler;
 import smbdirect.impl.engine.TransportSettings;
 import smbdirect.impl.trace.TraceSink;
 import smbdirect.impl.transport.EngineFactory;
+import smbdirect.impl.transport.ForwardingTransport;
 import smbdirect.impl.transport.MultiProviderTransport;
 import smbdirect.impl.transport.ProviderEngine;
 import smbdirect.impl.transport.ProviderFilter;
@@ -79,8 +73,8 @@ import smbdirect.impl.transport.RelocatingListener;
         ConnectionControl.class },
         immediate = true, configurationPolicy = ConfigurationPolicy.OPTIONAL)
 @Designate(ocd = TransportConfig.class)
-public class SmbDirectTransportComponent implements SmbDirectTransport, ListenerHost, TraceControl,
-        ConnectionControl {
+public class SmbDirectTransportComponent extends ForwardingTransport implements SmbDirectTransport, ListenerHost,
+        TraceControl, ConnectionControl {
 
     /** The configuration PID (also the component name). */
     public static final String PID = TransportConfig.PID;
@@ -111,9 +105,22 @@ public class SmbDirectTransportComponent implements SmbDirectTransport, Listener
 
     SmbDirectTransportComponent(BundleContext context, TransportConfig config, Map<String, ?> properties,
             ProviderEngine.Factory engines) {
+        this(context, new TimerScheduler(), engines, config, properties);
+    }
+
+    private SmbDirectTransportComponent(BundleContext context, TimerScheduler timer, ProviderEngine.Factory engines,
+            TransportConfig config, Map<String, ?> properties) {
+        this(context, timer, new MultiProviderTransport(engines, timer, TransportSettings.DEFAULTS, defaultFilter()),
+                config, properties);
+    }
+
+    /** The {@link SmbDirectTransport} calls go to {@code transport}, over every provider. */
+    private SmbDirectTransportComponent(BundleContext context, TimerScheduler timer, MultiProviderTransport transport,
+            TransportConfig config, Map<String, ?> properties) {
+        super(transport);
         this.context = context;
-        timer = new TimerScheduler();
-        transport = new MultiProviderTransport(engines, timer, TransportSettings.DEFAULTS, defaultFilter());
+        this.timer = timer;
+        this.transport = transport;
         transport.setListenerEventHandler(whiteboard);
         configure(config, properties);
     }
@@ -277,36 +284,8 @@ public class SmbDirectTransportComponent implements SmbDirectTransport, Listener
     }
 
     @Override
-    public SmbDirectListener listen(InetSocketAddress bindAddress, AcceptHandler acceptHandler)
-            throws SmbDirectException {
-        return transport.listen(bindAddress, acceptHandler);
-    }
-
-    @Override
-    public SmbDirectListener listen(InetSocketAddress bindAddress, AcceptHandler acceptHandler,
-            ListenerEventHandler events) throws SmbDirectException {
-        return transport.listen(bindAddress, acceptHandler, events);
-    }
-
-    @Override
-    public CompletionStage<SmbDirectConnection> connect(InetSocketAddress peer, Duration timeout,
-            ConnectionHandler handler) {
-        return transport.connect(peer, timeout, handler);
-    }
-
-    @Override
-    public SmbDirectTransport onProvider(String providerName) {
-        return transport.onProvider(providerName);
-    }
-
-    @Override
     public CompletionStage<Void> closeConnection(long id, String provider, CloseReason reason) {
         return transport.closeConnection(id, provider, reason);
-    }
-
-    @Override
-    public TransportDTO getTransportDTO() {
-        return transport.getTransportDTO();
     }
 
     @Override

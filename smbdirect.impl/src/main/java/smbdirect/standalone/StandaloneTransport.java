@@ -18,7 +18,7 @@ import smbdirect.api.CloseReason;
 import smbdirect.api.ConnectionHandler;
 import smbdirect.api.SmbDirectTransport;
 import smbdirect.api.rdma.RdmaProvider;
-import smbdirect.impl.config.TransportConfigs;
+import smbdirect.impl.config.TransportConfigurations;
 import smbdirect.impl.engine.ExecutorScheduler;
 import smbdirect.impl.engine.Scheduler;
 import smbdirect.impl.engine.SmbDirectEngine;
@@ -119,7 +119,7 @@ public final class StandaloneTransport extends ForwardingTransport implements Sm
         synchronized (lock) {
             Map<String, Object> merged = new LinkedHashMap<>(properties);
             merged.putAll(changes);
-            TransportSettings s = TransportConfigs.fromProperties(merged);
+            TransportSettings s = TransportConfigurations.fromProperties(merged);
             engine.updateSettings(s);
             properties = merged;
             LOG.info("Settings applied: {}", s);
@@ -271,7 +271,7 @@ public final class StandaloneTransport extends ForwardingTransport implements Sm
          * @throws IllegalArgumentException naming the first refused attribute and its value
          */
         public StandaloneTransport build() {
-            TransportSettings settings = TransportConfigs.fromProperties(properties);
+            TransportSettings settings = TransportConfigurations.fromProperties(properties);
             TimerScheduler owned = null;
             Scheduler time;
             if (scheduler != null) {

@@ -28,9 +28,9 @@ import smbdirect.api.dto.ListenerDTO;
 import smbdirect.api.ListenerEventHandler;
 import smbdirect.api.SmbDirectTransport;
 import smbdirect.api.rdma.RdmaProvider;
-import smbdirect.impl.config.ConfigValues;
-import smbdirect.impl.config.TransportConfig;
-import smbdirect.impl.config.TransportConfigs;
+import smbdirect.impl.config.ConfigurationValues;
+import smbdirect.impl.config.TransportConfiguration;
+import smbdirect.impl.config.TransportConfigurations;
 import smbdirect.impl.engine.SettingsException;
 import smbdirect.impl.engine.TimerScheduler;
 import smbdirect.impl.engine.TransportSettings;
@@ -72,12 +72,12 @@ import smbdirect.impl.transport.RelocatingListener;
 @Component(name = SmbDirectTransportComponent.PID, service = { SmbDirectTransport.class, ListenerHost.class, TraceControl.class,
         ConnectionControl.class },
         immediate = true, configurationPolicy = ConfigurationPolicy.OPTIONAL)
-@Designate(ocd = TransportConfig.class)
+@Designate(ocd = TransportConfiguration.class)
 public class SmbDirectTransportComponent extends ForwardingTransport implements SmbDirectTransport, ListenerHost,
         TraceControl, ConnectionControl {
 
     /** The configuration PID (also the component name). */
-    public static final String PID = TransportConfig.PID;
+    public static final String PID = TransportConfiguration.PID;
 
     private static final Logger LOG = LoggerFactory.getLogger(SmbDirectTransportComponent.class);
 
@@ -91,32 +91,32 @@ public class SmbDirectTransportComponent extends ForwardingTransport implements 
     private final ListenerEventWhiteboard whiteboard = new ListenerEventWhiteboard();
 
     @Activate
-    public SmbDirectTransportComponent(BundleContext context, TransportConfig config, Map<String, Object> properties) {
+    public SmbDirectTransportComponent(BundleContext context, TransportConfiguration config, Map<String, Object> properties) {
         this(context, config, properties, EngineFactory::create);
     }
 
-    SmbDirectTransportComponent(TransportConfig config, ProviderEngine.Factory engines) {
+    SmbDirectTransportComponent(TransportConfiguration config, ProviderEngine.Factory engines) {
         this(null, config, Map.of(), engines);
     }
 
-    SmbDirectTransportComponent(TransportConfig config, Map<String, ?> properties, ProviderEngine.Factory engines) {
+    SmbDirectTransportComponent(TransportConfiguration config, Map<String, ?> properties, ProviderEngine.Factory engines) {
         this(null, config, properties, engines);
     }
 
-    SmbDirectTransportComponent(BundleContext context, TransportConfig config, Map<String, ?> properties,
+    SmbDirectTransportComponent(BundleContext context, TransportConfiguration config, Map<String, ?> properties,
             ProviderEngine.Factory engines) {
         this(context, new TimerScheduler(), engines, config, properties);
     }
 
     private SmbDirectTransportComponent(BundleContext context, TimerScheduler timer, ProviderEngine.Factory engines,
-            TransportConfig config, Map<String, ?> properties) {
+            TransportConfiguration config, Map<String, ?> properties) {
         this(context, timer, new MultiProviderTransport(engines, timer, TransportSettings.DEFAULTS, defaultFilter()),
                 config, properties);
     }
 
     /** The {@link SmbDirectTransport} calls go to {@code transport}, over every provider. */
     private SmbDirectTransportComponent(BundleContext context, TimerScheduler timer, MultiProviderTransport transport,
-            TransportConfig config, Map<String, ?> properties) {
+            TransportConfiguration config, Map<String, ?> properties) {
         super(transport);
         this.context = context;
         this.timer = timer;
@@ -131,12 +131,12 @@ public class SmbDirectTransportComponent extends ForwardingTransport implements 
     }
 
     @Modified
-    void modified(TransportConfig config, Map<String, Object> properties) {
+    void modified(TransportConfiguration config, Map<String, Object> properties) {
         configure(config, properties);
     }
 
-    /** {@link #configure(TransportConfig, Map)} of a configuration that has no raw properties to check. */
-    boolean configure(TransportConfig config) {
+    /** {@link #configure(TransportConfiguration, Map)} of a configuration that has no raw properties to check. */
+    boolean configure(TransportConfiguration config) {
         return configure(config, Map.of());
     }
 
@@ -147,9 +147,9 @@ public class SmbDirectTransportComponent extends ForwardingTransport implements 
      *
      * @return whether the configuration was applied
      */
-    boolean configure(TransportConfig config, Map<String, ?> properties) {
+    boolean configure(TransportConfiguration config, Map<String, ?> properties) {
         Checked checked;
-        String source = ConfigValues.source(properties);
+        String source = ConfigurationValues.source(properties);
         try {
             checked = checked(config, properties);
         } catch (SettingsException e) {
@@ -177,7 +177,7 @@ public class SmbDirectTransportComponent extends ForwardingTransport implements 
      * @throws SettingsException naming the first refused attribute and its value
      */
     public static void check(Map<String, ?> properties) {
-        checked(ConfigValues.proxy(TransportConfig.class, properties), properties);
+        checked(ConfigurationValues.proxy(TransportConfiguration.class, properties), properties);
     }
 
     /** A configuration's settings and provider filter, once checked. */
@@ -189,13 +189,13 @@ public class SmbDirectTransportComponent extends ForwardingTransport implements 
      *
      * @throws SettingsException naming the first refused attribute and its value
      */
-    private static Checked checked(TransportConfig config, Map<String, ?> properties) {
-        ConfigValues.check(TransportConfig.class, properties);
-        return new Checked(TransportConfigs.toSettings(config), parseTarget(config.provider_target()));
+    private static Checked checked(TransportConfiguration config, Map<String, ?> properties) {
+        ConfigurationValues.check(TransportConfiguration.class, properties);
+        return new Checked(TransportConfigurations.toSettings(config), parseTarget(config.provider_target()));
     }
 
     private static ProviderFilter parseTarget(String target) {
-        String text = target == null || target.isBlank() ? TransportConfig.PROVIDER_TARGET_DEFAULT : target.trim();
+        String text = target == null || target.isBlank() ? TransportConfiguration.PROVIDER_TARGET_DEFAULT : target.trim();
         try {
             return ProviderFilter.parse(text);
         } catch (InvalidSyntaxException e) {
@@ -204,7 +204,7 @@ public class SmbDirectTransportComponent extends ForwardingTransport implements 
     }
 
     private static ProviderFilter defaultFilter() {
-        return parseTarget(TransportConfig.PROVIDER_TARGET_DEFAULT);
+        return parseTarget(TransportConfiguration.PROVIDER_TARGET_DEFAULT);
     }
 
     @Reference(name = "providers", service = RdmaProvider.class, cardinality = ReferenceCardinality.MULTIPLE,

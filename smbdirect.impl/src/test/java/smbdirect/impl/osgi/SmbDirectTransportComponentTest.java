@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static smbdirect.impl.osgi.LogCapture.logged;
 import static smbdirect.impl.transport.Fakes.props;
-import static smbdirect.impl.config.ConfigAnnotations.transportConfig;
+import static smbdirect.impl.config.ConfigurationAnnotations.transportConfig;
 
 import java.net.InetSocketAddress;
 import java.time.Duration;

@@ -30,11 +30,11 @@ import smbdirect.rdma.mock.RawPeer;
 class MockProviderComponentTest {
 
     /** A configuration as DS would build it: annotation defaults overridden by {@code values}. */
-    static MockProviderConfig config(Map<String, Object> values) {
-        return (MockProviderConfig) Proxy.newProxyInstance(MockProviderConfig.class.getClassLoader(),
-                new Class<?>[] {MockProviderConfig.class}, (proxy, method, args) -> {
+    static MockProviderConfiguration config(Map<String, Object> values) {
+        return (MockProviderConfiguration) Proxy.newProxyInstance(MockProviderConfiguration.class.getClassLoader(),
+                new Class<?>[] {MockProviderConfiguration.class}, (proxy, method, args) -> {
                     if (method.getName().equals("annotationType")) {
-                        return MockProviderConfig.class;
+                        return MockProviderConfiguration.class;
                     }
                     Object v = values.get(method.getName());
                     return v != null ? v : method.getDefaultValue();
@@ -43,7 +43,7 @@ class MockProviderComponentTest {
 
     @Test
     void defaultComponentIsTheThreadedMockProviderRankedBelowVerbs() throws Exception {
-        MockProviderConfig defaults = config(Map.of());
+        MockProviderConfiguration defaults = config(Map.of());
         assertEquals("mock", defaults.smbdirect_provider());
         assertEquals(-100, defaults.service_ranking());
 

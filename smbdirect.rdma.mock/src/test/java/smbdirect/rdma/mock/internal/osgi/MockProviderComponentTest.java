@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
 
 import smbdirect.api.rdma.ConnectParameters;
 import smbdirect.api.rdma.DisconnectCause;
-import smbdirect.api.rdma.EndpointConfig;
+import smbdirect.api.rdma.EndpointSettings;
 import smbdirect.api.rdma.RdmaConnectRequest;
 import smbdirect.api.rdma.RdmaEndpointHandler;
 import smbdirect.api.rdma.RdmaListenHandler;
@@ -62,7 +62,7 @@ class MockProviderComponentTest {
             public void onConnectRequest(RdmaConnectRequest request) {
                 callbackThread.set(Thread.currentThread());
                 try {
-                    var ep = request.createEndpoint(new EndpointConfig(4, 4), new Handler(established, null));
+                    var ep = request.createEndpoint(new EndpointSettings(4, 4), new Handler(established, null));
                     ep.accept(new ConnectParameters(null, 1, 1));
                 } catch (Exception e) {
                     throw new IllegalStateException(e);
@@ -105,7 +105,7 @@ class MockProviderComponentTest {
         CountDownLatch gone = new CountDownLatch(1);
         AtomicReference<DisconnectCause> cause = new AtomicReference<>();
         MockProvider p = one;
-        var ep = p.createEndpoint(new EndpointConfig(4, 4), new Handler(null, dc -> {
+        var ep = p.createEndpoint(new EndpointSettings(4, 4), new Handler(null, dc -> {
             cause.set(dc);
             gone.countDown();
         }));

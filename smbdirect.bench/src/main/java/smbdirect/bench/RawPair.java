@@ -35,7 +35,7 @@ final class RawPair implements AutoCloseable {
         MockProvider clientDevice = fabric.provider("client");
         try {
             pair = EchoPair.builder().receives(receives, receiveSize).sendMemory(() -> Buffers.pattern(sendRegionSize))
-                    .echo(echoLength).endpointConfig(new EndpointSettings(receives + 1, receives + 1))
+                    .echo(echoLength).endpointSettings(new EndpointSettings(receives + 1, receives + 1))
                     .connect(clientDevice, serverDevice, new InetSocketAddress(serverDevice.address(), PORT));
         } catch (RdmaException | InterruptedException | RuntimeException e) {
             fabric.close();

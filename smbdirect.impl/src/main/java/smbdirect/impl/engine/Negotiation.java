@@ -88,7 +88,7 @@ abstract sealed class Negotiation permits ActiveNegotiation, PassiveNegotiation 
      * send queue holds the send slots, the negotiate message, ORD reads, the RDMA Write and local
      * invalidate budgets (send slots are lowered to fit).
      */
-    EndpointSettings endpointConfig() {
+    EndpointSettings endpointSettings() {
         RdmaCapabilities caps = connection.capabilities();
         int rq = Math.min(caps.maxReceiveWorkRequests(), initial.receiveCreditMax() + 2);
         credits.limitReceiveCreditMax(Math.max(1, rq - 2));

@@ -199,8 +199,8 @@ public final class EchoPair implements AutoCloseable {
         }
 
         /** The queue depths of both endpoints (default 16 and 16). */
-        public Builder endpointConfig(EndpointSettings endpointConfig) {
-            config = Objects.requireNonNull(endpointConfig, "endpointConfig");
+        public Builder endpointSettings(EndpointSettings endpointSettings) {
+            config = Objects.requireNonNull(endpointSettings, "endpointSettings");
             return this;
         }
 

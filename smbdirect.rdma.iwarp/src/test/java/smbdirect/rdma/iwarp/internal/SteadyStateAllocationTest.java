@@ -179,7 +179,7 @@ class SteadyStateAllocationTest {
         clientProvider = IwarpProvider.open("alloc-client", settings);
         serverProvider = IwarpProvider.open("alloc-server", settings);
         EchoPair.Builder shape = EchoPair.builder().receives(RECEIVES, SIZE).rdmaRegions(RDMA)
-                .endpointConfig(new EndpointSettings(16, 16));
+                .endpointSettings(new EndpointSettings(16, 16));
         pair = (echo ? shape.echo(8) : shape).connect(clientProvider, serverProvider,
                 new InetSocketAddress("127.0.0.1", 0));
         client = pair.client;

@@ -21,7 +21,7 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import smbdirect.dist.etc.ConfigFile;
+import smbdirect.dist.etc.ConfigurationFile;
 
 /**
  * Every configuration file README.md shows an operator to copy into {@code etc/}, copied as written
@@ -189,7 +189,7 @@ class ReadmeConfigFilesIT {
             List<String> unchecked = new ArrayList<>();
             for (Map.Entry<Block, String> c : copied.entrySet()) {
                 Block b = c.getKey();
-                Map<String, Object> values = ConfigFile.read(etc.resolve(b.file()));
+                Map<String, Object> values = ConfigurationFile.read(etc.resolve(b.file()));
                 switch (b.pid()) {
                     case "smbdirect.rdma.iwarp" -> {
                         Map<String, String> said = new LinkedHashMap<>();
@@ -237,7 +237,7 @@ class ReadmeConfigFilesIT {
             for (Map.Entry<Block, String> c : copied.entrySet()) {
                 Path file = etc.resolve(c.getKey().file());
                 Path asCopied = Files.writeString(temp.resolve("copied-" + c.getKey().file()), c.getValue());
-                if (!sameValues(ConfigFile.read(asCopied), ConfigFile.read(file))) {
+                if (!sameValues(ConfigurationFile.read(asCopied), ConfigurationFile.read(file))) {
                     problems.add("etc/" + c.getKey().file() + " changed from the block's values to:\n"
                             + Files.readString(file));
                 }

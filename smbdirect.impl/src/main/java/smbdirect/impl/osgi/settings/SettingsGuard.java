@@ -45,8 +45,8 @@ import org.osgi.service.metatype.ObjectClassDefinition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import smbdirect.impl.config.ListenerConfig;
-import smbdirect.impl.config.TransportConfig;
+import smbdirect.impl.config.ListenerConfiguration;
+import smbdirect.impl.config.TransportConfiguration;
 import smbdirect.impl.osgi.SmbDirectListenerComponent;
 import smbdirect.impl.osgi.SmbDirectTransportComponent;
 import smbdirect.impl.transport.ProviderFilter;
@@ -347,9 +347,9 @@ public class SettingsGuard implements SettingsFindings, ConfigurationPlugin, Con
     /** The checks the components themselves make (and the Web Console password's). */
     static SettingsCheck.Problem componentCheck(String pid, String factoryPid, Map<String, Object> values) {
         try {
-            if (TransportConfig.PID.equals(pid)) {
+            if (TransportConfiguration.PID.equals(pid)) {
                 SmbDirectTransportComponent.check(values);
-            } else if (ListenerConfig.FACTORY_PID.equals(factoryPid)) {
+            } else if (ListenerConfiguration.FACTORY_PID.equals(factoryPid)) {
                 SmbDirectListenerComponent.check(values);
             } else if (CONSOLE_PID.equals(pid)) {
                 Object password = values.get("password");

@@ -12,7 +12,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.osgi.service.metatype.AttributeDefinition;
 
-import smbdirect.impl.config.TransportConfig;
+import smbdirect.impl.config.TransportConfiguration;
 
 class SettingsCheckTest {
 
@@ -147,27 +147,27 @@ class SettingsCheckTest {
     @Test
     void theComponentsOwnChecksRefuseWhatTheMetatypeCannotSee() {
         // each value in range, together more than the receive buffer budget holds
-        SettingsCheck.Problem p = SettingsGuard.componentCheck(TransportConfig.PID, null,
+        SettingsCheck.Problem p = SettingsGuard.componentCheck(TransportConfiguration.PID, null,
                 Map.of("receiveCreditMax", "65535", "maxReceiveSize", "1048576", "receiveBufferBudgetMB", "1"));
         assertTrue(p != null && p.refused(), String.valueOf(p));
-        assertNull(SettingsGuard.componentCheck(TransportConfig.PID, null, Map.of("receiveCreditMax", "128")));
+        assertNull(SettingsGuard.componentCheck(TransportConfiguration.PID, null, Map.of("receiveCreditMax", "128")));
         SettingsCheck.Problem port = SettingsGuard.componentCheck("smbdirect.listener~a", "smbdirect.listener",
                 Map.of("port", "44x5"));
         assertEquals("port", port.key());
         assertEquals("44x5", port.value());
-        SettingsCheck.Problem filter = SettingsGuard.componentCheck(TransportConfig.PID, null,
+        SettingsCheck.Problem filter = SettingsGuard.componentCheck(TransportConfiguration.PID, null,
                 Map.of("provider.target", "(smbdirect.provider=verbs"));
         assertEquals("provider.target", filter.key());
     }
 
     @Test
     void theSettingsGuardRefusesADrainTimeoutOutOfRangeByName() {
-        SettingsCheck.Problem p = SettingsGuard.componentCheck(TransportConfig.PID, null,
+        SettingsCheck.Problem p = SettingsGuard.componentCheck(TransportConfiguration.PID, null,
                 Map.of("drainTimeoutSeconds", "3601"));
         assertTrue(p != null && p.refused(), String.valueOf(p));
         assertEquals("drainTimeoutSeconds", p.key());
         assertEquals("3601", p.value());
-        assertNull(SettingsGuard.componentCheck(TransportConfig.PID, null, Map.of("drainTimeoutSeconds", "0")));
+        assertNull(SettingsGuard.componentCheck(TransportConfiguration.PID, null, Map.of("drainTimeoutSeconds", "0")));
     }
 
     @Test

@@ -13,7 +13,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
-import smbdirect.api.rdma.EndpointConfig;
+import smbdirect.api.rdma.EndpointSettings;
 import smbdirect.api.rdma.MemoryAccess;
 import smbdirect.api.rdma.MemoryRegion;
 import smbdirect.api.rdma.RdmaEndpoint;
@@ -64,7 +64,7 @@ class VerbsHardwareLockedMemoryTest {
         assertEquals(limit, LockedMemoryLimit.current(), "the process runs with the limit the launch set");
         VerbsRdmaProvider provider = VerbsHardwarePingPongTest.provider(System.getProperty("smbdirect.verbs.bind", ""));
         try {
-            RdmaEndpoint ep = provider.createEndpoint(new EndpointConfig(4, 4),
+            RdmaEndpoint ep = provider.createEndpoint(new EndpointSettings(4, 4),
                     new VerbsHardwarePingPongTest.Events());
             MemoryRegion small = ep.register(ByteBuffer.allocateDirect(SMALL), EnumSet.of(MemoryAccess.LOCAL_WRITE));
             Regions before = kernelRegions();

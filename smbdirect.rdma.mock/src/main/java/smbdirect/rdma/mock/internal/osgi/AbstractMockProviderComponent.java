@@ -24,7 +24,7 @@ abstract class AbstractMockProviderComponent extends DetachableProvider implemen
 
     private volatile MockFabric fabric;
 
-    final void start(MockProviderConfig config) {
+    final void start(MockProviderConfiguration config) {
         RdmaCapabilities caps = FabricImpl.checkCapabilities(new RdmaCapabilities(config.maxSendWorkRequests(),
                 config.maxReceiveWorkRequests(), config.maxSge(), config.maxInlineData(), config.maxMessageSize(),
                 config.maxInboundReadDepth(), config.maxOutboundReadDepth(), config.maxRegionSize(),

@@ -46,7 +46,7 @@ import smbdirect.dist.etc.ConfigurationFile;
  * the block's address and provider, and the log line the README quotes. A block for a configuration
  * this test knows no outside check for fails it, naming the file.
  */
-class ReadmeConfigFilesIT {
+class ReadmeConfigurationFilesIT {
 
     private static final Path README = Path.of("..", "README.md");
     private static final Path RUNTIME_DOC = Path.of("..", "docs", "runtime.md");

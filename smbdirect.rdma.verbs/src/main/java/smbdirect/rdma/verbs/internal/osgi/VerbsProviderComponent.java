@@ -32,11 +32,11 @@ import smbdirect.rdma.verbs.internal.disni.DisniNativeAccess;
 @Designate(ocd = VerbsConfiguration.class)
 public final class VerbsProviderComponent {
 
-    private ProviderLifecycle lifecycle;
+    private VerbsProviderLifecycle lifecycle;
 
     @Activate
     void activate(BundleContext context, VerbsConfiguration config, java.util.Map<String, Object> componentProperties) {
-        lifecycle = new ProviderLifecycle(
+        lifecycle = new VerbsProviderLifecycle(
                 new VerbsProbe(List.of(RdmaCoreAccessLoader.load(), new DisniAccess(new DisniNativeAccess())),
                         new SysfsDevices(Path.of("/sys/class/infiniband")))::probe,
                 (type, service, properties) -> {

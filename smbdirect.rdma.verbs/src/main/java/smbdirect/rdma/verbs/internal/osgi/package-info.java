@@ -4,6 +4,6 @@
  * the probe at activation, and the services it registers: the {@code RdmaProvider} only where a
  * backend and a device are usable, a {@code VerbsStatus} always,
  * naming what is missing when the provider cannot run. The OSGi-free part is
- * {@code ProviderLifecycle}. Private to the bundle.
+ * {@code VerbsProviderLifecycle}. Private to the bundle.
  */
 package smbdirect.rdma.verbs.internal.osgi;

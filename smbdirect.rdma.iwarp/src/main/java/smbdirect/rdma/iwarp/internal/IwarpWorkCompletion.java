@@ -5,7 +5,7 @@ import smbdirect.api.rdma.WorkCompletion;
 import smbdirect.api.rdma.WorkRequestType;
 
 /** The reused completion flyweight of one endpoint (I/O thread only). */
-final class WorkCompletionImpl implements WorkCompletion {
+final class IwarpWorkCompletion implements WorkCompletion {
 
     private long wrId;
     private WorkRequestType type;
@@ -14,7 +14,7 @@ final class WorkCompletionImpl implements WorkCompletion {
     private boolean invalidated;
     private int invalidatedToken;
 
-    WorkCompletionImpl fill(long id, WorkRequestType t, CompletionStatus s, int bytes, boolean inv, int token) {
+    IwarpWorkCompletion fill(long id, WorkRequestType t, CompletionStatus s, int bytes, boolean inv, int token) {
         wrId = id;
         type = t;
         status = s;

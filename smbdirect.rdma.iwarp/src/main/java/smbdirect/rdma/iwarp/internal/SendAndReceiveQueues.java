@@ -6,6 +6,7 @@ import org.slf4j.LoggerFactory;
 import smbdirect.api.rdma.CompletionStatus;
 import smbdirect.api.rdma.EndpointSettings;
 import smbdirect.api.rdma.MemoryRegion;
+import smbdirect.api.rdma.MutableWorkCompletion;
 import smbdirect.api.rdma.RdmaEndpointHandler;
 import smbdirect.api.rdma.RdmaException;
 import smbdirect.api.rdma.WorkRequestType;
@@ -36,7 +37,7 @@ final class SendAndReceiveQueues {
     private final Object lock;
     private final RegionTable regions;
     private final RdmaEndpointHandler handler;
-    private final IwarpWorkCompletion completion = new IwarpWorkCompletion();
+    private final MutableWorkCompletion completion = new MutableWorkCompletion();
     /** I/O thread: some request is done and not yet delivered. */
     private boolean ready;
 
@@ -214,7 +215,7 @@ final class SendAndReceiveQueues {
             return;
         }
         try {
-            handler.onCompletion(completion.fill(wrId, type, status, bytes, invalidated, stag));
+            handler.onCompletion(completion.fill(wrId, type, status, bytes, invalidated, stag, 0));
         } catch (RuntimeException e) {
             LOG.error("onCompletion handler of {} failed", ep, e);
         }

@@ -34,7 +34,7 @@
  * <tr><td>{@code RegionTable}, {@code IwarpRegion}</td><td>registrations: STags, base addresses,
  * rights, the views the transmit and receive paths use</td></tr>
  * <tr><td>{@code SendAndReceiveQueues} ({@code WorkRequestRing}, {@code SendWr}, {@code RecvWr})</td><td>posting,
- * flushing, and completions in post order ({@code IwarpWorkCompletion})</td></tr>
+ * flushing, and completions in post order (one {@code MutableWorkCompletion} of the SPI, refilled)</td></tr>
  * <tr><td>{@code Transmitter}</td><td>the send queue and the peer's Read Requests
  * ({@code InboundReads}) into FPDUs, gathering writes, PAD and CRC</td></tr>
  * <tr><td>{@code Receiver}</td><td>MPA framing and CRC of the stream, staged or direct reads, the

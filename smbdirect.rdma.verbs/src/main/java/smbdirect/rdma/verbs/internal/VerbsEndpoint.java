@@ -20,6 +20,7 @@ import smbdirect.api.rdma.DisconnectCause;
 import smbdirect.api.rdma.EndpointSettings;
 import smbdirect.api.rdma.MemoryAccess;
 import smbdirect.api.rdma.MemoryRegion;
+import smbdirect.api.rdma.MutableWorkCompletion;
 import smbdirect.api.rdma.RdmaCapabilities;
 import smbdirect.api.rdma.RdmaEndpoint;
 import smbdirect.api.rdma.RdmaEndpointHandler;
@@ -92,7 +93,7 @@ final class VerbsEndpoint implements RdmaEndpoint {
      */
     private final ConcurrentHashMap<Integer, VerbsMemoryRegion> remoteRegions = new ConcurrentHashMap<>();
     /** Used only on the group thread. */
-    private final VerbsWorkCompletion completion = new VerbsWorkCompletion();
+    private final MutableWorkCompletion completion = new MutableWorkCompletion();
 
     // guarded by lock
     private State state;

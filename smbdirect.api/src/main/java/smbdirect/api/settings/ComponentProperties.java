@@ -13,7 +13,7 @@ import java.util.Map;
  * Reads a configuration's raw properties through a component property type (an annotation type
  * such as a component's metatype), as Declarative Services would hand it to the component: the
  * property names of the type's methods (DS 1.4, 112.8.2.1), an absent property read as the
- * method's default, text converted to the method's type, the first element of a list where one
+ * method's default (or, without one, {@code null}, zero or {@code false}), text converted to the method's type, the first element of a list where one
  * value is read, one value as a one-element array. Unlike Declarative Services, a value that does
  * not fit is refused by name ({@code crc = ture} is no boolean, {@code 44x5} no number) rather than
  * read as {@code false} or {@code 0}. Stateless.
@@ -52,8 +52,7 @@ public final class ComponentProperties {
                 default:
                     Object v = values.get(method.getName());
                     if (v == null) {
-                        throw new SettingRefusedException(propertyName(method.getName()), "(none)",
-                                "required, and no default");
+                        return absent(method.getReturnType());
                     }
                     return v.getClass().isArray() ? copy(v) : v;
             }
@@ -85,6 +84,14 @@ public final class ComponentProperties {
             }
         }
         return b.toString();
+    }
+
+    /** An absent property without a default, as Declarative Services reads it: null, zero or false. */
+    private static Object absent(Class<?> t) {
+        if (!t.isPrimitive()) {
+            return null;
+        }
+        return t == boolean.class ? (Object) false : t == char.class ? (Object) (char) 0 : convert("", t, "0");
     }
 
     private static Object copy(Object array) {

@@ -63,10 +63,9 @@ class ComponentPropertiesTest {
     }
 
     @Test
-    void aRequiredPropertyWithoutDefaultIsRefusedWhenRead() {
+    void anAbsentPropertyWithoutDefaultReadsAsDeclarativeServicesReadsIt() {
         Config c = ComponentProperties.read(Config.class, Map.of());
-        SettingRefusedException e = assertThrows(SettingRefusedException.class, c::required);
-        assertEquals("required", e.attribute());
+        assertEquals(null, c.required());
         assertEquals("x", ComponentProperties.read(Config.class, Map.of("required", "x")).required());
     }
 

@@ -2,18 +2,14 @@ package smbdirect.impl.osgi.settings;
 
 import java.util.Map;
 
-import org.osgi.service.component.annotations.Component;
-import org.osgi.service.component.annotations.ConfigurationPolicy;
-
 import smbdirect.api.settings.ConfigurationCheck;
 import smbdirect.api.settings.SettingRefusedException;
 
 /**
  * The Web Console's password, checked for the settings guard: the Felix default ({@code admin}) and
- * none are refused (the value is never shown). Stateless.
+ * none are refused (the value is never shown). Registered by
+ * {@link smbdirect.impl.osgi.settings.ConfigurationChecks}. Stateless.
  */
-@Component(service = ConfigurationCheck.class, configurationPolicy = ConfigurationPolicy.IGNORE,
-        property = ConfigurationCheck.CONFIGURATION_PID + "=" + SettingsGuard.CONSOLE_PID)
 public final class ConsolePasswordCheck implements ConfigurationCheck {
 
     @Override

@@ -59,9 +59,12 @@ import smbdirect.impl.transport.ProviderFilter;
  *
  * <ul>
  * <li>Every configuration is checked against its metatype ({@link SettingsCheck}: strict numbers and
- * booleans, ranges, options, unknown keys with the nearest name) and, for the transport and the
- * listeners, the way their components check it; the Web Console's password may not be the Felix
- * default ({@code admin}) or empty.</li>
+ * booleans, ranges, options, unknown keys with the nearest name) and then by the
+ * {@link ConfigurationCheck} its component's bundle registered for its PID or factory PID (the
+ * transport's, the listeners', the RDMA providers', the file server's, the Web Console password's:
+ * each the conversion its component runs), whose refusal names the attribute, the value and the
+ * reason as data. Without such a check, the metatype's is the only one. A configuration whose
+ * metatype's bundle has not started is checked once it has (its check comes with it).</li>
  * <li>A good configuration is kept as the last good one in the bundle's data area (under the
  * framework storage, {@code data/} in the appliance), one file per PID in Config Admin's typed
  * format.</li>

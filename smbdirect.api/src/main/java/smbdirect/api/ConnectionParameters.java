@@ -18,6 +18,10 @@ import java.time.Duration;
  * @param outboundReadDepth ORD in use: RDMA Reads we may have outstanding against the peer
  * @param sendWithInvalidate whether {@link SmbDirectConnection#sendWithInvalidate} really
  *     invalidates at the peer (the provider supports Send with Invalidate)
+ * @param remoteInvalidation whether the peer's Send with Invalidate naming a token of this side
+ *     invalidates it ({@link smbdirect.api.rdma.RdmaCapabilities#remoteInvalidation()}): only then
+ *     may the upper layer ask the peer to invalidate its tokens (an SMB client's
+ *     SMB2_CHANNEL_RDMA_V1_INVALIDATE); otherwise it invalidates them itself after use
  */
 public record ConnectionParameters(
         int maxSendSize,
@@ -28,5 +32,14 @@ public record ConnectionParameters(
         Duration keepaliveInterval,
         int inboundReadDepth,
         int outboundReadDepth,
-        boolean sendWithInvalidate) {
+        boolean sendWithInvalidate,
+        boolean remoteInvalidation) {
+
+    /** Parameters of a connection whose side does not let the peer invalidate its tokens. */
+    public ConnectionParameters(int maxSendSize, long maxFragmentedSendSize, int maxReceiveSize,
+            int maxFragmentedReceiveSize, int maxReadWriteSize, Duration keepaliveInterval, int inboundReadDepth,
+            int outboundReadDepth, boolean sendWithInvalidate) {
+        this(maxSendSize, maxFragmentedSendSize, maxReceiveSize, maxFragmentedReceiveSize, maxReadWriteSize,
+                keepaliveInterval, inboundReadDepth, outboundReadDepth, sendWithInvalidate, false);
+    }
 }

@@ -31,7 +31,7 @@ import smbdirect.api.SmbDirectConnection;
 import smbdirect.api.rdma.CompletionStatus;
 import smbdirect.api.rdma.ConnectParameters;
 import smbdirect.api.rdma.DisconnectCause;
-import smbdirect.api.rdma.EndpointConfig;
+import smbdirect.api.rdma.EndpointSettings;
 import smbdirect.api.rdma.MemoryAccess;
 import smbdirect.api.rdma.MemoryRegion;
 import smbdirect.api.rdma.RdmaConnectRequest;
@@ -182,7 +182,7 @@ public class IwarpBench {
                 @Override
                 public void onConnectRequest(RdmaConnectRequest request) {
                     try {
-                        RdmaEndpoint ep = request.createEndpoint(new EndpointConfig(DEPTH + 1, RECEIVES + 1),
+                        RdmaEndpoint ep = request.createEndpoint(new EndpointSettings(DEPTH + 1, RECEIVES + 1),
                                 new ServerSide());
                         target = ep.register(ByteBuffer.allocateDirect(size.size),
                                 EnumSet.of(MemoryAccess.LOCAL_WRITE, MemoryAccess.REMOTE_WRITE, MemoryAccess.REMOTE_READ));
@@ -205,7 +205,7 @@ public class IwarpBench {
                 }
             });
             CompletableFuture<Void> up = new CompletableFuture<>();
-            client = clientProvider.createEndpoint(new EndpointConfig(DEPTH + 1, 1), new ClientSide(up));
+            client = clientProvider.createEndpoint(new EndpointSettings(DEPTH + 1, 1), new ClientSide(up));
             source = client.register(Buffers.pattern(size.size), EnumSet.of(MemoryAccess.LOCAL_WRITE));
             sink = client.register(ByteBuffer.allocateDirect(size.size), EnumSet.of(MemoryAccess.LOCAL_WRITE));
             client.connect(listener.localAddress(), new ConnectParameters(null, 8, 8));

@@ -4,7 +4,7 @@ import java.util.Locale;
 import java.util.Map;
 
 import smbdirect.api.dto.ConnectionDTO;
-import smbdirect.impl.config.TransportConfig;
+import smbdirect.impl.config.TransportConfiguration;
 
 /**
  * Diagnostic companion of {@link IwarpBench#engineBulk}: runs the same workload (1 MiB messages in
@@ -32,7 +32,7 @@ public final class IwarpBulkPhases {
         wire.crc = args.length <= 1 || Boolean.parseBoolean(args[1]);
         long seconds = args.length > 2 ? Long.parseLong(args[2]) : 15;
         double refill = args.length > 3 ? Double.parseDouble(args[3])
-                : TransportConfig.CREDIT_REFILL_FRACTION_DEFAULT;
+                : TransportConfiguration.CREDIT_REFILL_FRACTION_DEFAULT;
         IwarpBench bench = new IwarpBench();
         IwarpBench.BulkEngine e = new IwarpBench.BulkEngine();
         e.sendSize = 8192;

@@ -2,7 +2,7 @@ package smbdirect.bench;
 
 import java.net.InetSocketAddress;
 
-import smbdirect.api.rdma.EndpointConfig;
+import smbdirect.api.rdma.EndpointSettings;
 import smbdirect.api.rdma.RdmaException;
 import smbdirect.rdma.mock.DeliveryMode;
 import smbdirect.rdma.mock.MockFabric;
@@ -35,7 +35,7 @@ final class RawPair implements AutoCloseable {
         MockProvider clientDevice = fabric.provider("client");
         try {
             pair = EchoPair.builder().receives(receives, receiveSize).sendMemory(() -> Buffers.pattern(sendRegionSize))
-                    .echo(echoLength).endpointConfig(new EndpointConfig(receives + 1, receives + 1))
+                    .echo(echoLength).endpointSettings(new EndpointSettings(receives + 1, receives + 1))
                     .connect(clientDevice, serverDevice, new InetSocketAddress(serverDevice.address(), PORT));
         } catch (RdmaException | InterruptedException | RuntimeException e) {
             fabric.close();

@@ -11,7 +11,7 @@ import org.osgi.util.tracker.ServiceTracker;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import smbdirect.dist.etc.ConfigFileFailure;
+import smbdirect.dist.etc.ConfigurationFileFailure;
 
 /**
  * Forwards entries of the OSGi Log Service to SLF4J, so that what Felix FileInstall, SCR and other
@@ -19,7 +19,7 @@ import smbdirect.dist.etc.ConfigFileFailure;
  * warnings of every bundle. One line per entry, under the logger of the bundle's symbolic name; an
  * exception is summarised on that line (its stack trace at DEBUG). When FileInstall cannot read a
  * file under {@code etc/}, the line names the file, the line, the attribute and the value
- * ({@link ConfigFileFailure}).
+ * ({@link ConfigurationFileFailure}).
  *
  * <p>Thread-safe: the Log Service delivers entries on its own thread.
  */
@@ -73,7 +73,7 @@ public final class LogBridge implements LogListener, AutoCloseable {
             return; // warnings of bundles torn down while the runtime stops (EventAdmin: "interrupted")
         }
         Logger log = LoggerFactory.getLogger(source);
-        String text = FILEINSTALL.equals(source) ? ConfigFileFailure.explain(entry.getMessage()).orElse(line(entry))
+        String text = FILEINSTALL.equals(source) ? ConfigurationFileFailure.explain(entry.getMessage()).orElse(line(entry))
                 : line(entry);
         switch (level) {
             case ERROR -> log.error(text);

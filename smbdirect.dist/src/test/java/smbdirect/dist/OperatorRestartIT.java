@@ -23,7 +23,7 @@ import org.openqa.selenium.WebElement;
 import org.openqa.selenium.support.ui.ExpectedConditions;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
-import smbdirect.dist.etc.ConfigFile;
+import smbdirect.dist.etc.ConfigurationFile;
 import smbdirect.dist.etc.ConsolePassword;
 
 /**
@@ -199,7 +199,7 @@ class OperatorRestartIT {
             Path tmp = Files.createTempFile("cfg", ".cfg");
             try {
                 Files.writeString(tmp, cfg, StandardCharsets.ISO_8859_1);
-                return ConfigFile.read(tmp);
+                return ConfigurationFile.read(tmp);
             } finally {
                 Files.delete(tmp);
             }

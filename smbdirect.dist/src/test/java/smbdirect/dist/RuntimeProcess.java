@@ -23,7 +23,7 @@ import java.util.regex.Pattern;
 
 import org.apache.felix.utils.json.JSONParser;
 
-import smbdirect.dist.etc.ConfigFile;
+import smbdirect.dist.etc.ConfigurationFile;
 import smbdirect.testsupport.Judges;
 
 /** The exported runtime jar started as a child process, its output captured to a file. */
@@ -298,7 +298,7 @@ final class RuntimeProcess implements AutoCloseable {
      */
     void postConfiguration(String password, String pid, Map<String, String> changes)
             throws IOException, InterruptedException {
-        Map<String, Object> properties = new LinkedHashMap<>(ConfigFile.read(home().resolve("etc").resolve(pid + ".cfg")));
+        Map<String, Object> properties = new LinkedHashMap<>(ConfigurationFile.read(home().resolve("etc").resolve(pid + ".cfg")));
         StringBuilder form = new StringBuilder("apply=true&action=ajaxConfigManager&propertylist=")
                 .append(encode(String.join(",", properties.keySet())));
         for (Map.Entry<String, Object> p : properties.entrySet()) {

@@ -16,7 +16,7 @@ import java.util.function.Predicate;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import smbdirect.dist.etc.ConfigFile;
+import smbdirect.dist.etc.ConfigurationFile;
 import smbdirect.dist.etc.ConsolePassword;
 
 /**
@@ -106,7 +106,7 @@ class SettingsStayGoodIT {
                 status = runtime.get("/smbdirect", "admin").statusCode();
             }
             assertEquals(401, status, "admin is no password");
-            Object stored = ConfigFile.read(home.resolve("etc").resolve(ConsolePassword.PID + ".cfg")).get("password");
+            Object stored = ConfigurationFile.read(home.resolve("etc").resolve(ConsolePassword.PID + ".cfg")).get("password");
             assertTrue(ConsolePassword.matches(String.valueOf(stored), password), "etc/ keeps the password: " + stored);
 
             assertEquals(0, runtime.terminate(Duration.ofSeconds(30)), runtime.output());

@@ -1,6 +1,5 @@
 package smbdirect.standalone;
 
-import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -15,22 +14,17 @@ import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import smbdirect.api.AcceptHandler;
 import smbdirect.api.CloseReason;
 import smbdirect.api.ConnectionHandler;
-import smbdirect.api.ListenerEventHandler;
-import smbdirect.api.SmbDirectConnection;
-import smbdirect.api.SmbDirectException;
-import smbdirect.api.SmbDirectListener;
 import smbdirect.api.SmbDirectTransport;
-import smbdirect.api.dto.TransportDTO;
 import smbdirect.api.rdma.RdmaProvider;
-import smbdirect.impl.config.TransportConfigs;
+import smbdirect.impl.config.TransportConfigurations;
 import smbdirect.impl.engine.ExecutorScheduler;
 import smbdirect.impl.engine.Scheduler;
 import smbdirect.impl.engine.SmbDirectEngine;
 import smbdirect.impl.engine.TimerScheduler;
 import smbdirect.impl.engine.TransportSettings;
+import smbdirect.impl.transport.ForwardingTransport;
 
 /**
  * An {@link SmbDirectTransport} over one {@link RdmaProvider}, built without OSGi.
@@ -72,7 +66,7 @@ import smbdirect.impl.engine.TransportSettings;
  *
  * <p>Thread-safe.
  */
-public final class StandaloneTransport implements SmbDirectTransport, AutoCloseable {
+public final class StandaloneTransport extends ForwardingTransport implements SmbDirectTransport, AutoCloseable {
 
     /** How long {@link #close()} waits for connections to be released. */
     public static final Duration CLOSE_WAIT = Duration.ofSeconds(10);
@@ -87,6 +81,7 @@ public final class StandaloneTransport implements SmbDirectTransport, AutoClosea
 
     private StandaloneTransport(SmbDirectEngine engine, TimerScheduler ownedTimer,
             Map<String, Object> properties) {
+        super(engine);
         this.engine = engine;
         this.ownedTimer = ownedTimer;
         this.properties = properties;
@@ -95,29 +90,6 @@ public final class StandaloneTransport implements SmbDirectTransport, AutoClosea
     /** A builder of a transport over {@code provider}, with the configuration's defaults. */
     public static Builder builder(RdmaProvider provider) {
         return new Builder(provider);
-    }
-
-    @Override
-    public SmbDirectListener listen(InetSocketAddress bindAddress, AcceptHandler acceptHandler)
-            throws SmbDirectException {
-        return engine.listen(bindAddress, acceptHandler);
-    }
-
-    @Override
-    public SmbDirectListener listen(InetSocketAddress bindAddress, AcceptHandler acceptHandler,
-            ListenerEventHandler events) throws SmbDirectException {
-        return engine.listen(bindAddress, acceptHandler, events);
-    }
-
-    @Override
-    public CompletionStage<SmbDirectConnection> connect(InetSocketAddress peer, Duration timeout,
-            ConnectionHandler handler) {
-        return engine.connect(peer, timeout, handler);
-    }
-
-    @Override
-    public TransportDTO getTransportDTO() {
-        return engine.getTransportDTO();
     }
 
     /**
@@ -147,7 +119,7 @@ public final class StandaloneTransport implements SmbDirectTransport, AutoClosea
         synchronized (lock) {
             Map<String, Object> merged = new LinkedHashMap<>(properties);
             merged.putAll(changes);
-            TransportSettings s = TransportConfigs.fromProperties(merged);
+            TransportSettings s = TransportConfigurations.fromProperties(merged);
             engine.updateSettings(s);
             properties = merged;
             LOG.info("Settings applied: {}", s);
@@ -299,7 +271,7 @@ public final class StandaloneTransport implements SmbDirectTransport, AutoClosea
          * @throws IllegalArgumentException naming the first refused attribute and its value
          */
         public StandaloneTransport build() {
-            TransportSettings settings = TransportConfigs.fromProperties(properties);
+            TransportSettings settings = TransportConfigurations.fromProperties(properties);
             TimerScheduler owned = null;
             Scheduler time;
             if (scheduler != null) {

@@ -20,7 +20,7 @@ import smbdirect.api.SmbDirectConnection;
 import smbdirect.api.SmbDirectException;
 import smbdirect.api.SmbDirectListener;
 import smbdirect.impl.engine.TransportSettings;
-import smbdirect.impl.config.TransportConfigs;
+import smbdirect.impl.config.TransportConfigurations;
 import smbdirect.rdma.mock.DeliveryMode;
 import smbdirect.rdma.mock.MockFabric;
 import smbdirect.rdma.mock.MockProvider;
@@ -30,12 +30,12 @@ class StandaloneTransportTest {
 
     @Test
     void noPropertiesMeansTheConfigurationDefaults() {
-        assertEquals(TransportSettings.DEFAULTS.toString(), TransportConfigs.fromProperties(Map.of()).toString());
+        assertEquals(TransportSettings.DEFAULTS, TransportConfigurations.fromProperties(Map.of()));
     }
 
     @Test
     void valuesAreReadUnderTheConfigurationNamesAsNumbersOrText() {
-        TransportSettings s = TransportConfigs.fromProperties(Map.of("receiveCreditMax", 64,
+        TransportSettings s = TransportConfigurations.fromProperties(Map.of("receiveCreditMax", 64,
                 "keepaliveIntervalSeconds", "30", "creditGrantTimeoutMillis", 0L, "creditRefillFraction", "0.5",
                 "receiveBufferBudgetMB", 16));
         assertEquals(64, s.receiveCreditMax());

@@ -33,7 +33,7 @@ public interface RdmaConnectRequest {
      *
      * @throws RdmaException when the device refuses the queue pair (the request is then rejected)
      */
-    RdmaEndpoint createEndpoint(EndpointConfig config, RdmaEndpointHandler handler) throws RdmaException;
+    RdmaEndpoint createEndpoint(EndpointSettings config, RdmaEndpointHandler handler) throws RdmaException;
 
     /**
      * Rejects the request, sending {@code privateData} (may be empty) to the peer, whose

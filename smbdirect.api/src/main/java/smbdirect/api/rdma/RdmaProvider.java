@@ -42,7 +42,7 @@ public interface RdmaProvider {
      *
      * @throws RdmaException when the device refuses the queue pair
      */
-    RdmaEndpoint createEndpoint(EndpointConfig config, RdmaEndpointHandler handler) throws RdmaException;
+    RdmaEndpoint createEndpoint(EndpointSettings config, RdmaEndpointHandler handler) throws RdmaException;
 
     /**
      * The provider's own settings in words with units, for operators (the runtime DTO, the shell,

@@ -45,5 +45,5 @@
  * provider from the post until the completion.
  */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("1.2.0")
+@org.osgi.annotation.versioning.Version("2.0.0")
 package smbdirect.api.rdma;

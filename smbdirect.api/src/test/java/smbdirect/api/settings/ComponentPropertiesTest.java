@@ -13,7 +13,7 @@ class ComponentPropertiesTest {
 
     enum Mode { NONE, WRITE }
 
-    @interface Config {
+    @interface ExampleConfiguration {
         int port() default 445;
 
         boolean crc() default true;
@@ -33,7 +33,7 @@ class ComponentPropertiesTest {
 
     @Test
     void absentPropertiesReadAsTheDefaultsAndTextIsConvertedToTheMethodsType() {
-        Config c = ComponentProperties.read(Config.class, Map.of("port", " 5445 ", "crc", "false",
+        ExampleConfiguration c = ComponentProperties.read(ExampleConfiguration.class, Map.of("port", " 5445 ", "crc", "false",
                 "addresses", "10.0.0.1", "mode", "WRITE", "service.ranking", 50, "size", List.of("7", "8")));
         assertEquals(5445, c.port());
         assertEquals(false, c.crc());
@@ -47,26 +47,26 @@ class ComponentPropertiesTest {
     @Test
     void aValueThatDoesNotFitItsTypeIsRefusedByNameInsteadOfReadAsFalseOrZero() {
         SettingRefusedException crc = assertThrows(SettingRefusedException.class,
-                () -> ComponentProperties.read(Config.class, Map.of("crc", "ture")));
+                () -> ComponentProperties.read(ExampleConfiguration.class, Map.of("crc", "ture")));
         assertEquals("crc", crc.attribute());
         assertEquals("ture", crc.value());
         assertEquals("not true or false", crc.reason());
         SettingRefusedException port = assertThrows(SettingRefusedException.class,
-                () -> ComponentProperties.read(Config.class, Map.of("port", "44x5")));
+                () -> ComponentProperties.read(ExampleConfiguration.class, Map.of("port", "44x5")));
         assertEquals("port", port.attribute());
         assertEquals("not a whole number", port.reason());
         assertEquals("port = 44x5 refused: not a whole number", port.getMessage());
         assertEquals("port", assertThrows(SettingRefusedException.class,
-                () -> ComponentProperties.read(Config.class, Map.of("port", 1L << 33))).attribute());
+                () -> ComponentProperties.read(ExampleConfiguration.class, Map.of("port", 1L << 33))).attribute());
         assertEquals("not one of NONE, WRITE", assertThrows(SettingRefusedException.class,
-                () -> ComponentProperties.read(Config.class, Map.of("mode", "READ"))).reason());
+                () -> ComponentProperties.read(ExampleConfiguration.class, Map.of("mode", "READ"))).reason());
     }
 
     @Test
     void anAbsentPropertyWithoutDefaultReadsAsDeclarativeServicesReadsIt() {
-        Config c = ComponentProperties.read(Config.class, Map.of());
+        ExampleConfiguration c = ComponentProperties.read(ExampleConfiguration.class, Map.of());
         assertEquals(null, c.required());
-        assertEquals("x", ComponentProperties.read(Config.class, Map.of("required", "x")).required());
+        assertEquals("x", ComponentProperties.read(ExampleConfiguration.class, Map.of("required", "x")).required());
     }
 
     @Test

@@ -128,18 +128,18 @@ public class EtcBootstrap implements BundleActivator {
 
     static void removeConfigurationsOfDeletedFiles(BundleContext context, ConfigurationAdmin cm)
             throws IOException, InvalidSyntaxException {
-        Configuration[] all = cm.listConfigurations("(" + ConfigFile.FILENAME + "=*)");
+        Configuration[] all = cm.listConfigurations("(" + ConfigurationFile.FILENAME + "=*)");
         if (all == null) {
             return;
         }
         for (Configuration c : all) {
-            Object uri = c.getProperties() == null ? null : c.getProperties().get(ConfigFile.FILENAME);
+            Object uri = c.getProperties() == null ? null : c.getProperties().get(ConfigurationFile.FILENAME);
             if (!(uri instanceof String s)) {
                 continue;
             }
             Path file;
             try {
-                file = ConfigFile.fromUri(s);
+                file = ConfigurationFile.fromUri(s);
             } catch (IllegalArgumentException e) {
                 continue;
             }
@@ -176,7 +176,7 @@ public class EtcBootstrap implements BundleActivator {
             comment.addAll(wrap(ad.getDescription() == null ? "" : ad.getDescription(), 96));
             comments.put(ad.getID(), comment);
         }
-        ConfigFile.write(file, values, List.of(
+        ConfigurationFile.write(file, values, List.of(
                 ocd.getName() + " (PID " + TRANSPORT_PID + "): the defaults in force, written at the first start.",
                 "Edit a value here (applied within a second) or in the Web Console (Configuration > " + ocd.getName() + ").",
                 "A bad value is refused with a log line naming it; the last good settings stay in force."),
@@ -193,7 +193,7 @@ public class EtcBootstrap implements BundleActivator {
         Object address = values.get("bindAddress");
         Object port = values.get("port");
         Path file = etc.resolve(LISTENER_FACTORY_PID + "-" + DEFAULT_LISTENER + ".cfg");
-        ConfigFile.write(file, values, List.of(
+        ConfigurationFile.write(file, values, List.of(
                 "The runtime's default listener (factory PID " + LISTENER_FACTORY_PID + ", name " + DEFAULT_LISTENER
                         + "), written at the first start:",
                 "the embedded mock fabric's device address (pinned to the mock provider); connections go to the perf",
@@ -232,7 +232,7 @@ public class EtcBootstrap implements BundleActivator {
     static ConsoleCredentials consoleCredentials(BundleContext context, Path etc) throws IOException {
         Path file = etc.resolve(ConsolePassword.PID + ".cfg");
         Path generatedFile = Etc.home(context).resolve(GENERATED_PASSWORD_FILE);
-        Map<String, Object> values = Files.exists(file) ? ConfigFile.read(file) : new LinkedHashMap<>();
+        Map<String, Object> values = Files.exists(file) ? ConfigurationFile.read(file) : new LinkedHashMap<>();
         Object user = values.get("username");
         String userName = user instanceof String s && !s.isBlank() ? s : "admin";
         if (!ConsolePassword.isDefault(values.get("password"))) {
@@ -251,7 +251,7 @@ public class EtcBootstrap implements BundleActivator {
                 password));
         values.put("username", userName);
         values.put("password", passwords.hash(password));
-        ConfigFile.write(file, values, List.of(
+        ConfigurationFile.write(file, values, List.of(
                 "Felix Web Console (PID " + ConsolePassword.PID + ").",
                 "password holds the hash of a password generated at the first start ({sha-256}salt-iterations-hash);",
                 "the password itself is in " + GENERATED_PASSWORD_FILE + " (readable by the service user only).",

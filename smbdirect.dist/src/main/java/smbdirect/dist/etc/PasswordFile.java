@@ -11,7 +11,7 @@ import java.util.Optional;
 /**
  * A secret in a file only its owner can read: written completely under a temporary name created
  * with mode 600 (no moment in which another user could open it) and renamed into place
- * ({@link ConfigFile#replaceSecret}). Lines starting with {@code #} are comments; the secret is the
+ * ({@link ConfigurationFile#replaceSecret}). Lines starting with {@code #} are comments; the secret is the
  * first other line. Stateless and thread-safe.
  */
 final class PasswordFile {
@@ -21,7 +21,7 @@ final class PasswordFile {
 
     /** Writes {@code lines} to {@code file} (mode 600 on POSIX file systems), replacing it. */
     static void write(Path file, List<String> lines) throws IOException {
-        ConfigFile.replaceSecret(file, (String.join("\n", lines) + "\n").getBytes(StandardCharsets.UTF_8));
+        ConfigurationFile.replaceSecret(file, (String.join("\n", lines) + "\n").getBytes(StandardCharsets.UTF_8));
     }
 
     /** The secret in {@code file}, empty when there is no such file or it holds none. */

@@ -53,7 +53,7 @@ final class ActiveNegotiation extends Negotiation {
             try {
                 SmbDirectEngine engine = connection.engine;
                 connection.useCapabilities(engine.provider().capabilities());
-                connection.attach(engine.provider().createEndpoint(endpointConfig(), connection)); // R-3.1.4.1-03
+                connection.attach(engine.provider().createEndpoint(endpointSettings(), connection)); // R-3.1.4.1-03
                 // the active side sends nothing from the initial region (its Negotiate Request goes out
                 // from a send slot): the region is free as soon as the response arrived in it
                 setUpInitialRegion(SmbdWire.INITIAL_RECEIVE_SIZE);

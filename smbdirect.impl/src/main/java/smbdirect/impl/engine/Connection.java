@@ -146,7 +146,7 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
 
     /**
      * Ring slots of the serial context: the work requests that can complete in one burst (the send
-     * and receive queues as {@link Negotiation#endpointConfig()} sizes them at most, before any device limit)
+     * and receive queues as {@link Negotiation#endpointSettings()} sizes them at most, before any device limit)
      * plus room for timers, provider events and the upper layer's tasks, as a power of two within
      * [64, {@link SerialExecutor#DEFAULT_CAPACITY}]. A connection with few credits does not carry the
      * ring of one with 255.
@@ -562,7 +562,8 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
         Negotiation n = negotiation;
         return new ConnectionParameters(n.maxSendSize(), n.maxFragmentedSendSize(), n.maxReceiveSize(),
                 n.maxFragmentedRecvSize(), n.maxReadWriteSize(), engine.settings().keepaliveInterval(),
-                n.inboundReadDepth(), n.outboundReadDepth(), caps != null && caps.sendWithInvalidate());
+                n.inboundReadDepth(), n.outboundReadDepth(), caps != null && caps.sendWithInvalidate(),
+                caps != null && caps.remoteInvalidation());
     }
 
     @Override

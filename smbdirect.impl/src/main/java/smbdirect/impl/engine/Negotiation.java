@@ -10,7 +10,7 @@ import org.slf4j.LoggerFactory;
 import smbdirect.api.CloseReason;
 import smbdirect.api.dto.ConnectionDTO;
 import smbdirect.api.rdma.CompletionStatus;
-import smbdirect.api.rdma.EndpointConfig;
+import smbdirect.api.rdma.EndpointSettings;
 import smbdirect.api.rdma.MemoryAccess;
 import smbdirect.api.rdma.MemoryRegion;
 import smbdirect.api.rdma.RdmaCapabilities;
@@ -88,7 +88,7 @@ abstract sealed class Negotiation permits ActiveNegotiation, PassiveNegotiation 
      * send queue holds the send slots, the negotiate message, ORD reads, the RDMA Write and local
      * invalidate budgets (send slots are lowered to fit).
      */
-    EndpointConfig endpointConfig() {
+    EndpointSettings endpointSettings() {
         RdmaCapabilities caps = connection.capabilities();
         int rq = Math.min(caps.maxReceiveWorkRequests(), initial.receiveCreditMax() + 2);
         credits.limitReceiveCreditMax(Math.max(1, rq - 2));
@@ -98,7 +98,7 @@ abstract sealed class Negotiation permits ActiveNegotiation, PassiveNegotiation 
                 caps.maxSendWorkRequests() - fixed));
         sendPath.limitSlots(sendSlots);
         int sq = Math.min(caps.maxSendWorkRequests(), sendSlots + fixed);
-        return new EndpointConfig(Math.max(1, sq), Math.max(3, rq));
+        return new EndpointSettings(Math.max(1, sq), Math.max(3, rq));
     }
 
     // ---- the initial region ----

@@ -85,7 +85,7 @@ final class PassiveNegotiation extends Negotiation {
                 }
                 inboundReadDepth = ird;
                 outboundReadDepth = ord;
-                connection.attach(connectRequest.createEndpoint(endpointConfig(), connection)); // R-3.1.7.2-04
+                connection.attach(connectRequest.createEndpoint(endpointSettings(), connection)); // R-3.1.7.2-04
                 setUpInitialRegion(INITIAL_REGION);
                 try {
                     postInitialReceive(); // R-3.1.7.2-05: at least one receive of at least 512 bytes

@@ -31,7 +31,6 @@ import smbdirect.api.dto.CountersDTO;
 import smbdirect.api.dto.ListenerDTO;
 import smbdirect.api.dto.ListenerEventDTO;
 import smbdirect.api.dto.ProviderDTO;
-import smbdirect.api.dto.SettingsDTO;
 import smbdirect.api.dto.TransportDTO;
 import smbdirect.api.rdma.RdmaException;
 import smbdirect.api.rdma.RdmaListener;
@@ -532,7 +531,7 @@ public final class SmbDirectEngine implements SmbDirectTransport {
         synchronized (failureEvents) {
             d.negotiationFailureEvents = failureEvents.toArray(new ListenerEventDTO[0]);
         }
-        d.settings = settingsDTO(settings);
+        d.settings = settings.toDTO();
         return d;
     }
 
@@ -583,32 +582,5 @@ public final class SmbDirectEngine implements SmbDirectTransport {
     @SuppressWarnings("removal")
     private static void setLastNegotiationFailure(TransportDTO d, String text) {
         d.lastNegotiationFailure = text;
-    }
-
-    /**
-     * The settings as the runtime DTO shows them, named and in the units of the configuration
-     * attributes.
-     */
-    public static SettingsDTO settingsDTO(TransportSettings s) {
-        SettingsDTO d = new SettingsDTO();
-        d.receiveCreditMax = s.receiveCreditMax();
-        d.sendCreditTarget = s.sendCreditTarget();
-        d.maxSendSize = s.maxSendSize();
-        d.maxReceiveSize = s.maxReceiveSize();
-        d.maxFragmentedRecvSize = s.maxFragmentedRecvSize();
-        d.maxReadWriteSize = s.maxReadWriteSize();
-        d.keepaliveIntervalSeconds = s.keepaliveInterval().toSeconds();
-        d.keepaliveResponseTimeoutSeconds = s.keepaliveResponseTimeout().toSeconds();
-        d.activeNegotiationTimeoutSeconds = s.activeNegotiationTimeout().toSeconds();
-        d.passiveNegotiationTimeoutSeconds = s.passiveNegotiationTimeout().toSeconds();
-        d.creditGrantTimeoutMillis = s.creditGrantTimeout().toMillis();
-        d.creditRefillFraction = s.creditRefillFraction();
-        d.inboundReadDepth = s.inboundReadDepth();
-        d.outboundReadDepth = s.outboundReadDepth();
-        d.maxConnectionsPerListener = s.maxConnectionsPerListener();
-        d.maxNegotiatingPerListener = s.maxNegotiatingPerListener();
-        d.receiveBufferBudgetMB = s.receiveBufferBudget() / (1024L * 1024L);
-        d.drainTimeoutSeconds = s.drainTimeout().toSeconds();
-        return d;
     }
 }

@@ -1,6 +1,9 @@
 package smbdirect.impl.engine;
 
 import java.time.Duration;
+import java.util.Objects;
+
+import smbdirect.api.dto.SettingsDTO;
 
 /**
  * The immutable settings a connection starts with ([MS-SMBD] 3.1.4.1 / 3.1.7.2 "implementation
@@ -11,6 +14,8 @@ import java.time.Duration;
  * <p>Negotiated values (credits and sizes) are fixed per connection when it negotiates; the timer
  * values ({@link #keepaliveInterval()}, {@link #keepaliveResponseTimeout()},
  * {@link #creditGrantTimeout()}) may change for live connections.
+ *
+ * <p>A value: two settings are {@link #equals equal} when every setting is.
  */
 public final class TransportSettings {
 
@@ -159,6 +164,35 @@ public final class TransportSettings {
         return drainTimeout;
     }
 
+    /**
+     * The settings as the runtime DTO shows them: each under the name and in the unit of its
+     * configuration attribute (seconds, milliseconds, MiB). The one mapping to {@link SettingsDTO}:
+     * the engine's and the transport's DTOs, the JSON status, JMX and the shell show what it gives.
+     * {@link SettingsDTO#provider_target} is left to the transport that selects among providers.
+     */
+    public SettingsDTO toDTO() {
+        SettingsDTO d = new SettingsDTO();
+        d.receiveCreditMax = receiveCreditMax;
+        d.sendCreditTarget = sendCreditTarget;
+        d.maxSendSize = maxSendSize;
+        d.maxReceiveSize = maxReceiveSize;
+        d.maxFragmentedRecvSize = maxFragmentedRecvSize;
+        d.maxReadWriteSize = maxReadWriteSize;
+        d.keepaliveIntervalSeconds = keepaliveInterval.toSeconds();
+        d.keepaliveResponseTimeoutSeconds = keepaliveResponseTimeout.toSeconds();
+        d.activeNegotiationTimeoutSeconds = activeNegotiationTimeout.toSeconds();
+        d.passiveNegotiationTimeoutSeconds = passiveNegotiationTimeout.toSeconds();
+        d.creditGrantTimeoutMillis = creditGrantTimeout.toMillis();
+        d.creditRefillFraction = creditRefillFraction;
+        d.inboundReadDepth = inboundReadDepth;
+        d.outboundReadDepth = outboundReadDepth;
+        d.maxConnectionsPerListener = maxConnectionsPerListener;
+        d.maxNegotiatingPerListener = maxNegotiatingPerListener;
+        d.receiveBufferBudgetMB = receiveBufferBudget / (1024L * 1024L);
+        d.drainTimeoutSeconds = drainTimeout.toSeconds();
+        return d;
+    }
+
     /** A builder starting from these values. */
     public Builder toBuilder() {
         Builder b = new Builder();
@@ -186,6 +220,42 @@ public final class TransportSettings {
     /** A builder with Windows' defaults. */
     public static Builder builder() {
         return new Builder();
+    }
+
+    /** Whether {@code o} is a {@code TransportSettings} with the same value for every setting. */
+    @Override
+    public boolean equals(Object o) {
+        if (o == this) {
+            return true;
+        }
+        return o instanceof TransportSettings s
+                && receiveCreditMax == s.receiveCreditMax
+                && sendCreditTarget == s.sendCreditTarget
+                && maxSendSize == s.maxSendSize
+                && maxReceiveSize == s.maxReceiveSize
+                && maxFragmentedRecvSize == s.maxFragmentedRecvSize
+                && maxReadWriteSize == s.maxReadWriteSize
+                && keepaliveInterval.equals(s.keepaliveInterval)
+                && keepaliveResponseTimeout.equals(s.keepaliveResponseTimeout)
+                && activeNegotiationTimeout.equals(s.activeNegotiationTimeout)
+                && passiveNegotiationTimeout.equals(s.passiveNegotiationTimeout)
+                && creditGrantTimeout.equals(s.creditGrantTimeout)
+                && Double.compare(creditRefillFraction, s.creditRefillFraction) == 0
+                && inboundReadDepth == s.inboundReadDepth
+                && outboundReadDepth == s.outboundReadDepth
+                && maxConnectionsPerListener == s.maxConnectionsPerListener
+                && maxNegotiatingPerListener == s.maxNegotiatingPerListener
+                && receiveBufferBudget == s.receiveBufferBudget
+                && drainTimeout.equals(s.drainTimeout);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(receiveCreditMax, sendCreditTarget, maxSendSize, maxReceiveSize, maxFragmentedRecvSize,
+                maxReadWriteSize, keepaliveInterval, keepaliveResponseTimeout, activeNegotiationTimeout,
+                passiveNegotiationTimeout, creditGrantTimeout, creditRefillFraction, inboundReadDepth,
+                outboundReadDepth, maxConnectionsPerListener, maxNegotiatingPerListener, receiveBufferBudget,
+                drainTimeout);
     }
 
     @Override

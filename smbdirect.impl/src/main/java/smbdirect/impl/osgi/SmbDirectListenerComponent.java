@@ -20,8 +20,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import smbdirect.api.AcceptHandler;
-import smbdirect.impl.config.ConfigValues;
-import smbdirect.impl.config.ListenerConfig;
+import smbdirect.impl.config.ConfigurationValues;
+import smbdirect.impl.config.ListenerConfiguration;
 import smbdirect.impl.engine.SettingsException;
 import smbdirect.impl.transport.ProviderFilter;
 import smbdirect.api.dto.ListenerDTO;
@@ -44,11 +44,11 @@ import smbdirect.impl.transport.RelocatingListener;
  */
 @Component(name = SmbDirectListenerComponent.FACTORY_PID, service = {}, immediate = true,
         configurationPolicy = ConfigurationPolicy.REQUIRE)
-@Designate(ocd = ListenerConfig.class, factory = true)
+@Designate(ocd = ListenerConfiguration.class, factory = true)
 public class SmbDirectListenerComponent {
 
     /** The factory PID (also the component name). */
-    public static final String FACTORY_PID = ListenerConfig.FACTORY_PID;
+    public static final String FACTORY_PID = ListenerConfiguration.FACTORY_PID;
 
     private static final Logger LOG = LoggerFactory.getLogger(SmbDirectListenerComponent.class);
 
@@ -65,36 +65,36 @@ public class SmbDirectListenerComponent {
     private volatile String refusedPid;
 
     @Activate
-    public SmbDirectListenerComponent(@Reference(name = "host") ListenerHost host, ListenerConfig config,
+    public SmbDirectListenerComponent(@Reference(name = "host") ListenerHost host, ListenerConfiguration config,
             Map<String, Object> properties) {
         this.host = host;
         apply(config, properties);
     }
 
     /** For tests: a configuration without raw properties. */
-    SmbDirectListenerComponent(ListenerHost host, ListenerConfig config) {
+    SmbDirectListenerComponent(ListenerHost host, ListenerConfiguration config) {
         this.host = host;
         Endpoint e = endpoint(config, Map.of());
         open(e, config.acceptHandler_target());
     }
 
     @Modified
-    void modified(ListenerConfig config, Map<String, Object> properties) {
+    void modified(ListenerConfiguration config, Map<String, Object> properties) {
         apply(config, properties);
     }
 
-    private void apply(ListenerConfig config, Map<String, Object> properties) {
+    private void apply(ListenerConfiguration config, Map<String, Object> properties) {
         Endpoint e;
         try {
             e = endpoint(config, properties);
         } catch (IllegalArgumentException refused) {
-            String pid = ConfigValues.pid(properties, FACTORY_PID);
-            LOG.error("Configuration {}{} not applied, {}; {}", pid, ConfigValues.source(properties), refused.getMessage(),
+            String pid = ConfigurationValues.pid(properties, FACTORY_PID);
+            LOG.error("Configuration {}{} not applied, {}; {}", pid, ConfigurationValues.source(properties), refused.getMessage(),
                     listener == null ? "the listener is not opened" : "the listener keeps its last good settings");
             if (listener == null) {
                 refusedPid = pid;
                 host.configurationRefused(pid, refusedDTO(properties, "configuration " + pid
-                        + ConfigValues.source(properties) + " not applied, " + refused.getMessage()));
+                        + ConfigurationValues.source(properties) + " not applied, " + refused.getMessage()));
             }
             return;
         }
@@ -109,7 +109,7 @@ public class SmbDirectListenerComponent {
             return;
         }
         if (current != null) {
-            LOG.info("Listener {} re-opens with its new configuration{}", endpoint.name(), ConfigValues.source(properties));
+            LOG.info("Listener {} re-opens with its new configuration{}", endpoint.name(), ConfigurationValues.source(properties));
             current.close();
         }
         open(e, filter);
@@ -134,16 +134,16 @@ public class SmbDirectListenerComponent {
      * @throws IllegalArgumentException naming the first refused attribute and its value
      */
     public static void check(Map<String, ?> properties) {
-        endpoint(ConfigValues.proxy(ListenerConfig.class, properties), properties);
+        endpoint(ConfigurationValues.proxy(ListenerConfiguration.class, properties), properties);
     }
 
-    static Endpoint endpoint(ListenerConfig config, Map<String, ?> properties) {
-        ConfigValues.check(ListenerConfig.class, properties);
+    static Endpoint endpoint(ListenerConfiguration config, Map<String, ?> properties) {
+        ConfigurationValues.check(ListenerConfiguration.class, properties);
         String name = config.name() == null || config.name().isBlank() ? "smb" : config.name().trim();
         return new Endpoint(name, address(config), providerFilter(config.provider_target()));
     }
 
-    static InetSocketAddress address(ListenerConfig config) {
+    static InetSocketAddress address(ListenerConfiguration config) {
         if (config.port() < 0 || config.port() > 65535) {
             throw new SettingsException("port", config.port(), "must be in [0, 65535]");
         }

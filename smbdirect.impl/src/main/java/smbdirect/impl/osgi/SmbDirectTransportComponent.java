@@ -1,7 +1,6 @@
 package smbdirect.impl.osgi;
 
 import java.net.InetSocketAddress;
-import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
@@ -24,25 +23,20 @@ import org.osgi.service.metatype.annotations.Designate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import smbdirect.api.AcceptHandler;
 import smbdirect.api.CloseReason;
-import smbdirect.api.ConnectionHandler;
 import smbdirect.api.dto.ListenerDTO;
 import smbdirect.api.ListenerEventHandler;
-import smbdirect.api.SmbDirectConnection;
-import smbdirect.api.SmbDirectException;
-import smbdirect.api.SmbDirectListener;
 import smbdirect.api.SmbDirectTransport;
-import smbdirect.api.dto.TransportDTO;
 import smbdirect.api.rdma.RdmaProvider;
-import smbdirect.impl.config.ConfigValues;
-import smbdirect.impl.config.TransportConfig;
-import smbdirect.impl.config.TransportConfigs;
+import smbdirect.impl.config.ConfigurationValues;
+import smbdirect.impl.config.TransportConfiguration;
+import smbdirect.impl.config.TransportConfigurations;
 import smbdirect.impl.engine.SettingsException;
 import smbdirect.impl.engine.TimerScheduler;
 import smbdirect.impl.engine.TransportSettings;
 import smbdirect.impl.trace.TraceSink;
 import smbdirect.impl.transport.EngineFactory;
+import smbdirect.impl.transport.ForwardingTransport;
 import smbdirect.impl.transport.MultiProviderTransport;
 import smbdirect.impl.transport.ProviderEngine;
 import smbdirect.impl.transport.ProviderFilter;
@@ -78,12 +72,12 @@ import smbdirect.impl.transport.RelocatingListener;
 @Component(name = SmbDirectTransportComponent.PID, service = { SmbDirectTransport.class, ListenerHost.class, TraceControl.class,
         ConnectionControl.class },
         immediate = true, configurationPolicy = ConfigurationPolicy.OPTIONAL)
-@Designate(ocd = TransportConfig.class)
-public class SmbDirectTransportComponent implements SmbDirectTransport, ListenerHost, TraceControl,
-        ConnectionControl {
+@Designate(ocd = TransportConfiguration.class)
+public class SmbDirectTransportComponent extends ForwardingTransport implements SmbDirectTransport, ListenerHost,
+        TraceControl, ConnectionControl {
 
     /** The configuration PID (also the component name). */
-    public static final String PID = TransportConfig.PID;
+    public static final String PID = TransportConfiguration.PID;
 
     private static final Logger LOG = LoggerFactory.getLogger(SmbDirectTransportComponent.class);
 
@@ -97,23 +91,36 @@ public class SmbDirectTransportComponent implements SmbDirectTransport, Listener
     private final ListenerEventWhiteboard whiteboard = new ListenerEventWhiteboard();
 
     @Activate
-    public SmbDirectTransportComponent(BundleContext context, TransportConfig config, Map<String, Object> properties) {
+    public SmbDirectTransportComponent(BundleContext context, TransportConfiguration config, Map<String, Object> properties) {
         this(context, config, properties, EngineFactory::create);
     }
 
-    SmbDirectTransportComponent(TransportConfig config, ProviderEngine.Factory engines) {
+    SmbDirectTransportComponent(TransportConfiguration config, ProviderEngine.Factory engines) {
         this(null, config, Map.of(), engines);
     }
 
-    SmbDirectTransportComponent(TransportConfig config, Map<String, ?> properties, ProviderEngine.Factory engines) {
+    SmbDirectTransportComponent(TransportConfiguration config, Map<String, ?> properties, ProviderEngine.Factory engines) {
         this(null, config, properties, engines);
     }
 
-    SmbDirectTransportComponent(BundleContext context, TransportConfig config, Map<String, ?> properties,
+    SmbDirectTransportComponent(BundleContext context, TransportConfiguration config, Map<String, ?> properties,
             ProviderEngine.Factory engines) {
+        this(context, new TimerScheduler(), engines, config, properties);
+    }
+
+    private SmbDirectTransportComponent(BundleContext context, TimerScheduler timer, ProviderEngine.Factory engines,
+            TransportConfiguration config, Map<String, ?> properties) {
+        this(context, timer, new MultiProviderTransport(engines, timer, TransportSettings.DEFAULTS, defaultFilter()),
+                config, properties);
+    }
+
+    /** The {@link SmbDirectTransport} calls go to {@code transport}, over every provider. */
+    private SmbDirectTransportComponent(BundleContext context, TimerScheduler timer, MultiProviderTransport transport,
+            TransportConfiguration config, Map<String, ?> properties) {
+        super(transport);
         this.context = context;
-        timer = new TimerScheduler();
-        transport = new MultiProviderTransport(engines, timer, TransportSettings.DEFAULTS, defaultFilter());
+        this.timer = timer;
+        this.transport = transport;
         transport.setListenerEventHandler(whiteboard);
         configure(config, properties);
     }
@@ -124,12 +131,12 @@ public class SmbDirectTransportComponent implements SmbDirectTransport, Listener
     }
 
     @Modified
-    void modified(TransportConfig config, Map<String, Object> properties) {
+    void modified(TransportConfiguration config, Map<String, Object> properties) {
         configure(config, properties);
     }
 
-    /** {@link #configure(TransportConfig, Map)} of a configuration that has no raw properties to check. */
-    boolean configure(TransportConfig config) {
+    /** {@link #configure(TransportConfiguration, Map)} of a configuration that has no raw properties to check. */
+    boolean configure(TransportConfiguration config) {
         return configure(config, Map.of());
     }
 
@@ -140,9 +147,9 @@ public class SmbDirectTransportComponent implements SmbDirectTransport, Listener
      *
      * @return whether the configuration was applied
      */
-    boolean configure(TransportConfig config, Map<String, ?> properties) {
+    boolean configure(TransportConfiguration config, Map<String, ?> properties) {
         Checked checked;
-        String source = ConfigValues.source(properties);
+        String source = ConfigurationValues.source(properties);
         try {
             checked = checked(config, properties);
         } catch (SettingsException e) {
@@ -158,7 +165,7 @@ public class SmbDirectTransportComponent implements SmbDirectTransport, Listener
         if (!filter.equals(filterBefore)) {
             LOG.info("Configuration {}: provider.target={}", PID, filter);
         }
-        if (!settings.toString().equals(before.toString())) {
+        if (!settings.equals(before)) {
             LOG.info("Configuration {}{} applied: {}", PID, source, settings);
         }
         return true;
@@ -170,7 +177,7 @@ public class SmbDirectTransportComponent implements SmbDirectTransport, Listener
      * @throws SettingsException naming the first refused attribute and its value
      */
     public static void check(Map<String, ?> properties) {
-        checked(ConfigValues.proxy(TransportConfig.class, properties), properties);
+        checked(ConfigurationValues.proxy(TransportConfiguration.class, properties), properties);
     }
 
     /** A configuration's settings and provider filter, once checked. */
@@ -182,13 +189,13 @@ public class SmbDirectTransportComponent implements SmbDirectTransport, Listener
      *
      * @throws SettingsException naming the first refused attribute and its value
      */
-    private static Checked checked(TransportConfig config, Map<String, ?> properties) {
-        ConfigValues.check(TransportConfig.class, properties);
-        return new Checked(TransportConfigs.toSettings(config), parseTarget(config.provider_target()));
+    private static Checked checked(TransportConfiguration config, Map<String, ?> properties) {
+        ConfigurationValues.check(TransportConfiguration.class, properties);
+        return new Checked(TransportConfigurations.toSettings(config), parseTarget(config.provider_target()));
     }
 
     private static ProviderFilter parseTarget(String target) {
-        String text = target == null || target.isBlank() ? TransportConfig.PROVIDER_TARGET_DEFAULT : target.trim();
+        String text = target == null || target.isBlank() ? TransportConfiguration.PROVIDER_TARGET_DEFAULT : target.trim();
         try {
             return ProviderFilter.parse(text);
         } catch (InvalidSyntaxException e) {
@@ -197,7 +204,7 @@ public class SmbDirectTransportComponent implements SmbDirectTransport, Listener
     }
 
     private static ProviderFilter defaultFilter() {
-        return parseTarget(TransportConfig.PROVIDER_TARGET_DEFAULT);
+        return parseTarget(TransportConfiguration.PROVIDER_TARGET_DEFAULT);
     }
 
     @Reference(name = "providers", service = RdmaProvider.class, cardinality = ReferenceCardinality.MULTIPLE,
@@ -277,36 +284,8 @@ public class SmbDirectTransportComponent implements SmbDirectTransport, Listener
     }
 
     @Override
-    public SmbDirectListener listen(InetSocketAddress bindAddress, AcceptHandler acceptHandler)
-            throws SmbDirectException {
-        return transport.listen(bindAddress, acceptHandler);
-    }
-
-    @Override
-    public SmbDirectListener listen(InetSocketAddress bindAddress, AcceptHandler acceptHandler,
-            ListenerEventHandler events) throws SmbDirectException {
-        return transport.listen(bindAddress, acceptHandler, events);
-    }
-
-    @Override
-    public CompletionStage<SmbDirectConnection> connect(InetSocketAddress peer, Duration timeout,
-            ConnectionHandler handler) {
-        return transport.connect(peer, timeout, handler);
-    }
-
-    @Override
-    public SmbDirectTransport onProvider(String providerName) {
-        return transport.onProvider(providerName);
-    }
-
-    @Override
     public CompletionStage<Void> closeConnection(long id, String provider, CloseReason reason) {
         return transport.closeConnection(id, provider, reason);
-    }
-
-    @Override
-    public TransportDTO getTransportDTO() {
-        return transport.getTransportDTO();
     }
 
     @Override

@@ -26,7 +26,10 @@ public final class CapabilitiesText {
                 c.maxSendWorkRequests(), c.maxReceiveWorkRequests(), c.maxSge(), c.maxSge() == 1 ? "entry" : "entries",
                 bytes(c.maxInlineData()), bytes(Integer.toUnsignedLong(c.maxMessageSize())), c.maxInboundReadDepth(),
                 c.maxOutboundReadDepth(), bytes(c.maxRegionSize()),
-                c.sendWithInvalidate() ? "Send with Invalidate" : "no Send with Invalidate");
+                c.sendWithInvalidate() ? c.remoteInvalidation() ? "Send with Invalidate"
+                        : "Send with Invalidate (posting only: a peer's does not invalidate our memory)"
+                        : c.remoteInvalidation() ? "no Send with Invalidate (a peer's invalidates our memory)"
+                                : "no Send with Invalidate");
     }
 
     /**

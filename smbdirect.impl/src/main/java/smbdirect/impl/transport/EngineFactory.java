@@ -1,18 +1,11 @@
 package smbdirect.impl.transport;
 
-import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.concurrent.CompletionStage;
 
-import smbdirect.api.AcceptHandler;
 import smbdirect.api.CloseReason;
-import smbdirect.api.ConnectionHandler;
 import smbdirect.api.ListenerEventHandler;
-import smbdirect.api.SmbDirectConnection;
-import smbdirect.api.SmbDirectException;
-import smbdirect.api.SmbDirectListener;
 import smbdirect.api.dto.CountersDTO;
-import smbdirect.api.dto.TransportDTO;
 import smbdirect.api.rdma.RdmaProvider;
 import smbdirect.impl.engine.Scheduler;
 import smbdirect.impl.engine.SmbDirectEngine;
@@ -29,13 +22,17 @@ public final class EngineFactory {
         return new Adapter(new SmbDirectEngine(provider, settings, scheduler));
     }
 
-    /** Thread-safe as the engine is. */
-    private record Adapter(SmbDirectEngine engine) implements ProviderEngine {
+    /**
+     * The engine as a {@link ProviderEngine}: its {@code SmbDirectTransport} calls are forwarded, the
+     * rest handed on here. Thread-safe as the engine is.
+     */
+    private static final class Adapter extends ForwardingTransport implements ProviderEngine {
 
-        @Override
-        public SmbDirectListener listen(InetSocketAddress bindAddress, AcceptHandler acceptHandler,
-                ListenerEventHandler events) throws SmbDirectException {
-            return engine.listen(bindAddress, acceptHandler, events);
+        private final SmbDirectEngine engine;
+
+        Adapter(SmbDirectEngine engine) {
+            super(engine);
+            this.engine = engine;
         }
 
         @Override
@@ -44,19 +41,8 @@ public final class EngineFactory {
         }
 
         @Override
-        public CompletionStage<SmbDirectConnection> connect(InetSocketAddress peer, Duration timeout,
-                ConnectionHandler handler) {
-            return engine.connect(peer, timeout, handler);
-        }
-
-        @Override
         public CountersDTO counters() {
             return engine.counters();
-        }
-
-        @Override
-        public TransportDTO getTransportDTO() {
-            return engine.getTransportDTO();
         }
 
         @Override
@@ -80,7 +66,7 @@ public final class EngineFactory {
         }
 
         @Override
-        public CompletionStage<Void> drain(CloseReason reason, java.time.Duration timeout) {
+        public CompletionStage<Void> drain(CloseReason reason, Duration timeout) {
             return engine.drain(reason, timeout);
         }
     }

@@ -15,7 +15,6 @@ import smbdirect.api.dto.ListenerEventDTO;
 import smbdirect.api.dto.ProviderDTO;
 import smbdirect.api.dto.TransportDTO;
 import smbdirect.api.rdma.RdmaProvider;
-import smbdirect.impl.config.TransportConfigs;
 import smbdirect.impl.engine.TransportSettings;
 
 /**
@@ -130,7 +129,7 @@ final class TransportDTOs {
         setLastFailure(dto, selectedFailure != null ? selectedFailure : retired.lastNegotiationFailure());
         failureEvents.addAll(retired.failureEvents()); // after the live engines': on equal timestamps they are older
         dto.negotiationFailureEvents = newestFirst(failureEvents, FAILURE_EVENTS).toArray(ListenerEventDTO[]::new);
-        dto.settings = TransportConfigs.toDTO(settings);
+        dto.settings = settings.toDTO();
         if (filter != null) {
             dto.settings.provider_target = filter.toString();
         }

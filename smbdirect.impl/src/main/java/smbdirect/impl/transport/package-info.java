@@ -15,6 +15,10 @@
  * <li>{@link smbdirect.impl.transport.ProviderEngine}: the engine over one provider as the
  * transport sees it; {@link smbdirect.impl.transport.EngineFactory} makes the real one (a
  * {@code SmbDirectEngine}), tests make fakes.</li>
+ * <li>{@link smbdirect.impl.transport.ForwardingTransport}: the one place where the calls of
+ * {@code SmbDirectTransport} are handed to another transport; the OSGi component (to the
+ * {@code MultiProviderTransport}), {@code StandaloneTransport} and {@code EngineFactory}'s engine (to
+ * one {@code SmbDirectEngine}) extend it.</li>
  * <li>{@link smbdirect.impl.transport.RelocatingListener}: a listener that keeps its address and
  * port while the provider under it changes (states OPEN, WAITING, FAILED, CLOSED); its counters add
  * up over every provider it was bound on.</li>

@@ -213,7 +213,7 @@ class ActiveEstablishmentTest {
     }
 
     @Test
-    void theIrdTheDevicePutInEffectIsTheConnectionsAlsoAboveWhatWasAsked() {
+    void R_6_2_05_theIrdTheDevicePutInEffectIsTheConnectionsAlsoAboveWhatWasAsked() {
         h.provider.transportType = TransportType.IWARP;
         CompletableFuture<SmbDirectConnection> f = h.connect().toCompletableFuture();
         FakeEndpoint e = h.provider.last();
@@ -225,8 +225,9 @@ class ActiveEstablishmentTest {
         e.completeSends();
         e.deliver(Harness.negResponse(10, 10, 0, 1 << 20, 1024, 1024, 131072));
         Connection c = (Connection) f.join();
-        assertEquals(16, c.parameters().inboundReadDepth(), "the IRD in effect, as the provider reports it");
-        assertEquals(8, c.parameters().outboundReadDepth());
+        assertEquals(16, c.parameters().inboundReadDepth(),
+                "R-6.2-05 / A-45: the IRD in effect, as the provider reports it, above the 8 programmed");
+        assertEquals(8, c.parameters().outboundReadDepth(), "R-6.2-05: the ORD programmed from the acceptor's IRD");
     }
 
     @Test

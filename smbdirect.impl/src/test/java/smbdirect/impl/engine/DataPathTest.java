@@ -402,6 +402,17 @@ class DataPathTest {
         c.sendWithInvalidate(ByteBuffer.wrap(Harness.bytes(100, 1)), 0xBEEF, (m, x) -> outcomes.add(x));
         assertNull(e.sends.get(before).invalidateToken);
         assertFalse(c.parameters().sendWithInvalidate());
+        assertFalse(c.parameters().remoteInvalidation());
+    }
+
+    @Test
+    void theConnectionSaysWhetherAPeersSendWithInvalidateInvalidatesItsMemoryApartFromPostingOne() {
+        // a device that posts Send with Invalidate but does not invalidate its own registrations on receipt
+        h.provider.capabilities = new smbdirect.api.rdma.RdmaCapabilities(1024, 1024, 4, 64, 1 << 30, 16, 16,
+                1L << 32, true, false);
+        Connection c = established();
+        assertTrue(c.parameters().sendWithInvalidate());
+        assertFalse(c.parameters().remoteInvalidation(), "an SMB client must not ask for remote invalidation");
     }
 
     @Test

@@ -12,7 +12,7 @@ import java.util.Set;
 import smbdirect.api.rdma.CompletionStatus;
 import smbdirect.api.rdma.ConnectParameters;
 import smbdirect.api.rdma.DisconnectCause;
-import smbdirect.api.rdma.EndpointConfig;
+import smbdirect.api.rdma.EndpointSettings;
 import smbdirect.api.rdma.MemoryAccess;
 import smbdirect.api.rdma.MemoryRegion;
 import smbdirect.api.rdma.RdmaCapabilities;
@@ -103,7 +103,7 @@ final class FakeEndpoint implements RdmaEndpoint {
     }
 
     final FakeProvider provider;
-    final EndpointConfig config;
+    final EndpointSettings config;
     final RdmaEndpointHandler handler;
     final boolean active;
     InetSocketAddress peer;
@@ -142,7 +142,7 @@ final class FakeEndpoint implements RdmaEndpoint {
     int ord = 8;
     final Wc wc = new Wc();
 
-    FakeEndpoint(FakeProvider provider, EndpointConfig config, RdmaEndpointHandler handler, boolean active) {
+    FakeEndpoint(FakeProvider provider, EndpointSettings config, RdmaEndpointHandler handler, boolean active) {
         this.provider = provider;
         this.config = config;
         this.handler = handler;

@@ -5,7 +5,7 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 
-import smbdirect.api.rdma.EndpointConfig;
+import smbdirect.api.rdma.EndpointSettings;
 import smbdirect.api.rdma.RdmaCapabilities;
 import smbdirect.api.rdma.RdmaConnectRequest;
 import smbdirect.api.rdma.RdmaEndpoint;
@@ -54,7 +54,7 @@ final class FakeProvider implements RdmaProvider {
     }
 
     @Override
-    public RdmaEndpoint createEndpoint(EndpointConfig config, RdmaEndpointHandler handler) throws RdmaException {
+    public RdmaEndpoint createEndpoint(EndpointSettings config, RdmaEndpointHandler handler) throws RdmaException {
         if (failCreateEndpoint) {
             throw new RdmaException("no queue pair");
         }
@@ -139,7 +139,7 @@ final class FakeProvider implements RdmaProvider {
         }
 
         @Override
-        public RdmaEndpoint createEndpoint(EndpointConfig config, RdmaEndpointHandler handler) throws RdmaException {
+        public RdmaEndpoint createEndpoint(EndpointSettings config, RdmaEndpointHandler handler) throws RdmaException {
             if (failCreateEndpoint) {
                 throw new RdmaException("no queue pair");
             }

@@ -20,7 +20,7 @@ import smbdirect.api.ListenerEvent;
 import smbdirect.api.ListenerEventHandler;
 import smbdirect.api.SmbDirectListener;
 import smbdirect.api.dto.ListenerDTO;
-import smbdirect.impl.config.ConfigAnnotations;
+import smbdirect.impl.config.ConfigurationAnnotations;
 import smbdirect.impl.engine.SmbDirectEngine;
 import smbdirect.impl.engine.TransportSettings;
 import smbdirect.impl.transport.EngineFactory;
@@ -38,7 +38,7 @@ class ListenerEventWhiteboardTest {
 
     private final MockFabric fabric = MockFabric.builder().name("wb").mode(DeliveryMode.INLINE).build();
     private final SmbDirectTransportComponent component = new SmbDirectTransportComponent(
-            ConfigAnnotations.transportConfig("maxConnectionsPerListener", 1), EngineFactory::create);
+            ConfigurationAnnotations.transportConfig("maxConnectionsPerListener", 1), EngineFactory::create);
 
     @AfterEach
     void close() {

@@ -20,8 +20,8 @@ import smbdirect.api.AcceptHandler;
 import smbdirect.api.ConnectionHandler;
 import smbdirect.api.dto.ListenerDTO;
 import smbdirect.api.dto.TransportDTO;
-import smbdirect.impl.config.ConfigAnnotations;
-import smbdirect.impl.config.ListenerConfig;
+import smbdirect.impl.config.ConfigurationAnnotations;
+import smbdirect.impl.config.ListenerConfiguration;
 import smbdirect.impl.engine.TransportSettings;
 import smbdirect.impl.osgi.health.TransportHealth;
 import smbdirect.impl.transport.Fakes;
@@ -51,12 +51,12 @@ class SmbDirectListenerComponentTest {
         }
     };
 
-    private static ListenerConfig config(Object... kv) {
+    private static ListenerConfiguration config(Object... kv) {
         Map<String, Object> m = new HashMap<>();
         for (int i = 0; i < kv.length; i += 2) {
             m.put((String) kv[i], kv[i + 1]);
         }
-        return ConfigAnnotations.config(ListenerConfig.class, m);
+        return ConfigurationAnnotations.config(ListenerConfiguration.class, m);
     }
 
     @Test

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static smbdirect.impl.osgi.LogCapture.logged;
 import static smbdirect.impl.transport.Fakes.props;
-import static smbdirect.impl.config.ConfigAnnotations.transportConfig;
+import static smbdirect.impl.config.ConfigurationAnnotations.transportConfig;
 
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -47,13 +47,13 @@ class SmbDirectTransportComponentTest {
     void badValueAtFirstActivationKeepsDefaultsAndStaysUsable() {
         List<String> lines = logged(() -> component = new SmbDirectTransportComponent(
                 transportConfig("maxReceiveSize", 100), engines));
-        assertEquals(TransportSettings.DEFAULTS.toString(), component.settings().toString());
+        assertEquals(TransportSettings.DEFAULTS, component.settings());
         List<String> errors = lines.stream().filter(l -> l.contains("ERROR")).toList();
         assertEquals(1, errors.size(), lines.toString());
         assertTrue(errors.get(0).contains("maxReceiveSize=100"), errors.get(0));
 
         component.addProvider(new FakeProvider("a"), props("a", 0, 1));
-        assertEquals(TransportSettings.DEFAULTS.toString(), engines.get("a").settings().toString());
+        assertEquals(TransportSettings.DEFAULTS, engines.get("a").settings());
         assertNotNull(component.connect(new InetSocketAddress("10.0.0.1", 445), Duration.ofSeconds(1),
                 new RecordingHandler()).toCompletableFuture().getNow(null));
     }

@@ -22,6 +22,13 @@ class CapabilitiesTextTest {
     }
 
     @Test
+    void aDeviceThatPostsSendWithInvalidateButIsNotInvalidatedByAPeersSaysSo() {
+        String text = CapabilitiesText.describe(new RdmaCapabilities(64, 64, 1, 0, 1 << 20, 1, 1, 1 << 20, true, false));
+        assertEquals(true, text.endsWith(", Send with Invalidate (posting only: a peer's does not invalidate our memory)"),
+                text);
+    }
+
+    @Test
     void bytesUseBinaryUnitsOnlyWhenWhole() {
         assertEquals("1,364 B", CapabilitiesText.bytes(1364));
         assertEquals("8 KiB", CapabilitiesText.bytes(8192));

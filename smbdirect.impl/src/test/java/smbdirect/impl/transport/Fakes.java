@@ -29,7 +29,7 @@ import smbdirect.api.SmbDirectListener;
 import smbdirect.api.dto.ConnectionDTO;
 import smbdirect.api.dto.ListenerDTO;
 import smbdirect.api.dto.TransportDTO;
-import smbdirect.api.rdma.EndpointConfig;
+import smbdirect.api.rdma.EndpointSettings;
 import smbdirect.api.rdma.RdmaCapabilities;
 import smbdirect.api.rdma.RdmaEndpoint;
 import smbdirect.api.rdma.RdmaEndpointHandler;
@@ -88,7 +88,7 @@ public final class Fakes {
         }
 
         @Override
-        public RdmaEndpoint createEndpoint(EndpointConfig config, RdmaEndpointHandler handler) throws RdmaException {
+        public RdmaEndpoint createEndpoint(EndpointSettings config, RdmaEndpointHandler handler) throws RdmaException {
             throw new RdmaException("fake provider " + name + " is driven through its fake engine");
         }
 

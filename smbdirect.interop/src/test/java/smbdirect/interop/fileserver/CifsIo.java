@@ -72,8 +72,15 @@ public final class CifsIo {
      * {@code timeout} s), print {@code mount TAG rc=N}.
      */
     public static String mount(String tag, String unc, String mountPoint, String options, int timeout) {
-        return "mkdir -p " + mountPoint + "; timeout " + timeout + " mount -t cifs " + unc + " " + mountPoint + " -o "
-                + options + "; echo \"mount " + tag + " rc=$?\"";
+        return mountCommand(tag, mountPoint, "mount -t cifs " + unc + " " + mountPoint + " -o " + options, timeout);
+    }
+
+    /**
+     * Guest shell lines: run the mount {@code command} on {@code mountPoint} as given (bounded by
+     * {@code timeout} s), print {@code mount TAG rc=N}.
+     */
+    public static String mountCommand(String tag, String mountPoint, String command, int timeout) {
+        return "mkdir -p " + mountPoint + "; timeout " + timeout + " " + command + "; echo \"mount " + tag + " rc=$?\"";
     }
 
     /** Guest shell lines: the script on {@code mountPoint} in directory {@code tag} with file sizes {@code sizes}. */

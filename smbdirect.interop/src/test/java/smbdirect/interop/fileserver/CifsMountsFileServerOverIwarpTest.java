@@ -58,7 +58,9 @@ import smbdirect.testsupport.Judges;
  * one VM boot: the server runs on the host over the software iWARP provider on 127.0.0.1, and cifs
  * ({@code mount -t cifs -o rdma}) dials 10.0.2.100:5445, which the VM forwards to it. Mounts: SMB
  * 3.1.1 with the account (twice: first with small files while tshark captures the loopback, then with
- * 8 and 64 MiB files), SMB 3.0.2 with the account and SMB 3.1.1 as guest; on each, files of 0 B, 4
+ * 8 and 64 MiB files), SMB 3.0.2 with the account and SMB 3.1.1 as guest (the first mount is the
+ * README's {@code mount} line as written, the server's address and the account replaced, the guest
+ * mount the README's guest options: {@link ReadmeMount}); on each, files of 0 B, 4
  * KiB, 1 MiB, 8 MiB and 64 MiB are written and read back with dd (also O_DIRECT), cat, cp, mv, rm,
  * stat, ls, mkdir and rmdir ({@code cifs-io.sh}), the guest's SHA-256 of every read equal to its
  * source's, and the files the server stored hash as the guest's sources. cifs's DebugData shows each
@@ -95,7 +97,9 @@ class CifsMountsFileServerOverIwarpTest {
     private static final String SHARE = "share";
     private static final String USER = "fsuser";
     private static final String PASSWORD = "Fs-Pass-1";
-    private static final String UNC = "//10.0.2.100/" + SHARE;
+    /** The host as the guest reaches it (the VM forwards its port 5445 to the server). */
+    private static final String SERVER = "10.0.2.100";
+    private static final String UNC = "//" + SERVER + "/" + SHARE;
     private static final String SCRIPT = CifsIo.GUEST_SCRIPT;
     private static final long KIB = 1024;
     private static final long MIB = 1024 * KIB;
@@ -104,15 +108,25 @@ class CifsMountsFileServerOverIwarpTest {
     private static final long[] ALL = {0, 4 * KIB, MIB, 8 * MIB, 64 * MIB};
     private static final String ACCOUNT = "username=" + USER + ",password=" + PASSWORD;
 
-    /** The mounts that do the round trips: tag, options, sizes. */
-    private record Mount(String tag, String options, long[] sizes) {
+    /** The mounts that do the round trips: tag, guest command, mount point, options, sizes. */
+    private record Mount(String tag, String command, String mountPoint, String options, long[] sizes) {
+        Mount(String tag, String options, long[] sizes) {
+            this(tag, "mount -t cifs " + UNC + " /mnt/" + tag + " -o " + options, "/mnt/" + tag, options, sizes);
+        }
     }
 
+    /**
+     * The README's mount line as written, only the server's address and the account replaced by this
+     * run's ({@link ReadmeMount}): the first mount runs it, so the README cannot drift from what works.
+     */
+    private static final ReadmeMount.Command README_MOUNT = ReadmeMount.forServer(SERVER, USER, PASSWORD);
+
     private static final List<Mount> MOUNTS = List.of(
-            new Mount("a311", "rdma,vers=3.1.1," + ACCOUNT, SMALL),
+            new Mount("a311", README_MOUNT.line(), README_MOUNT.mountPoint(), README_MOUNT.options(), SMALL),
             new Mount("b311", "rdma,vers=3.1.1," + ACCOUNT, BIG),
             new Mount("c302", "rdma,vers=3.0.2," + ACCOUNT, ALL),
-            new Mount("dguest", "rdma,vers=3.1.1,guest", ALL));
+            // the README's guest options (with guest = true on the server)
+            new Mount("dguest", ReadmeMount.guestOptions(), ALL));
 
     /** The guest shell script of the whole run. */
     private static String guest() {
@@ -126,10 +140,10 @@ class CifsMountsFileServerOverIwarpTest {
                 // cifs logs each memory registration for RDMA I/O (smbd_register_mr, class LOG_RDMA_MR)
                 l.add("echo 0x100 > /sys/module/cifs/parameters/smbd_logging_class");
             }
-            l.add(CifsIo.mount(m.tag(), UNC, "/mnt/" + m.tag(), m.options(), 120));
-            l.add(CifsIo.io(SCRIPT, "/mnt/" + m.tag(), m.tag(), m.sizes()));
+            l.add(CifsIo.mountCommand(m.tag(), m.mountPoint(), m.command(), 120));
+            l.add(CifsIo.io(SCRIPT, m.mountPoint(), m.tag(), m.sizes()));
             l.add(CifsIo.report(m.tag()));
-            l.add(CifsIo.umount(m.tag(), "/mnt/" + m.tag()));
+            l.add(CifsIo.umount(m.tag(), m.mountPoint()));
             if (m.tag().equals("a311")) {
                 l.add("echo 0 > /sys/module/cifs/parameters/smbd_logging_class");
             }

@@ -11,7 +11,7 @@ import org.slf4j.LoggerFactory;
 
 import smbdirect.api.rdma.ConnectParameters;
 import smbdirect.api.rdma.DisconnectCause;
-import smbdirect.api.rdma.EndpointConfig;
+import smbdirect.api.rdma.EndpointSettings;
 import smbdirect.api.rdma.MemoryRegion;
 import smbdirect.api.rdma.RdmaException;
 import smbdirect.api.rdma.RdmaProvider;
@@ -53,7 +53,7 @@ public final class RpingClient extends RpingPeer {
         synchronized (c) {
             try {
                 c.endpoint = provider.createEndpoint(
-                        new EndpointConfig(Rping.SEND_QUEUE_DEPTH, Rping.RECEIVE_QUEUE_DEPTH), c);
+                        new EndpointSettings(Rping.SEND_QUEUE_DEPTH, Rping.RECEIVE_QUEUE_DEPTH), c);
                 c.registerCommon(2 * Rping.INFO_SIZE);
                 c.startRegion = c.endpoint.register(ByteBuffer.allocateDirect(options.size()), RDMA_ACCESS);
                 c.postRecv();

@@ -8,7 +8,7 @@ import org.slf4j.LoggerFactory;
 
 import smbdirect.api.rdma.ConnectParameters;
 import smbdirect.api.rdma.DisconnectCause;
-import smbdirect.api.rdma.EndpointConfig;
+import smbdirect.api.rdma.EndpointSettings;
 import smbdirect.api.rdma.RdmaConnectRequest;
 import smbdirect.api.rdma.RdmaException;
 import smbdirect.api.rdma.RdmaListenHandler;
@@ -58,7 +58,7 @@ public final class RpingServer extends RpingPeer implements RdmaListenHandler {
         state = State.CONNECT_REQUEST;
         LOG.info("rping server: connection request from {}", request.peerAddress());
         try {
-            endpoint = request.createEndpoint(new EndpointConfig(Rping.SEND_QUEUE_DEPTH, Rping.RECEIVE_QUEUE_DEPTH),
+            endpoint = request.createEndpoint(new EndpointSettings(Rping.SEND_QUEUE_DEPTH, Rping.RECEIVE_QUEUE_DEPTH),
                     this);
             registerCommon(Rping.INFO_SIZE);
             postRecv();

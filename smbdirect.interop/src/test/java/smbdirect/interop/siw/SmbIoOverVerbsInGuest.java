@@ -81,10 +81,10 @@ class SmbIoOverVerbsInGuest {
                 "dialect 3.0.2: ksmbd takes SMB2_CHANNEL_RDMA_V1_INVALIDATE from 3.0.2 on");
         assertEquals(List.of(Smb2.MORE_PROCESSING_REQUIRED, 0), client.logOn("a", "b").statuses(), "logon as a / b");
         client.treeConnect(SHARE);
-        // an SMB client offers its tokens for remote invalidation only where its provider says a
-        // peer's Send with Invalidate invalidates them and reports it (the receiving direction; the
-        // capability sendWithInvalidate is the posting one)
-        remoteInvalidation = GuestVerbs.remoteInvalidation(verbs);
+        // an SMB client offers its tokens for remote invalidation only where the connection says a
+        // peer's Send with Invalidate invalidates them and is reported (the receiving direction;
+        // sendWithInvalidate is the posting one)
+        remoteInvalidation = parameters.remoteInvalidation();
         readChannel = remoteInvalidation ? Smb2.CHANNEL_RDMA_V1_INVALIDATE : Smb2.CHANNEL_RDMA_V1;
         LOG.info("READ channel {} (a peer's Send with Invalidate of our memory {}; posting it {})", readChannel,
                 remoteInvalidation, parameters.sendWithInvalidate());
@@ -154,6 +154,8 @@ class SmbIoOverVerbsInGuest {
     @Test
     void theReadChannelFollowsWhatTheProviderSaysOfRemoteInvalidation() {
         assertEquals(verbs.capabilities().sendWithInvalidate(), parameters.sendWithInvalidate());
+        assertEquals(GuestVerbs.remoteInvalidation(verbs), parameters.remoteInvalidation(),
+                "the connection's word is the provider's: " + verbs.describeSettings());
         assertTrue(parameters.sendWithInvalidate(), "siw and rxe post Send with Invalidate: " + verbs.describeSettings());
         for (SiwSmbIoTest.Io io : ios) {
             if (remoteInvalidation) {

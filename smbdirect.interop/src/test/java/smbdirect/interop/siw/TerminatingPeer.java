@@ -7,7 +7,7 @@ import java.util.concurrent.CompletableFuture;
 
 import smbdirect.api.rdma.ConnectParameters;
 import smbdirect.api.rdma.DisconnectCause;
-import smbdirect.api.rdma.EndpointConfig;
+import smbdirect.api.rdma.EndpointSettings;
 import smbdirect.api.rdma.MemoryAccess;
 import smbdirect.api.rdma.MemoryRegion;
 import smbdirect.api.rdma.RdmaConnectRequest;
@@ -48,7 +48,7 @@ final class TerminatingPeer implements RdmaEndpointHandler, RdmaListenHandler, A
             throws RdmaException {
         TerminatingPeer p = new TerminatingPeer(sendLength, 16);
         synchronized (p) {
-            p.endpoint = provider.createEndpoint(new EndpointConfig(4, 2), p);
+            p.endpoint = provider.createEndpoint(new EndpointSettings(4, 2), p);
             p.region = p.endpoint.register(ByteBuffer.allocateDirect(Math.max(sendLength, 16)),
                     EnumSet.of(MemoryAccess.LOCAL_WRITE));
             p.endpoint.postReceive(p.region, 0, 16, 1);
@@ -83,7 +83,7 @@ final class TerminatingPeer implements RdmaEndpointHandler, RdmaListenHandler, A
             return;
         }
         try {
-            endpoint = request.createEndpoint(new EndpointConfig(4, 2), this);
+            endpoint = request.createEndpoint(new EndpointSettings(4, 2), this);
             region = endpoint.register(ByteBuffer.allocateDirect(16), EnumSet.of(MemoryAccess.LOCAL_WRITE));
             endpoint.postReceive(region, 0, receiveLength, 1);
             endpoint.accept(new ConnectParameters(ByteBuffer.allocate(0), 1, 1));

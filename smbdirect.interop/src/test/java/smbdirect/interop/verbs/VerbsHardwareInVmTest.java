@@ -20,13 +20,17 @@ import smbdirect.rdma.verbs.internal.GuestVerbs;
  * and 1 MiB messages, RDMA Read and Write, close) between two JVM processes in the siw VM, a server
  * and a client, over Linux's kernel RDMA stack: one VM boot, siw0 (iWARP) then rxe0 (RoCE v2). Both
  * JVMs run the two classes in that order; the client starts once the server's RDMA CM listener is
- * up. Each side's tests are reported here by name, per device.
+ * up. Then a third JVM runs {@code VerbsHardwareLockedMemoryTest} with a locked-memory limit of
+ * 1 MiB and without {@code CAP_IPC_LOCK}: a registration beyond it is refused naming the limit and
+ * the bytes, and the kernel holds nothing of it. Each JVM's tests are reported here by name, per
+ * device.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Timeout(1800)
 class VerbsHardwareInVmTest {
 
     private static final int PORT = 7471;
+    private static final long LOCKED_MEMORY_KIB = 1024;
     private VerbsInVm.Booted booted;
 
     private static String launch(String role, Device d) {
@@ -44,6 +48,15 @@ class VerbsHardwareInVmTest {
                 .timeout(Duration.ofMinutes(8));
     }
 
+    private static GuestJUnit.Launch lockedMemory(Device d) {
+        return VerbsInVm.verbs(GuestJUnit.require().launch(launch("memlock", d)), d)
+                .select("smbdirect.rdma.verbs.internal.VerbsHardwareLockedMemoryTest")
+                .property("smbdirect.verbs.bind", GuestVerbs.GUEST_ADDRESS)
+                .property("smbdirect.verbs.lockedMemoryBytes", Long.toString(LOCKED_MEMORY_KIB * 1024))
+                .lockedMemoryKiB(LOCKED_MEMORY_KIB)
+                .timeout(Duration.ofMinutes(4));
+    }
+
     @BeforeAll
     void boot() throws Exception {
         booted = VerbsInVm.boot("verbs-hardware", Duration.ofMinutes(25), List.of(Device.SIW, Device.RXE), d -> {
@@ -55,7 +68,8 @@ class VerbsHardwareInVmTest {
                     VerbsInVm.awaitCmListener(PORT, 240),
                     client.command(),
                     "wait $SERVER",
-                    server.report());
+                    server.report(),
+                    lockedMemory(d).command());
         });
     }
 
@@ -67,6 +81,16 @@ class VerbsHardwareInVmTest {
     @TestFactory
     Stream<DynamicNode> clientOverSiw0() {
         return booted.tests(launch("client", Device.SIW), Device.SIW);
+    }
+
+    @TestFactory
+    Stream<DynamicNode> lockedMemoryOverSiw0() {
+        return booted.tests(launch("memlock", Device.SIW), Device.SIW);
+    }
+
+    @TestFactory
+    Stream<DynamicNode> lockedMemoryOverRxe0() {
+        return booted.tests(launch("memlock", Device.RXE), Device.RXE);
     }
 
     @TestFactory

@@ -12,7 +12,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import smbdirect.api.rdma.CompletionStatus;
 import smbdirect.api.rdma.ConnectParameters;
 import smbdirect.api.rdma.DisconnectCause;
-import smbdirect.api.rdma.EndpointConfig;
+import smbdirect.api.rdma.EndpointSettings;
 import smbdirect.api.rdma.MemoryAccess;
 import smbdirect.api.rdma.MemoryRegion;
 import smbdirect.api.rdma.RdmaCapabilities;
@@ -119,7 +119,7 @@ public final class WireRecorder implements RdmaProvider {
     }
 
     @Override
-    public RdmaEndpoint createEndpoint(EndpointConfig config, RdmaEndpointHandler handler) throws RdmaException {
+    public RdmaEndpoint createEndpoint(EndpointSettings config, RdmaEndpointHandler handler) throws RdmaException {
         Connection c = new Connection();
         connections.add(c);
         Endpoint e = new Endpoint(c, handler);
@@ -179,7 +179,7 @@ public final class WireRecorder implements RdmaProvider {
         }
 
         @Override
-        public RdmaEndpoint createEndpoint(EndpointConfig config, RdmaEndpointHandler handler) throws RdmaException {
+        public RdmaEndpoint createEndpoint(EndpointSettings config, RdmaEndpointHandler handler) throws RdmaException {
             Endpoint e = new Endpoint(connection, handler);
             e.delegate = delegate.createEndpoint(config, e.recording);
             return e;

@@ -181,6 +181,7 @@ public final class GuestJUnit {
         private final Map<String, String> config = new LinkedHashMap<>();
         private Duration timeout = Duration.ofMinutes(5);
         private int heapMb = 256;
+        private long lockedMemoryKiB = -1;
 
         Launch(String name) {
             if (!name.matches("[A-Za-z0-9-]+")) {
@@ -213,6 +214,17 @@ public final class GuestJUnit {
          */
         public Launch timeout(Duration value) {
             this.timeout = value;
+            return this;
+        }
+
+        /**
+         * Runs the JVM with a locked-memory limit ({@code ulimit -l}) of {@code kib} KiB instead of
+         * unlimited, as the unprivileged user {@code nobody} (as a service runs), so that the kernel
+         * holds it to the limit on every device: rxe's {@code ib_umem_get} lets a holder of
+         * {@code CAP_IPC_LOCK} (root) pass; siw counts against the limit regardless.
+         */
+        public Launch lockedMemoryKiB(long kib) {
+            this.lockedMemoryKiB = kib;
             return this;
         }
 
@@ -255,12 +267,24 @@ public final class GuestJUnit {
                     .append(name);
             config.forEach((k, v) -> java.append(" '--config=").append(k).append('=').append(v).append('\''));
             classes.forEach(c -> java.append(" --select-class ").append(c));
+            String limit = "unlimited";
+            String prepare = ":";
+            String run = java.toString();
+            if (lockedMemoryKiB >= 0) {
+                // as nobody: the JVM, its class path and the RDMA devices readable, /tmp writable
+                String script = "/tmp/launch-" + name + ".sh";
+                limit = Long.toString(lockedMemoryKiB);
+                prepare = String.join("\n", "chmod -R a+rX " + ROOT + "; chmod 1777 /tmp; chmod 666 /dev/infiniband/*",
+                        "cat > " + script + " <<'EOF_LAUNCH'", run, "EOF_LAUNCH", "chmod 755 " + script);
+                run = "su -s /bin/sh nobody -c " + script;
+            }
             return String.join("\n",
+                    prepare,
                     "echo \"=== GUEST JUNIT " + name + " START at $(cut -d' ' -f1 /proc/uptime) ===\"",
                     // awk flushes each line: the host waits for lines the guest JVM prints (sed held them back)
                     // RDMA registrations pin memory: siw counts them against RLIMIT_MEMLOCK even for root
                     // (siw_mem.c, siw_umem_get), and the default 8 MiB is less than one 8 MiB I/O buffer
-                    "{ ulimit -l unlimited; " + java + "; echo \"rc=$?\" > /tmp/junit-" + name + ".rc; } 2>&1 | awk '{ print \"["
+                    "{ ulimit -l " + limit + "; " + run + "; echo \"rc=$?\" > /tmp/junit-" + name + ".rc; } 2>&1 | awk '{ print \"["
                             + name + "] \" $0; fflush() }'",
                     "echo \"=== GUEST JUNIT " + name + " END $(cat /tmp/junit-" + name + ".rc) at $(cut -d' ' -f1 /proc/uptime)"
                             + " ===\"");

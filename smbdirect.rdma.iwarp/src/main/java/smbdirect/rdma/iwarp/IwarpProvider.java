@@ -5,7 +5,7 @@ import java.net.InetSocketAddress;
 import java.util.Objects;
 import java.util.regex.Pattern;
 
-import smbdirect.api.rdma.EndpointConfig;
+import smbdirect.api.rdma.EndpointSettings;
 import smbdirect.api.rdma.RdmaCapabilities;
 import smbdirect.api.rdma.RdmaEndpoint;
 import smbdirect.api.rdma.RdmaEndpointHandler;
@@ -136,7 +136,7 @@ public final class IwarpProvider implements RdmaProvider, AutoCloseable {
     }
 
     @Override
-    public RdmaEndpoint createEndpoint(EndpointConfig config, RdmaEndpointHandler handler) throws RdmaException {
+    public RdmaEndpoint createEndpoint(EndpointSettings config, RdmaEndpointHandler handler) throws RdmaException {
         return impl.createEndpoint(config, handler);
     }
 

@@ -4,5 +4,5 @@
  * bundle registers the provider itself (configuration PID {@code smbdirect.rdma.iwarp}).
  */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("1.1.0")
+@org.osgi.annotation.versioning.Version("2.0.0")
 package smbdirect.rdma.iwarp;

@@ -2,7 +2,7 @@ package smbdirect.rdma.mock;
 
 import java.net.InetSocketAddress;
 
-import smbdirect.api.rdma.EndpointConfig;
+import smbdirect.api.rdma.EndpointSettings;
 import smbdirect.api.rdma.RdmaCapabilities;
 import smbdirect.api.rdma.RdmaEndpoint;
 import smbdirect.api.rdma.RdmaEndpointHandler;
@@ -80,7 +80,7 @@ public class DetachableProvider implements RdmaProvider {
     }
 
     @Override
-    public RdmaEndpoint createEndpoint(EndpointConfig config, RdmaEndpointHandler handler) throws RdmaException {
+    public RdmaEndpoint createEndpoint(EndpointSettings config, RdmaEndpointHandler handler) throws RdmaException {
         return delegate().createEndpoint(config, handler);
     }
 }

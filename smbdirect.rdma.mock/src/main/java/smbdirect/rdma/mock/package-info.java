@@ -53,5 +53,5 @@
  * {@link RuntimeException} does not stop delivery.
  */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("2.1.0")
+@org.osgi.annotation.versioning.Version("3.0.0")
 package smbdirect.rdma.mock;

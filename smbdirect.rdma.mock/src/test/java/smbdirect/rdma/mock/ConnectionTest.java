@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
 
 import smbdirect.api.rdma.ConnectParameters;
 import smbdirect.api.rdma.DisconnectCause;
-import smbdirect.api.rdma.EndpointConfig;
+import smbdirect.api.rdma.EndpointSettings;
 import smbdirect.api.rdma.RdmaCapabilities;
 import smbdirect.api.rdma.RdmaConnectRequest;
 import smbdirect.api.rdma.RdmaException;
@@ -115,7 +115,7 @@ class ConnectionTest {
         MockProvider iwarp = fabric.provider("iw", TransportType.IWARP, MockFabric.DEFAULT_CAPABILITIES);
         Fixture f = new Fixture(fabric).listen();
         TckRecorder r = new TckRecorder();
-        MockEndpoint ep = (MockEndpoint) iwarp.createEndpoint(new EndpointConfig(1, 1), r);
+        MockEndpoint ep = (MockEndpoint) iwarp.createEndpoint(new EndpointSettings(1, 1), r);
         ep.connect(f.serverAddress(), new ConnectParameters(null, 1, 1));
         fabric.runUntilIdle();
         assertEquals(DisconnectCause.UNREACHABLE, r.cause());
@@ -199,7 +199,7 @@ class ConnectionTest {
         f.autoAccept = false;
         f.connect();
         RdmaConnectRequest request = f.requests.get(0);
-        MockEndpoint passive = (MockEndpoint) request.createEndpoint(new EndpointConfig(4, 4), f.server);
+        MockEndpoint passive = (MockEndpoint) request.createEndpoint(new EndpointSettings(4, 4), f.server);
         f.clientEp.disconnect();
         f.settle();
         assertEquals(DisconnectCause.LOCAL, f.client.cause());
@@ -214,9 +214,9 @@ class ConnectionTest {
         MockFabric fabric = MockFabric.builder()
                 .capabilities(new RdmaCapabilities(8, 4, 1, 0, 4096, 1, 1, 4096, false)).build();
         MockProvider p = fabric.provider("p");
-        RdmaException e = assertThrows(RdmaException.class, () -> p.createEndpoint(new EndpointConfig(9, 4), new TckRecorder()));
+        RdmaException e = assertThrows(RdmaException.class, () -> p.createEndpoint(new EndpointSettings(9, 4), new TckRecorder()));
         assertTrue(e.getMessage().contains("maxSendWorkRequests"), e.getMessage());
-        assertThrows(RdmaException.class, () -> p.createEndpoint(new EndpointConfig(8, 5), new TckRecorder()));
+        assertThrows(RdmaException.class, () -> p.createEndpoint(new EndpointSettings(8, 5), new TckRecorder()));
         fabric.assertNoLeaks();
         fabric.close();
     }
@@ -227,7 +227,7 @@ class ConnectionTest {
         MockFabric other = MockFabric.builder().name("other").build();
         MockProvider p = other.provider("client");
         TckRecorder r = new TckRecorder();
-        MockEndpoint ep = (MockEndpoint) p.createEndpoint(new EndpointConfig(1, 1), r);
+        MockEndpoint ep = (MockEndpoint) p.createEndpoint(new EndpointSettings(1, 1), r);
         ep.connect(one.serverAddress(), new ConnectParameters(null, 1, 1));
         other.runUntilIdle();
         one.settle();

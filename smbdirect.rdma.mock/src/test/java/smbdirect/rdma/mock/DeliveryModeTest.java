@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
 
 import smbdirect.api.rdma.CompletionStatus;
 import smbdirect.api.rdma.DisconnectCause;
-import smbdirect.api.rdma.EndpointConfig;
+import smbdirect.api.rdma.EndpointSettings;
 import smbdirect.api.rdma.MemoryRegion;
 import smbdirect.api.rdma.RdmaEndpoint;
 import smbdirect.api.rdma.RdmaException;
@@ -150,8 +150,8 @@ class DeliveryModeTest {
     void threadedDeliversInOrderOnNamedDaemonThreadsNeverConcurrentlyPerEndpoint() throws Exception {
         MockFabric fabric = MockFabric.builder().name("thr").mode(DeliveryMode.THREADED).completionThreads(3).build();
         Fixture f = new Fixture(fabric);
-        f.clientConfig = new EndpointConfig(64, 64);
-        f.serverConfig = new EndpointConfig(64, 64);
+        f.clientConfig = new EndpointSettings(64, 64);
+        f.serverConfig = new EndpointSettings(64, 64);
         f.serverReceives = 0;
         f.clientReceives = 0;
         f.connect();

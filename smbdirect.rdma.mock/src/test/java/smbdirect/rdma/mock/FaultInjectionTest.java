@@ -149,7 +149,7 @@ class FaultInjectionTest {
         f.clientDevice.setCapabilities(shrunk);
         assertEquals(shrunk, f.clientDevice.capabilities());
         assertEquals(MockFabric.DEFAULT_CAPABILITIES, f.clientEp.capabilities());
-        MockEndpoint fresh = (MockEndpoint) f.clientDevice.createEndpoint(new smbdirect.api.rdma.EndpointConfig(4, 4),
+        MockEndpoint fresh = (MockEndpoint) f.clientDevice.createEndpoint(new smbdirect.api.rdma.EndpointSettings(4, 4),
                 new TckRecorder());
         assertEquals(shrunk, fresh.capabilities());
         assertThrows(IllegalArgumentException.class,

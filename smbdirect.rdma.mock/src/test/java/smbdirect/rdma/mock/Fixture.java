@@ -11,7 +11,7 @@ import java.util.concurrent.TimeUnit;
 
 import smbdirect.api.rdma.ConnectParameters;
 import smbdirect.api.rdma.DisconnectCause;
-import smbdirect.api.rdma.EndpointConfig;
+import smbdirect.api.rdma.EndpointSettings;
 import smbdirect.api.rdma.MemoryAccess;
 import smbdirect.api.rdma.MemoryRegion;
 import smbdirect.api.rdma.RdmaConnectRequest;
@@ -37,8 +37,8 @@ final class Fixture implements RdmaListenHandler {
     List<MemoryRegion> clientReceiveRegions = List.of();
     MockEndpoint clientEp;
     volatile MockEndpoint serverEp;
-    EndpointConfig serverConfig = new EndpointConfig(16, 16);
-    EndpointConfig clientConfig = new EndpointConfig(16, 16);
+    EndpointSettings serverConfig = new EndpointSettings(16, 16);
+    EndpointSettings clientConfig = new EndpointSettings(16, 16);
     ConnectParameters acceptParams = new ConnectParameters(null, 8, 8);
     boolean autoAccept = true;
     int serverReceives = 4;

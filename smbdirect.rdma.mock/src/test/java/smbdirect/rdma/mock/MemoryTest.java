@@ -80,7 +80,7 @@ class MemoryTest {
     void regionSizeIsBoundedByTheDevice() throws Exception {
         MockFabric fabric = MockFabric.builder()
                 .capabilities(new RdmaCapabilities(16, 16, 1, 0, 1024, 1, 1, 64, true)).build();
-        MockEndpoint ep = (MockEndpoint) fabric.provider("p").createEndpoint(new smbdirect.api.rdma.EndpointConfig(1, 1),
+        MockEndpoint ep = (MockEndpoint) fabric.provider("p").createEndpoint(new smbdirect.api.rdma.EndpointSettings(1, 1),
                 new TckRecorder());
         RdmaException e = assertThrows(RdmaException.class, () -> ep.register(ByteBuffer.allocateDirect(65), Set.of()));
         assertTrue(e.getMessage().contains("maxRegionSize"), e.getMessage());

@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
 
 import smbdirect.api.rdma.CompletionStatus;
 import smbdirect.api.rdma.DisconnectCause;
-import smbdirect.api.rdma.EndpointConfig;
+import smbdirect.api.rdma.EndpointSettings;
 import smbdirect.api.rdma.MemoryRegion;
 import smbdirect.api.rdma.RdmaException;
 import smbdirect.api.rdma.WorkRequestType;
@@ -26,9 +26,9 @@ class QueuePairTest {
     @Test
     void queueDepthsAreEnforcedUntilCompletionsAreDelivered() throws Exception {
         Fixture f = Fixture.deterministic();
-        f.clientConfig = new EndpointConfig(2, 4);
+        f.clientConfig = new EndpointSettings(2, 4);
         f.serverReceives = 8;
-        f.serverConfig = new EndpointConfig(4, 8);
+        f.serverConfig = new EndpointSettings(4, 8);
         f.connect();
         MemoryRegion src = Fixture.region(f.clientEp, new byte[4]);
         f.clientEp.postSend(src, 0, 4, 1);
@@ -47,7 +47,7 @@ class QueuePairTest {
     @Test
     void heldCompletionsKeepTheirQueueSlots() throws Exception {
         Fixture f = Fixture.deterministic();
-        f.clientConfig = new EndpointConfig(1, 4);
+        f.clientConfig = new EndpointSettings(1, 4);
         f.connect();
         f.clientEp.holdCompletions();
         MemoryRegion src = Fixture.region(f.clientEp, new byte[4]);

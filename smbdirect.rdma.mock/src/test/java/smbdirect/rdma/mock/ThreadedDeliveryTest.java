@@ -11,7 +11,7 @@ import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
 
-import smbdirect.api.rdma.EndpointConfig;
+import smbdirect.api.rdma.EndpointSettings;
 import smbdirect.api.rdma.MemoryRegion;
 import smbdirect.api.rdma.RdmaException;
 import smbdirect.api.rdma.WorkRequestType;
@@ -84,7 +84,7 @@ class ThreadedDeliveryTest {
         MockFabric fabric = MockFabric.builder().name("batch").mode(DeliveryMode.THREADED).completionThreads(1)
                 .build();
         Fixture f = new Fixture(fabric);
-        f.clientConfig = new EndpointConfig(4, 16);
+        f.clientConfig = new EndpointSettings(4, 16);
         f.serverReceives = 8;
         f.connect();
         MemoryRegion src = Fixture.region(f.clientEp, new byte[4]);

@@ -104,8 +104,8 @@ class ThreadingRulesTest {
     void disconnectUnderBidirectionalLoadCompletesEveryAcceptedRequestExactlyOnceBeforeOnDisconnected()
             throws Exception {
         Fixture f = new Fixture(MockFabric.builder().mode(DeliveryMode.THREADED).completionThreads(2).build());
-        f.clientConfig = new smbdirect.api.rdma.EndpointConfig(64, 64);
-        f.serverConfig = new smbdirect.api.rdma.EndpointConfig(64, 64);
+        f.clientConfig = new smbdirect.api.rdma.EndpointSettings(64, 64);
+        f.serverConfig = new smbdirect.api.rdma.EndpointSettings(64, 64);
         f.clientReceives = 32;
         f.serverReceives = 32;
         f.connect();

@@ -13,7 +13,7 @@ import java.util.function.Supplier;
 import smbdirect.api.rdma.CompletionStatus;
 import smbdirect.api.rdma.ConnectParameters;
 import smbdirect.api.rdma.DisconnectCause;
-import smbdirect.api.rdma.EndpointConfig;
+import smbdirect.api.rdma.EndpointSettings;
 import smbdirect.api.rdma.MemoryAccess;
 import smbdirect.api.rdma.MemoryRegion;
 import smbdirect.api.rdma.RdmaConnectRequest;
@@ -162,7 +162,7 @@ public final class EchoPair implements AutoCloseable {
         private Supplier<ByteBuffer> sendMemory;
         private int rdmaSize;
         private int echoLength;
-        private EndpointConfig config = new EndpointConfig(16, 16);
+        private EndpointSettings config = new EndpointSettings(16, 16);
 
         private Builder() {
         }
@@ -199,8 +199,8 @@ public final class EchoPair implements AutoCloseable {
         }
 
         /** The queue depths of both endpoints (default 16 and 16). */
-        public Builder endpointConfig(EndpointConfig endpointConfig) {
-            config = Objects.requireNonNull(endpointConfig, "endpointConfig");
+        public Builder endpointSettings(EndpointSettings endpointSettings) {
+            config = Objects.requireNonNull(endpointSettings, "endpointSettings");
             return this;
         }
 

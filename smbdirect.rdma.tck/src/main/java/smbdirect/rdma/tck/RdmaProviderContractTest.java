@@ -28,7 +28,7 @@ import org.junit.jupiter.api.Test;
 import smbdirect.api.rdma.CompletionStatus;
 import smbdirect.api.rdma.ConnectParameters;
 import smbdirect.api.rdma.DisconnectCause;
-import smbdirect.api.rdma.EndpointConfig;
+import smbdirect.api.rdma.EndpointSettings;
 import smbdirect.api.rdma.MemoryAccess;
 import smbdirect.api.rdma.MemoryRegion;
 import smbdirect.api.rdma.RdmaConnectRequest;
@@ -226,7 +226,7 @@ public abstract class RdmaProviderContractTest {
             if (accepting) {
                 try {
                     // the first connection is the one the test looks at; later ones get their own recorder
-                    RdmaEndpoint ep = track(request.createEndpoint(new EndpointConfig(16, 16), own));
+                    RdmaEndpoint ep = track(request.createEndpoint(new EndpointSettings(16, 16), own));
                     if (!first) {
                         postReceives(ep, receives, 1000);
                         ep.accept(acceptParameters);
@@ -300,7 +300,7 @@ public abstract class RdmaProviderContractTest {
             ConnectParameters acceptParameters) throws RdmaException {
         Server server = new Server(true, serverReceives, acceptParameters).listen(PORT);
         Connection c = new Connection(server);
-        c.clientEp = track(f.clientProvider().createEndpoint(new EndpointConfig(16, 16), c.client));
+        c.clientEp = track(f.clientProvider().createEndpoint(new EndpointSettings(16, 16), c.client));
         c.clientReceiveRegions = postReceives(c.clientEp, clientReceives, 2000);
         c.clientEp.connect(f.serverAddress(PORT), connectParameters);
         await("both sides established (client " + c.client.events() + ", server " + server.recorder.events()
@@ -439,7 +439,7 @@ public abstract class RdmaProviderContractTest {
     @Test
     protected void connectToAnAddressWithoutListenerIsUnreachableAfterFlushingItsReceives() throws Exception {
         TckRecorder client = recorder();
-        RdmaEndpoint ep = track(f.clientProvider().createEndpoint(new EndpointConfig(4, 4), client));
+        RdmaEndpoint ep = track(f.clientProvider().createEndpoint(new EndpointSettings(4, 4), client));
         postReceives(ep, 2, 1);
         ep.connect(f.serverAddress(PORT + 1), params());
         awaitDisconnected(client);
@@ -453,7 +453,7 @@ public abstract class RdmaProviderContractTest {
         Server server = new Server(true, 1, params()).listen(PORT);
         server.listener.close();
         TckRecorder client = recorder();
-        RdmaEndpoint ep = track(f.clientProvider().createEndpoint(new EndpointConfig(4, 4), client));
+        RdmaEndpoint ep = track(f.clientProvider().createEndpoint(new EndpointSettings(4, 4), client));
         ep.connect(f.serverAddress(PORT), params());
         awaitDisconnected(client);
         assertEquals(missingListenerCause(), client.cause());
@@ -464,13 +464,13 @@ public abstract class RdmaProviderContractTest {
     protected void rejectEndsTheActiveSideAsRejectedAndReleasesTheCreatedEndpoint() throws Exception {
         Server server = new Server(false, 0, params()).listen(PORT);
         TckRecorder client = recorder();
-        RdmaEndpoint ep = track(f.clientProvider().createEndpoint(new EndpointConfig(4, 4), client));
+        RdmaEndpoint ep = track(f.clientProvider().createEndpoint(new EndpointSettings(4, 4), client));
         postReceives(ep, 3, 1);
         ep.connect(f.serverAddress(PORT), params());
         await("the connection request", () -> !server.requests().isEmpty());
         RdmaConnectRequest request = server.requests().get(0);
         TckRecorder passive = recorder();
-        RdmaEndpoint created = track(request.createEndpoint(new EndpointConfig(4, 4), passive));
+        RdmaEndpoint created = track(request.createEndpoint(new EndpointSettings(4, 4), passive));
         request.reject(ByteBuffer.allocate(0));
         awaitDisconnected(client);
         assertEquals(DisconnectCause.REJECTED, client.cause());
@@ -484,7 +484,7 @@ public abstract class RdmaProviderContractTest {
     protected void rejectPrivateDataReachesTheActiveSide() throws Exception {
         Server server = new Server(false, 0, params()).listen(PORT);
         TckRecorder client = recorder();
-        RdmaEndpoint ep = track(f.clientProvider().createEndpoint(new EndpointConfig(4, 4), client));
+        RdmaEndpoint ep = track(f.clientProvider().createEndpoint(new EndpointSettings(4, 4), client));
         ep.connect(f.serverAddress(PORT), params());
         await("the connection request", () -> !server.requests().isEmpty());
         server.requests().get(0).reject(ByteBuffer.wrap(new byte[] {42}));
@@ -496,7 +496,7 @@ public abstract class RdmaProviderContractTest {
     @Test
     protected void receivesMayBePostedBeforeConnectButNothingElse() throws Exception {
         TckRecorder client = recorder();
-        RdmaEndpoint ep = track(f.clientProvider().createEndpoint(new EndpointConfig(4, 4), client));
+        RdmaEndpoint ep = track(f.clientProvider().createEndpoint(new EndpointSettings(4, 4), client));
         MemoryRegion r = region(ep, new byte[8], MemoryAccess.LOCAL_WRITE);
         ep.postReceive(r, 0, 8, 1);
         assertThrows(RdmaException.class, () -> ep.postSend(r, 0, 8, 2));
@@ -515,7 +515,7 @@ public abstract class RdmaProviderContractTest {
         awaitDisconnected(c.client);
         awaitDisconnected(c.serverRec());
         TckRecorder again = recorder();
-        RdmaEndpoint ep = track(f.clientProvider().createEndpoint(new EndpointConfig(4, 4), again));
+        RdmaEndpoint ep = track(f.clientProvider().createEndpoint(new EndpointSettings(4, 4), again));
         ep.connect(f.serverAddress(PORT), params());
         await("the second connection", again::established);
         assertEquals(2, c.server.requests().size());
@@ -707,7 +707,7 @@ public abstract class RdmaProviderContractTest {
     @Test
     protected void registrationCoversPositionToLimitWithTheGrantedAccess() throws Exception {
         TckRecorder client = recorder();
-        RdmaEndpoint ep = track(f.clientProvider().createEndpoint(new EndpointConfig(4, 4), client));
+        RdmaEndpoint ep = track(f.clientProvider().createEndpoint(new EndpointSettings(4, 4), client));
         assertThrows(RdmaException.class, () -> ep.register(ByteBuffer.allocate(8), access()), "heap buffer");
         ByteBuffer b = ByteBuffer.allocateDirect(32);
         b.position(8).limit(24);
@@ -728,7 +728,7 @@ public abstract class RdmaProviderContractTest {
     @Test
     protected void remoteWriteWithoutLocalWriteIsRefusedAndRegistersNothing() throws Exception {
         TckRecorder client = recorder();
-        RdmaEndpoint ep = track(f.clientProvider().createEndpoint(new EndpointConfig(4, 4), client));
+        RdmaEndpoint ep = track(f.clientProvider().createEndpoint(new EndpointSettings(4, 4), client));
         assertThrows(RdmaException.class, () -> ep.register(ByteBuffer.allocateDirect(8),
                 access(MemoryAccess.REMOTE_WRITE)));
         MemoryRegion r = ep.register(ByteBuffer.allocateDirect(8),
@@ -739,7 +739,7 @@ public abstract class RdmaProviderContractTest {
     @Test
     protected void receivesBeyondTheReceiveQueueDepthAreRefused() throws Exception {
         TckRecorder client = recorder();
-        RdmaEndpoint ep = track(f.clientProvider().createEndpoint(new EndpointConfig(4, 2), client));
+        RdmaEndpoint ep = track(f.clientProvider().createEndpoint(new EndpointSettings(4, 2), client));
         MemoryRegion r = region(ep, new byte[32], MemoryAccess.LOCAL_WRITE);
         ep.postReceive(r, 0, 8, 1);
         ep.postReceive(r, 8, 8, 2);
@@ -749,7 +749,7 @@ public abstract class RdmaProviderContractTest {
     @Test
     protected void tokensOfLiveRegistrationsAreDistinct() throws Exception {
         TckRecorder client = recorder();
-        RdmaEndpoint ep = track(f.clientProvider().createEndpoint(new EndpointConfig(4, 4), client));
+        RdmaEndpoint ep = track(f.clientProvider().createEndpoint(new EndpointSettings(4, 4), client));
         Set<Integer> tokens = new HashSet<>();
         List<MemoryRegion> regions = new ArrayList<>();
         for (int i = 0; i < 64; i++) {
@@ -975,7 +975,7 @@ public abstract class RdmaProviderContractTest {
         assertThrows(RdmaException.class, () -> c.serverEp().postReceive(c.server.receiveRegions.get(0), 0, 8, 7));
         // a new connection on the same providers proves they kept running after the late calls
         TckRecorder other = recorder();
-        RdmaEndpoint ep = track(f.clientProvider().createEndpoint(new EndpointConfig(4, 4), other));
+        RdmaEndpoint ep = track(f.clientProvider().createEndpoint(new EndpointSettings(4, 4), other));
         long connecting = System.nanoTime();
         ep.connect(f.serverAddress(PORT), params());
         await(() -> "another connection (its events " + other.events() + "; accept failure " + c.server.failure

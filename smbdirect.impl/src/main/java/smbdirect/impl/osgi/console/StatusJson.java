@@ -15,7 +15,7 @@ import org.apache.felix.utils.json.JSONWriter;
 import org.osgi.dto.DTO;
 
 import smbdirect.api.dto.TransportDTO;
-import smbdirect.impl.config.ConfigValues;
+import smbdirect.impl.config.ConfigurationValues;
 import smbdirect.impl.osgi.health.TransportHealth;
 import smbdirect.impl.osgi.monitor.Metric;
 import smbdirect.impl.osgi.monitor.Series;
@@ -120,11 +120,11 @@ final class StatusJson {
         if (value instanceof DTO) {
             Map<String, Object> m = new LinkedHashMap<>();
             for (Field f : value.getClass().getFields()) {
-                if (Modifier.isStatic(f.getModifiers()) || ConfigValues.oldSettingName(f)) {
+                if (Modifier.isStatic(f.getModifiers()) || ConfigurationValues.oldSettingName(f)) {
                     continue;
                 }
                 try {
-                    m.put(ConfigValues.shownName(f), toJson(f.get(value)));
+                    m.put(ConfigurationValues.shownName(f), toJson(f.get(value)));
                 } catch (IllegalAccessException e) {
                     throw new IllegalStateException("public field " + f + " not readable", e);
                 }

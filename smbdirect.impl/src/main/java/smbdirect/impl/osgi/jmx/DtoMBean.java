@@ -66,10 +66,10 @@ final class DtoMBean implements DynamicMBean {
         for (Field f : dtoType.getFields()) {
             Class<?> t = f.getType();
             if (Modifier.isStatic(f.getModifiers()) || !(t.isPrimitive() || t == String.class)
-                    || smbdirect.impl.config.ConfigValues.oldSettingName(f)) {
+                    || smbdirect.impl.config.ConfigurationValues.oldSettingName(f)) {
                 continue;
             }
-            String name = smbdirect.impl.config.ConfigValues.shownName(f);
+            String name = smbdirect.impl.config.ConfigurationValues.shownName(f);
             list.add(new Attr(name, t, prefixDescription + f.getName(), value -> {
                 Object dto = get.apply(value);
                 try {

@@ -104,12 +104,12 @@ public class SmbdCommands {
         if (s != null) {
             for (java.lang.reflect.Field f : smbdirect.api.dto.SettingsDTO.class.getFields()) {
                 if (java.lang.reflect.Modifier.isStatic(f.getModifiers())
-                        || smbdirect.impl.config.ConfigValues.oldSettingName(f)) {
+                        || smbdirect.impl.config.ConfigurationValues.oldSettingName(f)) {
                     continue;
                 }
                 try {
                     b.append(String.format(java.util.Locale.ROOT, "%-34s %s%n",
-                            smbdirect.impl.config.ConfigValues.shownName(f), f.get(s)));
+                            smbdirect.impl.config.ConfigurationValues.shownName(f), f.get(s)));
                 } catch (IllegalAccessException e) {
                     throw new IllegalStateException(e);
                 }

@@ -10,9 +10,9 @@ import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
 
 import smbdirect.api.dto.SettingsDTO;
-import smbdirect.impl.config.ConfigValues;
-import smbdirect.impl.config.TransportConfig;
-import smbdirect.impl.config.TransportConfigs;
+import smbdirect.impl.config.ConfigurationValues;
+import smbdirect.impl.config.TransportConfiguration;
+import smbdirect.impl.config.TransportConfigurations;
 import smbdirect.impl.engine.TransportSettings;
 
 /**
@@ -23,17 +23,17 @@ class SettingNamesTest {
 
     private static TreeSet<String> attributes() {
         TreeSet<String> names = new TreeSet<>();
-        for (Method m : TransportConfig.class.getDeclaredMethods()) {
-            names.add(ConfigValues.propertyName(m.getName()));
+        for (Method m : TransportConfiguration.class.getDeclaredMethods()) {
+            names.add(ConfigurationValues.propertyName(m.getName()));
         }
         return names;
     }
 
     @Test
     void theJsonSettingsAreTheConfigurationAttributesByName() {
-        TransportSettings s = TransportConfigs.fromProperties(Map.of("keepaliveIntervalSeconds", "30",
+        TransportSettings s = TransportConfigurations.fromProperties(Map.of("keepaliveIntervalSeconds", "30",
                 "receiveBufferBudgetMB", "64", "inboundReadDepth", "4"));
-        SettingsDTO dto = TransportConfigs.toDTO(s);
+        SettingsDTO dto = s.toDTO();
         dto.provider_target = "(smbdirect.provider=mock)";
         @SuppressWarnings("unchecked")
         Map<String, Object> json = new TreeMap<>((Map<String, Object>) StatusJson.toJson(dto));

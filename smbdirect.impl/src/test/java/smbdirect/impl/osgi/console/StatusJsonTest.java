@@ -75,7 +75,7 @@ class StatusJsonTest {
         java.util.Set<String> settingNames = new java.util.HashSet<>();
         for (java.lang.reflect.Field f : SettingsDTO.class.getFields()) {
             if (!f.isAnnotationPresent(Deprecated.class)) {
-                settingNames.add(smbdirect.impl.config.ConfigValues.shownName(f));
+                settingNames.add(smbdirect.impl.config.ConfigurationValues.shownName(f));
             }
         }
         assertEquals(settingNames, ((Map<String, Object>) transport.get("settings")).keySet());

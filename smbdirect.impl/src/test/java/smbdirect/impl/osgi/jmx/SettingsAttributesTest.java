@@ -8,8 +8,8 @@ import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
 
 import smbdirect.api.dto.SettingsDTO;
-import smbdirect.impl.config.ConfigValues;
-import smbdirect.impl.config.TransportConfig;
+import smbdirect.impl.config.ConfigurationValues;
+import smbdirect.impl.config.TransportConfiguration;
 
 /** One name per setting: the transport MBean's settings attributes are the configuration's attributes. */
 class SettingsAttributesTest {
@@ -17,8 +17,8 @@ class SettingsAttributesTest {
     @Test
     void theSettingsAttributesAreTheConfigurationAttributesByName() {
         TreeSet<String> expected = new TreeSet<>();
-        for (Method m : TransportConfig.class.getDeclaredMethods()) {
-            expected.add(ConfigValues.propertyName(m.getName()));
+        for (Method m : TransportConfiguration.class.getDeclaredMethods()) {
+            expected.add(ConfigurationValues.propertyName(m.getName()));
         }
         TreeSet<String> shown = new TreeSet<>();
         for (DtoMBean.Attr a : DtoMBean.fieldsOf(SettingsDTO.class, "", v -> v)) {

@@ -342,16 +342,16 @@ class SettingsGuardTest {
         guard = guard();
         holds("receiveCreditMax", "128");
         guard.check(PID);
-        ShellConfigReport report = new ShellConfigReport(guard, proxy(ConfigurationAdmin.class, (p, m, a) -> null));
+        ShellConfigurationReport report = new ShellConfigurationReport(guard, proxy(ConfigurationAdmin.class, (p, m, a) -> null));
         java.util.Map<String, Object> variables = new java.util.HashMap<>();
         java.io.ByteArrayOutputStream printed = new java.io.ByteArrayOutputStream();
         var session = session(variables, printed);
 
         // config:edit smbdirect.transport, config:property-set receiveCreditMax 0, config:update
-        variables.put(ShellConfigReport.EDITED_PID, PID);
-        variables.put(ShellConfigReport.EDITED_PROPS, new java.util.HashMap<>(java.util.Map.of("receiveCreditMax", "0")));
+        variables.put(ShellConfigurationReport.EDITED_PID, PID);
+        variables.put(ShellConfigurationReport.EDITED_PROPS, new java.util.HashMap<>(java.util.Map.of("receiveCreditMax", "0")));
         report.beforeExecute(session, "config:update");
-        variables.remove(ShellConfigReport.EDITED_PID); // the command clears its edit
+        variables.remove(ShellConfigurationReport.EDITED_PID); // the command clears its edit
         report.afterExecute(session, "config:update", (Object) null);
         String line = printed.toString(java.nio.charset.StandardCharsets.UTF_8);
         assertTrue(line.startsWith("Configuration smbdirect.transport: receiveCreditMax = 0 refused (not in [1, 65535]);"
@@ -360,11 +360,11 @@ class SettingsGuardTest {
 
         // a good value, or another command while an edit is pending: nothing said
         printed.reset();
-        variables.put(ShellConfigReport.EDITED_PID, PID);
-        variables.put(ShellConfigReport.EDITED_PROPS, new java.util.HashMap<>(java.util.Map.of("receiveCreditMax", "64")));
+        variables.put(ShellConfigurationReport.EDITED_PID, PID);
+        variables.put(ShellConfigurationReport.EDITED_PROPS, new java.util.HashMap<>(java.util.Map.of("receiveCreditMax", "64")));
         report.beforeExecute(session, "config:update");
         report.afterExecute(session, "config:update", (Object) null);
-        variables.put(ShellConfigReport.EDITED_PROPS, new java.util.HashMap<>(java.util.Map.of("receiveCreditMax", "0")));
+        variables.put(ShellConfigurationReport.EDITED_PROPS, new java.util.HashMap<>(java.util.Map.of("receiveCreditMax", "0")));
         report.beforeExecute(session, "config:property-list");
         report.afterExecute(session, "config:property-list", (Object) null);
         assertEquals("", printed.toString(java.nio.charset.StandardCharsets.UTF_8));

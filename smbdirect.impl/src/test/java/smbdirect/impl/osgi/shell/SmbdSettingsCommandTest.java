@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
 
 import smbdirect.api.SmbDirectTransport;
 import smbdirect.api.dto.TransportDTO;
-import smbdirect.impl.config.TransportConfigs;
+import smbdirect.impl.config.TransportConfigurations;
 
 /** {@code smbd:settings} shows each setting in force under its configuration attribute's name and unit. */
 class SmbdSettingsCommandTest {
@@ -18,7 +18,7 @@ class SmbdSettingsCommandTest {
     @Test
     void showsTheSettingsInForceByTheirConfigurationNames() {
         TransportDTO dto = new TransportDTO();
-        dto.settings = TransportConfigs.toDTO(TransportConfigs.fromProperties(Map.of("keepaliveIntervalSeconds", "30")));
+        dto.settings = TransportConfigurations.fromProperties(Map.of("keepaliveIntervalSeconds", "30")).toDTO();
         dto.settings.provider_target = "(smbdirect.provider=mock)";
         SmbDirectTransport transport = (SmbDirectTransport) Proxy.newProxyInstance(getClass().getClassLoader(),
                 new Class<?>[] {SmbDirectTransport.class}, (p, m, a) -> {

@@ -14,7 +14,7 @@ import org.slf4j.LoggerFactory;
 
 import smbdirect.api.rdma.ConnectParameters;
 import smbdirect.api.rdma.DisconnectCause;
-import smbdirect.api.rdma.EndpointConfig;
+import smbdirect.api.rdma.EndpointSettings;
 import smbdirect.api.rdma.MemoryAccess;
 import smbdirect.api.rdma.MemoryRegion;
 import smbdirect.api.rdma.RdmaCapabilities;
@@ -109,12 +109,12 @@ final class EndpointImpl implements RdmaEndpoint, IoHandler {
     private boolean ended;
 
     /** An active endpoint. */
-    EndpointImpl(ProviderImpl provider, IoLoop loop, EndpointConfig config, RdmaEndpointHandler handler) {
+    EndpointImpl(ProviderImpl provider, IoLoop loop, EndpointSettings config, RdmaEndpointHandler handler) {
         this(provider, loop, config, handler, null);
     }
 
     /** A passive endpoint created from {@code setup}'s request (on the request's loop). */
-    EndpointImpl(ProviderImpl provider, IoLoop loop, EndpointConfig config, RdmaEndpointHandler handler,
+    EndpointImpl(ProviderImpl provider, IoLoop loop, EndpointSettings config, RdmaEndpointHandler handler,
             PassiveSetup setup) {
         this.provider = provider;
         this.loop = loop;

@@ -12,7 +12,7 @@ import org.slf4j.LoggerFactory;
 
 import smbdirect.api.rdma.ConnectParameters;
 import smbdirect.api.rdma.DisconnectCause;
-import smbdirect.api.rdma.EndpointConfig;
+import smbdirect.api.rdma.EndpointSettings;
 import smbdirect.api.rdma.RdmaConnectRequest;
 import smbdirect.api.rdma.RdmaEndpoint;
 import smbdirect.api.rdma.RdmaEndpointHandler;
@@ -330,7 +330,7 @@ final class PassiveSetup implements IoHandler, RdmaConnectRequest {
     }
 
     @Override
-    public RdmaEndpoint createEndpoint(EndpointConfig config, RdmaEndpointHandler handler) throws RdmaException {
+    public RdmaEndpoint createEndpoint(EndpointSettings config, RdmaEndpointHandler handler) throws RdmaException {
         Objects.requireNonNull(config, "config");
         Objects.requireNonNull(handler, "handler");
         provider.checkOpen("createEndpoint");

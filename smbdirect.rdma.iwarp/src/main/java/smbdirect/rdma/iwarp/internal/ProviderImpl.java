@@ -19,7 +19,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import smbdirect.api.rdma.EndpointConfig;
+import smbdirect.api.rdma.EndpointSettings;
 import smbdirect.api.rdma.RdmaCapabilities;
 import smbdirect.api.rdma.RdmaEndpoint;
 import smbdirect.api.rdma.RdmaEndpointHandler;
@@ -129,9 +129,9 @@ public final class ProviderImpl {
         }
     }
 
-    void checkConfig(EndpointConfig config) throws RdmaException {
+    void checkConfig(EndpointSettings config) throws RdmaException {
         if (config.sendQueueDepth() > MAX_WORK_REQUESTS || config.receiveQueueDepth() > MAX_WORK_REQUESTS) {
-            throw new RdmaException("EndpointConfig " + config + " exceeds the largest queue depth "
+            throw new RdmaException("EndpointSettings " + config + " exceeds the largest queue depth "
                     + MAX_WORK_REQUESTS);
         }
     }
@@ -198,7 +198,7 @@ public final class ProviderImpl {
         }
     }
 
-    public RdmaEndpoint createEndpoint(EndpointConfig config, RdmaEndpointHandler handler) throws RdmaException {
+    public RdmaEndpoint createEndpoint(EndpointSettings config, RdmaEndpointHandler handler) throws RdmaException {
         Objects.requireNonNull(config, "config");
         Objects.requireNonNull(handler, "handler");
         checkOpen("createEndpoint");

@@ -4,7 +4,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import smbdirect.api.rdma.CompletionStatus;
-import smbdirect.api.rdma.EndpointConfig;
+import smbdirect.api.rdma.EndpointSettings;
 import smbdirect.api.rdma.MemoryRegion;
 import smbdirect.api.rdma.RdmaEndpointHandler;
 import smbdirect.api.rdma.RdmaException;
@@ -40,7 +40,7 @@ final class WorkQueues {
     /** I/O thread: some request is done and not yet delivered. */
     private boolean ready;
 
-    WorkQueues(EndpointImpl ep, Object lock, EndpointConfig config, RegionTable regions, RdmaEndpointHandler handler) {
+    WorkQueues(EndpointImpl ep, Object lock, EndpointSettings config, RegionTable regions, RdmaEndpointHandler handler) {
         this.ep = ep;
         this.lock = lock;
         this.regions = regions;
@@ -63,7 +63,7 @@ final class WorkQueues {
             }
             if (rq.isFull()) {
                 throw new RdmaException("postReceive: the receive queue is full (" + rq.depth
-                        + " = EndpointConfig.receiveQueueDepth)");
+                        + " = EndpointSettings.receiveQueueDepth)");
             }
             RecvWr w = rq.next();
             w.region = r;
@@ -122,7 +122,7 @@ final class WorkQueues {
             }
             if (sq.isFull()) {
                 throw new RdmaException(operation + ": the send queue is full (" + sq.depth
-                        + " = EndpointConfig.sendQueueDepth)");
+                        + " = EndpointSettings.sendQueueDepth)");
             }
             SendWr w = sq.next();
             w.type = type;

@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
 import smbdirect.api.rdma.CompletionStatus;
 import smbdirect.api.rdma.ConnectParameters;
 import smbdirect.api.rdma.DisconnectCause;
-import smbdirect.api.rdma.EndpointConfig;
+import smbdirect.api.rdma.EndpointSettings;
 import smbdirect.api.rdma.MemoryAccess;
 import smbdirect.api.rdma.MemoryRegion;
 import smbdirect.api.rdma.RdmaConnectRequest;
@@ -111,7 +111,7 @@ class ConcurrentPostingTest {
                 @Override
                 public void onConnectRequest(RdmaConnectRequest request) {
                     try {
-                        RdmaEndpoint ep = request.createEndpoint(new EndpointConfig(4, RECEIVES), server);
+                        RdmaEndpoint ep = request.createEndpoint(new EndpointSettings(4, RECEIVES), server);
                         serverReceives[0] = ep.register(ByteBuffer.allocateDirect(RECEIVES * 8),
                                 EnumSet.of(MemoryAccess.LOCAL_WRITE));
                         for (int i = 0; i < RECEIVES; i++) {
@@ -159,7 +159,7 @@ class ConcurrentPostingTest {
                 }
             };
             // the send queue is deeper than the receiver's window: the senders are throttled by credits below
-            RdmaEndpoint ep = a.createEndpoint(new EndpointConfig(32, 1), client);
+            RdmaEndpoint ep = a.createEndpoint(new EndpointSettings(32, 1), client);
             ep.connect(address, new ConnectParameters(null, 1, 1));
             up.get(10, TimeUnit.SECONDS);
             accepted.get(10, TimeUnit.SECONDS);

@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Test;
 import smbdirect.api.rdma.CompletionStatus;
 import smbdirect.api.rdma.ConnectParameters;
 import smbdirect.api.rdma.DisconnectCause;
-import smbdirect.api.rdma.EndpointConfig;
+import smbdirect.api.rdma.EndpointSettings;
 import smbdirect.api.rdma.MemoryAccess;
 import smbdirect.api.rdma.MemoryRegion;
 import smbdirect.api.rdma.RdmaConnectRequest;
@@ -77,7 +77,7 @@ class ProviderShutdownTest {
                 public void onConnectRequest(RdmaConnectRequest request) {
                     try {
                         Recorder r = new Recorder();
-                        RdmaEndpoint ep = request.createEndpoint(new EndpointConfig(4, 4), r);
+                        RdmaEndpoint ep = request.createEndpoint(new EndpointSettings(4, 4), r);
                         MemoryRegion m = ep.register(ByteBuffer.allocateDirect(64), EnumSet.of(MemoryAccess.LOCAL_WRITE));
                         ep.postReceive(m, 0, 32, 1);
                         ep.postReceive(m, 32, 32, 2);
@@ -97,7 +97,7 @@ class ProviderShutdownTest {
             List<RdmaEndpoint> clientEndpoints = new ArrayList<>();
             for (int i = 0; i < CONNECTIONS; i++) {
                 Recorder r = new Recorder();
-                RdmaEndpoint ep = client.createEndpoint(new EndpointConfig(4, 4), r);
+                RdmaEndpoint ep = client.createEndpoint(new EndpointSettings(4, 4), r);
                 ep.connect(address, new ConnectParameters(null, 1, 1));
                 clientSides.add(r);
                 clientEndpoints.add(ep);
@@ -117,7 +117,7 @@ class ProviderShutdownTest {
                 assertEquals(DisconnectCause.PEER, r.end.get(10, TimeUnit.SECONDS));
             }
             assertEquals(0, server.statistics().connections());
-            assertThrows(RdmaException.class, () -> server.createEndpoint(new EndpointConfig(1, 1), new Recorder()));
+            assertThrows(RdmaException.class, () -> server.createEndpoint(new EndpointSettings(1, 1), new Recorder()));
             assertThrows(RdmaException.class, () -> server.listen(new InetSocketAddress("127.0.0.1", 0),
                     new RdmaListenHandler() {
                         @Override

@@ -12,7 +12,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-import smbdirect.api.rdma.EndpointConfig;
+import smbdirect.api.rdma.EndpointSettings;
 import smbdirect.api.rdma.RdmaException;
 import smbdirect.rdma.iwarp.IwarpProvider;
 import smbdirect.rdma.iwarp.IwarpSettings;
@@ -179,7 +179,7 @@ class SteadyStateAllocationTest {
         clientProvider = IwarpProvider.open("alloc-client", settings);
         serverProvider = IwarpProvider.open("alloc-server", settings);
         EchoPair.Builder shape = EchoPair.builder().receives(RECEIVES, SIZE).rdmaRegions(RDMA)
-                .endpointConfig(new EndpointConfig(16, 16));
+                .endpointSettings(new EndpointSettings(16, 16));
         pair = (echo ? shape.echo(8) : shape).connect(clientProvider, serverProvider,
                 new InetSocketAddress("127.0.0.1", 0));
         client = pair.client;

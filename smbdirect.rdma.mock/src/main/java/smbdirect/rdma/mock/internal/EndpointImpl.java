@@ -10,7 +10,7 @@ import java.util.function.UnaryOperator;
 import smbdirect.api.rdma.CompletionStatus;
 import smbdirect.api.rdma.ConnectParameters;
 import smbdirect.api.rdma.DisconnectCause;
-import smbdirect.api.rdma.EndpointConfig;
+import smbdirect.api.rdma.EndpointSettings;
 import smbdirect.api.rdma.MemoryAccess;
 import smbdirect.api.rdma.MemoryRegion;
 import smbdirect.api.rdma.RdmaCapabilities;
@@ -87,7 +87,7 @@ final class EndpointImpl extends Deliverable implements MockEndpoint {
     final ProviderImpl provider;
     final long id;
     final boolean active;
-    private final EndpointConfig config;
+    private final EndpointSettings config;
     private final RdmaEndpointHandler handler;
     final RdmaCapabilities caps;
     private final TransmitTicket transmitTicket = new TransmitTicket(this);
@@ -113,7 +113,7 @@ final class EndpointImpl extends Deliverable implements MockEndpoint {
     private final Execution execution = new Execution(this);
     final Teardown teardown = new Teardown(this);
 
-    EndpointImpl(FabricImpl fabric, ProviderImpl provider, RdmaCapabilities caps, EndpointConfig config,
+    EndpointImpl(FabricImpl fabric, ProviderImpl provider, RdmaCapabilities caps, EndpointSettings config,
             RdmaEndpointHandler handler, boolean active, Object lock) {
         super(fabric, lock);
         this.provider = provider;

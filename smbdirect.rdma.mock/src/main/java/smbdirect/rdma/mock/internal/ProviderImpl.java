@@ -13,7 +13,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import smbdirect.api.rdma.DisconnectCause;
-import smbdirect.api.rdma.EndpointConfig;
+import smbdirect.api.rdma.EndpointSettings;
 import smbdirect.api.rdma.RdmaCapabilities;
 import smbdirect.api.rdma.RdmaEndpoint;
 import smbdirect.api.rdma.RdmaEndpointHandler;
@@ -98,11 +98,11 @@ final class ProviderImpl implements MockProvider {
     }
 
     @Override
-    public RdmaEndpoint createEndpoint(EndpointConfig config, RdmaEndpointHandler handler) throws RdmaException {
+    public RdmaEndpoint createEndpoint(EndpointSettings config, RdmaEndpointHandler handler) throws RdmaException {
         return newEndpoint(config, handler, true, new Object());
     }
 
-    EndpointImpl newEndpoint(EndpointConfig config, RdmaEndpointHandler handler, boolean active, Object lock)
+    EndpointImpl newEndpoint(EndpointSettings config, RdmaEndpointHandler handler, boolean active, Object lock)
             throws RdmaException {
         Objects.requireNonNull(config, "config");
         Objects.requireNonNull(handler, "handler");

@@ -17,7 +17,7 @@ import org.slf4j.LoggerFactory;
 import smbdirect.api.rdma.CompletionStatus;
 import smbdirect.api.rdma.ConnectParameters;
 import smbdirect.api.rdma.DisconnectCause;
-import smbdirect.api.rdma.EndpointConfig;
+import smbdirect.api.rdma.EndpointSettings;
 import smbdirect.api.rdma.MemoryAccess;
 import smbdirect.api.rdma.MemoryRegion;
 import smbdirect.api.rdma.RdmaConnectRequest;
@@ -107,7 +107,7 @@ final class RawPeerImpl implements RawPeer, RdmaEndpointHandler, RdmaListenHandl
 
     @Override
     public synchronized RawPeer queueDepths(int sendQueueDepth, int receiveQueueDepth) {
-        new EndpointConfig(sendQueueDepth, receiveQueueDepth);
+        new EndpointSettings(sendQueueDepth, receiveQueueDepth);
         sendDepth = sendQueueDepth;
         receiveDepth = receiveQueueDepth;
         return this;
@@ -142,7 +142,7 @@ final class RawPeerImpl implements RawPeer, RdmaEndpointHandler, RdmaListenHandl
             if (endpoint != null) {
                 throw new IllegalStateException("raw peer already has a connection: " + endpoint);
             }
-            ep = (MockEndpoint) provider.createEndpoint(new EndpointConfig(sendDepth, receiveDepth), this);
+            ep = (MockEndpoint) provider.createEndpoint(new EndpointSettings(sendDepth, receiveDepth), this);
             endpoint = ep;
             receives = initialReceives;
             params = new ConnectParameters(ByteBuffer.wrap(privateData == null ? EndpointImpl.NO_BYTES : privateData),
@@ -181,7 +181,7 @@ final class RawPeerImpl implements RawPeer, RdmaEndpointHandler, RdmaListenHandl
             return;
         }
         try {
-            MockEndpoint ep = (MockEndpoint) request.createEndpoint(new EndpointConfig(sendDepth, receiveDepth), this);
+            MockEndpoint ep = (MockEndpoint) request.createEndpoint(new EndpointSettings(sendDepth, receiveDepth), this);
             synchronized (this) {
                 endpoint = ep;
             }

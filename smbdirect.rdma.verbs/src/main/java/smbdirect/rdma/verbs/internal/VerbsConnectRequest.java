@@ -7,7 +7,7 @@ import java.nio.ByteBuffer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import smbdirect.api.rdma.EndpointConfig;
+import smbdirect.api.rdma.EndpointSettings;
 import smbdirect.api.rdma.RdmaConnectRequest;
 import smbdirect.api.rdma.RdmaEndpoint;
 import smbdirect.api.rdma.RdmaEndpointHandler;
@@ -84,7 +84,7 @@ final class VerbsConnectRequest implements RdmaConnectRequest {
     }
 
     @Override
-    public synchronized RdmaEndpoint createEndpoint(EndpointConfig config, RdmaEndpointHandler handler)
+    public synchronized RdmaEndpoint createEndpoint(EndpointSettings config, RdmaEndpointHandler handler)
             throws RdmaException {
         if (rejected) {
             throw new RdmaException("createEndpoint: the connection request from " + peerAddress + " was rejected");

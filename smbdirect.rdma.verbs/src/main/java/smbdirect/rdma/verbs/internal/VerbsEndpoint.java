@@ -17,7 +17,7 @@ import org.slf4j.LoggerFactory;
 import smbdirect.api.rdma.CompletionStatus;
 import smbdirect.api.rdma.ConnectParameters;
 import smbdirect.api.rdma.DisconnectCause;
-import smbdirect.api.rdma.EndpointConfig;
+import smbdirect.api.rdma.EndpointSettings;
 import smbdirect.api.rdma.MemoryAccess;
 import smbdirect.api.rdma.MemoryRegion;
 import smbdirect.api.rdma.RdmaCapabilities;
@@ -74,7 +74,7 @@ final class VerbsEndpoint implements RdmaEndpoint {
     private final VerbsSettings settings;
     private final VerbsBackend.CmId id;
     private final VerbsBackend.QueuePair qp;
-    private final EndpointConfig config;
+    private final EndpointSettings config;
     private final RdmaEndpointHandler handler;
     private final boolean passive;
     private final int key;
@@ -132,7 +132,7 @@ final class VerbsEndpoint implements RdmaEndpoint {
     private boolean establishedSeen;
 
     VerbsEndpoint(VerbsRdmaProvider provider, CompletionGroup group, VerbsBackend.CmId id,
-            VerbsBackend.QueuePair qp, int key, EndpointConfig config, RdmaEndpointHandler handler, boolean passive,
+            VerbsBackend.QueuePair qp, int key, EndpointSettings config, RdmaEndpointHandler handler, boolean passive,
             InetSocketAddress localAddress, InetSocketAddress peerAddress) {
         this.provider = provider;
         this.backend = provider.backend();
@@ -158,7 +158,7 @@ final class VerbsEndpoint implements RdmaEndpoint {
      * The memory window binds an endpoint may have in flight beside its own send queue depth: as
      * many again when the provider exposes memory through windows, else none.
      */
-    static int windowBinds(VerbsRdmaProvider provider, EndpointConfig config) {
+    static int windowBinds(VerbsRdmaProvider provider, EndpointSettings config) {
         return provider.memoryWindows() ? config.sendQueueDepth() : 0;
     }
 
@@ -832,7 +832,7 @@ final class VerbsEndpoint implements RdmaEndpoint {
             memory = backend.register(group.pd(), view, flags);
         } catch (IOException e) {
             throw new RdmaException("ibv_reg_mr of " + length + " bytes with access " + access + " failed: "
-                    + e.getMessage() + memlockHint(e), e);
+                    + e.getMessage() + memlockHint(e, length), e);
         }
         VerbsMemoryRegion region = new VerbsMemoryRegion(this, memory, view, access);
         regions.add(region);
@@ -858,7 +858,7 @@ final class VerbsEndpoint implements RdmaEndpoint {
                     (flags & VerbsConstants.ACCESS_LOCAL_WRITE) | VerbsConstants.ACCESS_MW_BIND);
         } catch (IOException e) {
             throw new RdmaException("ibv_reg_mr of " + view.remaining() + " bytes with access " + access
-                    + " (for a memory window) failed: " + e.getMessage() + memlockHint(e), e);
+                    + " (for a memory window) failed: " + e.getMessage() + memlockHint(e, view.remaining()), e);
         }
         VerbsBackend.MemoryWindow window;
         try {
@@ -874,7 +874,7 @@ final class VerbsEndpoint implements RdmaEndpoint {
         synchronized (lock) {
             String refused = state != State.ESTABLISHED ? notPostable("register").getMessage()
                     : sendQueue.bindsFull() ? "register: " + sendQueue.capacity()
-                            + " memory window binds in flight (as many as EndpointConfig.sendQueueDepth)" : null;
+                            + " memory window binds in flight (as many as EndpointSettings.sendQueueDepth)" : null;
             if (refused == null) {
                 sendQueue.addBind(region);
                 SendRequest request = sendRequest;
@@ -942,12 +942,10 @@ final class VerbsEndpoint implements RdmaEndpoint {
 
     /**
      * A registration pins its pages, counted against the process's locked-memory limit (siw counts
-     * them for root too): ENOMEM usually means that limit.
+     * them for root too): for ENOMEM, that limit and the bytes asked.
      */
-    private static String memlockHint(IOException e) {
-        return e instanceof NativeCallException n && n.errno() == 12
-                ? ": the locked-memory limit may be too low for RDMA registrations (ulimit -l unlimited; for a "
-                        + "systemd service LimitMEMLOCK=infinity)" : "";
+    private static String memlockHint(IOException e, long bytes) {
+        return LockedMemoryLimit.explain(e, bytes, LockedMemoryLimit.current());
     }
 
     private void releaseQuietly(VerbsBackend.RegisteredMemory memory, VerbsBackend.MemoryWindow window) {
@@ -1011,7 +1009,7 @@ final class VerbsEndpoint implements RdmaEndpoint {
             }
             if (receiveQueue.isFull()) {
                 throw new RdmaException("postReceive: receive queue full (" + receiveQueue.capacity()
-                        + " outstanding = EndpointConfig.receiveQueueDepth)");
+                        + " outstanding = EndpointSettings.receiveQueueDepth)");
             }
             receiveQueue.add(wrId, WorkRequestType.RECEIVE, length, null);
             if (queuePairError == null) {
@@ -1070,7 +1068,7 @@ final class VerbsEndpoint implements RdmaEndpoint {
             }
             if (sendQueue.isFull()) {
                 throw new RdmaException(operation + ": send queue full (" + sendQueue.capacity()
-                        + " outstanding = EndpointConfig.sendQueueDepth)");
+                        + " outstanding = EndpointSettings.sendQueueDepth)");
             }
             boolean invalidates = opcode == VerbsConstants.WR_SEND_WITH_INV;
             sendQueue.add(wrId, type, length, null, invalidates ? invalidateToken : remoteToken, invalidates);
@@ -1115,7 +1113,7 @@ final class VerbsEndpoint implements RdmaEndpoint {
             }
             if (sendQueue.isFull()) {
                 throw new RdmaException("postLocalInvalidate: send queue full (" + sendQueue.capacity()
-                        + " outstanding = EndpointConfig.sendQueueDepth)");
+                        + " outstanding = EndpointSettings.sendQueueDepth)");
             }
             sendQueue.add(wrId, WorkRequestType.LOCAL_INVALIDATE, 0, r);
             atHead = sendQueue.size() == 1;

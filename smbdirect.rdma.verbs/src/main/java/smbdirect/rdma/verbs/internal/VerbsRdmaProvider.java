@@ -15,7 +15,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import smbdirect.api.rdma.DisconnectCause;
-import smbdirect.api.rdma.EndpointConfig;
+import smbdirect.api.rdma.EndpointSettings;
 import smbdirect.api.rdma.RdmaCapabilities;
 import smbdirect.api.rdma.RdmaEndpoint;
 import smbdirect.api.rdma.RdmaEndpointHandler;
@@ -350,7 +350,7 @@ public final class VerbsRdmaProvider implements RdmaProvider {
     }
 
     @Override
-    public RdmaEndpoint createEndpoint(EndpointConfig config, RdmaEndpointHandler handler) throws RdmaException {
+    public RdmaEndpoint createEndpoint(EndpointSettings config, RdmaEndpointHandler handler) throws RdmaException {
         checkOpen();
         checkConfig(config);
         java.util.Objects.requireNonNull(handler, "handler");
@@ -384,16 +384,16 @@ public final class VerbsRdmaProvider implements RdmaProvider {
         }
     }
 
-    void checkConfig(EndpointConfig config) throws RdmaException {
+    void checkConfig(EndpointSettings config) throws RdmaException {
         java.util.Objects.requireNonNull(config, "config");
         if (config.sendQueueDepth() > capabilities.maxSendWorkRequests()) {
-            throw new RdmaException("EndpointConfig.sendQueueDepth " + config.sendQueueDepth()
+            throw new RdmaException("EndpointSettings.sendQueueDepth " + config.sendQueueDepth()
                     + " exceeds maxSendWorkRequests " + capabilities.maxSendWorkRequests()
                     + (capabilities.maxSendWorkRequests() < settings.maxSendWorkRequests() ? " (the device's max_qp_wr)"
                             : ""));
         }
         if (config.receiveQueueDepth() > capabilities.maxReceiveWorkRequests()) {
-            throw new RdmaException("EndpointConfig.receiveQueueDepth " + config.receiveQueueDepth()
+            throw new RdmaException("EndpointSettings.receiveQueueDepth " + config.receiveQueueDepth()
                     + " exceeds maxReceiveWorkRequests " + capabilities.maxReceiveWorkRequests()
                     + (capabilities.maxReceiveWorkRequests() < settings.maxReceiveWorkRequests()
                             ? " (the device's max_qp_wr)" : ""));
@@ -401,7 +401,7 @@ public final class VerbsRdmaProvider implements RdmaProvider {
     }
 
     /** Creates the queue pair of {@code id} and the endpoint around it (the caller owns {@code id} on failure). */
-    VerbsEndpoint openEndpoint(VerbsBackend.CmId id, VerbsBackend.Device device, EndpointConfig config,
+    VerbsEndpoint openEndpoint(VerbsBackend.CmId id, VerbsBackend.Device device, EndpointSettings config,
             RdmaEndpointHandler handler, boolean passive, InetSocketAddress local, InetSocketAddress peer)
             throws RdmaException {
         checkOpen();

@@ -190,7 +190,7 @@ public record VerbsSettings(
                 Math.min(maxReceiveWorkRequests, device.maxQpWr()), 1, 0, (int) message,
                 Math.min(maxReadDepth, device.maxQpRdAtom()), Math.min(maxReadDepth, device.maxQpInitRdAtom()),
                 device.maxMrSize() > 0 ? Math.min(maxRegionSize, device.maxMrSize()) : maxRegionSize,
-                device.memoryManagementExtensions());
+                device.memoryManagementExtensions(), remoteInvalidation(device));
     }
 
     /**

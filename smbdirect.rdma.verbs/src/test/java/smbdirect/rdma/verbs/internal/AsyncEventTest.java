@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
 
 import smbdirect.api.rdma.CompletionStatus;
 import smbdirect.api.rdma.DisconnectCause;
-import smbdirect.api.rdma.EndpointConfig;
+import smbdirect.api.rdma.EndpointSettings;
 import smbdirect.api.rdma.MemoryAccess;
 import smbdirect.api.rdma.MemoryRegion;
 import smbdirect.api.rdma.RdmaConnectRequest;
@@ -149,7 +149,7 @@ class AsyncEventTest {
         assertEquals(DisconnectCause.QP_ERROR, second.cause);
         assertTrue(first.detail.startsWith("IBV_EVENT_CQ_ERR"), first.detail);
         RdmaException refused = assertThrows(RdmaException.class,
-                () -> h.provider.createEndpoint(new EndpointConfig(4, 4), new RecordingHandler()));
+                () -> h.provider.createEndpoint(new EndpointSettings(4, 4), new RecordingHandler()));
         assertTrue(refused.getMessage().contains("failed"), refused.getMessage());
     }
 
@@ -174,7 +174,7 @@ class AsyncEventTest {
         assertTrue(handler.detail.startsWith("IBV_EVENT_DEVICE_FATAL"), handler.detail);
         assertEquals(1, listenerFailures.size());
         assertTrue(listenerFailures.get(0).startsWith("DEVICE_REMOVED IBV_EVENT_DEVICE_FATAL"), listenerFailures.toString());
-        assertThrows(RdmaException.class, () -> h.provider.createEndpoint(new EndpointConfig(4, 4),
+        assertThrows(RdmaException.class, () -> h.provider.createEndpoint(new EndpointSettings(4, 4),
                 new RecordingHandler()));
     }
 

@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
 
 import smbdirect.api.rdma.ConnectParameters;
 import smbdirect.api.rdma.DisconnectCause;
-import smbdirect.api.rdma.EndpointConfig;
+import smbdirect.api.rdma.EndpointSettings;
 import smbdirect.api.rdma.MemoryRegion;
 import smbdirect.api.rdma.RdmaConnectRequest;
 import smbdirect.api.rdma.RdmaEndpoint;
@@ -108,7 +108,7 @@ class CompletionGroupLifetimeTest {
             h.backend.event(VerbsConstants.CM_EVENT_CONNECT_REQUEST, h.backend.listening.get(0), incoming);
             h.pump();
             RecordingHandler handler = new RecordingHandler();
-            RdmaEndpoint endpoint = requests.get(i).createEndpoint(new EndpointConfig(4, 4), handler);
+            RdmaEndpoint endpoint = requests.get(i).createEndpoint(new EndpointSettings(4, 4), handler);
             endpoint.accept(new ConnectParameters(null, 4, 4));
             h.backend.event(VerbsConstants.CM_EVENT_ESTABLISHED, null, incoming);
             h.pump();
@@ -130,7 +130,7 @@ class CompletionGroupLifetimeTest {
         h.backend.failOn = "createQp";
         RecordingHandler handler = new RecordingHandler();
         try {
-            h.provider.createEndpoint(new EndpointConfig(4, 4), handler);
+            h.provider.createEndpoint(new EndpointSettings(4, 4), handler);
         } catch (smbdirect.api.rdma.RdmaException expected) {
             assertTrue(expected.getMessage().contains("rdma_create_qp"), expected.getMessage());
         }
@@ -154,7 +154,7 @@ class CompletionGroupLifetimeTest {
         try {
             for (int round = 0; round < 2; round++) {
                 ClosingHandler handler = new ClosingHandler();
-                VerbsEndpoint ep = (VerbsEndpoint) provider.createEndpoint(new EndpointConfig(4, 4), handler);
+                VerbsEndpoint ep = (VerbsEndpoint) provider.createEndpoint(new EndpointSettings(4, 4), handler);
                 handler.endpoint = ep;
                 Thread groupThread = groupThread();
                 ep.connect(Harness.PEER, new ConnectParameters(null, 2, 2));

@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
 
 import smbdirect.api.rdma.ConnectParameters;
 import smbdirect.api.rdma.DisconnectCause;
-import smbdirect.api.rdma.EndpointConfig;
+import smbdirect.api.rdma.EndpointSettings;
 import smbdirect.api.rdma.RdmaConnectRequest;
 import smbdirect.api.rdma.RdmaEndpoint;
 
@@ -101,7 +101,7 @@ class ConnectTimeoutTest {
         incoming.peer = FakeBackend.ipv4("192.0.2.30", 50000);
         h.backend.event(VerbsConstants.CM_EVENT_CONNECT_REQUEST, h.backend.listening.get(0), incoming);
         h.pump();
-        RdmaEndpoint ep = requests.get(0).createEndpoint(new EndpointConfig(4, 4), handler);
+        RdmaEndpoint ep = requests.get(0).createEndpoint(new EndpointSettings(4, 4), handler);
         ep.accept(new ConnectParameters(null, 4, 4));
         h.pump();
         runOutOf(CONNECT);

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
 import smbdirect.api.rdma.CompletionStatus;
 import smbdirect.api.rdma.ConnectParameters;
 import smbdirect.api.rdma.DisconnectCause;
-import smbdirect.api.rdma.EndpointConfig;
+import smbdirect.api.rdma.EndpointSettings;
 import smbdirect.api.rdma.MemoryRegion;
 import smbdirect.api.rdma.RdmaConnectRequest;
 import smbdirect.api.rdma.RdmaEndpoint;
@@ -220,7 +220,7 @@ class ConnectionLifecycleTest {
         assertEquals(incoming.peer, request.peerAddress());
         assertEquals(0, request.privateData().remaining(), "DiSNI 2.0 surfaces no request private data");
         assertEquals(0, request.peerInboundReadDepth());
-        RdmaEndpoint endpoint = request.createEndpoint(new EndpointConfig(4, 4), handler);
+        RdmaEndpoint endpoint = request.createEndpoint(new EndpointSettings(4, 4), handler);
         MemoryRegion region = Harness.postReceives(endpoint, 64, 1);
         endpoint.accept(new ConnectParameters(null, 8, 8));
         assertTrue(incoming.accepted);
@@ -239,11 +239,11 @@ class ConnectionLifecycleTest {
         h.backend.event(VerbsConstants.CM_EVENT_CONNECT_REQUEST, listenerId(), incoming);
         h.pump();
         RdmaConnectRequest request = requests.get(0);
-        RdmaEndpoint created = request.createEndpoint(new EndpointConfig(2, 2), handler);
+        RdmaEndpoint created = request.createEndpoint(new EndpointSettings(2, 2), handler);
         request.reject(ByteBuffer.allocate(0));
         assertTrue(h.backend.destroyedIds.contains(incoming));
         assertTrue(h.backend.destroyedQps.contains(Harness.qp((VerbsEndpoint) created)));
-        assertThrows(RdmaException.class, () -> request.createEndpoint(new EndpointConfig(2, 2), handler));
+        assertThrows(RdmaException.class, () -> request.createEndpoint(new EndpointSettings(2, 2), handler));
     }
 
     @Test
@@ -283,7 +283,7 @@ class ConnectionLifecycleTest {
         assertEquals(CompletionStatus.FLUSHED, handler.completions.get(0).status());
         assertTrue(h.backend.closed);
         assertTrue(h.backend.liveRegions.isEmpty());
-        assertThrows(RdmaException.class, () -> h.provider.createEndpoint(new EndpointConfig(1, 1), handler));
+        assertThrows(RdmaException.class, () -> h.provider.createEndpoint(new EndpointSettings(1, 1), handler));
     }
 
     @Test
@@ -305,7 +305,7 @@ class ConnectionLifecycleTest {
     @Test
     void endpointDepthsBeyondTheConfiguredLimitsAreRefused() {
         RdmaException e = assertThrows(RdmaException.class,
-                () -> h.provider.createEndpoint(new EndpointConfig(h.settings.maxSendWorkRequests() + 1, 1), handler));
+                () -> h.provider.createEndpoint(new EndpointSettings(h.settings.maxSendWorkRequests() + 1, 1), handler));
         assertTrue(e.getMessage().contains("sendQueueDepth"), e.getMessage());
     }
 

@@ -28,6 +28,8 @@ class FakeBackend implements VerbsBackend {
     final List<FakeQp> destroyedQps = new ArrayList<>();
     final List<CmId> listening = new ArrayList<>();
     String failOn;
+    /** What the next registrations fail with, as the native call would (null: they succeed). */
+    IOException registerFailure;
     int nextId = 1;
     int nextMr = 1;
     int notifies;
@@ -281,6 +283,9 @@ class FakeBackend implements VerbsBackend {
     @Override
     public synchronized RegisteredMemory register(ProtectionDomain pd, ByteBuffer buffer, int accessFlags) throws IOException {
         check("register");
+        if (registerFailure != null) {
+            throw registerFailure;
+        }
         int n = nextMr++;
         FakeMr mr = new FakeMr(0x7f00_0000_0000L + n * 0x10_0000L, buffer.remaining(), 0x100 + n, 0xA000 + n,
                 accessFlags, buffer);

@@ -10,7 +10,7 @@ import java.util.function.BiConsumer;
 
 import smbdirect.api.rdma.ConnectParameters;
 import smbdirect.api.rdma.DisconnectCause;
-import smbdirect.api.rdma.EndpointConfig;
+import smbdirect.api.rdma.EndpointSettings;
 import smbdirect.api.rdma.MemoryAccess;
 import smbdirect.api.rdma.MemoryRegion;
 import smbdirect.api.rdma.RdmaConnectRequest;
@@ -75,7 +75,7 @@ final class Harness {
     }
 
     VerbsEndpoint activeEndpoint(RecordingHandler handler, int sendDepth, int recvDepth) throws RdmaException {
-        return (VerbsEndpoint) provider.createEndpoint(new EndpointConfig(sendDepth, recvDepth), handler);
+        return (VerbsEndpoint) provider.createEndpoint(new EndpointSettings(sendDepth, recvDepth), handler);
     }
 
     /** An active endpoint taken through resolve, route, connect and ESTABLISHED. */

@@ -217,6 +217,7 @@ class MemoryWindowTest {
         RdmaCapabilities windows = VerbsSettings.defaults().capabilities(device(true));
         assertTrue(windows.sendWithInvalidate());
         assertTrue(VerbsSettings.defaults().remoteInvalidation(device(true)));
+        assertTrue(windows.remoteInvalidation(), "the capabilities an upper layer reads say the same");
         DeviceAttributes small = new DeviceAttributes("rxe0", TransportType.ROCE, 1L << 40, 1024, 32, 65536, 128, 128,
                 device(true).deviceCapFlags(), "", DeviceAttributes.PORT_ACTIVE, 3, 1L << 23, 2, 0, 4096, true);
         assertEquals(512, VerbsSettings.defaults().capabilities(small).maxSendWorkRequests(),
@@ -229,6 +230,7 @@ class MemoryWindowTest {
         assertTrue(VerbsSettings.defaults().sendWithInvalidateReason(device(false))
                 .startsWith("rxe0 posts IBV_WR_SEND_WITH_INV"));
         assertFalse(VerbsSettings.defaults().remoteInvalidation(device(false)));
+        assertFalse(plain.remoteInvalidation(), "posting, but a peer's does not invalidate our memory");
         assertTrue(VerbsSettings.defaults().remoteInvalidationReason(device(false))
                 .startsWith("rxe0 has no type 2 memory windows"));
         assertTrue(Harness.withSendWithInvalidate().remoteInvalidation(device(false)),
@@ -237,6 +239,7 @@ class MemoryWindowTest {
         Harness plainDevice = new Harness(VerbsSettings.defaults(), new FakeBackend(), TransportType.ROCE,
                 device(false));
         assertFalse(plainDevice.provider.remoteInvalidation());
+        assertFalse(plainDevice.provider.capabilities().remoteInvalidation());
         assertTrue(plainDevice.provider.describeSettings().contains("Send with Invalidate on: rxe0 posts "
                 + "IBV_WR_SEND_WITH_INV"), plainDevice.provider.describeSettings());
         assertTrue(plainDevice.provider.describeSettings().contains("a peer's Send with Invalidate of our memory off: "

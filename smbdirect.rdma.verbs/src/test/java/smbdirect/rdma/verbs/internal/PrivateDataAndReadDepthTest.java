@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Test;
 import smbdirect.api.rdma.CompletionStatus;
 import smbdirect.api.rdma.ConnectParameters;
 import smbdirect.api.rdma.DisconnectCause;
-import smbdirect.api.rdma.EndpointConfig;
+import smbdirect.api.rdma.EndpointSettings;
 import smbdirect.api.rdma.MemoryRegion;
 import smbdirect.api.rdma.RdmaCapabilities;
 import smbdirect.api.rdma.RdmaConnectRequest;
@@ -85,7 +85,7 @@ class PrivateDataAndReadDepthTest {
     void queueDepthsBeyondTheDevicesMaxQpWrAreRefusedNamingIt() {
         Harness h = harness(TransportType.ROCE, DEVICE);
         RdmaException e = assertThrows(RdmaException.class,
-                () -> h.provider.createEndpoint(new EndpointConfig(600, 8), handler));
+                () -> h.provider.createEndpoint(new EndpointSettings(600, 8), handler));
         assertTrue(e.getMessage().contains("max_qp_wr"), e.getMessage());
     }
 
@@ -156,7 +156,7 @@ class PrivateDataAndReadDepthTest {
         assertArrayEquals(header, got);
         assertEquals(2, request.peerInboundReadDepth());
         assertEquals(6, request.peerOutboundReadDepth());
-        RdmaEndpoint ep = request.createEndpoint(new EndpointConfig(4, 4), handler);
+        RdmaEndpoint ep = request.createEndpoint(new EndpointSettings(4, 4), handler);
         ep.accept(new ConnectParameters(bytes(0, 4, 0, 4, 0, 0, 0, 0), 4, 4));
         assertTrue(incoming.accepted);
         assertEquals(bytes(0, 4, 0, 4, 0, 0, 0, 0), incoming.acceptPrivateData);
@@ -168,7 +168,7 @@ class PrivateDataAndReadDepthTest {
     void acceptPrivateDataBeyondTheInfinibandLimitIsRefused() throws Exception {
         Harness h = harness(TransportType.ROCE, DEVICE);
         RdmaConnectRequest request = request(h, new FakeBackend.FakeCmId(51), new byte[0], 0, 0);
-        RdmaEndpoint ep = request.createEndpoint(new EndpointConfig(4, 4), handler);
+        RdmaEndpoint ep = request.createEndpoint(new EndpointSettings(4, 4), handler);
         RdmaException e = assertThrows(RdmaException.class,
                 () -> ep.accept(new ConnectParameters(ByteBuffer.allocate(197), 1, 1)));
         assertTrue(e.getMessage().contains("196"), e.getMessage());
@@ -190,7 +190,7 @@ class PrivateDataAndReadDepthTest {
         Harness h = harness(TransportType.IWARP, DEVICE);
         FakeBackend.FakeCmId incoming = new FakeBackend.FakeCmId(53);
         RdmaConnectRequest request = request(h, incoming, new byte[0], 0, 0);
-        RdmaEndpoint created = request.createEndpoint(new EndpointConfig(2, 2), handler);
+        RdmaEndpoint created = request.createEndpoint(new EndpointSettings(2, 2), handler);
         request.reject(bytes(1, 2));
         assertEquals(bytes(1, 2), incoming.rejectPrivateData);
         assertTrue(backend.destroyedIds.contains(incoming));

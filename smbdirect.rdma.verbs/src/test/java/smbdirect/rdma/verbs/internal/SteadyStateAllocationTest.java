@@ -9,7 +9,7 @@ import org.junit.jupiter.api.Test;
 
 import smbdirect.api.rdma.CompletionStatus;
 import smbdirect.api.rdma.DisconnectCause;
-import smbdirect.api.rdma.EndpointConfig;
+import smbdirect.api.rdma.EndpointSettings;
 import smbdirect.api.rdma.MemoryAccess;
 import smbdirect.api.rdma.MemoryRegion;
 import smbdirect.api.rdma.RdmaEndpointHandler;
@@ -85,7 +85,7 @@ class SteadyStateAllocationTest {
         VerbsEndpoint ep = h.established(setup, 16, 16);
         assertEquals(1, setup.established);
         // swap in the counting handler by a fresh endpoint on the same harness
-        VerbsEndpoint counted = (VerbsEndpoint) h.provider.createEndpoint(new EndpointConfig(16, 16), handler);
+        VerbsEndpoint counted = (VerbsEndpoint) h.provider.createEndpoint(new EndpointSettings(16, 16), handler);
         counted.connect(Harness.PEER, new smbdirect.api.rdma.ConnectParameters(null, 1, 1));
         h.backend.event(VerbsConstants.CM_EVENT_ADDR_RESOLVED, null, counted.cmId());
         h.backend.event(VerbsConstants.CM_EVENT_ROUTE_RESOLVED, null, counted.cmId());

@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Test;
 import smbdirect.api.rdma.CompletionStatus;
 import smbdirect.api.rdma.ConnectParameters;
 import smbdirect.api.rdma.DisconnectCause;
-import smbdirect.api.rdma.EndpointConfig;
+import smbdirect.api.rdma.EndpointSettings;
 import smbdirect.api.rdma.MemoryAccess;
 import smbdirect.api.rdma.MemoryRegion;
 import smbdirect.api.rdma.RdmaEndpointHandler;
@@ -71,7 +71,7 @@ class ThreadedProviderTest {
                 smbdirect.api.rdma.TransportType.ROCE, System::nanoTime);
         provider.start(Executors.defaultThreadFactory());
         Latched handler = new Latched();
-        VerbsEndpoint ep = (VerbsEndpoint) provider.createEndpoint(new EndpointConfig(4, 4), handler);
+        VerbsEndpoint ep = (VerbsEndpoint) provider.createEndpoint(new EndpointSettings(4, 4), handler);
         MemoryRegion region = ep.register(ByteBuffer.allocateDirect(256), Set.of(MemoryAccess.LOCAL_WRITE));
         ep.postReceive(region, 0, 256, 1L);
         ep.connect(Harness.PEER, new ConnectParameters(null, 2, 2));

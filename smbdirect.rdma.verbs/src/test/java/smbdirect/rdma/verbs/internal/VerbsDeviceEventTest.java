@@ -22,7 +22,7 @@ import org.junit.jupiter.api.Test;
 import smbdirect.api.rdma.CompletionStatus;
 import smbdirect.api.rdma.ConnectParameters;
 import smbdirect.api.rdma.DisconnectCause;
-import smbdirect.api.rdma.EndpointConfig;
+import smbdirect.api.rdma.EndpointSettings;
 import smbdirect.api.rdma.MemoryAccess;
 import smbdirect.api.rdma.MemoryRegion;
 import smbdirect.api.rdma.RdmaConnectRequest;
@@ -99,12 +99,12 @@ class VerbsDeviceEventTest {
             Outcomes listen = new Outcomes();
             RdmaListener listener = f.server.listen(f.serverAddress(4460), listen);
             Outcomes client = new Outcomes();
-            RdmaEndpoint active = f.client.createEndpoint(new EndpointConfig(4, 4), client);
+            RdmaEndpoint active = f.client.createEndpoint(new EndpointSettings(4, 4), client);
             active.connect(f.serverAddress(4460), new ConnectParameters(ByteBuffer.allocate(0), 4, 4));
             RdmaConnectRequest request = listen.requests.poll(60, TimeUnit.SECONDS);
             assertNotNull(request, "the connection request");
             Outcomes server = new Outcomes();
-            RdmaEndpoint passive = request.createEndpoint(new EndpointConfig(4, 4), server);
+            RdmaEndpoint passive = request.createEndpoint(new EndpointSettings(4, 4), server);
             MemoryRegion receive = passive.register(ByteBuffer.allocateDirect(64), EnumSet.of(MemoryAccess.LOCAL_WRITE));
             passive.postReceive(receive, 0, 64, 1);
             passive.accept(new ConnectParameters(ByteBuffer.allocate(0), 4, 4));
@@ -147,7 +147,7 @@ class VerbsDeviceEventTest {
         boolean down = false;
         try {
             // an endpoint makes the provider open the device, and with it watch its events
-            RdmaEndpoint ep = f.client.createEndpoint(new EndpointConfig(2, 2), new Outcomes());
+            RdmaEndpoint ep = f.client.createEndpoint(new EndpointSettings(2, 2), new Outcomes());
             link(netdev, "down");
             down = true;
             await("IBV_EVENT_PORT_ERR (events " + f.client.recentAsyncEvents() + ")",

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
 import smbdirect.api.rdma.CompletionStatus;
 import smbdirect.api.rdma.ConnectParameters;
 import smbdirect.api.rdma.DisconnectCause;
-import smbdirect.api.rdma.EndpointConfig;
+import smbdirect.api.rdma.EndpointSettings;
 import smbdirect.api.rdma.MemoryAccess;
 import smbdirect.api.rdma.MemoryRegion;
 import smbdirect.api.rdma.RdmaConnectRequest;
@@ -91,7 +91,7 @@ class VerbsDeviceSteadyStateTest {
             @Override
             public void onConnectRequest(RdmaConnectRequest request) {
                 try {
-                    RdmaEndpoint ep = request.createEndpoint(new EndpointConfig(16, 16), server);
+                    RdmaEndpoint ep = request.createEndpoint(new EndpointSettings(16, 16), server);
                     server.endpoint = ep;
                     server.receiveRegion = ep.register(ByteBuffer.allocateDirect(256),
                             EnumSet.of(MemoryAccess.LOCAL_WRITE));
@@ -110,7 +110,7 @@ class VerbsDeviceSteadyStateTest {
                 accepted.completeExceptionally(new AssertionError(cause + " " + detail));
             }
         });
-        RdmaEndpoint ep = f.clientProvider().createEndpoint(new EndpointConfig(16, 16), client);
+        RdmaEndpoint ep = f.clientProvider().createEndpoint(new EndpointSettings(16, 16), client);
         try {
             client.endpoint = ep;
             MemoryRegion message = ep.register(ByteBuffer.allocateDirect(64), EnumSet.of(MemoryAccess.LOCAL_WRITE));

@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
 import smbdirect.api.rdma.CompletionStatus;
 import smbdirect.api.rdma.ConnectParameters;
 import smbdirect.api.rdma.DisconnectCause;
-import smbdirect.api.rdma.EndpointConfig;
+import smbdirect.api.rdma.EndpointSettings;
 import smbdirect.api.rdma.MemoryAccess;
 import smbdirect.api.rdma.MemoryRegion;
 import smbdirect.api.rdma.RdmaConnectRequest;
@@ -155,7 +155,7 @@ class VerbsHardwarePingPongTest {
             @Override
             public void onConnectRequest(RdmaConnectRequest request) {
                 try {
-                    RdmaEndpoint ep = request.createEndpoint(new EndpointConfig(16, 16), events);
+                    RdmaEndpoint ep = request.createEndpoint(new EndpointSettings(16, 16), events);
                     accepted.complete(ep);
                 } catch (Exception e) {
                     request.reject(null);
@@ -215,7 +215,7 @@ class VerbsHardwarePingPongTest {
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(TIMEOUT_SECONDS);
             while (true) {
                 events = new Events();
-                ep = provider.createEndpoint(new EndpointConfig(16, 16), events);
+                ep = provider.createEndpoint(new EndpointSettings(16, 16), events);
                 // two receive slots (0 and 4096), used in turn, and the send area at 8192: the server
                 // sends its last pong and the region descriptor back to back, so a second receive
                 // must be posted before the first is reposted (else the descriptor finds none: RNR)

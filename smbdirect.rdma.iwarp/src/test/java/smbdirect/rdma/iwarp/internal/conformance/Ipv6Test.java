@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
 
 import smbdirect.api.rdma.ConnectParameters;
 import smbdirect.api.rdma.DisconnectCause;
-import smbdirect.api.rdma.EndpointConfig;
+import smbdirect.api.rdma.EndpointSettings;
 import smbdirect.api.rdma.MemoryAccess;
 import smbdirect.api.rdma.MemoryRegion;
 import smbdirect.api.rdma.RdmaConnectRequest;
@@ -52,7 +52,7 @@ class Ipv6Test {
                 @Override
                 public void onConnectRequest(RdmaConnectRequest request) {
                     try {
-                        RdmaEndpoint ep = request.createEndpoint(new EndpointConfig(2, 2), server);
+                        RdmaEndpoint ep = request.createEndpoint(new EndpointSettings(2, 2), server);
                         MemoryRegion r = ep.register(ByteBuffer.allocateDirect(16), EnumSet.of(MemoryAccess.LOCAL_WRITE));
                         ep.postReceive(r, 0, 16, 1);
                         receive.complete(r);
@@ -68,7 +68,7 @@ class Ipv6Test {
                 }
             });
             Events client = new Events();
-            RdmaEndpoint ep = a.createEndpoint(new EndpointConfig(2, 2), client);
+            RdmaEndpoint ep = a.createEndpoint(new EndpointSettings(2, 2), client);
             ep.connect(listener.localAddress(), new ConnectParameters(null, 1, 1));
             client.awaitEstablished();
             assertEquals(listener.localAddress(), ep.peerAddress());

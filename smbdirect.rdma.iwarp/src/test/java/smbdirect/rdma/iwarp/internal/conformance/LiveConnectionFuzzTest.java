@@ -23,7 +23,7 @@ import com.code_intelligence.jazzer.junit.FuzzTest;
 
 import smbdirect.api.rdma.CompletionStatus;
 import smbdirect.api.rdma.DisconnectCause;
-import smbdirect.api.rdma.EndpointConfig;
+import smbdirect.api.rdma.EndpointSettings;
 import smbdirect.api.rdma.MemoryAccess;
 import smbdirect.api.rdma.MemoryRegion;
 import smbdirect.api.rdma.RdmaConnectRequest;
@@ -263,7 +263,7 @@ class LiveConnectionFuzzTest {
                 return;
             }
             events = new Events();
-            endpoint = rig.track(request.createEndpoint(new EndpointConfig(16, 16), events));
+            endpoint = rig.track(request.createEndpoint(new EndpointSettings(16, 16), events));
             exposed = endpoint.register(memory.slice(BLOCK, BLOCK),
                     EnumSet.of(MemoryAccess.LOCAL_WRITE, MemoryAccess.REMOTE_WRITE, MemoryAccess.REMOTE_READ));
             readOnly = endpoint.register(memory.slice(3 * BLOCK, BLOCK),

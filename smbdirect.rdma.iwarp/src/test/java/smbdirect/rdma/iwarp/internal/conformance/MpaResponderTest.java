@@ -12,7 +12,7 @@ import java.util.EnumSet;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-import smbdirect.api.rdma.EndpointConfig;
+import smbdirect.api.rdma.EndpointSettings;
 import smbdirect.api.rdma.MemoryAccess;
 import smbdirect.api.rdma.MemoryRegion;
 import smbdirect.api.rdma.RdmaConnectRequest;
@@ -52,7 +52,7 @@ class MpaResponderTest {
             assertEquals(0, request.privateData().remaining(), "the RFC 6581 word is not ULP private data");
             assertTrue(request.privateData().isReadOnly());
             assertEquals(peer.localAddress(), request.peerAddress());
-            RdmaEndpoint ep = rig.track(request.createEndpoint(new EndpointConfig(4, 4), new Events()));
+            RdmaEndpoint ep = rig.track(request.createEndpoint(new EndpointSettings(4, 4), new Events()));
             ep.accept(Rig.params(8, 4, (byte) 1, (byte) 2, (byte) 3));
             RawPeer.Frame reply = peer.readFrame();
             assertEquals(RawPeer.KEY_REP, reply.key());
@@ -75,7 +75,7 @@ class MpaResponderTest {
             byte[] ulp = new byte[request.privateData().remaining()];
             request.privateData().get(ulp);
             assertEquals("20 00 00 00 01 00 00 00", Hex.of(ByteBuffer.wrap(ulp), 0, ulp.length));
-            RdmaEndpoint ep = rig.track(request.createEndpoint(new EndpointConfig(4, 4), new Events()));
+            RdmaEndpoint ep = rig.track(request.createEndpoint(new EndpointSettings(4, 4), new Events()));
             ep.accept(Rig.params(16, 8));
             RawPeer.Frame reply = peer.readFrame();
             assertEquals(0x50, reply.flags(), "we ask for CRC (default); the initiator then uses it too");
@@ -92,7 +92,7 @@ class MpaResponderTest {
             assertEquals(0, request.peerInboundReadDepth(), "no RFC 6581 word: unknown");
             assertEquals(8, request.privateData().remaining(), "all private data is the ULP's");
             Events events = new Events();
-            RdmaEndpoint ep = rig.track(request.createEndpoint(new EndpointConfig(4, 4), events));
+            RdmaEndpoint ep = rig.track(request.createEndpoint(new EndpointSettings(4, 4), events));
             ep.accept(Rig.params(4, 4, Hex.bytes("00 00 00 04 00 00 00 04")));
             RawPeer.Frame reply = peer.readFrame();
             assertEquals(1, reply.revision());
@@ -197,7 +197,7 @@ class MpaResponderTest {
         try (RawPeer peer = initiator(IwarpSettings.defaults())) {
             peer.send(RawPeer.frame(RawPeer.KEY_REQ, 0x50, 2, RawPeer.word(4, 4)));
             RdmaConnectRequest request = rig.nextRequest();
-            RdmaEndpoint created = rig.track(request.createEndpoint(new EndpointConfig(4, 4), new Events()));
+            RdmaEndpoint created = rig.track(request.createEndpoint(new EndpointSettings(4, 4), new Events()));
             request.reject(ByteBuffer.wrap(new byte[] {42, 43}));
             RawPeer.Frame reply = peer.readFrame();
             assertEquals(0x70, reply.flags(), "C R E");

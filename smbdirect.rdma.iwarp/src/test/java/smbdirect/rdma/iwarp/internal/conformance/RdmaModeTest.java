@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
 
 import smbdirect.api.rdma.CompletionStatus;
 import smbdirect.api.rdma.DisconnectCause;
-import smbdirect.api.rdma.EndpointConfig;
+import smbdirect.api.rdma.EndpointSettings;
 import smbdirect.api.rdma.MemoryAccess;
 import smbdirect.api.rdma.MemoryRegion;
 import smbdirect.api.rdma.WorkRequestType;
@@ -52,10 +52,10 @@ class RdmaModeTest {
 
     /** Our provider accepts the raw initiator (IRD/ORD 4) with {@code receives} receives of {@code size} bytes. */
     private Rig.Side established(IwarpSettings settings, int receives, int size) throws Exception {
-        return established(settings, receives, size, new EndpointConfig(16, 16));
+        return established(settings, receives, size, new EndpointSettings(16, 16));
     }
 
-    private Rig.Side established(IwarpSettings settings, int receives, int size, EndpointConfig config)
+    private Rig.Side established(IwarpSettings settings, int receives, int size, EndpointSettings config)
             throws Exception {
         rig = new Rig(settings);
         peer = RawPeer.connect(rig.listen());
@@ -482,7 +482,7 @@ class RdmaModeTest {
     void rfc5041_5_3_aSendQueueOfMoreSendsThanOneBatchStartsGoesOutInOrderWithConsecutiveMsns()
             throws Exception {
         // a batch starts at most 64 Sends: 100 queued at once go out in more than one, wherever they end
-        established(IwarpSettings.builder().maxFpduSize(1460).build(), 1, 16, new EndpointConfig(128, 16));
+        established(IwarpSettings.builder().maxFpduSize(1460).build(), 1, 16, new EndpointSettings(128, 16));
         peer.send(peer.fpdu(RawPeer.send(1, 0, true, new byte[0])));
         side.events.awaitCompletions(1);
         MemoryRegion src = region(100 * 64);

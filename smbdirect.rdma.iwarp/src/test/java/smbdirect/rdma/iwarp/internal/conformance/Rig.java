@@ -13,7 +13,7 @@ import java.util.concurrent.TimeUnit;
 
 import smbdirect.api.rdma.ConnectParameters;
 import smbdirect.api.rdma.DisconnectCause;
-import smbdirect.api.rdma.EndpointConfig;
+import smbdirect.api.rdma.EndpointSettings;
 import smbdirect.api.rdma.MemoryAccess;
 import smbdirect.api.rdma.MemoryRegion;
 import smbdirect.api.rdma.RdmaConnectRequest;
@@ -86,11 +86,11 @@ final class Rig implements AutoCloseable {
 
     /** Accepts the next request with {@code receives} receives of {@code size} bytes posted (wrIds 0..). */
     Side accept(int receives, int size, ConnectParameters parameters) throws Exception {
-        return accept(receives, size, parameters, new EndpointConfig(16, 16));
+        return accept(receives, size, parameters, new EndpointSettings(16, 16));
     }
 
     /** As {@link #accept(int, int, ConnectParameters)}, with the endpoint's queues sized by {@code config}. */
-    Side accept(int receives, int size, ConnectParameters parameters, EndpointConfig config) throws Exception {
+    Side accept(int receives, int size, ConnectParameters parameters, EndpointSettings config) throws Exception {
         RdmaConnectRequest request = nextRequest();
         Events events = new Events();
         RdmaEndpoint ep = track(request.createEndpoint(config, events));
@@ -106,7 +106,7 @@ final class Rig implements AutoCloseable {
     /** An active endpoint with {@code receives} receives posted, connecting to {@code peer}. */
     Side connect(InetSocketAddress peer, int receives, int size, ConnectParameters parameters) throws Exception {
         Events events = new Events();
-        RdmaEndpoint ep = track(provider.createEndpoint(new EndpointConfig(16, 16), events));
+        RdmaEndpoint ep = track(provider.createEndpoint(new EndpointSettings(16, 16), events));
         MemoryRegion region = ep.register(ByteBuffer.allocateDirect(Math.max(1, receives * size)),
                 EnumSet.of(MemoryAccess.LOCAL_WRITE));
         for (int i = 0; i < receives; i++) {

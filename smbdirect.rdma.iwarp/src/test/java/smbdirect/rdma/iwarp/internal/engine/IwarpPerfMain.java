@@ -91,7 +91,7 @@ public final class IwarpPerfMain {
                         public void onConnectRequest(smbdirect.api.rdma.RdmaConnectRequest request) {
                             try {
                                 smbdirect.api.rdma.RdmaEndpoint ep = request.createEndpoint(
-                                        new smbdirect.api.rdma.EndpointConfig(8, 8), quiet);
+                                        new smbdirect.api.rdma.EndpointSettings(8, 8), quiet);
                                 exposed.complete(ep.register(java.nio.ByteBuffer.allocateDirect(size),
                                         java.util.EnumSet.allOf(smbdirect.api.rdma.MemoryAccess.class)));
                                 ep.accept(new smbdirect.api.rdma.ConnectParameters(null, 8, 8));
@@ -105,7 +105,7 @@ public final class IwarpPerfMain {
                         }
                     });
             java.util.concurrent.CountDownLatch up = new java.util.concurrent.CountDownLatch(1);
-            smbdirect.api.rdma.RdmaEndpoint ep = client.createEndpoint(new smbdirect.api.rdma.EndpointConfig(8, 8),
+            smbdirect.api.rdma.RdmaEndpoint ep = client.createEndpoint(new smbdirect.api.rdma.EndpointSettings(8, 8),
                     handler(up, () -> {
                         window.release();
                         done.countDown();

@@ -9,7 +9,7 @@ import java.util.concurrent.TimeUnit;
 import smbdirect.api.rdma.CompletionStatus;
 import smbdirect.api.rdma.ConnectParameters;
 import smbdirect.api.rdma.DisconnectCause;
-import smbdirect.api.rdma.EndpointConfig;
+import smbdirect.api.rdma.EndpointSettings;
 import smbdirect.api.rdma.MemoryAccess;
 import smbdirect.api.rdma.MemoryRegion;
 import smbdirect.api.rdma.RdmaEndpoint;
@@ -162,8 +162,8 @@ final class Bystander {
         far.prepare(endpoint);
     }
 
-    static EndpointConfig config() {
-        return new EndpointConfig(16, 16);
+    static EndpointSettings config() {
+        return new EndpointSettings(16, 16);
     }
 
     static ConnectParameters parameters() {

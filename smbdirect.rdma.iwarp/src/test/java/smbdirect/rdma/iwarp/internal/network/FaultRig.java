@@ -25,7 +25,7 @@ import java.util.stream.Stream;
 import smbdirect.api.rdma.CompletionStatus;
 import smbdirect.api.rdma.ConnectParameters;
 import smbdirect.api.rdma.DisconnectCause;
-import smbdirect.api.rdma.EndpointConfig;
+import smbdirect.api.rdma.EndpointSettings;
 import smbdirect.api.rdma.MemoryAccess;
 import smbdirect.api.rdma.MemoryRegion;
 import smbdirect.api.rdma.RdmaConnectRequest;
@@ -132,7 +132,7 @@ final class FaultRig implements AutoCloseable {
         }
 
         @Override
-        public RdmaEndpoint createEndpoint(EndpointConfig config, smbdirect.api.rdma.RdmaEndpointHandler handler) {
+        public RdmaEndpoint createEndpoint(EndpointSettings config, smbdirect.api.rdma.RdmaEndpointHandler handler) {
             throw new AssertionError("the listener failed: " + why);
         }
 
@@ -169,7 +169,7 @@ final class FaultRig implements AutoCloseable {
     Accepted accept(int receives, int size, int ird, int ord) throws Exception {
         RdmaConnectRequest request = nextRequest();
         Events events = new Events();
-        RdmaEndpoint ep = track(request.createEndpoint(new EndpointConfig(16, 16), events));
+        RdmaEndpoint ep = track(request.createEndpoint(new EndpointSettings(16, 16), events));
         MemoryRegion region = ep.register(ByteBuffer.allocateDirect(Math.max(1, receives * size)),
                 EnumSet.of(MemoryAccess.LOCAL_WRITE));
         for (int i = 0; i < receives; i++) {

@@ -21,7 +21,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 import smbdirect.api.rdma.CompletionStatus;
 import smbdirect.api.rdma.ConnectParameters;
 import smbdirect.api.rdma.DisconnectCause;
-import smbdirect.api.rdma.EndpointConfig;
+import smbdirect.api.rdma.EndpointSettings;
 import smbdirect.api.rdma.MemoryAccess;
 import smbdirect.api.rdma.MemoryRegion;
 import smbdirect.api.rdma.RdmaConnectRequest;
@@ -259,12 +259,12 @@ class MpaSetupFaultTest {
         });
         try {
             Events out = new Events();
-            RdmaEndpoint active = rig.track(rig.subject.createEndpoint(new EndpointConfig(4, 4), out));
+            RdmaEndpoint active = rig.track(rig.subject.createEndpoint(new EndpointSettings(4, 4), out));
             active.connect(target.localAddress(), new ConnectParameters(ByteBuffer.allocate(0), 1, 1));
             RdmaConnectRequest request = requests.poll(RawPeer.TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
             assertTrue(request != null, "the subject's connect reached the helper");
             Events in = new Events();
-            RdmaEndpoint passive = request.createEndpoint(new EndpointConfig(4, 4), in);
+            RdmaEndpoint passive = request.createEndpoint(new EndpointSettings(4, 4), in);
             MemoryRegion receive = passive.register(ByteBuffer.allocateDirect(64), EnumSet.of(MemoryAccess.LOCAL_WRITE));
             passive.postReceive(receive, 0, 64, 0);
             passive.accept(new ConnectParameters(ByteBuffer.allocate(0), 1, 1));

@@ -33,7 +33,7 @@ import org.slf4j.LoggerFactory;
 import smbdirect.api.rdma.CompletionStatus;
 import smbdirect.api.rdma.ConnectParameters;
 import smbdirect.api.rdma.DisconnectCause;
-import smbdirect.api.rdma.EndpointConfig;
+import smbdirect.api.rdma.EndpointSettings;
 import smbdirect.api.rdma.MemoryAccess;
 import smbdirect.api.rdma.MemoryRegion;
 import smbdirect.api.rdma.RdmaConnectRequest;
@@ -167,7 +167,7 @@ class PeerFailureTest {
                 RdmaConnectRequest request = rig.nextRequest();
                 Streamer s = new Streamer();
                 s.sink(request.privateData());
-                s.endpoint = rig.track(request.createEndpoint(new EndpointConfig(StreamingPeer.DEPTH * 2, 4), s));
+                s.endpoint = rig.track(request.createEndpoint(new EndpointSettings(StreamingPeer.DEPTH * 2, 4), s));
                 ByteBuffer data = ByteBuffer.allocateDirect(StreamingPeer.WRITE);
                 s.source = s.endpoint.register(data, EnumSet.of(MemoryAccess.LOCAL_WRITE));
                 ByteBuffer sinkMemory = ByteBuffer.allocateDirect(StreamingPeer.REGION);
@@ -221,7 +221,7 @@ class PeerFailureTest {
                 port = probe.getLocalPort(); // free now, closed below: nothing listens there
             }
             Events events = new Events();
-            RdmaEndpoint ep = rig.track(rig.subject.createEndpoint(new EndpointConfig(4, 4), events));
+            RdmaEndpoint ep = rig.track(rig.subject.createEndpoint(new EndpointSettings(4, 4), events));
             MemoryRegion receives = ep.register(ByteBuffer.allocateDirect(128), EnumSet.of(MemoryAccess.LOCAL_WRITE));
             ep.postReceive(receives, 0, 64, 0);
             ep.postReceive(receives, 64, 64, 1);

@@ -10,7 +10,7 @@ import java.util.concurrent.TimeUnit;
 import smbdirect.api.rdma.CompletionStatus;
 import smbdirect.api.rdma.ConnectParameters;
 import smbdirect.api.rdma.DisconnectCause;
-import smbdirect.api.rdma.EndpointConfig;
+import smbdirect.api.rdma.EndpointSettings;
 import smbdirect.api.rdma.MemoryAccess;
 import smbdirect.api.rdma.MemoryRegion;
 import smbdirect.api.rdma.RdmaEndpoint;
@@ -94,7 +94,7 @@ public final class StreamingPeer {
                     ended.countDown();
                 }
             };
-            ep[0] = provider.createEndpoint(new EndpointConfig(DEPTH * 2, 4), handler);
+            ep[0] = provider.createEndpoint(new EndpointSettings(DEPTH * 2, 4), handler);
             ByteBuffer data = ByteBuffer.allocateDirect(WRITE);
             for (int i = 0; i < WRITE; i++) {
                 data.put(i, (byte) (i * 5 + 1));

@@ -130,7 +130,7 @@ class ProviderLifecycleTest {
             }
         });
         CompletableFuture<DisconnectCause> endpointEnd = new CompletableFuture<>();
-        var endpoint = old.createEndpoint(new smbdirect.api.rdma.EndpointConfig(2, 2),
+        var endpoint = old.createEndpoint(new smbdirect.api.rdma.EndpointSettings(2, 2),
                 new smbdirect.api.rdma.RdmaEndpointHandler() {
                     @Override
                     public void onEstablished(ByteBuffer peerPrivateData) {

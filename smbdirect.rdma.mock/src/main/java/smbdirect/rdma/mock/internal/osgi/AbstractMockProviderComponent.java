@@ -31,7 +31,7 @@ abstract class AbstractMockProviderComponent extends DetachableProvider implemen
      *
      * @throws SettingRefusedException naming the first refused attribute
      */
-    static RdmaCapabilities capabilities(MockProviderConfig config) {
+    static RdmaCapabilities capabilities(MockProviderConfiguration config) {
         RdmaCapabilities caps = FabricImpl.checkCapabilities(new RdmaCapabilities(config.maxSendWorkRequests(),
                 config.maxReceiveWorkRequests(), config.maxSge(), config.maxInlineData(), config.maxMessageSize(),
                 config.maxInboundReadDepth(), config.maxOutboundReadDepth(), config.maxRegionSize(),
@@ -43,7 +43,7 @@ abstract class AbstractMockProviderComponent extends DetachableProvider implemen
         return caps;
     }
 
-    final void start(MockProviderConfig config) {
+    final void start(MockProviderConfiguration config) {
         RdmaCapabilities caps = capabilities(config);
         String name = config.smbdirect_provider();
         MockFabric f = MockFabric.builder().name(name).mode(DeliveryMode.THREADED)

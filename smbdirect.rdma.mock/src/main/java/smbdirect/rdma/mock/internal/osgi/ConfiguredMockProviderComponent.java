@@ -15,14 +15,14 @@ import smbdirect.api.rdma.RdmaProvider;
  */
 @Component(name = ConfiguredMockProviderComponent.FACTORY_PID, configurationPid = ConfiguredMockProviderComponent.FACTORY_PID,
         service = RdmaProvider.class, immediate = true, configurationPolicy = ConfigurationPolicy.REQUIRE)
-@Designate(ocd = MockProviderConfig.class, factory = true)
+@Designate(ocd = MockProviderConfiguration.class, factory = true)
 public final class ConfiguredMockProviderComponent extends AbstractMockProviderComponent {
 
     /** The factory PID. */
     public static final String FACTORY_PID = "smbdirect.rdma.mock";
 
     @Activate
-    void activate(MockProviderConfig config) {
+    void activate(MockProviderConfiguration config) {
         start(config);
     }
 

@@ -16,7 +16,7 @@ import smbdirect.api.rdma.RdmaProvider;
 public final class DefaultMockProviderComponent extends AbstractMockProviderComponent {
 
     @Activate
-    void activate(MockProviderConfig config) {
+    void activate(MockProviderConfiguration config) {
         start(config);
     }
 

@@ -24,7 +24,7 @@ public final class MockConfigurationCheck implements ConfigurationCheck, BundleA
 
     @Override
     public void check(Map<String, ?> properties) {
-        AbstractMockProviderComponent.capabilities(ComponentProperties.read(MockProviderConfig.class, properties));
+        AbstractMockProviderComponent.capabilities(ComponentProperties.read(MockProviderConfiguration.class, properties));
     }
 
     /** Registers the check for its configuration PID; it is unregistered with the bundle. */

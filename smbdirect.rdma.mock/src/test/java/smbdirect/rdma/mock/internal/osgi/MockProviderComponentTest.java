@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
 
 import smbdirect.api.rdma.ConnectParameters;
 import smbdirect.api.rdma.DisconnectCause;
-import smbdirect.api.rdma.EndpointConfig;
+import smbdirect.api.rdma.EndpointSettings;
 import smbdirect.api.rdma.RdmaConnectRequest;
 import smbdirect.api.rdma.RdmaEndpointHandler;
 import smbdirect.api.rdma.RdmaListenHandler;
@@ -30,11 +30,11 @@ import smbdirect.rdma.mock.RawPeer;
 class MockProviderComponentTest {
 
     /** A configuration as DS would build it: annotation defaults overridden by {@code values}. */
-    static MockProviderConfig config(Map<String, Object> values) {
-        return (MockProviderConfig) Proxy.newProxyInstance(MockProviderConfig.class.getClassLoader(),
-                new Class<?>[] {MockProviderConfig.class}, (proxy, method, args) -> {
+    static MockProviderConfiguration config(Map<String, Object> values) {
+        return (MockProviderConfiguration) Proxy.newProxyInstance(MockProviderConfiguration.class.getClassLoader(),
+                new Class<?>[] {MockProviderConfiguration.class}, (proxy, method, args) -> {
                     if (method.getName().equals("annotationType")) {
-                        return MockProviderConfig.class;
+                        return MockProviderConfiguration.class;
                     }
                     Object v = values.get(method.getName());
                     return v != null ? v : method.getDefaultValue();
@@ -43,7 +43,7 @@ class MockProviderComponentTest {
 
     @Test
     void defaultComponentIsTheThreadedMockProviderRankedBelowVerbs() throws Exception {
-        MockProviderConfig defaults = config(Map.of());
+        MockProviderConfiguration defaults = config(Map.of());
         assertEquals("mock", defaults.smbdirect_provider());
         assertEquals(-100, defaults.service_ranking());
 
@@ -62,7 +62,7 @@ class MockProviderComponentTest {
             public void onConnectRequest(RdmaConnectRequest request) {
                 callbackThread.set(Thread.currentThread());
                 try {
-                    var ep = request.createEndpoint(new EndpointConfig(4, 4), new Handler(established, null));
+                    var ep = request.createEndpoint(new EndpointSettings(4, 4), new Handler(established, null));
                     ep.accept(new ConnectParameters(null, 1, 1));
                 } catch (Exception e) {
                     throw new IllegalStateException(e);
@@ -105,7 +105,7 @@ class MockProviderComponentTest {
         CountDownLatch gone = new CountDownLatch(1);
         AtomicReference<DisconnectCause> cause = new AtomicReference<>();
         MockProvider p = one;
-        var ep = p.createEndpoint(new EndpointConfig(4, 4), new Handler(null, dc -> {
+        var ep = p.createEndpoint(new EndpointSettings(4, 4), new Handler(null, dc -> {
             cause.set(dc);
             gone.countDown();
         }));

@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
 
 import smbdirect.api.rdma.ConnectParameters;
 import smbdirect.api.rdma.DisconnectCause;
-import smbdirect.api.rdma.EndpointConfig;
+import smbdirect.api.rdma.EndpointSettings;
 import smbdirect.api.rdma.MemoryAccess;
 import smbdirect.api.rdma.MemoryRegion;
 import smbdirect.api.rdma.RdmaConnectRequest;
@@ -68,7 +68,7 @@ class EstablishmentOrderTest {
                 @Override
                 public void onConnectRequest(RdmaConnectRequest request) {
                     try {
-                        RdmaEndpoint ep = request.createEndpoint(new EndpointConfig(4, 4), server);
+                        RdmaEndpoint ep = request.createEndpoint(new EndpointSettings(4, 4), server);
                         MemoryRegion r = ep.register(ByteBuffer.allocateDirect(64), EnumSet.of(MemoryAccess.LOCAL_WRITE));
                         ep.postReceive(r, 0, 64, 1);
                         ep.accept(new ConnectParameters(null, 1, 1));
@@ -84,7 +84,7 @@ class EstablishmentOrderTest {
             });
             f.network.holdPassiveEstablished();
             Events client = new Events();
-            RdmaEndpoint clientEp = f.client.createEndpoint(new EndpointConfig(4, 4), client);
+            RdmaEndpoint clientEp = f.client.createEndpoint(new EndpointSettings(4, 4), client);
             clientEp.connect(f.serverAddress(4450), new ConnectParameters(null, 1, 1));
             client.established.get(10, TimeUnit.SECONDS);
             RdmaEndpoint serverEp = accepted.get(10, TimeUnit.SECONDS);

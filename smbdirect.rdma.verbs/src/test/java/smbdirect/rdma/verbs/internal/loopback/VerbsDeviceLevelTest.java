@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
 
 import smbdirect.api.rdma.ConnectParameters;
 import smbdirect.api.rdma.DisconnectCause;
-import smbdirect.api.rdma.EndpointConfig;
+import smbdirect.api.rdma.EndpointSettings;
 import smbdirect.api.rdma.RdmaConnectRequest;
 import smbdirect.api.rdma.RdmaEndpoint;
 import smbdirect.api.rdma.RdmaEndpointHandler;
@@ -103,12 +103,12 @@ class VerbsDeviceLevelTest {
             PrivateData listen = new PrivateData();
             RdmaListener listener = f.server.listen(f.serverAddress(4450), listen);
             PrivateData active = new PrivateData();
-            RdmaEndpoint ep = f.client.createEndpoint(new EndpointConfig(2, 2), active);
+            RdmaEndpoint ep = f.client.createEndpoint(new EndpointSettings(2, 2), active);
             ep.connect(f.serverAddress(4450), new ConnectParameters(ByteBuffer.wrap(new byte[] {5, 6, 7}), 1, 1));
             RdmaConnectRequest request = listen.request.get(10, TimeUnit.SECONDS);
             assertArrayEquals(padded(56, 5, 6, 7), PrivateData.bytes(request.privateData()), "CONNECT_REQUEST");
             PrivateData passive = new PrivateData();
-            RdmaEndpoint accepted = request.createEndpoint(new EndpointConfig(2, 2), passive);
+            RdmaEndpoint accepted = request.createEndpoint(new EndpointSettings(2, 2), passive);
             accepted.accept(new ConnectParameters(ByteBuffer.wrap(new byte[] {8, 9}), 1, 1));
             assertArrayEquals(padded(196, 8, 9), active.established.get(10, TimeUnit.SECONDS), "active ESTABLISHED");
             assertArrayEquals(new byte[0], passive.established.get(10, TimeUnit.SECONDS), "passive ESTABLISHED");
@@ -116,7 +116,7 @@ class VerbsDeviceLevelTest {
             accepted.close();
 
             PrivateData refused = new PrivateData();
-            RdmaEndpoint second = f.client.createEndpoint(new EndpointConfig(2, 2), refused);
+            RdmaEndpoint second = f.client.createEndpoint(new EndpointSettings(2, 2), refused);
             PrivateData listen2 = new PrivateData();
             listener.close();
             listener = f.server.listen(f.serverAddress(4450), listen2);
@@ -146,7 +146,7 @@ class VerbsDeviceLevelTest {
     private static void privateDataAtTheDevice(VerbsTckFixture f) throws Exception {
         Quiet quiet = new Quiet();
         RdmaListener listener = f.server.listen(f.serverAddress(4450), quiet);
-        RdmaEndpoint ep = f.client.createEndpoint(new EndpointConfig(2, 2), quiet);
+        RdmaEndpoint ep = f.client.createEndpoint(new EndpointSettings(2, 2), quiet);
         ep.connect(f.serverAddress(4450), new ConnectParameters(ByteBuffer.wrap(new byte[] {5, 6, 7}), 1, 1));
         RdmaConnectRequest request = quiet.request.get(10, TimeUnit.SECONDS);
         assertEquals(0, request.privateData().remaining(), "DiSNI 2.0 surfaces no private data");
@@ -226,10 +226,10 @@ class VerbsDeviceLevelTest {
             RdmaEndpoint[] active = new RdmaEndpoint[2];
             RdmaEndpoint[] passive = new RdmaEndpoint[2];
             for (int i = 0; i < 2; i++) {
-                active[i] = f.client.createEndpoint(new EndpointConfig(4, 4), clients[i]);
+                active[i] = f.client.createEndpoint(new EndpointSettings(4, 4), clients[i]);
                 active[i].connect(f.serverAddress(4450), new ConnectParameters(ByteBuffer.allocate(0), 1, 1));
                 RdmaConnectRequest r = requests.poll(10, TimeUnit.SECONDS);
-                passive[i] = r.createEndpoint(new EndpointConfig(4, 4), new Outcomes());
+                passive[i] = r.createEndpoint(new EndpointSettings(4, 4), new Outcomes());
                 passive[i].accept(new ConnectParameters(ByteBuffer.allocate(0), 1, 1));
                 clients[i].established.get(10, TimeUnit.SECONDS);
             }
@@ -260,7 +260,7 @@ class VerbsDeviceLevelTest {
     void theLeakCheckNamesAnEndpointTheProviderWasNotAskedToRelease() throws Exception {
         VerbsTckFixture f = new VerbsTckFixture(false, false);
         try {
-            RdmaEndpoint ep = f.client.createEndpoint(new EndpointConfig(2, 2), new Quiet());
+            RdmaEndpoint ep = f.client.createEndpoint(new EndpointSettings(2, 2), new Quiet());
             ep.register(ByteBuffer.allocateDirect(16), java.util.Set.of());
             List<String> leaks = f.network.leaks();
             assertTrue(leaks.stream().anyMatch(l -> l.contains("registration of 16 bytes")), leaks.toString());

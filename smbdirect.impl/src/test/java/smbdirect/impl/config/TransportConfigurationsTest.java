@@ -3,7 +3,7 @@ package smbdirect.impl.config;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static smbdirect.impl.config.ConfigAnnotations.transportConfig;
+import static smbdirect.impl.config.ConfigurationAnnotations.transportConfig;
 
 import java.time.Duration;
 
@@ -16,17 +16,17 @@ import smbdirect.api.dto.SettingsDTO;
 import smbdirect.impl.engine.SettingsException;
 import smbdirect.impl.engine.TransportSettings;
 
-class TransportConfigsTest {
+class TransportConfigurationsTest {
 
     @Test
     void ocdDefaultsAreTheEngineDefaults() {
-        TransportSettings fromOcd = TransportConfigs.toSettings(transportConfig());
-        assertEquals(TransportSettings.DEFAULTS.toString(), fromOcd.toString());
+        TransportSettings fromOcd = TransportConfigurations.toSettings(transportConfig());
+        assertEquals(TransportSettings.DEFAULTS, fromOcd);
     }
 
     @Test
     void everyAttributeReachesItsSetting() {
-        TransportSettings s = TransportConfigs.toSettings(transportConfig(
+        TransportSettings s = TransportConfigurations.toSettings(transportConfig(
                 "receiveCreditMax", 100, "sendCreditTarget", 90, "maxSendSize", 1024, "maxReceiveSize", 4096,
                 "maxFragmentedRecvSize", 262144, "maxReadWriteSize", 65536, "keepaliveIntervalSeconds", 30L,
                 "keepaliveResponseTimeoutSeconds", 3L, "activeNegotiationTimeoutSeconds", 60L,
@@ -55,7 +55,7 @@ class TransportConfigsTest {
 
     @Test
     void noDrainTimeIsAccepted() {
-        assertEquals(Duration.ZERO, TransportConfigs.toSettings(transportConfig("drainTimeoutSeconds", 0L)).drainTimeout());
+        assertEquals(Duration.ZERO, TransportConfigurations.toSettings(transportConfig("drainTimeoutSeconds", 0L)).drainTimeout());
         assertEquals(Duration.ofSeconds(10), TransportSettings.DEFAULTS.drainTimeout(), "the default");
     }
 
@@ -87,7 +87,7 @@ class TransportConfigsTest {
             default -> Double.valueOf(value);
         };
         SettingsException e = assertThrows(SettingsException.class,
-                () -> TransportConfigs.toSettings(transportConfig(attribute, v)));
+                () -> TransportConfigurations.toSettings(transportConfig(attribute, v)));
         assertEquals(attribute, e.attribute());
         assertEquals(String.valueOf(v), e.value());
         assertTrue(e.getMessage().startsWith(attribute + "=" + v + " refused: "), e.getMessage());
@@ -95,9 +95,9 @@ class TransportConfigsTest {
 
     @Test
     void dtoShowsTheSettingsInTheirUnits() {
-        SettingsDTO dto = TransportConfigs.toDTO(TransportConfigs.toSettings(
+        SettingsDTO dto = TransportConfigurations.toSettings(
                 transportConfig("keepaliveIntervalSeconds", 30L, "creditGrantTimeoutMillis", 1500L,
-                        "receiveCreditMax", 77)));
+                        "receiveCreditMax", 77)).toDTO();
         assertEquals(30, dto.keepaliveIntervalSeconds);
         assertEquals(1500, dto.creditGrantTimeoutMillis);
         assertEquals(77, dto.receiveCreditMax);

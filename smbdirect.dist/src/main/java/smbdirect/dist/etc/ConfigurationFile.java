@@ -44,7 +44,7 @@ import org.apache.felix.utils.properties.TypedProperties;
  *
  * <p>Stateless; callers serialize writes of one file.
  */
-public final class ConfigFile {
+public final class ConfigurationFile {
 
     /** FileInstall's configuration property naming the file a configuration came from (a file: URI). */
     public static final String FILENAME = "felix.fileinstall.filename";
@@ -55,7 +55,7 @@ public final class ConfigFile {
     private static final Set<PosixFilePermission> PUBLIC = PosixFilePermissions.fromString("rw-r--r--");
     private static final Set<PosixFilePermission> PRIVATE = PosixFilePermissions.fromString("rw-------");
 
-    private ConfigFile() {
+    private ConfigurationFile() {
     }
 
     /** The file a FileInstall file: URI names. */

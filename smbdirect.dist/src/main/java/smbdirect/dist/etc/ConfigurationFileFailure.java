@@ -13,11 +13,11 @@ import java.util.regex.Pattern;
  * artifact: FILE", "Failed to update artifact FILE") into one line an operator can act on: the file,
  * the failing line with its attribute and value, the reason, and what stays in force. Stateless.
  */
-public final class ConfigFileFailure {
+public final class ConfigurationFileFailure {
 
     private static final Pattern FAILED = Pattern.compile("Failed to (?:install|update) artifact:? (.+\\.(?:cfg|config))");
 
-    private ConfigFileFailure() {
+    private ConfigurationFileFailure() {
     }
 
     /** The explained line for a FileInstall message about a configuration file, else empty. */
@@ -34,7 +34,7 @@ public final class ConfigFileFailure {
         }
         String why;
         try {
-            why = Files.exists(file) ? ConfigFile.diagnose(file) : null;
+            why = Files.exists(file) ? ConfigurationFile.diagnose(file) : null;
         } catch (IOException e) {
             why = "unreadable: " + e.getMessage();
         }

@@ -6,9 +6,9 @@ import java.util.HashMap;
 import java.util.Map;
 
 /** Instances of the configuration annotations, as Declarative Services hands them to a component. */
-public final class ConfigAnnotations {
+public final class ConfigurationAnnotations {
 
-    private ConfigAnnotations() {
+    private ConfigurationAnnotations() {
     }
 
     /** A configuration annotation instance: every attribute its default unless overridden. */
@@ -33,12 +33,12 @@ public final class ConfigAnnotations {
         });
     }
 
-    /** A {@link TransportConfig} with the given attribute name and value pairs, the others their defaults. */
-    public static TransportConfig transportConfig(Object... keyValues) {
+    /** A {@link TransportConfiguration} with the given attribute name and value pairs, the others their defaults. */
+    public static TransportConfiguration transportConfig(Object... keyValues) {
         Map<String, Object> m = new HashMap<>();
         for (int i = 0; i < keyValues.length; i += 2) {
             m.put((String) keyValues[i], keyValues[i + 1]);
         }
-        return config(TransportConfig.class, m);
+        return config(TransportConfiguration.class, m);
     }
 }

@@ -14,7 +14,7 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
                 + " (state WAITING), so peers are refused by the RDMA connection manager. The endpoint follows"
                 + " the selected RDMA provider: when it changes or leaves, the endpoint re-opens on the next one"
                 + " (connections already accepted stay on their provider).")
-public @interface ListenerConfig {
+public @interface ListenerConfiguration {
 
     /** The factory PID (also the name of the OSGi listener component). */
     String FACTORY_PID = "smbdirect.listener";

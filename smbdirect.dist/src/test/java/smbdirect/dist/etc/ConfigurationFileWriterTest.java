@@ -9,20 +9,20 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /** Which configurations get a file readable by its owner only. */
-class ConfigFileWriterTest {
+class ConfigurationFileWriterTest {
 
     @Test
     void aConfigurationHoldingAPasswordGetsAPrivateFile() {
-        assertTrue(ConfigFileWriter.privateFile("smbdirect.example.fileserver",
+        assertTrue(ConfigurationFileWriter.privateFile("smbdirect.example.fileserver",
                 new Hashtable<>(Map.of("user", "alice", "password", "secret"))), "the file server's account");
-        assertTrue(ConfigFileWriter.privateFile(ConsolePassword.PID, new Hashtable<>(Map.of("username", "admin"))),
+        assertTrue(ConfigurationFileWriter.privateFile(ConsolePassword.PID, new Hashtable<>(Map.of("username", "admin"))),
                 "the Web Console's, whatever it holds");
     }
 
     @Test
     void aConfigurationWithoutPasswordGetsAPublicFile() {
-        assertFalse(ConfigFileWriter.privateFile("smbdirect.example.fileserver",
+        assertFalse(ConfigurationFileWriter.privateFile("smbdirect.example.fileserver",
                 new Hashtable<>(Map.of("guest", "true", "password", ""))), "an empty password is none");
-        assertFalse(ConfigFileWriter.privateFile("smbdirect.transport", new Hashtable<>(Map.of("receiveCreditMax", 64))));
+        assertFalse(ConfigurationFileWriter.privateFile("smbdirect.transport", new Hashtable<>(Map.of("receiveCreditMax", 64))));
     }
 }

@@ -17,7 +17,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-class ConfigFileTest {
+class ConfigurationFileTest {
 
     @TempDir
     Path etc;
@@ -36,22 +36,22 @@ class ConfigFileTest {
         Files.writeString(f, "# tuned for the lab\nreceiveCreditMax = 255\n\n# shorter keepalives\nkeepaliveIntervalSeconds = 30\n"
                 + "maxSendSize = 1364\n", StandardCharsets.ISO_8859_1);
         // what the Web Console hands over: typed values, identity properties, one attribute removed
-        assertTrue(ConfigFile.write(f, map("service.pid", "smbdirect.transport", "felix.fileinstall.filename",
+        assertTrue(ConfigurationFile.write(f, map("service.pid", "smbdirect.transport", "felix.fileinstall.filename",
                 "file:" + f, "receiveCreditMax", 100, "keepaliveIntervalSeconds", 30L), List.of("unused"), false));
         assertEquals("# tuned for the lab\nreceiveCreditMax = 100\n\n# shorter keepalives\nkeepaliveIntervalSeconds = 30\n",
                 Files.readString(f, StandardCharsets.ISO_8859_1));
-        assertEquals(map("receiveCreditMax", "100", "keepaliveIntervalSeconds", "30"), ConfigFile.read(f));
-        assertFalse(ConfigFile.write(f, map("receiveCreditMax", "100", "keepaliveIntervalSeconds", 30L), List.of(), false),
+        assertEquals(map("receiveCreditMax", "100", "keepaliveIntervalSeconds", "30"), ConfigurationFile.read(f));
+        assertFalse(ConfigurationFile.write(f, map("receiveCreditMax", "100", "keepaliveIntervalSeconds", 30L), List.of(), false),
                 "nothing to change: the file is not touched");
     }
 
     @Test
     void aNewFileStartsWithItsHeaderAndCommentsAndAPrivateOneIsOwnerOnly() throws Exception {
         Path f = etc.resolve("x.cfg");
-        ConfigFile.write(f, map("a", "1", "b", "(x=y)"), List.of("first", "second"), Map.of("b", List.of("", "the b")), true);
+        ConfigurationFile.write(f, map("a", "1", "b", "(x=y)"), List.of("first", "second"), Map.of("b", List.of("", "the b")), true);
         assertEquals("# first\n# second\n\na = 1\n\n# the b\nb = (x=y)\n", Files.readString(f));
         assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(f)));
-        ConfigFile.write(etc.resolve("y.cfg"), map("a", "1"), List.of(), false);
+        ConfigurationFile.write(etc.resolve("y.cfg"), map("a", "1"), List.of(), false);
         assertEquals("rw-r--r--", PosixFilePermissions.toString(Files.getPosixFilePermissions(etc.resolve("y.cfg"))));
     }
 
@@ -59,11 +59,11 @@ class ConfigFileTest {
     void aTypedFileStaysTypedAndMultipleValuesMakeAFileTyped() throws Exception {
         Path typed = etc.resolve("typed.cfg");
         Files.writeString(typed, "port = I\"445\"\nname = \"files\"\n");
-        ConfigFile.write(typed, map("port", 4450, "name", "files"), List.of(), false);
-        assertEquals(map("port", 4450, "name", "files"), ConfigFile.read(typed));
+        ConfigurationFile.write(typed, map("port", 4450, "name", "files"), List.of(), false);
+        assertEquals(map("port", 4450, "name", "files"), ConfigurationFile.read(typed));
         Path multi = etc.resolve("multi.cfg");
-        ConfigFile.write(multi, map("hosts", new String[] { "a", "b" }, "n", 1), List.of(), false);
-        Map<String, Object> back = ConfigFile.read(multi);
+        ConfigurationFile.write(multi, map("hosts", new String[] { "a", "b" }, "n", 1), List.of(), false);
+        Map<String, Object> back = ConfigurationFile.read(multi);
         assertEquals(List.of("a", "b"), List.of((String[]) back.get("hosts")));
         assertEquals(1, back.get("n"));
     }
@@ -73,7 +73,7 @@ class ConfigFileTest {
         // what the Web Console saves for its own configuration: strings, a boolean, a Vector of strings
         Path f = etc.resolve("org.apache.felix.webconsole.internal.servlet.OsgiManager.cfg");
         Files.writeString(f, "# header\nusername = admin\npassword = {sha-256}abc-1000-xyz=\n");
-        ConfigFile.write(f, map("username", "admin", "password", "{sha-256}abc-1000-xyz=", "plugins",
+        ConfigurationFile.write(f, map("username", "admin", "password", "{sha-256}abc-1000-xyz=", "plugins",
                 new java.util.Vector<>(List.of("a.B", "c.D")), "secret.heuristic.enabled", false, "port", 8080),
                 List.of(), false);
         // FileInstall 3.7.4's own reader (its shaded copy of Felix utils)
@@ -87,19 +87,19 @@ class ConfigFileTest {
         assertEquals(Boolean.FALSE, read.get("secret.heuristic.enabled"));
         assertEquals(8080, read.get("port"));
         // writing back what was read keeps the values, and settles (no write loop with FileInstall)
-        Map<String, Object> values = ConfigFile.read(f);
-        ConfigFile.write(f, values, List.of(), false);
-        assertEquals(values.keySet(), ConfigFile.read(f).keySet());
-        assertFalse(ConfigFile.write(f, ConfigFile.read(f), List.of(), false));
+        Map<String, Object> values = ConfigurationFile.read(f);
+        ConfigurationFile.write(f, values, List.of(), false);
+        assertEquals(values.keySet(), ConfigurationFile.read(f).keySet());
+        assertFalse(ConfigurationFile.write(f, ConfigurationFile.read(f), List.of(), false));
     }
 
     @Test
     void theFileIsReplacedByARenameNeverRewrittenInPlace() throws Exception {
         Path f = etc.resolve("smbdirect.listener-default.cfg");
-        ConfigFile.write(f, map("name", "default", "port", "445"), List.of("the default listener"), false);
+        ConfigurationFile.write(f, map("name", "default", "port", "445"), List.of("the default listener"), false);
         String before = Files.readString(f);
         try (InputStream reader = Files.newInputStream(f)) {
-            ConfigFile.write(f, map("name", "default", "port", "4450"), List.of(), false);
+            ConfigurationFile.write(f, map("name", "default", "port", "4450"), List.of(), false);
             // a reader that opened the old file still reads it whole: the new content is another file
             assertEquals(before, new String(reader.readAllBytes(), StandardCharsets.ISO_8859_1));
         }
@@ -112,10 +112,10 @@ class ConfigFileTest {
     @Test
     void aWriteThatFailsHalfWayLeavesTheOldFileWholeAndNoTemporaryFile() throws Exception {
         Path f = etc.resolve("smbdirect.transport.cfg");
-        ConfigFile.write(f, map("receiveCreditMax", "255", "maxSendSize", "1364"), List.of("header"), false);
+        ConfigurationFile.write(f, map("receiveCreditMax", "255", "maxSendSize", "1364"), List.of("header"), false);
         byte[] before = Files.readAllBytes(f);
         java.io.IOException failure = org.junit.jupiter.api.Assertions.assertThrows(java.io.IOException.class,
-                () -> ConfigFile.replace(f, ch -> {
+                () -> ConfigurationFile.replace(f, ch -> {
                     ch.write(java.nio.ByteBuffer.wrap("receiveCreditMax = 1".getBytes(StandardCharsets.ISO_8859_1)));
                     throw new java.io.IOException("No space left on device");
                 }, false));
@@ -130,13 +130,13 @@ class ConfigFileTest {
     void diagnoseNamesTheLineTheAttributeAndTheValueFileInstallCannotRead() throws Exception {
         Path escape = etc.resolve("escape.cfg");
         Files.writeString(escape, "# c\nname = fourth\nbad = \\uZZZZ\n");
-        assertEquals("line 3: bad = \\uZZZZ: a \\u escape needs four hex digits", ConfigFile.diagnose(escape));
+        assertEquals("line 3: bad = \\uZZZZ: a \\u escape needs four hex digits", ConfigurationFile.diagnose(escape));
         Path typed = etc.resolve("typed.cfg");
         Files.writeString(typed, "name = \"x\"\nport = I\"44x7\"\n");
-        assertEquals("line 2: port = I\"44x7\": For input string: \"44x7\"", ConfigFile.diagnose(typed));
+        assertEquals("line 2: port = I\"44x7\": For input string: \"44x7\"", ConfigurationFile.diagnose(typed));
         Path fine = etc.resolve("fine.cfg");
         Files.writeString(fine, "path = C:\\\\\\\\u0041\nname = \\u0041\n");
-        assertNull(ConfigFile.diagnose(fine));
+        assertNull(ConfigurationFile.diagnose(fine));
     }
 
     @Test
@@ -145,8 +145,8 @@ class ConfigFileTest {
         Files.writeString(escape, "port = 44\\u12\n");
         assertEquals("Configuration file " + escape + " not applied, line 1: port = 44\\u12: a \\u escape needs four hex"
                 + " digits; the last good settings of its configuration stay in force, the other files are unaffected",
-                ConfigFileFailure.explain("Failed to install artifact: " + escape).orElseThrow());
-        assertTrue(ConfigFileFailure.explain("Failed to update artifact " + escape).isPresent());
-        assertTrue(ConfigFileFailure.explain("Failed to install artifact: /x/bundle.jar").isEmpty());
+                ConfigurationFileFailure.explain("Failed to install artifact: " + escape).orElseThrow());
+        assertTrue(ConfigurationFileFailure.explain("Failed to update artifact " + escape).isPresent());
+        assertTrue(ConfigurationFileFailure.explain("Failed to install artifact: /x/bundle.jar").isEmpty());
     }
 }

@@ -26,7 +26,7 @@ import org.slf4j.LoggerFactory;
 /**
  * Keeps {@code etc/} the truth about configuration: every configuration changed in the running
  * runtime (Web Console, Gogo, Karaf-style tools, programs) is written back to its file under
- * {@code etc/}, atomically ({@link ConfigFile}); a configuration that has no file yet (one created
+ * {@code etc/}, atomically ({@link ConfigurationFile}); a configuration that has no file yet (one created
  * in the Web Console) gets one, named {@code PID.cfg} or {@code FACTORYPID-NAME.cfg} as FileInstall
  * expects; deleting a configuration deletes its file. At its start it writes the configurations
  * changed before it started (the last good settings put back over a file refused at start). FileInstall's own write-back, which rewrites
@@ -45,9 +45,9 @@ import org.slf4j.LoggerFactory;
  * <p>Thread-safe: Config Admin delivers events on one thread; the index of files is concurrent.
  */
 @Component(service = ConfigurationListener.class, immediate = true)
-public class ConfigFileWriter implements ConfigurationListener {
+public class ConfigurationFileWriter implements ConfigurationListener {
 
-    private static final Logger LOG = LoggerFactory.getLogger(ConfigFileWriter.class);
+    private static final Logger LOG = LoggerFactory.getLogger(ConfigurationFileWriter.class);
 
     private final Map<String, Path> files = new ConcurrentHashMap<>();
     private final Set<String> naming = ConcurrentHashMap.newKeySet();
@@ -120,7 +120,7 @@ public class ConfigFileWriter implements ConfigurationListener {
                 // recorded first, so that FileInstall finds this configuration when it sees the file;
                 // the update this causes comes back here and writes the file
                 naming.add(pid);
-                props.put(ConfigFile.FILENAME, ConfigFile.toUri(named));
+                props.put(ConfigurationFile.FILENAME, ConfigurationFile.toUri(named));
                 c.update(props);
             }
             return;
@@ -132,7 +132,7 @@ public class ConfigFileWriter implements ConfigurationListener {
         if (!assigned && !Files.exists(file)) {
             return; // its file was deleted: FileInstall deletes the configuration
         }
-        boolean written = ConfigFile.write(file, values(props), header(c), privateFile(pid, props));
+        boolean written = ConfigurationFile.write(file, values(props), header(c), privateFile(pid, props));
         files.put(pid, file);
         if (written) {
             LOG.info("Configuration {} written to {}", pid, Etc.describe(context, file));
@@ -151,7 +151,7 @@ public class ConfigFileWriter implements ConfigurationListener {
 
     private void deleted(String pid) throws IOException {
         Path file = files.remove(pid);
-        if (file != null && file.startsWith(etc) && ConfigFile.delete(file)) {
+        if (file != null && file.startsWith(etc) && ConfigurationFile.delete(file)) {
             LOG.info("Configuration {} deleted: {} removed", pid, Etc.describe(context, file));
         }
     }
@@ -172,7 +172,7 @@ public class ConfigFileWriter implements ConfigurationListener {
         if (file == null) {
             file = etc.resolve(ConsolePassword.PID + ".cfg"); // the Web Console's form drops the file name
         }
-        Object previous = Files.exists(file) ? ConfigFile.read(file).get("password") : null;
+        Object previous = Files.exists(file) ? ConfigurationFile.read(file).get("password") : null;
         if (ConsolePassword.isDefault(previous)) {
             LOG.warn("The Web Console password is the Felix default (admin): set one under Configuration >"
                     + " Apache Felix OSGi Management Console");
@@ -213,12 +213,12 @@ public class ConfigFileWriter implements ConfigurationListener {
     }
 
     private static Path fileOf(Dictionary<String, Object> props) {
-        Object uri = props == null ? null : props.get(ConfigFile.FILENAME);
+        Object uri = props == null ? null : props.get(ConfigurationFile.FILENAME);
         if (!(uri instanceof String s)) {
             return null;
         }
         try {
-            return ConfigFile.fromUri(s).toAbsolutePath().normalize();
+            return ConfigurationFile.fromUri(s).toAbsolutePath().normalize();
         } catch (IllegalArgumentException e) {
             return null;
         }

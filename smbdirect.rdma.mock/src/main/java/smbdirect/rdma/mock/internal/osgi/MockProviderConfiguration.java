@@ -11,7 +11,7 @@ import smbdirect.api.rdma.TransportType;
  */
 @ObjectClassDefinition(name = "SMB Direct mock RDMA provider",
         description = "An in-JVM RDMA device with reliable-connected semantics, each on a fabric of its own")
-public @interface MockProviderConfig {
+public @interface MockProviderConfiguration {
 
     @AttributeDefinition(name = "Provider name", description = "Value of the smbdirect.provider service property")
     String smbdirect_provider() default "mock";

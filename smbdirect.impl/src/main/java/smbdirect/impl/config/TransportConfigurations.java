@@ -6,16 +6,16 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.TreeSet;
 
-import smbdirect.api.dto.SettingsDTO;
 import smbdirect.impl.engine.SettingsException;
 import smbdirect.impl.engine.TransportSettings;
 
 /**
- * Maps a {@link TransportConfig} to {@link TransportSettings} and back to the DTO. The single place
- * where configuration is validated: the engine's builder checks every value against the spec, and a
- * refusal is reported under the configuration attribute's name and value. Stateless.
+ * Maps a {@link TransportConfiguration} to {@link TransportSettings} ({@link TransportSettings#toDTO()} shows
+ * them back under the configuration's names). The single place where configuration is validated: the
+ * engine's builder checks every value against the spec, and a refusal is reported under the
+ * configuration attribute's name and value. Stateless.
  */
-public final class TransportConfigs {
+public final class TransportConfigurations {
 
     private static final long MIB = 1024L * 1024L;
 
@@ -29,14 +29,14 @@ public final class TransportConfigs {
             "receiveBufferBudget", "receiveBufferBudgetMB",
             "drainTimeout", "drainTimeoutSeconds");
 
-    private TransportConfigs() {
+    private TransportConfigurations() {
     }
 
     /**
      * Validates configuration properties given outside Configuration Admin (the plain-Java entry
      * point) and builds the settings: the same attribute names, defaults and checks as the
-     * {@value TransportConfig#PID} configuration, because the values are read through
-     * the same {@link TransportConfig} type (an attribute that is absent takes the type's default).
+     * {@value TransportConfiguration#PID} configuration, because the values are read through
+     * the same {@link TransportConfiguration} type (an attribute that is absent takes the type's default).
      * An attribute the configuration does not know is refused (a typo would otherwise be ignored
      * silently), and so is {@code provider.target}, which selects among providers and has no meaning
      * for a transport built over one provider.
@@ -46,8 +46,8 @@ public final class TransportConfigs {
      */
     public static TransportSettings fromProperties(Map<String, ?> properties) {
         Map<String, Method> attributes = new HashMap<>();
-        for (Method m : TransportConfig.class.getDeclaredMethods()) {
-            attributes.put(ConfigValues.propertyName(m.getName()), m);
+        for (Method m : TransportConfiguration.class.getDeclaredMethods()) {
+            attributes.put(ConfigurationValues.propertyName(m.getName()), m);
         }
         for (Map.Entry<String, ?> e : properties.entrySet()) {
             if ("provider.target".equals(e.getKey())) {
@@ -58,11 +58,11 @@ public final class TransportConfigs {
                 TreeSet<String> known = new TreeSet<>(attributes.keySet());
                 known.remove("provider.target");
                 throw new SettingsException(e.getKey(), e.getValue(),
-                        "not an attribute of " + TransportConfig.PID + "; known: " + known);
+                        "not an attribute of " + TransportConfiguration.PID + "; known: " + known);
             }
         }
-        ConfigValues.check(TransportConfig.class, properties);
-        TransportConfig config = ConfigValues.proxy(TransportConfig.class, properties);
+        ConfigurationValues.check(TransportConfiguration.class, properties);
+        TransportConfiguration config = ConfigurationValues.proxy(TransportConfiguration.class, properties);
         return toSettings(config);
     }
 
@@ -71,7 +71,7 @@ public final class TransportConfigs {
      *
      * @throws SettingsException naming the configuration attribute and its configured value
      */
-    public static TransportSettings toSettings(TransportConfig config) {
+    public static TransportSettings toSettings(TransportConfiguration config) {
         long budgetBytes;
         try {
             budgetBytes = Math.multiplyExact(config.receiveBufferBudgetMB(), MIB);
@@ -119,7 +119,7 @@ public final class TransportConfigs {
         return Duration.ofSeconds(value);
     }
 
-    private static Object configuredValue(TransportConfig config, String name) {
+    private static Object configuredValue(TransportConfiguration config, String name) {
         return switch (name) {
             case "keepaliveIntervalSeconds" -> config.keepaliveIntervalSeconds();
             case "keepaliveResponseTimeoutSeconds" -> config.keepaliveResponseTimeoutSeconds();
@@ -130,10 +130,5 @@ public final class TransportConfigs {
             case "drainTimeoutSeconds" -> config.drainTimeoutSeconds();
             default -> throw new IllegalArgumentException(name);
         };
-    }
-
-    /** The settings as the runtime DTO shows them (named as the configuration attributes). */
-    public static SettingsDTO toDTO(TransportSettings s) {
-        return smbdirect.impl.engine.SmbDirectEngine.settingsDTO(s);
     }
 }

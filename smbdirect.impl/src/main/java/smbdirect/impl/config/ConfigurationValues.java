@@ -14,12 +14,12 @@ import smbdirect.impl.engine.SettingsException;
  * value named, instead of a conversion exception without either. Also names where a configuration
  * came from (FileInstall's {@code felix.fileinstall.filename}) for log lines. Stateless.
  */
-public final class ConfigValues {
+public final class ConfigurationValues {
 
     /** FileInstall's property naming the file a configuration was read from. */
     public static final String FILENAME = "felix.fileinstall.filename";
 
-    private ConfigValues() {
+    private ConfigurationValues() {
     }
 
     /**

@@ -7,8 +7,8 @@ package smbdirect.api.rdma;
  *     outstanding at once
  * @param receiveQueueDepth receives that may be posted at once
  */
-public record EndpointConfig(int sendQueueDepth, int receiveQueueDepth) {
-    public EndpointConfig {
+public record EndpointSettings(int sendQueueDepth, int receiveQueueDepth) {
+    public EndpointSettings {
         if (sendQueueDepth < 1 || receiveQueueDepth < 1) {
             throw new IllegalArgumentException("queue depths must be positive: send " + sendQueueDepth
                     + ", receive " + receiveQueueDepth);

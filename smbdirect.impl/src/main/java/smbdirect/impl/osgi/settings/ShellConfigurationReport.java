@@ -30,7 +30,7 @@ import smbdirect.impl.transport.ProviderFilter;
  * <p>Thread-safe: what is found before a command is kept in its own session.
  */
 @Component(service = CommandSessionListener.class)
-public final class ShellConfigReport implements CommandSessionListener {
+public final class ShellConfigurationReport implements CommandSessionListener {
 
     /** Karaf's session variables of the configuration being edited (its config commands' names). */
     static final String EDITED_PID = "ConfigCommand.PID";
@@ -43,7 +43,7 @@ public final class ShellConfigReport implements CommandSessionListener {
     private final ConfigurationAdmin configurationAdmin;
 
     @Activate
-    public ShellConfigReport(@Reference(target = "(component.name=smbdirect.impl.osgi.settings.SettingsGuard)")
+    public ShellConfigurationReport(@Reference(target = "(component.name=smbdirect.impl.osgi.settings.SettingsGuard)")
             SettingsFindings guard, @Reference ConfigurationAdmin configurationAdmin) {
         this.guard = (SettingsGuard) guard;
         this.configurationAdmin = configurationAdmin;

@@ -7,7 +7,7 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
 /**
  * Configuration of the SMB Direct transport, PID {@value #PID}: the component property type of the
  * OSGi transport component and the attribute names, defaults and checks of the plain-Java entry
- * point's settings ({@link TransportConfigs#fromProperties}).
+ * point's settings ({@link TransportConfigurations#fromProperties}).
  *
  * <p>Attribute names are the ADM names of [MS-SMBD] 3.1.1.1 where the spec has one; the unit is
  * part of the name where it is not bytes or a count. Defaults are Windows' (spec appendix B notes
@@ -22,7 +22,7 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
                 + " Negotiated values (credits, sizes, read depths) apply to connections negotiated after a change;"
                 + " timers apply to live connections too. A bad value refuses the whole change; the last good"
                 + " settings stay in force and the log names the attribute.")
-public @interface TransportConfig {
+public @interface TransportConfiguration {
 
     /** The configuration PID (also the name of the OSGi transport component). */
     String PID = "smbdirect.transport";

@@ -13,6 +13,7 @@ import org.slf4j.LoggerFactory;
 
 import smbdirect.api.rdma.RdmaException;
 import smbdirect.api.rdma.RdmaProvider;
+import smbdirect.api.settings.ComponentProperties;
 import smbdirect.api.settings.SettingRefusedException;
 import smbdirect.rdma.iwarp.IwarpProvider;
 import smbdirect.rdma.iwarp.IwarpSettings;
@@ -46,7 +47,7 @@ final class ProviderLifecycle {
      */
     static void checkRaw(java.util.Map<String, ?> raw) {
         for (java.lang.reflect.Method m : IwarpConfiguration.class.getDeclaredMethods()) {
-            String key = m.getName().replace("__", "\0").replace('_', '.').replace("\0", "_");
+            String key = ComponentProperties.propertyName(m.getName());
             Object v = raw.get(key);
             if (v == null || !(v instanceof String s)) {
                 continue;

@@ -296,6 +296,27 @@ class SettingsGuardTest {
     }
 
     @Test
+    void aCheckThatRefusesWithAPlainIllegalArgumentExceptionStillRefusesWithItsMessageAsTheReason() throws Exception {
+        guard = guard();
+        guardThreadMayGo = new java.util.concurrent.CountDownLatch(1);
+        try {
+            guard.addCheck(properties -> {
+                if ("3".equals(properties.get("receiveCreditMax"))) {
+                    throw new IllegalArgumentException("three is too few");
+                }
+            }, java.util.Map.of(ConfigurationCheck.CONFIGURATION_PID, PID));
+            SettingsCheck.Problem p = guard.componentCheck(PID, null, java.util.Map.of("receiveCreditMax", "3"));
+            assertTrue(p.refused());
+            assertEquals("three is too few", p.reason());
+            assertNull(guard.componentCheck(PID, null, java.util.Map.of("receiveCreditMax", "4")));
+            assertNull(guard.componentCheck("smbdirect.other", null, java.util.Map.of("receiveCreditMax", "3")),
+                    "a check answers for its own PID only");
+        } finally {
+            guardThreadMayGo.countDown();
+        }
+    }
+
+    @Test
     void aConfigurationOfABundleNotStartedYetIsNeitherKeptNorRefusedUntilItStartsWithItsCheck() throws Exception {
         guard = guard();
         bundleState = Bundle.RESOLVED;

@@ -14,7 +14,7 @@ import smbdirect.api.rdma.RdmaListenHandler;
 import smbdirect.api.rdma.RdmaListener;
 import smbdirect.api.rdma.RdmaProvider;
 import smbdirect.api.rdma.TransportType;
-import smbdirect.rdma.iwarp.internal.ProviderImpl;
+import smbdirect.rdma.iwarp.internal.IwarpDevice;
 import smbdirect.rdma.iwarp.internal.Words;
 
 /**
@@ -44,9 +44,9 @@ public final class IwarpProvider implements RdmaProvider, AutoCloseable {
     private static final Pattern INSTANCE_NAME = Pattern.compile("[A-Za-z0-9._-]{1,64}");
     private static final long CLOSE_MILLIS = 10_000;
 
-    private final ProviderImpl impl;
+    private final IwarpDevice impl;
 
-    private IwarpProvider(ProviderImpl impl) {
+    private IwarpProvider(IwarpDevice impl) {
         this.impl = impl;
     }
 
@@ -70,7 +70,7 @@ public final class IwarpProvider implements RdmaProvider, AutoCloseable {
                     + " must be 1 to 64 letters, digits, '.', '_' or '-'");
         }
         try {
-            return new IwarpProvider(ProviderImpl.open(instanceName, settings));
+            return new IwarpProvider(IwarpDevice.open(instanceName, settings));
         } catch (IOException e) {
             throw new RdmaException("opening the iWARP provider failed: " + e.getMessage(), e);
         }

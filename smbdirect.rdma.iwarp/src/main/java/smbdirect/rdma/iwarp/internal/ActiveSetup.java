@@ -26,12 +26,12 @@ import smbdirect.rdma.iwarp.internal.wire.MpaV2Control;
 import smbdirect.rdma.iwarp.internal.wire.TerminateError;
 
 /**
- * The initiator's side of MPA connection setup for one active {@link EndpointImpl} (RFC 5044
+ * The initiator's side of MPA connection setup for one active {@link IwarpEndpoint} (RFC 5044
  * §7.1, RFC 6581 §5; iwarp.md §2.3, §7), the counterpart of {@link PassiveSetup}: opens the TCP
  * connection, writes the MPA Request (with the RFC 6581 word and the RTR frames offered when
  * {@code mpaRevision} is 2), reads the Reply exactly (never past it: what follows is RDMA mode)
  * within {@code mpaReplyTimeoutMillis}, TCP connect included, and lets {@link MpaNegotiation} judge
- * it. An agreed Reply hands the channel to the endpoint ({@link EndpointImpl#establish}); a refused
+ * it. An agreed Reply hands the channel to the endpoint ({@link IwarpEndpoint#establish}); a refused
  * one ends it, with a Terminate on the raw socket where siw sends one. Once in RDMA mode it opens the
  * transmitter's gate (RFC 5044 §7.1.2: the initiator sends first), after
  * {@code firstFpduDelayMillis} when configured, and its RTR frame first when peer-to-peer was
@@ -51,8 +51,8 @@ final class ActiveSetup implements IoHandler {
         TCP_CONNECT, WRITE_REQUEST, READ_REPLY
     }
 
-    private final EndpointImpl ep;
-    private final ProviderImpl provider;
+    private final IwarpEndpoint ep;
+    private final IwarpDevice provider;
     private final IoLoop loop;
     private final IwarpSettings settings;
     private final Deadline replyTimeout = new Deadline(this::onReplyTimeout);
@@ -72,7 +72,7 @@ final class ActiveSetup implements IoHandler {
     private int requestedOrdFlags;
     private RtrMode rtrMode = RtrMode.NONE;
 
-    ActiveSetup(EndpointImpl ep) {
+    ActiveSetup(IwarpEndpoint ep) {
         this.ep = ep;
         this.provider = ep.provider;
         this.loop = ep.loop;
@@ -99,7 +99,7 @@ final class ActiveSetup implements IoHandler {
 
     /** Loop task after {@code connect}: opens the TCP connection. */
     void start() {
-        if (ep.state() != EndpointImpl.State.CONNECTING || !ep.isReceiving()) {
+        if (ep.state() != IwarpEndpoint.State.CONNECTING || !ep.isReceiving()) {
             provider.connectionClosed();
             return;
         }
@@ -143,7 +143,7 @@ final class ActiveSetup implements IoHandler {
 
     @Override
     public void onReady(SelectionKey key, int readyOps) {
-        if (ep.state() != EndpointImpl.State.CONNECTING) {
+        if (ep.state() != IwarpEndpoint.State.CONNECTING) {
             channel.interest(0);
             return;
         }
@@ -158,7 +158,7 @@ final class ActiveSetup implements IoHandler {
                 readReply();
             }
         } catch (IOException e) {
-            if (ep.state() == EndpointImpl.State.CONNECTING && phase == Phase.TCP_CONNECT) {
+            if (ep.state() == IwarpEndpoint.State.CONNECTING && phase == Phase.TCP_CONNECT) {
                 ep.end(connectFailureCause(e), "connection setup with " + ep.peerAddress() + " failed: " + e, null,
                         null);
             } else {
@@ -307,7 +307,7 @@ final class ActiveSetup implements IoHandler {
     }
 
     private void onReplyTimeout() {
-        if (ep.state() == EndpointImpl.State.CONNECTING) {
+        if (ep.state() == IwarpEndpoint.State.CONNECTING) {
             ep.end(DisconnectCause.CONNECT_ERROR, "no MPA Reply from " + ep.peerAddress() + " within "
                     + settings.mpaReplyTimeoutMillis() + " ms (RFC 5044 §7.1)", null, null);
         }

@@ -25,7 +25,7 @@ final class Channel implements IoHandler {
     /** How long an ending connection waits for its output to drain and the peer's FIN. */
     static final long LINGER_NANOS = TimeUnit.SECONDS.toNanos(2);
 
-    final ProviderImpl provider;
+    final IwarpDevice provider;
     final IoLoop loop;
     final SocketChannel socket;
     private SelectionKey key;
@@ -42,7 +42,7 @@ final class Channel implements IoHandler {
     private final Deadline linger = new Deadline(this::closeNow);
 
     /** The caller holds one unit of the provider's connection cap for this socket. */
-    Channel(ProviderImpl provider, IoLoop loop, SocketChannel socket) {
+    Channel(IwarpDevice provider, IoLoop loop, SocketChannel socket) {
         this.provider = provider;
         this.loop = loop;
         this.socket = socket;

@@ -10,7 +10,7 @@ final class InboundRead {
     int sourceStag;
     long sourceTo;
     /** The source region once checked at the start of the Read Response. */
-    RegionImpl source;
+    IwarpRegion source;
     /** Payload bytes of the Read Response put into FPDUs. */
     int sent;
     boolean started;

@@ -8,7 +8,7 @@ import smbdirect.api.rdma.DisconnectCause;
  * usable (RFC 5040 §5.1, §6.4.3; iwarp.md §6.3). A local invalidate runs when it reaches the head of
  * the send queue, with or without the wire; a Send with Invalidate of the peer invalidates the
  * registration of this stream it names once the Send is placed, and is reported with the receive;
- * deregistration invalidates as well ({@link EndpointImpl#deregister}). A Send, RDMA Write or Read
+ * deregistration invalidates as well ({@link IwarpEndpoint#deregister}). A Send, RDMA Write or Read
  * whose local region was deregistered or invalidated meanwhile fails with LOCAL_PROTECTION_ERROR and
  * ends the connection with a local catastrophic Terminate.
  *
@@ -17,17 +17,17 @@ import smbdirect.api.rdma.DisconnectCause;
  */
 final class Invalidation {
 
-    private final EndpointImpl ep;
+    private final IwarpEndpoint ep;
     private final RegionTable regions;
 
-    Invalidation(EndpointImpl ep, RegionTable regions) {
+    Invalidation(IwarpEndpoint ep, RegionTable regions) {
         this.ep = ep;
         this.regions = regions;
     }
 
     /** Transmitter: a local invalidate reached the head of the send queue (iwarp.md §6.3). */
     void localInvalidate(SendWr w) {
-        RegionImpl r = w.region;
+        IwarpRegion r = w.region;
         if (!r.registered) {
             w.complete(CompletionStatus.LOCAL_PROTECTION_ERROR, 0);
             ep.completionsReady();
@@ -42,7 +42,7 @@ final class Invalidation {
 
     /** Transmitter: the local region of a Send, RDMA Write or Read is still usable; otherwise fails the request. */
     boolean checkLocal(SendWr w) {
-        RegionImpl r = w.region;
+        IwarpRegion r = w.region;
         if (r.registered && r.valid) {
             return true;
         }
@@ -59,7 +59,7 @@ final class Invalidation {
      * one that names no registration of this stream is (siw: Terminate RDMAP / Remote Operation / 0x09).
      */
     boolean remoteInvalidate(int stag, RecvWr recv, int bytes) {
-        RegionImpl r = regions.lookup(RegionImpl.index(stag));
+        IwarpRegion r = regions.lookup(IwarpRegion.index(stag));
         if (r == null || r.stag != stag) {
             recv.complete(CompletionStatus.REMOTE_INVALID_REQUEST, bytes);
             ep.completionsReady();

@@ -43,7 +43,7 @@ final class IoLoop implements Runnable {
     private final Selector selector;
     private final Thread thread;
     private final ConcurrentLinkedQueue<Runnable> tasks = new ConcurrentLinkedQueue<>();
-    private final AtomicReference<EndpointImpl> scheduled = new AtomicReference<>();
+    private final AtomicReference<IwarpEndpoint> scheduled = new AtomicReference<>();
     private final AtomicBoolean sleeping = new AtomicBoolean();
     private final List<Deadline> deadlines = new ArrayList<>();
     private final Consumer<SelectionKey> dispatcher = this::dispatch;
@@ -97,11 +97,11 @@ final class IoLoop implements Runnable {
     }
 
     /** Puts {@code endpoint} on the loop's work list unless it is there already. Allocation-free. */
-    void schedule(EndpointImpl endpoint) {
+    void schedule(IwarpEndpoint endpoint) {
         if (!endpoint.scheduled.compareAndSet(false, true)) {
             return;
         }
-        EndpointImpl head;
+        IwarpEndpoint head;
         do {
             head = scheduled.get();
             endpoint.nextScheduled = head;
@@ -242,9 +242,9 @@ final class IoLoop implements Runnable {
     }
 
     private void runScheduled() {
-        EndpointImpl e = scheduled.getAndSet(null);
+        IwarpEndpoint e = scheduled.getAndSet(null);
         while (e != null) {
-            EndpointImpl next = e.nextScheduled;
+            IwarpEndpoint next = e.nextScheduled;
             e.nextScheduled = null;
             e.scheduled.set(false);
             try {

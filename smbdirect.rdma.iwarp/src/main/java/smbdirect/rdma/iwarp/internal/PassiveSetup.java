@@ -29,7 +29,7 @@ import smbdirect.rdma.iwarp.internal.wire.MpaV2Control;
  * good Request to the listener's handler as the {@link RdmaConnectRequest}. Reading stops while the
  * consumer decides. A reject sends a Reply with R=1 and the consumer's private data; an accept
  * negotiates as iwarp.md §7 (responder) says ({@link MpaNegotiation#answer}), writes the Reply, and
- * hands the connection to the {@link EndpointImpl} created from the request, which enters RDMA
+ * hands the connection to the {@link IwarpEndpoint} created from the request, which enters RDMA
  * mode. The counterpart of {@link ActiveSetup}.
  *
  * <p>Thread-safety: the Request fields are written on the I/O thread before the request is handed
@@ -41,8 +41,8 @@ final class PassiveSetup implements IoHandler, RdmaConnectRequest {
 
     private static final Logger LOG = LoggerFactory.getLogger(PassiveSetup.class);
 
-    private final ProviderImpl provider;
-    private final ListenerImpl listener;
+    private final IwarpDevice provider;
+    private final IwarpListener listener;
     private final Channel channel;
     private final IoLoop loop;
     private final InetSocketAddress local;
@@ -68,18 +68,18 @@ final class PassiveSetup implements IoHandler, RdmaConnectRequest {
     private ByteBuffer privateData;
 
     // guarded by this
-    private EndpointImpl endpoint;
+    private IwarpEndpoint endpoint;
     private boolean decided;
     private ByteBuffer replyData;
     private int replyIrd;
     private int replyOrd;
 
     // I/O thread: the accepted endpoint while its Reply is written, and the Reply
-    private EndpointImpl accepting;
+    private IwarpEndpoint accepting;
     private ByteBuffer reply;
     private MpaNegotiation.Answer answer;
 
-    PassiveSetup(ProviderImpl provider, ListenerImpl listener, Channel channel, InetSocketAddress local,
+    PassiveSetup(IwarpDevice provider, IwarpListener listener, Channel channel, InetSocketAddress local,
             InetSocketAddress peer) {
         this.provider = provider;
         this.listener = listener;
@@ -335,7 +335,7 @@ final class PassiveSetup implements IoHandler, RdmaConnectRequest {
         Objects.requireNonNull(handler, "handler");
         provider.checkOpen("createEndpoint");
         provider.checkConfig(config);
-        EndpointImpl ep;
+        IwarpEndpoint ep;
         synchronized (this) {
             if (decided) {
                 throw new RdmaException("createEndpoint: the connection request from " + peer
@@ -345,7 +345,7 @@ final class PassiveSetup implements IoHandler, RdmaConnectRequest {
                 throw new RdmaException("createEndpoint: an endpoint was already created from the request from "
                         + peer);
             }
-            ep = new EndpointImpl(provider, loop, config, handler, this);
+            ep = new IwarpEndpoint(provider, loop, config, handler, this);
             endpoint = ep;
         }
         provider.track(ep);
@@ -364,7 +364,7 @@ final class PassiveSetup implements IoHandler, RdmaConnectRequest {
             }
             copy = MpaSetup.readOnlyCopy(data, data.position(), length);
         }
-        EndpointImpl ep;
+        IwarpEndpoint ep;
         synchronized (this) {
             if (decided) {
                 return;
@@ -408,7 +408,7 @@ final class PassiveSetup implements IoHandler, RdmaConnectRequest {
     }
 
     /** Loop thread, {@code ep} accepting: negotiates as iwarp.md §7 (responder) says and writes the Reply. */
-    void sendReply(EndpointImpl ep) {
+    void sendReply(IwarpEndpoint ep) {
         ByteBuffer data;
         int ird;
         int ord;
@@ -429,7 +429,7 @@ final class PassiveSetup implements IoHandler, RdmaConnectRequest {
     }
 
     private void replyReady(int readyOps) {
-        if (accepting.state() != EndpointImpl.State.ACCEPTING) {
+        if (accepting.state() != IwarpEndpoint.State.ACCEPTING) {
             channel.interest(0);
             return;
         }

@@ -29,10 +29,10 @@ import smbdirect.rdma.iwarp.internal.wire.TerminateError;
  */
 final class Placement {
 
-    private final EndpointImpl ep;
+    private final IwarpEndpoint ep;
     private final Termination termination;
     private final Invalidation invalidation;
-    private final WorkRing<RecvWr> rq;
+    private final WorkRequestRing<RecvWr> rq;
     private final RegionTable regions;
     private final InboundReads ird;
     private final OutboundReads orq;
@@ -46,7 +46,7 @@ final class Placement {
     private boolean last;
     private ByteBuffer target;
     /** The registration {@link #target} is a view of (Sends, RDMA Writes, Read Responses), else null. */
-    private RegionImpl targetRegion;
+    private IwarpRegion targetRegion;
     private int invalidateStag;
 
     // the stream
@@ -58,7 +58,7 @@ final class Placement {
     private int sendMo;
     private SendWr readWr;
 
-    Placement(EndpointImpl ep, ByteBuffer cur, WorkRing<RecvWr> rq, RegionTable regions, InboundReads ird,
+    Placement(IwarpEndpoint ep, ByteBuffer cur, WorkRequestRing<RecvWr> rq, RegionTable regions, InboundReads ird,
             OutboundReads orq, ReadAhead readAhead) {
         this.ep = ep;
         this.termination = ep.termination;
@@ -99,7 +99,7 @@ final class Placement {
      * Whether the current segment's payload goes to {@code region} and may be read ahead there: a
      * Send's or a Read Response's.
      */
-    boolean placesInto(RegionImpl region) {
+    boolean placesInto(IwarpRegion region) {
         return (Rdmap.isSend(opcode) || opcode == Rdmap.READ_RESPONSE) && targetRegion == region;
     }
 
@@ -124,7 +124,7 @@ final class Placement {
         }
         int stag = Ddp.stag(cur, 0);
         long to = Ddp.taggedOffset(cur, 0);
-        RegionImpl r = regions.lookup(RegionImpl.index(stag));
+        IwarpRegion r = regions.lookup(IwarpRegion.index(stag));
         if (r == null) {
             return writeFails(TerminateError.DDP_INVALID_STAG, stag, to, "no such registration");
         }

@@ -49,15 +49,15 @@ final class ReadAhead {
     /** PAD (at most 3) and CRC of a predicted FPDU. */
     private static final int TRAILER_SLOT = 8;
 
-    private final EndpointImpl ep;
+    private final IwarpEndpoint ep;
     private final Receiver rx;
-    private final WorkRing<RecvWr> rq;
+    private final WorkRequestRing<RecvWr> rq;
     /** Per predicted FPDU j: its PAD and CRC, then the header of the FPDU after it. */
     private final ByteBuffer[] trailers = new ByteBuffer[MAX_FPDUS];
     private final ByteBuffer[] headers = new ByteBuffer[MAX_FPDUS];
     /** Per predicted FPDU j: the view of its posted receive the read fills, and where that is. */
     private final ByteBuffer[] payloads = new ByteBuffer[MAX_FPDUS];
-    private final RegionImpl[] regions = new RegionImpl[MAX_FPDUS];
+    private final IwarpRegion[] regions = new IwarpRegion[MAX_FPDUS];
     private final int[] offsets = new int[MAX_FPDUS];
     private final int[] lengths = new int[MAX_FPDUS];
     /** FPDUs predicted by the read in progress. */
@@ -70,7 +70,7 @@ final class ReadAhead {
     private int segmentSize;
     private long spilledBytes;
 
-    ReadAhead(EndpointImpl ep, Receiver rx, WorkRing<RecvWr> rq) {
+    ReadAhead(IwarpEndpoint ep, Receiver rx, WorkRequestRing<RecvWr> rq) {
         this.ep = ep;
         this.rx = rx;
         this.rq = rq;
@@ -150,7 +150,7 @@ final class ReadAhead {
      * Request (RFC 5040 §4.5: a Read Response places the requested length at consecutive offsets of
      * the sink, which the receiver's checks enforce). Returns the new length.
      */
-    int readResponse(ByteBuffer[] iov, int k, SendWr w, RegionImpl r, int segment) {
+    int readResponse(ByteBuffer[] iov, int k, SendWr w, IwarpRegion r, int segment) {
         if (!r.registered || !r.valid || segment <= TAGGED_CARRY) {
             return k;
         }
@@ -181,7 +181,7 @@ final class ReadAhead {
      * {@code region}, then slots for its PAD and CRC and for the header after it. Returns the new
      * length of {@code iov}.
      */
-    private int slot(ByteBuffer[] iov, int k, int j, RegionImpl region, int offset, int length, int pad) {
+    private int slot(ByteBuffer[] iov, int k, int j, IwarpRegion region, int offset, int length, int pad) {
         if (!slotsCreated) {
             slotsCreated = true;
             ByteBuffer slots = ByteBuffer.allocateDirect(MAX_FPDUS * (TRAILER_SLOT + Receiver.PREFIX));

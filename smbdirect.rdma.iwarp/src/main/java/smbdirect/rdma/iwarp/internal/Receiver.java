@@ -57,7 +57,7 @@ final class Receiver {
     /** The default of {@link #STAGING_PROPERTY}: see {@link #staging()}. */
     static final int STAGING_LIMIT = 8 * 1024;
 
-    private final EndpointImpl ep;
+    private final IwarpEndpoint ep;
     private final Termination termination;
     private final SocketChannel socket;
     private final CRC32C crc;
@@ -91,7 +91,7 @@ final class Receiver {
     /** Peer FPDUs up to this size are read through the staging buffer ({@link #staging()}). */
     private int stagingLimit;
 
-    Receiver(EndpointImpl ep, SocketChannel socket, boolean crcOn, WorkRing<RecvWr> rq, RegionTable regions,
+    Receiver(IwarpEndpoint ep, SocketChannel socket, boolean crcOn, WorkRequestRing<RecvWr> rq, RegionTable regions,
             InboundReads ird, OutboundReads orq) {
         this.ep = ep;
         this.termination = ep.termination;
@@ -232,7 +232,7 @@ final class Receiver {
      * {@link ReadAhead}: the FPDU in progress places its payload at exactly {@code [offset, offset +
      * length)} of {@code region}, the place a predicted FPDU was read into.
      */
-    boolean expects(RegionImpl region, int offset, int length) {
+    boolean expects(IwarpRegion region, int offset, int length) {
         return !inHeader && !terminate && placement.placesInto(region) && target != null
                 && target.position() == offset && target.remaining() == length;
     }

@@ -3,9 +3,9 @@ package smbdirect.rdma.iwarp.internal;
 import smbdirect.api.rdma.CompletionStatus;
 
 /** A pooled posted receive: request fields by the posting thread, outcome by the I/O thread. */
-final class RecvWr implements WorkRing.Slot {
+final class RecvWr implements WorkRequestRing.Slot {
 
-    RegionImpl region;
+    IwarpRegion region;
     int offset;
     int length;
     long wrId;

@@ -10,7 +10,7 @@ import java.util.Set;
 import smbdirect.api.rdma.MemoryAccess;
 import smbdirect.api.rdma.MemoryRegion;
 import smbdirect.api.rdma.RdmaException;
-import smbdirect.rdma.iwarp.internal.EndpointImpl.State;
+import smbdirect.rdma.iwarp.internal.IwarpEndpoint.State;
 
 /**
  * The registrations of one endpoint: the SPI's {@code register} and {@code deregister} with their
@@ -30,19 +30,19 @@ final class RegionTable {
     private static final int INDEX_MASK = 0xFF_FFFF;
     private static final long BASE_MASK = 0x7FFF_FFFE_FFFF_F000L;
 
-    private final EndpointImpl owner;
+    private final IwarpEndpoint owner;
     private final SecureRandom random;
     private int[] keys = new int[16];
-    private RegionImpl[] values = new RegionImpl[16];
+    private IwarpRegion[] values = new IwarpRegion[16];
     private int size;
 
-    RegionTable(EndpointImpl owner, SecureRandom random) {
+    RegionTable(IwarpEndpoint owner, SecureRandom random) {
         this.owner = owner;
         this.random = random;
     }
 
     /** The SPI's {@code register}: checks the buffer and the access, then enters a new registration. */
-    RegionImpl register(ByteBuffer buffer, Set<MemoryAccess> access) throws RdmaException {
+    IwarpRegion register(ByteBuffer buffer, Set<MemoryAccess> access) throws RdmaException {
         Objects.requireNonNull(buffer, "buffer");
         Objects.requireNonNull(access, "access");
         owner.provider.checkOpen("register");
@@ -63,7 +63,7 @@ final class RegionTable {
         if (owner.state() == State.CLOSED) {
             throw new RdmaException("register: the endpoint is closed");
         }
-        RegionImpl r = create(buffer, access);
+        IwarpRegion r = create(buffer, access);
         if (owner.state() == State.CLOSED) {
             remove(r);
             r.registered = false;
@@ -75,7 +75,7 @@ final class RegionTable {
 
     /** The SPI's {@code deregister}: the region is invalid from now on; nothing to do once the endpoint is closed. */
     void deregister(MemoryRegion region) throws RdmaException {
-        RegionImpl r = own(region, "deregister");
+        IwarpRegion r = own(region, "deregister");
         if (owner.state() == State.CLOSED) {
             return;
         }
@@ -88,24 +88,24 @@ final class RegionTable {
 
     /** The endpoint is closed: every registration ends. */
     void deregisterAll() {
-        for (RegionImpl r : removeAll()) {
+        for (IwarpRegion r : removeAll()) {
             r.registered = false;
             r.valid = false;
         }
     }
 
     /** {@code region} as a registration of this endpoint, for {@code operation}. */
-    RegionImpl own(MemoryRegion region, String operation) throws RdmaException {
+    IwarpRegion own(MemoryRegion region, String operation) throws RdmaException {
         Objects.requireNonNull(region, "region");
-        if (!(region instanceof RegionImpl r) || r.owner != owner) {
+        if (!(region instanceof IwarpRegion r) || r.owner != owner) {
             throw new RdmaException(operation + ": " + region + " is not registered on this endpoint");
         }
         return r;
     }
 
     /** {@code region} as a live registration of this endpoint that holds {@code [offset, offset + length)}. */
-    RegionImpl usable(MemoryRegion region, int offset, int length, String operation) throws RdmaException {
-        RegionImpl r = own(region, operation);
+    IwarpRegion usable(MemoryRegion region, int offset, int length, String operation) throws RdmaException {
+        IwarpRegion r = own(region, operation);
         if (!r.registered) {
             throw new RdmaException(operation + ": " + r + " is deregistered");
         }
@@ -117,7 +117,7 @@ final class RegionTable {
     }
 
     /** Creates and enters a registration with a fresh STag and base address. */
-    private synchronized RegionImpl create(ByteBuffer buffer, Set<MemoryAccess> access) {
+    private synchronized IwarpRegion create(ByteBuffer buffer, Set<MemoryAccess> access) {
         int index;
         do {
             index = random.nextInt() & INDEX_MASK;
@@ -127,19 +127,19 @@ final class RegionTable {
         do {
             base = random.nextLong() & BASE_MASK;
         } while (base == 0);
-        RegionImpl r = new RegionImpl(owner, buffer, access, index << 8 | key, random.nextInt(), base);
+        IwarpRegion r = new IwarpRegion(owner, buffer, access, index << 8 | key, random.nextInt(), base);
         put(index, r);
         return r;
     }
 
     /** The live registration with STag index {@code index}, or null. */
-    synchronized RegionImpl lookup(int index) {
+    synchronized IwarpRegion lookup(int index) {
         int slot = find(index);
         return slot < 0 ? null : values[slot];
     }
 
-    synchronized boolean remove(RegionImpl r) {
-        int slot = find(RegionImpl.index(r.stag));
+    synchronized boolean remove(IwarpRegion r) {
+        int slot = find(IwarpRegion.index(r.stag));
         if (slot < 0 || values[slot] != r) {
             return false;
         }
@@ -148,15 +148,15 @@ final class RegionTable {
     }
 
     /** Removes and returns every registration. */
-    private synchronized List<RegionImpl> removeAll() {
-        List<RegionImpl> all = new ArrayList<>(size);
-        for (RegionImpl r : values) {
+    private synchronized List<IwarpRegion> removeAll() {
+        List<IwarpRegion> all = new ArrayList<>(size);
+        for (IwarpRegion r : values) {
             if (r != null) {
                 all.add(r);
             }
         }
         keys = new int[16];
-        values = new RegionImpl[16];
+        values = new IwarpRegion[16];
         size = 0;
         return all;
     }
@@ -177,12 +177,12 @@ final class RegionTable {
         }
     }
 
-    private void put(int index, RegionImpl r) {
+    private void put(int index, IwarpRegion r) {
         if ((size + 1) * 2 > keys.length) {
             int[] oldKeys = keys;
-            RegionImpl[] oldValues = values;
+            IwarpRegion[] oldValues = values;
             keys = new int[oldKeys.length * 2];
-            values = new RegionImpl[oldKeys.length * 2];
+            values = new IwarpRegion[oldKeys.length * 2];
             size = 0;
             for (int i = 0; i < oldKeys.length; i++) {
                 if (oldValues[i] != null) {
@@ -193,7 +193,7 @@ final class RegionTable {
         insert(index, r);
     }
 
-    private void insert(int index, RegionImpl r) {
+    private void insert(int index, IwarpRegion r) {
         int mask = keys.length - 1;
         int i = mix(index) & mask;
         while (values[i] != null) {
@@ -212,7 +212,7 @@ final class RegionTable {
         int i = (slot + 1) & mask;
         while (values[i] != null) {
             int k = keys[i];
-            RegionImpl v = values[i];
+            IwarpRegion v = values[i];
             values[i] = null;
             size--;
             insert(k, v);

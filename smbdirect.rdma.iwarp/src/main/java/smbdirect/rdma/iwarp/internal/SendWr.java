@@ -5,16 +5,16 @@ import smbdirect.api.rdma.WorkRequestType;
 
 /**
  * A pooled send-queue work request. The posting thread fills the request fields under the
- * endpoint's lock before publishing the slot ({@link WorkRing#publish}); the progress and outcome
+ * endpoint's lock before publishing the slot ({@link WorkRequestRing#publish}); the progress and outcome
  * fields belong to the I/O thread from then on.
  */
-final class SendWr implements WorkRing.Slot {
+final class SendWr implements WorkRequestRing.Slot {
 
     // request (posting thread, published by the queue's volatile tail)
     WorkRequestType type;
     /** RDMAP opcode on the wire: Send, Send with Invalidate, RDMA Write, Read Request; -1 for a local invalidate. */
     int opcode;
-    RegionImpl region;
+    IwarpRegion region;
     int offset;
     int length;
     long remoteAddress;

@@ -15,7 +15,7 @@ import smbdirect.rdma.iwarp.internal.wire.TerminateError;
  * The Terminates of one endpoint (RFC 5040 §4.8, iwarp.md §5.7). Every protocol or protection error
  * this side finds ends the connection with exactly one Terminate (QN 2, MSN 1, MO 0): it copies the
  * offending DDP header (M, D) or the whole Read Request (M, D, R) where siw does, carries the
- * connection's CRC, and goes out after the rest of a partly written FPDU ({@link EndpointImpl#end}).
+ * connection's CRC, and goes out after the rest of a partly written FPDU ({@link IwarpEndpoint#end}).
  * Before RDMA mode the initiator sends siw's raw Terminates of MPA setup, without CRC. A Terminate of
  * the peer is surfaced in the disconnect detail (layer, type, code, and what it names), never
  * answered; a Read of ours it names completes with REMOTE_ACCESS_ERROR.
@@ -24,12 +24,12 @@ import smbdirect.rdma.iwarp.internal.wire.TerminateError;
  */
 final class Termination {
 
-    private final EndpointImpl ep;
-    private final ProviderImpl provider;
+    private final IwarpEndpoint ep;
+    private final IwarpDevice provider;
     /** The connection's CRC setting; false until RDMA mode. */
     private boolean crcOn;
 
-    Termination(EndpointImpl ep) {
+    Termination(IwarpEndpoint ep) {
         this.ep = ep;
         this.provider = ep.provider;
     }

@@ -67,13 +67,13 @@ final class Transmitter {
     private static final int TRAILER_SLOT = 8;
     private static final int IRD_BURST = 4;
 
-    private final EndpointImpl ep;
+    private final IwarpEndpoint ep;
     private final Termination termination;
     private final Invalidation invalidation;
     private final SocketChannel socket;
     private final CRC32C crc;
     private final int maxFpdu;
-    private final WorkRing<SendWr> sq;
+    private final WorkRequestRing<SendWr> sq;
     private final InboundReads ird;
     private final OutboundReads orq;
     /** The batch's buffers (3 per FPDU and a Terminate) and its per-FPDU slots: sized by {@link #grow}. */
@@ -102,7 +102,7 @@ final class Transmitter {
     private boolean aborted;
     private long fpdusSent;
 
-    Transmitter(EndpointImpl ep, SocketChannel socket, boolean crcOn, int maxFpdu, WorkRing<SendWr> sq, InboundReads ird,
+    Transmitter(IwarpEndpoint ep, SocketChannel socket, boolean crcOn, int maxFpdu, WorkRequestRing<SendWr> sq, InboundReads ird,
             OutboundReads orq) {
         this.ep = ep;
         this.termination = ep.termination;
@@ -351,7 +351,7 @@ final class Transmitter {
     private boolean startReadResponse(InboundRead r) {
         r.started = true;
         if (r.size > 0) {
-            RegionImpl s = ep.regions.lookup(RegionImpl.index(r.sourceStag));
+            IwarpRegion s = ep.regions.lookup(IwarpRegion.index(r.sourceStag));
             TerminateError error = null;
             String why = null;
             if (s == null || s.stag != r.sourceStag || !s.valid || !s.registered) {

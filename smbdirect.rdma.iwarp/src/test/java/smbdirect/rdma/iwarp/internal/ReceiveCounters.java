@@ -29,14 +29,14 @@ public final class ReceiveCounters {
 
     /** The counters of {@code endpoint}, an endpoint of this provider. */
     public static ReceiveCounters of(RdmaEndpoint endpoint) {
-        return new ReceiveCounters(((EndpointImpl) endpoint).receiveCounters());
+        return new ReceiveCounters(((IwarpEndpoint) endpoint).receiveCounters());
     }
 
     /**
      * The FPDU slots of {@code endpoint}'s transmit batch: 64 until a batch fills them, then 256.
      */
     public static int transmitBatchSlots(RdmaEndpoint endpoint) {
-        return ((EndpointImpl) endpoint).transmitBatchSlots();
+        return ((IwarpEndpoint) endpoint).transmitBatchSlots();
     }
 
     /**
@@ -45,7 +45,7 @@ public final class ReceiveCounters {
      * whose peer sends large FPDUs reads).
      */
     public static void stagingLimit(RdmaEndpoint endpoint, int limit) {
-        if (!((EndpointImpl) endpoint).receiveStagingLimit(limit)) {
+        if (!((IwarpEndpoint) endpoint).receiveStagingLimit(limit)) {
             throw new IllegalStateException(endpoint + " is not in RDMA mode");
         }
     }

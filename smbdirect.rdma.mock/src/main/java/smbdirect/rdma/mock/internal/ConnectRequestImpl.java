@@ -21,16 +21,16 @@ final class ConnectRequestImpl implements RdmaConnectRequest {
         PENDING, CREATED, ACCEPTED, REJECTED, ABANDONED
     }
 
-    final EndpointImpl active;
-    final ListenerImpl listener;
+    final MockQueuePair active;
+    final MockListener listener;
     final byte[] privateData;
     final int inboundReadDepth;
     final int outboundReadDepth;
     private final InetSocketAddress peerAddress;
     Phase phase = Phase.PENDING;
-    EndpointImpl passive;
+    MockQueuePair passive;
 
-    ConnectRequestImpl(EndpointImpl active, ListenerImpl listener, byte[] privateData, int inboundReadDepth,
+    ConnectRequestImpl(MockQueuePair active, MockListener listener, byte[] privateData, int inboundReadDepth,
             int outboundReadDepth, InetSocketAddress peerAddress) {
         this.active = active;
         this.listener = listener;
@@ -76,7 +76,7 @@ final class ConnectRequestImpl implements RdmaConnectRequest {
                 throw new RdmaException("connection request " + this + " is " + phase + ": cannot create an endpoint");
             }
         }
-        EndpointImpl created;
+        MockQueuePair created;
         try {
             created = listener.provider.newEndpoint(config, handler, false, active.lock);
         } catch (RdmaException | RuntimeException e) {
@@ -97,8 +97,8 @@ final class ConnectRequestImpl implements RdmaConnectRequest {
 
     @Override
     public void reject(ByteBuffer rejectData) {
-        byte[] bytes = EndpointImpl.copy(rejectData);
-        EndpointImpl release = null;
+        byte[] bytes = MockQueuePair.copy(rejectData);
+        MockQueuePair release = null;
         synchronized (active.lock) {
             if (!isOpen()) {
                 LOG.debug("Reject of {} ignored: request is {}", this, phase);
@@ -130,7 +130,7 @@ final class ConnectRequestImpl implements RdmaConnectRequest {
             }
             phase = Phase.ABANDONED;
             active.fabric.pendingRequests.remove(this);
-            active.requestEnded(this, cause, detail, EndpointImpl.NO_BYTES);
+            active.requestEnded(this, cause, detail, MockQueuePair.NO_BYTES);
         }
         active.signal();
     }

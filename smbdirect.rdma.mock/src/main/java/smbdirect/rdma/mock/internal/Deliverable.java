@@ -15,7 +15,7 @@ import smbdirect.rdma.mock.DeliveryMode;
  *
  * <p>All fields are guarded by {@link #lock}, which an endpoint shares with its peer (one lock per
  * connection, so a transmission touching both sides needs one lock and different connections
- * never contend; the whole protocol is written at the top of {@link EndpointImpl}).
+ * never contend; the whole protocol is written at the top of {@link MockQueuePair}).
  */
 abstract class Deliverable extends DeliveryWorker.Node {
     private static final Logger LOG = LoggerFactory.getLogger(Deliverable.class);

@@ -14,11 +14,11 @@ import smbdirect.api.rdma.WorkRequestType;
  * peer when a Send, RDMA Write, RDMA Read or local invalidate executes, with an RNIC's checks and
  * punishments (see {@link smbdirect.rdma.mock}): the local region first, then the peer's posted
  * receive or region; a failure completes the work request with its error status and breaks the
- * connection ({@link Teardown#breakBoth}). The faults armed in {@link FaultInjection} are
+ * connection ({@link MockTeardown#breakBoth}). The faults armed in {@link FaultInjection} are
  * taken here. Work requests execute inside {@code post} (INLINE, THREADED) or when the fabric is
  * stepped (DETERMINISTIC).
  *
- * <p>Locking: every method runs with the connection's lock held ({@link EndpointImpl}), so the
+ * <p>Locking: every method runs with the connection's lock held ({@link MockQueuePair}), so the
  * sender's and the receiver's state change together; completions are queued, never delivered,
  * here.
  */
@@ -32,9 +32,9 @@ final class Execution {
     private static final int OUT_OF_BOUNDS = 5;
     private static final int NO_LOCAL_WRITE = 6;
 
-    private final EndpointImpl ep;
+    private final MockQueuePair ep;
 
-    Execution(EndpointImpl ep) {
+    Execution(MockQueuePair ep) {
         this.ep = ep;
     }
 
@@ -47,7 +47,7 @@ final class Execution {
             return;
         }
         if (type == WorkRequestType.LOCAL_INVALIDATE) {
-            RegionImpl r = wr.region;
+            MockRegion r = wr.region;
             if (r.owner != ep || !r.registered) {
                 fail(wr, CompletionStatus.LOCAL_PROTECTION_ERROR, "local invalidate of " + r
                         + (r.owner != ep ? ": region of another endpoint" : ": region deregistered"));
@@ -69,8 +69,8 @@ final class Execution {
         }
         if (ep.peerLost) {
             ep.complete(wr, CompletionStatus.TRANSPORT_RETRY_EXCEEDED, 0, false, 0);
-            Teardown.breakSide(ep, DisconnectCause.PEER_LOST,
-                    "transport retries exceeded: the peer does not answer", EndpointImpl.NO_BYTES);
+            MockTeardown.breakSide(ep, DisconnectCause.PEER_LOST,
+                    "transport retries exceeded: the peer does not answer", MockQueuePair.NO_BYTES);
             return;
         }
         if (type == WorkRequestType.SEND) {
@@ -82,7 +82,7 @@ final class Execution {
 
     /** A Send: consumes the peer's next posted receive (RNR retry count 0). */
     private void send(Wr wr) {
-        EndpointImpl p = ep.peer;
+        MockQueuePair p = ep.peer;
         byte[] mutated = null;
         if (ep.faults.hasSendFaults()) {
             FaultInjection.SendFault fault = ep.faults.takeSendFault(wr.sequence);
@@ -92,7 +92,7 @@ final class Execution {
                 String detail = "Send #" + wr.sequence + " was lost (injected): transport retries exceeded";
                 ep.complete(wr, CompletionStatus.TRANSPORT_RETRY_EXCEEDED, 0, false, 0);
                 p.peerLost = true;
-                Teardown.breakSide(ep, DisconnectCause.PEER_LOST, detail, EndpointImpl.NO_BYTES);
+                MockTeardown.breakSide(ep, DisconnectCause.PEER_LOST, detail, MockQueuePair.NO_BYTES);
                 return;
             }
             if (fault != null) {
@@ -129,7 +129,7 @@ final class Execution {
         }
         boolean invalidated = false;
         if (wr.withInvalidate) {
-            RegionImpl target = p.regions.get(wr.remoteToken);
+            MockRegion target = p.regions.get(wr.remoteToken);
             if (target == null || !target.valid) {
                 String detail = "Send with Invalidate names token 0x" + Integer.toHexString(wr.remoteToken)
                         + (target == null ? ", no region" : ", an invalid region") + " of the receiving side";
@@ -157,9 +157,9 @@ final class Execution {
 
     /** An RDMA Read or Write: checked against a live region of the peer, then the bytes move. */
     private void rdma(Wr wr) {
-        EndpointImpl p = ep.peer;
+        MockQueuePair p = ep.peer;
         boolean read = wr.type == WorkRequestType.RDMA_READ;
-        RegionImpl target = p.regions.get(wr.remoteToken);
+        MockRegion target = p.regions.get(wr.remoteToken);
         String violation = null;
         long relative = 0;
         if (target == null) {
@@ -195,7 +195,7 @@ final class Execution {
     }
 
     /** What is wrong with {@code [offset, offset + length)} of {@code r} for a work request of {@code owner}, or OK. */
-    static int localProblem(EndpointImpl owner, RegionImpl r, int offset, int length, boolean write) {
+    static int localProblem(MockQueuePair owner, MockRegion r, int offset, int length, boolean write) {
         if (offset < 0 || length < 0) {
             return BAD_LENGTH;
         }
@@ -221,7 +221,7 @@ final class Execution {
         return problem == BAD_LENGTH ? CompletionStatus.LOCAL_LENGTH_ERROR : CompletionStatus.LOCAL_PROTECTION_ERROR;
     }
 
-    static String describeLocal(int problem, RegionImpl r, int offset, int length) {
+    static String describeLocal(int problem, MockRegion r, int offset, int length) {
         String where = "at offset " + offset + " length " + length + " of " + r;
         return switch (problem) {
             case BAD_LENGTH -> "with a negative offset or length " + where;

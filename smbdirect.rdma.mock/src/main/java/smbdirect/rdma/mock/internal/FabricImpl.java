@@ -74,9 +74,9 @@ public final class FabricImpl {
     private final AtomicInteger nextHost = new AtomicInteger(1);
     private final AtomicInteger rawPeers = new AtomicInteger();
     final AtomicLong ids = new AtomicLong();
-    private final Map<String, ProviderImpl> providers = new LinkedHashMap<>();
-    private final ConcurrentHashMap<InetSocketAddress, ListenerImpl> listeners = new ConcurrentHashMap<>();
-    final Set<EndpointImpl> endpoints = ConcurrentHashMap.newKeySet();
+    private final Map<String, MockDevice> providers = new LinkedHashMap<>();
+    private final ConcurrentHashMap<InetSocketAddress, MockListener> listeners = new ConcurrentHashMap<>();
+    final Set<MockQueuePair> endpoints = ConcurrentHashMap.newKeySet();
     final Set<ConnectRequestImpl> pendingRequests = ConcurrentHashMap.newKeySet();
     private final List<Consumer<MockEndpoint>> endpointObservers = new CopyOnWriteArrayList<>();
     private final List<String> handlerFailures = new CopyOnWriteArrayList<>();
@@ -149,7 +149,7 @@ public final class FabricImpl {
     public MockProvider provider(String providerName) {
         Objects.requireNonNull(providerName, "name");
         synchronized (providers) {
-            ProviderImpl p = providers.get(providerName);
+            MockDevice p = providers.get(providerName);
             if (p == null) {
                 p = newProvider(providerName, transportType, capabilities);
             }
@@ -169,7 +169,7 @@ public final class FabricImpl {
         }
     }
 
-    private ProviderImpl newProvider(String providerName, TransportType type, RdmaCapabilities caps) {
+    private MockDevice newProvider(String providerName, TransportType type, RdmaCapabilities caps) {
         ensureOpen();
         int host = nextHost.getAndIncrement();
         InetAddress address;
@@ -178,7 +178,7 @@ public final class FabricImpl {
         } catch (UnknownHostException e) {
             throw new IllegalStateException("cannot form address 10.0.x.y for host " + host, e);
         }
-        ProviderImpl p = new ProviderImpl(this, providerName, type, caps, address);
+        MockDevice p = new MockDevice(this, providerName, type, caps, address);
         providers.put(providerName, p);
         return p;
     }
@@ -190,18 +190,18 @@ public final class FabricImpl {
     }
 
     public RawPeer rawPeer() {
-        return new RawPeerImpl(this, (ProviderImpl) provider("raw-" + rawPeers.incrementAndGet()));
+        return new RawPeerImpl(this, (MockDevice) provider("raw-" + rawPeers.incrementAndGet()));
     }
 
     public RawPeer rawPeer(MockProvider provider) {
-        if (!(provider instanceof ProviderImpl p) || p.fabric != this) {
+        if (!(provider instanceof MockDevice p) || p.fabric != this) {
             throw new IllegalArgumentException("provider " + provider + " does not belong to fabric " + name);
         }
         return new RawPeerImpl(this, p);
     }
 
     public List<MockEndpoint> endpoints() {
-        List<EndpointImpl> list = new ArrayList<>(endpoints);
+        List<MockQueuePair> list = new ArrayList<>(endpoints);
         list.sort((a, b) -> Long.compare(a.id(), b.id()));
         return Collections.unmodifiableList(new ArrayList<>(list));
     }
@@ -210,7 +210,7 @@ public final class FabricImpl {
         endpointObservers.add(Objects.requireNonNull(observer, "observer"));
     }
 
-    void endpointCreated(EndpointImpl endpoint) {
+    void endpointCreated(MockQueuePair endpoint) {
         endpoints.add(endpoint);
         for (Consumer<MockEndpoint> observer : endpointObservers) {
             observer.accept(endpoint);
@@ -235,7 +235,7 @@ public final class FabricImpl {
             if (task == null) {
                 return false;
             }
-            boolean acted = task instanceof EndpointImpl.TransmitTicket t ? t.endpoint.transmitOne()
+            boolean acted = task instanceof MockQueuePair.TransmitTicket t ? t.endpoint.transmitOne()
                     : ((Deliverable) task).stepTicket();
             if (acted) {
                 for (Runnable check : stepChecks) {
@@ -319,15 +319,15 @@ public final class FabricImpl {
 
     // ---- listener table
 
-    ListenerImpl bind(ListenerImpl listener, InetSocketAddress key) {
+    MockListener bind(MockListener listener, InetSocketAddress key) {
         return listeners.putIfAbsent(key, listener);
     }
 
-    void unbind(InetSocketAddress key, ListenerImpl listener) {
+    void unbind(InetSocketAddress key, MockListener listener) {
         listeners.remove(key, listener);
     }
 
-    ListenerImpl findListener(InetSocketAddress target) {
+    MockListener findListener(InetSocketAddress target) {
         if (target.isUnresolved()) {
             return null;
         }
@@ -347,7 +347,7 @@ public final class FabricImpl {
         int posted = 0;
         int outstanding = 0;
         int regions = 0;
-        for (EndpointImpl e : endpoints) {
+        for (MockQueuePair e : endpoints) {
             endpointCount++;
             synchronized (e.lock) {
                 if (e.stateUnderLock() == MockEndpoint.State.CONNECTED) {
@@ -368,11 +368,11 @@ public final class FabricImpl {
 
     public List<String> leaks() {
         List<String> out = new ArrayList<>();
-        for (ListenerImpl l : listeners.values()) {
+        for (MockListener l : listeners.values()) {
             out.add("listener not closed: " + l);
         }
         for (MockEndpoint e : endpoints()) {
-            out.add("endpoint not closed: " + ((EndpointImpl) e).describe());
+            out.add("endpoint not closed: " + ((MockQueuePair) e).describe());
         }
         for (ConnectRequestImpl r : pendingRequests) {
             out.add("connection request neither accepted nor rejected: " + r);
@@ -399,11 +399,11 @@ public final class FabricImpl {
         if (closed) {
             return;
         }
-        List<ProviderImpl> all;
+        List<MockDevice> all;
         synchronized (providers) {
             all = new ArrayList<>(providers.values());
         }
-        for (ProviderImpl p : all) {
+        for (MockDevice p : all) {
             p.shutdown(DisconnectCause.PROVIDER_SHUTDOWN, "fabric " + name + " shut down");
         }
         closed = true;

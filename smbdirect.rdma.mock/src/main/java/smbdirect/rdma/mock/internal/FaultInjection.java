@@ -17,7 +17,7 @@ import smbdirect.api.rdma.WorkRequestType;
  * or lost on the wire; the connection breaks after n more Sends, or at once. {@link Execution}
  * consults them as each work request executes.
  *
- * <p>Locking: every field is guarded by the connection's lock ({@link EndpointImpl}). The arming
+ * <p>Locking: every field is guarded by the connection's lock ({@link MockQueuePair}). The arming
  * methods run on any thread and take it; the methods the data path calls (posting and execution)
  * are called with it held.
  */
@@ -27,7 +27,7 @@ final class FaultInjection {
     record SendFault(long sequence, UnaryOperator<byte[]> mutation, boolean drop) {
     }
 
-    private final EndpointImpl ep;
+    private final MockQueuePair ep;
     private final CompletionStatus[] failNext = new CompletionStatus[WorkRequestType.values().length];
     private boolean failNextArmed;
     private final List<SendFault> sendFaults = new ArrayList<>();
@@ -35,14 +35,14 @@ final class FaultInjection {
     private long sendsPosted;
     private int breakAfterSends;
 
-    FaultInjection(EndpointImpl ep) {
+    FaultInjection(MockQueuePair ep) {
         this.ep = ep;
     }
 
     // ------------------------------------------------------------------ arming (any thread)
 
     void breakConnection(String detail) {
-        EndpointImpl p;
+        MockQueuePair p;
         synchronized (ep.lock) {
             p = ep.peer;
             ep.teardown.breakBoth(DisconnectCause.QP_ERROR, DisconnectCause.QP_ERROR, "injected: " + detail);

@@ -44,7 +44,7 @@ final class RawPeerImpl implements RawPeer, RdmaEndpointHandler, RdmaListenHandl
     private static final Set<MemoryAccess> SEND_ACCESS = Set.of();
 
     private final FabricImpl fabric;
-    private final ProviderImpl provider;
+    private final MockDevice provider;
     private final AtomicLong wrIds = new AtomicLong();
     private int receiveSize = 8192;
     private int initialReceives = 16;
@@ -53,7 +53,7 @@ final class RawPeerImpl implements RawPeer, RdmaEndpointHandler, RdmaListenHandl
     private int receiveDepth = 256;
     private int ird = 16;
     private int ord = 16;
-    private byte[] acceptData = EndpointImpl.NO_BYTES;
+    private byte[] acceptData = MockQueuePair.NO_BYTES;
     private byte[] rejectData;
     private MockEndpoint endpoint;
     private RdmaListener listener;
@@ -71,7 +71,7 @@ final class RawPeerImpl implements RawPeer, RdmaEndpointHandler, RdmaListenHandl
     private final Map<Long, MemoryRegion> sendRegions = new HashMap<>();
     private final List<MemoryRegion> userRegions = new ArrayList<>();
 
-    RawPeerImpl(FabricImpl fabric, ProviderImpl provider) {
+    RawPeerImpl(FabricImpl fabric, MockDevice provider) {
         this.fabric = fabric;
         this.provider = provider;
     }
@@ -123,7 +123,7 @@ final class RawPeerImpl implements RawPeer, RdmaEndpointHandler, RdmaListenHandl
 
     @Override
     public synchronized RawPeer acceptPrivateData(byte[] privateData) {
-        acceptData = privateData == null ? EndpointImpl.NO_BYTES : privateData.clone();
+        acceptData = privateData == null ? MockQueuePair.NO_BYTES : privateData.clone();
         return this;
     }
 
@@ -145,7 +145,7 @@ final class RawPeerImpl implements RawPeer, RdmaEndpointHandler, RdmaListenHandl
             ep = (MockEndpoint) provider.createEndpoint(new EndpointSettings(sendDepth, receiveDepth), this);
             endpoint = ep;
             receives = initialReceives;
-            params = new ConnectParameters(ByteBuffer.wrap(privateData == null ? EndpointImpl.NO_BYTES : privateData),
+            params = new ConnectParameters(ByteBuffer.wrap(privateData == null ? MockQueuePair.NO_BYTES : privateData),
                     ird, ord);
         }
         postReceives(ep, receives);
@@ -171,8 +171,8 @@ final class RawPeerImpl implements RawPeer, RdmaEndpointHandler, RdmaListenHandl
         ConnectParameters params;
         int receives;
         synchronized (this) {
-            requestData = EndpointImpl.copy(request.privateData());
-            reject = endpoint != null ? EndpointImpl.NO_BYTES : rejectData;
+            requestData = MockQueuePair.copy(request.privateData());
+            reject = endpoint != null ? MockQueuePair.NO_BYTES : rejectData;
             params = new ConnectParameters(ByteBuffer.wrap(acceptData), ird, ord);
             receives = initialReceives;
         }
@@ -329,7 +329,7 @@ final class RawPeerImpl implements RawPeer, RdmaEndpointHandler, RdmaListenHandl
     public void onEstablished(ByteBuffer peerPrivateData) {
         synchronized (this) {
             established = true;
-            peerAcceptData = EndpointImpl.copy(peerPrivateData);
+            peerAcceptData = MockQueuePair.copy(peerPrivateData);
             notifyAll();
         }
     }
@@ -389,7 +389,7 @@ final class RawPeerImpl implements RawPeer, RdmaEndpointHandler, RdmaListenHandl
             ended = true;
             cause = disconnectCause;
             detail = disconnectDetail;
-            disconnectData = EndpointImpl.copy(privateData);
+            disconnectData = MockQueuePair.copy(privateData);
             notifyAll();
         }
     }

@@ -6,7 +6,7 @@ import smbdirect.api.rdma.WorkRequestType;
 final class Wr {
     long wrId;
     WorkRequestType type;
-    RegionImpl region;
+    MockRegion region;
     int offset;
     int length;
     long remoteAddress;

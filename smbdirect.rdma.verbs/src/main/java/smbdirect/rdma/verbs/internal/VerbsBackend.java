@@ -138,7 +138,7 @@ public interface VerbsBackend {
      * @param retryCount transport retries (ignored by {@code rdma_accept})
      * @param rnrRetryCount receiver-not-ready retries
      */
-    record ConnectionParameters(ByteBuffer privateData, int responderResources, int initiatorDepth, int retryCount,
+    record CmConnParam(ByteBuffer privateData, int responderResources, int initiatorDepth, int retryCount,
             int rnrRetryCount) {
     }
 
@@ -162,13 +162,13 @@ public interface VerbsBackend {
      * bytes) is copied before the call returns. A backend without
      * {@link Features#negotiatesReadDepth()} ignores the IRD/ORD given.
      */
-    void connect(CmId id, ConnectionParameters parameters) throws IOException;
+    void connect(CmId id, CmConnParam parameters) throws IOException;
 
     /**
      * {@code rdma_accept}. A backend without {@link Features#privateData()} sends no private data, one
      * without {@link Features#negotiatesReadDepth()} ignores the IRD/ORD given.
      */
-    void accept(CmId id, ConnectionParameters parameters) throws IOException;
+    void accept(CmId id, CmConnParam parameters) throws IOException;
 
     /**
      * {@code rdma_reject} of a connection request with {@code privateData} (position to limit, copied

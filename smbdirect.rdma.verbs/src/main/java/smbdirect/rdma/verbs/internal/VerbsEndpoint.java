@@ -20,6 +20,7 @@ import smbdirect.api.rdma.DisconnectCause;
 import smbdirect.api.rdma.EndpointSettings;
 import smbdirect.api.rdma.MemoryAccess;
 import smbdirect.api.rdma.MemoryRegion;
+import smbdirect.api.rdma.MutableWorkCompletion;
 import smbdirect.api.rdma.RdmaCapabilities;
 import smbdirect.api.rdma.RdmaEndpoint;
 import smbdirect.api.rdma.RdmaEndpointHandler;
@@ -40,7 +41,7 @@ import smbdirect.api.rdma.WorkRequestType;
  * itself.
  *
  * <p>Posting allocates nothing: wr_ids are the endpoint key plus a queue flag (the caller's wrId
- * is kept in the {@link WorkQueue} ring), and the send request fields go through one reused
+ * is kept in the {@link OutstandingRequests} ring), and the send request fields go through one reused
  * {@link SendRequest}.
  */
 final class VerbsEndpoint implements RdmaEndpoint {
@@ -81,8 +82,8 @@ final class VerbsEndpoint implements RdmaEndpoint {
     private final long sendWrId;
     private final long receiveWrId;
     private final Object lock = new Object();
-    private final WorkQueue sendQueue;
-    private final WorkQueue receiveQueue;
+    private final OutstandingRequests sendQueue;
+    private final OutstandingRequests receiveQueue;
     private final SendRequest sendRequest = new SendRequest();
     /** Every live registration of this endpoint. */
     private final Set<VerbsMemoryRegion> regions = ConcurrentHashMap.newKeySet();
@@ -92,7 +93,7 @@ final class VerbsEndpoint implements RdmaEndpoint {
      */
     private final ConcurrentHashMap<Integer, VerbsMemoryRegion> remoteRegions = new ConcurrentHashMap<>();
     /** Used only on the group thread. */
-    private final VerbsWorkCompletion completion = new VerbsWorkCompletion();
+    private final MutableWorkCompletion completion = new MutableWorkCompletion();
 
     // guarded by lock
     private State state;
@@ -147,8 +148,8 @@ final class VerbsEndpoint implements RdmaEndpoint {
         this.passive = passive;
         this.sendWrId = ((long) key) << 32;
         this.receiveWrId = sendWrId | RECEIVE_FLAG;
-        this.sendQueue = new WorkQueue("send", config.sendQueueDepth(), windowBinds(provider, config));
-        this.receiveQueue = new WorkQueue("receive", config.receiveQueueDepth());
+        this.sendQueue = new OutstandingRequests("send", config.sendQueueDepth(), windowBinds(provider, config));
+        this.receiveQueue = new OutstandingRequests("receive", config.receiveQueueDepth());
         this.state = passive ? State.REQUESTED : State.IDLE;
         this.localAddress = localAddress;
         this.peerAddress = peerAddress;
@@ -285,7 +286,7 @@ final class VerbsEndpoint implements RdmaEndpoint {
             state = State.ACCEPTING;
             phaseStarted = group.nanoTime();
             try {
-                backend.accept(id, new VerbsBackend.ConnectionParameters(privateData.duplicate(), inboundReadDepth,
+                backend.accept(id, new VerbsBackend.CmConnParam(privateData.duplicate(), inboundReadDepth,
                         outboundReadDepth, settings.retryCount(), settings.rnrRetryCount()));
             } catch (IOException e) {
                 state = State.REQUESTED;
@@ -369,7 +370,7 @@ final class VerbsEndpoint implements RdmaEndpoint {
             state = State.CONNECTING;
             phaseStarted = group.nanoTime();
             try {
-                backend.connect(id, new VerbsBackend.ConnectionParameters(connectPrivateData.duplicate(),
+                backend.connect(id, new VerbsBackend.CmConnParam(connectPrivateData.duplicate(),
                         inboundReadDepth, outboundReadDepth, settings.retryCount(), settings.rnrRetryCount()));
             } catch (IOException e) {
                 failure = e.getMessage().startsWith("rdma_connect") ? e.getMessage()
@@ -1178,7 +1179,7 @@ final class VerbsEndpoint implements RdmaEndpoint {
             if (state == State.CLOSED) {
                 return false;
             }
-            WorkQueue queue = receive ? receiveQueue : sendQueue;
+            OutstandingRequests queue = receive ? receiveQueue : sendQueue;
             if (queue.isEmpty()) {
                 if (wcStatus != VerbsConstants.WC_WR_FLUSH_ERR || LOG.isDebugEnabled()) {
                     LOG.warn("{}: a {} completion ({}) with no request outstanding", this, queue.name(),

@@ -8,7 +8,7 @@
  * thread, and one {@code CompletionGroup} per device (protection
  * domain, shared completion queue, the one thread that delivers every callback of its endpoints);
  * {@code VerbsEndpoint} is one queue pair with its
- * {@code WorkQueue} records and its memory regions and windows.</li>
+ * {@code OutstandingRequests} records and its memory regions and windows.</li>
  * <li>Every native call goes through the {@code VerbsBackend} seam:
  * the rdma-core backend ({@code internal.rdmacore}, JDK 22+, no native build) or DiSNI
  * ({@code internal.disni}). What a backend cannot do it says in its features, and the provider works

@@ -163,7 +163,7 @@ class FakeBackend implements VerbsBackend {
     }
 
     @Override
-    public synchronized void connect(CmId id, ConnectionParameters p) throws IOException {
+    public synchronized void connect(CmId id, CmConnParam p) throws IOException {
         check("connect");
         FakeCmId f = (FakeCmId) id;
         f.connectPrivateData = copy(p.privateData());
@@ -178,7 +178,7 @@ class FakeBackend implements VerbsBackend {
     }
 
     @Override
-    public synchronized void accept(CmId id, ConnectionParameters p) throws IOException {
+    public synchronized void accept(CmId id, CmConnParam p) throws IOException {
         check("accept");
         FakeCmId f = (FakeCmId) id;
         f.accepted = true;

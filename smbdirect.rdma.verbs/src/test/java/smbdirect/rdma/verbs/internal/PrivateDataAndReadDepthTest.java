@@ -264,7 +264,7 @@ class PrivateDataAndReadDepthTest {
         Harness h = harness(TransportType.IWARP, DEVICE);
         FakeBackend refusing = new FakeBackend() {
             @Override
-            public synchronized void connect(CmId id, ConnectionParameters p) throws java.io.IOException {
+            public synchronized void connect(CmId id, CmConnParam p) throws java.io.IOException {
                 throw new NativeCallException("rdma_connect", NativeCallException.ECONNREFUSED,
                         "ECONNREFUSED (Connection refused)", "");
             }

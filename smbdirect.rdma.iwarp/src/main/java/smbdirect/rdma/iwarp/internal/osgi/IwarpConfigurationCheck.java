@@ -14,7 +14,7 @@ import smbdirect.api.settings.ConfigurationCheck;
 /**
  * The software iWARP provider's own checks of its configuration ({@code smbdirect.rdma.iwarp}), for
  * the settings guard: the conversion {@link IwarpProviderComponent} runs
- * ({@link ProviderLifecycle#convert}), which refuses beyond the metatype a maximum FPDU size that is
+ * ({@link IwarpProviderLifecycle#convert}), which refuses beyond the metatype a maximum FPDU size that is
  * no multiple of 4 from 64, socket buffers below 4096 bytes, RTR frames without MPA revision 2, and
  * listen addresses that are no IP literals.
  * Registered by the bundle's activator (this class), so that it is there before Declarative
@@ -25,14 +25,14 @@ public final class IwarpConfigurationCheck implements ConfigurationCheck, Bundle
 
     @Override
     public void check(Map<String, ?> properties) {
-        ProviderLifecycle.convert(ComponentProperties.read(IwarpConfiguration.class, properties), properties);
+        IwarpProviderLifecycle.convert(ComponentProperties.read(IwarpConfiguration.class, properties), properties);
     }
 
     /** Registers the check for its configuration PID; it is unregistered with the bundle. */
     @Override
     public void start(BundleContext context) {
         context.registerService(ConfigurationCheck.class, this,
-                FrameworkUtil.asDictionary(Map.of(ConfigurationCheck.CONFIGURATION_PID, ProviderLifecycle.PID)));
+                FrameworkUtil.asDictionary(Map.of(ConfigurationCheck.CONFIGURATION_PID, IwarpProviderLifecycle.PID)));
     }
 
     @Override

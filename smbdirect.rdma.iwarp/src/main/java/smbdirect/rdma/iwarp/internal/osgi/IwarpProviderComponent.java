@@ -26,16 +26,16 @@ import smbdirect.rdma.iwarp.IwarpProvider;
  * the old provider (its connections end with PROVIDER_SHUTDOWN) and registers a new one.
  * Thread-safety: SCR serialises activate, modified and deactivate.
  */
-@Component(name = ProviderLifecycle.PID, configurationPid = ProviderLifecycle.PID, service = {}, immediate = true,
+@Component(name = IwarpProviderLifecycle.PID, configurationPid = IwarpProviderLifecycle.PID, service = {}, immediate = true,
         configurationPolicy = ConfigurationPolicy.REQUIRE)
 @Designate(ocd = IwarpConfiguration.class)
 public final class IwarpProviderComponent {
 
-    private ProviderLifecycle lifecycle;
+    private IwarpProviderLifecycle lifecycle;
 
     @Activate
     void activate(BundleContext context, IwarpConfiguration config, Map<String, Object> raw) {
-        lifecycle = new ProviderLifecycle((provider, properties) -> {
+        lifecycle = new IwarpProviderLifecycle((provider, properties) -> {
             ServiceRegistration<RdmaProvider> registration = context.registerService(RdmaProvider.class, provider,
                     properties);
             return registration::unregister;

@@ -43,7 +43,7 @@ import smbdirect.api.rdma.RdmaException;
 import smbdirect.api.rdma.WorkCompletion;
 import smbdirect.api.rdma.WorkRequestType;
 import smbdirect.rdma.iwarp.IwarpSettings;
-import smbdirect.rdma.iwarp.internal.ProviderImpl;
+import smbdirect.rdma.iwarp.internal.IwarpDevice;
 import smbdirect.rdma.iwarp.internal.conformance.Events;
 import smbdirect.rdma.iwarp.internal.conformance.RawPeer;
 import smbdirect.testsupport.AllocationCounter;
@@ -331,10 +331,10 @@ class PeerFailureTest {
             FaultRig.assertCompletedOnce(s.events(), expected);
             s.endpoint().close();
             // the peer still holds its end, unread: the release comes with the linger deadline
-            Duration bound = ProviderImpl.CLOSE_LINGER.plus(SCHEDULING_SLACK);
+            Duration bound = IwarpDevice.CLOSE_LINGER.plus(SCHEDULING_SLACK);
             while (rig.subject.statistics().connections() > before) {
                 assertTrue(System.nanoTime() - start < bound.toNanos(), "the connection is not released within the"
-                        + " close linger " + ProviderImpl.CLOSE_LINGER + " and " + SCHEDULING_SLACK + " of slack");
+                        + " close linger " + IwarpDevice.CLOSE_LINGER + " and " + SCHEDULING_SLACK + " of slack");
                 TimeUnit.MILLISECONDS.sleep(5); // polls a condition the provider's thread changes; bounded above
             }
             long released = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);

@@ -69,11 +69,11 @@ class IwarpConfigurationCheckTest {
 
     @Test
     void theComponentRefusesWhatTheCheckRefusesForItIsTheSameConversion() {
-        ProviderLifecycle lifecycle = new ProviderLifecycle((p, props) -> () -> { }, (name, settings) -> {
+        IwarpProviderLifecycle lifecycle = new IwarpProviderLifecycle((p, props) -> () -> { }, (name, settings) -> {
             throw new AssertionError("no provider opens with a refused configuration");
         });
         Map<String, Object> raw = Map.of("maxFpduSize", "1001");
-        assertEquals(ProviderLifecycle.Outcome.REFUSED,
+        assertEquals(IwarpProviderLifecycle.Outcome.REFUSED,
                 lifecycle.configure(smbdirect.api.settings.ComponentProperties.read(IwarpConfiguration.class, raw), raw));
         assertEquals(refused(raw).getMessage(), lifecycle.lastRefusal());
     }

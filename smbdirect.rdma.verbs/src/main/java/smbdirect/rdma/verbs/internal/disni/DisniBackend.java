@@ -275,7 +275,7 @@ public final class DisniBackend implements VerbsBackend {
 
     /** DiSNI 2.0 sets initiator_depth = responder_resources = the device's max_qp_rd_atom itself. */
     @Override
-    public void connect(CmId id, ConnectionParameters parameters) throws IOException {
+    public void connect(CmId id, CmConnParam parameters) throws IOException {
         ByteBuffer privateData = parameters.privateData();
         RdmaConnParam param = new RdmaConnParam();
         param.setRetry_count((byte) parameters.retryCount());
@@ -296,7 +296,7 @@ public final class DisniBackend implements VerbsBackend {
 
     /** DiSNI 2.0's rdma_accept carries no private data and the device's max_qp_rd_atom as IRD/ORD. */
     @Override
-    public void accept(CmId id, ConnectionParameters parameters) throws IOException {
+    public void accept(CmId id, CmConnParam parameters) throws IOException {
         RdmaConnParam param = new RdmaConnParam();
         param.setRetry_count((byte) parameters.retryCount());
         param.setRnr_retry_count((byte) parameters.rnrRetryCount());

@@ -35,11 +35,11 @@ public final class VerbsProviderComponent {
     /** The configuration PID. */
     static final String PID = "smbdirect.rdma.verbs";
 
-    private ProviderLifecycle lifecycle;
+    private VerbsProviderLifecycle lifecycle;
 
     @Activate
     void activate(BundleContext context, VerbsConfiguration config, java.util.Map<String, Object> componentProperties) {
-        lifecycle = new ProviderLifecycle(
+        lifecycle = new VerbsProviderLifecycle(
                 new VerbsProbe(List.of(RdmaCoreAccessLoader.load(), new DisniAccess(new DisniNativeAccess())),
                         new SysfsDevices(Path.of("/sys/class/infiniband")))::probe,
                 (type, service, properties) -> {

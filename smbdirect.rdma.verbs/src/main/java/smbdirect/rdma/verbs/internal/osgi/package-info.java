@@ -4,7 +4,7 @@
  * the probe at activation, and the services it registers: the {@code RdmaProvider} only where a
  * backend and a device are usable, a {@code VerbsStatus} always,
  * naming what is missing when the provider cannot run. The OSGi-free part is
- * {@code ProviderLifecycle}. {@code VerbsConfigurationCheck}, the bundle's activator, registers the
+ * {@code VerbsProviderLifecycle}. {@code VerbsConfigurationCheck}, the bundle's activator, registers the
  * component's conversion as the {@code ConfigurationCheck} the runtime's settings guard consults.
  * Private to the bundle.
  */

@@ -396,7 +396,7 @@ public final class RdmaCoreBackend implements VerbsBackend {
     }
 
     /** A struct rdma_conn_param in {@code a}: private data copied, IRD/ORD as given (at most 255). */
-    static MemorySegment connParam(Arena a, ConnectionParameters p) {
+    static MemorySegment connParam(Arena a, CmConnParam p) {
         MemorySegment param = a.allocate(Abi.RDMA_CONN_PARAM);
         ByteBuffer data = p.privateData();
         if (data.hasRemaining()) {
@@ -413,7 +413,7 @@ public final class RdmaCoreBackend implements VerbsBackend {
     }
 
     @Override
-    public void connect(CmId id, ConnectionParameters parameters) throws IOException {
+    public void connect(CmId id, CmConnParam parameters) throws IOException {
         if (parameters.privateData().remaining() > 255) {
             throw Natives.refused("rdma_connect", Abi.EINVAL, parameters.privateData().remaining()
                     + " bytes of private data (private_data_len is a uint8_t)");
@@ -423,7 +423,7 @@ public final class RdmaCoreBackend implements VerbsBackend {
     }
 
     @Override
-    public void accept(CmId id, ConnectionParameters parameters) throws IOException {
+    public void accept(CmId id, CmConnParam parameters) throws IOException {
         if (parameters.privateData().remaining() > 255) {
             throw Natives.refused("rdma_accept", Abi.EINVAL, parameters.privateData().remaining()
                     + " bytes of private data (private_data_len is a uint8_t)");

@@ -370,7 +370,7 @@ public final class LoopbackBackend implements VerbsBackend {
     }
 
     @Override
-    public void connect(CmId cmId, ConnectionParameters parameters) throws IOException {
+    public void connect(CmId cmId, CmConnParam parameters) throws IOException {
         ByteBuffer privateData = parameters.privateData();
         synchronized (net) {
             Id id = live(cmId);
@@ -409,7 +409,7 @@ public final class LoopbackBackend implements VerbsBackend {
     }
 
     @Override
-    public void accept(CmId cmId, ConnectionParameters parameters) throws IOException {
+    public void accept(CmId cmId, CmConnParam parameters) throws IOException {
         synchronized (net) {
             Id id = live(cmId);
             Id active = id.remote;

@@ -38,11 +38,11 @@ final class NullBackend implements VerbsBackend {
     }
 
     @Override
-    public void connect(CmId id, ConnectionParameters parameters) {
+    public void connect(CmId id, CmConnParam parameters) {
     }
 
     @Override
-    public void accept(CmId id, ConnectionParameters parameters) {
+    public void accept(CmId id, CmConnParam parameters) {
     }
 
     @Override

@@ -117,7 +117,7 @@ class RdmaCoreOnThisMachineTest {
     @Test
     void connectionParametersCarryPrivateDataAndIrdOrd() {
         try (Arena a = Arena.ofConfined()) {
-            MemorySegment p = RdmaCoreBackend.connParam(a, new VerbsBackend.ConnectionParameters(
+            MemorySegment p = RdmaCoreBackend.connParam(a, new VerbsBackend.CmConnParam(
                     ByteBuffer.wrap(new byte[] {0, 16, 0, 8, 0, 0, 0, 0}), 16, 8, 6, 0));
             MemorySegment data = p.get(java.lang.foreign.ValueLayout.ADDRESS, Abi.CONN_PARAM_PRIVATE_DATA).reinterpret(8);
             assertEquals(8, data.get(java.lang.foreign.ValueLayout.JAVA_BYTE, 3));
@@ -126,7 +126,7 @@ class RdmaCoreOnThisMachineTest {
             assertEquals(8, p.get(java.lang.foreign.ValueLayout.JAVA_BYTE, Abi.CONN_PARAM_INITIATOR_DEPTH));
             assertEquals(6, p.get(java.lang.foreign.ValueLayout.JAVA_BYTE, Abi.CONN_PARAM_RETRY_COUNT));
             assertEquals(0, p.get(java.lang.foreign.ValueLayout.JAVA_BYTE, Abi.CONN_PARAM_RNR_RETRY_COUNT));
-            MemorySegment none = RdmaCoreBackend.connParam(a, new VerbsBackend.ConnectionParameters(
+            MemorySegment none = RdmaCoreBackend.connParam(a, new VerbsBackend.CmConnParam(
                     ByteBuffer.allocate(0), 300, 1, 7, 7));
             assertEquals(MemorySegment.NULL, none.get(java.lang.foreign.ValueLayout.ADDRESS, Abi.CONN_PARAM_PRIVATE_DATA));
             assertEquals((byte) 255, none.get(java.lang.foreign.ValueLayout.JAVA_BYTE, Abi.CONN_PARAM_RESPONDER_RESOURCES),

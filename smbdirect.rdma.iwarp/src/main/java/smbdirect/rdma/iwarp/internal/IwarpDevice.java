@@ -32,7 +32,7 @@ import smbdirect.rdma.iwarp.IwarpSettings;
  * The software iWARP provider: its I/O loops, listeners, endpoints and pending connection
  * requests, the connection cap, and the capabilities it reports. Thread-safe.
  */
-public final class ProviderImpl {
+public final class IwarpDevice {
 
     /**
      * How long a connection that ends waits for its output to drain and the peer's FIN before its
@@ -41,7 +41,7 @@ public final class ProviderImpl {
      */
     public static final Duration CLOSE_LINGER = Duration.ofNanos(Channel.LINGER_NANOS);
 
-    private static final Logger LOG = LoggerFactory.getLogger(ProviderImpl.class);
+    private static final Logger LOG = LoggerFactory.getLogger(IwarpDevice.class);
     /** Largest send or receive queue depth an endpoint may ask for. */
     static final int MAX_WORK_REQUESTS = 16384;
 
@@ -56,15 +56,15 @@ public final class ProviderImpl {
     private final AtomicLong terminatesReceived = new AtomicLong();
     private final AtomicLong internalErrors;
     private final AtomicLong refusedAtCap = new AtomicLong();
-    private final Set<ListenerImpl> listeners = ConcurrentHashMap.newKeySet();
-    private final Set<EndpointImpl> endpoints = ConcurrentHashMap.newKeySet();
+    private final Set<IwarpListener> listeners = ConcurrentHashMap.newKeySet();
+    private final Set<IwarpEndpoint> endpoints = ConcurrentHashMap.newKeySet();
     private final Set<PassiveSetup> setups = ConcurrentHashMap.newKeySet();
     private final RdmaCapabilities capabilities;
     /** Peer FPDUs up to this size are read through the loops' staging buffers (see {@code Receiver}). */
     private final int receiveStagingLimit = Receiver.stagingLimitProperty();
     private volatile boolean shutdown;
 
-    private ProviderImpl(String instanceName, IwarpSettings settings, IoLoop[] loops, AtomicLong internalErrors) {
+    private IwarpDevice(String instanceName, IwarpSettings settings, IoLoop[] loops, AtomicLong internalErrors) {
         this.instanceName = instanceName;
         this.settings = settings;
         this.loops = loops;
@@ -74,7 +74,7 @@ public final class ProviderImpl {
     }
 
     /** Starts a provider with {@code settings.ioThreads()} I/O threads named {@code smbdirect-iwarp-<instance>-io-<n>}. */
-    public static ProviderImpl open(String instanceName, IwarpSettings settings) throws IOException {
+    public static IwarpDevice open(String instanceName, IwarpSettings settings) throws IOException {
         Objects.requireNonNull(settings, "settings");
         IoLoop[] loops = new IoLoop[settings.ioThreads()];
         AtomicLong internalErrors = new AtomicLong();
@@ -95,7 +95,7 @@ public final class ProviderImpl {
             l.start();
         }
         LOG.debug("iWARP provider {} started: {}", instanceName, settings);
-        return new ProviderImpl(instanceName, settings, loops, internalErrors);
+        return new IwarpDevice(instanceName, settings, loops, internalErrors);
     }
 
     public IwarpSettings settings() {
@@ -154,7 +154,7 @@ public final class ProviderImpl {
             }
             server.bind(bindAddress, 128);
             InetSocketAddress local = (InetSocketAddress) server.getLocalAddress();
-            ListenerImpl listener = new ListenerImpl(this, loop, server, handler, local);
+            IwarpListener listener = new IwarpListener(this, loop, server, handler, local);
             ServerSocketChannel s = server;
             IOException[] failure = new IOException[1];
             boolean done = loop.runAndWait(() -> {
@@ -203,12 +203,12 @@ public final class ProviderImpl {
         Objects.requireNonNull(handler, "handler");
         checkOpen("createEndpoint");
         checkConfig(config);
-        EndpointImpl ep = new EndpointImpl(this, nextLoop(), config, handler);
+        IwarpEndpoint ep = new IwarpEndpoint(this, nextLoop(), config, handler);
         track(ep);
         return ep;
     }
 
-    void track(EndpointImpl ep) throws RdmaException {
+    void track(IwarpEndpoint ep) throws RdmaException {
         endpoints.add(ep);
         if (shutdown) {
             endpoints.remove(ep);
@@ -216,11 +216,11 @@ public final class ProviderImpl {
         }
     }
 
-    void forget(EndpointImpl ep) {
+    void forget(IwarpEndpoint ep) {
         endpoints.remove(ep);
     }
 
-    void forget(ListenerImpl listener) {
+    void forget(IwarpListener listener) {
         listeners.remove(listener);
     }
 
@@ -320,7 +320,7 @@ public final class ProviderImpl {
     /** Registrations alive on the endpoints not yet closed. */
     public int registrations() {
         int n = 0;
-        for (EndpointImpl e : endpoints) {
+        for (IwarpEndpoint e : endpoints) {
             n += e.regions.size();
         }
         return n;
@@ -351,12 +351,12 @@ public final class ProviderImpl {
         }
         shutdown = true;
         long deadline = System.nanoTime() + millis * 1_000_000L;
-        for (ListenerImpl l : new ArrayList<>(listeners)) {
+        for (IwarpListener l : new ArrayList<>(listeners)) {
             l.loop().execute(() -> l.fail(smbdirect.api.rdma.DisconnectCause.PROVIDER_SHUTDOWN,
                     "the iWARP provider " + instanceName + " is shutting down"));
         }
         listeners.clear();
-        for (EndpointImpl e : new ArrayList<>(endpoints)) {
+        for (IwarpEndpoint e : new ArrayList<>(endpoints)) {
             e.loop.execute(() -> e.shutdown("the iWARP provider " + instanceName + " is shutting down"));
         }
         for (PassiveSetup s : new ArrayList<>(setups)) {

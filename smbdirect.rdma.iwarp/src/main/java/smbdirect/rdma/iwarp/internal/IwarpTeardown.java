@@ -7,7 +7,7 @@ import org.slf4j.LoggerFactory;
 
 import smbdirect.api.rdma.DisconnectCause;
 import smbdirect.api.rdma.RdmaEndpointHandler;
-import smbdirect.rdma.iwarp.internal.EndpointImpl.State;
+import smbdirect.rdma.iwarp.internal.IwarpEndpoint.State;
 
 /**
  * How one endpoint ends: once, for any cause (iwarp.md §5.7). {@link #end} stops the setup's
@@ -24,11 +24,11 @@ import smbdirect.rdma.iwarp.internal.EndpointImpl.State;
  * endpoint's state under its lock; the rest runs on the I/O thread, and the handler is called
  * without the lock.
  */
-final class Teardown {
+final class IwarpTeardown {
 
-    private static final Logger LOG = LoggerFactory.getLogger(Teardown.class);
+    private static final Logger LOG = LoggerFactory.getLogger(IwarpTeardown.class);
 
-    private final EndpointImpl ep;
+    private final IwarpEndpoint ep;
     /** The endpoint's lock: guards its state and {@link #disconnectRequested}. */
     private final Object lock;
     private final RdmaEndpointHandler handler;
@@ -36,7 +36,7 @@ final class Teardown {
     /** Guarded by lock. */
     private boolean disconnectRequested;
 
-    Teardown(EndpointImpl ep, Object lock, RdmaEndpointHandler handler) {
+    IwarpTeardown(IwarpEndpoint ep, Object lock, RdmaEndpointHandler handler) {
         this.ep = ep;
         this.lock = lock;
         this.handler = handler;

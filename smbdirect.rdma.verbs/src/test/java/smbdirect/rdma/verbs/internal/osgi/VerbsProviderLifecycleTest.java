@@ -21,7 +21,7 @@ import smbdirect.rdma.verbs.internal.VerbsSettings;
 import smbdirect.rdma.verbs.internal.disni.DisniNativeAccess;
 
 /** The provider service exists only when the probe succeeds; the status service always. */
-class ProviderLifecycleTest {
+class VerbsProviderLifecycleTest {
 
     @TempDir
     Path sys;
@@ -32,7 +32,7 @@ class ProviderLifecycleTest {
     private final List<Registration> registered = new ArrayList<>();
     private final List<Registration> unregistered = new ArrayList<>();
 
-    private ProviderLifecycle.Registrar registrar() {
+    private VerbsProviderLifecycle.Registrar registrar() {
         return (type, service, properties) -> {
             Registration r = new Registration(type, service, properties);
             registered.add(r);
@@ -43,7 +43,7 @@ class ProviderLifecycleTest {
     @Test
     void unavailableProbeRegistersOnlyTheStatusWithTheReason() {
         VerbsProbe failing = new VerbsProbe(new DisniNativeAccess(), new SysfsDevices(sys));
-        ProviderLifecycle lifecycle = new ProviderLifecycle(failing::probe, registrar());
+        VerbsProviderLifecycle lifecycle = new VerbsProviderLifecycle(failing::probe, registrar());
         VerbsProbe.Result result = lifecycle.start(VerbsSettings.defaults());
         // the sysfs tree is an empty directory: no device, with or without libdisni on this machine
         assertFalse(result.available(), result.status());
@@ -61,7 +61,7 @@ class ProviderLifecycleTest {
 
     @Test
     void invalidConfigurationRegistersOnlyTheStatus() {
-        ProviderLifecycle lifecycle = new ProviderLifecycle(null, registrar());
+        VerbsProviderLifecycle lifecycle = new VerbsProviderLifecycle(null, registrar());
         lifecycle.invalidConfiguration("smbdirect.rdma.verbs: cqSize = 1 is invalid (must be >= 2)");
         assertEquals(1, registered.size());
         assertEquals("unavailable: invalid configuration: smbdirect.rdma.verbs: cqSize = 1 is invalid (must be >= 2)",
@@ -70,7 +70,7 @@ class ProviderLifecycleTest {
 
     @Test
     void availableProbeRegistersTheProviderRankedAboveTheMock() {
-        ProviderLifecycle lifecycle = new ProviderLifecycle(settings -> new VerbsProbe.Result(new NullBackend(),
+        VerbsProviderLifecycle lifecycle = new VerbsProviderLifecycle(settings -> new VerbsProbe.Result(new NullBackend(),
                 "irdma0", TransportType.IWARP, new InetSocketAddress("198.51.100.7", 0), null), registrar());
         lifecycle.start(VerbsSettings.defaults());
         assertEquals(2, registered.size());
@@ -89,13 +89,13 @@ class ProviderLifecycleTest {
 
     @Test
     void bothServicesNameTheChosenBackendAndWhyOthersWereNotTaken() {
-        ProviderLifecycle lifecycle = new ProviderLifecycle(settings -> new VerbsProbe.Result(new NullBackend(),
+        VerbsProviderLifecycle lifecycle = new VerbsProviderLifecycle(settings -> new VerbsProbe.Result(new NullBackend(),
                 "disni", "irdma0", TransportType.IWARP, new InetSocketAddress("198.51.100.7", 0), null, null,
                 "rdma-core: needs JDK 22+"), registrar());
         lifecycle.start(VerbsSettings.defaults());
         for (Registration r : registered) {
-            assertEquals("disni", r.properties().get(ProviderLifecycle.BACKEND), r.type().toString());
-            assertEquals("rdma-core: needs JDK 22+", r.properties().get(ProviderLifecycle.BACKEND_NOTES));
+            assertEquals("disni", r.properties().get(VerbsProviderLifecycle.BACKEND), r.type().toString());
+            assertEquals("rdma-core: needs JDK 22+", r.properties().get(VerbsProviderLifecycle.BACKEND_NOTES));
         }
         String described = ((RdmaProvider) registered.get(0).service()).describeSettings();
         assertTrue(described.contains("bind address 198.51.100.7"), described);
@@ -105,13 +105,13 @@ class ProviderLifecycleTest {
 
     @Test
     void anUnavailableProbeStillNamesEveryBackendItTried() {
-        ProviderLifecycle lifecycle = new ProviderLifecycle(settings -> VerbsProbe.Result.unavailable(
+        VerbsProviderLifecycle lifecycle = new VerbsProviderLifecycle(settings -> VerbsProbe.Result.unavailable(
                 "rdma-core: needs JDK 22+; disni: libdisni not on java.library.path"), registrar());
         lifecycle.start(VerbsSettings.defaults());
         assertEquals(1, registered.size());
         assertEquals("unavailable: rdma-core: needs JDK 22+; disni: libdisni not on java.library.path",
                 registered.get(0).properties().get(VerbsStatus.STATUS));
-        assertEquals(null, registered.get(0).properties().get(ProviderLifecycle.BACKEND));
+        assertEquals(null, registered.get(0).properties().get(VerbsProviderLifecycle.BACKEND));
         lifecycle.stop();
     }
 }

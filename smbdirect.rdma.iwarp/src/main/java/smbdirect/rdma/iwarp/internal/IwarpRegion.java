@@ -19,12 +19,12 @@ import smbdirect.api.rdma.MemoryRegion;
  * belong to the endpoint's I/O thread; the consumer's {@link #buffer()} view is never used by the
  * provider, so its position and limit do not matter.
  */
-final class RegionImpl implements MemoryRegion {
+final class IwarpRegion implements MemoryRegion {
 
     /** Transmit views a region starts with: one per FPDU of a first batch; grown with the batch ({@link Transmitter#MAX_BATCH}). */
     static final int TX_VIEWS = Transmitter.FIRST_BATCH;
 
-    final EndpointImpl owner;
+    final IwarpEndpoint owner;
     final int stag;
     final int localKey;
     final long base;
@@ -44,7 +44,7 @@ final class RegionImpl implements MemoryRegion {
     volatile boolean registered = true;
     volatile boolean valid = true;
 
-    RegionImpl(EndpointImpl owner, ByteBuffer registered, Set<MemoryAccess> access, int stag, int localKey, long base) {
+    IwarpRegion(IwarpEndpoint owner, ByteBuffer registered, Set<MemoryAccess> access, int stag, int localKey, long base) {
         this.owner = owner;
         this.memory = registered.slice();
         this.userView = memory.duplicate();

@@ -6,10 +6,11 @@ import org.slf4j.LoggerFactory;
 import smbdirect.api.rdma.CompletionStatus;
 import smbdirect.api.rdma.EndpointSettings;
 import smbdirect.api.rdma.MemoryRegion;
+import smbdirect.api.rdma.MutableWorkCompletion;
 import smbdirect.api.rdma.RdmaEndpointHandler;
 import smbdirect.api.rdma.RdmaException;
 import smbdirect.api.rdma.WorkRequestType;
-import smbdirect.rdma.iwarp.internal.EndpointImpl.State;
+import smbdirect.rdma.iwarp.internal.IwarpEndpoint.State;
 import smbdirect.rdma.iwarp.internal.wire.Rdmap;
 
 /**
@@ -25,34 +26,34 @@ import smbdirect.rdma.iwarp.internal.wire.Rdmap;
  * <p>Allocation-free: the work requests are pooled in the rings and the completion is one reused
  * flyweight. The handler is called on the I/O thread only, never while the lock is held.
  */
-final class WorkQueues {
+final class SendAndReceiveQueues {
 
-    private static final Logger LOG = LoggerFactory.getLogger(WorkQueues.class);
+    private static final Logger LOG = LoggerFactory.getLogger(SendAndReceiveQueues.class);
 
-    final WorkRing<SendWr> sq;
-    final WorkRing<RecvWr> rq;
-    private final EndpointImpl ep;
+    final WorkRequestRing<SendWr> sq;
+    final WorkRequestRing<RecvWr> rq;
+    private final IwarpEndpoint ep;
     /** The endpoint's lock: a post and a change of the endpoint's state exclude each other. */
     private final Object lock;
     private final RegionTable regions;
     private final RdmaEndpointHandler handler;
-    private final WorkCompletionImpl completion = new WorkCompletionImpl();
+    private final MutableWorkCompletion completion = new MutableWorkCompletion();
     /** I/O thread: some request is done and not yet delivered. */
     private boolean ready;
 
-    WorkQueues(EndpointImpl ep, Object lock, EndpointSettings config, RegionTable regions, RdmaEndpointHandler handler) {
+    SendAndReceiveQueues(IwarpEndpoint ep, Object lock, EndpointSettings config, RegionTable regions, RdmaEndpointHandler handler) {
         this.ep = ep;
         this.lock = lock;
         this.regions = regions;
         this.handler = handler;
-        this.sq = new WorkRing<>(config.sendQueueDepth(), SendWr::new);
-        this.rq = new WorkRing<>(config.receiveQueueDepth(), RecvWr::new);
+        this.sq = new WorkRequestRing<>(config.sendQueueDepth(), SendWr::new);
+        this.rq = new WorkRequestRing<>(config.receiveQueueDepth(), RecvWr::new);
     }
 
     // ------------------------------------------------------------------ posting (any thread)
 
     void postReceive(MemoryRegion region, int offset, int length, long wrId) throws RdmaException {
-        RegionImpl r = regions.usable(region, offset, length, "postReceive");
+        IwarpRegion r = regions.usable(region, offset, length, "postReceive");
         if (!r.localWrite) {
             throw new RdmaException("postReceive: " + r + " lacks LOCAL_WRITE");
         }
@@ -75,27 +76,27 @@ final class WorkQueues {
     }
 
     void postSend(MemoryRegion region, int offset, int length, long wrId) throws RdmaException {
-        RegionImpl r = regions.usable(region, offset, length, "postSend");
+        IwarpRegion r = regions.usable(region, offset, length, "postSend");
         post(WorkRequestType.SEND, Rdmap.SEND, r, offset, length, 0, 0, 0, wrId, "postSend");
     }
 
     void postSendWithInvalidate(MemoryRegion region, int offset, int length, int remoteToken, long wrId)
             throws RdmaException {
-        RegionImpl r = regions.usable(region, offset, length, "postSendWithInvalidate");
+        IwarpRegion r = regions.usable(region, offset, length, "postSendWithInvalidate");
         post(WorkRequestType.SEND, Rdmap.SEND_INVALIDATE, r, offset, length, 0, 0, remoteToken, wrId,
                 "postSendWithInvalidate");
     }
 
     void postRdmaWrite(MemoryRegion local, int localOffset, int length, long remoteAddress, int remoteToken,
             long wrId) throws RdmaException {
-        RegionImpl r = regions.usable(local, localOffset, length, "postRdmaWrite");
+        IwarpRegion r = regions.usable(local, localOffset, length, "postRdmaWrite");
         post(WorkRequestType.RDMA_WRITE, Rdmap.RDMA_WRITE, r, localOffset, length, remoteAddress, remoteToken, 0,
                 wrId, "postRdmaWrite");
     }
 
     void postRdmaRead(MemoryRegion local, int localOffset, int length, long remoteAddress, int remoteToken,
             long wrId) throws RdmaException {
-        RegionImpl r = regions.usable(local, localOffset, length, "postRdmaRead");
+        IwarpRegion r = regions.usable(local, localOffset, length, "postRdmaRead");
         if (!r.localWrite) {
             throw new RdmaException("postRdmaRead: the sink " + r + " lacks LOCAL_WRITE");
         }
@@ -104,14 +105,14 @@ final class WorkQueues {
     }
 
     void postLocalInvalidate(MemoryRegion region, long wrId) throws RdmaException {
-        RegionImpl r = regions.own(region, "postLocalInvalidate");
+        IwarpRegion r = regions.own(region, "postLocalInvalidate");
         if (!r.registered) {
             throw new RdmaException("postLocalInvalidate: " + r + " is deregistered");
         }
         post(WorkRequestType.LOCAL_INVALIDATE, -1, r, 0, 0, 0, 0, 0, wrId, "postLocalInvalidate");
     }
 
-    private void post(WorkRequestType type, int opcode, RegionImpl r, int offset, int length, long remoteAddress,
+    private void post(WorkRequestType type, int opcode, IwarpRegion r, int offset, int length, long remoteAddress,
             int remoteToken, int invalidateToken, long wrId, String operation) throws RdmaException {
         synchronized (lock) {
             if (ep.state() != State.ESTABLISHED) {
@@ -214,7 +215,7 @@ final class WorkQueues {
             return;
         }
         try {
-            handler.onCompletion(completion.fill(wrId, type, status, bytes, invalidated, stag));
+            handler.onCompletion(completion.fill(wrId, type, status, bytes, invalidated, stag, 0));
         } catch (RuntimeException e) {
             LOG.error("onCompletion handler of {} failed", ep, e);
         }

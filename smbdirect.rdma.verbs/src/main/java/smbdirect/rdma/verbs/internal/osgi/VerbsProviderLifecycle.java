@@ -18,9 +18,9 @@ import smbdirect.rdma.verbs.internal.VerbsSettings;
  * if the probe succeeded, and always register a {@link VerbsStatus}. Not thread-safe: driven by the
  * component's activate/deactivate.
  */
-final class ProviderLifecycle {
+final class VerbsProviderLifecycle {
 
-    private static final Logger LOG = LoggerFactory.getLogger(ProviderLifecycle.class);
+    private static final Logger LOG = LoggerFactory.getLogger(VerbsProviderLifecycle.class);
     static final int RANKING = 100;
     /** Service property: the backend in use ({@code rdma-core}, {@code disni}). */
     static final String BACKEND = "smbdirect.rdma.backend";
@@ -38,7 +38,7 @@ final class ProviderLifecycle {
     private Runnable providerRegistration;
     private Runnable statusRegistration;
 
-    ProviderLifecycle(Function<VerbsSettings, VerbsProbe.Result> probe, Registrar registrar) {
+    VerbsProviderLifecycle(Function<VerbsSettings, VerbsProbe.Result> probe, Registrar registrar) {
         this.probe = probe;
         this.registrar = registrar;
     }

@@ -26,13 +26,13 @@ import smbdirect.rdma.mock.MockProvider;
  * A queue pair of the fabric: its state, its connection setup ({@code connect}, {@code accept}),
  * registrations, posting and the inspection API of {@link MockEndpoint}. Its concerns: the
  * execution of send-queue work requests at the peer ({@link Execution}), the faults a test arms
- * ({@link FaultInjection}), how the connection ends ({@link Teardown}), and the delivery of its
+ * ({@link FaultInjection}), how the connection ends ({@link MockTeardown}), and the delivery of its
  * callbacks ({@link Deliverable}).
  *
  * <h2>The lock protocol</h2>
  * <ul>
  * <li><b>One lock per connection.</b> {@link #lock} is created with an active endpoint
- * ({@link ProviderImpl#createEndpoint}); the passive endpoint created from its connection request
+ * ({@link MockDevice#createEndpoint}); the passive endpoint created from its connection request
  * gets the same object ({@link ConnectRequestImpl#createEndpoint}). An endpoint that never connects
  * has its own. So a transmission touching both sides takes one lock, and different connections never
  * contend. A listener has a lock of its own.</li>
@@ -40,12 +40,12 @@ import smbdirect.rdma.mock.MockProvider;
  * depths, the connection request, the queues, the pool, the outstanding counts, the registrations,
  * the counters), the {@link FaultInjection} and {@link Deliverable} state of both (the callback
  * queue and pool, who delivers, holding), the {@link ConnectRequestImpl}'s phase and passive
- * endpoint, and {@code RegionImpl.registered}. {@code RegionImpl.valid} is written under it and is
+ * endpoint, and {@code MockRegion.registered}. {@code MockRegion.valid} is written under it and is
  * volatile, because {@code isValid()} reads it without; so are the two flags {@link Deliverable}
  * reads first without it ({@code queued}, {@code scheduled}, see there). Everything else is final
  * or confined to one thread (a THREADED worker's batch array).</li>
  * <li><b>Who takes it.</b> This class's SPI and inspection methods, {@link FaultInjection}'s arming,
- * {@link Teardown}'s {@code disconnect}, {@code close}, {@code crash} and {@code deviceGone},
+ * {@link MockTeardown}'s {@code disconnect}, {@code close}, {@code crash} and {@code deviceGone},
  * {@link ConnectRequestImpl} ({@code createEndpoint}, {@code reject}, {@code abandon}),
  * {@link Deliverable} (taking and recycling callbacks, hold and release, scheduling),
  * {@link #transmitOne} (a DETERMINISTIC step) and {@code FabricImpl.stats()}, one endpoint at a
@@ -69,7 +69,7 @@ import smbdirect.rdma.mock.MockProvider;
  * mutation a test passes to {@code corruptSend}.</li>
  * </ul>
  */
-final class EndpointImpl extends Deliverable implements MockEndpoint {
+final class MockQueuePair extends Deliverable implements MockEndpoint {
     static final byte[] NO_BYTES = new byte[0];
     private static final int IB_CONNECT_PRIVATE_DATA = 56;
     private static final int IB_ACCEPT_PRIVATE_DATA = 196;
@@ -77,14 +77,14 @@ final class EndpointImpl extends Deliverable implements MockEndpoint {
 
     /** DETERMINISTIC: the action "transmit this endpoint's next queued send work request". */
     static final class TransmitTicket {
-        final EndpointImpl endpoint;
+        final MockQueuePair endpoint;
 
-        TransmitTicket(EndpointImpl endpoint) {
+        TransmitTicket(MockQueuePair endpoint) {
             this.endpoint = endpoint;
         }
     }
 
-    final ProviderImpl provider;
+    final MockDevice provider;
     final long id;
     final boolean active;
     private final EndpointSettings config;
@@ -93,7 +93,7 @@ final class EndpointImpl extends Deliverable implements MockEndpoint {
     private final TransmitTicket transmitTicket = new TransmitTicket(this);
 
     State state;
-    EndpointImpl peer;
+    MockQueuePair peer;
     boolean peerLost;
     private InetSocketAddress localAddress;
     private InetSocketAddress peerAddress;
@@ -107,13 +107,13 @@ final class EndpointImpl extends Deliverable implements MockEndpoint {
     private final ArrayDeque<Wr> wrPool = new ArrayDeque<>();
     int sendOutstanding;
     int recvOutstanding;
-    final IntMap<RegionImpl> regions = new IntMap<>();
+    final IntMap<MockRegion> regions = new IntMap<>();
     long sendsTransmitted;
     final FaultInjection faults = new FaultInjection(this);
     private final Execution execution = new Execution(this);
-    final Teardown teardown = new Teardown(this);
+    final MockTeardown teardown = new MockTeardown(this);
 
-    EndpointImpl(FabricImpl fabric, ProviderImpl provider, RdmaCapabilities caps, EndpointSettings config,
+    MockQueuePair(FabricImpl fabric, MockDevice provider, RdmaCapabilities caps, EndpointSettings config,
             RdmaEndpointHandler handler, boolean active, Object lock) {
         super(fabric, lock);
         this.provider = provider;
@@ -162,7 +162,7 @@ final class EndpointImpl extends Deliverable implements MockEndpoint {
             offeredIrd = Math.min(parameters.inboundReadDepth(), caps.maxInboundReadDepth());
             offeredOrd = Math.min(parameters.outboundReadDepth(), caps.maxOutboundReadDepth());
         }
-        ListenerImpl listener = fabric.findListener(target);
+        MockListener listener = fabric.findListener(target);
         String unreachable = null;
         if (listener == null) {
             unreachable = "no listener at " + target;
@@ -196,7 +196,7 @@ final class EndpointImpl extends Deliverable implements MockEndpoint {
     private void failConnect(DisconnectCause cause, String detail, byte[] data) {
         synchronized (lock) {
             if (state == State.CONNECTING) {
-                Teardown.breakSide(this, cause, detail, data);
+                MockTeardown.breakSide(this, cause, detail, data);
             }
         }
         signal();
@@ -211,7 +211,7 @@ final class EndpointImpl extends Deliverable implements MockEndpoint {
             throw new RdmaException("accept private data of " + privateData.length + " bytes exceeds the "
                     + provider.transportType() + " limit of " + limit + " bytes");
         }
-        EndpointImpl a;
+        MockQueuePair a;
         synchronized (lock) {
             if (active) {
                 throw new RdmaException("accept on endpoint " + id + " that was not created from a connection request");
@@ -242,7 +242,7 @@ final class EndpointImpl extends Deliverable implements MockEndpoint {
         a.signal();
     }
 
-    private static void established(EndpointImpl ep, byte[] data) {
+    private static void established(MockQueuePair ep, byte[] data) {
         Event e = ep.obtainEvent();
         e.kind = Event.ESTABLISHED;
         e.data = data;
@@ -253,7 +253,7 @@ final class EndpointImpl extends Deliverable implements MockEndpoint {
     void requestEnded(ConnectRequestImpl r, DisconnectCause cause, String detail, byte[] data) {
         if (state == State.CONNECTING && request == r) {
             request = null;
-            Teardown.breakSide(this, cause, detail, data);
+            MockTeardown.breakSide(this, cause, detail, data);
         }
     }
 
@@ -319,7 +319,7 @@ final class EndpointImpl extends Deliverable implements MockEndpoint {
         if (provider.takeRegistrationFailure()) {
             throw new RdmaException("registration of " + length + " bytes failed (injected fault)");
         }
-        RegionImpl region = new RegionImpl(this, buffer, access, fabric.newKey(), fabric.newKey(),
+        MockRegion region = new MockRegion(this, buffer, access, fabric.newKey(), fabric.newKey(),
                 fabric.newAddress());
         synchronized (lock) {
             if (state == State.CLOSED) {
@@ -332,7 +332,7 @@ final class EndpointImpl extends Deliverable implements MockEndpoint {
 
     @Override
     public void deregister(MemoryRegion region) throws RdmaException {
-        RegionImpl r = region(region);
+        MockRegion r = region(region);
         synchronized (lock) {
             if (r.owner != this) {
                 throw new RdmaException(r + " is not registered on endpoint " + id);
@@ -349,9 +349,9 @@ final class EndpointImpl extends Deliverable implements MockEndpoint {
         }
     }
 
-    private static RegionImpl region(MemoryRegion region) throws RdmaException {
+    private static MockRegion region(MemoryRegion region) throws RdmaException {
         Objects.requireNonNull(region, "region");
-        if (region instanceof RegionImpl r) {
+        if (region instanceof MockRegion r) {
             return r;
         }
         throw new RdmaException(region + " was not registered by a mock provider");
@@ -361,8 +361,8 @@ final class EndpointImpl extends Deliverable implements MockEndpoint {
 
     @Override
     public void postReceive(MemoryRegion region, int offset, int length, long wrId) throws RdmaException {
-        RegionImpl r = region(region);
-        EndpointImpl p;
+        MockRegion r = region(region);
+        MockQueuePair p;
         synchronized (lock) {
             if (state == State.DISCONNECTED || state == State.CLOSED) {
                 throw notPostable("post a receive");
@@ -421,9 +421,9 @@ final class EndpointImpl extends Deliverable implements MockEndpoint {
         postSendQueue(WorkRequestType.LOCAL_INVALIDATE, region(region), 0, 0, 0L, 0, false, wrId);
     }
 
-    private void postSendQueue(WorkRequestType type, RegionImpl r, int offset, int length, long remoteAddress,
+    private void postSendQueue(WorkRequestType type, MockRegion r, int offset, int length, long remoteAddress,
             int remoteToken, boolean withInvalidate, long wrId) throws RdmaException {
-        EndpointImpl p;
+        MockQueuePair p;
         synchronized (lock) {
             if (state != State.CONNECTED) {
                 throw notPostable("post " + (withInvalidate ? "SEND_WITH_INVALIDATE" : type.name()));
@@ -456,7 +456,7 @@ final class EndpointImpl extends Deliverable implements MockEndpoint {
                 + (state == State.CONNECTED ? "" : " (not connected)"));
     }
 
-    private Wr obtainWr(WorkRequestType type, long wrId, RegionImpl r, int offset, int length) {
+    private Wr obtainWr(WorkRequestType type, long wrId, MockRegion r, int offset, int length) {
         Wr wr = wrPool.poll();
         if (wr == null) {
             wr = new Wr();
@@ -473,7 +473,7 @@ final class EndpointImpl extends Deliverable implements MockEndpoint {
         return wr;
     }
 
-    void signalBoth(EndpointImpl p) {
+    void signalBoth(MockQueuePair p) {
         signal();
         if (p != null) {
             p.signal();
@@ -482,7 +482,7 @@ final class EndpointImpl extends Deliverable implements MockEndpoint {
 
     /** DETERMINISTIC: executes the next queued send work request. */
     boolean transmitOne() {
-        EndpointImpl p;
+        MockQueuePair p;
         synchronized (lock) {
             Wr wr = sendQueue.poll();
             if (wr == null) {

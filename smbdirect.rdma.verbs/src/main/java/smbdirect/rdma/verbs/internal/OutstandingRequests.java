@@ -14,7 +14,7 @@ import smbdirect.api.rdma.WorkRequestType;
  *
  * <p>Not thread-safe: guarded by the owning endpoint's lock.
  */
-final class WorkQueue {
+final class OutstandingRequests {
 
     private final String name;
     private final int capacity;
@@ -35,11 +35,11 @@ final class WorkQueue {
     private int size;
     private int bindsQueued;
 
-    WorkQueue(String name, int capacity) {
+    OutstandingRequests(String name, int capacity) {
         this(name, capacity, 0);
     }
 
-    WorkQueue(String name, int capacity, int bindCapacity) {
+    OutstandingRequests(String name, int capacity, int bindCapacity) {
         this.name = name;
         this.capacity = capacity;
         this.bindCapacity = bindCapacity;

@@ -30,17 +30,17 @@ import smbdirect.rdma.iwarp.RtrMode;
  * <ul>
  * <li>{@link ActiveSetup} (connect) or {@link PassiveSetup} (accept): the MPA connection setup;
  * each owns the channel until it calls {@link #establish};</li>
- * <li>{@link RegionTable}: the registrations; {@link WorkQueues}: posting, flushing and the
+ * <li>{@link RegionTable}: the registrations; {@link SendAndReceiveQueues}: posting, flushing and the
  * delivery of completions in post order;</li>
  * <li>{@link Transmitter} and {@link Receiver}, created by {@link #establish}: RDMA mode;</li>
  * <li>{@link Termination}: the Terminates; {@link Invalidation}: invalidation and the check of a
  * request's own region;</li>
- * <li>{@link Teardown}: the end, once, for any cause.</li>
+ * <li>{@link IwarpTeardown}: the end, once, for any cause.</li>
  * </ul>
  *
  * <p>Threading: SPI methods may be called from any thread. {@code lock} guards every change of the
- * state (here and in {@link Teardown}) and a post's check of the state together with the filling of
- * its ring slot ({@link WorkQueues}), so no post lands after the end has flushed the queues; the
+ * state (here and in {@link IwarpTeardown}) and a post's check of the state together with the filling of
+ * its ring slot ({@link SendAndReceiveQueues}), so no post lands after the end has flushed the queues; the
  * state is volatile, so the I/O thread reads it without the lock. While it is held no handler or
  * other consumer code runs, and the only other monitor taken is the {@link PassiveSetup}'s, by
  * {@code accept} (this lock first, never the reverse). Posting fills a pooled work request under
@@ -51,9 +51,9 @@ import smbdirect.rdma.iwarp.RtrMode;
  * when the connection ends every outstanding request is completed (FLUSHED unless it failed) before
  * {@code onDisconnected}, which is the last callback.
  */
-final class EndpointImpl implements RdmaEndpoint, IoHandler {
+final class IwarpEndpoint implements RdmaEndpoint, IoHandler {
 
-    private static final Logger LOG = LoggerFactory.getLogger(EndpointImpl.class);
+    private static final Logger LOG = LoggerFactory.getLogger(IwarpEndpoint.class);
 
     enum State {
         /** Active, created; receives may be posted. */
@@ -74,17 +74,17 @@ final class EndpointImpl implements RdmaEndpoint, IoHandler {
         CLOSED
     }
 
-    final ProviderImpl provider;
+    final IwarpDevice provider;
     final IoLoop loop;
     final IwarpSettings settings;
     final RegionTable regions;
-    final WorkQueues queues;
+    final SendAndReceiveQueues queues;
     final Termination termination;
     final Invalidation invalidation;
-    private final Teardown teardown;
+    private final IwarpTeardown teardown;
     final AtomicBoolean scheduled = new AtomicBoolean();
     /** The loop's work list link (written before the list's CAS publishes it). */
-    EndpointImpl nextScheduled;
+    IwarpEndpoint nextScheduled;
 
     private final RdmaEndpointHandler handler;
     private final boolean passive;
@@ -109,12 +109,12 @@ final class EndpointImpl implements RdmaEndpoint, IoHandler {
     private boolean ended;
 
     /** An active endpoint. */
-    EndpointImpl(ProviderImpl provider, IoLoop loop, EndpointSettings config, RdmaEndpointHandler handler) {
+    IwarpEndpoint(IwarpDevice provider, IoLoop loop, EndpointSettings config, RdmaEndpointHandler handler) {
         this(provider, loop, config, handler, null);
     }
 
     /** A passive endpoint created from {@code setup}'s request (on the request's loop). */
-    EndpointImpl(ProviderImpl provider, IoLoop loop, EndpointSettings config, RdmaEndpointHandler handler,
+    IwarpEndpoint(IwarpDevice provider, IoLoop loop, EndpointSettings config, RdmaEndpointHandler handler,
             PassiveSetup setup) {
         this.provider = provider;
         this.loop = loop;
@@ -124,10 +124,10 @@ final class EndpointImpl implements RdmaEndpoint, IoHandler {
         this.passive = setup != null;
         this.active = passive ? null : new ActiveSetup(this);
         this.regions = new RegionTable(this, provider.random());
-        this.queues = new WorkQueues(this, lock, config, regions, this.handler);
+        this.queues = new SendAndReceiveQueues(this, lock, config, regions, this.handler);
         this.termination = new Termination(this);
         this.invalidation = new Invalidation(this, regions);
-        this.teardown = new Teardown(this, lock, this.handler);
+        this.teardown = new IwarpTeardown(this, lock, this.handler);
         this.state = passive ? State.REQUESTED : State.IDLE;
         if (passive) {
             this.localAddress = setup.localAddress();
@@ -498,7 +498,7 @@ final class EndpointImpl implements RdmaEndpoint, IoHandler {
 
     // ------------------------------------------------------------------ the end
 
-    /** I/O thread: the connection ends (or never comes) with {@code cause}; see {@link Teardown#end}. */
+    /** I/O thread: the connection ends (or never comes) with {@code cause}; see {@link IwarpTeardown#end}. */
     void end(DisconnectCause cause, String detail, ByteBuffer terminate, ByteBuffer rejectData) {
         teardown.end(cause, detail, terminate, rejectData);
     }

@@ -30,11 +30,11 @@ import smbdirect.rdma.iwarp.IwarpSettings;
 import smbdirect.rdma.iwarp.RtrMode;
 
 /** The component's logic without a framework: validation, registration, re-registration on change. */
-class ProviderLifecycleTest {
+class IwarpProviderLifecycleTest {
 
     /** Registrations a fake framework holds: provider and properties, removed when unregistered. */
     private final List<Map.Entry<RdmaProvider, Dictionary<String, Object>>> registered = new ArrayList<>();
-    private final ProviderLifecycle lifecycle = new ProviderLifecycle((provider, properties) -> {
+    private final IwarpProviderLifecycle lifecycle = new IwarpProviderLifecycle((provider, properties) -> {
         Map.Entry<RdmaProvider, Dictionary<String, Object>> e = Map.entry(provider, properties);
         registered.add(e);
         return () -> registered.remove(e);
@@ -48,7 +48,7 @@ class ProviderLifecycleTest {
 
     @Test
     void theDefaultsRegisterTheProviderWithItsServiceProperties() {
-        assertEquals(ProviderLifecycle.Outcome.APPLIED, lifecycle.configure(config(Map.of())));
+        assertEquals(IwarpProviderLifecycle.Outcome.APPLIED, lifecycle.configure(config(Map.of())));
         assertEquals(1, registered.size());
         Dictionary<String, Object> props = registered.get(0).getValue();
         assertEquals("iwarp", props.get(RdmaProvider.PROVIDER_NAME));
@@ -84,25 +84,25 @@ class ProviderLifecycleTest {
     void aBadValueIsRefusedNamingTheAttributeAndTheRunningProviderStays() {
         lifecycle.configure(config(Map.of()));
         IwarpProvider before = lifecycle.provider();
-        assertEquals(ProviderLifecycle.Outcome.REFUSED, lifecycle.configure(config(Map.of("maxFpduSize", 1461))));
+        assertEquals(IwarpProviderLifecycle.Outcome.REFUSED, lifecycle.configure(config(Map.of("maxFpduSize", 1461))));
         assertTrue(lifecycle.lastRefusal().contains("maxFpduSize = 1461"), lifecycle.lastRefusal());
         assertSame(before, lifecycle.provider());
         assertTrue(before.isOpen());
         assertEquals(1, registered.size());
-        assertEquals(ProviderLifecycle.Outcome.REFUSED,
+        assertEquals(IwarpProviderLifecycle.Outcome.REFUSED,
                 lifecycle.configure(config(Map.of("listenAddresses", new String[] {"example.com"}))));
         assertTrue(lifecycle.lastRefusal().contains("listenAddresses = example.com"), lifecycle.lastRefusal());
-        assertEquals(ProviderLifecycle.Outcome.REFUSED, lifecycle.configure(config(Map.of("peerToPeer", "SOMETIMES"))));
+        assertEquals(IwarpProviderLifecycle.Outcome.REFUSED, lifecycle.configure(config(Map.of("peerToPeer", "SOMETIMES"))));
         assertTrue(lifecycle.lastRefusal().contains("peerToPeer = SOMETIMES"), lifecycle.lastRefusal());
         assertEquals(IwarpSettings.defaults(), lifecycle.settings());
     }
 
     @Test
     void aBadFirstConfigurationRegistersNothing() {
-        assertEquals(ProviderLifecycle.Outcome.REFUSED, lifecycle.configure(config(Map.of("ioThreads", 0))));
+        assertEquals(IwarpProviderLifecycle.Outcome.REFUSED, lifecycle.configure(config(Map.of("ioThreads", 0))));
         assertTrue(registered.isEmpty());
         assertNull(lifecycle.provider());
-        assertEquals(ProviderLifecycle.Outcome.APPLIED, lifecycle.configure(config(Map.of())));
+        assertEquals(IwarpProviderLifecycle.Outcome.APPLIED, lifecycle.configure(config(Map.of())));
         assertEquals(1, registered.size());
     }
 
@@ -110,7 +110,7 @@ class ProviderLifecycleTest {
     void theSameValuesAgainChangeNothing() {
         lifecycle.configure(config(Map.of()));
         IwarpProvider before = lifecycle.provider();
-        assertEquals(ProviderLifecycle.Outcome.UNCHANGED, lifecycle.configure(config(Map.of())));
+        assertEquals(IwarpProviderLifecycle.Outcome.UNCHANGED, lifecycle.configure(config(Map.of())));
         assertSame(before, lifecycle.provider());
     }
 
@@ -145,7 +145,7 @@ class ProviderLifecycleTest {
                         endpointEnd.complete(cause);
                     }
                 });
-        assertEquals(ProviderLifecycle.Outcome.APPLIED,
+        assertEquals(IwarpProviderLifecycle.Outcome.APPLIED,
                 lifecycle.configure(config(Map.of("listenAddresses", new String[] {"127.0.0.1"}, "crc", false))));
         assertEquals(DisconnectCause.PROVIDER_SHUTDOWN, listenerEnd.get(10, TimeUnit.SECONDS));
         assertEquals(DisconnectCause.PROVIDER_SHUTDOWN, endpointEnd.get(10, TimeUnit.SECONDS));
@@ -161,13 +161,13 @@ class ProviderLifecycleTest {
     @Test
     void aMisspeltBooleanOrANumberWithLettersIsRefusedNotTakenAsFalseOrZero() {
         lifecycle.configure(config(Map.of()));
-        assertEquals(ProviderLifecycle.Outcome.REFUSED, lifecycle.configure(config(Map.of("crc", false)),
+        assertEquals(IwarpProviderLifecycle.Outcome.REFUSED, lifecycle.configure(config(Map.of("crc", false)),
                 Map.of("crc", "ture")));
         assertTrue(lifecycle.lastRefusal().contains("crc=ture refused: not true or false"), lifecycle.lastRefusal());
-        assertEquals(ProviderLifecycle.Outcome.REFUSED, lifecycle.configure(config(Map.of()),
+        assertEquals(IwarpProviderLifecycle.Outcome.REFUSED, lifecycle.configure(config(Map.of()),
                 Map.of("ioThreads", "4x")));
         assertTrue(lifecycle.lastRefusal().contains("ioThreads=4x refused: not a whole number"), lifecycle.lastRefusal());
-        assertEquals(ProviderLifecycle.Outcome.UNCHANGED, lifecycle.configure(config(Map.of()),
+        assertEquals(IwarpProviderLifecycle.Outcome.UNCHANGED, lifecycle.configure(config(Map.of()),
                 Map.of("crc", " TRUE ", "ioThreads", "2")));
     }
 

@@ -9,15 +9,15 @@ import smbdirect.api.rdma.RdmaListenHandler;
 import smbdirect.api.rdma.RdmaListener;
 
 /** A listening identifier. Thread-safe; its callbacks are serialised like an endpoint's. */
-final class ListenerImpl extends Deliverable implements RdmaListener {
-    final ProviderImpl provider;
+final class MockListener extends Deliverable implements RdmaListener {
+    final MockDevice provider;
     private final RdmaListenHandler handler;
     private final InetSocketAddress key;
     private final InetSocketAddress bound;
     private final long id;
     private boolean closed;
 
-    ListenerImpl(FabricImpl fabric, ProviderImpl provider, RdmaListenHandler handler, InetSocketAddress key,
+    MockListener(FabricImpl fabric, MockDevice provider, RdmaListenHandler handler, InetSocketAddress key,
             InetSocketAddress bound) {
         super(fabric, new Object());
         this.provider = provider;

@@ -18,26 +18,26 @@ import smbdirect.rdma.mock.MockEndpoint.State;
  * CONNECT_ERROR.
  *
  * <p>Locking: {@link #breakBoth} and {@link #breakSide} run with the connection's lock held
- * ({@link EndpointImpl}) and only queue callbacks; the other methods run on any thread, take the
+ * ({@link MockQueuePair}) and only queue callbacks; the other methods run on any thread, take the
  * lock, and signal the endpoints whose callbacks they queued after releasing it.
  */
-final class Teardown {
-    private static final Logger LOG = LoggerFactory.getLogger(Teardown.class);
+final class MockTeardown {
+    private static final Logger LOG = LoggerFactory.getLogger(MockTeardown.class);
 
-    private final EndpointImpl ep;
+    private final MockQueuePair ep;
 
-    Teardown(EndpointImpl ep) {
+    MockTeardown(MockQueuePair ep) {
         this.ep = ep;
     }
 
     /** Under lock: breaks this side and, if it is connected to this one, the peer. */
     void breakBoth(DisconnectCause local, DisconnectCause remote, String detail) {
-        EndpointImpl p = ep.peer;
+        MockQueuePair p = ep.peer;
         boolean notify = ep.state == State.CONNECTED && !ep.peerLost && p != null && p.state == State.CONNECTED;
         LOG.debug("Endpoint {} breaks: {}", ep.id, detail);
-        breakSide(ep, local, detail, EndpointImpl.NO_BYTES);
+        breakSide(ep, local, detail, MockQueuePair.NO_BYTES);
         if (notify) {
-            breakSide(p, remote, detail, EndpointImpl.NO_BYTES);
+            breakSide(p, remote, detail, MockQueuePair.NO_BYTES);
         }
     }
 
@@ -45,7 +45,7 @@ final class Teardown {
      * Under lock: flushes every work request of {@code ep} that has not executed, then queues
      * onDisconnected as its last callback.
      */
-    static void breakSide(EndpointImpl ep, DisconnectCause cause, String detail, byte[] data) {
+    static void breakSide(MockQueuePair ep, DisconnectCause cause, String detail, byte[] data) {
         if (ep.state == State.DISCONNECTED || ep.state == State.CLOSED) {
             return;
         }
@@ -70,32 +70,32 @@ final class Teardown {
      * Under lock: the connection request of {@code ep}, if still open, is abandoned; when {@code ep}
      * is the passive side, the active side ends with CONNECT_ERROR and {@code detail}.
      */
-    private static void abandonRequest(EndpointImpl ep, String detail) {
+    private static void abandonRequest(MockQueuePair ep, String detail) {
         ConnectRequestImpl r = ep.request;
         if (r != null && r.isOpen()) {
             r.phase = ConnectRequestImpl.Phase.ABANDONED;
             ep.fabric.pendingRequests.remove(r);
             if (!ep.active) {
-                r.active.requestEnded(r, DisconnectCause.CONNECT_ERROR, detail, EndpointImpl.NO_BYTES);
+                r.active.requestEnded(r, DisconnectCause.CONNECT_ERROR, detail, MockQueuePair.NO_BYTES);
             }
         }
     }
 
     /** The SPI's {@code disconnect}: LOCAL here, PEER at a connected peer; a connect in progress ends. */
     void disconnect() {
-        EndpointImpl p;
+        MockQueuePair p;
         synchronized (ep.lock) {
             p = ep.peer;
             if (ep.state == State.CONNECTED) {
                 boolean notify = !ep.peerLost && p != null && p.state == State.CONNECTED;
                 breakSide(ep, DisconnectCause.LOCAL, "disconnect requested on endpoint " + ep.id,
-                        EndpointImpl.NO_BYTES);
+                        MockQueuePair.NO_BYTES);
                 if (notify) {
                     breakSide(p, DisconnectCause.PEER, "the peer disconnected",
-                            EndpointImpl.NO_BYTES);
+                            MockQueuePair.NO_BYTES);
                 }
             } else if (ep.state == State.CONNECTING) {
-                breakSide(ep, DisconnectCause.LOCAL, "disconnect requested while connecting", EndpointImpl.NO_BYTES);
+                breakSide(ep, DisconnectCause.LOCAL, "disconnect requested while connecting", MockQueuePair.NO_BYTES);
             } else {
                 return;
             }
@@ -105,7 +105,7 @@ final class Teardown {
 
     /** The SPI's {@code close}: released at once, no callback after; a connected peer ends with PEER. */
     void close() {
-        EndpointImpl p;
+        MockQueuePair p;
         synchronized (ep.lock) {
             if (ep.state == State.CLOSED) {
                 return;
@@ -113,7 +113,7 @@ final class Teardown {
             p = ep.peer;
             if (ep.state == State.CONNECTED && !ep.peerLost && p != null && p.state == State.CONNECTED) {
                 breakSide(p, DisconnectCause.PEER, "the peer released its queue pair without disconnecting",
-                        EndpointImpl.NO_BYTES);
+                        MockQueuePair.NO_BYTES);
             }
             abandonRequest(ep, "the peer released its endpoint without accepting or rejecting");
             releaseUnderLock();
@@ -126,7 +126,7 @@ final class Teardown {
 
     /** {@code MockEndpoint.crash}: released at once; a connected peer hears nothing and finds it lost. */
     void crash() {
-        EndpointImpl p;
+        MockQueuePair p;
         synchronized (ep.lock) {
             if (ep.state == State.CLOSED) {
                 return;
@@ -147,7 +147,7 @@ final class Teardown {
 
     /** The device went away (removal or shutdown): this side ends, its peer is left half-open. */
     void deviceGone(DisconnectCause cause, String detail) {
-        EndpointImpl p;
+        MockQueuePair p;
         synchronized (ep.lock) {
             if (ep.state == State.CLOSED || ep.state == State.DISCONNECTED) {
                 return;
@@ -156,7 +156,7 @@ final class Teardown {
             if (ep.state == State.CONNECTED && !ep.peerLost && p != null && p.state == State.CONNECTED) {
                 p.peerLost = true;
             }
-            breakSide(ep, cause, detail, EndpointImpl.NO_BYTES);
+            breakSide(ep, cause, detail, MockQueuePair.NO_BYTES);
         }
         ep.signalBoth(p);
     }
@@ -173,7 +173,7 @@ final class Teardown {
         ep.discardEvents();
         ep.sendOutstanding = 0;
         ep.recvOutstanding = 0;
-        for (RegionImpl r : ep.regions.values()) {
+        for (MockRegion r : ep.regions.values()) {
             r.registered = false;
             r.valid = false;
         }

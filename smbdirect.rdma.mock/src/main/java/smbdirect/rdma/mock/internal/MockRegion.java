@@ -13,8 +13,8 @@ import smbdirect.api.rdma.MemoryRegion;
  * guarded by the owner's lock. The fabric copies with absolute operations on a private view, so
  * the consumer's use of {@link #buffer()}'s position and limit never matters.
  */
-final class RegionImpl implements MemoryRegion {
-    final EndpointImpl owner;
+final class MockRegion implements MemoryRegion {
+    final MockQueuePair owner;
     final int token;
     final int localKey;
     final long address;
@@ -28,7 +28,7 @@ final class RegionImpl implements MemoryRegion {
     volatile boolean valid = true;
     boolean registered = true;
 
-    RegionImpl(EndpointImpl owner, ByteBuffer registered, Set<MemoryAccess> access, int token, int localKey,
+    MockRegion(MockQueuePair owner, ByteBuffer registered, Set<MemoryAccess> access, int token, int localKey,
             long address) {
         this.owner = owner;
         this.mem = registered.slice();

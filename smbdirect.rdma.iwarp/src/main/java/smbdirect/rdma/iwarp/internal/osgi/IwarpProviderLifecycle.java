@@ -26,9 +26,9 @@ import smbdirect.rdma.iwarp.RtrMode;
  * PROVIDER_SHUTDOWN, its listeners fail) and registering a new one. Thread-safe (synchronized; SCR
  * serialises the calls anyway).
  */
-final class ProviderLifecycle {
+final class IwarpProviderLifecycle {
 
-    private static final Logger LOG = LoggerFactory.getLogger(ProviderLifecycle.class);
+    private static final Logger LOG = LoggerFactory.getLogger(IwarpProviderLifecycle.class);
     static final String PID = "smbdirect.rdma.iwarp";
 
     /** Registers the provider service; returns what unregisters it. */
@@ -98,7 +98,7 @@ final class ProviderLifecycle {
     private Runnable registration;
     private String lastRefusal;
 
-    ProviderLifecycle(Registrar registrar, Opener opener) {
+    IwarpProviderLifecycle(Registrar registrar, Opener opener) {
         this.registrar = registrar;
         this.opener = opener;
     }

@@ -13,7 +13,7 @@ import java.util.function.Supplier;
  *
  * @param <W> the pooled work request
  */
-final class WorkRing<W extends WorkRing.Slot> {
+final class WorkRequestRing<W extends WorkRequestRing.Slot> {
 
     /** A pooled work request. */
     interface Slot {
@@ -29,7 +29,7 @@ final class WorkRing<W extends WorkRing.Slot> {
     /** Completed and freed requests (written by the I/O thread). */
     private volatile long head;
 
-    WorkRing(int depth, Supplier<W> factory) {
+    WorkRequestRing(int depth, Supplier<W> factory) {
         this.depth = depth;
         int size = Integer.highestOneBit(Math.max(1, depth - 1)) << 1;
         slots = new Object[size];

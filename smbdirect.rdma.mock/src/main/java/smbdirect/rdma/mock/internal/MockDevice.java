@@ -25,8 +25,8 @@ import smbdirect.rdma.mock.MockEndpoint;
 import smbdirect.rdma.mock.MockProvider;
 
 /** A simulated device. Thread-safe. */
-final class ProviderImpl implements MockProvider {
-    private static final Logger LOG = LoggerFactory.getLogger(ProviderImpl.class);
+final class MockDevice implements MockProvider {
+    private static final Logger LOG = LoggerFactory.getLogger(MockDevice.class);
 
     final FabricImpl fabric;
     private final String name;
@@ -36,10 +36,10 @@ final class ProviderImpl implements MockProvider {
     private final AtomicInteger failRegistrations = new AtomicInteger();
     private volatile byte[] refusal;
     private volatile boolean removed;
-    final Set<EndpointImpl> endpoints = ConcurrentHashMap.newKeySet();
-    final Set<ListenerImpl> listeners = ConcurrentHashMap.newKeySet();
+    final Set<MockQueuePair> endpoints = ConcurrentHashMap.newKeySet();
+    final Set<MockListener> listeners = ConcurrentHashMap.newKeySet();
 
-    ProviderImpl(FabricImpl fabric, String name, TransportType transportType, RdmaCapabilities capabilities,
+    MockDevice(FabricImpl fabric, String name, TransportType transportType, RdmaCapabilities capabilities,
             InetAddress address) {
         this.fabric = fabric;
         this.name = name;
@@ -84,8 +84,8 @@ final class ProviderImpl implements MockProvider {
         int port = bindAddress.getPort() == 0 ? fabric.ephemeralPort() : bindAddress.getPort();
         InetSocketAddress key = new InetSocketAddress(address, port);
         InetSocketAddress bound = new InetSocketAddress(ip, port);
-        ListenerImpl listener = new ListenerImpl(fabric, this, handler, key, bound);
-        ListenerImpl existing = fabric.bind(listener, key);
+        MockListener listener = new MockListener(fabric, this, handler, key, bound);
+        MockListener existing = fabric.bind(listener, key);
         if (existing != null) {
             throw new RdmaException("cannot bind " + bound + ": address in use by " + existing);
         }
@@ -102,7 +102,7 @@ final class ProviderImpl implements MockProvider {
         return newEndpoint(config, handler, true, new Object());
     }
 
-    EndpointImpl newEndpoint(EndpointSettings config, RdmaEndpointHandler handler, boolean active, Object lock)
+    MockQueuePair newEndpoint(EndpointSettings config, RdmaEndpointHandler handler, boolean active, Object lock)
             throws RdmaException {
         Objects.requireNonNull(config, "config");
         Objects.requireNonNull(handler, "handler");
@@ -116,7 +116,7 @@ final class ProviderImpl implements MockProvider {
             throw new RdmaException("receive queue depth " + config.receiveQueueDepth()
                     + " exceeds the device limit maxReceiveWorkRequests " + caps.maxReceiveWorkRequests());
         }
-        EndpointImpl endpoint = new EndpointImpl(fabric, this, caps, config, handler, active, lock);
+        MockQueuePair endpoint = new MockQueuePair(fabric, this, caps, config, handler, active, lock);
         endpoints.add(endpoint);
         fabric.endpointCreated(endpoint);
         return endpoint;
@@ -140,7 +140,7 @@ final class ProviderImpl implements MockProvider {
         return refusal;
     }
 
-    void released(EndpointImpl endpoint) {
+    void released(MockQueuePair endpoint) {
         endpoints.remove(endpoint);
         fabric.endpoints.remove(endpoint);
     }
@@ -176,12 +176,12 @@ final class ProviderImpl implements MockProvider {
     }
 
     void shutdown(DisconnectCause cause, String detail) {
-        for (ListenerImpl l : new ArrayList<>(listeners)) {
+        for (MockListener l : new ArrayList<>(listeners)) {
             l.fail(cause, detail);
         }
-        List<EndpointImpl> list = new ArrayList<>(endpoints);
+        List<MockQueuePair> list = new ArrayList<>(endpoints);
         list.sort((a, b) -> Long.compare(a.id(), b.id()));
-        for (EndpointImpl e : list) {
+        for (MockQueuePair e : list) {
             e.deviceGone(cause, detail);
         }
     }

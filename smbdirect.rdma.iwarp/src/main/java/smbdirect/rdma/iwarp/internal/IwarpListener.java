@@ -22,11 +22,11 @@ import smbdirect.api.rdma.RdmaListener;
  * <p>Thread-safe: {@link #close()} may be called from any thread; after it returns no further
  * request is reported and the port is released.
  */
-final class ListenerImpl implements RdmaListener, IoHandler {
+final class IwarpListener implements RdmaListener, IoHandler {
 
-    private static final Logger LOG = LoggerFactory.getLogger(ListenerImpl.class);
+    private static final Logger LOG = LoggerFactory.getLogger(IwarpListener.class);
 
-    private final ProviderImpl provider;
+    private final IwarpDevice provider;
     private final IoLoop loop;
     private final ServerSocketChannel server;
     private final RdmaListenHandler handler;
@@ -35,7 +35,7 @@ final class ListenerImpl implements RdmaListener, IoHandler {
     private SelectionKey key;
     private long refused;
 
-    ListenerImpl(ProviderImpl provider, IoLoop loop, ServerSocketChannel server, RdmaListenHandler handler,
+    IwarpListener(IwarpDevice provider, IoLoop loop, ServerSocketChannel server, RdmaListenHandler handler,
             InetSocketAddress local) {
         this.provider = provider;
         this.loop = loop;

@@ -19,8 +19,8 @@ import org.junit.jupiter.api.io.TempDir;
  * The reference file server in the appliance runtime, as an operator runs it: installed but off
  * (the banner and the log say nothing of it) until {@code etc/smbdirect.example.fileserver.cfg}
  * exists; then one INFO line says what is served where and its listener shows on the status page;
- * a bad value is refused with one ERROR naming the key while it keeps serving; deleting the file
- * closes it.
+ * a bad value is refused by the settings guard, naming the key, before the server sees it, the last
+ * good settings put back into the file while it keeps serving; deleting the file closes it.
  */
 class FileServerApplianceIT {
 
@@ -69,13 +69,16 @@ class FileServerApplianceIT {
             assertEquals(1, served.size(), "one line says what is served where: " + served);
             assertTrue(served.get(0).contains(" INFO ") && served.get(0).contains("10.0.0.1:5445"), served.get(0));
 
-            // a directory that does not exist: one ERROR naming the key and the value; it keeps serving
+            // a directory that does not exist: refused naming the key and the value before the server sees
+            // it; the last good settings are put back into the file, and it keeps serving
             Path missing = share.resolve("missing");
             Files.writeString(cfg, "directory = " + missing + "\nlistenAddress = 10.0.0.1:5445\nprovider = mock\n"
                     + "guest = true\n");
-            runtime.awaitOutput("directory = " + missing + " refused: does not exist; the file server keeps serving "
-                    + "with its last good settings", Duration.ofSeconds(30));
-            assertEquals(1, runtime.output().lines().filter(l -> l.contains(" ERROR ") && l.contains("refused")).count(),
+            runtime.awaitOutput("directory = " + missing + " refused (does not exist); the last good settings were put back",
+                    Duration.ofSeconds(30));
+            RuntimeProcess.awaitFile(home, Path.of("etc/smbdirect.example.fileserver.cfg"),
+                    t -> t.contains(directory) && !t.contains(missing.toString()), "the last good directory put back");
+            assertEquals(0, runtime.output().lines().filter(l -> l.contains(" ERROR ") && l.contains("refused")).count(),
                     runtime.output());
             Map<String, Object> listener = listenerAt(runtime.json(password, null), "10.0.0.1:5445");
             assertNotNull(listener, runtime.output());
@@ -84,7 +87,7 @@ class FileServerApplianceIT {
             // deleting the file closes the server
             Files.delete(cfg);
             runtime.awaitJson(password, j -> listenerAt(j, "10.0.0.1:5445") == null, "the listener gone");
-            assertEquals(1, runtime.output().lines().filter(l -> l.contains(" ERROR ")).count(), "no other error:\n"
+            assertEquals(0, runtime.output().lines().filter(l -> l.contains(" ERROR ")).count(), "no error:\n"
                     + runtime.output());
             assertEquals(0, runtime.terminate(Duration.ofSeconds(30)), runtime.output());
         }

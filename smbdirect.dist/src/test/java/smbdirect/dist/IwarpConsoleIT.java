@@ -20,8 +20,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The software iWARP provider in the serving runtime: installed but opening nothing until
  * configured; configured from the Web Console's configuration form (what its form posts), which
- * writes {@code etc/smbdirect.rdma.iwarp.cfg}; a bad value refused naming the attribute with the
- * last good settings in force; the provider's settings and statistics in the status JSON.
+ * writes {@code etc/smbdirect.rdma.iwarp.cfg}; a bad value refused naming the attribute (by the
+ * provider's own check, before the provider sees it) with the last good settings in force; the provider's settings and statistics in the status JSON.
  */
 class IwarpConsoleIT {
 
@@ -78,12 +78,13 @@ class IwarpConsoleIT {
             assertTrue(written.matcher(text).find(), "the Web Console's configuration is written to etc/: " + text);
             assertFalse(accepts(port), "configuring the provider opens no port by itself");
 
-            // a bad value is refused naming the attribute; the last good settings stay
+            // a bad value (in the metatype's range, refused by the provider's own check) is refused naming
+            // the attribute before the provider sees it; the last good settings stay
             runtime.post("/configMgr/smbdirect.rdma.iwarp", password, "apply=true&action=ajaxConfigManager"
                     + "&propertylist=listenAddresses,maxFpduSize,crc&listenAddresses=127.0.0.1:" + port
                     + "&maxFpduSize=63&crc=false");
-            runtime.awaitOutput("smbdirect.rdma.iwarp: maxFpduSize = 63 is invalid (must be a multiple of 4 from 64 to "
-                    + "65536, or 0 to follow the path's MSS); the last good settings stay in force", Duration.ofSeconds(30));
+            runtime.awaitOutput("maxFpduSize = 63 refused (must be a multiple of 4 from 64 to 65536, or 0 to follow the "
+                    + "path's MSS); the last good settings were put back", Duration.ofSeconds(30));
             assertTrue(String.valueOf(iwarp(runtime.json(password, null)).get("settings")).contains("FPDUs up to 4 KiB"),
                     runtime.output());
             assertEquals(0, runtime.terminate(Duration.ofSeconds(30)), runtime.output());

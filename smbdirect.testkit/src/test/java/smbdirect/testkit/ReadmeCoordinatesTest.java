@@ -59,6 +59,7 @@ class ReadmeCoordinatesTest {
             }
         }
         assertTrue(checked.containsAll(List.of("smbdirect.api", "smbdirect.api.dto", "smbdirect.api.rdma",
+                "smbdirect.api.settings",
                 "smbdirect.standalone", "smbdirect.rdma.mock", "smbdirect.testkit")), checked.toString());
     }
 }

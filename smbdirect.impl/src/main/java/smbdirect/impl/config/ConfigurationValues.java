@@ -5,6 +5,7 @@ import java.net.URI;
 import java.nio.file.Path;
 import java.util.Map;
 
+import smbdirect.api.settings.ComponentProperties;
 import smbdirect.impl.engine.SettingsException;
 
 /**
@@ -140,29 +141,7 @@ public final class ConfigurationValues {
 
     /** The component property name of a component property type method (DS 1.4, 112.8.2.1). */
     public static String propertyName(String method) {
-        StringBuilder b = new StringBuilder(method.length());
-        for (int i = 0; i < method.length(); i++) {
-            char c = method.charAt(i);
-            if (c == '$') {
-                if (method.startsWith("$_$", i)) {
-                    b.append('-');
-                    i += 2;
-                } else if (i + 1 < method.length() && method.charAt(i + 1) == '$') {
-                    b.append('$');
-                    i++;
-                }
-            } else if (c == '_') {
-                if (i + 1 < method.length() && method.charAt(i + 1) == '_') {
-                    b.append('_');
-                    i++;
-                } else {
-                    b.append('.');
-                }
-            } else {
-                b.append(c);
-            }
-        }
-        return b.toString();
+        return ComponentProperties.propertyName(method);
     }
 
     /**

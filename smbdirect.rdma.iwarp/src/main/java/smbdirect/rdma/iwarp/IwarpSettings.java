@@ -9,11 +9,14 @@ import java.util.Locale;
 import java.util.Objects;
 import java.util.regex.Pattern;
 
+import smbdirect.api.settings.SettingRefusedException;
+
 /**
  * The validated configuration of a software iWARP provider (OSGi configuration PID
  * {@code smbdirect.rdma.iwarp}; the attribute names are the component names). Immutable; build one
  * with {@link #builder()} or start from {@link #defaults()}. Every value is checked when the record
- * is created: a bad one throws {@link IllegalArgumentException} naming the attribute and the value.
+ * is created: a bad one throws {@link SettingRefusedException} (an {@link IllegalArgumentException})
+ * naming the attribute, the value and the rule.
  *
  * @param listenAddresses where {@code listen} may open a port: entries {@code ADDRESS} (any port
  *     on that address), {@code ADDRESS:PORT}, {@code [IPV6]:PORT}, {@code *} (any address) or
@@ -166,8 +169,9 @@ public record IwarpSettings(
             require(!(address instanceof Inet4Address) || ipv4(host), "listenAddresses", entry, "an IP address literal");
             return new Entry(address, port);
         } catch (UnknownHostException e) {
-            throw new IllegalArgumentException("smbdirect.rdma.iwarp: listenAddresses = " + entry
-                    + " is invalid (must be an IP address literal: " + e.getMessage() + ")");
+            String rule = "an IP address literal: " + e.getMessage();
+            throw new SettingRefusedException("smbdirect.rdma.iwarp: listenAddresses = " + entry + " is invalid (must be "
+                    + rule + ")", "listenAddresses", entry, "must be " + rule);
         }
     }
 
@@ -197,8 +201,9 @@ public record IwarpSettings(
 
     private static void require(boolean ok, String attribute, Object value, String rule) {
         if (!ok) {
-            throw new IllegalArgumentException(
-                    "smbdirect.rdma.iwarp: " + attribute + " = " + value + " is invalid (must be " + rule + ")");
+            throw new SettingRefusedException(
+                    "smbdirect.rdma.iwarp: " + attribute + " = " + value + " is invalid (must be " + rule + ")",
+                    attribute, value, "must be " + rule);
         }
     }
 

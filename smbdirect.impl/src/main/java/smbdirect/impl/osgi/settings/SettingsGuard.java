@@ -26,6 +26,8 @@ import java.util.concurrent.TimeUnit;
 import org.apache.felix.utils.properties.ConfigurationHandler;
 import org.osgi.framework.Bundle;
 import org.osgi.framework.BundleContext;
+import org.osgi.framework.BundleEvent;
+import org.osgi.framework.BundleListener;
 import org.osgi.framework.Constants;
 import org.osgi.framework.InvalidSyntaxException;
 import org.osgi.framework.ServiceReference;
@@ -38,6 +40,8 @@ import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Deactivate;
 import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ReferenceCardinality;
+import org.osgi.service.component.annotations.ReferencePolicy;
 import org.osgi.service.metatype.AttributeDefinition;
 import org.osgi.service.metatype.MetaTypeInformation;
 import org.osgi.service.metatype.MetaTypeService;
@@ -45,10 +49,8 @@ import org.osgi.service.metatype.ObjectClassDefinition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import smbdirect.impl.config.ListenerConfiguration;
-import smbdirect.impl.config.TransportConfiguration;
-import smbdirect.impl.osgi.SmbDirectListenerComponent;
-import smbdirect.impl.osgi.SmbDirectTransportComponent;
+import smbdirect.api.settings.ConfigurationCheck;
+import smbdirect.api.settings.SettingRefusedException;
 import smbdirect.impl.transport.ProviderFilter;
 
 /**
@@ -57,9 +59,12 @@ import smbdirect.impl.transport.ProviderFilter;
  *
  * <ul>
  * <li>Every configuration is checked against its metatype ({@link SettingsCheck}: strict numbers and
- * booleans, ranges, options, unknown keys with the nearest name) and, for the transport and the
- * listeners, the way their components check it; the Web Console's password may not be the Felix
- * default ({@code admin}) or empty.</li>
+ * booleans, ranges, options, unknown keys with the nearest name) and then by the
+ * {@link ConfigurationCheck} its component's bundle registered for its PID or factory PID (the
+ * transport's, the listeners', the RDMA providers', the file server's, the Web Console password's:
+ * each the conversion its component runs), whose refusal names the attribute, the value and the
+ * reason as data. Without such a check, the metatype's is the only one. A configuration whose
+ * metatype's bundle has not started is checked once it has (its check comes with it).</li>
  * <li>A good configuration is kept as the last good one in the bundle's data area (under the
  * framework storage, {@code data/} in the appliance), one file per PID in Config Admin's typed
  * format.</li>
@@ -103,6 +108,11 @@ public class SettingsGuard implements SettingsFindings, ConfigurationPlugin, Con
      * configuration changes to other good settings (or is deleted).
      */
     private final Set<String> putBack = ConcurrentHashMap.newKeySet();
+    /** PIDs of configurations not checked because the bundle of their metatype had not started. */
+    private final Set<String> waiting = ConcurrentHashMap.newKeySet();
+    private final BundleListener bundles = this::bundleChanged;
+    /** PID or factory PID to the check its component's bundle registered. */
+    private final Map<String, ConfigurationCheck> checks = new ConcurrentHashMap<>();
     /** PID to the file it was last read from (the Web Console's form drops the file's name). */
     private final Map<String, String> files = new ConcurrentHashMap<>();
 
@@ -120,6 +130,7 @@ public class SettingsGuard implements SettingsFindings, ConfigurationPlugin, Con
         this.context = context;
         this.kept = context.getDataFile("last-good").toPath();
         Files.createDirectories(kept);
+        context.addBundleListener(bundles);
         if (checkAtStart) {
             worker.execute(this::checkAll);
         }
@@ -127,6 +138,11 @@ public class SettingsGuard implements SettingsFindings, ConfigurationPlugin, Con
 
     @Deactivate
     void deactivate() throws InterruptedException {
+        try {
+            context.removeBundleListener(bundles);
+        } catch (IllegalStateException | IllegalArgumentException e) {
+            // the bundle is stopping: its listeners go with it
+        }
         worker.shutdown();
         worker.awaitTermination(5, TimeUnit.SECONDS);
     }
@@ -209,8 +225,19 @@ public class SettingsGuard implements SettingsFindings, ConfigurationPlugin, Con
     }
 
     private void checkAll() {
+        checkAll(null);
+    }
+
+    /** Checks the configurations of {@code pid}: the one of that PID, or those of that factory PID. */
+    void checkAllOf(String pid) {
+        String escaped = ProviderFilter.escape(pid);
+        checkAll("(|(" + Constants.SERVICE_PID + "=" + escaped + ")(" + ConfigurationAdmin.SERVICE_FACTORYPID + "="
+                + escaped + "))");
+    }
+
+    private void checkAll(String filter) {
         try {
-            Configuration[] all = configurationAdmin.listConfigurations(null);
+            Configuration[] all = configurationAdmin.listConfigurations(filter);
             if (all != null) {
                 for (Configuration c : all) {
                     check(c.getPid());
@@ -218,6 +245,19 @@ public class SettingsGuard implements SettingsFindings, ConfigurationPlugin, Con
             }
         } catch (IOException | InvalidSyntaxException | RuntimeException e) {
             LOG.warn("Configurations not checked: {}", e.toString());
+        }
+    }
+
+    /**
+     * A bundle started: the configurations whose metatype it holds were left unchecked while it was
+     * not active (its own check is not registered before it starts), and are checked now.
+     */
+    private void bundleChanged(BundleEvent event) {
+        if (event.getType() == BundleEvent.STARTED && !waiting.isEmpty()) {
+            for (String pid : List.copyOf(waiting)) {
+                waiting.remove(pid);
+                worker.execute(() -> check(pid));
+            }
         }
     }
 
@@ -344,28 +384,39 @@ public class SettingsGuard implements SettingsFindings, ConfigurationPlugin, Con
         return id.startsWith("smbdirect.") || CONSOLE_PID.equals(pid);
     }
 
-    /** The checks the components themselves make (and the Web Console password's). */
-    static SettingsCheck.Problem componentCheck(String pid, String factoryPid, Map<String, Object> values) {
-        try {
-            if (TransportConfiguration.PID.equals(pid)) {
-                SmbDirectTransportComponent.check(values);
-            } else if (ListenerConfiguration.FACTORY_PID.equals(factoryPid)) {
-                SmbDirectListenerComponent.check(values);
-            } else if (CONSOLE_PID.equals(pid)) {
-                Object password = values.get("password");
-                if (password != null && (String.valueOf(password).isBlank() || "admin".equals(password))) {
-                    return new SettingsCheck.Problem("password", "(hidden)",
-                            "the Felix default password (admin) or none is refused", true);
-                }
-            }
+    /**
+     * The check its component's bundle registered for {@code pid} (or its {@code factoryPid}): null
+     * when the configuration passes it or no check is registered (the metatype's is then the only one).
+     */
+    SettingsCheck.Problem componentCheck(String pid, String factoryPid, Map<String, Object> values) {
+        ConfigurationCheck check = checks.get(factoryPid != null ? factoryPid : pid);
+        if (check == null) {
             return null;
-        } catch (smbdirect.impl.engine.SettingsException e) {
-            String message = e.getMessage();
-            int at = message.indexOf(" refused: ");
-            return new SettingsCheck.Problem(e.attribute(), e.value(),
-                    at < 0 ? message : message.substring(at + " refused: ".length()), true);
+        }
+        try {
+            check.check(Collections.unmodifiableMap(values));
+            return null;
+        } catch (SettingRefusedException e) {
+            return new SettingsCheck.Problem(e.attribute(), e.value(), e.reason(), true);
         } catch (IllegalArgumentException e) {
-            return new SettingsCheck.Problem("?", "?", e.getMessage(), true);
+            return new SettingsCheck.Problem("(configuration)", "(as saved)", String.valueOf(e.getMessage()), true);
+        }
+    }
+
+    /** A component's own check, registered by its bundle for the PID or factory PID it names. */
+    @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC, unbind = "removeCheck")
+    void addCheck(ConfigurationCheck check, Map<String, Object> properties) {
+        Object pid = properties.get(ConfigurationCheck.CONFIGURATION_PID);
+        if (pid instanceof String p) {
+            checks.put(p, check);
+            worker.execute(() -> checkAllOf(p)); // checked against the metatype alone until now
+        }
+    }
+
+    void removeCheck(ConfigurationCheck check, Map<String, Object> properties) {
+        Object pid = properties.get(ConfigurationCheck.CONFIGURATION_PID);
+        if (pid instanceof String p) {
+            checks.remove(p, check);
         }
     }
 
@@ -389,6 +440,11 @@ public class SettingsGuard implements SettingsFindings, ConfigurationPlugin, Con
             }
             if (id == null) {
                 continue;
+            }
+            if (b.getState() != Bundle.ACTIVE) {
+                // its own check comes when it starts: until then a value only it refuses would pass
+                waiting.add(pid);
+                return null;
             }
             ObjectClassDefinition ocd = info.getObjectClassDefinition(id, null);
             AttributeDefinition[] ads = ocd == null ? null : ocd.getAttributeDefinitions(ObjectClassDefinition.ALL);

@@ -1,6 +1,7 @@
 package smbdirect.impl.osgi.settings;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -12,7 +13,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.osgi.service.metatype.AttributeDefinition;
 
-import smbdirect.impl.config.TransportConfiguration;
+import smbdirect.api.settings.SettingRefusedException;
 
 class SettingsCheckTest {
 
@@ -145,35 +146,13 @@ class SettingsCheckTest {
     }
 
     @Test
-    void theComponentsOwnChecksRefuseWhatTheMetatypeCannotSee() {
-        // each value in range, together more than the receive buffer budget holds
-        SettingsCheck.Problem p = SettingsGuard.componentCheck(TransportConfiguration.PID, null,
-                Map.of("receiveCreditMax", "65535", "maxReceiveSize", "1048576", "receiveBufferBudgetMB", "1"));
-        assertTrue(p != null && p.refused(), String.valueOf(p));
-        assertNull(SettingsGuard.componentCheck(TransportConfiguration.PID, null, Map.of("receiveCreditMax", "128")));
-        SettingsCheck.Problem port = SettingsGuard.componentCheck("smbdirect.listener~a", "smbdirect.listener",
-                Map.of("port", "44x5"));
-        assertEquals("port", port.key());
-        assertEquals("44x5", port.value());
-        SettingsCheck.Problem filter = SettingsGuard.componentCheck(TransportConfiguration.PID, null,
-                Map.of("provider.target", "(smbdirect.provider=verbs"));
-        assertEquals("provider.target", filter.key());
-    }
-
-    @Test
-    void theSettingsGuardRefusesADrainTimeoutOutOfRangeByName() {
-        SettingsCheck.Problem p = SettingsGuard.componentCheck(TransportConfiguration.PID, null,
-                Map.of("drainTimeoutSeconds", "3601"));
-        assertTrue(p != null && p.refused(), String.valueOf(p));
-        assertEquals("drainTimeoutSeconds", p.key());
-        assertEquals("3601", p.value());
-        assertNull(SettingsGuard.componentCheck(TransportConfiguration.PID, null, Map.of("drainTimeoutSeconds", "0")));
-    }
-
-    @Test
     void theConsolePasswordMayNotBeTheFelixDefault() {
-        SettingsCheck.Problem p = SettingsGuard.componentCheck(SettingsGuard.CONSOLE_PID, null, Map.of("password", "admin"));
-        assertEquals("password = (hidden) refused (the Felix default password (admin) or none is refused)", p.text());
-        assertNull(SettingsGuard.componentCheck(SettingsGuard.CONSOLE_PID, null, Map.of("password", "{sha-256}abc")));
+        SettingRefusedException e = assertThrows(SettingRefusedException.class,
+                () -> new ConsolePasswordCheck().check(Map.of("password", "admin")));
+        assertEquals("password", e.attribute());
+        assertEquals("(hidden)", e.value(), "the password is never shown");
+        assertEquals("the Felix default password (admin) or none is refused", e.reason());
+        assertThrows(SettingRefusedException.class, () -> new ConsolePasswordCheck().check(Map.of("password", " ")));
+        new ConsolePasswordCheck().check(Map.of("password", "{sha-256}abc"));
     }
 }

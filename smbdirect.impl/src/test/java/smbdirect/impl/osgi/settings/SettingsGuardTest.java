@@ -18,12 +18,17 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.osgi.framework.Bundle;
 import org.osgi.framework.BundleContext;
+import org.osgi.framework.BundleEvent;
+import org.osgi.framework.BundleListener;
 import org.osgi.service.cm.Configuration;
 import org.osgi.service.cm.ConfigurationAdmin;
 import org.osgi.service.metatype.AttributeDefinition;
 import org.osgi.service.metatype.MetaTypeInformation;
 import org.osgi.service.metatype.MetaTypeService;
 import org.osgi.service.metatype.ObjectClassDefinition;
+
+import smbdirect.api.settings.ConfigurationCheck;
+import smbdirect.api.settings.SettingRefusedException;
 
 /**
  * The guard over one configuration ({@code smbdirect.transport}, one attribute
@@ -43,6 +48,17 @@ class SettingsGuardTest {
     /** Holds the guard's own thread at its next look into Config Admin until counted down. */
     private volatile java.util.concurrent.CountDownLatch guardThreadMayGo = new java.util.concurrent.CountDownLatch(0);
     private SettingsGuard guard;
+    /** The state of the bundle holding the metatype, and the guard's listener to bundle events. */
+    private volatile int bundleState = Bundle.ACTIVE;
+    private final Bundle bundle = proxy(Bundle.class, (p, m, a) -> m.getName().equals("getState") ? bundleState : null);
+    private BundleListener bundleListener;
+    /** The transport's own check in this test: an odd number of credits is refused. */
+    private final ConfigurationCheck evenCredits = properties -> {
+        Object v = properties.get("receiveCreditMax");
+        if (v != null && Long.parseLong(String.valueOf(v).strip()) % 2 != 0) {
+            throw new SettingRefusedException("receiveCreditMax", v, "must be even");
+        }
+    };
 
     @SuppressWarnings("unchecked")
     private static <T> T proxy(Class<T> type, java.lang.reflect.InvocationHandler h) {
@@ -69,10 +85,10 @@ class SettingsGuardTest {
             default -> null;
         });
         MetaTypeService metaType = proxy(MetaTypeService.class, (p, m, a) -> info);
-        Bundle bundle = proxy(Bundle.class, (p, m, a) -> null);
         BundleContext context = proxy(BundleContext.class, (p, m, a) -> switch (m.getName()) {
             case "getDataFile" -> data.resolve((String) a[0]).toFile();
             case "getBundles" -> new Bundle[] {bundle};
+            case "addBundleListener" -> bundleListener = (BundleListener) a[0];
             default -> null;
         });
         Configuration configuration = proxy(Configuration.class, (p, m, a) -> {
@@ -227,6 +243,95 @@ class SettingsGuardTest {
         guard.modifyConfiguration(null, good);
         assertEquals("64", good.get("receiveCreditMax"), "a good value passes unchanged");
         assertNull(good.get("felix.fileinstall.filename"));
+    }
+
+    @Test
+    void aValueOnlyTheComponentsOwnCheckRefusesIsRefusedByNameAndTheLastGoodSettingsAreHandedOnAndPutBack()
+            throws Exception {
+        guard = guard();
+        guardThreadMayGo = new java.util.concurrent.CountDownLatch(1); // its re-check at the check's arrival waits
+        try {
+            guard.addCheck(evenCredits, java.util.Map.of(ConfigurationCheck.CONFIGURATION_PID, PID));
+            holds("receiveCreditMax", "128");
+            guard.check(PID);
+            assertTrue(guard.findings().isEmpty(), guard.findings().toString());
+
+            holds("receiveCreditMax", "127"); // within the metatype's range: only the component's check refuses it
+            guard.check(PID);
+            assertEquals(1, updates.size());
+            assertEquals("128", String.valueOf(updates.get(0).get("receiveCreditMax")));
+            String finding = guard.findings().get(0);
+            assertTrue(finding.startsWith(Path.of("/appliance/etc/smbdirect.transport.cfg")
+                    + ": receiveCreditMax = 127 refused (must be even); the last good settings were put back"), finding);
+
+            Hashtable<String, Object> delivered = new Hashtable<>();
+            delivered.put("service.pid", PID);
+            delivered.put("receiveCreditMax", "125");
+            guard.modifyConfiguration(null, delivered);
+            assertEquals("128", String.valueOf(delivered.get("receiveCreditMax")), "the component never sees 125");
+        } finally {
+            guardThreadMayGo.countDown();
+        }
+    }
+
+    @Test
+    void withoutItsComponentsCheckAConfigurationIsCheckedAgainstItsMetatypeAlone() throws Exception {
+        guard = guard();
+        guardThreadMayGo = new java.util.concurrent.CountDownLatch(1);
+        try {
+            java.util.Map<String, Object> registered = java.util.Map.of(ConfigurationCheck.CONFIGURATION_PID, PID);
+            guard.addCheck(evenCredits, registered);
+            guard.removeCheck(evenCredits, registered);
+            holds("receiveCreditMax", "127");
+            guard.check(PID);
+            assertTrue(guard.findings().isEmpty(), guard.findings().toString());
+            assertEquals("127", String.valueOf(guard.readKept(PID).get("receiveCreditMax")));
+            holds("receiveCreditMax", "0");
+            guard.check(PID);
+            assertTrue(guard.findings().get(0).contains("receiveCreditMax = 0 refused (not in [1, 65535])"),
+                    guard.findings().toString());
+        } finally {
+            guardThreadMayGo.countDown();
+        }
+    }
+
+    @Test
+    void aCheckThatRefusesWithAPlainIllegalArgumentExceptionStillRefusesWithItsMessageAsTheReason() throws Exception {
+        guard = guard();
+        guardThreadMayGo = new java.util.concurrent.CountDownLatch(1);
+        try {
+            guard.addCheck(properties -> {
+                if ("3".equals(properties.get("receiveCreditMax"))) {
+                    throw new IllegalArgumentException("three is too few");
+                }
+            }, java.util.Map.of(ConfigurationCheck.CONFIGURATION_PID, PID));
+            SettingsCheck.Problem p = guard.componentCheck(PID, null, java.util.Map.of("receiveCreditMax", "3"));
+            assertTrue(p.refused());
+            assertEquals("three is too few", p.reason());
+            assertNull(guard.componentCheck(PID, null, java.util.Map.of("receiveCreditMax", "4")));
+            assertNull(guard.componentCheck("smbdirect.other", null, java.util.Map.of("receiveCreditMax", "3")),
+                    "a check answers for its own PID only");
+        } finally {
+            guardThreadMayGo.countDown();
+        }
+    }
+
+    @Test
+    void aConfigurationOfABundleNotStartedYetIsNeitherKeptNorRefusedUntilItStartsWithItsCheck() throws Exception {
+        guard = guard();
+        bundleState = Bundle.RESOLVED;
+        holds("receiveCreditMax", "127");
+        guard.check(PID);
+        assertTrue(guard.findings().isEmpty(), guard.findings().toString());
+        assertNull(guard.readKept(PID), "not kept as good before its own check could say");
+
+        bundleState = Bundle.ACTIVE; // it starts and registers its check
+        guard.addCheck(evenCredits, java.util.Map.of(ConfigurationCheck.CONFIGURATION_PID, PID));
+        bundleListener.bundleChanged(new BundleEvent(BundleEvent.STARTED, bundle));
+        guard.deactivate(); // waits for the guard's thread
+        assertNull(guard.readKept(PID));
+        assertTrue(guard.findings().get(0).contains("receiveCreditMax = 127 refused (must be even); not applied"),
+                guard.findings().toString());
     }
 
     @Test

@@ -26,6 +26,7 @@ import org.slf4j.LoggerFactory;
 import smbdirect.api.rdma.DisconnectCause;
 import smbdirect.api.rdma.RdmaCapabilities;
 import smbdirect.api.rdma.TransportType;
+import smbdirect.api.settings.SettingRefusedException;
 import smbdirect.rdma.mock.DeliveryMode;
 import smbdirect.rdma.mock.MockEndpoint;
 import smbdirect.rdma.mock.MockFabricStats;
@@ -110,7 +111,7 @@ public final class FabricImpl {
      * Checks that capabilities are usable.
      *
      * @return {@code c}
-     * @throws IllegalArgumentException naming the first bad value
+     * @throws SettingRefusedException naming the first bad value
      */
     public static RdmaCapabilities checkCapabilities(RdmaCapabilities c) {
         check("maxSendWorkRequests", c.maxSendWorkRequests());
@@ -120,17 +121,20 @@ public final class FabricImpl {
         check("maxInboundReadDepth", c.maxInboundReadDepth());
         check("maxOutboundReadDepth", c.maxOutboundReadDepth());
         if (c.maxInlineData() < 0) {
-            throw new IllegalArgumentException("capability maxInlineData must not be negative: " + c.maxInlineData());
+            throw new SettingRefusedException("capability maxInlineData must not be negative: " + c.maxInlineData(),
+                    "maxInlineData", c.maxInlineData(), "must not be negative");
         }
         if (c.maxRegionSize() < 1) {
-            throw new IllegalArgumentException("capability maxRegionSize must be positive: " + c.maxRegionSize());
+            throw new SettingRefusedException("capability maxRegionSize must be positive: " + c.maxRegionSize(),
+                    "maxRegionSize", c.maxRegionSize(), "must be positive");
         }
         return c;
     }
 
     private static void check(String attribute, int value) {
         if (value < 1) {
-            throw new IllegalArgumentException("capability " + attribute + " must be positive: " + value);
+            throw new SettingRefusedException("capability " + attribute + " must be positive: " + value, attribute, value,
+                    "must be positive");
         }
     }
 

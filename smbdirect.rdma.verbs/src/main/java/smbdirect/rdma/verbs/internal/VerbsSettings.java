@@ -3,6 +3,7 @@ package smbdirect.rdma.verbs.internal;
 import java.util.Locale;
 
 import smbdirect.api.rdma.RdmaCapabilities;
+import smbdirect.api.settings.SettingRefusedException;
 
 /**
  * The validated configuration of the verbs provider (configuration PID {@code smbdirect.rdma.verbs}).
@@ -154,8 +155,9 @@ public record VerbsSettings(
 
     private static void require(boolean ok, String attribute, Object value, String rule) {
         if (!ok) {
-            throw new IllegalArgumentException(
-                    "smbdirect.rdma.verbs: " + attribute + " = " + value + " is invalid (must be " + rule + ")");
+            throw new SettingRefusedException(
+                    "smbdirect.rdma.verbs: " + attribute + " = " + value + " is invalid (must be " + rule + ")",
+                    attribute, value, "must be " + rule);
         }
     }
 

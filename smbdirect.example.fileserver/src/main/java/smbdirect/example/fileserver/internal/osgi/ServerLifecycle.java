@@ -19,6 +19,7 @@ import org.slf4j.LoggerFactory;
 import smbdirect.api.SmbDirectException;
 import smbdirect.api.SmbDirectTransport;
 import smbdirect.api.dto.ProviderDTO;
+import smbdirect.api.settings.SettingRefusedException;
 import smbdirect.example.fileserver.FileServer;
 import smbdirect.example.fileserver.FileServerSettings;
 
@@ -69,13 +70,11 @@ final class ServerLifecycle {
     }
 
     /** A configuration value refused: the key, the value as it may be printed, and why. */
-    static final class Refused extends IllegalArgumentException {
+    static final class Refused extends SettingRefusedException {
         private static final long serialVersionUID = 1L;
-        final String key;
 
         Refused(String key, Object value, String reason) {
-            super(key + " = " + value + " refused: " + reason);
-            this.key = key;
+            super(key, value, reason);
         }
     }
 
@@ -298,7 +297,10 @@ final class ServerLifecycle {
         }
     }
 
-    /** The configuration as settings; a bad value throws {@link Refused} naming the key. */
+    /**
+     * The configuration as settings: what the component applies and what its
+     * {@link FileServerConfigurationCheck} checks; a bad value throws {@link Refused} naming the key.
+     */
     static Configured configured(FileServerConfiguration c, Map<String, ?> raw) {
         String shareName = trimmed(value("shareName", c::shareName));
         if (shareName.isEmpty() || shareName.length() > 80
@@ -421,6 +423,8 @@ final class ServerLifecycle {
     private static <T> T value(String key, Supplier<T> read) {
         try {
             return read.get();
+        } catch (SettingRefusedException e) {
+            throw e;
         } catch (RuntimeException e) {
             throw new Refused(key, "(unreadable)", e.getMessage());
         }

@@ -13,6 +13,8 @@ import org.slf4j.LoggerFactory;
 
 import smbdirect.api.rdma.RdmaException;
 import smbdirect.api.rdma.RdmaProvider;
+import smbdirect.api.settings.ComponentProperties;
+import smbdirect.api.settings.SettingRefusedException;
 import smbdirect.rdma.iwarp.IwarpProvider;
 import smbdirect.rdma.iwarp.IwarpSettings;
 import smbdirect.rdma.iwarp.RtrMode;
@@ -45,23 +47,42 @@ final class IwarpProviderLifecycle {
      */
     static void checkRaw(java.util.Map<String, ?> raw) {
         for (java.lang.reflect.Method m : IwarpConfiguration.class.getDeclaredMethods()) {
-            String key = m.getName().replace("__", "\0").replace('_', '.').replace("\0", "_");
+            String key = ComponentProperties.propertyName(m.getName());
             Object v = raw.get(key);
             if (v == null || !(v instanceof String s)) {
                 continue;
             }
             String t = s.strip();
             if (m.getReturnType() == boolean.class && !t.equalsIgnoreCase("true") && !t.equalsIgnoreCase("false")) {
-                throw new IllegalArgumentException(PID + ": " + key + "=" + s + " refused: not true or false");
+                throw refused(key, s, "not true or false");
             }
             if (m.getReturnType() == int.class) {
                 try {
                     Integer.parseInt(t);
                 } catch (NumberFormatException e) {
-                    throw new IllegalArgumentException(PID + ": " + key + "=" + s + " refused: not a whole number");
+                    throw refused(key, s, "not a whole number");
                 }
             }
         }
+    }
+
+    private static SettingRefusedException refused(String key, Object value, String reason) {
+        return new SettingRefusedException(PID + ": " + key + "=" + value + " refused: " + reason, key, value, reason);
+    }
+
+    /** A configuration's settings and service ranking. */
+    record Converted(IwarpSettings settings, int ranking) {
+    }
+
+    /**
+     * The configuration {@code c}, whose properties as written are {@code raw}, as settings: what the
+     * component applies and what its {@link IwarpConfigurationCheck} checks.
+     *
+     * @throws SettingRefusedException naming the first refused attribute, its value and the rule
+     */
+    static Converted convert(IwarpConfiguration c, java.util.Map<String, ?> raw) {
+        checkRaw(raw);
+        return new Converted(settings(c), value("service.ranking", c::service_ranking));
     }
 
     /** What a configuration did. */
@@ -94,9 +115,9 @@ final class IwarpProviderLifecycle {
         IwarpSettings next;
         int nextRanking;
         try {
-            checkRaw(raw);
-            next = settings(c);
-            nextRanking = value("service.ranking", c::service_ranking);
+            Converted converted = convert(c, raw);
+            next = converted.settings();
+            nextRanking = converted.ranking();
         } catch (IllegalArgumentException e) {
             lastRefusal = e.getMessage();
             LOG.error("{}; {}", e.getMessage(), provider == null ? "no iWARP provider is registered"
@@ -172,8 +193,9 @@ final class IwarpProviderLifecycle {
         try {
             mode = RtrMode.valueOf(p2p == null ? "NONE" : p2p.trim().toUpperCase(Locale.ROOT));
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("smbdirect.rdma.iwarp: peerToPeer = " + p2p
-                    + " is invalid (must be one of " + Arrays.toString(RtrMode.values()) + ")");
+            String rule = "must be one of " + Arrays.toString(RtrMode.values());
+            throw new SettingRefusedException("smbdirect.rdma.iwarp: peerToPeer = " + p2p + " is invalid (" + rule + ")",
+                    "peerToPeer", p2p, rule);
         }
         String[] listen = value("listenAddresses", c::listenAddresses);
         return IwarpSettings.builder()
@@ -216,8 +238,14 @@ final class IwarpProviderLifecycle {
         try {
             return read.get();
         } catch (RuntimeException e) {
-            throw new IllegalArgumentException("smbdirect.rdma.iwarp: " + attribute + " cannot be read ("
-                    + e.getMessage() + ")", e);
+            if (e instanceof SettingRefusedException refused) {
+                throw refused;
+            }
+            SettingRefusedException refused = new SettingRefusedException("smbdirect.rdma.iwarp: " + attribute
+                    + " cannot be read (" + e.getMessage() + ")", attribute, "(as configured)",
+                    "cannot be read: " + e.getMessage());
+            refused.initCause(e);
+            throw refused;
         }
     }
 }

@@ -7,6 +7,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import smbdirect.api.rdma.RdmaCapabilities;
+import smbdirect.api.settings.SettingRefusedException;
 import smbdirect.rdma.mock.DeliveryMode;
 import smbdirect.rdma.mock.DetachableProvider;
 import smbdirect.rdma.mock.MockEndpoint;
@@ -24,14 +25,26 @@ abstract class AbstractMockProviderComponent extends DetachableProvider implemen
 
     private volatile MockFabric fabric;
 
-    final void start(MockProviderConfiguration config) {
+    /**
+     * The capabilities a configuration gives the device: what {@link #start} applies and what the
+     * {@link MockConfigurationCheck} checks.
+     *
+     * @throws SettingRefusedException naming the first refused attribute
+     */
+    static RdmaCapabilities capabilities(MockProviderConfiguration config) {
         RdmaCapabilities caps = FabricImpl.checkCapabilities(new RdmaCapabilities(config.maxSendWorkRequests(),
                 config.maxReceiveWorkRequests(), config.maxSge(), config.maxInlineData(), config.maxMessageSize(),
                 config.maxInboundReadDepth(), config.maxOutboundReadDepth(), config.maxRegionSize(),
                 config.sendWithInvalidate()));
         if (config.completionThreads() < 1) {
-            throw new IllegalArgumentException("completionThreads must be at least 1: " + config.completionThreads());
+            throw new SettingRefusedException("completionThreads must be at least 1: " + config.completionThreads(),
+                    "completionThreads", config.completionThreads(), "must be at least 1");
         }
+        return caps;
+    }
+
+    final void start(MockProviderConfiguration config) {
+        RdmaCapabilities caps = capabilities(config);
         String name = config.smbdirect_provider();
         MockFabric f = MockFabric.builder().name(name).mode(DeliveryMode.THREADED)
                 .transportType(config.smbdirect_provider_transport()).capabilities(caps)

@@ -27,10 +27,13 @@ import smbdirect.rdma.verbs.internal.disni.DisniNativeAccess;
  * {@link VerbsStatus} with {@code smbdirect.provider.status=unavailable: <reason>}. A configuration
  * change reactivates it (probe again). Thread-safety: SCR serialises activate and deactivate.
  */
-@Component(immediate = true, service = {}, configurationPid = "smbdirect.rdma.verbs",
+@Component(immediate = true, service = {}, configurationPid = VerbsProviderComponent.PID,
         configurationPolicy = ConfigurationPolicy.OPTIONAL)
 @Designate(ocd = VerbsConfiguration.class)
 public final class VerbsProviderComponent {
+
+    /** The configuration PID. */
+    static final String PID = "smbdirect.rdma.verbs";
 
     private VerbsProviderLifecycle lifecycle;
 
@@ -62,6 +65,12 @@ public final class VerbsProviderComponent {
         }
     }
 
+    /**
+     * The configuration as settings: what the component applies and what its
+     * {@link VerbsConfigurationCheck} checks.
+     *
+     * @throws smbdirect.api.settings.SettingRefusedException naming the first refused attribute
+     */
     static VerbsSettings settings(VerbsConfiguration c) {
         return new VerbsSettings(c.deviceName(), c.bindAddress(), c.transportType(), c.cqSize(),
                 c.maxSendWorkRequests(), c.maxReceiveWorkRequests(), c.maxMessageSize(), c.maxReadDepth(),

@@ -4,6 +4,8 @@
  * the probe at activation, and the services it registers: the {@code RdmaProvider} only where a
  * backend and a device are usable, a {@code VerbsStatus} always,
  * naming what is missing when the provider cannot run. The OSGi-free part is
- * {@code VerbsProviderLifecycle}. Private to the bundle.
+ * {@code VerbsProviderLifecycle}. {@code VerbsConfigurationCheck}, the bundle's activator, registers the
+ * component's conversion as the {@code ConfigurationCheck} the runtime's settings guard consults.
+ * Private to the bundle.
  */
 package smbdirect.rdma.verbs.internal.osgi;

@@ -46,7 +46,7 @@ import smbdirect.interop.vm.GuestJUnit;
 import smbdirect.rdma.verbs.internal.GuestVerbs;
 
 /**
- * Inside the siw VM's guest ({@code CifsMountsFileServerOverVerbsInVmTest} starts it on siw0, its scenario
+ * Inside the siw VM's guest ({@code CifsMountsFileServerOverVerbsInVmScenario} starts it on siw0, then
  * on rxe0, with cifs loaded): the reference file server over the verbs provider (rdma-core) on the
  * guest's RDMA device, listening on 10.0.2.15:5445 on iWARP and :445 otherwise (the ports cifs
  * dials), and cifs in the same kernel mounting it with {@code -o rdma}: SMB 3.1.1 and 3.0.2 with the
@@ -392,7 +392,7 @@ class FileServerOverVerbsInGuest {
      * in its device list when the last identifier is gone ({@code ucma_put_device} releases only its
      * protection domain); nothing closes it before the process exits. The provider opens no context
      * of its own that it keeps (the probe closes the one it queries). The host
-     * ({@code CifsMountsFileServerOverVerbsInVmTest}) checks that the context is gone once this
+     * ({@code CifsMountsFileServerOverVerbsInVmScenario}) checks that the context is gone once this
      * JVM has exited.
      */
     @Test

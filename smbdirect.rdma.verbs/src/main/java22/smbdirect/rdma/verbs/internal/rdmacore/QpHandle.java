@@ -27,6 +27,15 @@ final class QpHandle extends NativeHandle implements QueuePair {
     final MemorySegment recvWr;
     final MemorySegment recvSge;
     final MemorySegment badWr;
+    /**
+     * Set (before {@link #destroyed}) by a destroy, which then waits while {@link #posting}: a post
+     * that sets {@code posting} and then finds {@code retired} clear runs before the queue pair is
+     * freed. The two volatile fields replace a monitor on the post path: the caller serializes the
+     * posts of one queue pair (the endpoint's lock), so a post takes that one lock only.
+     */
+    volatile boolean retired;
+    /** A post is between its check of {@link #retired} and its return; written by the (one) posting thread. */
+    volatile boolean posting;
 
     QpHandle(MemorySegment qp) {
         this.qp = qp.reinterpret(Abi.IBV_QP.byteSize());

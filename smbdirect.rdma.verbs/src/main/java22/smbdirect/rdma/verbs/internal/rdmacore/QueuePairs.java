@@ -27,8 +27,10 @@ import smbdirect.rdma.verbs.internal.VerbsConstants;
  * Queue pairs and posting: {@code rdma_create_qp} on an identifier (one send and one receive queue
  * on one completion queue, one SGE each), {@code ibv_query_qp} for the read depths,
  * {@code rdma_destroy_qp}; and the two inline posts, which refill the queue pair's prepared work
- * request and call {@code ibv_context.ops} without allocating. A post runs under the queue pair's
- * monitor, which a destroy takes too, so the queue pair is never freed under a post.
+ * request and call {@code ibv_context.ops} without allocating. The posts of one queue pair are
+ * serialized by the caller (the endpoint's lock: {@code VerbsBackend.postSend}); a post takes no
+ * lock of its own: it announces itself ({@code QpHandle.posting}) and a destroy retires the queue
+ * pair first, then waits for a post in progress, so the queue pair is never freed under a post.
  */
 final class QueuePairs {
 
@@ -116,6 +118,10 @@ final class QueuePairs {
                 if (qp.destroyed || id.destroyed) {
                     return;
                 }
+                qp.retired = true;
+                while (qp.posting) {
+                    Thread.onSpinWait(); // a post in progress: one non-blocking native call
+                }
                 qp.destroyed = true;
                 if (id.qp == qp) {
                     id.qp = null;
@@ -138,8 +144,9 @@ final class QueuePairs {
     void postSend(QueuePair queuePair, SendRequest r) throws IOException {
         NativeFunction fn = Natives.POST_SEND;
         QpHandle qp = (QpHandle) queuePair;
-        synchronized (qp) {
-            fn.requireUsable(qp, state);
+        qp.posting = true;
+        try {
+            requirePostable(fn, qp);
             MemorySegment wr = qp.sendWr;
             wr.set(JAVA_LONG, Abi.SEND_WR_WR_ID, r.wrId);
             wr.set(JAVA_INT, Abi.SEND_WR_OPCODE, r.opcode);
@@ -176,14 +183,17 @@ final class QueuePairs {
                 // ibv_post_send returns the errno
                 throw fn.failed(rc, "opcode " + r.opcode + ", wr_id 0x" + Long.toHexString(r.wrId));
             }
+        } finally {
+            qp.posting = false;
         }
     }
 
     void postRecv(QueuePair queuePair, long wrId, long address, int length, int localKey) throws IOException {
         NativeFunction fn = Natives.POST_RECV;
         QpHandle qp = (QpHandle) queuePair;
-        synchronized (qp) {
-            fn.requireUsable(qp, state);
+        qp.posting = true;
+        try {
+            requirePostable(fn, qp);
             qp.recvWr.set(JAVA_LONG, Abi.RECV_WR_WR_ID, wrId);
             MemorySegment sge = qp.recvSge;
             sge.set(JAVA_LONG, Abi.SGE_ADDR, address);
@@ -193,6 +203,16 @@ final class QueuePairs {
             if (rc != 0) {
                 throw fn.failed(rc, "wr_id 0x" + Long.toHexString(wrId));
             }
+        } finally {
+            qp.posting = false;
         }
+    }
+
+    /** Refuses a post on a retired (destroyed) queue pair (EINVAL) or a closed backend (ENODEV). */
+    private void requirePostable(NativeFunction fn, QpHandle qp) throws NativeCallException {
+        if (qp.retired) {
+            throw fn.refused(Abi.EINVAL, qp.gone());
+        }
+        fn.requireOpen(state);
     }
 }

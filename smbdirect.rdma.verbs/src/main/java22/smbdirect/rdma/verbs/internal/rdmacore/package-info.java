@@ -27,7 +27,8 @@
  * identifiers: bind, listen, resolve, connect, accept, reject, disconnect, destroy; the CM events;
  * {@code sockaddr_in}/{@code sockaddr_in6} and {@code rdma_conn_param}</td></tr>
  * <tr><td>{@code Registrations}</td><td>protection domains and registered memory</td></tr>
- * <tr><td>{@code QueuePairs}</td><td>creating, querying and destroying queue pairs; posting</td></tr>
+ * <tr><td>{@code QueuePairs}</td><td>creating, querying and destroying queue pairs; posting
+ * (lock-free: the caller serializes the posts of a queue pair)</td></tr>
  * <tr><td>{@code CompletionQueues}</td><td>completion channels and queues: polling, arming,
  * waiting for a completion event, waking a wait</td></tr>
  * <tr><td>{@code MemoryWindows}</td><td>type 2 memory windows (bound by a posted work request)</td></tr>
@@ -38,8 +39,10 @@
  * </table>
  *
  * <h2>How a work request travels</h2>
- * {@code RdmaCoreBackend.postSend} → {@code QueuePairs.postSend}: under the queue pair's monitor,
- * {@code NativeFunction.requireUsable} refuses a destroyed queue pair or a closed backend; the
+ * The endpoint, under its lock (the one lock of a post: the backend takes none of its own), calls
+ * {@code RdmaCoreBackend.postSend} → {@code QueuePairs.postSend}: the post announces itself
+ * ({@code QpHandle.posting}, which a destroy waits out after it retired the queue pair) and refuses
+ * a retired queue pair or a closed backend; the
  * queue pair's one native {@code ibv_send_wr} and {@code ibv_sge} ({@code QpHandle}) are refilled
  * from the {@code SendRequest} (a memory window bind names its window and region instead of the
  * SGE) → {@code Natives.POST_SEND} calls {@code ibv_context.ops.post_send} through the function

@@ -102,6 +102,44 @@ class InlineVerbsTest {
     }
 
     @Test
+    void aPostTakesNoLockOfTheBackendBesideTheCallersOwn() throws Throwable {
+        // the caller (the endpoint) serializes its posts under its own lock; the backend takes none:
+        // a post completes while another thread holds the queue pair's monitor
+        java.util.concurrent.CountDownLatch held = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        Thread holder = new Thread(() -> {
+            synchronized (qp) {
+                held.countDown();
+                try {
+                    release.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        });
+        holder.start();
+        try {
+            assertTrue(held.await(30, java.util.concurrent.TimeUnit.SECONDS));
+            java.util.concurrent.CompletableFuture<Void> posted = java.util.concurrent.CompletableFuture.runAsync(() -> {
+                try {
+                    SendRequest r = new SendRequest();
+                    r.opcode = VerbsConstants.WR_SEND;
+                    r.wrId = 5;
+                    backend.postSend(qp, r);
+                    backend.postRecv(qp, 6, 0x1000, 64, 7);
+                } catch (java.io.IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            });
+            posted.get(30, java.util.concurrent.TimeUnit.SECONDS);
+            assertEquals(5, driver.send(0), "the send reached the driver");
+        } finally {
+            release.countDown();
+            holder.join();
+        }
+    }
+
+    @Test
     void aTypeTwoMemoryWindowIsAllocatedBoundAndDeallocatedThroughTheContextsOps() throws Throwable {
         MemorySegment ctx = driver.context();
         PdHandle pd = new PdHandle(driver.pd(ctx), new DeviceHandle(ctx, 1));
@@ -202,6 +240,7 @@ class InlineVerbsTest {
     @Test
     void aDestroyedQueuePairOrCompletionQueueNeverReachesTheDriver() throws Throwable {
         long[] before = driver.calls();
+        qp.retired = true; // what a destroy sets first, before it waits for a post in progress
         qp.destroyed = true;
         cq.destroyed = true;
         NativeCallException e = assertThrows(NativeCallException.class, () -> backend.postSend(qp, new SendRequest()));

@@ -4,11 +4,9 @@ import java.io.IOException;
 import java.net.Inet4Address;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 import org.slf4j.Logger;
@@ -81,17 +79,13 @@ final class VerbsEndpoint implements RdmaEndpoint {
     private final int key;
     private final long sendWrId;
     private final long receiveWrId;
-    private final Object lock = new Object();
+    /** Guards the state, the work-queue records and the reused send request (package-private: the registrations wait on it). */
+    final Object lock = new Object();
     private final OutstandingRequests sendQueue;
     private final OutstandingRequests receiveQueue;
     private final SendRequest sendRequest = new SendRequest();
-    /** Every live registration of this endpoint. */
-    private final Set<VerbsMemoryRegion> regions = ConcurrentHashMap.newKeySet();
-    /**
-     * The registrations a peer can name, by rkey (for Send with Invalidate). Only those: a device
-     * may give every local-only registration the same rkey (rxe gives them 0).
-     */
-    private final ConcurrentHashMap<Integer, VerbsMemoryRegion> remoteRegions = new ConcurrentHashMap<>();
+    /** The registrations of this endpoint and the look-up of those a peer can name. */
+    private final EndpointRegistrations registrations;
     /** Used only on the group thread. */
     private final MutableWorkCompletion completion = new MutableWorkCompletion();
 
@@ -153,6 +147,7 @@ final class VerbsEndpoint implements RdmaEndpoint {
         this.state = passive ? State.REQUESTED : State.IDLE;
         this.localAddress = localAddress;
         this.peerAddress = peerAddress;
+        this.registrations = new EndpointRegistrations(this, provider, group);
     }
 
     /**
@@ -202,7 +197,7 @@ final class VerbsEndpoint implements RdmaEndpoint {
     }
 
     int registeredRegions() {
-        return regions.size();
+        return registrations.count();
     }
 
     // ------------------------------------------------------------------ connection management
@@ -717,41 +712,19 @@ final class VerbsEndpoint implements RdmaEndpoint {
             backend.disconnect(id);
         }
         provider.forget(this);
-        List<VerbsMemoryRegion> released = new ArrayList<>();
-        for (VerbsMemoryRegion region : regions) {
-            boolean deferred;
-            synchronized (lock) {
-                deferred = region.releaseWhenBound;
-                region.releaseWhenBound = false;
-            }
-            if (region.claimDeregistration() || deferred) {
-                released.add(region);
-            }
-        }
+        List<VerbsMemoryRegion> released = registrations.claimAll();
         // windows before the queue pair they are bound on (rxe keeps a bound type 2 window's queue pair
         // alive: its destroy waits 50 s for the reference and warns), after rdma_disconnect flushed any
         // bind still queued; the registrations after the queue pair
-        for (VerbsMemoryRegion region : released) {
-            String failed = region.releaseWindow(backend);
-            if (failed != null) {
-                LOG.warn("ibv_dealloc_mw of {} failed while closing {}: {}", region, this, failed);
-            }
-        }
+        registrations.releaseWindows(released);
         backend.destroyQp(id, qp);
-        for (VerbsMemoryRegion region : released) {
-            String failed = region.releaseRegistration(backend);
-            if (failed != null) {
-                LOG.warn("ibv_dereg_mr of {} failed while closing {}: {}", region, this, failed);
-            }
-        }
-        regions.clear();
-        remoteRegions.clear();
+        registrations.releaseRegistrations(released);
         backend.destroyId(id);
         group.detach(key, completionEntries());
         provider.release(group);
     }
 
-    private boolean isClosed() {
+    boolean isClosed() {
         synchronized (lock) {
             return state == State.CLOSED;
         }
@@ -802,76 +775,15 @@ final class VerbsEndpoint implements RdmaEndpoint {
 
     @Override
     public MemoryRegion register(ByteBuffer buffer, Set<MemoryAccess> access) throws RdmaException {
-        Objects.requireNonNull(buffer, "buffer");
-        Objects.requireNonNull(access, "access");
-        if (!buffer.isDirect()) {
-            throw new RdmaException("register: buffer must be a direct ByteBuffer (ibv_reg_mr needs a native address)");
-        }
-        int length = buffer.remaining();
-        if (length == 0) {
-            throw new RdmaException("register: nothing to register (position == limit == " + buffer.position() + ")");
-        }
-        if (length > settings.maxRegionSize()) {
-            throw new RdmaException("register: " + length + " bytes exceed maxRegionSize " + settings.maxRegionSize());
-        }
-        int flags;
-        try {
-            flags = StatusMapper.accessFlags(access);
-        } catch (IllegalArgumentException e) {
-            throw new RdmaException("register: " + e.getMessage());
-        }
-        if (isClosed()) {
-            throw new RdmaException("register: endpoint is closed");
-        }
-        ByteBuffer view = buffer.slice();
-        boolean remote = access.contains(MemoryAccess.REMOTE_READ) || access.contains(MemoryAccess.REMOTE_WRITE);
-        if (remote && provider.memoryWindows() && state() == State.ESTABLISHED) {
-            return registerThroughWindow(view, access, flags);
-        }
-        VerbsBackend.RegisteredMemory memory;
-        try {
-            memory = backend.register(group.pd(), view, flags);
-        } catch (IOException e) {
-            throw new RdmaException("ibv_reg_mr of " + length + " bytes with access " + access + " failed: "
-                    + e.getMessage() + memlockHint(e, length), e);
-        }
-        VerbsMemoryRegion region = new VerbsMemoryRegion(this, memory, view, access);
-        regions.add(region);
-        if (access.contains(MemoryAccess.REMOTE_READ) || access.contains(MemoryAccess.REMOTE_WRITE)) {
-            remoteRegions.put(memory.remoteKey(), region);
-        }
-        return region;
+        return registrations.register(buffer, access);
     }
 
     /**
-     * A region the peer may access, registered on a connected endpoint of a device with type 2 memory
-     * windows: {@code ibv_reg_mr} with local rights and {@code IBV_ACCESS_MW_BIND} only, a window
-     * allocated on the protection domain and bound over the whole region on this queue pair with the
-     * remote rights ({@code IBV_WR_BIND_MW}, posted before anything the caller posts later, so the
-     * peer cannot learn the token before the window is bound). The peer reaches the region only
-     * through this connection, and its Send with Invalidate naming the token invalidates the window.
+     * Posts the bind of {@code window} over {@code memory} with the remote rights of {@code flags}
+     * ({@code IBV_WR_BIND_MW}) ahead of anything posted later; returns why it was refused, else null.
      */
-    private VerbsMemoryRegion registerThroughWindow(ByteBuffer view, Set<MemoryAccess> access, int flags)
-            throws RdmaException {
-        VerbsBackend.RegisteredMemory memory;
-        try {
-            memory = backend.register(group.pd(), view,
-                    (flags & VerbsConstants.ACCESS_LOCAL_WRITE) | VerbsConstants.ACCESS_MW_BIND);
-        } catch (IOException e) {
-            throw new RdmaException("ibv_reg_mr of " + view.remaining() + " bytes with access " + access
-                    + " (for a memory window) failed: " + e.getMessage() + memlockHint(e, view.remaining()), e);
-        }
-        VerbsBackend.MemoryWindow window;
-        try {
-            window = backend.allocMw(group.pd());
-        } catch (IOException e) {
-            releaseQuietly(memory, null);
-            throw new RdmaException("ibv_alloc_mw (type 2) for " + view.remaining() + " bytes failed: "
-                    + e.getMessage(), e);
-        }
-        // ibv_inc_rkey: a bind gives the window a new rkey, the low 8 bits the consumer's own
-        int windowKey = (window.remoteKey() & ~0xff) | ((window.remoteKey() + 1) & 0xff);
-        VerbsMemoryRegion region = new VerbsMemoryRegion(this, memory, view, access, window, windowKey);
+    String postBind(VerbsMemoryRegion region, VerbsBackend.RegisteredMemory memory, VerbsBackend.MemoryWindow window,
+            int windowKey, int flags) {
         synchronized (lock) {
             String refused = state != State.ESTABLISHED ? notPostable("register").getMessage()
                     : sendQueue.bindsFull() ? "register: " + sendQueue.capacity()
@@ -897,113 +809,20 @@ final class VerbsEndpoint implements RdmaEndpoint {
                 }
                 request.clear();
             }
-            if (refused != null) {
-                releaseQuietly(memory, window);
-                throw new RdmaException(refused);
-            }
-        }
-        regions.add(region);
-        remoteRegions.put(windowKey, region);
-        return region;
-    }
-
-    /**
-     * Before a window is deallocated its bind must have completed ({@code ibv_dealloc_mw} with the
-     * bind still queued fails the bind and with it the connection). Off the completion thread this
-     * waits for the bind's completion (at most {@code flushTimeoutMillis}; they take microseconds), so
-     * the token is dead when {@link #deregister} returns. On the completion thread (a handler that
-     * deregisters what it registered a moment ago) nothing can be waited for: the region is released
-     * when the bind's completion is handled, right after the handler returns; returns false then.
-     */
-    private boolean awaitBind(VerbsMemoryRegion r) {
-        boolean wait = !group.onGroupThread();
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(settings.flushTimeoutMillis());
-        synchronized (lock) {
-            while (r.bindPending && state != State.CLOSED) {
-                long left = deadline - System.nanoTime();
-                if (!wait || left <= 0) {
-                    if (wait) {
-                        LOG.warn("{}: the bind of {} did not complete within {} ms; releasing it when it does", this,
-                                r, settings.flushTimeoutMillis());
-                    }
-                    r.releaseWhenBound = true;
-                    return false;
-                }
-                try {
-                    TimeUnit.NANOSECONDS.timedWait(lock, left);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    r.releaseWhenBound = true;
-                    return false;
-                }
-            }
-        }
-        return true;
-    }
-
-    /**
-     * A registration pins its pages, counted against the process's locked-memory limit (siw counts
-     * them for root too): for ENOMEM, that limit and the bytes asked.
-     */
-    private static String memlockHint(IOException e, long bytes) {
-        return LockedMemoryLimit.explain(e, bytes, LockedMemoryLimit.current());
-    }
-
-    private void releaseQuietly(VerbsBackend.RegisteredMemory memory, VerbsBackend.MemoryWindow window) {
-        try {
-            if (window != null) {
-                backend.deallocMw(window);
-            }
-            backend.deregister(memory);
-        } catch (IOException e) {
-            LOG.warn("{}: releasing a registration that could not be used failed: {}", this, e.getMessage());
+            return refused;
         }
     }
 
     @Override
     public void deregister(MemoryRegion region) throws RdmaException {
-        VerbsMemoryRegion r = own(region, "deregister");
-        remoteRegions.remove(r.token(), r);
-        if (!r.claimDeregistration()) {
-            regions.remove(r);
-            return;
-        }
-        if (r.window() != null && !awaitBind(r)) {
-            return;
-        }
-        regions.remove(r);
-        String failed = r.release(backend);
-        if (failed != null) {
-            throw new RdmaException("releasing " + r + " failed: " + failed);
-        }
-    }
-
-    private VerbsMemoryRegion own(MemoryRegion region, String operation) throws RdmaException {
-        Objects.requireNonNull(region, "region");
-        if (!(region instanceof VerbsMemoryRegion r) || r.owner() != this) {
-            throw new RdmaException(operation + ": " + region + " is not registered on this endpoint");
-        }
-        return r;
-    }
-
-    private VerbsMemoryRegion usable(MemoryRegion region, int offset, int length, String operation)
-            throws RdmaException {
-        VerbsMemoryRegion r = own(region, operation);
-        if (!r.isRegistered()) {
-            throw new RdmaException(operation + ": " + r + " is deregistered");
-        }
-        if (offset < 0 || length < 0 || (long) offset + length > r.length()) {
-            throw new RdmaException(operation + ": offset " + offset + " + length " + length
-                    + " outside the region of " + r.length() + " bytes");
-        }
-        return r;
+        registrations.deregister(region);
     }
 
     // ------------------------------------------------------------------ posting
 
     @Override
     public void postReceive(MemoryRegion region, int offset, int length, long wrId) throws RdmaException {
-        VerbsMemoryRegion r = usable(region, offset, length, "postReceive");
+        VerbsMemoryRegion r = registrations.usable(region, offset, length, "postReceive");
         synchronized (lock) {
             if (state == State.DISCONNECTING || state == State.DISCONNECTED || state == State.CLOSED) {
                 throw notPostable("postReceive");
@@ -1028,7 +847,7 @@ final class VerbsEndpoint implements RdmaEndpoint {
 
     @Override
     public void postSend(MemoryRegion region, int offset, int length, long wrId) throws RdmaException {
-        VerbsMemoryRegion r = usable(region, offset, length, "postSend");
+        VerbsMemoryRegion r = registrations.usable(region, offset, length, "postSend");
         post(VerbsConstants.WR_SEND, WorkRequestType.SEND, r, offset, length, 0, 0, 0, wrId, "postSend");
     }
 
@@ -1039,7 +858,7 @@ final class VerbsEndpoint implements RdmaEndpoint {
             throw new RdmaException("postSendWithInvalidate: Send with Invalidate is off (capability "
                     + "sendWithInvalidate=false: " + provider.sendWithInvalidateReason() + ")");
         }
-        VerbsMemoryRegion r = usable(region, offset, length, "postSendWithInvalidate");
+        VerbsMemoryRegion r = registrations.usable(region, offset, length, "postSendWithInvalidate");
         post(VerbsConstants.WR_SEND_WITH_INV, WorkRequestType.SEND, r, offset, length, 0, 0, remoteToken, wrId,
                 "postSendWithInvalidate");
     }
@@ -1047,7 +866,7 @@ final class VerbsEndpoint implements RdmaEndpoint {
     @Override
     public void postRdmaWrite(MemoryRegion local, int localOffset, int length, long remoteAddress, int remoteToken,
             long wrId) throws RdmaException {
-        VerbsMemoryRegion r = usable(local, localOffset, length, "postRdmaWrite");
+        VerbsMemoryRegion r = registrations.usable(local, localOffset, length, "postRdmaWrite");
         post(VerbsConstants.WR_RDMA_WRITE, WorkRequestType.RDMA_WRITE, r, localOffset, length, remoteAddress,
                 remoteToken, 0, wrId, "postRdmaWrite");
     }
@@ -1055,7 +874,7 @@ final class VerbsEndpoint implements RdmaEndpoint {
     @Override
     public void postRdmaRead(MemoryRegion local, int localOffset, int length, long remoteAddress, int remoteToken,
             long wrId) throws RdmaException {
-        VerbsMemoryRegion r = usable(local, localOffset, length, "postRdmaRead");
+        VerbsMemoryRegion r = registrations.usable(local, localOffset, length, "postRdmaRead");
         post(VerbsConstants.WR_RDMA_READ, WorkRequestType.RDMA_READ, r, localOffset, length, remoteAddress,
                 remoteToken, 0, wrId, "postRdmaRead");
     }
@@ -1106,7 +925,7 @@ final class VerbsEndpoint implements RdmaEndpoint {
      */
     @Override
     public void postLocalInvalidate(MemoryRegion region, long wrId) throws RdmaException {
-        VerbsMemoryRegion r = own(region, "postLocalInvalidate");
+        VerbsMemoryRegion r = registrations.own(region, "postLocalInvalidate");
         boolean atHead;
         synchronized (lock) {
             if (state != State.ESTABLISHED) {
@@ -1219,10 +1038,7 @@ final class VerbsEndpoint implements RdmaEndpoint {
                 if ((wcFlags & provider.withInvalidateFlags()) != 0) {
                     invalidated = true;
                     invalidatedToken = immData;
-                    VerbsMemoryRegion region = remoteRegions.get(immData);
-                    if (region != null) {
-                        region.markRemotelyInvalidated();
-                    }
+                    registrations.remotelyInvalidated(immData);
                 }
             } else if (type == WorkRequestType.RDMA_READ || type == WorkRequestType.RDMA_WRITE) {
                 byteLength = requested;
@@ -1266,7 +1082,7 @@ final class VerbsEndpoint implements RdmaEndpoint {
             }
         }
         if (release) {
-            regions.remove(region);
+            registrations.released(region);
             String failed = region.release(backend);
             if (failed != null) {
                 LOG.warn("{}: releasing {} after its bind failed: {}", this, region, failed);
@@ -1311,8 +1127,7 @@ final class VerbsEndpoint implements RdmaEndpoint {
             }
             CompletionStatus status = CompletionStatus.SUCCESS;
             if (region.claimDeregistration()) {
-                regions.remove(region);
-                remoteRegions.remove(region.token(), region);
+                registrations.invalidated(region);
                 String failed = region.release(backend);
                 if (failed != null) {
                     LOG.error("{}: local invalidate of {} (ibv_dealloc_mw / ibv_dereg_mr) failed: {}", this, region,

@@ -83,9 +83,10 @@ final class VerbsEndpoint implements RdmaEndpoint {
     final Object lock = new Object();
     private final OutstandingRequests sendQueue;
     private final OutstandingRequests receiveQueue;
-    private final SendRequest sendRequest = new SendRequest();
     /** The registrations of this endpoint and the look-up of those a peer can name. */
     private final EndpointRegistrations registrations;
+    /** Posting onto the queue pair, under {@link #lock}. */
+    private final EndpointPosting posting;
     /** Used only on the group thread. */
     private final MutableWorkCompletion completion = new MutableWorkCompletion();
 
@@ -148,6 +149,7 @@ final class VerbsEndpoint implements RdmaEndpoint {
         this.localAddress = localAddress;
         this.peerAddress = peerAddress;
         this.registrations = new EndpointRegistrations(this, provider, group);
+        this.posting = new EndpointPosting(this, backend, qp, sendQueue, receiveQueue, sendWrId, receiveWrId);
     }
 
     /**
@@ -778,41 +780,6 @@ final class VerbsEndpoint implements RdmaEndpoint {
         return registrations.register(buffer, access);
     }
 
-    /**
-     * Posts the bind of {@code window} over {@code memory} with the remote rights of {@code flags}
-     * ({@code IBV_WR_BIND_MW}) ahead of anything posted later; returns why it was refused, else null.
-     */
-    String postBind(VerbsMemoryRegion region, VerbsBackend.RegisteredMemory memory, VerbsBackend.MemoryWindow window,
-            int windowKey, int flags) {
-        synchronized (lock) {
-            String refused = state != State.ESTABLISHED ? notPostable("register").getMessage()
-                    : sendQueue.bindsFull() ? "register: " + sendQueue.capacity()
-                            + " memory window binds in flight (as many as EndpointSettings.sendQueueDepth)" : null;
-            if (refused == null) {
-                sendQueue.addBind(region);
-                SendRequest request = sendRequest;
-                request.clear();
-                request.opcode = VerbsConstants.WR_BIND_MW;
-                request.wrId = sendWrId;
-                request.sendFlags = VerbsConstants.SEND_SIGNALED;
-                request.bindWindow = window;
-                request.bindKey = windowKey;
-                request.bindRegion = memory;
-                request.bindAddress = memory.address();
-                request.bindLength = memory.length();
-                request.bindAccess = flags & (VerbsConstants.ACCESS_REMOTE_READ | VerbsConstants.ACCESS_REMOTE_WRITE);
-                try {
-                    backend.postSend(qp, request);
-                } catch (IOException e) {
-                    sendQueue.removeLast();
-                    refused = "ibv_post_send (bind of a memory window) failed: " + e.getMessage();
-                }
-                request.clear();
-            }
-            return refused;
-        }
-    }
-
     @Override
     public void deregister(MemoryRegion region) throws RdmaException {
         registrations.deregister(region);
@@ -822,33 +789,13 @@ final class VerbsEndpoint implements RdmaEndpoint {
 
     @Override
     public void postReceive(MemoryRegion region, int offset, int length, long wrId) throws RdmaException {
-        VerbsMemoryRegion r = registrations.usable(region, offset, length, "postReceive");
-        synchronized (lock) {
-            if (state == State.DISCONNECTING || state == State.DISCONNECTED || state == State.CLOSED) {
-                throw notPostable("postReceive");
-            }
-            if (receiveQueue.isFull()) {
-                throw new RdmaException("postReceive: receive queue full (" + receiveQueue.capacity()
-                        + " outstanding = EndpointSettings.receiveQueueDepth)");
-            }
-            receiveQueue.add(wrId, WorkRequestType.RECEIVE, length, null);
-            if (queuePairError == null) {
-                try {
-                    backend.postRecv(qp, receiveWrId, r.address() + offset, length, r.localKey());
-                } catch (IOException e) {
-                    receiveQueue.removeLast();
-                    throw new RdmaException("ibv_post_recv failed: " + e.getMessage(), e);
-                }
-                return;
-            }
-        }
-        group.execute(watchOnGroup); // the queue pair is in error: flushed at once, on the group thread
+        posting.postReceive(registrations.usable(region, offset, length, "postReceive"), offset, length, wrId);
     }
 
     @Override
     public void postSend(MemoryRegion region, int offset, int length, long wrId) throws RdmaException {
         VerbsMemoryRegion r = registrations.usable(region, offset, length, "postSend");
-        post(VerbsConstants.WR_SEND, WorkRequestType.SEND, r, offset, length, 0, 0, 0, wrId, "postSend");
+        posting.post(VerbsConstants.WR_SEND, WorkRequestType.SEND, r, offset, length, 0, 0, 0, wrId, "postSend");
     }
 
     @Override
@@ -859,15 +806,15 @@ final class VerbsEndpoint implements RdmaEndpoint {
                     + "sendWithInvalidate=false: " + provider.sendWithInvalidateReason() + ")");
         }
         VerbsMemoryRegion r = registrations.usable(region, offset, length, "postSendWithInvalidate");
-        post(VerbsConstants.WR_SEND_WITH_INV, WorkRequestType.SEND, r, offset, length, 0, 0, remoteToken, wrId,
-                "postSendWithInvalidate");
+        posting.post(VerbsConstants.WR_SEND_WITH_INV, WorkRequestType.SEND, r, offset, length, 0, 0, remoteToken,
+                wrId, "postSendWithInvalidate");
     }
 
     @Override
     public void postRdmaWrite(MemoryRegion local, int localOffset, int length, long remoteAddress, int remoteToken,
             long wrId) throws RdmaException {
         VerbsMemoryRegion r = registrations.usable(local, localOffset, length, "postRdmaWrite");
-        post(VerbsConstants.WR_RDMA_WRITE, WorkRequestType.RDMA_WRITE, r, localOffset, length, remoteAddress,
+        posting.post(VerbsConstants.WR_RDMA_WRITE, WorkRequestType.RDMA_WRITE, r, localOffset, length, remoteAddress,
                 remoteToken, 0, wrId, "postRdmaWrite");
     }
 
@@ -875,45 +822,8 @@ final class VerbsEndpoint implements RdmaEndpoint {
     public void postRdmaRead(MemoryRegion local, int localOffset, int length, long remoteAddress, int remoteToken,
             long wrId) throws RdmaException {
         VerbsMemoryRegion r = registrations.usable(local, localOffset, length, "postRdmaRead");
-        post(VerbsConstants.WR_RDMA_READ, WorkRequestType.RDMA_READ, r, localOffset, length, remoteAddress,
+        posting.post(VerbsConstants.WR_RDMA_READ, WorkRequestType.RDMA_READ, r, localOffset, length, remoteAddress,
                 remoteToken, 0, wrId, "postRdmaRead");
-    }
-
-    private void post(int opcode, WorkRequestType type, VerbsMemoryRegion r, int offset, int length,
-            long remoteAddress, int remoteToken, int invalidateToken, long wrId, String operation)
-            throws RdmaException {
-        synchronized (lock) {
-            if (state != State.ESTABLISHED) {
-                throw notPostable(operation);
-            }
-            if (sendQueue.isFull()) {
-                throw new RdmaException(operation + ": send queue full (" + sendQueue.capacity()
-                        + " outstanding = EndpointSettings.sendQueueDepth)");
-            }
-            boolean invalidates = opcode == VerbsConstants.WR_SEND_WITH_INV;
-            sendQueue.add(wrId, type, length, null, invalidates ? invalidateToken : remoteToken, invalidates);
-            SendRequest request = sendRequest;
-            request.clear();
-            request.opcode = opcode;
-            request.wrId = sendWrId;
-            request.sendFlags = VerbsConstants.SEND_SIGNALED;
-            request.sgeAddress = r.address() + offset;
-            request.sgeLength = length;
-            request.sgeLocalKey = r.localKey();
-            request.remoteAddress = remoteAddress;
-            request.remoteKey = remoteToken;
-            request.invalidateKey = invalidateToken;
-            if (queuePairError == null) {
-                try {
-                    backend.postSend(qp, request);
-                } catch (IOException e) {
-                    sendQueue.removeLast();
-                    throw new RdmaException("ibv_post_send (" + operation + ") failed: " + e.getMessage(), e);
-                }
-                return;
-            }
-        }
-        group.execute(watchOnGroup); // the queue pair is in error: flushed at once, on the group thread
     }
 
     /**
@@ -925,25 +835,34 @@ final class VerbsEndpoint implements RdmaEndpoint {
      */
     @Override
     public void postLocalInvalidate(MemoryRegion region, long wrId) throws RdmaException {
-        VerbsMemoryRegion r = registrations.own(region, "postLocalInvalidate");
-        boolean atHead;
-        synchronized (lock) {
-            if (state != State.ESTABLISHED) {
-                throw notPostable("postLocalInvalidate");
-            }
-            if (sendQueue.isFull()) {
-                throw new RdmaException("postLocalInvalidate: send queue full (" + sendQueue.capacity()
-                        + " outstanding = EndpointSettings.sendQueueDepth)");
-            }
-            sendQueue.add(wrId, WorkRequestType.LOCAL_INVALIDATE, 0, r);
-            atHead = sendQueue.size() == 1;
-        }
-        if (atHead) {
+        if (posting.postLocalInvalidate(registrations.own(region, "postLocalInvalidate"), wrId)) {
             group.execute(this::drainDeferredAndFinish);
         }
     }
 
-    private RdmaException notPostable(String operation) {
+    /** Binds a memory window over a registration ({@link EndpointPosting#postBind}); why refused, else null. */
+    String postBind(VerbsMemoryRegion region, VerbsBackend.RegisteredMemory memory, VerbsBackend.MemoryWindow window,
+            int windowKey, int flags) {
+        return posting.postBind(region, memory, window, windowKey, flags);
+    }
+
+    /** Under {@link #lock}: the state, for the posting checks. */
+    State stateHeld() {
+        return state;
+    }
+
+    /** Under {@link #lock}: the first evidence that the queue pair is in the error state, else null. */
+    String queuePairErrorHeld() {
+        return queuePairError;
+    }
+
+    /** Has the group thread look at this endpoint now (its queue pair is in error: flushed at once). */
+    void watchNow() {
+        group.execute(watchOnGroup);
+    }
+
+    /** Under {@link #lock}: why {@code operation} cannot be posted in this state. */
+    RdmaException notPostable(String operation) {
         return new RdmaException(operation + ": endpoint is " + state
                 + (cause != null ? " (" + cause + ": " + detail + ")" : ""));
     }

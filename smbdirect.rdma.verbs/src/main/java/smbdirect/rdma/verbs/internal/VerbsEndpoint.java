@@ -18,7 +18,6 @@ import smbdirect.api.rdma.DisconnectCause;
 import smbdirect.api.rdma.EndpointSettings;
 import smbdirect.api.rdma.MemoryAccess;
 import smbdirect.api.rdma.MemoryRegion;
-import smbdirect.api.rdma.MutableWorkCompletion;
 import smbdirect.api.rdma.RdmaCapabilities;
 import smbdirect.api.rdma.RdmaEndpoint;
 import smbdirect.api.rdma.RdmaEndpointHandler;
@@ -87,8 +86,8 @@ final class VerbsEndpoint implements RdmaEndpoint {
     private final EndpointRegistrations registrations;
     /** Posting onto the queue pair, under {@link #lock}. */
     private final EndpointPosting posting;
-    /** Used only on the group thread. */
-    private final MutableWorkCompletion completion = new MutableWorkCompletion();
+    /** The completions, on the group thread. */
+    private final EndpointCompletions completions;
 
     // guarded by lock
     private State state;
@@ -150,6 +149,7 @@ final class VerbsEndpoint implements RdmaEndpoint {
         this.peerAddress = peerAddress;
         this.registrations = new EndpointRegistrations(this, provider, group);
         this.posting = new EndpointPosting(this, backend, qp, sendQueue, receiveQueue, sendWrId, receiveWrId);
+        this.completions = new EndpointCompletions(this, provider, handler, registrations, sendQueue, receiveQueue);
     }
 
     /**
@@ -563,7 +563,8 @@ final class VerbsEndpoint implements RdmaEndpoint {
         }
     }
 
-    private void afterEnding(boolean queuePairLive) {
+    /** After a connection began ending: rdma_disconnect and the drain watch, or the flush at once; then maybe the end. */
+    void afterEnding(boolean queuePairLive) {
         if (queuePairLive) {
             int rc = backend.disconnect(id);
             if (rc != 0) {
@@ -669,16 +670,11 @@ final class VerbsEndpoint implements RdmaEndpoint {
 
     /** Group thread: completes everything still recorded as FLUSHED, in post order per queue. */
     private void flushOutstanding() {
-        drainDeferred();
-        while (completeHead(false, VerbsConstants.WC_WR_FLUSH_ERR, 0, 0, 0, 0)) {
-            drainDeferred();
-        }
-        while (completeHead(true, VerbsConstants.WC_WR_FLUSH_ERR, 0, 0, 0, 0)) {
-            // next
-        }
+        completions.flushOutstanding();
     }
 
-    private void maybeFinish() {
+    /** The end once both work queues are empty: DISCONNECTED and {@code onDisconnected}. */
+    void maybeFinish() {
         DisconnectCause why;
         String text;
         ByteBuffer data;
@@ -869,193 +865,57 @@ final class VerbsEndpoint implements RdmaEndpoint {
 
     // ------------------------------------------------------------------ completions (group thread)
 
-    /** Group thread: completion {@code i} of {@code batch} belongs to this endpoint. */
+    /** Group thread: completion {@code i} of {@code batch} belongs to this endpoint ({@link EndpointCompletions}). */
     void onWorkCompletion(CompletionBatch batch, int i) {
-        if (!establishedSeen && batch.status(i) == VerbsConstants.WC_SUCCESS) {
-            // Data can arrive before RDMA_CM_EVENT_ESTABLISHED (the passive side's event comes with
-            // the RTU, which may be late): a successful completion proves the connection is up
-            // (IB_EVENT_COMM_EST), so onEstablished comes first; the late CM event is then ignored.
+        completions.onWorkCompletion(batch, i);
+    }
+
+    /** Group thread: a successful completion proves the connection is up; onEstablished first if not yet. */
+    void establishedByCompletion() {
+        if (!establishedSeen) {
             onEstablished(null);
         }
-        boolean receive = (batch.wrId(i) & RECEIVE_FLAG) != 0;
-        if (!receive) {
-            drainDeferred();
-        }
-        completeHead(receive, batch.status(i), batch.byteLength(i), batch.vendorError(i), batch.wcFlags(i),
-                batch.immData(i));
-        if (!receive) {
-            drainDeferred();
-        }
-        maybeFinish();
     }
+
+    /** {@link #endOnFailedCompletionHeld}: the connection was ending already (or closed). */
+    static final int NOT_ENDING = 0;
+    /** {@link #endOnFailedCompletionHeld}: it ends now, its queue pair was not live. */
+    static final int ENDING = 1;
+    /** {@link #endOnFailedCompletionHeld}: it ends now and its queue pair was live (rdma_disconnect, then drain). */
+    static final int ENDING_QUEUE_PAIR_LIVE = 2;
 
     /**
-     * Completes the oldest request of one queue with a verbs status; returns false when the queue
-     * was empty.
+     * Under {@link #lock}: a completion failed (not flushed) with {@code status}: the connection ends
+     * with the cause of that status and {@code failure} as detail, unless it is ending or closed
+     * already, where {@code refine} lets a failure refine a peer cause. Returns {@link #NOT_ENDING},
+     * {@link #ENDING} or {@link #ENDING_QUEUE_PAIR_LIVE}; the caller runs {@link #afterEnding} after
+     * it left the lock and delivered the completion.
      */
-    private boolean completeHead(boolean receive, int wcStatus, int wcByteLength, int vendorError, int wcFlags,
-            int immData) {
-        CompletionStatus status = StatusMapper.completionStatus(wcStatus);
-        long wrId;
-        WorkRequestType type;
-        int requested;
-        int token;
-        boolean invalidates;
-        boolean startEnding = false;
-        boolean queuePairLive = false;
-        if (!receive) {
-            VerbsMemoryRegion bound;
-            synchronized (lock) {
-                bound = state == State.CLOSED || sendQueue.isEmpty() ? null : sendQueue.headBind();
-            }
-            if (bound != null) {
-                // only this thread takes heads off the queue: the head is still this bind
-                return completeBind(bound, status, wcStatus, vendorError);
-            }
+    int endOnFailedCompletionHeld(CompletionStatus status, String failure, boolean refine) {
+        if (state != State.DISCONNECTING && state != State.DISCONNECTED && state != State.CLOSED) {
+            boolean queuePairLive = state == State.CONNECTING || state == State.ACCEPTING
+                    || state == State.ESTABLISHED;
+            state = State.DISCONNECTING;
+            cause = StatusMapper.causeOfFailedCompletion(status);
+            detail = failure;
+            return queuePairLive ? ENDING_QUEUE_PAIR_LIVE : ENDING;
         }
-        synchronized (lock) {
-            if (state == State.CLOSED) {
-                return false;
-            }
-            OutstandingRequests queue = receive ? receiveQueue : sendQueue;
-            if (queue.isEmpty()) {
-                if (wcStatus != VerbsConstants.WC_WR_FLUSH_ERR || LOG.isDebugEnabled()) {
-                    LOG.warn("{}: a {} completion ({}) with no request outstanding", this, queue.name(),
-                            StatusMapper.wcStatusName(wcStatus));
-                }
-                return false;
-            }
-            wrId = queue.headWrId();
-            type = queue.headType();
-            requested = queue.headLength();
-            token = queue.headToken();
-            invalidates = queue.headInvalidates();
-            queue.removeHead();
-            if (status != CompletionStatus.SUCCESS && queuePairError == null) {
-                queuePairError = "a " + queue.name() + " completion with " + StatusMapper.wcStatusName(wcStatus);
-            }
-            if (status != CompletionStatus.SUCCESS && status != CompletionStatus.FLUSHED) {
-                String failure = StatusMapper.describeFailedCompletion(type, invalidates, token, wcStatus, vendorError);
-                if (state != State.DISCONNECTING && state != State.DISCONNECTED) {
-                    queuePairLive = state == State.CONNECTING || state == State.ACCEPTING
-                            || state == State.ESTABLISHED;
-                    state = State.DISCONNECTING;
-                    cause = StatusMapper.causeOfFailedCompletion(status);
-                    detail = failure;
-                    startEnding = true;
-                } else {
-                    refinePeerCause(StatusMapper.causeOfFailedCompletion(status), failure);
-                }
-            }
+        if (refine) {
+            refinePeerCause(StatusMapper.causeOfFailedCompletion(status), failure);
         }
-        int byteLength = 0;
-        boolean invalidated = false;
-        int invalidatedToken = 0;
-        if (status == CompletionStatus.SUCCESS) {
-            if (type == WorkRequestType.RECEIVE) {
-                byteLength = wcByteLength;
-                if ((wcFlags & provider.withInvalidateFlags()) != 0) {
-                    invalidated = true;
-                    invalidatedToken = immData;
-                    registrations.remotelyInvalidated(immData);
-                }
-            } else if (type == WorkRequestType.RDMA_READ || type == WorkRequestType.RDMA_WRITE) {
-                byteLength = requested;
-            }
-        }
-        deliver(wrId, type, status, byteLength, invalidated, invalidatedToken, vendorError);
-        if (startEnding) {
-            afterEnding(queuePairLive);
-        }
-        return true;
+        return NOT_ENDING;
     }
 
-    /**
-     * Group thread: the memory window bind at the head of the send queue
-     * completed. The handler never sees it; a failed bind breaks the connection like any failed
-     * request, a flushed one leaves the window unbound. A region released while its bind was in
-     * flight is released now.
-     */
-    private boolean completeBind(VerbsMemoryRegion region, CompletionStatus status, int wcStatus, int vendorError) {
-        boolean startEnding = false;
-        boolean queuePairLive = false;
-        boolean release;
-        synchronized (lock) {
-            sendQueue.removeHead();
-            region.bindPending = false;
-            lock.notifyAll();
-            release = region.releaseWhenBound;
-            region.releaseWhenBound = false;
-            if (status != CompletionStatus.SUCCESS) {
-                region.markRemotelyInvalidated();
-            }
-            if (status != CompletionStatus.SUCCESS && status != CompletionStatus.FLUSHED
-                    && state != State.DISCONNECTING && state != State.DISCONNECTED && state != State.CLOSED) {
-                queuePairLive = state == State.CONNECTING || state == State.ACCEPTING || state == State.ESTABLISHED;
-                state = State.DISCONNECTING;
-                cause = StatusMapper.causeOfFailedCompletion(status);
-                detail = "the bind of memory window rkey 0x" + Integer.toHexString(region.token()) + " completed with "
-                        + StatusMapper.wcStatusName(wcStatus) + ": failed at this side (vendor_err 0x" + Integer.toHexString(vendorError)
-                        + ")";
-                startEnding = true;
-            }
-        }
-        if (release) {
-            registrations.released(region);
-            String failed = region.release(backend);
-            if (failed != null) {
-                LOG.warn("{}: releasing {} after its bind failed: {}", this, region, failed);
-            }
-        }
-        if (startEnding) {
-            afterEnding(queuePairLive);
-        }
-        return true;
-    }
-
-    private void deliver(long wrId, WorkRequestType type, CompletionStatus status, int byteLength,
-            boolean invalidated, int invalidatedToken, int vendorError) {
-        if (isClosed()) {
-            return;
-        }
-        try {
-            handler.onCompletion(completion.fill(wrId, type, status, byteLength, invalidated, invalidatedToken,
-                    vendorError));
-        } catch (RuntimeException e) {
-            LOG.error("onCompletion handler of {} failed", this, e);
+    /** Under {@link #lock}: records the first evidence that the queue pair is in the error state. */
+    void queuePairErrorHeld(String evidence) {
+        if (queuePairError == null) {
+            queuePairError = evidence;
         }
     }
 
     private void drainDeferredAndFinish() {
-        drainDeferred();
+        completions.drainDeferred();
         maybeFinish();
-    }
-
-    /** Group thread: runs the local invalidations that reached the head of the send queue. */
-    private void drainDeferred() {
-        while (true) {
-            VerbsMemoryRegion region;
-            long wrId;
-            synchronized (lock) {
-                if (state == State.CLOSED || sendQueue.isEmpty() || sendQueue.headInvalidation() == null) {
-                    return;
-                }
-                region = sendQueue.headInvalidation();
-                wrId = sendQueue.headWrId();
-                sendQueue.removeHead();
-            }
-            CompletionStatus status = CompletionStatus.SUCCESS;
-            if (region.claimDeregistration()) {
-                registrations.invalidated(region);
-                String failed = region.release(backend);
-                if (failed != null) {
-                    LOG.error("{}: local invalidate of {} (ibv_dealloc_mw / ibv_dereg_mr) failed: {}", this, region,
-                            failed);
-                    status = CompletionStatus.GENERAL_ERROR;
-                }
-            }
-            deliver(wrId, WorkRequestType.LOCAL_INVALIDATE, status, 0, false, 0, 0);
-        }
     }
 
     @Override

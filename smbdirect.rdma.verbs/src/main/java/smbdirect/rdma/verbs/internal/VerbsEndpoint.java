@@ -26,7 +26,9 @@ import smbdirect.api.rdma.WorkRequestType;
 
 /**
  * One RC queue pair with its RDMA CM identifier: translates SPI calls into verbs work requests and
- * CM calls, and verbs completions and CM events into SPI callbacks.
+ * CM calls, and verbs completions and CM events into SPI callbacks. This class holds the state and
+ * its lock, connection setup and the end; its registrations are {@link EndpointRegistrations}, its
+ * posting {@link EndpointPosting}, its completions {@link EndpointCompletions}.
  *
  * <p>Threading: SPI methods may be called from any thread; their state checks, the work-queue
  * records and the reused {@link SendRequest} are guarded by {@code lock}, which is never held while

@@ -5,7 +5,6 @@ import java.net.Inet4Address;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.List;
-import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
@@ -90,19 +89,16 @@ final class VerbsEndpoint implements RdmaEndpoint {
     private final EndpointPosting posting;
     /** The completions, on the group thread. */
     private final EndpointCompletions completions;
+    /** Connect, accept and the read depths. */
+    private final EndpointSetup setup;
 
     // guarded by lock
     private State state;
     private boolean disconnectRequested;
     private DisconnectCause cause;
     private String detail;
-    private ByteBuffer connectPrivateData = empty;
     /** The private data of the REJECTED event that ended the connection (read-only), else empty. */
     private ByteBuffer disconnectPrivateData = empty;
-    private int inboundReadDepth;
-    private int outboundReadDepth;
-    /** Passive side: the peer's IRD from its request (0: unknown), bounding the ORD we accept with. */
-    private int peerInboundReadDepth;
     private volatile InetSocketAddress localAddress;
     private volatile InetSocketAddress peerAddress;
     /**
@@ -113,8 +109,6 @@ final class VerbsEndpoint implements RdmaEndpoint {
      * a queue pair already in error: siw does not).
      */
     private String queuePairError;
-    /** When the current phase of connection establishment began (the group's clock). */
-    private long phaseStarted;
     /**
      * The provider ends an address or route resolution the kernel has not answered within this many
      * times {@code resolveTimeoutMillis} (the kernel's own time for it, after which it reports an error).
@@ -151,6 +145,7 @@ final class VerbsEndpoint implements RdmaEndpoint {
         this.peerAddress = peerAddress;
         this.registrations = new EndpointRegistrations(this, provider, group);
         this.posting = new EndpointPosting(this, backend, qp, sendQueue, receiveQueue, sendWrId, receiveWrId);
+        this.setup = new EndpointSetup(this, provider, group, id, qp, passive);
         this.completions = new EndpointCompletions(this, provider, handler, registrations, sendQueue, receiveQueue);
     }
 
@@ -208,44 +203,7 @@ final class VerbsEndpoint implements RdmaEndpoint {
 
     @Override
     public void connect(InetSocketAddress peer, ConnectParameters parameters) throws RdmaException {
-        Objects.requireNonNull(peer, "peer");
-        Objects.requireNonNull(parameters, "parameters");
-        if (peer.isUnresolved()) {
-            throw new RdmaException("connect: peer " + peer + " is not resolved to an address");
-        }
-        if (!(peer.getAddress() instanceof Inet4Address) && !features.ipv6()) {
-            throw new RdmaException("connect: peer " + peer + " is not an IPv4 address (the " + features.name()
-                    + " backend passes sockaddr_in only; IPv6 is not supported)");
-        }
-        ByteBuffer privateData = parameters.privateData();
-        if (privateData.remaining() > VerbsConstants.MAX_CONNECT_PRIVATE_DATA) {
-            throw new RdmaException("connect: private data of " + privateData.remaining() + " bytes exceeds "
-                    + VerbsConstants.MAX_CONNECT_PRIVATE_DATA + " (rdma_connect limit on InfiniBand)");
-        }
-        synchronized (lock) {
-            if (passive) {
-                throw new RdmaException("connect: endpoint was created from a connection request; use accept");
-            }
-            if (state != State.IDLE) {
-                throw new RdmaException("connect: endpoint is " + state + ", not IDLE");
-            }
-            ByteBuffer copy = ByteBuffer.allocateDirect(privateData.remaining());
-            copy.put(privateData.duplicate()).flip();
-            connectPrivateData = copy;
-            inboundReadDepth = Math.min(parameters.inboundReadDepth(), provider.capabilities().maxInboundReadDepth());
-            outboundReadDepth = Math.min(parameters.outboundReadDepth(),
-                    provider.capabilities().maxOutboundReadDepth());
-            peerAddress = peer;
-            state = State.RESOLVING_ADDRESS;
-            phaseStarted = group.nanoTime();
-            try {
-                backend.resolveAddr(id, peer, settings.resolveTimeoutMillis());
-            } catch (IOException e) {
-                state = State.IDLE;
-                throw new RdmaException("rdma_resolve_addr to " + peer + " failed: " + e.getMessage(), e);
-            }
-        }
-        group.execute(watchOnGroup);
+        setup.connect(peer, parameters);
     }
 
     /** Group thread: the group checks this endpoint's deadlines ({@link #checkDeadline}) each round. */
@@ -255,48 +213,12 @@ final class VerbsEndpoint implements RdmaEndpoint {
 
     /** Passive side, before accept: the peer's IRD as its request carried it (0: unknown). */
     void peerInboundReadDepth(int ird) {
-        synchronized (lock) {
-            peerInboundReadDepth = ird;
-        }
+        setup.peerInboundReadDepth(ird);
     }
 
     @Override
     public void accept(ConnectParameters parameters) throws RdmaException {
-        Objects.requireNonNull(parameters, "parameters");
-        ByteBuffer privateData = parameters.privateData();
-        if (features.privateData() && privateData.remaining() > VerbsConstants.MAX_ACCEPT_PRIVATE_DATA) {
-            throw new RdmaException("accept: private data of " + privateData.remaining() + " bytes exceeds "
-                    + VerbsConstants.MAX_ACCEPT_PRIVATE_DATA + " (rdma_accept limit on InfiniBand)");
-        }
-        synchronized (lock) {
-            if (!passive) {
-                throw new RdmaException("accept: endpoint is active (created by the provider); use connect");
-            }
-            if (state != State.REQUESTED) {
-                throw new RdmaException("accept: endpoint is " + state + ", not REQUESTED");
-            }
-            inboundReadDepth = Math.min(parameters.inboundReadDepth(), provider.capabilities().maxInboundReadDepth());
-            outboundReadDepth = Math.min(parameters.outboundReadDepth(),
-                    provider.capabilities().maxOutboundReadDepth());
-            if (features.negotiatesReadDepth() && peerInboundReadDepth > 0) {
-                // rdma_accept(3): initiator_depth at most the responder resources the request offered
-                outboundReadDepth = Math.min(outboundReadDepth, peerInboundReadDepth);
-            }
-            state = State.ACCEPTING;
-            phaseStarted = group.nanoTime();
-            try {
-                backend.accept(id, new VerbsBackend.CmConnParam(privateData.duplicate(), inboundReadDepth,
-                        outboundReadDepth, settings.retryCount(), settings.rnrRetryCount()));
-            } catch (IOException e) {
-                state = State.REQUESTED;
-                throw new RdmaException("rdma_accept from " + peerAddress + " failed: " + e.getMessage(), e);
-            }
-        }
-        group.execute(watchOnGroup);
-        if (privateData.hasRemaining() && !features.privateData()) {
-            LOG.warn("accept from {}: {} bytes of private data not sent (the {} backend's rdma_accept carries no "
-                    + "private data)", peerAddress, privateData.remaining(), features.name());
-        }
+        setup.accept(parameters);
     }
 
     /** Group thread: a CM event for this endpoint's identifier. */
@@ -304,10 +226,10 @@ final class VerbsEndpoint implements RdmaEndpoint {
         int type = event.type();
         switch (type) {
             case VerbsConstants.CM_EVENT_ADDR_RESOLVED:
-                onAddressResolved();
+                setup.onAddressResolved();
                 return;
             case VerbsConstants.CM_EVENT_ROUTE_RESOLVED:
-                onRouteResolved();
+                setup.onRouteResolved();
                 return;
             case VerbsConstants.CM_EVENT_ESTABLISHED:
                 onEstablished(event);
@@ -340,71 +262,12 @@ final class VerbsEndpoint implements RdmaEndpoint {
         }
     }
 
-    private void onAddressResolved() {
-        String failure = null;
-        synchronized (lock) {
-            if (state != State.RESOLVING_ADDRESS) {
-                return;
-            }
-            state = State.RESOLVING_ROUTE;
-            phaseStarted = group.nanoTime();
-            try {
-                backend.resolveRoute(id, settings.resolveTimeoutMillis());
-            } catch (IOException e) {
-                failure = "rdma_resolve_route failed: " + e.getMessage();
-            }
-        }
-        if (failure != null) {
-            endOnGroup(DisconnectCause.UNREACHABLE, failure);
-        }
-    }
-
-    private void onRouteResolved() {
-        String failure = null;
-        boolean refused = false;
-        synchronized (lock) {
-            if (state != State.RESOLVING_ROUTE) {
-                return;
-            }
-            state = State.CONNECTING;
-            phaseStarted = group.nanoTime();
-            try {
-                backend.connect(id, new VerbsBackend.CmConnParam(connectPrivateData.duplicate(),
-                        inboundReadDepth, outboundReadDepth, settings.retryCount(), settings.rnrRetryCount()));
-            } catch (IOException e) {
-                failure = e.getMessage().startsWith("rdma_connect") ? e.getMessage()
-                        : "rdma_connect failed: " + e.getMessage();
-                // an iWARP connect is a TCP connect: no listener on the port refuses it at once
-                refused = e instanceof NativeCallException n && n.errno() == NativeCallException.ECONNREFUSED;
-            }
-        }
-        if (failure != null) {
-            // the queue pair never got connected: a device need not flush it (siw leaves the receives
-            // posted before a refused rdma_connect unflushed), so what is posted completes as FLUSHED now
-            queuePairInError(failure);
-            endOnGroup(refused ? DisconnectCause.UNREACHABLE : DisconnectCause.CONNECT_ERROR, failure);
-        }
-    }
-
     private void onEstablished(VerbsBackend.CmEvent event) {
-        synchronized (lock) {
-            if (state != State.CONNECTING && state != State.ACCEPTING) {
-                return;
-            }
-            if (event != null && features.negotiatesReadDepth() && !passive) {
-                // the accept's values as the CM reports them to us: initiator_depth is the peer's
-                // responder resources (bounds our ORD), responder_resources its initiator depth
-                if (event.initiatorDepth() > 0) {
-                    outboundReadDepth = Math.min(outboundReadDepth, event.initiatorDepth());
-                }
-                if (event.responderResources() > 0) {
-                    inboundReadDepth = Math.min(inboundReadDepth, event.responderResources());
-                }
-            }
-            state = State.ESTABLISHED;
+        if (!setup.established(event)) {
+            return;
         }
         establishedSeen = true;
-        readDepthsInEffect();
+        setup.readDepthsInEffect();
         try {
             localAddress = backend.localAddress(id);
             peerAddress = backend.peerAddress(id);
@@ -419,39 +282,6 @@ final class VerbsEndpoint implements RdmaEndpoint {
                                 : ByteBuffer.wrap(event.privateData()).asReadOnlyBuffer());
             } catch (RuntimeException e) {
                 LOG.error("onEstablished handler of {} failed", this, e);
-            }
-        }
-    }
-
-    /**
-     * Group thread, once established: the IRD and ORD the device put in effect on the queue pair
-     * ({@code ibv_query_qp}) replace those asked for, whether lower or higher (siw sets the IRD it
-     * chooses and puts it on the wire); what the endpoint reports, and what the engine logs and
-     * shows, is then what the connection has. Without the query (DiSNI) the values negotiated stay.
-     */
-    private void readDepthsInEffect() {
-        VerbsBackend.QueuePairReadDepths depths;
-        try {
-            depths = backend.queryReadDepths(qp);
-        } catch (IOException e) {
-            LOG.debug("{}: the read depths in effect are unknown: {}", this, e.getMessage());
-            return;
-        }
-        if (depths == null) {
-            return;
-        }
-        int ird = StatusMapper.inboundReadDepth(depths, provider.device());
-        int ord = StatusMapper.outboundReadDepth(depths, provider.device());
-        synchronized (lock) {
-            if (ird > 0 || ord > 0) {
-                LOG.debug("{}: IRD/ORD in effect {}/{} (asked {}/{})", this, ird, ord, inboundReadDepth,
-                        outboundReadDepth);
-            }
-            if (ird > 0) {
-                inboundReadDepth = ird;
-            }
-            if (ord > 0) {
-                outboundReadDepth = ord;
             }
         }
     }
@@ -581,7 +411,7 @@ final class VerbsEndpoint implements RdmaEndpoint {
     }
 
     /** Records that the queue pair is in the error state (the first evidence is kept). */
-    private void queuePairInError(String evidence) {
+    void queuePairInError(String evidence) {
         synchronized (lock) {
             if (queuePairError == null) {
                 queuePairError = evidence;
@@ -604,7 +434,7 @@ final class VerbsEndpoint implements RdmaEndpoint {
         synchronized (lock) {
             s = state;
             inError = queuePairError;
-            started = phaseStarted;
+            started = setup.phaseStartedHeld();
         }
         switch (s) {
             case RESOLVING_ADDRESS, RESOLVING_ROUTE, CONNECTING, ACCEPTING -> {
@@ -742,16 +572,12 @@ final class VerbsEndpoint implements RdmaEndpoint {
 
     @Override
     public int inboundReadDepth() {
-        synchronized (lock) {
-            return inboundReadDepth;
-        }
+        return setup.inboundReadDepth();
     }
 
     @Override
     public int outboundReadDepth() {
-        synchronized (lock) {
-            return outboundReadDepth;
-        }
+        return setup.outboundReadDepth();
     }
 
     @Override
@@ -844,9 +670,19 @@ final class VerbsEndpoint implements RdmaEndpoint {
         return posting.postBind(region, memory, window, windowKey, flags);
     }
 
-    /** Under {@link #lock}: the state, for the posting checks. */
+    /** Under {@link #lock}: the state. */
     State stateHeld() {
         return state;
+    }
+
+    /** Under {@link #lock}: the state becomes {@code next} (connection setup). */
+    void stateHeld(State next) {
+        state = next;
+    }
+
+    /** Connection setup: the peer connected to. */
+    void peerAddress(InetSocketAddress peer) {
+        peerAddress = peer;
     }
 
     /** Under {@link #lock}: the first evidence that the queue pair is in the error state, else null. */

@@ -1,12 +1,10 @@
 package smbdirect.rdma.verbs.internal;
 
 import java.io.IOException;
-import java.net.Inet4Address;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -91,6 +89,8 @@ final class VerbsEndpoint implements RdmaEndpoint {
     private final EndpointCompletions completions;
     /** Connect, accept and the read depths. */
     private final EndpointSetup setup;
+    /** The deadline watch, on the group thread. */
+    private final EndpointDeadlines deadlines;
 
     // guarded by lock
     private State state;
@@ -117,8 +117,6 @@ final class VerbsEndpoint implements RdmaEndpoint {
 
     /** Hands this endpoint to the group's deadline watch (preallocated: used on posting paths). */
     private final Runnable watchOnGroup = this::watchOnGroup;
-    /** Group thread only. */
-    private long drainDeadline;
     /** Group thread only: onEstablished was delivered. */
     private boolean establishedSeen;
 
@@ -146,6 +144,7 @@ final class VerbsEndpoint implements RdmaEndpoint {
         this.registrations = new EndpointRegistrations(this, provider, group);
         this.posting = new EndpointPosting(this, backend, qp, sendQueue, receiveQueue, sendWrId, receiveWrId);
         this.setup = new EndpointSetup(this, provider, group, id, qp, passive);
+        this.deadlines = new EndpointDeadlines(this, setup, settings, group);
         this.completions = new EndpointCompletions(this, provider, handler, registrations, sendQueue, receiveQueue);
     }
 
@@ -402,7 +401,7 @@ final class VerbsEndpoint implements RdmaEndpoint {
             if (rc != 0) {
                 LOG.debug("rdma_disconnect of {} returned {}", this, rc);
             }
-            drainDeadline = group.nanoTime() + TimeUnit.MILLISECONDS.toNanos(settings.flushTimeoutMillis());
+            deadlines.drainFromNow();
             group.watchDrain(this);
         } else {
             flushOutstanding();
@@ -420,88 +419,15 @@ final class VerbsEndpoint implements RdmaEndpoint {
     }
 
     /**
-     * Group thread, each round after the completion queue was polled dry, while the group watches
-     * this endpoint: a phase of connection establishment that ran out of time ends the connect;
-     * with the queue pair known to be in error, what is still outstanding completes as FLUSHED now
-     * (every completion the device had produced has just been delivered, in order); an ending
-     * endpoint otherwise waits for the device's flushes until {@code flushTimeoutMillis}. Returns
-     * true when the endpoint no longer needs watching.
+     * Group thread, each round while the group watches this endpoint: its deadlines
+     * ({@link EndpointDeadlines}); true when it no longer needs watching.
      */
     boolean checkDeadline(long now) {
-        State s;
-        String inError;
-        long started;
-        synchronized (lock) {
-            s = state;
-            inError = queuePairError;
-            started = setup.phaseStartedHeld();
-        }
-        switch (s) {
-            case RESOLVING_ADDRESS, RESOLVING_ROUTE, CONNECTING, ACCEPTING -> {
-                boolean resolving = s == State.RESOLVING_ADDRESS || s == State.RESOLVING_ROUTE;
-                // a resolution's time is the kernel's to keep (resolveTimeoutMillis is given to
-                // rdma_resolve_addr / rdma_resolve_route, whose ADDR_ERROR / ROUTE_ERROR ends it): the
-                // provider's own watch is a backstop for a kernel that never answers, at twice that, so an
-                // answer the kernel gave in time is never overtaken while it is being handed over (a slow
-                // JVM: a guest under emulation takes seconds for a first native call)
-                int limit = resolving ? RESOLVE_BACKSTOP_FACTOR * settings.resolveTimeoutMillis()
-                        : settings.connectTimeoutMillis();
-                if (now - started - TimeUnit.MILLISECONDS.toNanos(limit) < 0) {
-                    return false;
-                }
-                timedOut(s, limit);
-                return state() != State.DISCONNECTING; // else still watched: for the device's flushes
-            }
-            case ESTABLISHED -> {
-                if (inError != null) {
-                    flushOutstanding();
-                }
-                return true;
-            }
-            case DISCONNECTING -> {
-                if (inError != null) {
-                    LOG.debug("{}: the queue pair is in the error state ({}); completing {} sends and {} receives "
-                            + "as FLUSHED", this, inError, outstandingSends(), outstandingReceives());
-                } else if (now - drainDeadline < 0) {
-                    return false;
-                } else {
-                    LOG.warn("{}: {} sends and {} receives not flushed by the device within {} ms; completing them "
-                            + "as FLUSHED", this, outstandingSends(), outstandingReceives(),
-                            settings.flushTimeoutMillis());
-                }
-                flushOutstanding();
-                maybeFinish();
-                return true;
-            }
-            default -> {
-                return true;
-            }
-        }
-    }
-
-    /** Group thread: a phase of connection establishment got no answer within its time. */
-    private void timedOut(State phase, int limitMillis) {
-        InetSocketAddress address = peerAddress;
-        String peer = address == null || address.getAddress() == null ? String.valueOf(address)
-                : (address.getAddress() instanceof Inet4Address ? address.getAddress().getHostAddress()
-                        : "[" + address.getAddress().getHostAddress() + "]") + ":" + address.getPort();
-        String text = switch (phase) {
-            case RESOLVING_ADDRESS -> "connect to " + peer + ": address resolution (rdma_resolve_addr) got no answer "
-                    + "within " + limitMillis + " ms (twice resolveTimeoutMillis, the kernel's own time for it)";
-            case RESOLVING_ROUTE -> "connect to " + peer + ": route resolution (rdma_resolve_route) got no answer "
-                    + "within " + limitMillis + " ms (twice resolveTimeoutMillis, the kernel's own time for it)";
-            case CONNECTING -> "connect to " + peer + ": the connect (rdma_connect) was not established within "
-                    + limitMillis + " ms (connectTimeoutMillis): the peer did not answer";
-            default -> "accept from " + peer + ": the accepted connection (rdma_accept) was not established within "
-                    + limitMillis + " ms (connectTimeoutMillis): the peer did not complete it";
-        };
-        LOG.debug("{}: {}", this, text);
-        endOnGroup(phase == State.RESOLVING_ADDRESS || phase == State.RESOLVING_ROUTE ? DisconnectCause.UNREACHABLE
-                : DisconnectCause.CONNECT_ERROR, text);
+        return deadlines.check(now);
     }
 
     /** Group thread: completes everything still recorded as FLUSHED, in post order per queue. */
-    private void flushOutstanding() {
+    void flushOutstanding() {
         completions.flushOutstanding();
     }
 

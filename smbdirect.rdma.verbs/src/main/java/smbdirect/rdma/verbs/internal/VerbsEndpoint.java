@@ -24,8 +24,9 @@ import smbdirect.api.rdma.WorkRequestType;
 /**
  * One RC queue pair with its RDMA CM identifier: translates SPI calls into verbs work requests and
  * CM calls, and verbs completions and CM events into SPI callbacks. This class holds the state and
- * its lock, connection setup and the end; its registrations are {@link EndpointRegistrations}, its
- * posting {@link EndpointPosting}, its completions {@link EndpointCompletions}.
+ * its lock, the CM events and the end; its connection setup is {@link EndpointSetup}, its
+ * registrations {@link EndpointRegistrations}, its posting {@link EndpointPosting}, its completions
+ * {@link EndpointCompletions}, its deadline watch {@link EndpointDeadlines}.
  *
  * <p>Threading: SPI methods may be called from any thread; their state checks, the work-queue
  * records and the reused {@link SendRequest} are guarded by {@code lock}, which is never held while

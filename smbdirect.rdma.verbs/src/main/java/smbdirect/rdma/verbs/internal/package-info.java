@@ -7,9 +7,10 @@
  * <li>{@code VerbsRdmaProvider} owns one RDMA CM event channel and its
  * thread, and one {@code CompletionGroup} per device (protection
  * domain, shared completion queue, the one thread that delivers every callback of its endpoints).</li>
- * <li>An endpoint is one queue pair: a core, {@code VerbsEndpoint} (its state and lock, connection
- * setup, the end), plus one class per concern, created with it: {@code EndpointRegistrations},
- * {@code EndpointPosting}, {@code EndpointCompletions}.</li>
+ * <li>An endpoint is one queue pair: a core, {@code VerbsEndpoint} (its state and lock, CM events,
+ * the end), plus one class per concern, created with it: {@code EndpointSetup},
+ * {@code EndpointRegistrations}, {@code EndpointPosting}, {@code EndpointCompletions},
+ * {@code EndpointDeadlines}.</li>
  * <li>Every native call goes through the {@code VerbsBackend} seam:
  * the rdma-core backend ({@code internal.rdmacore}, JDK 22+, no native build; its package-info maps
  * its classes) or DiSNI ({@code internal.disni}). What a backend cannot do it says in its features,
@@ -28,10 +29,13 @@
  * <tr><th>class</th><th>owns</th></tr>
  * <tr><td>{@code VerbsRdmaProvider}, {@code VerbsListener}, {@code VerbsConnectRequest}</td><td>the CM
  * thread and its events, listeners and their connect requests, the endpoints by identifier</td></tr>
- * <tr><td>{@code VerbsEndpoint}</td><td>the SPI endpoint: its state and lock; connect (address and
- * route resolution, {@code rdma_connect}), accept, the read depths in effect; the end for any cause
- * (a CM event, a failed completion, an asynchronous event, a deadline, {@code disconnect},
- * {@code close}), the device's flushes awaited, {@code onDisconnected}</td></tr>
+ * <tr><td>{@code VerbsEndpoint}</td><td>the SPI endpoint: its state and lock, its CM events; the end
+ * for any cause (a CM event, a failed completion, an asynchronous event, a deadline,
+ * {@code disconnect}, {@code close}), {@code onDisconnected}</td></tr>
+ * <tr><td>{@code EndpointSetup}</td><td>connect (address and route resolution, {@code rdma_connect}),
+ * accept, the read depths asked and in effect, when the current phase began</td></tr>
+ * <tr><td>{@code EndpointDeadlines}</td><td>the group thread's watch: a phase of setup that got no
+ * answer, the device's flushes awaited until {@code flushTimeoutMillis}</td></tr>
  * <tr><td>{@code EndpointRegistrations}, {@code VerbsMemoryRegion}</td><td>registrations, windows
  * bound over memory the peer may access, deregistration, the regions a peer's Send with Invalidate
  * names</td></tr>

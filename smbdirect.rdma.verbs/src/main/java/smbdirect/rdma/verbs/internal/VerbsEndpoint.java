@@ -1,15 +1,10 @@
 package smbdirect.rdma.verbs.internal;
 
 import java.io.IOException;
-import java.net.Inet4Address;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Objects;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -20,7 +15,6 @@ import smbdirect.api.rdma.DisconnectCause;
 import smbdirect.api.rdma.EndpointSettings;
 import smbdirect.api.rdma.MemoryAccess;
 import smbdirect.api.rdma.MemoryRegion;
-import smbdirect.api.rdma.MutableWorkCompletion;
 import smbdirect.api.rdma.RdmaCapabilities;
 import smbdirect.api.rdma.RdmaEndpoint;
 import smbdirect.api.rdma.RdmaEndpointHandler;
@@ -29,7 +23,10 @@ import smbdirect.api.rdma.WorkRequestType;
 
 /**
  * One RC queue pair with its RDMA CM identifier: translates SPI calls into verbs work requests and
- * CM calls, and verbs completions and CM events into SPI callbacks.
+ * CM calls, and verbs completions and CM events into SPI callbacks. This class holds the state and
+ * its lock, the CM events and the end; its connection setup is {@link EndpointSetup}, its
+ * registrations {@link EndpointRegistrations}, its posting {@link EndpointPosting}, its completions
+ * {@link EndpointCompletions}, its deadline watch {@link EndpointDeadlines}.
  *
  * <p>Threading: SPI methods may be called from any thread; their state checks, the work-queue
  * records and the reused {@link SendRequest} are guarded by {@code lock}, which is never held while
@@ -81,32 +78,28 @@ final class VerbsEndpoint implements RdmaEndpoint {
     private final int key;
     private final long sendWrId;
     private final long receiveWrId;
-    private final Object lock = new Object();
+    /** Guards the state, the work-queue records and the reused send request (package-private: the registrations wait on it). */
+    final Object lock = new Object();
     private final OutstandingRequests sendQueue;
     private final OutstandingRequests receiveQueue;
-    private final SendRequest sendRequest = new SendRequest();
-    /** Every live registration of this endpoint. */
-    private final Set<VerbsMemoryRegion> regions = ConcurrentHashMap.newKeySet();
-    /**
-     * The registrations a peer can name, by rkey (for Send with Invalidate). Only those: a device
-     * may give every local-only registration the same rkey (rxe gives them 0).
-     */
-    private final ConcurrentHashMap<Integer, VerbsMemoryRegion> remoteRegions = new ConcurrentHashMap<>();
-    /** Used only on the group thread. */
-    private final MutableWorkCompletion completion = new MutableWorkCompletion();
+    /** The registrations of this endpoint and the look-up of those a peer can name. */
+    private final EndpointRegistrations registrations;
+    /** Posting onto the queue pair, under {@link #lock}. */
+    private final EndpointPosting posting;
+    /** The completions, on the group thread. */
+    private final EndpointCompletions completions;
+    /** Connect, accept and the read depths. */
+    private final EndpointSetup setup;
+    /** The deadline watch, on the group thread. */
+    private final EndpointDeadlines deadlines;
 
     // guarded by lock
     private State state;
     private boolean disconnectRequested;
     private DisconnectCause cause;
     private String detail;
-    private ByteBuffer connectPrivateData = empty;
     /** The private data of the REJECTED event that ended the connection (read-only), else empty. */
     private ByteBuffer disconnectPrivateData = empty;
-    private int inboundReadDepth;
-    private int outboundReadDepth;
-    /** Passive side: the peer's IRD from its request (0: unknown), bounding the ORD we accept with. */
-    private int peerInboundReadDepth;
     private volatile InetSocketAddress localAddress;
     private volatile InetSocketAddress peerAddress;
     /**
@@ -117,8 +110,6 @@ final class VerbsEndpoint implements RdmaEndpoint {
      * a queue pair already in error: siw does not).
      */
     private String queuePairError;
-    /** When the current phase of connection establishment began (the group's clock). */
-    private long phaseStarted;
     /**
      * The provider ends an address or route resolution the kernel has not answered within this many
      * times {@code resolveTimeoutMillis} (the kernel's own time for it, after which it reports an error).
@@ -127,8 +118,6 @@ final class VerbsEndpoint implements RdmaEndpoint {
 
     /** Hands this endpoint to the group's deadline watch (preallocated: used on posting paths). */
     private final Runnable watchOnGroup = this::watchOnGroup;
-    /** Group thread only. */
-    private long drainDeadline;
     /** Group thread only: onEstablished was delivered. */
     private boolean establishedSeen;
 
@@ -153,6 +142,11 @@ final class VerbsEndpoint implements RdmaEndpoint {
         this.state = passive ? State.REQUESTED : State.IDLE;
         this.localAddress = localAddress;
         this.peerAddress = peerAddress;
+        this.registrations = new EndpointRegistrations(this, provider, group);
+        this.posting = new EndpointPosting(this, backend, qp, sendQueue, receiveQueue, sendWrId, receiveWrId);
+        this.setup = new EndpointSetup(this, provider, group, id, qp, passive);
+        this.deadlines = new EndpointDeadlines(this, setup, settings, group);
+        this.completions = new EndpointCompletions(this, provider, handler, registrations, sendQueue, receiveQueue);
     }
 
     /**
@@ -202,51 +196,14 @@ final class VerbsEndpoint implements RdmaEndpoint {
     }
 
     int registeredRegions() {
-        return regions.size();
+        return registrations.count();
     }
 
     // ------------------------------------------------------------------ connection management
 
     @Override
     public void connect(InetSocketAddress peer, ConnectParameters parameters) throws RdmaException {
-        Objects.requireNonNull(peer, "peer");
-        Objects.requireNonNull(parameters, "parameters");
-        if (peer.isUnresolved()) {
-            throw new RdmaException("connect: peer " + peer + " is not resolved to an address");
-        }
-        if (!(peer.getAddress() instanceof Inet4Address) && !features.ipv6()) {
-            throw new RdmaException("connect: peer " + peer + " is not an IPv4 address (the " + features.name()
-                    + " backend passes sockaddr_in only; IPv6 is not supported)");
-        }
-        ByteBuffer privateData = parameters.privateData();
-        if (privateData.remaining() > VerbsConstants.MAX_CONNECT_PRIVATE_DATA) {
-            throw new RdmaException("connect: private data of " + privateData.remaining() + " bytes exceeds "
-                    + VerbsConstants.MAX_CONNECT_PRIVATE_DATA + " (rdma_connect limit on InfiniBand)");
-        }
-        synchronized (lock) {
-            if (passive) {
-                throw new RdmaException("connect: endpoint was created from a connection request; use accept");
-            }
-            if (state != State.IDLE) {
-                throw new RdmaException("connect: endpoint is " + state + ", not IDLE");
-            }
-            ByteBuffer copy = ByteBuffer.allocateDirect(privateData.remaining());
-            copy.put(privateData.duplicate()).flip();
-            connectPrivateData = copy;
-            inboundReadDepth = Math.min(parameters.inboundReadDepth(), provider.capabilities().maxInboundReadDepth());
-            outboundReadDepth = Math.min(parameters.outboundReadDepth(),
-                    provider.capabilities().maxOutboundReadDepth());
-            peerAddress = peer;
-            state = State.RESOLVING_ADDRESS;
-            phaseStarted = group.nanoTime();
-            try {
-                backend.resolveAddr(id, peer, settings.resolveTimeoutMillis());
-            } catch (IOException e) {
-                state = State.IDLE;
-                throw new RdmaException("rdma_resolve_addr to " + peer + " failed: " + e.getMessage(), e);
-            }
-        }
-        group.execute(watchOnGroup);
+        setup.connect(peer, parameters);
     }
 
     /** Group thread: the group checks this endpoint's deadlines ({@link #checkDeadline}) each round. */
@@ -256,48 +213,12 @@ final class VerbsEndpoint implements RdmaEndpoint {
 
     /** Passive side, before accept: the peer's IRD as its request carried it (0: unknown). */
     void peerInboundReadDepth(int ird) {
-        synchronized (lock) {
-            peerInboundReadDepth = ird;
-        }
+        setup.peerInboundReadDepth(ird);
     }
 
     @Override
     public void accept(ConnectParameters parameters) throws RdmaException {
-        Objects.requireNonNull(parameters, "parameters");
-        ByteBuffer privateData = parameters.privateData();
-        if (features.privateData() && privateData.remaining() > VerbsConstants.MAX_ACCEPT_PRIVATE_DATA) {
-            throw new RdmaException("accept: private data of " + privateData.remaining() + " bytes exceeds "
-                    + VerbsConstants.MAX_ACCEPT_PRIVATE_DATA + " (rdma_accept limit on InfiniBand)");
-        }
-        synchronized (lock) {
-            if (!passive) {
-                throw new RdmaException("accept: endpoint is active (created by the provider); use connect");
-            }
-            if (state != State.REQUESTED) {
-                throw new RdmaException("accept: endpoint is " + state + ", not REQUESTED");
-            }
-            inboundReadDepth = Math.min(parameters.inboundReadDepth(), provider.capabilities().maxInboundReadDepth());
-            outboundReadDepth = Math.min(parameters.outboundReadDepth(),
-                    provider.capabilities().maxOutboundReadDepth());
-            if (features.negotiatesReadDepth() && peerInboundReadDepth > 0) {
-                // rdma_accept(3): initiator_depth at most the responder resources the request offered
-                outboundReadDepth = Math.min(outboundReadDepth, peerInboundReadDepth);
-            }
-            state = State.ACCEPTING;
-            phaseStarted = group.nanoTime();
-            try {
-                backend.accept(id, new VerbsBackend.CmConnParam(privateData.duplicate(), inboundReadDepth,
-                        outboundReadDepth, settings.retryCount(), settings.rnrRetryCount()));
-            } catch (IOException e) {
-                state = State.REQUESTED;
-                throw new RdmaException("rdma_accept from " + peerAddress + " failed: " + e.getMessage(), e);
-            }
-        }
-        group.execute(watchOnGroup);
-        if (privateData.hasRemaining() && !features.privateData()) {
-            LOG.warn("accept from {}: {} bytes of private data not sent (the {} backend's rdma_accept carries no "
-                    + "private data)", peerAddress, privateData.remaining(), features.name());
-        }
+        setup.accept(parameters);
     }
 
     /** Group thread: a CM event for this endpoint's identifier. */
@@ -305,10 +226,10 @@ final class VerbsEndpoint implements RdmaEndpoint {
         int type = event.type();
         switch (type) {
             case VerbsConstants.CM_EVENT_ADDR_RESOLVED:
-                onAddressResolved();
+                setup.onAddressResolved();
                 return;
             case VerbsConstants.CM_EVENT_ROUTE_RESOLVED:
-                onRouteResolved();
+                setup.onRouteResolved();
                 return;
             case VerbsConstants.CM_EVENT_ESTABLISHED:
                 onEstablished(event);
@@ -341,71 +262,12 @@ final class VerbsEndpoint implements RdmaEndpoint {
         }
     }
 
-    private void onAddressResolved() {
-        String failure = null;
-        synchronized (lock) {
-            if (state != State.RESOLVING_ADDRESS) {
-                return;
-            }
-            state = State.RESOLVING_ROUTE;
-            phaseStarted = group.nanoTime();
-            try {
-                backend.resolveRoute(id, settings.resolveTimeoutMillis());
-            } catch (IOException e) {
-                failure = "rdma_resolve_route failed: " + e.getMessage();
-            }
-        }
-        if (failure != null) {
-            endOnGroup(DisconnectCause.UNREACHABLE, failure);
-        }
-    }
-
-    private void onRouteResolved() {
-        String failure = null;
-        boolean refused = false;
-        synchronized (lock) {
-            if (state != State.RESOLVING_ROUTE) {
-                return;
-            }
-            state = State.CONNECTING;
-            phaseStarted = group.nanoTime();
-            try {
-                backend.connect(id, new VerbsBackend.CmConnParam(connectPrivateData.duplicate(),
-                        inboundReadDepth, outboundReadDepth, settings.retryCount(), settings.rnrRetryCount()));
-            } catch (IOException e) {
-                failure = e.getMessage().startsWith("rdma_connect") ? e.getMessage()
-                        : "rdma_connect failed: " + e.getMessage();
-                // an iWARP connect is a TCP connect: no listener on the port refuses it at once
-                refused = e instanceof NativeCallException n && n.errno() == NativeCallException.ECONNREFUSED;
-            }
-        }
-        if (failure != null) {
-            // the queue pair never got connected: a device need not flush it (siw leaves the receives
-            // posted before a refused rdma_connect unflushed), so what is posted completes as FLUSHED now
-            queuePairInError(failure);
-            endOnGroup(refused ? DisconnectCause.UNREACHABLE : DisconnectCause.CONNECT_ERROR, failure);
-        }
-    }
-
     private void onEstablished(VerbsBackend.CmEvent event) {
-        synchronized (lock) {
-            if (state != State.CONNECTING && state != State.ACCEPTING) {
-                return;
-            }
-            if (event != null && features.negotiatesReadDepth() && !passive) {
-                // the accept's values as the CM reports them to us: initiator_depth is the peer's
-                // responder resources (bounds our ORD), responder_resources its initiator depth
-                if (event.initiatorDepth() > 0) {
-                    outboundReadDepth = Math.min(outboundReadDepth, event.initiatorDepth());
-                }
-                if (event.responderResources() > 0) {
-                    inboundReadDepth = Math.min(inboundReadDepth, event.responderResources());
-                }
-            }
-            state = State.ESTABLISHED;
+        if (!setup.established(event)) {
+            return;
         }
         establishedSeen = true;
-        readDepthsInEffect();
+        setup.readDepthsInEffect();
         try {
             localAddress = backend.localAddress(id);
             peerAddress = backend.peerAddress(id);
@@ -420,39 +282,6 @@ final class VerbsEndpoint implements RdmaEndpoint {
                                 : ByteBuffer.wrap(event.privateData()).asReadOnlyBuffer());
             } catch (RuntimeException e) {
                 LOG.error("onEstablished handler of {} failed", this, e);
-            }
-        }
-    }
-
-    /**
-     * Group thread, once established: the IRD and ORD the device put in effect on the queue pair
-     * ({@code ibv_query_qp}) replace those asked for, whether lower or higher (siw sets the IRD it
-     * chooses and puts it on the wire); what the endpoint reports, and what the engine logs and
-     * shows, is then what the connection has. Without the query (DiSNI) the values negotiated stay.
-     */
-    private void readDepthsInEffect() {
-        VerbsBackend.QueuePairReadDepths depths;
-        try {
-            depths = backend.queryReadDepths(qp);
-        } catch (IOException e) {
-            LOG.debug("{}: the read depths in effect are unknown: {}", this, e.getMessage());
-            return;
-        }
-        if (depths == null) {
-            return;
-        }
-        int ird = StatusMapper.inboundReadDepth(depths, provider.device());
-        int ord = StatusMapper.outboundReadDepth(depths, provider.device());
-        synchronized (lock) {
-            if (ird > 0 || ord > 0) {
-                LOG.debug("{}: IRD/ORD in effect {}/{} (asked {}/{})", this, ird, ord, inboundReadDepth,
-                        outboundReadDepth);
-            }
-            if (ird > 0) {
-                inboundReadDepth = ird;
-            }
-            if (ord > 0) {
-                outboundReadDepth = ord;
             }
         }
     }
@@ -566,13 +395,14 @@ final class VerbsEndpoint implements RdmaEndpoint {
         }
     }
 
-    private void afterEnding(boolean queuePairLive) {
+    /** After a connection began ending: rdma_disconnect and the drain watch, or the flush at once; then maybe the end. */
+    void afterEnding(boolean queuePairLive) {
         if (queuePairLive) {
             int rc = backend.disconnect(id);
             if (rc != 0) {
                 LOG.debug("rdma_disconnect of {} returned {}", this, rc);
             }
-            drainDeadline = group.nanoTime() + TimeUnit.MILLISECONDS.toNanos(settings.flushTimeoutMillis());
+            deadlines.drainFromNow();
             group.watchDrain(this);
         } else {
             flushOutstanding();
@@ -581,7 +411,7 @@ final class VerbsEndpoint implements RdmaEndpoint {
     }
 
     /** Records that the queue pair is in the error state (the first evidence is kept). */
-    private void queuePairInError(String evidence) {
+    void queuePairInError(String evidence) {
         synchronized (lock) {
             if (queuePairError == null) {
                 queuePairError = evidence;
@@ -590,98 +420,20 @@ final class VerbsEndpoint implements RdmaEndpoint {
     }
 
     /**
-     * Group thread, each round after the completion queue was polled dry, while the group watches
-     * this endpoint: a phase of connection establishment that ran out of time ends the connect;
-     * with the queue pair known to be in error, what is still outstanding completes as FLUSHED now
-     * (every completion the device had produced has just been delivered, in order); an ending
-     * endpoint otherwise waits for the device's flushes until {@code flushTimeoutMillis}. Returns
-     * true when the endpoint no longer needs watching.
+     * Group thread, each round while the group watches this endpoint: its deadlines
+     * ({@link EndpointDeadlines}); true when it no longer needs watching.
      */
     boolean checkDeadline(long now) {
-        State s;
-        String inError;
-        long started;
-        synchronized (lock) {
-            s = state;
-            inError = queuePairError;
-            started = phaseStarted;
-        }
-        switch (s) {
-            case RESOLVING_ADDRESS, RESOLVING_ROUTE, CONNECTING, ACCEPTING -> {
-                boolean resolving = s == State.RESOLVING_ADDRESS || s == State.RESOLVING_ROUTE;
-                // a resolution's time is the kernel's to keep (resolveTimeoutMillis is given to
-                // rdma_resolve_addr / rdma_resolve_route, whose ADDR_ERROR / ROUTE_ERROR ends it): the
-                // provider's own watch is a backstop for a kernel that never answers, at twice that, so an
-                // answer the kernel gave in time is never overtaken while it is being handed over (a slow
-                // JVM: a guest under emulation takes seconds for a first native call)
-                int limit = resolving ? RESOLVE_BACKSTOP_FACTOR * settings.resolveTimeoutMillis()
-                        : settings.connectTimeoutMillis();
-                if (now - started - TimeUnit.MILLISECONDS.toNanos(limit) < 0) {
-                    return false;
-                }
-                timedOut(s, limit);
-                return state() != State.DISCONNECTING; // else still watched: for the device's flushes
-            }
-            case ESTABLISHED -> {
-                if (inError != null) {
-                    flushOutstanding();
-                }
-                return true;
-            }
-            case DISCONNECTING -> {
-                if (inError != null) {
-                    LOG.debug("{}: the queue pair is in the error state ({}); completing {} sends and {} receives "
-                            + "as FLUSHED", this, inError, outstandingSends(), outstandingReceives());
-                } else if (now - drainDeadline < 0) {
-                    return false;
-                } else {
-                    LOG.warn("{}: {} sends and {} receives not flushed by the device within {} ms; completing them "
-                            + "as FLUSHED", this, outstandingSends(), outstandingReceives(),
-                            settings.flushTimeoutMillis());
-                }
-                flushOutstanding();
-                maybeFinish();
-                return true;
-            }
-            default -> {
-                return true;
-            }
-        }
-    }
-
-    /** Group thread: a phase of connection establishment got no answer within its time. */
-    private void timedOut(State phase, int limitMillis) {
-        InetSocketAddress address = peerAddress;
-        String peer = address == null || address.getAddress() == null ? String.valueOf(address)
-                : (address.getAddress() instanceof Inet4Address ? address.getAddress().getHostAddress()
-                        : "[" + address.getAddress().getHostAddress() + "]") + ":" + address.getPort();
-        String text = switch (phase) {
-            case RESOLVING_ADDRESS -> "connect to " + peer + ": address resolution (rdma_resolve_addr) got no answer "
-                    + "within " + limitMillis + " ms (twice resolveTimeoutMillis, the kernel's own time for it)";
-            case RESOLVING_ROUTE -> "connect to " + peer + ": route resolution (rdma_resolve_route) got no answer "
-                    + "within " + limitMillis + " ms (twice resolveTimeoutMillis, the kernel's own time for it)";
-            case CONNECTING -> "connect to " + peer + ": the connect (rdma_connect) was not established within "
-                    + limitMillis + " ms (connectTimeoutMillis): the peer did not answer";
-            default -> "accept from " + peer + ": the accepted connection (rdma_accept) was not established within "
-                    + limitMillis + " ms (connectTimeoutMillis): the peer did not complete it";
-        };
-        LOG.debug("{}: {}", this, text);
-        endOnGroup(phase == State.RESOLVING_ADDRESS || phase == State.RESOLVING_ROUTE ? DisconnectCause.UNREACHABLE
-                : DisconnectCause.CONNECT_ERROR, text);
+        return deadlines.check(now);
     }
 
     /** Group thread: completes everything still recorded as FLUSHED, in post order per queue. */
-    private void flushOutstanding() {
-        drainDeferred();
-        while (completeHead(false, VerbsConstants.WC_WR_FLUSH_ERR, 0, 0, 0, 0)) {
-            drainDeferred();
-        }
-        while (completeHead(true, VerbsConstants.WC_WR_FLUSH_ERR, 0, 0, 0, 0)) {
-            // next
-        }
+    void flushOutstanding() {
+        completions.flushOutstanding();
     }
 
-    private void maybeFinish() {
+    /** The end once both work queues are empty: DISCONNECTED and {@code onDisconnected}. */
+    void maybeFinish() {
         DisconnectCause why;
         String text;
         ByteBuffer data;
@@ -717,41 +469,19 @@ final class VerbsEndpoint implements RdmaEndpoint {
             backend.disconnect(id);
         }
         provider.forget(this);
-        List<VerbsMemoryRegion> released = new ArrayList<>();
-        for (VerbsMemoryRegion region : regions) {
-            boolean deferred;
-            synchronized (lock) {
-                deferred = region.releaseWhenBound;
-                region.releaseWhenBound = false;
-            }
-            if (region.claimDeregistration() || deferred) {
-                released.add(region);
-            }
-        }
+        List<VerbsMemoryRegion> released = registrations.claimAll();
         // windows before the queue pair they are bound on (rxe keeps a bound type 2 window's queue pair
         // alive: its destroy waits 50 s for the reference and warns), after rdma_disconnect flushed any
         // bind still queued; the registrations after the queue pair
-        for (VerbsMemoryRegion region : released) {
-            String failed = region.releaseWindow(backend);
-            if (failed != null) {
-                LOG.warn("ibv_dealloc_mw of {} failed while closing {}: {}", region, this, failed);
-            }
-        }
+        registrations.releaseWindows(released);
         backend.destroyQp(id, qp);
-        for (VerbsMemoryRegion region : released) {
-            String failed = region.releaseRegistration(backend);
-            if (failed != null) {
-                LOG.warn("ibv_dereg_mr of {} failed while closing {}: {}", region, this, failed);
-            }
-        }
-        regions.clear();
-        remoteRegions.clear();
+        registrations.releaseRegistrations(released);
         backend.destroyId(id);
         group.detach(key, completionEntries());
         provider.release(group);
     }
 
-    private boolean isClosed() {
+    boolean isClosed() {
         synchronized (lock) {
             return state == State.CLOSED;
         }
@@ -769,16 +499,12 @@ final class VerbsEndpoint implements RdmaEndpoint {
 
     @Override
     public int inboundReadDepth() {
-        synchronized (lock) {
-            return inboundReadDepth;
-        }
+        return setup.inboundReadDepth();
     }
 
     @Override
     public int outboundReadDepth() {
-        synchronized (lock) {
-            return outboundReadDepth;
-        }
+        return setup.outboundReadDepth();
     }
 
     @Override
@@ -802,234 +528,25 @@ final class VerbsEndpoint implements RdmaEndpoint {
 
     @Override
     public MemoryRegion register(ByteBuffer buffer, Set<MemoryAccess> access) throws RdmaException {
-        Objects.requireNonNull(buffer, "buffer");
-        Objects.requireNonNull(access, "access");
-        if (!buffer.isDirect()) {
-            throw new RdmaException("register: buffer must be a direct ByteBuffer (ibv_reg_mr needs a native address)");
-        }
-        int length = buffer.remaining();
-        if (length == 0) {
-            throw new RdmaException("register: nothing to register (position == limit == " + buffer.position() + ")");
-        }
-        if (length > settings.maxRegionSize()) {
-            throw new RdmaException("register: " + length + " bytes exceed maxRegionSize " + settings.maxRegionSize());
-        }
-        int flags;
-        try {
-            flags = StatusMapper.accessFlags(access);
-        } catch (IllegalArgumentException e) {
-            throw new RdmaException("register: " + e.getMessage());
-        }
-        if (isClosed()) {
-            throw new RdmaException("register: endpoint is closed");
-        }
-        ByteBuffer view = buffer.slice();
-        boolean remote = access.contains(MemoryAccess.REMOTE_READ) || access.contains(MemoryAccess.REMOTE_WRITE);
-        if (remote && provider.memoryWindows() && state() == State.ESTABLISHED) {
-            return registerThroughWindow(view, access, flags);
-        }
-        VerbsBackend.RegisteredMemory memory;
-        try {
-            memory = backend.register(group.pd(), view, flags);
-        } catch (IOException e) {
-            throw new RdmaException("ibv_reg_mr of " + length + " bytes with access " + access + " failed: "
-                    + e.getMessage() + memlockHint(e, length), e);
-        }
-        VerbsMemoryRegion region = new VerbsMemoryRegion(this, memory, view, access);
-        regions.add(region);
-        if (access.contains(MemoryAccess.REMOTE_READ) || access.contains(MemoryAccess.REMOTE_WRITE)) {
-            remoteRegions.put(memory.remoteKey(), region);
-        }
-        return region;
-    }
-
-    /**
-     * A region the peer may access, registered on a connected endpoint of a device with type 2 memory
-     * windows: {@code ibv_reg_mr} with local rights and {@code IBV_ACCESS_MW_BIND} only, a window
-     * allocated on the protection domain and bound over the whole region on this queue pair with the
-     * remote rights ({@code IBV_WR_BIND_MW}, posted before anything the caller posts later, so the
-     * peer cannot learn the token before the window is bound). The peer reaches the region only
-     * through this connection, and its Send with Invalidate naming the token invalidates the window.
-     */
-    private VerbsMemoryRegion registerThroughWindow(ByteBuffer view, Set<MemoryAccess> access, int flags)
-            throws RdmaException {
-        VerbsBackend.RegisteredMemory memory;
-        try {
-            memory = backend.register(group.pd(), view,
-                    (flags & VerbsConstants.ACCESS_LOCAL_WRITE) | VerbsConstants.ACCESS_MW_BIND);
-        } catch (IOException e) {
-            throw new RdmaException("ibv_reg_mr of " + view.remaining() + " bytes with access " + access
-                    + " (for a memory window) failed: " + e.getMessage() + memlockHint(e, view.remaining()), e);
-        }
-        VerbsBackend.MemoryWindow window;
-        try {
-            window = backend.allocMw(group.pd());
-        } catch (IOException e) {
-            releaseQuietly(memory, null);
-            throw new RdmaException("ibv_alloc_mw (type 2) for " + view.remaining() + " bytes failed: "
-                    + e.getMessage(), e);
-        }
-        // ibv_inc_rkey: a bind gives the window a new rkey, the low 8 bits the consumer's own
-        int windowKey = (window.remoteKey() & ~0xff) | ((window.remoteKey() + 1) & 0xff);
-        VerbsMemoryRegion region = new VerbsMemoryRegion(this, memory, view, access, window, windowKey);
-        synchronized (lock) {
-            String refused = state != State.ESTABLISHED ? notPostable("register").getMessage()
-                    : sendQueue.bindsFull() ? "register: " + sendQueue.capacity()
-                            + " memory window binds in flight (as many as EndpointSettings.sendQueueDepth)" : null;
-            if (refused == null) {
-                sendQueue.addBind(region);
-                SendRequest request = sendRequest;
-                request.clear();
-                request.opcode = VerbsConstants.WR_BIND_MW;
-                request.wrId = sendWrId;
-                request.sendFlags = VerbsConstants.SEND_SIGNALED;
-                request.bindWindow = window;
-                request.bindKey = windowKey;
-                request.bindRegion = memory;
-                request.bindAddress = memory.address();
-                request.bindLength = memory.length();
-                request.bindAccess = flags & (VerbsConstants.ACCESS_REMOTE_READ | VerbsConstants.ACCESS_REMOTE_WRITE);
-                try {
-                    backend.postSend(qp, request);
-                } catch (IOException e) {
-                    sendQueue.removeLast();
-                    refused = "ibv_post_send (bind of a memory window) failed: " + e.getMessage();
-                }
-                request.clear();
-            }
-            if (refused != null) {
-                releaseQuietly(memory, window);
-                throw new RdmaException(refused);
-            }
-        }
-        regions.add(region);
-        remoteRegions.put(windowKey, region);
-        return region;
-    }
-
-    /**
-     * Before a window is deallocated its bind must have completed ({@code ibv_dealloc_mw} with the
-     * bind still queued fails the bind and with it the connection). Off the completion thread this
-     * waits for the bind's completion (at most {@code flushTimeoutMillis}; they take microseconds), so
-     * the token is dead when {@link #deregister} returns. On the completion thread (a handler that
-     * deregisters what it registered a moment ago) nothing can be waited for: the region is released
-     * when the bind's completion is handled, right after the handler returns; returns false then.
-     */
-    private boolean awaitBind(VerbsMemoryRegion r) {
-        boolean wait = !group.onGroupThread();
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(settings.flushTimeoutMillis());
-        synchronized (lock) {
-            while (r.bindPending && state != State.CLOSED) {
-                long left = deadline - System.nanoTime();
-                if (!wait || left <= 0) {
-                    if (wait) {
-                        LOG.warn("{}: the bind of {} did not complete within {} ms; releasing it when it does", this,
-                                r, settings.flushTimeoutMillis());
-                    }
-                    r.releaseWhenBound = true;
-                    return false;
-                }
-                try {
-                    TimeUnit.NANOSECONDS.timedWait(lock, left);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    r.releaseWhenBound = true;
-                    return false;
-                }
-            }
-        }
-        return true;
-    }
-
-    /**
-     * A registration pins its pages, counted against the process's locked-memory limit (siw counts
-     * them for root too): for ENOMEM, that limit and the bytes asked.
-     */
-    private static String memlockHint(IOException e, long bytes) {
-        return LockedMemoryLimit.explain(e, bytes, LockedMemoryLimit.current());
-    }
-
-    private void releaseQuietly(VerbsBackend.RegisteredMemory memory, VerbsBackend.MemoryWindow window) {
-        try {
-            if (window != null) {
-                backend.deallocMw(window);
-            }
-            backend.deregister(memory);
-        } catch (IOException e) {
-            LOG.warn("{}: releasing a registration that could not be used failed: {}", this, e.getMessage());
-        }
+        return registrations.register(buffer, access);
     }
 
     @Override
     public void deregister(MemoryRegion region) throws RdmaException {
-        VerbsMemoryRegion r = own(region, "deregister");
-        remoteRegions.remove(r.token(), r);
-        if (!r.claimDeregistration()) {
-            regions.remove(r);
-            return;
-        }
-        if (r.window() != null && !awaitBind(r)) {
-            return;
-        }
-        regions.remove(r);
-        String failed = r.release(backend);
-        if (failed != null) {
-            throw new RdmaException("releasing " + r + " failed: " + failed);
-        }
-    }
-
-    private VerbsMemoryRegion own(MemoryRegion region, String operation) throws RdmaException {
-        Objects.requireNonNull(region, "region");
-        if (!(region instanceof VerbsMemoryRegion r) || r.owner() != this) {
-            throw new RdmaException(operation + ": " + region + " is not registered on this endpoint");
-        }
-        return r;
-    }
-
-    private VerbsMemoryRegion usable(MemoryRegion region, int offset, int length, String operation)
-            throws RdmaException {
-        VerbsMemoryRegion r = own(region, operation);
-        if (!r.isRegistered()) {
-            throw new RdmaException(operation + ": " + r + " is deregistered");
-        }
-        if (offset < 0 || length < 0 || (long) offset + length > r.length()) {
-            throw new RdmaException(operation + ": offset " + offset + " + length " + length
-                    + " outside the region of " + r.length() + " bytes");
-        }
-        return r;
+        registrations.deregister(region);
     }
 
     // ------------------------------------------------------------------ posting
 
     @Override
     public void postReceive(MemoryRegion region, int offset, int length, long wrId) throws RdmaException {
-        VerbsMemoryRegion r = usable(region, offset, length, "postReceive");
-        synchronized (lock) {
-            if (state == State.DISCONNECTING || state == State.DISCONNECTED || state == State.CLOSED) {
-                throw notPostable("postReceive");
-            }
-            if (receiveQueue.isFull()) {
-                throw new RdmaException("postReceive: receive queue full (" + receiveQueue.capacity()
-                        + " outstanding = EndpointSettings.receiveQueueDepth)");
-            }
-            receiveQueue.add(wrId, WorkRequestType.RECEIVE, length, null);
-            if (queuePairError == null) {
-                try {
-                    backend.postRecv(qp, receiveWrId, r.address() + offset, length, r.localKey());
-                } catch (IOException e) {
-                    receiveQueue.removeLast();
-                    throw new RdmaException("ibv_post_recv failed: " + e.getMessage(), e);
-                }
-                return;
-            }
-        }
-        group.execute(watchOnGroup); // the queue pair is in error: flushed at once, on the group thread
+        posting.postReceive(registrations.usable(region, offset, length, "postReceive"), offset, length, wrId);
     }
 
     @Override
     public void postSend(MemoryRegion region, int offset, int length, long wrId) throws RdmaException {
-        VerbsMemoryRegion r = usable(region, offset, length, "postSend");
-        post(VerbsConstants.WR_SEND, WorkRequestType.SEND, r, offset, length, 0, 0, 0, wrId, "postSend");
+        VerbsMemoryRegion r = registrations.usable(region, offset, length, "postSend");
+        posting.post(VerbsConstants.WR_SEND, WorkRequestType.SEND, r, offset, length, 0, 0, 0, wrId, "postSend");
     }
 
     @Override
@@ -1039,62 +556,25 @@ final class VerbsEndpoint implements RdmaEndpoint {
             throw new RdmaException("postSendWithInvalidate: Send with Invalidate is off (capability "
                     + "sendWithInvalidate=false: " + provider.sendWithInvalidateReason() + ")");
         }
-        VerbsMemoryRegion r = usable(region, offset, length, "postSendWithInvalidate");
-        post(VerbsConstants.WR_SEND_WITH_INV, WorkRequestType.SEND, r, offset, length, 0, 0, remoteToken, wrId,
-                "postSendWithInvalidate");
+        VerbsMemoryRegion r = registrations.usable(region, offset, length, "postSendWithInvalidate");
+        posting.post(VerbsConstants.WR_SEND_WITH_INV, WorkRequestType.SEND, r, offset, length, 0, 0, remoteToken,
+                wrId, "postSendWithInvalidate");
     }
 
     @Override
     public void postRdmaWrite(MemoryRegion local, int localOffset, int length, long remoteAddress, int remoteToken,
             long wrId) throws RdmaException {
-        VerbsMemoryRegion r = usable(local, localOffset, length, "postRdmaWrite");
-        post(VerbsConstants.WR_RDMA_WRITE, WorkRequestType.RDMA_WRITE, r, localOffset, length, remoteAddress,
+        VerbsMemoryRegion r = registrations.usable(local, localOffset, length, "postRdmaWrite");
+        posting.post(VerbsConstants.WR_RDMA_WRITE, WorkRequestType.RDMA_WRITE, r, localOffset, length, remoteAddress,
                 remoteToken, 0, wrId, "postRdmaWrite");
     }
 
     @Override
     public void postRdmaRead(MemoryRegion local, int localOffset, int length, long remoteAddress, int remoteToken,
             long wrId) throws RdmaException {
-        VerbsMemoryRegion r = usable(local, localOffset, length, "postRdmaRead");
-        post(VerbsConstants.WR_RDMA_READ, WorkRequestType.RDMA_READ, r, localOffset, length, remoteAddress,
+        VerbsMemoryRegion r = registrations.usable(local, localOffset, length, "postRdmaRead");
+        posting.post(VerbsConstants.WR_RDMA_READ, WorkRequestType.RDMA_READ, r, localOffset, length, remoteAddress,
                 remoteToken, 0, wrId, "postRdmaRead");
-    }
-
-    private void post(int opcode, WorkRequestType type, VerbsMemoryRegion r, int offset, int length,
-            long remoteAddress, int remoteToken, int invalidateToken, long wrId, String operation)
-            throws RdmaException {
-        synchronized (lock) {
-            if (state != State.ESTABLISHED) {
-                throw notPostable(operation);
-            }
-            if (sendQueue.isFull()) {
-                throw new RdmaException(operation + ": send queue full (" + sendQueue.capacity()
-                        + " outstanding = EndpointSettings.sendQueueDepth)");
-            }
-            boolean invalidates = opcode == VerbsConstants.WR_SEND_WITH_INV;
-            sendQueue.add(wrId, type, length, null, invalidates ? invalidateToken : remoteToken, invalidates);
-            SendRequest request = sendRequest;
-            request.clear();
-            request.opcode = opcode;
-            request.wrId = sendWrId;
-            request.sendFlags = VerbsConstants.SEND_SIGNALED;
-            request.sgeAddress = r.address() + offset;
-            request.sgeLength = length;
-            request.sgeLocalKey = r.localKey();
-            request.remoteAddress = remoteAddress;
-            request.remoteKey = remoteToken;
-            request.invalidateKey = invalidateToken;
-            if (queuePairError == null) {
-                try {
-                    backend.postSend(qp, request);
-                } catch (IOException e) {
-                    sendQueue.removeLast();
-                    throw new RdmaException("ibv_post_send (" + operation + ") failed: " + e.getMessage(), e);
-                }
-                return;
-            }
-        }
-        group.execute(watchOnGroup); // the queue pair is in error: flushed at once, on the group thread
     }
 
     /**
@@ -1106,222 +586,101 @@ final class VerbsEndpoint implements RdmaEndpoint {
      */
     @Override
     public void postLocalInvalidate(MemoryRegion region, long wrId) throws RdmaException {
-        VerbsMemoryRegion r = own(region, "postLocalInvalidate");
-        boolean atHead;
-        synchronized (lock) {
-            if (state != State.ESTABLISHED) {
-                throw notPostable("postLocalInvalidate");
-            }
-            if (sendQueue.isFull()) {
-                throw new RdmaException("postLocalInvalidate: send queue full (" + sendQueue.capacity()
-                        + " outstanding = EndpointSettings.sendQueueDepth)");
-            }
-            sendQueue.add(wrId, WorkRequestType.LOCAL_INVALIDATE, 0, r);
-            atHead = sendQueue.size() == 1;
-        }
-        if (atHead) {
+        if (posting.postLocalInvalidate(registrations.own(region, "postLocalInvalidate"), wrId)) {
             group.execute(this::drainDeferredAndFinish);
         }
     }
 
-    private RdmaException notPostable(String operation) {
+    /** Binds a memory window over a registration ({@link EndpointPosting#postBind}); why refused, else null. */
+    String postBind(VerbsMemoryRegion region, VerbsBackend.RegisteredMemory memory, VerbsBackend.MemoryWindow window,
+            int windowKey, int flags) {
+        return posting.postBind(region, memory, window, windowKey, flags);
+    }
+
+    /** Under {@link #lock}: the state. */
+    State stateHeld() {
+        return state;
+    }
+
+    /** Under {@link #lock}: the state becomes {@code next} (connection setup). */
+    void stateHeld(State next) {
+        state = next;
+    }
+
+    /** Connection setup: the peer connected to. */
+    void peerAddress(InetSocketAddress peer) {
+        peerAddress = peer;
+    }
+
+    /** Under {@link #lock}: the first evidence that the queue pair is in the error state, else null. */
+    String queuePairErrorHeld() {
+        return queuePairError;
+    }
+
+    /** Has the group thread look at this endpoint now (its queue pair is in error: flushed at once). */
+    void watchNow() {
+        group.execute(watchOnGroup);
+    }
+
+    /** Under {@link #lock}: why {@code operation} cannot be posted in this state. */
+    RdmaException notPostable(String operation) {
         return new RdmaException(operation + ": endpoint is " + state
                 + (cause != null ? " (" + cause + ": " + detail + ")" : ""));
     }
 
     // ------------------------------------------------------------------ completions (group thread)
 
-    /** Group thread: completion {@code i} of {@code batch} belongs to this endpoint. */
+    /** Group thread: completion {@code i} of {@code batch} belongs to this endpoint ({@link EndpointCompletions}). */
     void onWorkCompletion(CompletionBatch batch, int i) {
-        if (!establishedSeen && batch.status(i) == VerbsConstants.WC_SUCCESS) {
-            // Data can arrive before RDMA_CM_EVENT_ESTABLISHED (the passive side's event comes with
-            // the RTU, which may be late): a successful completion proves the connection is up
-            // (IB_EVENT_COMM_EST), so onEstablished comes first; the late CM event is then ignored.
+        completions.onWorkCompletion(batch, i);
+    }
+
+    /** Group thread: a successful completion proves the connection is up; onEstablished first if not yet. */
+    void establishedByCompletion() {
+        if (!establishedSeen) {
             onEstablished(null);
         }
-        boolean receive = (batch.wrId(i) & RECEIVE_FLAG) != 0;
-        if (!receive) {
-            drainDeferred();
-        }
-        completeHead(receive, batch.status(i), batch.byteLength(i), batch.vendorError(i), batch.wcFlags(i),
-                batch.immData(i));
-        if (!receive) {
-            drainDeferred();
-        }
-        maybeFinish();
     }
+
+    /** {@link #endOnFailedCompletionHeld}: the connection was ending already (or closed). */
+    static final int NOT_ENDING = 0;
+    /** {@link #endOnFailedCompletionHeld}: it ends now, its queue pair was not live. */
+    static final int ENDING = 1;
+    /** {@link #endOnFailedCompletionHeld}: it ends now and its queue pair was live (rdma_disconnect, then drain). */
+    static final int ENDING_QUEUE_PAIR_LIVE = 2;
 
     /**
-     * Completes the oldest request of one queue with a verbs status; returns false when the queue
-     * was empty.
+     * Under {@link #lock}: a completion failed (not flushed) with {@code status}: the connection ends
+     * with the cause of that status and {@code failure} as detail, unless it is ending or closed
+     * already, where {@code refine} lets a failure refine a peer cause. Returns {@link #NOT_ENDING},
+     * {@link #ENDING} or {@link #ENDING_QUEUE_PAIR_LIVE}; the caller runs {@link #afterEnding} after
+     * it left the lock and delivered the completion.
      */
-    private boolean completeHead(boolean receive, int wcStatus, int wcByteLength, int vendorError, int wcFlags,
-            int immData) {
-        CompletionStatus status = StatusMapper.completionStatus(wcStatus);
-        long wrId;
-        WorkRequestType type;
-        int requested;
-        int token;
-        boolean invalidates;
-        boolean startEnding = false;
-        boolean queuePairLive = false;
-        if (!receive) {
-            VerbsMemoryRegion bound;
-            synchronized (lock) {
-                bound = state == State.CLOSED || sendQueue.isEmpty() ? null : sendQueue.headBind();
-            }
-            if (bound != null) {
-                // only this thread takes heads off the queue: the head is still this bind
-                return completeBind(bound, status, wcStatus, vendorError);
-            }
+    int endOnFailedCompletionHeld(CompletionStatus status, String failure, boolean refine) {
+        if (state != State.DISCONNECTING && state != State.DISCONNECTED && state != State.CLOSED) {
+            boolean queuePairLive = state == State.CONNECTING || state == State.ACCEPTING
+                    || state == State.ESTABLISHED;
+            state = State.DISCONNECTING;
+            cause = StatusMapper.causeOfFailedCompletion(status);
+            detail = failure;
+            return queuePairLive ? ENDING_QUEUE_PAIR_LIVE : ENDING;
         }
-        synchronized (lock) {
-            if (state == State.CLOSED) {
-                return false;
-            }
-            OutstandingRequests queue = receive ? receiveQueue : sendQueue;
-            if (queue.isEmpty()) {
-                if (wcStatus != VerbsConstants.WC_WR_FLUSH_ERR || LOG.isDebugEnabled()) {
-                    LOG.warn("{}: a {} completion ({}) with no request outstanding", this, queue.name(),
-                            StatusMapper.wcStatusName(wcStatus));
-                }
-                return false;
-            }
-            wrId = queue.headWrId();
-            type = queue.headType();
-            requested = queue.headLength();
-            token = queue.headToken();
-            invalidates = queue.headInvalidates();
-            queue.removeHead();
-            if (status != CompletionStatus.SUCCESS && queuePairError == null) {
-                queuePairError = "a " + queue.name() + " completion with " + StatusMapper.wcStatusName(wcStatus);
-            }
-            if (status != CompletionStatus.SUCCESS && status != CompletionStatus.FLUSHED) {
-                String failure = StatusMapper.describeFailedCompletion(type, invalidates, token, wcStatus, vendorError);
-                if (state != State.DISCONNECTING && state != State.DISCONNECTED) {
-                    queuePairLive = state == State.CONNECTING || state == State.ACCEPTING
-                            || state == State.ESTABLISHED;
-                    state = State.DISCONNECTING;
-                    cause = StatusMapper.causeOfFailedCompletion(status);
-                    detail = failure;
-                    startEnding = true;
-                } else {
-                    refinePeerCause(StatusMapper.causeOfFailedCompletion(status), failure);
-                }
-            }
+        if (refine) {
+            refinePeerCause(StatusMapper.causeOfFailedCompletion(status), failure);
         }
-        int byteLength = 0;
-        boolean invalidated = false;
-        int invalidatedToken = 0;
-        if (status == CompletionStatus.SUCCESS) {
-            if (type == WorkRequestType.RECEIVE) {
-                byteLength = wcByteLength;
-                if ((wcFlags & provider.withInvalidateFlags()) != 0) {
-                    invalidated = true;
-                    invalidatedToken = immData;
-                    VerbsMemoryRegion region = remoteRegions.get(immData);
-                    if (region != null) {
-                        region.markRemotelyInvalidated();
-                    }
-                }
-            } else if (type == WorkRequestType.RDMA_READ || type == WorkRequestType.RDMA_WRITE) {
-                byteLength = requested;
-            }
-        }
-        deliver(wrId, type, status, byteLength, invalidated, invalidatedToken, vendorError);
-        if (startEnding) {
-            afterEnding(queuePairLive);
-        }
-        return true;
+        return NOT_ENDING;
     }
 
-    /**
-     * Group thread: the memory window bind at the head of the send queue
-     * completed. The handler never sees it; a failed bind breaks the connection like any failed
-     * request, a flushed one leaves the window unbound. A region released while its bind was in
-     * flight is released now.
-     */
-    private boolean completeBind(VerbsMemoryRegion region, CompletionStatus status, int wcStatus, int vendorError) {
-        boolean startEnding = false;
-        boolean queuePairLive = false;
-        boolean release;
-        synchronized (lock) {
-            sendQueue.removeHead();
-            region.bindPending = false;
-            lock.notifyAll();
-            release = region.releaseWhenBound;
-            region.releaseWhenBound = false;
-            if (status != CompletionStatus.SUCCESS) {
-                region.markRemotelyInvalidated();
-            }
-            if (status != CompletionStatus.SUCCESS && status != CompletionStatus.FLUSHED
-                    && state != State.DISCONNECTING && state != State.DISCONNECTED && state != State.CLOSED) {
-                queuePairLive = state == State.CONNECTING || state == State.ACCEPTING || state == State.ESTABLISHED;
-                state = State.DISCONNECTING;
-                cause = StatusMapper.causeOfFailedCompletion(status);
-                detail = "the bind of memory window rkey 0x" + Integer.toHexString(region.token()) + " completed with "
-                        + StatusMapper.wcStatusName(wcStatus) + ": failed at this side (vendor_err 0x" + Integer.toHexString(vendorError)
-                        + ")";
-                startEnding = true;
-            }
-        }
-        if (release) {
-            regions.remove(region);
-            String failed = region.release(backend);
-            if (failed != null) {
-                LOG.warn("{}: releasing {} after its bind failed: {}", this, region, failed);
-            }
-        }
-        if (startEnding) {
-            afterEnding(queuePairLive);
-        }
-        return true;
-    }
-
-    private void deliver(long wrId, WorkRequestType type, CompletionStatus status, int byteLength,
-            boolean invalidated, int invalidatedToken, int vendorError) {
-        if (isClosed()) {
-            return;
-        }
-        try {
-            handler.onCompletion(completion.fill(wrId, type, status, byteLength, invalidated, invalidatedToken,
-                    vendorError));
-        } catch (RuntimeException e) {
-            LOG.error("onCompletion handler of {} failed", this, e);
+    /** Under {@link #lock}: records the first evidence that the queue pair is in the error state. */
+    void queuePairErrorHeld(String evidence) {
+        if (queuePairError == null) {
+            queuePairError = evidence;
         }
     }
 
     private void drainDeferredAndFinish() {
-        drainDeferred();
+        completions.drainDeferred();
         maybeFinish();
-    }
-
-    /** Group thread: runs the local invalidations that reached the head of the send queue. */
-    private void drainDeferred() {
-        while (true) {
-            VerbsMemoryRegion region;
-            long wrId;
-            synchronized (lock) {
-                if (state == State.CLOSED || sendQueue.isEmpty() || sendQueue.headInvalidation() == null) {
-                    return;
-                }
-                region = sendQueue.headInvalidation();
-                wrId = sendQueue.headWrId();
-                sendQueue.removeHead();
-            }
-            CompletionStatus status = CompletionStatus.SUCCESS;
-            if (region.claimDeregistration()) {
-                regions.remove(region);
-                remoteRegions.remove(region.token(), region);
-                String failed = region.release(backend);
-                if (failed != null) {
-                    LOG.error("{}: local invalidate of {} (ibv_dealloc_mw / ibv_dereg_mr) failed: {}", this, region,
-                            failed);
-                    status = CompletionStatus.GENERAL_ERROR;
-                }
-            }
-            deliver(wrId, WorkRequestType.LOCAL_INVALIDATE, status, 0, false, 0, 0);
-        }
     }
 
     @Override

@@ -2,17 +2,19 @@
  * The verbs provider: SMB Direct's {@code RdmaProvider} on RDMA NICs (iWARP, RoCE, InfiniBand) and
  * on Linux's software devices (siw, rxe), private to the bundle.
  *
- * <p>How it is put together:
+ * <h2>Shape</h2>
  * <ul>
  * <li>{@code VerbsRdmaProvider} owns one RDMA CM event channel and its
  * thread, and one {@code CompletionGroup} per device (protection
- * domain, shared completion queue, the one thread that delivers every callback of its endpoints);
- * {@code VerbsEndpoint} is one queue pair with its
- * {@code OutstandingRequests} records and its memory regions and windows.</li>
+ * domain, shared completion queue, the one thread that delivers every callback of its endpoints).</li>
+ * <li>An endpoint is one queue pair: a core, {@code VerbsEndpoint} (its state and lock, CM events,
+ * the end), plus one class per concern, created with it: {@code EndpointSetup},
+ * {@code EndpointRegistrations}, {@code EndpointPosting}, {@code EndpointCompletions},
+ * {@code EndpointDeadlines}.</li>
  * <li>Every native call goes through the {@code VerbsBackend} seam:
- * the rdma-core backend ({@code internal.rdmacore}, JDK 22+, no native build) or DiSNI
- * ({@code internal.disni}). What a backend cannot do it says in its features, and the provider works
- * around it; a native call that fails is a {@code NativeCallException}
+ * the rdma-core backend ({@code internal.rdmacore}, JDK 22+, no native build; its package-info maps
+ * its classes) or DiSNI ({@code internal.disni}). What a backend cannot do it says in its features,
+ * and the provider works around it; a native call that fails is a {@code NativeCallException}
  * naming the call and errno.</li>
  * <li>{@code VerbsProbe} decides at activation whether the provider
  * can run here (backend, device, address, limits, CM) and names what is missing;
@@ -20,5 +22,51 @@
  * events into the SPI's outcomes and disconnect causes.</li>
  * </ul>
  * The OSGi component and its configuration live in {@code internal.osgi}.
+ *
+ * <h2>Where each concern lives</h2>
+ * <table>
+ * <caption>The classes of the provider</caption>
+ * <tr><th>class</th><th>owns</th></tr>
+ * <tr><td>{@code VerbsRdmaProvider}, {@code VerbsListener}, {@code VerbsConnectRequest}</td><td>the CM
+ * thread and its events, listeners and their connect requests, the endpoints by identifier</td></tr>
+ * <tr><td>{@code VerbsEndpoint}</td><td>the SPI endpoint: its state and lock, its CM events; the end
+ * for any cause (a CM event, a failed completion, an asynchronous event, a deadline,
+ * {@code disconnect}, {@code close}), {@code onDisconnected}</td></tr>
+ * <tr><td>{@code EndpointSetup}</td><td>connect (address and route resolution, {@code rdma_connect}),
+ * accept, the read depths asked and in effect, when the current phase began</td></tr>
+ * <tr><td>{@code EndpointDeadlines}</td><td>the group thread's watch: a phase of setup that got no
+ * answer, the device's flushes awaited until {@code flushTimeoutMillis}</td></tr>
+ * <tr><td>{@code EndpointRegistrations}, {@code VerbsMemoryRegion}</td><td>registrations, windows
+ * bound over memory the peer may access, deregistration, the regions a peer's Send with Invalidate
+ * names</td></tr>
+ * <tr><td>{@code EndpointPosting}, {@code OutstandingRequests}, {@code SendRequest}</td><td>posting:
+ * the checks, the record of each request in post order, the one reused send request</td></tr>
+ * <tr><td>{@code EndpointCompletions}</td><td>completions in post order, window binds, deferred
+ * local invalidations, FLUSHED completions of an ending endpoint</td></tr>
+ * <tr><td>{@code CompletionGroup}, {@code CompletionBatch}</td><td>a device's protection domain and
+ * completion queue, its thread: polling, arming, waiting, deadlines, tasks</td></tr>
+ * <tr><td>{@code VerbsBackend} and its implementations</td><td>the native calls</td></tr>
+ * </table>
+ *
+ * <h2>How a work request travels</h2>
+ * {@code VerbsEndpoint.postSend} (any thread; {@code postRdmaWrite}, {@code postRdmaRead},
+ * {@code postReceive} alike) → {@code EndpointRegistrations.usable} checks the region is this
+ * endpoint's, registered, and holds the bytes → {@code EndpointPosting.post}: under the endpoint's
+ * lock, the one lock a post takes, the state and the room are checked, the caller's wr_id, type and
+ * length are recorded in the send queue's {@code OutstandingRequests} ring, the reused
+ * {@code SendRequest} is filled (the wr_id the device sees is the endpoint's key, the queue is known
+ * by a flag), and {@code VerbsBackend.postSend} posts it (rdma-core: {@code QueuePairs.postSend}
+ * refills the queue pair's native work request and calls {@code ibv_post_send} through the
+ * context's ops; the backend takes no lock of its own). With the queue pair in the error state
+ * nothing reaches the device: the request is recorded and the group thread flushes it at once.
+ * The device completes it into the group's completion queue: {@code CompletionGroup} polls
+ * ({@code VerbsBackend.poll} into its {@code CompletionBatch}), finds the endpoint by the key in the
+ * wr_id and calls {@code EndpointCompletions.onWorkCompletion}: the oldest record of that queue is
+ * taken off (the device completes each queue in order), the status translated
+ * ({@code StatusMapper}), a peer's Send with Invalidate marks its region, and {@code onCompletion}
+ * gets one reused {@code MutableWorkCompletion} with the caller's wr_id. A failed completion ends
+ * the connection ({@code VerbsEndpoint.endOnFailedCompletionHeld}, then {@code afterEnding}:
+ * {@code rdma_disconnect} and the device's flushes, or FLUSHED completions at once), and once both
+ * queues are empty {@code onDisconnected} follows. Nothing on this way allocates.
  */
 package smbdirect.rdma.verbs.internal;

@@ -18,6 +18,7 @@ import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import smbdirect.rdma.verbs.internal.NativeCallException;
 import smbdirect.rdma.verbs.internal.StatusMapper;
 import smbdirect.rdma.verbs.internal.VerbsBackend.AsyncEvent;
 
@@ -45,10 +46,9 @@ final class AsyncEventReader {
     /** The readers by context address; guarded by itself. */
     private static final Map<Long, AsyncEventReader> READERS = new HashMap<>();
 
-    private final Natives n;
     private final MemorySegment context;
     private final String deviceName;
-    private final List<RdmaCoreBackend> subscribers = new CopyOnWriteArrayList<>();
+    private final List<AsyncEvents> subscribers = new CopyOnWriteArrayList<>();
     /** Reader thread only. */
     private final MemorySegment pollFd;
     private final MemorySegment event;
@@ -56,8 +56,7 @@ final class AsyncEventReader {
     private volatile boolean running = true;
     private final Thread thread;
 
-    private AsyncEventReader(Natives n, MemorySegment context, String deviceName) throws IOException {
-        this.n = n;
+    private AsyncEventReader(MemorySegment context, String deviceName) throws IOException {
         this.context = context;
         this.deviceName = deviceName;
         Arena arena = Arena.ofAuto();
@@ -65,7 +64,7 @@ final class AsyncEventReader {
         this.event = arena.allocate(Abi.IBV_ASYNC_EVENT);
         this.capture = arena.allocate(Natives.CAPTURE);
         int fd = context.get(JAVA_INT, Abi.CONTEXT_ASYNC_FD);
-        RdmaCoreBackend.nonBlocking(n, fd, "the async event file of " + deviceName);
+        Descriptors.nonBlocking(fd, "the async event file of " + deviceName);
         pollFd.set(JAVA_INT, Abi.POLLFD_FD, fd);
         pollFd.set(JAVA_SHORT, Abi.POLLFD_EVENTS, Abi.POLLIN);
         this.thread = new Thread(this::loop, "smbdirect-verbs-async-" + deviceName);
@@ -73,11 +72,11 @@ final class AsyncEventReader {
     }
 
     /** {@code backend} gets the events of {@code context} from now on (starting its reader if none runs). */
-    static void subscribe(Natives n, MemorySegment context, RdmaCoreBackend backend) throws IOException {
+    static void subscribe(MemorySegment context, AsyncEvents backend) throws IOException {
         synchronized (READERS) {
             AsyncEventReader reader = READERS.get(context.address());
             if (reader == null) {
-                reader = new AsyncEventReader(n, context, deviceName(n, context));
+                reader = new AsyncEventReader(context, deviceName(context));
                 READERS.put(context.address(), reader);
                 reader.subscribers.add(backend);
                 reader.thread.start();
@@ -89,7 +88,7 @@ final class AsyncEventReader {
     }
 
     /** {@code backend} gets no more events of {@code context}; the last one out stops the reader (bounded). */
-    static void unsubscribe(MemorySegment context, RdmaCoreBackend backend) {
+    static void unsubscribe(MemorySegment context, AsyncEvents backend) {
         AsyncEventReader stopped = null;
         synchronized (READERS) {
             AsyncEventReader reader = READERS.get(context.address());
@@ -115,12 +114,13 @@ final class AsyncEventReader {
         }
     }
 
-    private static String deviceName(Natives n, MemorySegment context) {
-        try (Arena a = Arena.ofConfined()) {
+    private static String deviceName(MemorySegment context) {
+        try {
             MemorySegment device = context.get(ADDRESS, Abi.CONTEXT_DEVICE);
-            MemorySegment name = (MemorySegment) n.ibvGetDeviceName.invokeExact(a.allocate(Natives.CAPTURE), device);
+            MemorySegment name = Natives.IBV_GET_DEVICE_NAME.pointer("", (h, a, capture) -> (MemorySegment) h
+                    .invokeExact(capture, device));
             return name.equals(MemorySegment.NULL) ? "?" : name.reinterpret(Abi.IBV_SYSFS_NAME_MAX).getString(0);
-        } catch (Throwable t) {
+        } catch (NativeCallException | RuntimeException e) {
             return "0x" + Long.toHexString(context.address());
         }
     }
@@ -139,24 +139,24 @@ final class AsyncEventReader {
     }
 
     /** poll(2) for at most {@link #WAIT_MILLIS}; allocation-free (errno is asked again only after a failure). */
-    private boolean waitReadable() throws Throwable {
+    private boolean waitReadable() throws NativeCallException {
         pollFd.set(JAVA_SHORT, Abi.POLLFD_REVENTS, (short) 0);
-        int rc = (int) n.pollQuiet.invokeExact(pollFd, 1L, WAIT_MILLIS);
+        int rc = Natives.POLL_QUIET.invoke(pollFd, 1L, WAIT_MILLIS);
         if (rc < 0) {
-            rc = (int) n.poll.invokeExact(capture, pollFd, 1L, 0);
+            rc = Natives.POLL.invokeCapturing(capture, pollFd, 1L, 0);
             if (rc < 0 && Natives.errno(capture) != Abi.EINTR) {
-                throw n.failure("poll", Natives.errno(capture), "the async event file of " + deviceName);
+                throw Natives.POLL.failed(Natives.errno(capture), "the async event file of " + deviceName);
             }
         }
         return rc > 0;
     }
 
-    private void readOne() throws Throwable {
-        int rc = (int) n.ibvGetAsyncEvent.invokeExact(capture, context, event);
+    private void readOne() throws NativeCallException {
+        int rc = Natives.IBV_GET_ASYNC_EVENT.invokeCapturing(capture, context, event);
         if (rc != 0) {
             int errno = Natives.errno(capture);
             if (errno != Abi.EAGAIN && errno != Abi.EINTR) {
-                LOG.warn("{}", n.failure("ibv_get_async_event", errno, deviceName).getMessage());
+                LOG.warn("{}", Natives.IBV_GET_ASYNC_EVENT.failed(errno, deviceName).getMessage());
                 parkMillis(WAIT_MILLIS);
             }
             return;
@@ -164,16 +164,16 @@ final class AsyncEventReader {
         int type = event.get(JAVA_INT, Abi.ASYNC_EVENT_TYPE);
         long element = event.get(JAVA_LONG, Abi.ASYNC_EVENT_ELEMENT);
         int port = event.get(JAVA_INT, Abi.ASYNC_EVENT_ELEMENT);
-        List<RdmaCoreBackend> to = new ArrayList<>(1);
+        List<AsyncEvents> to = new ArrayList<>(1);
         List<AsyncEvent> events = new ArrayList<>(1);
-        for (RdmaCoreBackend backend : subscribers) {
+        for (AsyncEvents backend : subscribers) {
             AsyncEvent e = backend.resolve(context, type, element, port);
             if (e != null) {
                 to.add(backend);
                 events.add(e);
             }
         }
-        n.ibvAckAsyncEvent.invokeExact(event);
+        Natives.IBV_ACK_ASYNC_EVENT.invokeVoid(event);
         if (to.isEmpty()) {
             LOG.debug("{} on {}: not of a watched object", StatusMapper.asyncEventName(type), deviceName);
             return;

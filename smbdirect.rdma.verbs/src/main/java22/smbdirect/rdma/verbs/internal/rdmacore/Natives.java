@@ -15,16 +15,24 @@ import java.lang.foreign.SymbolLookup;
 import java.lang.invoke.MethodHandle;
 import java.util.Map;
 
+import static smbdirect.rdma.verbs.internal.rdmacore.NativeFunction.Failure.NEGATIVE_SETS_ERRNO;
+import static smbdirect.rdma.verbs.internal.rdmacore.NativeFunction.Failure.NONE;
+import static smbdirect.rdma.verbs.internal.rdmacore.NativeFunction.Failure.NONZERO_IS_ERRNO;
+import static smbdirect.rdma.verbs.internal.rdmacore.NativeFunction.Failure.NONZERO_SETS_ERRNO;
+import static smbdirect.rdma.verbs.internal.rdmacore.NativeFunction.Failure.NULL_SETS_ERRNO;
+
 import smbdirect.rdma.verbs.internal.NativeCallException;
 
 /**
- * The downcall handles of libibverbs ({@code libibverbs.so.1}), librdmacm ({@code librdmacm.so.1})
- * and the few libc functions the backend needs, each capturing {@code errno}; and the function-pointer
+ * Every native function the backend calls, bound once as a {@code static final} {@link NativeFunction}:
+ * libibverbs ({@code libibverbs.so.1}), librdmacm ({@code librdmacm.so.1}) and the few libc functions
+ * the backend needs, most capturing {@code errno}; and the function-pointer
  * handles of the verbs that rdma-core defines inline in {@code <infiniband/verbs.h>}
  * ({@code ibv_post_send}, {@code ibv_post_recv}, {@code ibv_poll_cq}, {@code ibv_req_notify_cq}):
  * those are reached as the header reaches them, through {@code ibv_context.ops}, so the handles
- * take the function pointer as their first argument. Immutable and thread-safe; constructing one
- * loads the libraries (restricted methods: the JVM needs {@code --enable-native-access}).
+ * take the function pointer as their first argument. Also the errno texts of the exceptions. The
+ * class initializer loads the libraries (restricted methods: the JVM needs
+ * {@code --enable-native-access}); {@link #load} runs it.
  */
 final class Natives {
 
@@ -34,23 +42,30 @@ final class Natives {
     static final long ERRNO = CAPTURE.byteOffset(MemoryLayout.PathElement.groupElement("errno"));
     private static final Linker.Option CAPTURE_ERRNO = Linker.Option.captureCallState("errno");
 
-    /** {@code int (*post_send)(struct ibv_qp *, struct ibv_send_wr *, struct ibv_send_wr **)}, same for post_recv. */
-    static final MethodHandle POST = LINKER.downcallHandle(FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
-    /** {@code int (*poll_cq)(struct ibv_cq *, int, struct ibv_wc *)}. */
-    static final MethodHandle POLL_CQ = LINKER.downcallHandle(
+    /** {@code int (*post_send)(struct ibv_qp *, struct ibv_send_wr *, struct ibv_send_wr **)}: (function, qp, wr, bad_wr). */
+    static final NativeFunction POST_SEND = pointerFn("ibv_post_send", NONZERO_IS_ERRNO,
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
+    /** {@code int (*post_recv)(struct ibv_qp *, struct ibv_recv_wr *, struct ibv_recv_wr **)}. */
+    static final NativeFunction POST_RECV = pointerFn("ibv_post_recv", NONZERO_IS_ERRNO,
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
+    /** {@code int (*poll_cq)(struct ibv_cq *, int, struct ibv_wc *)}: a count, or a negative errno. */
+    static final NativeFunction POLL_CQ = pointerFn("ibv_poll_cq", NONE,
             FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, ADDRESS));
-    /** {@code int (*req_notify_cq)(struct ibv_cq *, int solicited_only)}. */
-    static final MethodHandle REQ_NOTIFY_CQ = LINKER.downcallHandle(FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
+    /** {@code int (*req_notify_cq)(struct ibv_cq *, int solicited_only)}: 0 or an errno (its sign varies). */
+    static final NativeFunction REQ_NOTIFY_CQ = pointerFn("ibv_req_notify_cq", NONE,
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
     /**
      * {@code struct ibv_mw *(*alloc_mw)(struct ibv_pd *, enum ibv_mw_type)} of {@code ibv_context.ops}
      * ({@code ibv_alloc_mw} is inline in verbs.h), capturing errno: (function, capture, pd, type).
      */
-    static final MethodHandle ALLOC_MW = LINKER.downcallHandle(FunctionDescriptor.of(ADDRESS, ADDRESS, JAVA_INT),
-            Linker.Option.captureCallState("errno"));
+    static final NativeFunction ALLOC_MW = new NativeFunction("ibv_alloc_mw", LINKER.downcallHandle(
+            FunctionDescriptor.of(ADDRESS, ADDRESS, JAVA_INT), Linker.Option.captureCallState("errno")),
+            NULL_SETS_ERRNO);
     /** {@code int (*dealloc_mw)(struct ibv_mw *)} of {@code ibv_context.ops}: returns 0 or an errno. */
-    static final MethodHandle DEALLOC_MW = LINKER.downcallHandle(FunctionDescriptor.of(JAVA_INT, ADDRESS));
+    static final NativeFunction DEALLOC_MW = pointerFn("ibv_dealloc_mw", NONZERO_IS_ERRNO,
+            FunctionDescriptor.of(JAVA_INT, ADDRESS));
     /** {@code int (*query_port)(struct ibv_context *, uint8_t, struct ibv_port_attr *, size_t)} of verbs_context. */
-    static final MethodHandle QUERY_PORT_EX = LINKER.downcallHandle(
+    static final NativeFunction QUERY_PORT_EX = pointerFn("ibv_query_port", NONE,
             FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_BYTE, ADDRESS, JAVA_LONG));
 
     private static final Map<Integer, String> ERRNO_NAMES = Map.ofEntries(Map.entry(1, "EPERM"),
@@ -65,142 +80,134 @@ final class Natives {
             Map.entry(110, "ETIMEDOUT"), Map.entry(111, "ECONNREFUSED"), Map.entry(113, "EHOSTUNREACH"),
             Map.entry(114, "EALREADY"), Map.entry(115, "EINPROGRESS"));
 
+    private static final SymbolLookup VERBS = SymbolLookup.libraryLookup("libibverbs.so.1", Arena.global());
+    private static final SymbolLookup CM = SymbolLookup.libraryLookup("librdmacm.so.1", Arena.global());
+    private static final SymbolLookup LIBC = LINKER.defaultLookup();
+
     // libibverbs
-    final MethodHandle ibvGetDeviceList;
-    final MethodHandle ibvFreeDeviceList;
-    final MethodHandle ibvGetDeviceName;
-    final MethodHandle ibvOpenDevice;
-    final MethodHandle ibvCloseDevice;
-    final MethodHandle ibvQueryDevice;
-    final MethodHandle ibvQueryQp;
-    final MethodHandle ibvQueryPortCompat;
-    final MethodHandle ibvAllocPd;
-    final MethodHandle ibvDeallocPd;
-    final MethodHandle ibvRegMr;
-    final MethodHandle ibvDeregMr;
-    final MethodHandle ibvCreateCompChannel;
-    final MethodHandle ibvDestroyCompChannel;
-    final MethodHandle ibvCreateCq;
-    final MethodHandle ibvDestroyCq;
-    final MethodHandle ibvGetCqEvent;
-    /** {@code ibv_get_cq_event} without errno capture: the completion thread's path (see {@link #pollQuiet}). */
-    final MethodHandle ibvGetCqEventQuiet;
+    static final NativeFunction IBV_GET_DEVICE_LIST = fn(VERBS, "ibv_get_device_list", NONE, ADDRESS,
+            ADDRESS);
+    static final NativeFunction IBV_FREE_DEVICE_LIST = fn(VERBS, "ibv_free_device_list", NONE, null, ADDRESS);
+    static final NativeFunction IBV_GET_DEVICE_NAME = fn(VERBS, "ibv_get_device_name", NONE, ADDRESS, ADDRESS);
+    static final NativeFunction IBV_OPEN_DEVICE = fn(VERBS, "ibv_open_device", NULL_SETS_ERRNO, ADDRESS, ADDRESS);
+    static final NativeFunction IBV_CLOSE_DEVICE = fn(VERBS, "ibv_close_device", NONE, JAVA_INT, ADDRESS);
+    static final NativeFunction IBV_QUERY_DEVICE = fn(VERBS, "ibv_query_device", NONZERO_IS_ERRNO, JAVA_INT, ADDRESS,
+            ADDRESS);
+    static final NativeFunction IBV_QUERY_QP = fn(VERBS, "ibv_query_qp", NONE, JAVA_INT, ADDRESS, ADDRESS, JAVA_INT,
+            ADDRESS);
+    /** The exported symbol behind the header's compat path (struct _compat_ibv_port_attr). */
+    static final NativeFunction IBV_QUERY_PORT_COMPAT = fn(VERBS, "ibv_query_port", NONE, JAVA_INT, ADDRESS,
+            JAVA_BYTE, ADDRESS);
+    static final NativeFunction IBV_ALLOC_PD = fn(VERBS, "ibv_alloc_pd", NULL_SETS_ERRNO, ADDRESS, ADDRESS);
+    static final NativeFunction IBV_DEALLOC_PD = fn(VERBS, "ibv_dealloc_pd", NONZERO_IS_ERRNO, JAVA_INT, ADDRESS);
+    /** ibv_reg_mr with constant access flags outside IBV_ACCESS_OPTIONAL_RANGE: the exported function. */
+    static final NativeFunction IBV_REG_MR = fn(VERBS, "ibv_reg_mr", NULL_SETS_ERRNO, ADDRESS, ADDRESS, ADDRESS,
+            JAVA_LONG, JAVA_INT);
+    static final NativeFunction IBV_DEREG_MR = fn(VERBS, "ibv_dereg_mr", NONZERO_IS_ERRNO, JAVA_INT, ADDRESS);
+    static final NativeFunction IBV_CREATE_COMP_CHANNEL = fn(VERBS, "ibv_create_comp_channel", NULL_SETS_ERRNO,
+            ADDRESS, ADDRESS);
+    static final NativeFunction IBV_DESTROY_COMP_CHANNEL = fn(VERBS, "ibv_destroy_comp_channel", NONZERO_SETS_ERRNO,
+            JAVA_INT, ADDRESS);
+    static final NativeFunction IBV_CREATE_CQ = fn(VERBS, "ibv_create_cq", NULL_SETS_ERRNO, ADDRESS, ADDRESS,
+            JAVA_INT, ADDRESS, ADDRESS, JAVA_INT);
+    static final NativeFunction IBV_DESTROY_CQ = fn(VERBS, "ibv_destroy_cq", NONZERO_IS_ERRNO, JAVA_INT, ADDRESS);
+    static final NativeFunction IBV_GET_CQ_EVENT = fn(VERBS, "ibv_get_cq_event", NONE, JAVA_INT, ADDRESS, ADDRESS,
+            ADDRESS);
+    /** {@code ibv_get_cq_event} without errno capture: the completion thread's path (see {@link #POLL_QUIET}). */
+    static final NativeFunction IBV_GET_CQ_EVENT_QUIET = quiet(VERBS, "ibv_get_cq_event",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
     /** {@code void ibv_ack_cq_events(cq, n)}: no errno to capture. */
-    final MethodHandle ibvAckCqEvents;
-    final MethodHandle ibvGetAsyncEvent;
+    static final NativeFunction IBV_ACK_CQ_EVENTS = quiet(VERBS, "ibv_ack_cq_events",
+            FunctionDescriptor.ofVoid(ADDRESS, JAVA_INT));
+    static final NativeFunction IBV_GET_ASYNC_EVENT = fn(VERBS, "ibv_get_async_event", NONE, JAVA_INT, ADDRESS,
+            ADDRESS);
     /** {@code void ibv_ack_async_event(event)}: no errno to capture. */
-    final MethodHandle ibvAckAsyncEvent;
+    static final NativeFunction IBV_ACK_ASYNC_EVENT = quiet(VERBS, "ibv_ack_async_event",
+            FunctionDescriptor.ofVoid(ADDRESS));
     // librdmacm
-    final MethodHandle rdmaCreateEventChannel;
-    final MethodHandle rdmaDestroyEventChannel;
-    final MethodHandle rdmaCreateId;
-    final MethodHandle rdmaDestroyId;
-    final MethodHandle rdmaBindAddr;
-    final MethodHandle rdmaListen;
-    final MethodHandle rdmaResolveAddr;
-    final MethodHandle rdmaResolveRoute;
-    final MethodHandle rdmaConnect;
-    final MethodHandle rdmaAccept;
-    final MethodHandle rdmaReject;
-    final MethodHandle rdmaDisconnect;
-    final MethodHandle rdmaGetCmEvent;
-    final MethodHandle rdmaAckCmEvent;
-    final MethodHandle rdmaCreateQp;
-    final MethodHandle rdmaNotify;
-    final MethodHandle rdmaDestroyQp;
+    static final NativeFunction RDMA_CREATE_EVENT_CHANNEL = fn(CM, "rdma_create_event_channel", NULL_SETS_ERRNO,
+            ADDRESS);
+    static final NativeFunction RDMA_DESTROY_EVENT_CHANNEL = fn(CM, "rdma_destroy_event_channel", NONE, null,
+            ADDRESS);
+    static final NativeFunction RDMA_CREATE_ID = fn(CM, "rdma_create_id", NONZERO_SETS_ERRNO, JAVA_INT, ADDRESS,
+            ADDRESS, ADDRESS, JAVA_INT);
+    static final NativeFunction RDMA_DESTROY_ID = fn(CM, "rdma_destroy_id", NONZERO_SETS_ERRNO, JAVA_INT, ADDRESS);
+    static final NativeFunction RDMA_BIND_ADDR = fn(CM, "rdma_bind_addr", NONZERO_SETS_ERRNO, JAVA_INT, ADDRESS,
+            ADDRESS);
+    static final NativeFunction RDMA_LISTEN = fn(CM, "rdma_listen", NONZERO_SETS_ERRNO, JAVA_INT, ADDRESS, JAVA_INT);
+    static final NativeFunction RDMA_RESOLVE_ADDR = fn(CM, "rdma_resolve_addr", NONZERO_SETS_ERRNO, JAVA_INT, ADDRESS,
+            ADDRESS, ADDRESS, JAVA_INT);
+    static final NativeFunction RDMA_RESOLVE_ROUTE = fn(CM, "rdma_resolve_route", NONZERO_SETS_ERRNO, JAVA_INT,
+            ADDRESS, JAVA_INT);
+    static final NativeFunction RDMA_CONNECT = fn(CM, "rdma_connect", NONZERO_SETS_ERRNO, JAVA_INT, ADDRESS, ADDRESS);
+    static final NativeFunction RDMA_ACCEPT = fn(CM, "rdma_accept", NONZERO_SETS_ERRNO, JAVA_INT, ADDRESS, ADDRESS);
+    static final NativeFunction RDMA_REJECT = fn(CM, "rdma_reject", NONZERO_SETS_ERRNO, JAVA_INT, ADDRESS, ADDRESS,
+            JAVA_BYTE);
+    static final NativeFunction RDMA_DISCONNECT = fn(CM, "rdma_disconnect", NONE, JAVA_INT, ADDRESS);
+    static final NativeFunction RDMA_GET_CM_EVENT = fn(CM, "rdma_get_cm_event", NONE, JAVA_INT, ADDRESS, ADDRESS);
+    static final NativeFunction RDMA_ACK_CM_EVENT = fn(CM, "rdma_ack_cm_event", NONE, JAVA_INT, ADDRESS);
+    static final NativeFunction RDMA_CREATE_QP = fn(CM, "rdma_create_qp", NONZERO_SETS_ERRNO, JAVA_INT, ADDRESS,
+            ADDRESS, ADDRESS);
+    static final NativeFunction RDMA_NOTIFY = fn(CM, "rdma_notify", NONZERO_SETS_ERRNO, JAVA_INT, ADDRESS, JAVA_INT);
+    static final NativeFunction RDMA_DESTROY_QP = fn(CM, "rdma_destroy_qp", NONE, null, ADDRESS);
     // libc
-    final MethodHandle poll;
+    static final NativeFunction POLL = fn(LIBC, "poll", NEGATIVE_SETS_ERRNO, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT);
     /**
      * {@code poll} without errno capture. A downcall that captures errno allocates a small object
      * per call unless C2 compiles the caller (C1 and the interpreter do not remove it), so the
      * completion thread's wait uses these and asks again through the capturing handle only when a
      * call failed.
      */
-    final MethodHandle pollQuiet;
-    final MethodHandle fcntl;
+    static final NativeFunction POLL_QUIET = quiet(LIBC, "poll", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG,
+            JAVA_INT));
+    static final NativeFunction FCNTL = new NativeFunction("fcntl", LINKER.downcallHandle(find(LIBC, "fcntl"),
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT), CAPTURE_ERRNO,
+            Linker.Option.firstVariadicArg(2)), NEGATIVE_SETS_ERRNO);
     /** eventfd(2), capturing errno; read(2), write(2) and close(2) without (on an eventfd: cannot block). */
-    final MethodHandle eventfd;
-    final MethodHandle readQuiet;
-    final MethodHandle writeQuiet;
-    final MethodHandle closeQuiet;
-    final MethodHandle strerror;
+    static final NativeFunction EVENTFD = fn(LIBC, "eventfd", NEGATIVE_SETS_ERRNO, JAVA_INT, JAVA_INT, JAVA_INT);
+    static final NativeFunction READ_QUIET = quiet(LIBC, "read", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS,
+            JAVA_LONG));
+    static final NativeFunction WRITE_QUIET = quiet(LIBC, "write", FunctionDescriptor.of(JAVA_LONG, JAVA_INT,
+            ADDRESS, JAVA_LONG));
+    static final NativeFunction CLOSE_QUIET = quiet(LIBC, "close", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
+    private static final MethodHandle STRERROR = LINKER.downcallHandle(find(LIBC, "strerror"),
+            FunctionDescriptor.of(ADDRESS, JAVA_INT));
+
+    private Natives() {
+    }
 
     /**
-     * Loads the libraries and looks up every function.
+     * Loads the libraries and looks up every function (once per JVM: the constants above).
      *
-     * @throws IllegalArgumentException when a library cannot be loaded (its message names it)
+     * @throws ExceptionInInitializerError with an {@link IllegalArgumentException} when a library
+     *         cannot be loaded (its message names it), an {@link IllegalCallerException} when native
+     *         access is denied to this code
      * @throws UnsatisfiedLinkError when a function is missing
-     * @throws IllegalCallerException when native access is denied to this code
+     * @throws NoClassDefFoundError when an earlier load failed
      */
-    Natives() {
-        Arena forever = Arena.global();
-        SymbolLookup verbs = SymbolLookup.libraryLookup("libibverbs.so.1", forever);
-        SymbolLookup cm = SymbolLookup.libraryLookup("librdmacm.so.1", forever);
-        SymbolLookup libc = LINKER.defaultLookup();
-        ibvGetDeviceList = fn(verbs, "ibv_get_device_list", ADDRESS, ADDRESS);
-        ibvFreeDeviceList = fn(verbs, "ibv_free_device_list", null, ADDRESS);
-        ibvGetDeviceName = fn(verbs, "ibv_get_device_name", ADDRESS, ADDRESS);
-        ibvOpenDevice = fn(verbs, "ibv_open_device", ADDRESS, ADDRESS);
-        ibvCloseDevice = fn(verbs, "ibv_close_device", JAVA_INT, ADDRESS);
-        ibvQueryDevice = fn(verbs, "ibv_query_device", JAVA_INT, ADDRESS, ADDRESS);
-        ibvQueryQp = fn(verbs, "ibv_query_qp", JAVA_INT, ADDRESS, ADDRESS, JAVA_INT, ADDRESS);
-        // the exported symbol behind the header's compat path (struct _compat_ibv_port_attr)
-        ibvQueryPortCompat = fn(verbs, "ibv_query_port", JAVA_INT, ADDRESS, JAVA_BYTE, ADDRESS);
-        ibvAllocPd = fn(verbs, "ibv_alloc_pd", ADDRESS, ADDRESS);
-        ibvDeallocPd = fn(verbs, "ibv_dealloc_pd", JAVA_INT, ADDRESS);
-        // ibv_reg_mr with constant access flags outside IBV_ACCESS_OPTIONAL_RANGE: the exported function
-        ibvRegMr = fn(verbs, "ibv_reg_mr", ADDRESS, ADDRESS, ADDRESS, JAVA_LONG, JAVA_INT);
-        ibvDeregMr = fn(verbs, "ibv_dereg_mr", JAVA_INT, ADDRESS);
-        ibvCreateCompChannel = fn(verbs, "ibv_create_comp_channel", ADDRESS, ADDRESS);
-        ibvDestroyCompChannel = fn(verbs, "ibv_destroy_comp_channel", JAVA_INT, ADDRESS);
-        ibvCreateCq = fn(verbs, "ibv_create_cq", ADDRESS, ADDRESS, JAVA_INT, ADDRESS, ADDRESS, JAVA_INT);
-        ibvDestroyCq = fn(verbs, "ibv_destroy_cq", JAVA_INT, ADDRESS);
-        ibvGetCqEvent = fn(verbs, "ibv_get_cq_event", JAVA_INT, ADDRESS, ADDRESS, ADDRESS);
-        ibvGetCqEventQuiet = LINKER.downcallHandle(find(verbs, "ibv_get_cq_event"),
-                FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
-        ibvAckCqEvents = LINKER.downcallHandle(find(verbs, "ibv_ack_cq_events"),
-                FunctionDescriptor.ofVoid(ADDRESS, JAVA_INT));
-        ibvGetAsyncEvent = fn(verbs, "ibv_get_async_event", JAVA_INT, ADDRESS, ADDRESS);
-        ibvAckAsyncEvent = LINKER.downcallHandle(find(verbs, "ibv_ack_async_event"), FunctionDescriptor.ofVoid(ADDRESS));
-        rdmaCreateEventChannel = fn(cm, "rdma_create_event_channel", ADDRESS);
-        rdmaDestroyEventChannel = fn(cm, "rdma_destroy_event_channel", null, ADDRESS);
-        rdmaCreateId = fn(cm, "rdma_create_id", JAVA_INT, ADDRESS, ADDRESS, ADDRESS, JAVA_INT);
-        rdmaDestroyId = fn(cm, "rdma_destroy_id", JAVA_INT, ADDRESS);
-        rdmaBindAddr = fn(cm, "rdma_bind_addr", JAVA_INT, ADDRESS, ADDRESS);
-        rdmaListen = fn(cm, "rdma_listen", JAVA_INT, ADDRESS, JAVA_INT);
-        rdmaResolveAddr = fn(cm, "rdma_resolve_addr", JAVA_INT, ADDRESS, ADDRESS, ADDRESS, JAVA_INT);
-        rdmaResolveRoute = fn(cm, "rdma_resolve_route", JAVA_INT, ADDRESS, JAVA_INT);
-        rdmaConnect = fn(cm, "rdma_connect", JAVA_INT, ADDRESS, ADDRESS);
-        rdmaAccept = fn(cm, "rdma_accept", JAVA_INT, ADDRESS, ADDRESS);
-        rdmaReject = fn(cm, "rdma_reject", JAVA_INT, ADDRESS, ADDRESS, JAVA_BYTE);
-        rdmaDisconnect = fn(cm, "rdma_disconnect", JAVA_INT, ADDRESS);
-        rdmaGetCmEvent = fn(cm, "rdma_get_cm_event", JAVA_INT, ADDRESS, ADDRESS);
-        rdmaAckCmEvent = fn(cm, "rdma_ack_cm_event", JAVA_INT, ADDRESS);
-        rdmaCreateQp = fn(cm, "rdma_create_qp", JAVA_INT, ADDRESS, ADDRESS, ADDRESS);
-        rdmaNotify = fn(cm, "rdma_notify", JAVA_INT, ADDRESS, JAVA_INT);
-        rdmaDestroyQp = fn(cm, "rdma_destroy_qp", null, ADDRESS);
-        poll = fn(libc, "poll", JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT);
-        pollQuiet = LINKER.downcallHandle(find(libc, "poll"), FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG,
-                JAVA_INT));
-        eventfd = fn(libc, "eventfd", JAVA_INT, JAVA_INT, JAVA_INT);
-        readQuiet = LINKER.downcallHandle(find(libc, "read"), FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS,
-                JAVA_LONG));
-        writeQuiet = LINKER.downcallHandle(find(libc, "write"), FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS,
-                JAVA_LONG));
-        closeQuiet = LINKER.downcallHandle(find(libc, "close"), FunctionDescriptor.of(JAVA_INT, JAVA_INT));
-        fcntl = LINKER.downcallHandle(find(libc, "fcntl"), FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT),
-                CAPTURE_ERRNO, Linker.Option.firstVariadicArg(2));
-        strerror = LINKER.downcallHandle(find(libc, "strerror"), FunctionDescriptor.of(ADDRESS, JAVA_INT));
+    static void load() {
+        // the class initializer did the work
     }
 
     private static MemorySegment find(SymbolLookup lookup, String name) {
         return lookup.find(name).orElseThrow(() -> new UnsatisfiedLinkError(name + " not found"));
     }
 
-    /** A downcall capturing errno: its first argument is the capture segment ({@link #CAPTURE}). */
-    private static MethodHandle fn(SymbolLookup lookup, String name, MemoryLayout result, MemoryLayout... args) {
+    /** A function capturing errno: its handle's first argument is the capture segment ({@link #CAPTURE}). */
+    private static NativeFunction fn(SymbolLookup lookup, String name, NativeFunction.Failure failure,
+            MemoryLayout result, MemoryLayout... args) {
         FunctionDescriptor d = result == null ? FunctionDescriptor.ofVoid(args) : FunctionDescriptor.of(result, args);
-        return LINKER.downcallHandle(find(lookup, name), d, CAPTURE_ERRNO);
+        return new NativeFunction(name, LINKER.downcallHandle(find(lookup, name), d, CAPTURE_ERRNO), failure);
+    }
+
+    /** An inline verb reached through a function pointer: its handle takes the pointer first. */
+    private static NativeFunction pointerFn(String name, NativeFunction.Failure failure, FunctionDescriptor d) {
+        return new NativeFunction(name, LINKER.downcallHandle(d), failure);
+    }
+
+    /** A function called without errno capture (its result says all, or it cannot fail). */
+    private static NativeFunction quiet(SymbolLookup lookup, String name, FunctionDescriptor d) {
+        return new NativeFunction(name, LINKER.downcallHandle(find(lookup, name), d), NONE);
     }
 
     /** errno as a capture segment left it. */
@@ -209,11 +216,11 @@ final class Natives {
     }
 
     /** "EINVAL (Invalid argument)", or "" when unknown. */
-    String describeErrno(int errno) {
+    static String describeErrno(int errno) {
         String name = ERRNO_NAMES.getOrDefault(errno, "");
         String text = "";
         try {
-            MemorySegment s = (MemorySegment) strerror.invokeExact(errno);
+            MemorySegment s = (MemorySegment) STRERROR.invokeExact(errno);
             text = s.equals(MemorySegment.NULL) ? "" : s.reinterpret(256).getString(0);
         } catch (Throwable e) {
             text = "";
@@ -222,7 +229,7 @@ final class Natives {
     }
 
     /** The exception for a failed {@code call} that left {@code errno}. */
-    NativeCallException failure(String call, int errno, String context) {
+    static NativeCallException failure(String call, int errno, String context) {
         return new NativeCallException(call, errno, errno == 0 ? "" : describeErrno(errno), context);
     }
 

@@ -31,7 +31,10 @@ import smbdirect.rdma.verbs.internal.VerbsSettings;
  */
 public final class RdmaCoreAccess implements BackendAccess {
 
-    private Natives natives;
+    /** Whether the libraries were loaded ({@link Natives#load}). */
+    private boolean loaded;
+    /** Why loading failed, once it did: the class that binds the functions cannot be initialized again. */
+    private static volatile String loadRefusal;
 
     @Override
     public String name() {
@@ -40,28 +43,43 @@ public final class RdmaCoreAccess implements BackendAccess {
 
     @Override
     public String load() {
-        if (natives != null) {
+        if (loaded) {
             return null;
         }
         String refusal = NativePlatform.current().rdmaCoreRefusal();
         if (refusal != null) {
             return refusal;
         }
+        if (loadRefusal != null) {
+            return loadRefusal;
+        }
         try {
-            natives = new Natives();
+            Natives.load();
+            loaded = true;
             return null;
-        } catch (IllegalArgumentException e) {
+        } catch (ExceptionInInitializerError e) {
+            loadRefusal = refusal(e.getCause() == null ? e : e.getCause());
+        } catch (LinkageError | RuntimeException e) {
+            loadRefusal = refusal(e);
+        }
+        return loadRefusal;
+    }
+
+    /** Why the libraries could not be loaded, as the probe reports it. */
+    private static String refusal(Throwable e) {
+        if (e instanceof IllegalArgumentException) {
             return "libibverbs.so.1 or librdmacm.so.1 could not be loaded (" + e.getMessage() + "): install rdma-core "
                     + "(apt-get install libibverbs1 librdmacm1 ibverbs-providers / dnf install rdma-core libibverbs "
                     + "librdmacm)";
-        } catch (IllegalCallerException e) {
+        }
+        if (e instanceof IllegalCallerException) {
             return "native access is denied to this code (" + e.getMessage() + "): start the JVM with "
                     + "--enable-native-access=ALL-UNNAMED";
-        } catch (UnsatisfiedLinkError e) {
-            return "rdma-core lacks a function the backend needs (" + e.getMessage() + "): install rdma-core 30 or later";
-        } catch (LinkageError | RuntimeException e) {
-            return "the Foreign Function & Memory API failed (" + e + ")";
         }
+        if (e instanceof UnsatisfiedLinkError) {
+            return "rdma-core lacks a function the backend needs (" + e.getMessage() + "): install rdma-core 30 or later";
+        }
+        return "the Foreign Function & Memory API failed (" + e + ")";
     }
 
     @Override
@@ -72,7 +90,7 @@ public final class RdmaCoreAccess implements BackendAccess {
     @Override
     public List<String> devices() throws IOException {
         List<String> names = new ArrayList<>();
-        forEachDevice((n, a, capture, device, name) -> {
+        forEachDevice((a, capture, device, name) -> {
             names.add(name);
             return null;
         });
@@ -82,10 +100,10 @@ public final class RdmaCoreAccess implements BackendAccess {
 
     @Override
     public DeviceAttributes query(String device) throws IOException {
-        DeviceAttributes found = forEachDevice((n, a, capture, dev, name) -> name.equals(device)
-                ? query(n, a, capture, dev, name) : null);
+        DeviceAttributes found = forEachDevice((a, capture, dev, name) -> name.equals(device)
+                ? query(a, capture, dev, name) : null);
         if (found == null) {
-            throw Natives.refused("ibv_open_device", Abi.ENODEV, "no RDMA device '" + device + "'");
+            throw Natives.IBV_OPEN_DEVICE.refused(Abi.ENODEV, "no RDMA device '" + device + "'");
         }
         return found;
     }
@@ -93,70 +111,66 @@ public final class RdmaCoreAccess implements BackendAccess {
     @FunctionalInterface
     private interface DeviceVisitor<T> {
         /** Returns a result to stop at this device, {@code null} to go on. */
-        T visit(Natives n, Arena arena, MemorySegment capture, MemorySegment device, String name) throws Throwable;
+        T visit(Arena arena, MemorySegment capture, MemorySegment device, String name) throws IOException;
     }
 
     /** Visits the devices of {@code ibv_get_device_list} (freed afterwards) until the visitor returns a result. */
     private <T> T forEachDevice(DeviceVisitor<T> visitor) throws IOException {
-        Natives n = natives();
+        requireLoaded();
+        NativeFunction getList = Natives.IBV_GET_DEVICE_LIST;
         try (Arena a = Arena.ofConfined()) {
             MemorySegment capture = a.allocate(Natives.CAPTURE);
             MemorySegment count = a.allocate(JAVA_INT);
-            MemorySegment list = (MemorySegment) n.ibvGetDeviceList.invokeExact(capture, count);
+            MemorySegment list = getList.pointer(a, capture, "", (h, arena, c) -> (MemorySegment) h.invokeExact(c,
+                    count));
             if (list.equals(MemorySegment.NULL)) {
                 int errno = Natives.errno(capture);
-                throw n.failure("ibv_get_device_list", errno, errno == 38
-                        ? "the kernel has no RDMA support: ib_uverbs is not loaded" : "");
+                throw getList.failed(errno, errno == 38 ? "the kernel has no RDMA support: ib_uverbs is not loaded" : "");
             }
             try {
                 int num = count.get(JAVA_INT, 0);
                 MemorySegment devices = list.reinterpret(ADDRESS.byteSize() * (num + 1L));
                 for (int i = 0; i < num; i++) {
                     MemorySegment dev = devices.getAtIndex(ADDRESS, i);
-                    T result = visitor.visit(n, a, capture, dev, name(n, capture, dev));
+                    T result = visitor.visit(a, capture, dev, name(a, capture, dev));
                     if (result != null) {
                         return result;
                     }
                 }
                 return null;
             } finally {
-                n.ibvFreeDeviceList.invokeExact(capture, list);
+                Natives.IBV_FREE_DEVICE_LIST.call(a, capture, "", (h, arena, c) -> {
+                    h.invokeExact(c, list);
+                    return 0;
+                });
             }
-        } catch (IOException e) {
-            throw e;
-        } catch (Throwable t) {
-            throw Natives.unexpected("ibv_get_device_list", t);
         }
     }
 
-    private static String name(Natives n, MemorySegment capture, MemorySegment device) throws Throwable {
-        MemorySegment name = (MemorySegment) n.ibvGetDeviceName.invokeExact(capture, device);
+    private static String name(Arena a, MemorySegment capture, MemorySegment device) throws NativeCallException {
+        MemorySegment name = Natives.IBV_GET_DEVICE_NAME.pointer(a, capture, "",
+                (h, arena, c) -> (MemorySegment) h.invokeExact(c, device));
         return name.equals(MemorySegment.NULL) ? "" : name.reinterpret(Abi.IBV_SYSFS_NAME_MAX).getString(0);
     }
 
-    private static DeviceAttributes query(Natives n, Arena a, MemorySegment capture, MemorySegment dev, String name)
-            throws Throwable {
-        MemorySegment context = (MemorySegment) n.ibvOpenDevice.invokeExact(capture, dev);
-        if (context.equals(MemorySegment.NULL)) {
-            throw n.failure("ibv_open_device", Natives.errno(capture), name);
-        }
+    private static DeviceAttributes query(Arena a, MemorySegment capture, MemorySegment dev, String name)
+            throws IOException {
+        MemorySegment opened = Natives.IBV_OPEN_DEVICE.pointer(a, capture, name,
+                (h, arena, c) -> (MemorySegment) h.invokeExact(c, dev));
+        MemorySegment context = opened.reinterpret(Abi.IBV_CONTEXT.byteSize());
         try {
-            context = context.reinterpret(Abi.IBV_CONTEXT.byteSize());
             MemorySegment attr = a.allocate(Abi.IBV_DEVICE_ATTR);
-            int rc = (int) n.ibvQueryDevice.invokeExact(capture, context, attr);
-            if (rc != 0) {
-                throw n.failure("ibv_query_device", rc, name);
-            }
+            Natives.IBV_QUERY_DEVICE.call(a, capture, name, (h, arena, c) -> (int) h.invokeExact(c, context, attr));
             MemorySegment port = a.allocate(Abi.IBV_PORT_ATTR);
-            rc = queryPort(n, capture, context, (byte) 1, port);
+            int rc = queryPort(a, capture, context, (byte) 1, port);
             if (rc != 0) {
-                throw n.failure("ibv_query_port", rc, name + " port 1");
+                throw Natives.IBV_QUERY_PORT_COMPAT.failed(rc, name + " port 1");
             }
             int capFlags = attr.get(JAVA_INT, Abi.DEVICE_ATTR_DEVICE_CAP_FLAGS);
             int maxMw = attr.get(JAVA_INT, Abi.DEVICE_ATTR_MAX_MW);
             boolean windows = maxMw > 0 && (capFlags & (VerbsConstants.DEVICE_MEM_WINDOW
                     | VerbsConstants.DEVICE_MEM_WINDOW_TYPE_2A | VerbsConstants.DEVICE_MEM_WINDOW_TYPE_2B)) != 0
-                    && typeTwoWindow(n, capture, context);
+                    && typeTwoWindow(a, capture, context);
             int transport = dev.reinterpret(Abi.IBV_DEVICE.byteSize()).get(JAVA_INT, Abi.DEVICE_TRANSPORT_TYPE);
             int linkLayer = Byte.toUnsignedInt(port.get(JAVA_BYTE, Abi.PORT_ATTR_LINK_LAYER));
             TransportType type = transport == Abi.IBV_TRANSPORT_IWARP ? TransportType.IWARP
@@ -171,7 +185,7 @@ public final class RdmaCoreAccess implements BackendAccess {
                     attr.get(JAVA_INT, Abi.DEVICE_ATTR_VENDOR_ID), maxMw, windows);
         } finally {
             // a failure to close a context opened only to query it leaves nothing to undo
-            int ignored = (int) n.ibvCloseDevice.invokeExact(capture, context);
+            Natives.IBV_CLOSE_DEVICE.call(a, capture, name, (h, arena, c) -> (int) h.invokeExact(c, context));
         }
     }
 
@@ -181,25 +195,35 @@ public final class RdmaCoreAccess implements BackendAccess {
      * {@code IBV_DEVICE_MEM_WINDOW} on irdma), so one is allocated on a protection domain of its own
      * and released again ({@code ibv_alloc_mw} is inline: {@code ops.alloc_mw}).
      */
-    private static boolean typeTwoWindow(Natives n, MemorySegment capture, MemorySegment context) throws Throwable {
+    private static boolean typeTwoWindow(Arena a, MemorySegment capture, MemorySegment context)
+            throws NativeCallException {
         MemorySegment alloc = context.get(ADDRESS, Abi.CONTEXT_ALLOC_MW);
         MemorySegment dealloc = context.get(ADDRESS, Abi.CONTEXT_DEALLOC_MW);
         if (alloc.equals(MemorySegment.NULL) || dealloc.equals(MemorySegment.NULL)) {
             return false;
         }
-        MemorySegment pd = (MemorySegment) n.ibvAllocPd.invokeExact(capture, context);
-        if (pd.equals(MemorySegment.NULL)) {
+        MemorySegment pd;
+        try {
+            pd = Natives.IBV_ALLOC_PD.pointer(a, capture, "", (h, arena, c) -> (MemorySegment) h.invokeExact(c,
+                    context));
+        } catch (NativeCallException e) {
             return false;
         }
         try {
-            MemorySegment mw = (MemorySegment) Natives.ALLOC_MW.invokeExact(alloc, capture, pd, VerbsConstants.MW_TYPE_2);
-            if (mw.equals(MemorySegment.NULL)) {
-                return false;
-            }
-            int ignored = (int) Natives.DEALLOC_MW.invokeExact(dealloc, mw);
+            MemorySegment mw = Natives.ALLOC_MW.pointer(a, capture, "type 2", (h, arena, c) -> (MemorySegment) h
+                    .invokeExact(alloc, c, pd, VerbsConstants.MW_TYPE_2));
+            Natives.DEALLOC_MW.call(a, capture, "", (h, arena, c) -> {
+                int ignored = (int) h.invokeExact(dealloc, mw);
+                return 0;
+            });
             return true;
+        } catch (NativeCallException e) {
+            return false;
         } finally {
-            int ignored = (int) n.ibvDeallocPd.invokeExact(capture, pd);
+            Natives.IBV_DEALLOC_PD.call(a, capture, "", (h, arena, c) -> {
+                int ignored = (int) h.invokeExact(c, pd);
+                return 0;
+            });
         }
     }
 
@@ -208,14 +232,16 @@ public final class RdmaCoreAccess implements BackendAccess {
      * {@code verbs_context.query_port(context, port, attr, sizeof(*attr))} when the context is
      * extended and its op is there, else the exported compat function on a zeroed struct.
      */
-    static int queryPort(Natives n, MemorySegment capture, MemorySegment context, byte port, MemorySegment attr)
-            throws Throwable {
+    static int queryPort(Arena a, MemorySegment capture, MemorySegment context, byte port, MemorySegment attr)
+            throws NativeCallException {
         MemorySegment op = extendedOp(context, Abi.VERBS_CONTEXT_QUERY_PORT);
         if (op != null) {
-            return (int) Natives.QUERY_PORT_EX.invokeExact(op, context, port, attr, Abi.IBV_PORT_ATTR.byteSize());
+            return Natives.QUERY_PORT_EX.call(a, capture, "", (h, arena, c) -> (int) h.invokeExact(op, context, port,
+                    attr, Abi.IBV_PORT_ATTR.byteSize()));
         }
         attr.fill((byte) 0);
-        return (int) n.ibvQueryPortCompat.invokeExact(capture, context, port, attr);
+        return Natives.IBV_QUERY_PORT_COMPAT.call(a, capture, "", (h, arena, c) -> (int) h.invokeExact(c, context,
+                port, attr));
     }
 
     /**
@@ -245,36 +271,28 @@ public final class RdmaCoreAccess implements BackendAccess {
 
     @Override
     public VerbsBackend openBackend() throws IOException {
-        Natives n = natives();
-        MemorySegment channel;
-        try (Arena a = Arena.ofConfined()) {
-            MemorySegment capture = a.allocate(Natives.CAPTURE);
-            channel = (MemorySegment) n.rdmaCreateEventChannel.invokeExact(capture);
-            if (channel.equals(MemorySegment.NULL)) {
-                throw n.failure("rdma_create_event_channel", Natives.errno(capture), "");
-            }
-        } catch (IOException e) {
-            throw e;
-        } catch (Throwable t) {
-            throw Natives.unexpected("rdma_create_event_channel", t);
-        }
+        requireLoaded();
+        MemorySegment channel = Natives.RDMA_CREATE_EVENT_CHANNEL.pointer("",
+                (h, a, capture) -> (MemorySegment) h.invokeExact(capture));
         try {
-            return new RdmaCoreBackend(n, channel);
+            return new RdmaCoreBackend(channel);
         } catch (IOException | RuntimeException e) {
-            try (Arena a = Arena.ofConfined()) {
-                n.rdmaDestroyEventChannel.invokeExact(a.allocate(Natives.CAPTURE), channel);
-            } catch (Throwable t) {
+            try {
+                Natives.RDMA_DESTROY_EVENT_CHANNEL.call("", (h, a, capture) -> {
+                    h.invokeExact(capture, channel);
+                    return 0;
+                });
+            } catch (NativeCallException t) {
                 e.addSuppressed(t);
             }
             throw e;
         }
     }
 
-    private Natives natives() throws NativeCallException {
+    private void requireLoaded() throws NativeCallException {
         String why = load();
         if (why != null) {
             throw Natives.refused("dlopen", Abi.ENODEV, why);
         }
-        return natives;
     }
 }

@@ -31,8 +31,8 @@ class InlineVerbsTest {
 
     private FakeDriver driver;
     private RdmaCoreBackend backend;
-    private RdmaCoreBackend.Qp qp;
-    private RdmaCoreBackend.Cq cq;
+    private QpHandle qp;
+    private CqHandle cq;
 
     @BeforeEach
     void wire() throws Throwable {
@@ -40,10 +40,10 @@ class InlineVerbsTest {
         driver.postResult(0);
         driver.autoComplete(false);
         MemorySegment ctx = driver.context();
-        qp = new RdmaCoreBackend.Qp(driver.qp(ctx, 77));
-        cq = new RdmaCoreBackend.Cq(driver.cq(ctx), MemorySegment.NULL, 8);
+        qp = new QpHandle(driver.qp(ctx, 77));
+        cq = new CqHandle(driver.cq(ctx), MemorySegment.NULL, 8);
         MemorySegment writeFd = Arena.ofAuto().allocate(JAVA_INT);
-        backend = new RdmaCoreBackend(new Natives(), driver.eventChannel(writeFd));
+        backend = new RdmaCoreBackend(driver.eventChannel(writeFd));
     }
 
     @AfterEach
@@ -53,11 +53,10 @@ class InlineVerbsTest {
 
     @Test
     void aWaitForACompletionEventEndsAtOnceWhenWokenThroughItsEventfd() throws Throwable {
-        Natives n = new Natives();
-        MemorySegment capture = Arena.ofAuto().allocate(Natives.CAPTURE);
-        int fd = (int) n.eventfd.invokeExact(capture, 0, Abi.EFD_NONBLOCK | Abi.EFD_CLOEXEC);
+        int fd = Natives.EVENTFD.call("", (h, a, capture) -> (int) h.invokeExact(capture, 0,
+                Abi.EFD_NONBLOCK | Abi.EFD_CLOEXEC));
         assertTrue(fd >= 0, "eventfd");
-        RdmaCoreBackend.Cq waking = new RdmaCoreBackend.Cq(driver.cq(driver.context()), MemorySegment.NULL, 8, fd);
+        CqHandle waking = new CqHandle(driver.cq(driver.context()), MemorySegment.NULL, 8, fd);
         java.util.concurrent.CompletableFuture<Long> waited = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
             long start = System.nanoTime();
             try {
@@ -73,7 +72,7 @@ class InlineVerbsTest {
         assertTrue(nanos < java.util.concurrent.TimeUnit.SECONDS.toNanos(30), "ended long before the 10 min poll");
         // the counter was read back: the next wait lasts its timeout
         assertFalse(backend.awaitCompletionEvent(waking, 50));
-        int closed = (int) n.closeQuiet.invokeExact(fd); // (destroyCq would hand the fake driver's queue to libibverbs)
+        int closed = Natives.CLOSE_QUIET.invoke(fd); // (destroyCq would hand the fake driver's queue to libibverbs)
     }
 
     @Test
@@ -103,16 +102,54 @@ class InlineVerbsTest {
     }
 
     @Test
+    void aPostTakesNoLockOfTheBackendBesideTheCallersOwn() throws Throwable {
+        // the caller (the endpoint) serializes its posts under its own lock; the backend takes none:
+        // a post completes while another thread holds the queue pair's monitor
+        java.util.concurrent.CountDownLatch held = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        Thread holder = new Thread(() -> {
+            synchronized (qp) {
+                held.countDown();
+                try {
+                    release.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        });
+        holder.start();
+        try {
+            assertTrue(held.await(30, java.util.concurrent.TimeUnit.SECONDS));
+            java.util.concurrent.CompletableFuture<Void> posted = java.util.concurrent.CompletableFuture.runAsync(() -> {
+                try {
+                    SendRequest r = new SendRequest();
+                    r.opcode = VerbsConstants.WR_SEND;
+                    r.wrId = 5;
+                    backend.postSend(qp, r);
+                    backend.postRecv(qp, 6, 0x1000, 64, 7);
+                } catch (java.io.IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            });
+            posted.get(30, java.util.concurrent.TimeUnit.SECONDS);
+            assertEquals(5, driver.send(0), "the send reached the driver");
+        } finally {
+            release.countDown();
+            holder.join();
+        }
+    }
+
+    @Test
     void aTypeTwoMemoryWindowIsAllocatedBoundAndDeallocatedThroughTheContextsOps() throws Throwable {
         MemorySegment ctx = driver.context();
-        RdmaCoreBackend.Pd pd = new RdmaCoreBackend.Pd(driver.pd(ctx), new RdmaCoreBackend.Dev(ctx, 1));
+        PdHandle pd = new PdHandle(driver.pd(ctx), new DeviceHandle(ctx, 1));
         long[] before = driver.mws();
-        RdmaCoreBackend.Mw mw = (RdmaCoreBackend.Mw) backend.allocMw(pd);
+        MwHandle mw = (MwHandle) backend.allocMw(pd);
         long[] after = driver.mws();
         assertEquals(before[0] + 1, after[0]);
         assertEquals(VerbsConstants.MW_TYPE_2, after[2], "ibv_alloc_mw(pd, IBV_MW_TYPE_2)");
         assertEquals(0x00abcd00 + after[0], mw.remoteKey() & 0xffffffffL, "the rkey read from struct ibv_mw");
-        RdmaCoreBackend.Mr mr = new RdmaCoreBackend.Mr(driver.mr(ctx, pd.ptr, 0x7f00_4000_0000L, 8192, 0x11, 0),
+        MrHandle mr = new MrHandle(driver.mr(ctx, pd.ptr, 0x7f00_4000_0000L, 8192, 0x11, 0),
                 java.nio.ByteBuffer.allocateDirect(1));
         SendRequest r = new SendRequest();
         r.opcode = VerbsConstants.WR_BIND_MW;
@@ -203,6 +240,7 @@ class InlineVerbsTest {
     @Test
     void aDestroyedQueuePairOrCompletionQueueNeverReachesTheDriver() throws Throwable {
         long[] before = driver.calls();
+        qp.retired = true; // what a destroy sets first, before it waits for a post in progress
         qp.destroyed = true;
         cq.destroyed = true;
         NativeCallException e = assertThrows(NativeCallException.class, () -> backend.postSend(qp, new SendRequest()));
@@ -229,7 +267,7 @@ class InlineVerbsTest {
 
     @Test
     void anIdentifierWithoutDeviceOrDestroyedIsRefusedByName() throws Throwable {
-        RdmaCoreBackend.Id id = new RdmaCoreBackend.Id(driver.unboundId());
+        CmIdHandle id = new CmIdHandle(driver.unboundId());
         NativeCallException device = assertThrows(NativeCallException.class, () -> backend.device(id));
         assertEquals("rdma_cm_id.verbs", device.call());
         assertEquals(19, device.errno());

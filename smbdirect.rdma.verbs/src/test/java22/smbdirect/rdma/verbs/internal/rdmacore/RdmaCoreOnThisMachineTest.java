@@ -89,10 +89,10 @@ class RdmaCoreOnThisMachineTest {
 
     @Test
     void errnosAreNamedWithTheirText() throws Exception {
-        Natives n = new Natives();
-        assertEquals("ECONNREFUSED (Connection refused)", n.describeErrno(111));
+        Natives.load();
+        assertEquals("ECONNREFUSED (Connection refused)", Natives.describeErrno(111));
         assertEquals("rdma_connect failed: errno 111 ECONNREFUSED (Connection refused) (to 10.0.2.15:5445)",
-                n.failure("rdma_connect", 111, "to 10.0.2.15:5445").getMessage());
+                Natives.failure("rdma_connect", 111, "to 10.0.2.15:5445").getMessage());
     }
 
     @Test
@@ -102,22 +102,22 @@ class RdmaCoreOnThisMachineTest {
                     new InetSocketAddress("2001:db8::7", 445),
                     new InetSocketAddress(InetAddress.getByName("fe80::1%1"), 65535))) {
                 MemorySegment storage = a.allocate(Abi.SOCKADDR_STORAGE);
-                MemorySegment sa = RdmaCoreBackend.sockaddr(a, address);
+                MemorySegment sa = CmStructs.sockaddr(a, address);
                 storage.copyFrom(sa);
-                assertEquals(address, RdmaCoreBackend.inet(storage), address.toString());
+                assertEquals(address, CmStructs.inet(storage), address.toString());
             }
-            MemorySegment v4 = RdmaCoreBackend.sockaddr(a, new InetSocketAddress("192.0.2.1", 0x1234));
+            MemorySegment v4 = CmStructs.sockaddr(a, new InetSocketAddress("192.0.2.1", 0x1234));
             assertEquals(0x12, Byte.toUnsignedInt(v4.get(java.lang.foreign.ValueLayout.JAVA_BYTE, 2)),
                     "sin_port in network byte order");
             assertEquals(192, Byte.toUnsignedInt(v4.get(java.lang.foreign.ValueLayout.JAVA_BYTE, 4)));
-            assertNull(RdmaCoreBackend.inet(a.allocate(Abi.SOCKADDR_STORAGE)), "AF_UNSPEC");
+            assertNull(CmStructs.inet(a.allocate(Abi.SOCKADDR_STORAGE)), "AF_UNSPEC");
         }
     }
 
     @Test
     void connectionParametersCarryPrivateDataAndIrdOrd() {
         try (Arena a = Arena.ofConfined()) {
-            MemorySegment p = RdmaCoreBackend.connParam(a, new VerbsBackend.CmConnParam(
+            MemorySegment p = CmStructs.connParam(a, new VerbsBackend.CmConnParam(
                     ByteBuffer.wrap(new byte[] {0, 16, 0, 8, 0, 0, 0, 0}), 16, 8, 6, 0));
             MemorySegment data = p.get(java.lang.foreign.ValueLayout.ADDRESS, Abi.CONN_PARAM_PRIVATE_DATA).reinterpret(8);
             assertEquals(8, data.get(java.lang.foreign.ValueLayout.JAVA_BYTE, 3));
@@ -126,7 +126,7 @@ class RdmaCoreOnThisMachineTest {
             assertEquals(8, p.get(java.lang.foreign.ValueLayout.JAVA_BYTE, Abi.CONN_PARAM_INITIATOR_DEPTH));
             assertEquals(6, p.get(java.lang.foreign.ValueLayout.JAVA_BYTE, Abi.CONN_PARAM_RETRY_COUNT));
             assertEquals(0, p.get(java.lang.foreign.ValueLayout.JAVA_BYTE, Abi.CONN_PARAM_RNR_RETRY_COUNT));
-            MemorySegment none = RdmaCoreBackend.connParam(a, new VerbsBackend.CmConnParam(
+            MemorySegment none = CmStructs.connParam(a, new VerbsBackend.CmConnParam(
                     ByteBuffer.allocate(0), 300, 1, 7, 7));
             assertEquals(MemorySegment.NULL, none.get(java.lang.foreign.ValueLayout.ADDRESS, Abi.CONN_PARAM_PRIVATE_DATA));
             assertEquals((byte) 255, none.get(java.lang.foreign.ValueLayout.JAVA_BYTE, Abi.CONN_PARAM_RESPONDER_RESOURCES),

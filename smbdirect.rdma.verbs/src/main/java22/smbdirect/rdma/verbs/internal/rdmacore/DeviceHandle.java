@@ -1,0 +1,22 @@
+package smbdirect.rdma.verbs.internal.rdmacore;
+
+import java.lang.foreign.MemorySegment;
+
+import smbdirect.rdma.verbs.internal.VerbsBackend.Device;
+
+/** An {@code ibv_context} opened by librdmacm (never closed by the backend: librdmacm owns it). */
+final class DeviceHandle implements Device {
+
+    final MemorySegment context;
+    final int key;
+
+    DeviceHandle(MemorySegment context, int key) {
+        this.context = context.reinterpret(Abi.IBV_CONTEXT.byteSize());
+        this.key = key;
+    }
+
+    @Override
+    public int key() {
+        return key;
+    }
+}

@@ -223,15 +223,19 @@ class VerbsDeviceLevelTest {
                 }
             });
             Outcomes[] clients = {new Outcomes(), new Outcomes()};
+            Outcomes[] servers = {new Outcomes(), new Outcomes()};
             RdmaEndpoint[] active = new RdmaEndpoint[2];
             RdmaEndpoint[] passive = new RdmaEndpoint[2];
             for (int i = 0; i < 2; i++) {
                 active[i] = f.client.createEndpoint(new EndpointSettings(4, 4), clients[i]);
                 active[i].connect(f.serverAddress(4450), new ConnectParameters(ByteBuffer.allocate(0), 1, 1));
                 RdmaConnectRequest r = requests.poll(10, TimeUnit.SECONDS);
-                passive[i] = r.createEndpoint(new EndpointSettings(4, 4), new Outcomes());
+                passive[i] = r.createEndpoint(new EndpointSettings(4, 4), servers[i]);
                 passive[i].accept(new ConnectParameters(ByteBuffer.allocate(0), 1, 1));
                 clients[i].established.get(10, TimeUnit.SECONDS);
+                // memory a peer may reach is bound through a window only on an established endpoint: the
+                // passive side's ESTABLISHED may come after the active side's
+                servers[i].established.get(10, TimeUnit.SECONDS);
             }
             ByteBuffer bytes = ByteBuffer.allocateDirect(16);
             bytes.put(0, (byte) 77);

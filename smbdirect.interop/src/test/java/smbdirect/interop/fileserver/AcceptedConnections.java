@@ -1,32 +1,29 @@
 package smbdirect.interop.fileserver;
 
 import java.net.InetSocketAddress;
-import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import smbdirect.api.AcceptHandler;
-import smbdirect.api.ConnectionHandler;
 import smbdirect.api.ListenerEventHandler;
 import smbdirect.api.SmbDirectConnection;
 import smbdirect.api.SmbDirectException;
 import smbdirect.api.SmbDirectListener;
 import smbdirect.api.SmbDirectTransport;
-import smbdirect.api.dto.TransportDTO;
+import smbdirect.impl.transport.ForwardingTransport;
 
 /**
  * A transport in front of another that remembers every connection its listeners accepted, so that a
  * test can end one of a server's connections from the server's side (as a failing server would)
- * while the others go on. Everything else is the other transport's. Thread-safe.
+ * while the others go on. Everything else is the other transport's ({@link ForwardingTransport}).
+ * Thread-safe.
  */
-public final class AcceptedConnections implements SmbDirectTransport {
+public final class AcceptedConnections extends ForwardingTransport {
 
-    private final SmbDirectTransport delegate;
     private final List<SmbDirectConnection> accepted = new CopyOnWriteArrayList<>();
 
     public AcceptedConnections(SmbDirectTransport delegate) {
-        this.delegate = delegate;
+        super(delegate);
     }
 
     /** Every connection accepted so far, in order, open or not. */
@@ -49,28 +46,12 @@ public final class AcceptedConnections implements SmbDirectTransport {
     @Override
     public SmbDirectListener listen(InetSocketAddress bindAddress, AcceptHandler acceptHandler)
             throws SmbDirectException {
-        return delegate.listen(bindAddress, recording(acceptHandler));
+        return super.listen(bindAddress, recording(acceptHandler));
     }
 
     @Override
     public SmbDirectListener listen(InetSocketAddress bindAddress, AcceptHandler acceptHandler,
             ListenerEventHandler events) throws SmbDirectException {
-        return delegate.listen(bindAddress, recording(acceptHandler), events);
-    }
-
-    @Override
-    public CompletionStage<SmbDirectConnection> connect(InetSocketAddress peer, Duration timeout,
-            ConnectionHandler handler) {
-        return delegate.connect(peer, timeout, handler);
-    }
-
-    @Override
-    public TransportDTO getTransportDTO() {
-        return delegate.getTransportDTO();
-    }
-
-    @Override
-    public SmbDirectTransport onProvider(String providerName) {
-        return delegate.onProvider(providerName);
+        return super.listen(bindAddress, recording(acceptHandler), events);
     }
 }

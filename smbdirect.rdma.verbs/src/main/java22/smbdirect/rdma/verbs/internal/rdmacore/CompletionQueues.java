@@ -9,6 +9,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -104,13 +105,36 @@ final class CompletionQueues {
         }
     }
 
+    /**
+     * Waits up to {@code timeoutMillis} for the queue's completion event (or a wake); one waiting
+     * thread at a time (the completion thread: the pollfds and capture segment are the queue's).
+     * The wait in {@code poll(2)} holds none of the queue's locks: a queue pair is created on the
+     * queue, and the queue is polled and armed, while the completion thread waits on it (a monitor
+     * held across the wait is taken back at once by the next wait, and a thread blocked on it
+     * starves). A destroy waits until the wait has ended.
+     */
     boolean awaitEvent(CompletionQueue completionQueue, int timeoutMillis) throws IOException {
         NativeFunction fn = Natives.IBV_GET_CQ_EVENT;
         CqHandle cq = (CqHandle) completionQueue;
         synchronized (cq) {
             fn.requireUsable(cq, state);
-            if (!Descriptors.waitReadable(cq.pollFd, 2L, cq.capture, timeoutMillis, "a completion channel")) {
-                return false;
+            cq.waiting = true;
+        }
+        boolean readable;
+        try {
+            readable = Descriptors.waitReadable(cq.pollFd, 2L, cq.capture, timeoutMillis, "a completion channel");
+        } finally {
+            synchronized (cq) {
+                cq.waiting = false;
+                cq.notifyAll();
+            }
+        }
+        if (!readable) {
+            return false;
+        }
+        synchronized (cq) {
+            if (cq.destroyed) {
+                return false; // destroyed while this thread waited: what it saw is not read
             }
             if (cq.pollFd.get(JAVA_SHORT, Abi.POLLFD.byteSize() + Abi.POLLFD_REVENTS) != 0) {
                 // woken (work was handed to this thread): reset the eventfd's counter
@@ -164,6 +188,7 @@ final class CompletionQueues {
                 return;
             }
             cq.destroyed = true;
+            awaitNoWaiter(cq);
             synchronized (cq.wakeLock) {
                 if (cq.wakeFd >= 0 && !cq.wakeClosed) {
                     cq.wakeClosed = true;
@@ -185,6 +210,33 @@ final class CompletionQueues {
             } catch (NativeCallException e) {
                 LOG.warn("{}", e.getMessage());
             }
+        }
+    }
+
+    /**
+     * Under the queue's monitor, before its descriptors are closed: ends a wait on them (through
+     * the wake eventfd) and waits, bounded, until the waiting thread has left {@code poll(2)}.
+     * Normally there is none: a completion group destroys its queue on its own thread or after
+     * that thread has stopped.
+     */
+    private void awaitNoWaiter(CqHandle cq) {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(RdmaCoreBackend.CHANNEL_READER_GRACE_MILLIS);
+        boolean interrupted = false;
+        while (cq.waiting) {
+            wake(cq);
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                LOG.warn("a completion queue is destroyed while a thread still waits on its channel");
+                break;
+            }
+            try {
+                cq.wait(Math.max(1L, Math.min(100L, TimeUnit.NANOSECONDS.toMillis(left))));
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
         }
     }
 }

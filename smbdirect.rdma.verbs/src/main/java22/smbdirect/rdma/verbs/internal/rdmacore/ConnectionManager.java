@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -29,7 +30,8 @@ import smbdirect.rdma.verbs.internal.VerbsConstants;
  * {@code rdma_destroy_id}), binding, listening, resolving, connecting, accepting, rejecting and
  * disconnecting, and the CM events read from the channel (non-blocking, waited for in
  * {@code poll(2)} with the timeout given). Each identifier's calls run under its monitor; the
- * channel is guarded by its own lock.
+ * channel is guarded by its own lock, which the wait in {@code poll(2)} does not hold: an
+ * identifier is created while the CM thread waits for the next event.
  */
 final class ConnectionManager {
 
@@ -40,7 +42,14 @@ final class ConnectionManager {
     /** rdma_event_channel*, guarded by {@link #lock}. */
     private final MemorySegment channel;
     final Object lock = new Object();
-    /** For the CM thread's waits: a pollfd, the event pointer, errno; only under {@link #lock}. */
+    /**
+     * Held by the reader of the channel (the CM thread) from its wait to the event's ack, so that
+     * the buffers below have one user; never taken by any other call.
+     */
+    private final Object readerLock = new Object();
+    /** Whether the reader is in its wait in {@code poll(2)}; guarded by {@link #lock}. */
+    private boolean waiting;
+    /** For the reader's waits: a pollfd, the event pointer, errno; only under {@link #readerLock}. */
     private final MemorySegment cmPoll;
     private final MemorySegment cmEventOut;
     private final MemorySegment cmCapture;
@@ -219,31 +228,74 @@ final class ConnectionManager {
     }
 
     CmEvent nextCmEvent(int timeoutMillis) throws IOException {
-        synchronized (lock) {
-            NativeFunction get = Natives.RDMA_GET_CM_EVENT;
-            get.requireOpen(state);
-            if (!Descriptors.waitReadable(cmPoll, 1L, cmCapture, timeoutMillis, "the RDMA CM event channel")) {
+        NativeFunction get = Natives.RDMA_GET_CM_EVENT;
+        synchronized (readerLock) {
+            synchronized (lock) {
+                get.requireOpen(state);
+                waiting = true;
+            }
+            // the wait holds no lock another call takes: a monitor held across poll(2) is taken back
+            // at once by this thread's next wait, and a thread blocked on it (rdma_create_id for a
+            // new connection) starves
+            boolean readable;
+            try {
+                readable = Descriptors.waitReadable(cmPoll, 1L, cmCapture, timeoutMillis, "the RDMA CM event channel");
+            } finally {
+                synchronized (lock) {
+                    waiting = false;
+                    lock.notifyAll();
+                }
+            }
+            if (!readable) {
                 return null;
             }
-            int rc = get.invokeCapturing(cmCapture, channel, cmEventOut);
-            if (rc != 0) {
-                int errno = Natives.errno(cmCapture);
-                if (errno == Abi.EAGAIN || errno == Abi.EINTR) {
-                    return null;
+            synchronized (lock) {
+                get.requireOpen(state);
+                int rc = get.invokeCapturing(cmCapture, channel, cmEventOut);
+                if (rc != 0) {
+                    int errno = Natives.errno(cmCapture);
+                    if (errno == Abi.EAGAIN || errno == Abi.EINTR) {
+                        return null;
+                    }
+                    throw get.failed(errno, "");
                 }
-                throw get.failed(errno, "");
+                MemorySegment event = cmEventOut.get(ADDRESS, 0).reinterpret(Abi.RDMA_CM_EVENT.byteSize());
+                CmEvent result;
+                try {
+                    result = read(event);
+                } finally {
+                    int ack = Natives.RDMA_ACK_CM_EVENT.invokeCapturing(cmCapture, event);
+                    if (ack != 0) {
+                        LOG.warn("{}", Natives.RDMA_ACK_CM_EVENT.failed(Natives.errno(cmCapture), "").getMessage());
+                    }
+                }
+                return result;
             }
-            MemorySegment event = cmEventOut.get(ADDRESS, 0).reinterpret(Abi.RDMA_CM_EVENT.byteSize());
-            CmEvent result;
+        }
+    }
+
+    /**
+     * Under {@link #lock}, before the channel is destroyed: waits (bounded) until the reader has
+     * left its wait in {@code poll(2)} on the channel's descriptor, which ends by its timeout (the
+     * provider stops its CM thread before it closes the backend, so there is normally none).
+     */
+    void awaitNoWaitingReader(long timeoutMillis) {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+        boolean interrupted = false;
+        while (waiting) {
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                LOG.warn("the RDMA CM event channel is destroyed while a thread still waits on it");
+                break;
+            }
             try {
-                result = read(event);
-            } finally {
-                int ack = Natives.RDMA_ACK_CM_EVENT.invokeCapturing(cmCapture, event);
-                if (ack != 0) {
-                    LOG.warn("{}", Natives.RDMA_ACK_CM_EVENT.failed(Natives.errno(cmCapture), "").getMessage());
-                }
+                lock.wait(Math.max(1L, TimeUnit.NANOSECONDS.toMillis(left)));
+            } catch (InterruptedException e) {
+                interrupted = true;
             }
-            return result;
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
         }
     }
 

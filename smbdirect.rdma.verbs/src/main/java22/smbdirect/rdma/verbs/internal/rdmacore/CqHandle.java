@@ -39,6 +39,8 @@ final class CqHandle extends NativeHandle implements CompletionQueue {
     final Object wakeLock = new Object();
     /** Guarded by {@link #wakeLock}. */
     boolean wakeClosed;
+    /** Whether a thread waits in {@code poll(2)} on the descriptors above; guarded by this handle's monitor. */
+    boolean waiting;
 
     /** @param cq an ibv_cq whose context's ops are read here; {@code channel} may be NULL (tests) */
     CqHandle(MemorySegment cq, MemorySegment channel, int capacity) {

@@ -28,9 +28,13 @@ import smbdirect.rdma.verbs.internal.VerbsSettings;
  * reaches C, so a use after free cannot happen through this backend.
  *
  * <p>Thread-safety: as {@link VerbsBackend} requires; every handle is guarded by its monitor, the
- * event channel by its own lock.
+ * event channel by its own lock. No monitor is held across a wait in {@code poll(2)}: a thread
+ * creating an identifier or a queue pair is never held up by the CM or completion thread's wait.
  */
 public final class RdmaCoreBackend implements VerbsBackend {
+
+    /** How long a close waits for a thread still waiting on the event channel before destroying it. */
+    static final long CHANNEL_READER_GRACE_MILLIS = 10_000;
 
     static final Features FEATURES = new Features(VerbsSettings.RDMA_CORE, true, true, true);
 
@@ -135,6 +139,7 @@ public final class RdmaCoreBackend implements VerbsBackend {
             asyncEvents.unwatchAll();
             cm.closeIds();
             state.closed = true;
+            cm.awaitNoWaitingReader(CHANNEL_READER_GRACE_MILLIS);
             cm.destroyChannel();
         }
     }

@@ -33,6 +33,8 @@ class InlineVerbsTest {
     private RdmaCoreBackend backend;
     private QpHandle qp;
     private CqHandle cq;
+    /** The write end of the pipe behind the stand-in event channel: a byte written makes it readable. */
+    private int channelWriteFd;
 
     @BeforeEach
     void wire() throws Throwable {
@@ -44,6 +46,7 @@ class InlineVerbsTest {
         cq = new CqHandle(driver.cq(ctx), MemorySegment.NULL, 8);
         MemorySegment writeFd = Arena.ofAuto().allocate(JAVA_INT);
         backend = new RdmaCoreBackend(driver.eventChannel(writeFd));
+        channelWriteFd = writeFd.get(JAVA_INT, 0);
     }
 
     @AfterEach
@@ -73,6 +76,98 @@ class InlineVerbsTest {
         // the counter was read back: the next wait lasts its timeout
         assertFalse(backend.awaitCompletionEvent(waking, 50));
         int closed = Natives.CLOSE_QUIET.invoke(fd); // (destroyCq would hand the fake driver's queue to libibverbs)
+    }
+
+    @Test
+    void aQueueIsPolledAndArmedWhileTheCompletionThreadWaitsOnIt() throws Throwable {
+        // what rdma_create_qp on the queue takes as well: a thread creating a queue pair for a new
+        // connection is not held up by the completion thread's wait on the queue
+        int fd = Natives.EVENTFD.call("", (h, a, capture) -> (int) h.invokeExact(capture, 0,
+                Abi.EFD_NONBLOCK | Abi.EFD_CLOEXEC));
+        assertTrue(fd >= 0, "eventfd");
+        CqHandle waited = new CqHandle(driver.cq(driver.context()), MemorySegment.NULL, 8, fd);
+        java.util.concurrent.CompletableFuture<Boolean> wait = new java.util.concurrent.CompletableFuture<>();
+        Thread waiter = new Thread(() -> {
+            try {
+                wait.complete(backend.awaitCompletionEvent(waited, 600_000));
+            } catch (Throwable t) {
+                wait.completeExceptionally(t);
+            }
+        }, "completion-waiter");
+        waiter.start();
+        try {
+            awaitInPoll(waiter);
+            java.util.concurrent.CompletableFuture<Integer> polled = java.util.concurrent.CompletableFuture.supplyAsync(
+                    () -> {
+                        try {
+                            backend.requestNotify(waited);
+                            return backend.poll(waited, new CompletionBatch(8));
+                        } catch (java.io.IOException e) {
+                            throw new java.io.UncheckedIOException(e);
+                        }
+                    });
+            assertEquals(0, polled.get(30, java.util.concurrent.TimeUnit.SECONDS), "armed and polled (empty)");
+            assertTrue(inPoll(waiter), "answered while the completion thread still waits in poll(2)");
+        } finally {
+            backend.wakeCompletionWait(waited);
+            waiter.join(30_000);
+            int closed = Natives.CLOSE_QUIET.invoke(fd);
+        }
+        assertFalse(wait.get(1, java.util.concurrent.TimeUnit.SECONDS), "woken, not a completion event");
+    }
+
+    @Test
+    void anIdentifierIsCreatedWhileTheCmThreadWaitsOnTheEventChannel() throws Throwable {
+        // a new connection's rdma_create_id is not held up by the CM thread's wait for the next event
+        java.util.concurrent.CompletableFuture<Object> read = new java.util.concurrent.CompletableFuture<>();
+        Thread reader = new Thread(() -> {
+            try {
+                read.complete(String.valueOf(backend.nextCmEvent(600_000)));
+            } catch (Throwable t) {
+                read.complete(t);
+            }
+        }, "cm-reader");
+        reader.start();
+        try {
+            awaitInPoll(reader);
+            java.util.concurrent.CompletableFuture<String> created = java.util.concurrent.CompletableFuture.supplyAsync(
+                    () -> {
+                        try {
+                            return "created " + backend.createId();
+                        } catch (NativeCallException e) {
+                            return e.call(); // librdmacm refuses the stand-in channel: an answer all the same
+                        } catch (java.io.IOException e) {
+                            throw new java.io.UncheckedIOException(e);
+                        }
+                    });
+            String answer = created.get(30, java.util.concurrent.TimeUnit.SECONDS);
+            assertTrue(answer.equals("rdma_create_id") || answer.startsWith("created "), answer);
+            assertTrue(inPoll(reader), "answered while the CM thread still waits in poll(2)");
+        } finally {
+            // a byte in the pipe ends the wait: the reader goes on to rdma_get_cm_event
+            MemorySegment one = Arena.ofAuto().allocate(8);
+            assertEquals(1L, Natives.WRITE_QUIET.invoke(channelWriteFd, one, 1L));
+            reader.join(30_000);
+        }
+        assertFalse(reader.isAlive(), "the reader left its wait: " + read.getNow(null));
+    }
+
+    /** Waits (bounded) until {@code t} is in its wait in poll(2). */
+    private static void awaitInPoll(Thread t) throws InterruptedException {
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
+        while (!inPoll(t)) {
+            assertTrue(System.nanoTime() < deadline && t.isAlive(), t.getName() + " never reached poll(2)");
+            Thread.sleep(5); // not a protocol event: a thread of this test reaching a native call
+        }
+    }
+
+    private static boolean inPoll(Thread t) {
+        for (StackTraceElement e : t.getStackTrace()) {
+            if (e.getClassName().endsWith("Descriptors") && e.getMethodName().equals("waitReadable")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     @Test

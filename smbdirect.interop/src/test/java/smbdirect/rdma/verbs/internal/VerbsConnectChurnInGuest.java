@@ -15,6 +15,8 @@ import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import smbdirect.api.rdma.CompletionStatus;
 import smbdirect.api.rdma.ConnectParameters;
@@ -47,6 +49,8 @@ import smbdirect.rdma.verbs.internal.VerbsPeerKilledInGuest.Events;
  */
 @Tag("siw-vm-guest")
 class VerbsConnectChurnInGuest {
+
+    private static final Logger LOG = LoggerFactory.getLogger(VerbsConnectChurnInGuest.class);
 
     static final int RSS_GROWTH_KIB = 8 * 1024;
     private static final long TIMEOUT_SECONDS = 60;
@@ -200,7 +204,7 @@ class VerbsConnectChurnInGuest {
                                 + KernelRdmaResources.show());
                         baselineRss = KernelRdmaResources.residentKiB();
                         hundreds.add((i + 1) + ": " + baseline + " VmRSS " + baselineRss + " KiB (baseline)");
-                        System.out.println(hundreds.get(hundreds.size() - 1));
+                        LOG.info("{}", hundreds.get(hundreds.size() - 1));
                         continue;
                     }
                     Map<String, Integer> expected = baseline;
@@ -208,7 +212,7 @@ class VerbsConnectChurnInGuest {
                             () -> KernelRdmaResources.deviceCounts(device), expected::equals, 30);
                     long rss = KernelRdmaResources.residentKiB();
                     hundreds.add((i + 1) + ": " + now + " VmRSS " + rss + " KiB");
-                    System.out.println(hundreds.get(hundreds.size() - 1));
+                    LOG.info("{}", hundreds.get(hundreds.size() - 1));
                     assertEquals(baseline, now, "after " + (i + 1) + " connections, " + device
                             + "'s counts are the first hundred's: " + hundreds);
                     assertTrue(rss - baselineRss < RSS_GROWTH_KIB, "after " + (i + 1) + " connections the resident set"

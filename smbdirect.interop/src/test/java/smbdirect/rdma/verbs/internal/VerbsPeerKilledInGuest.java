@@ -25,6 +25,8 @@ import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import smbdirect.api.rdma.CompletionStatus;
 import smbdirect.api.rdma.ConnectParameters;
@@ -66,6 +68,8 @@ import smbdirect.api.rdma.WorkRequestType;
  */
 @Tag("siw-vm-guest")
 class VerbsPeerKilledInGuest {
+
+    private static final Logger LOG = LoggerFactory.getLogger(VerbsPeerKilledInGuest.class);
 
     static final int CONNECTIONS = 2;
     static final int ROUNDS_BEFORE_KILL = 20;
@@ -261,7 +265,7 @@ class VerbsPeerKilledInGuest {
         ExecutorService drivers = Executors.newFixedThreadPool(CONNECTIONS);
         try {
             Map<String, Integer> baseline = KernelRdmaResources.deviceCounts(device);
-            System.out.println("baseline (the survivor alone) on " + device + ": " + baseline);
+            LOG.info("baseline (the survivor alone) on {}: {}", device, baseline);
             Files.createDirectories(dir());
             Files.writeString(dir().resolve("ready"), "ready\n");
 
@@ -281,16 +285,15 @@ class VerbsPeerKilledInGuest {
             long victim = Long.parseLong(Files.readString(pidFile, StandardCharsets.US_ASCII).strip());
             Set<Long> threads = KernelRdmaResources.threadsOf(victim);
             Map<String, List<String>> held = KernelRdmaResources.ofThreads(threads);
-            System.out.println("the peer (pid " + victim + ", " + threads.size() + " threads) holds before the kill: "
-                    + counts(held));
+            LOG.info("the peer (pid {}, {} threads) holds before the kill: {}", victim, threads.size(), counts(held));
             assertTrue(held.get("qp").size() >= CONNECTIONS, "the kernel lists the peer's queue pairs while its"
                     + " traffic runs: " + held + "; " + KernelRdmaResources.show("qp"));
             Files.writeString(dir().resolve("kill"), "kill\n");
 
             for (int i = 0; i < CONNECTIONS; i++) {
                 Outcome o = outcomes.get(i).get(3, TimeUnit.MINUTES);
-                System.out.println("connection " + (i + 1) + " on " + device + ": " + o.rounds() + " rounds, then "
-                        + o.firstFailure() + ", ended " + o.end().cause() + ": " + o.end().detail());
+                LOG.info("connection {} on {}: {} rounds, then {}, ended {}: {}", i + 1, device, o.rounds(),
+                        o.firstFailure(), o.end().cause(), o.end().detail());
                 assertTrue(o.rounds() >= ROUNDS_BEFORE_KILL, "traffic ran before the kill: " + o);
                 assertTrue(PEER_GONE.contains(o.end().cause()),
                         "connection " + (i + 1) + " ends with a cause that puts the end on the peer " + PEER_GONE

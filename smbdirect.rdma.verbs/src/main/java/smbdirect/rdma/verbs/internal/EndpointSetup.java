@@ -4,7 +4,10 @@ import java.io.IOException;
 import java.net.Inet4Address;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.RejectedExecutionException;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -43,6 +46,11 @@ final class EndpointSetup {
     private int peerInboundReadDepth;
     /** When the current phase of connection establishment began (the group's clock). */
     private long phaseStarted;
+    /**
+     * While {@code rdma_connect} is in the kernel (and until what waited for it has run): the calls
+     * on the identifier that wait for its return, in the order asked; else null.
+     */
+    private List<Runnable> afterConnect;
 
     EndpointSetup(VerbsEndpoint endpoint, VerbsRdmaProvider provider, CompletionGroup group, VerbsBackend.CmId id,
             VerbsBackend.QueuePair qp, boolean passive) {
@@ -173,31 +181,96 @@ final class EndpointSetup {
         }
     }
 
-    /** Group thread: ROUTE_RESOLVED. */
+    /**
+     * Group thread: ROUTE_RESOLVED. {@code rdma_connect} is handed to the provider's connect
+     * threads: on iWARP it blocks for the TCP handshake (siw connects its socket in blocking mode),
+     * which on this thread would stop the completions of every connection of the device for as long
+     * as the peer's SYN goes unanswered. The endpoint's deadline still bounds the connect; what must
+     * follow the call on the identifier (rdma_disconnect, the destroys) waits for it to return
+     * ({@link #afterConnectCall}).
+     */
     void onRouteResolved() {
-        String failure = null;
-        boolean refused = false;
+        VerbsBackend.CmConnParam parameters;
         synchronized (lock) {
             if (endpoint.stateHeld() != VerbsEndpoint.State.RESOLVING_ROUTE) {
                 return;
             }
             enterHeld(VerbsEndpoint.State.CONNECTING);
-            try {
-                backend.connect(id, new VerbsBackend.CmConnParam(connectPrivateData.duplicate(),
-                        inboundReadDepth, outboundReadDepth, settings.retryCount(), settings.rnrRetryCount()));
-            } catch (IOException e) {
-                failure = e.getMessage().startsWith("rdma_connect") ? e.getMessage()
-                        : "rdma_connect failed: " + e.getMessage();
-                // an iWARP connect is a TCP connect: no listener on the port refuses it at once
-                refused = e instanceof NativeCallException n && n.errno() == NativeCallException.ECONNREFUSED;
-            }
+            parameters = new VerbsBackend.CmConnParam(connectPrivateData.duplicate(), inboundReadDepth,
+                    outboundReadDepth, settings.retryCount(), settings.rnrRetryCount());
+            afterConnect = new ArrayList<>();
+        }
+        try {
+            provider.connectCalls().execute(() -> connectNow(parameters));
+        } catch (RejectedExecutionException e) {
+            connectReturned();
+            endpoint.queuePairInError("rdma_connect not made: the verbs provider is shutting down");
+            endpoint.endOnGroup(DisconnectCause.PROVIDER_SHUTDOWN, "rdma_connect not made: the verbs provider is "
+                    + "shutting down");
+        }
+    }
+
+    /** A connect thread (or the group thread of a provider driven by a test): the call itself. */
+    private void connectNow(VerbsBackend.CmConnParam parameters) {
+        String failure = null;
+        boolean refused = false;
+        try {
+            backend.connect(id, parameters);
+        } catch (IOException e) {
+            failure = e.getMessage().startsWith("rdma_connect") ? e.getMessage()
+                    : "rdma_connect failed: " + e.getMessage();
+            // an iWARP connect is a TCP connect: no listener on the port refuses it at once
+            refused = e instanceof NativeCallException n && n.errno() == NativeCallException.ECONNREFUSED;
+        } catch (RuntimeException e) {
+            failure = "rdma_connect failed: " + e;
+        } finally {
+            connectReturned();
         }
         if (failure != null) {
-            // the queue pair never got connected: a device need not flush it (siw leaves the receives
-            // posted before a refused rdma_connect unflushed), so what is posted completes as FLUSHED now
-            endpoint.queuePairInError(failure);
-            endpoint.endOnGroup(refused ? DisconnectCause.UNREACHABLE : DisconnectCause.CONNECT_ERROR, failure);
+            String text = failure;
+            DisconnectCause cause = refused ? DisconnectCause.UNREACHABLE : DisconnectCause.CONNECT_ERROR;
+            group.execute(() -> {
+                // the queue pair never got connected: a device need not flush it (siw leaves the receives
+                // posted before a refused rdma_connect unflushed), so what is posted completes as FLUSHED now
+                endpoint.queuePairInError(text);
+                endpoint.endOnGroup(cause, text);
+            });
         }
+    }
+
+    /** The connect call returned: what waited for it runs now, in order, on this thread. */
+    private void connectReturned() {
+        while (true) {
+            Runnable next;
+            synchronized (lock) {
+                if (afterConnect == null || afterConnect.isEmpty()) {
+                    afterConnect = null;
+                    return;
+                }
+                next = afterConnect.remove(0);
+            }
+            try {
+                next.run();
+            } catch (RuntimeException e) {
+                LOG.warn("{}: a call that waited for rdma_connect failed", endpoint, e);
+            }
+        }
+    }
+
+    /**
+     * Runs {@code task}, a call on the identifier or its queue pair, now, or, while {@code rdma_connect}
+     * is still in the kernel, on the connect thread once it returns, after what was asked before (the
+     * identifier's calls are serialized; waiting here would hold up the caller, the group thread
+     * included).
+     */
+    void afterConnectCall(Runnable task) {
+        synchronized (lock) {
+            if (afterConnect != null) {
+                afterConnect.add(task);
+                return;
+            }
+        }
+        task.run();
     }
 
     /**

@@ -341,7 +341,7 @@ final class VerbsEndpoint implements RdmaEndpoint {
         LOG.debug("{} ending: {} ({})", this, why, text);
         if (completionsLost) {
             if (queuePairLive) {
-                backend.disconnect(id);
+                setup.afterConnectCall(() -> backend.disconnect(id));
             }
             afterEnding(false);
         } else {
@@ -398,10 +398,12 @@ final class VerbsEndpoint implements RdmaEndpoint {
     /** After a connection began ending: rdma_disconnect and the drain watch, or the flush at once; then maybe the end. */
     void afterEnding(boolean queuePairLive) {
         if (queuePairLive) {
-            int rc = backend.disconnect(id);
-            if (rc != 0) {
-                LOG.debug("rdma_disconnect of {} returned {}", this, rc);
-            }
+            setup.afterConnectCall(() -> {
+                int rc = backend.disconnect(id);
+                if (rc != 0) {
+                    LOG.debug("rdma_disconnect of {} returned {}", this, rc);
+                }
+            });
             deadlines.drainFromNow();
             group.watchDrain(this);
         } else {
@@ -464,12 +466,18 @@ final class VerbsEndpoint implements RdmaEndpoint {
             before = state;
             state = State.CLOSED;
         }
+        provider.forget(this);
+        List<VerbsMemoryRegion> released = registrations.claimAll();
+        // with rdma_connect still in the kernel (an iWARP peer's TCP handshake), the rest follows its return
+        setup.afterConnectCall(() -> release(before, released));
+    }
+
+    /** The native part of {@link #close}: what the kernel holds for this endpoint, in the order it needs. */
+    private void release(State before, List<VerbsMemoryRegion> released) {
         if (before == State.CONNECTING || before == State.ACCEPTING || before == State.ESTABLISHED
                 || before == State.DISCONNECTING) {
             backend.disconnect(id);
         }
-        provider.forget(this);
-        List<VerbsMemoryRegion> released = registrations.claimAll();
         // windows before the queue pair they are bound on (rxe keeps a bound type 2 window's queue pair
         // alive: its destroy waits 50 s for the reference and warns), after rdma_disconnect flushed any
         // bind still queued; the registrations after the queue pair

@@ -7,8 +7,12 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongSupplier;
 
 import org.slf4j.Logger;
@@ -66,6 +70,14 @@ public final class VerbsRdmaProvider implements RdmaProvider {
     private volatile boolean running;
     private ThreadFactory threads;
     private Thread cmThread;
+    /**
+     * Where {@code rdma_connect} runs: a pool of daemon threads once started, the calling thread
+     * before (a provider driven by a test). On iWARP the call blocks for the TCP handshake (siw
+     * connects its socket in blocking mode, as long as the SYN retries last), so it never runs on a
+     * completion thread, which serves every connection of its device.
+     */
+    private volatile Executor connectCalls = Runnable::run;
+    private ExecutorService connectPool;
 
     /**
      * A provider whose capabilities are the configured limits (the backend cannot query the device).
@@ -232,6 +244,16 @@ public final class VerbsRdmaProvider implements RdmaProvider {
         }
     }
 
+    /** Where {@code rdma_connect} runs (see {@link #connectCalls}). */
+    Executor connectCalls() {
+        return connectCalls;
+    }
+
+    /** Tests: runs {@code rdma_connect} on {@code executor} (a test's queue: the call stays in flight until run). */
+    void connectCalls(Executor executor) {
+        this.connectCalls = executor;
+    }
+
     /** Starts the CM thread; completion threads start with their device's group. */
     public synchronized void start(ThreadFactory threadFactory) {
         this.threads = threadFactory;
@@ -240,6 +262,14 @@ public final class VerbsRdmaProvider implements RdmaProvider {
         cmThread.setName("smbdirect-verbs-cm");
         cmThread.setDaemon(true);
         cmThread.start();
+        AtomicInteger connectThreads = new AtomicInteger();
+        connectPool = Executors.newCachedThreadPool(r -> {
+            Thread t = threadFactory.newThread(r);
+            t.setName("smbdirect-verbs-connect-" + connectThreads.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        });
+        connectCalls = connectPool;
         for (CompletionGroup group : groups.values()) {
             if (!group.isStarted()) {
                 group.start(threadFactory);
@@ -551,6 +581,13 @@ public final class VerbsRdmaProvider implements RdmaProvider {
         }
         for (VerbsEndpoint endpoint : open) {
             endpoint.close();
+        }
+        ExecutorService pool;
+        synchronized (this) {
+            pool = connectPool;
+        }
+        if (pool != null) {
+            pool.shutdown(); // a connect call still in the kernel ends by its own timeout; its teardown then runs there
         }
         for (CompletionGroup group : groups.values()) {
             backend.unwatchAsyncEvents(group.device());

@@ -177,6 +177,7 @@ public final class GuestJUnit {
     public final class Launch {
         private final String name;
         private final List<String> classes = new ArrayList<>();
+        private final List<String> methods = new ArrayList<>();
         private final Map<String, String> properties = new LinkedHashMap<>();
         private final Map<String, String> config = new LinkedHashMap<>();
         private Duration timeout = Duration.ofMinutes(5);
@@ -193,6 +194,15 @@ public final class GuestJUnit {
         /** Runs test class {@code className} (in the order added, unless a class orderer is configured). */
         public Launch select(String className) {
             classes.add(className);
+            return this;
+        }
+
+        /**
+         * Runs only method {@code methodName} of test class {@code className}: the class's other tests are
+         * not discovered at all (nothing is reported skipped for them).
+         */
+        public Launch selectMethod(String className, String methodName) {
+            methods.add(className + "#" + methodName);
             return this;
         }
 
@@ -251,8 +261,8 @@ public final class GuestJUnit {
          * them in the background with {@code ( ... ) &} and print {@link #report()} after waiting.
          */
         public String run() {
-            if (classes.isEmpty()) {
-                throw new IllegalStateException("no test class selected for " + name);
+            if (classes.isEmpty() && methods.isEmpty()) {
+                throw new IllegalStateException("no test class or method selected for " + name);
             }
             StringBuilder java = new StringBuilder();
             // at the time limit SIGQUIT (the JVM prints every thread's stack to the console), 20 s later SIGKILL
@@ -267,6 +277,7 @@ public final class GuestJUnit {
                     .append(name);
             config.forEach((k, v) -> java.append(" '--config=").append(k).append('=').append(v).append('\''));
             classes.forEach(c -> java.append(" --select-class ").append(c));
+            methods.forEach(m -> java.append(" --select-method ").append(m));
             String limit = "unlimited";
             String prepare = ":";
             String run = java.toString();

@@ -77,7 +77,6 @@ public final class VerbsRdmaProvider implements RdmaProvider {
      * completion thread, which serves every connection of its device.
      */
     private volatile Executor connectCalls = Runnable::run;
-    private ExecutorService connectPool;
 
     /**
      * A provider whose capabilities are the configured limits (the backend cannot query the device).
@@ -263,13 +262,12 @@ public final class VerbsRdmaProvider implements RdmaProvider {
         cmThread.setDaemon(true);
         cmThread.start();
         AtomicInteger connectThreads = new AtomicInteger();
-        connectPool = Executors.newCachedThreadPool(r -> {
+        connectCalls = Executors.newCachedThreadPool(r -> {
             Thread t = threadFactory.newThread(r);
             t.setName("smbdirect-verbs-connect-" + connectThreads.incrementAndGet());
             t.setDaemon(true);
             return t;
         });
-        connectCalls = connectPool;
         for (CompletionGroup group : groups.values()) {
             if (!group.isStarted()) {
                 group.start(threadFactory);
@@ -582,11 +580,7 @@ public final class VerbsRdmaProvider implements RdmaProvider {
         for (VerbsEndpoint endpoint : open) {
             endpoint.close();
         }
-        ExecutorService pool;
-        synchronized (this) {
-            pool = connectPool;
-        }
-        if (pool != null) {
+        if (connectCalls instanceof ExecutorService pool) {
             pool.shutdown(); // a connect call still in the kernel ends by its own timeout; its teardown then runs there
         }
         for (CompletionGroup group : groups.values()) {

@@ -78,13 +78,17 @@ class IwarpConsoleIT {
             assertTrue(written.matcher(text).find(), "the Web Console's configuration is written to etc/: " + text);
             assertFalse(accepts(port), "configuring the provider opens no port by itself");
 
-            // a bad value (in the metatype's range, refused by the provider's own check) is refused naming
-            // the attribute before the provider sees it; the last good settings stay
-            runtime.post("/configMgr/smbdirect.rdma.iwarp", password, "apply=true&action=ajaxConfigManager"
-                    + "&propertylist=listenAddresses,maxFpduSize,crc&listenAddresses=127.0.0.1:" + port
-                    + "&maxFpduSize=63&crc=false");
-            runtime.awaitOutput("maxFpduSize = 63 refused (must be a multiple of 4 from 64 to 65536, or 0 to follow the "
-                    + "path's MSS); the last good settings were put back", Duration.ofSeconds(30));
+            // a bad value (in the metatype's range, refused by the provider's own check) is refused by the
+            // form itself, naming the attribute, the value and the reason; nothing is saved
+            java.net.http.HttpResponse<String> refused = runtime.post("/configMgr/smbdirect.rdma.iwarp", password,
+                    "apply=true&action=ajaxConfigManager&propertylist=listenAddresses,maxFpduSize,crc&listenAddresses="
+                    + "127.0.0.1:" + port + "&maxFpduSize=63&crc=false");
+            String reason = "maxFpduSize = 63 refused (must be a multiple of 4 from 64 to 65536, or 0 to follow the path's MSS)";
+            assertEquals(400, refused.statusCode(), refused.body());
+            assertTrue(RuntimeProcess.unescaped(refused.body()).contains("Not saved: " + reason), refused.body());
+            runtime.awaitOutput("Configuration smbdirect.rdma.iwarp not saved from the Web Console's form: " + reason,
+                    Duration.ofSeconds(30));
+            assertTrue(written.matcher(Files.readString(cfg)).find(), "etc/ keeps the last good file: " + Files.readString(cfg));
             assertTrue(String.valueOf(iwarp(runtime.json(password, null)).get("settings")).contains("FPDUs up to 4 KiB"),
                     runtime.output());
             assertEquals(0, runtime.terminate(Duration.ofSeconds(30)), runtime.output());

@@ -19,10 +19,11 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * An RDMA provider's last good settings stay, also on disk and across a restart, as an operator sees
  * it, for a value only the provider's own check refuses (its metatype allows it): the software iWARP
- * provider's {@code maxFpduSize = 1001} (in 0..65536, but no multiple of 4). Saved in the Web
- * Console's form, it never reaches the provider: the last good settings stay in force and are put
- * back into {@code etc/smbdirect.rdma.iwarp.cfg}, and health (WARN) names the file, the key, the
- * value and the reason. Edited into that file by hand while the runtime is stopped, the restarted
+ * provider's {@code maxFpduSize = 1001} (in 0..65536, but no multiple of 4). The Web Console's form
+ * refuses it, naming the key, the value and the reason, and saves nothing. Written into
+ * {@code etc/smbdirect.rdma.iwarp.cfg} of the running runtime, it never reaches the provider: the
+ * last good settings stay in force and are put back into the file, and health (WARN) names the file,
+ * the key, the value and the reason. Edited into that file by hand while the runtime is stopped, the restarted
  * runtime runs the provider on the last good settings it kept, puts them back into the file and
  * says so in health.
  */
@@ -79,8 +80,16 @@ class ProviderSettingsStayGoodIT {
             runtime.awaitJson(password, ProviderSettingsStayGoodIT::fpdusUpTo4KiB, "the iWARP provider with maxFpduSize 4096");
             RuntimeProcess.awaitFile(home, IWARP_FILE, t -> fpduSize(t).equals("4096"), "maxFpduSize 4096 in etc/");
 
-            // in the metatype's range, refused by the provider's own rule: never handed to the provider
-            runtime.post("/configMgr/smbdirect.rdma.iwarp", password, form(port, 1001));
+            // in the metatype's range, refused by the provider's own rule: the form refuses it, naming it
+            java.net.http.HttpResponse<String> refused = runtime.post("/configMgr/smbdirect.rdma.iwarp", password,
+                    form(port, 1001));
+            assertEquals(400, refused.statusCode(), refused.body());
+            assertTrue(RuntimeProcess.unescaped(refused.body()).contains("maxFpduSize = 1001 refused (must be a multiple "
+                    + "of 4 from 64 to 65536, or 0 to follow the path's MSS)"), refused.body());
+            assertEquals("4096", fpduSize(Files.readString(file, StandardCharsets.UTF_8)), "nothing saved");
+            // written into the file of the running runtime: never handed to the provider, put back
+            String good = Files.readString(file, StandardCharsets.UTF_8);
+            Files.writeString(file, FPDU_LINE.matcher(good).replaceFirst("maxFpduSize = $11001$3"), StandardCharsets.UTF_8);
             runtime.awaitJson(password, warnFinding("smbdirect.rdma.iwarp", "maxFpduSize = 1001 refused (must be a "
                     + "multiple of 4 from 64 to 65536, or 0 to follow the path's MSS)",
                     "the last good settings were put back"), "the refused maxFpduSize in health");

@@ -298,6 +298,16 @@ final class RuntimeProcess implements AutoCloseable {
      */
     void postConfiguration(String password, String pid, Map<String, String> changes)
             throws IOException, InterruptedException {
+        HttpResponse<String> answer = postForm(password, pid, changes);
+        if (answer.statusCode() != 200 && answer.statusCode() != 302) {
+            throw new AssertionError("the Web Console answered the form of " + pid + " with " + answer.statusCode()
+                    + ": " + unescaped(answer.body()));
+        }
+    }
+
+    /** Posts the form {@link #postConfiguration} posts; returns the Web Console's answer, whatever it is. */
+    HttpResponse<String> postForm(String password, String pid, Map<String, String> changes)
+            throws IOException, InterruptedException {
         Map<String, Object> properties = new LinkedHashMap<>(ConfigurationFile.read(home().resolve("etc").resolve(pid + ".cfg")));
         StringBuilder form = new StringBuilder("apply=true&action=ajaxConfigManager&propertylist=")
                 .append(encode(String.join(",", properties.keySet())));
@@ -307,10 +317,16 @@ final class RuntimeProcess implements AutoCloseable {
                 form.append('&').append(encode(p.getKey())).append('=').append(encode(String.valueOf(one)));
             }
         }
-        int status = post("/configMgr/" + pid, password, form.toString()).statusCode();
-        if (status != 200 && status != 302) {
-            throw new AssertionError("the Web Console answered the form of " + pid + " with " + status);
-        }
+        return post("/configMgr/" + pid, password, form.toString());
+    }
+
+    /**
+     * {@code html} with the entities an error page escapes ({@code &amp;amp; &amp;lt; &amp;gt; &amp;quot; &amp;#39;})
+     * unescaped: the Web Console's 400 answer carries its message in the container's error page.
+     */
+    static String unescaped(String html) {
+        return html.replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", "\"").replace("&#39;", "'")
+                .replace("&apos;", "'").replace("&amp;", "&");
     }
 
     private static String encode(String s) {

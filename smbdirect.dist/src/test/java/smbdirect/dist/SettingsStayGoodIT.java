@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static smbdirect.dist.RuntimeProcess.settings;
 
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,9 +22,10 @@ import smbdirect.dist.etc.ConsolePassword;
 
 /**
  * The last good settings stay, also on disk and across a restart, as an operator sees it: a value
- * saved in the Web Console's configuration form that the runtime refuses is put back at once (in
- * force, in the file under {@code etc/}) and health says so; the same for the Web Console password
- * {@code admin}. After SIGTERM, a file edited by hand with refused values, a misspelt key and a
+ * the runtime refuses is refused by the Web Console's configuration form itself (400 with the
+ * reason, nothing saved); the same for the Web Console password {@code admin}. Edited by hand into
+ * a file under {@code etc/} of the running runtime, it is put back at once (in force, in the file)
+ * and health says so. After SIGTERM, a file edited by hand with refused values, a misspelt key and a
  * misspelt file name: the runtime starts on the last good settings it kept (not the defaults), puts
  * them back into the file, and health (WARN) names the file, the key, the value, the reason and the
  * nearest known names.
@@ -88,14 +90,30 @@ class SettingsStayGoodIT {
             runtime.postConfiguration(password, "smbdirect.transport", Map.of("receiveCreditMax", "128"));
             awaitJson(runtime, password, j -> receiveCreditMax(j) == 128, "receiveCreditMax 128");
 
-            runtime.postConfiguration(password, "smbdirect.transport", Map.of("receiveCreditMax", "0"));
+            // the Web Console's form refuses it where it is made: 400 with the reason, which the form
+            // shows; nothing is saved, so the file keeps the last good value
+            HttpResponse<String> refused = runtime.postForm(password, "smbdirect.transport", Map.of("receiveCreditMax", "0"));
+            assertEquals(400, refused.statusCode(), refused.body());
+            assertTrue(RuntimeProcess.unescaped(refused.body()).contains("Not saved: receiveCreditMax = 0 refused ("),
+                    refused.body());
+            assertEquals(128, receiveCreditMax(runtime.json(password, null)));
+            assertTrue(Files.readString(transport, StandardCharsets.ISO_8859_1).contains("\nreceiveCreditMax = 128\n"));
+            // the Felix default password likewise (the value is never shown)
+            refused = runtime.postForm(password, ConsolePassword.PID, Map.of("password", "admin"));
+            assertEquals(400, refused.statusCode(), refused.body());
+            assertTrue(refused.body().contains("password = (hidden) refused"), refused.body());
+            assertTrue(!refused.body().contains("admin refused"), refused.body());
+
+            // edited by hand in etc/ while running (or by config:property-set): put back at once, and health says so
+            Files.writeString(transport, Files.readString(transport, StandardCharsets.ISO_8859_1)
+                    .replace("\nreceiveCreditMax = 128\n", "\nreceiveCreditMax = 0\n"), StandardCharsets.ISO_8859_1);
             awaitJson(runtime, password, finding(transport.toString(), "receiveCreditMax = 0 refused",
                     "the last good settings were put back"), "the refused receiveCreditMax = 0 in health");
             assertEquals(128, receiveCreditMax(runtime.json(password, null)));
             awaitFile(TRANSPORT_FILE, t -> t.contains("\nreceiveCreditMax = 128\n"), "the last good receiveCreditMax");
-
-            // the Felix default password is refused: the password in force stays, and health says so
-            runtime.postConfiguration(password, ConsolePassword.PID, Map.of("password", "admin"));
+            Path consoleFile = home.resolve("etc").resolve(ConsolePassword.PID + ".cfg");
+            Files.writeString(consoleFile, Files.readString(consoleFile, StandardCharsets.ISO_8859_1)
+                    .replaceFirst("(?m)^password = .*$", "password = admin"), StandardCharsets.ISO_8859_1);
             awaitJson(runtime, password, finding(ConsolePassword.PID, "password = (hidden) refused"),
                     "the refused password in health (the Web Console answers with the password in force)");
             // putting the good password back makes the Web Console register its servlet again: between

@@ -20,8 +20,8 @@ import org.openqa.selenium.support.ui.WebDriverWait;
  * A user's path through the Web Console in real headless Chromium: open the SMB Direct status
  * page, change {@code receiveCreditMax} in the Metatype configuration form of
  * {@code smbdirect.transport}, open a test connection from the status page and see the new value
- * negotiated on it; a refused value saved in the form opened from the status page brings the operator
- * back to the page, which names it.
+ * negotiated on it; a refused value saved in the form opened from the status page is refused by the
+ * form, which says why (the key, the value, the reason) and saves nothing.
  */
 class WebConsoleChromiumIT {
 
@@ -82,7 +82,8 @@ class WebConsoleChromiumIT {
                     assertEquals("100", details.getText(), "ReceiveCreditMax negotiated on " + key);
                 }
 
-                // a refused value saved in the form opened from the status page: back on the page, health names it
+                // a refused value saved in the form opened from the status page: the form says why, over the
+                // form still open, and nothing is saved
                 driver.findElement(By.id("smbd-edit-settings")).click();
                 WebElement credits = wait.until(ExpectedConditions.visibilityOfElementLocated(By.name("receiveCreditMax")));
                 credits.clear();
@@ -90,14 +91,18 @@ class WebConsoleChromiumIT {
                 driver.findElements(By.cssSelector(".ui-dialog-buttonpane button")).stream()
                         .filter(b -> b.getText().trim().equalsIgnoreCase("Save")).findFirst()
                         .orElseThrow(() -> new AssertionError("no Save button in the configuration dialog")).click();
-                wait.until(ExpectedConditions.urlMatches("/system/console/smbdirect$"));
-                wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("smbd-health"),
-                        "receiveCreditMax = 0 refused"));
-                String bar = driver.findElement(By.cssSelector("#smbd .smbd-bar")).getText();
-                assertTrue(bar.contains("Health: WARN") && bar.contains("the last good settings were put back"), bar);
+                WebElement refusal = wait.until(ExpectedConditions.visibilityOfElementLocated(By.xpath(
+                        "//div[contains(@class,'ui-dialog')][.//*[contains(@class,'ui-dialog-title')][text()='AJAX Error']]")));
+                wait.until(ExpectedConditions.textToBePresentInElement(refusal, "Not saved: receiveCreditMax = 0 refused ("));
+                assertTrue(refusal.getText().contains("the settings in force stay as they are"), refusal.getText());
+                assertTrue(driver.findElement(By.name("receiveCreditMax")).isDisplayed(), "the form stays open");
+                chromium.screenshot(RuntimeProcess.jar().toAbsolutePath().getParent().resolve("configuration-form-refused.png"));
+                driver.get(base + "/smbdirect");
+                wait.until(ExpectedConditions.presenceOfElementLocated(By.cssSelector("#smbd-settings td.receiveCreditMax")));
                 assertEquals("100", driver.findElement(By.cssSelector("#smbd-settings td.receiveCreditMax"))
-                        .getAttribute("data-value"), "the last good value stays in force");
-                chromium.screenshot(RuntimeProcess.jar().toAbsolutePath().getParent().resolve("status-page-refused.png"));
+                        .getAttribute("data-value"), "the value in force stays");
+                String health = driver.findElement(By.id("smbd-health")).getText();
+                assertTrue(!health.contains("receiveCreditMax = 0"), "nothing was saved, so nothing was put back: " + health);
             }
             assertEquals(0, runtime.terminate(Duration.ofSeconds(30)), runtime.output());
         }

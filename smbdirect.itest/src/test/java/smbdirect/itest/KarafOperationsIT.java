@@ -168,7 +168,7 @@ public class KarafOperationsIT {
     }
 
     @Test
-    public void configUpdateOfARefusedSettingSaysSoInKarafsShell() throws Exception {
+    public void configUpdateAndPropertySetWithAPidOfARefusedSettingSayItInKarafsShell() throws Exception {
         shellWhenReady("smbd:settings");
         String good = shellSession("config:edit smbdirect.transport", "config:property-set receiveCreditMax 100",
                 "config:update");
@@ -185,6 +185,19 @@ public class KarafOperationsIT {
         assertTrue(refused, refused.startsWith("Configuration smbdirect.transport: receiveCreditMax = 0 refused"
                 + " (less than minimum); the last good settings are put back (kept in "));
         assertEquals(100, transport.getTransportDTO().settings.receiveCreditMax);
+        // property-set with a PID saves at once, without config:update: said there
+        String direct = shellSession("config:property-set -p smbdirect.transport receiveCreditMax 0");
+        assertTrue(direct, direct.startsWith("Configuration smbdirect.transport: receiveCreditMax = 0 refused"
+                + " (less than minimum); the last good settings are put back (kept in "));
+        assertEquals("a good one says nothing", "", shellSession("config:property-set -p smbdirect.transport "
+                + "receiveCreditMax 110"));
+        deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (transport.getTransportDTO().settings.receiveCreditMax != 110) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("receiveCreditMax 110 never in force");
+            }
+            Thread.sleep(50);
+        }
     }
 
     /** Waits until the smbd commands are registered with Karaf's shell (they come with the bundle). */

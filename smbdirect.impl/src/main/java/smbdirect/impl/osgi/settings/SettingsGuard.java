@@ -31,6 +31,7 @@ import org.osgi.framework.BundleListener;
 import org.osgi.framework.Constants;
 import org.osgi.framework.InvalidSyntaxException;
 import org.osgi.framework.ServiceReference;
+import org.osgi.framework.ServiceRegistration;
 import org.osgi.service.cm.Configuration;
 import org.osgi.service.cm.ConfigurationAdmin;
 import org.osgi.service.cm.ConfigurationEvent;
@@ -115,6 +116,8 @@ public class SettingsGuard implements SettingsFindings, ConfigurationPlugin, Con
     private final Map<String, ConfigurationCheck> checks = new ConcurrentHashMap<>();
     /** PID to the file it was last read from (the Web Console's form drops the file's name). */
     private final Map<String, String> files = new ConcurrentHashMap<>();
+    /** The Web Console form's check ({@link ConsoleFormCheck}); null where the Web Console's SPI is not wired. */
+    private volatile ServiceRegistration<?> consoleFormCheck;
 
     @Activate
     public SettingsGuard(@Reference ConfigurationAdmin configurationAdmin, @Reference MetaTypeService metaType,
@@ -133,11 +136,37 @@ public class SettingsGuard implements SettingsFindings, ConfigurationPlugin, Con
         context.addBundleListener(bundles);
         if (checkAtStart) {
             worker.execute(this::checkAll);
+            registerConsoleFormCheck();
         }
+    }
+
+    /**
+     * Registers {@link ConsoleFormCheck} as the Felix Web Console's {@code ConfigurationHandler} where
+     * this bundle is wired to the Web Console's SPI (an optional import): the form then refuses what
+     * the guard would refuse, before anything is saved.
+     */
+    void registerConsoleFormCheck() {
+        try {
+            Class.forName("org.apache.felix.webconsole.spi.ConfigurationHandler", false,
+                    SettingsGuard.class.getClassLoader());
+        } catch (ClassNotFoundException | LinkageError e) {
+            return; // no Felix Web Console 5 in this framework
+        }
+        consoleFormCheck = context.registerService("org.apache.felix.webconsole.spi.ConfigurationHandler",
+                new ConsoleFormCheck(this), null);
     }
 
     @Deactivate
     void deactivate() throws InterruptedException {
+        ServiceRegistration<?> r = consoleFormCheck;
+        if (r != null) {
+            consoleFormCheck = null;
+            try {
+                r.unregister();
+            } catch (IllegalStateException e) {
+                // gone with the bundle already
+            }
+        }
         try {
             context.removeBundleListener(bundles);
         } catch (IllegalStateException | IllegalArgumentException e) {

@@ -2,9 +2,11 @@ package smbdirect.impl.osgi.settings;
 
 import java.io.IOException;
 import java.io.PrintStream;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Dictionary;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 import org.apache.felix.service.command.CommandSession;
@@ -20,7 +22,8 @@ import smbdirect.impl.transport.ProviderFilter;
 
 /**
  * Says in Karaf's shell, where the change is made, what the {@link SettingsGuard} makes of a
- * configuration saved by {@code config:update}: after the command, one line for a refused value
+ * configuration saved by {@code config:update} or by {@code config:property-set -p PID key value}
+ * (which saves at once): after the command, one line for a refused value
  * (and whether the last good settings are put back) or an unknown key, nothing when all is well.
  * Karaf's config commands keep the configuration being edited in the session
  * ({@value #EDITED_PID}, {@value #EDITED_PROPS}, {@value #EDITED_FACTORY}); they are read before
@@ -52,6 +55,11 @@ public final class ShellConfigurationReport implements CommandSessionListener {
     @Override
     public void beforeExecute(CommandSession session, CharSequence command) {
         session.put(PENDING, null);
+        String[] direct = propertySetWithPid(command);
+        if (direct != null) {
+            reportPropertySet(session, direct[0], direct[1], direct[2]);
+            return;
+        }
         if (!isConfigUpdate(command) || !(session.get(EDITED_PID) instanceof String pid)) {
             return;
         }
@@ -82,6 +90,93 @@ public final class ShellConfigurationReport implements CommandSessionListener {
     @Override
     public void afterExecute(CommandSession session, CharSequence command, Exception exception) {
         session.put(PENDING, null);
+    }
+
+    /**
+     * {@code config:property-set -p PID key value}: Karaf saves the configuration {@code PID} with
+     * {@code key} set at once, without {@code config:update}; judged as that configuration is now
+     * with {@code key = value}.
+     */
+    private void reportPropertySet(CommandSession session, String pid, String key, String value) {
+        Map<String, Object> values = new HashMap<>();
+        String factoryPid = null;
+        try {
+            Configuration[] c = configurationAdmin.listConfigurations("(service.pid=" + ProviderFilter.escape(pid) + ")");
+            if (c != null && c.length > 0) {
+                factoryPid = c[0].getFactoryPid();
+                Map<String, Object> now = values(c[0].getProperties());
+                if (now != null) {
+                    values.putAll(now);
+                }
+            }
+        } catch (IOException | InvalidSyntaxException e) {
+            return;
+        }
+        values.put(key, value);
+        String verdict = guard.verdict(pid, factoryPid, values);
+        if (verdict != null) {
+            session.put(PENDING, "Configuration " + pid + ": " + verdict);
+        }
+    }
+
+    /**
+     * The PID, key and value of {@code config:property-set} given with {@code -p PID} or
+     * {@code --pid PID} (its words split at blanks outside quotes, as the shell does); null for any
+     * other command, or for {@code property-set} without a PID (which edits the session's copy,
+     * judged at {@code config:update}).
+     */
+    static String[] propertySetWithPid(CharSequence command) {
+        List<String> words = words(command.toString().strip());
+        if (words.isEmpty() || !words.get(0).equals("config:property-set")) {
+            return null;
+        }
+        String pid = null;
+        List<String> arguments = new ArrayList<>();
+        for (int i = 1; i < words.size(); i++) {
+            String w = words.get(i);
+            if ((w.equals("-p") || w.equals("--pid")) && i + 1 < words.size()) {
+                pid = words.get(++i);
+            } else if (w.startsWith("--pid=")) {
+                pid = w.substring("--pid=".length());
+            } else if (w.startsWith("-") && arguments.isEmpty()) {
+                return null; // an option this report does not know: say nothing rather than guess
+            } else {
+                arguments.add(w);
+            }
+        }
+        return pid == null || arguments.size() != 2 ? null : new String[] {pid, arguments.get(0), arguments.get(1)};
+    }
+
+    /** {@code line} split at blanks outside single or double quotes, the quotes removed. */
+    private static List<String> words(String line) {
+        List<String> words = new ArrayList<>();
+        StringBuilder word = null;
+        char quote = 0;
+        for (int i = 0; i < line.length(); i++) {
+            char ch = line.charAt(i);
+            if (quote != 0) {
+                if (ch == quote) {
+                    quote = 0;
+                } else {
+                    word.append(ch);
+                }
+            } else if (ch == '"' || ch == '\'') {
+                quote = ch;
+                word = word == null ? new StringBuilder() : word;
+            } else if (Character.isWhitespace(ch)) {
+                if (word != null) {
+                    words.add(word.toString());
+                    word = null;
+                }
+            } else {
+                word = word == null ? new StringBuilder() : word;
+                word.append(ch);
+            }
+        }
+        if (word != null) {
+            words.add(word.toString());
+        }
+        return words;
     }
 
     /** {@code config:update}, with or without options. */

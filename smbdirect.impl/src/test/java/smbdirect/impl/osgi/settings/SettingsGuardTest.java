@@ -3,6 +3,7 @@ package smbdirect.impl.osgi.settings;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.reflect.Proxy;
@@ -13,6 +14,8 @@ import java.util.Dictionary;
 import java.util.Hashtable;
 import java.util.List;
 
+import org.apache.felix.webconsole.spi.ConfigurationHandler;
+import org.apache.felix.webconsole.spi.ValidationException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -52,6 +55,8 @@ class SettingsGuardTest {
     private volatile int bundleState = Bundle.ACTIVE;
     private final Bundle bundle = proxy(Bundle.class, (p, m, a) -> m.getName().equals("getState") ? bundleState : null);
     private BundleListener bundleListener;
+    /** The services the guard registered, by interface name. */
+    private final java.util.Map<String, Object> registered = new java.util.concurrent.ConcurrentHashMap<>();
     /** The transport's own check in this test: an odd number of credits is refused. */
     private final ConfigurationCheck evenCredits = properties -> {
         Object v = properties.get("receiveCreditMax");
@@ -89,6 +94,10 @@ class SettingsGuardTest {
             case "getDataFile" -> data.resolve((String) a[0]).toFile();
             case "getBundles" -> new Bundle[] {bundle};
             case "addBundleListener" -> bundleListener = (BundleListener) a[0];
+            case "registerService" -> {
+                registered.put((String) a[0], a[1]);
+                yield null;
+            }
             default -> null;
         });
         Configuration configuration = proxy(Configuration.class, (p, m, a) -> {
@@ -170,6 +179,37 @@ class SettingsGuardTest {
         guard.check(PID);
         assertTrue(guard.findings().isEmpty(), "another good change clears it: " + guard.findings());
         assertEquals(1, updates.size());
+    }
+
+    @Test
+    void theWebConsoleFormIsRefusedWhatTheGuardRefusesBeforeAnythingIsSaved() throws Exception {
+        guard = guard();
+        guard.registerConsoleFormCheck();
+        ConfigurationHandler form = (ConfigurationHandler) registered.get(ConfigurationHandler.class.getName());
+        assertTrue(form instanceof ConsoleFormCheck, "registered as the Web Console's configuration handler: "
+                + registered);
+        Hashtable<String, Object> posted = new Hashtable<>();
+        posted.put("receiveCreditMax", 0); // the form's values are typed by the metatype
+        ValidationException e = assertThrows(ValidationException.class, () -> form.updateConfiguration(null, PID, posted));
+        assertEquals("Not saved: receiveCreditMax = 0 refused (not in [1, 65535]); the settings in force stay as they are.",
+                e.getMessage());
+        assertTrue(updates.isEmpty(), "nothing saved: " + updates);
+
+        posted.put("receiveCreditMax", 128);
+        form.updateConfiguration(null, PID, posted);
+        // the component's own check, as the guard runs it
+        guard.addCheck(evenCredits, java.util.Map.of(ConfigurationCheck.CONFIGURATION_PID, PID));
+        posted.put("receiveCreditMax", 127);
+        e = assertThrows(ValidationException.class, () -> form.updateConfiguration("", PID, posted));
+        assertEquals("Not saved: receiveCreditMax = 127 refused (must be even); the settings in force stay as they are.",
+                e.getMessage());
+        // an unknown key is no refusal; other bundles' configurations are theirs to check
+        posted.put("receiveCreditMax", 128);
+        posted.put("recieveCreditMax", 64);
+        form.updateConfiguration(null, PID, posted);
+        posted.put("receiveCreditMax", 0);
+        form.updateConfiguration(null, "org.example.other", posted);
+        assertTrue(updates.isEmpty(), "the check saves nothing itself: " + updates);
     }
 
     @Test

@@ -26,9 +26,10 @@ import smbdirect.dist.etc.ConsolePassword;
  * reason, nothing saved); the same for the Web Console password {@code admin}. Edited by hand into
  * a file under {@code etc/} of the running runtime, it is put back at once (in force, in the file)
  * and health says so. After SIGTERM, a file edited by hand with refused values, a misspelt key and a
- * misspelt file name: the runtime starts on the last good settings it kept (not the defaults), puts
- * them back into the file, and health (WARN) names the file, the key, the value, the reason and the
- * nearest known names.
+ * misspelt file name, the Web Console password {@code admin} and a listener's port that is no
+ * number: the runtime starts on the last good settings it kept (not the defaults; the last good
+ * password; the listener on its last good port), puts them back into the files, and health (WARN)
+ * names the file, the key, the value, the reason and the nearest known names.
  */
 class SettingsStayGoodIT {
 
@@ -45,6 +46,11 @@ class SettingsStayGoodIT {
     @SuppressWarnings("unchecked")
     private static List<String> findings(Map<String, Object> json) {
         return (List<String>) health(json).get("findings");
+    }
+
+    @SuppressWarnings("unchecked")
+    private static List<Map<String, Object>> listeners(Map<String, Object> json) {
+        return (List<Map<String, Object>>) ((Map<String, Object>) json.get("transport")).get("listeners");
     }
 
     private static int receiveCreditMax(Map<String, Object> json) {
@@ -139,6 +145,12 @@ class SettingsStayGoodIT {
                 .replace("\nsendCreditTarget = 255\n", "\nsendCreditTarget = 25x\n") + "recieveCreditMax = 64\n";
         Files.writeString(transport, edited, StandardCharsets.ISO_8859_1);
         Files.writeString(home.resolve("etc/smbdirect.transprt.cfg"), "receiveCreditMax = 64\n");
+        // and the Felix default password, and a listener's port that is no number
+        Path consoleFile = home.resolve("etc").resolve(ConsolePassword.PID + ".cfg");
+        Files.writeString(consoleFile, Files.readString(consoleFile, StandardCharsets.ISO_8859_1)
+                .replaceFirst("(?m)^password = .*$", "password = admin"), StandardCharsets.ISO_8859_1);
+        Path listener = home.resolve("etc/smbdirect.listener-default.cfg");
+        Files.writeString(listener, Files.readString(listener).replace("\nport = 445\n", "\nport = 44x5\n"));
 
         try (RuntimeProcess again = RuntimeProcess.start(home)) {
             again.awaitUp(Duration.ofSeconds(60));
@@ -153,14 +165,26 @@ class SettingsStayGoodIT {
             String restored = awaitFile(TRANSPORT_FILE, t -> t.contains("\nreceiveCreditMax = 128\n"),
                     "the last good settings put back");
             assertTrue(restored.contains("\nsendCreditTarget = 255\n"), restored);
-
-            // a listener's port that is no number: the listener stays open on its last good port
-            Path listener = home.resolve("etc/smbdirect.listener-default.cfg");
-            Files.writeString(listener, Files.readString(listener).replace("\nport = 445\n", "\nport = 44x5\n"));
+            // the password in force is the last good one, admin none, and the file keeps its hash
+            awaitJson(again, password, finding(ConsolePassword.PID, "password = (hidden) refused"),
+                    "the hand-edited password in health");
+            assertEquals(401, again.get("/smbdirect", "admin").statusCode(), "admin is no password after the restart");
+            assertTrue(ConsolePassword.matches(String.valueOf(ConfigurationFile.read(consoleFile).get("password")), password),
+                    "etc/ keeps the last good password's hash: " + Files.readString(consoleFile));
+            // the listener opened on its last good port, which is put back into its file
             awaitJson(again, password, finding("smbdirect.listener-default.cfg", "port = 44x5 refused"),
+                    "the hand-edited listener port in health");
+            awaitFile(Path.of("etc/smbdirect.listener-default.cfg"), t -> t.contains("\nport = 445\n"), "port 445 put back");
+            awaitJson(again, password, j -> listeners(j).stream().anyMatch(l -> "default".equals(l.get("name"))
+                    && String.valueOf(l.get("address")).endsWith(":445") && "OPEN".equals(l.get("state"))),
+                    "the default listener open on port 445");
+
+            // the same edit while running: the listener stays open on its last good port
+            Files.writeString(listener, Files.readString(listener).replace("\nport = 445\n", "\nport = 44y5\n"));
+            awaitJson(again, password, finding("smbdirect.listener-default.cfg", "port = 44y5 refused"),
                     "the refused port in health");
             awaitFile(Path.of("etc/smbdirect.listener-default.cfg"), t -> t.contains("\nport = 445\n"), "port 445 put back");
-            assertTrue(again.output().contains("port = 44x5 refused"), again.output());
+            assertTrue(again.output().contains("port = 44y5 refused"), again.output());
             assertEquals(0, again.terminate(Duration.ofSeconds(30)), again.output());
         }
     }

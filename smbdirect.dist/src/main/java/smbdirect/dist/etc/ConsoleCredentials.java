@@ -14,12 +14,18 @@ public final class ConsoleCredentials {
     private final String file;
     private final String generatedFile;
     private final boolean generatedNow;
+    private final String refused;
 
     ConsoleCredentials(String user, String file, String generatedFile, boolean generatedNow) {
+        this(user, file, generatedFile, generatedNow, null);
+    }
+
+    ConsoleCredentials(String user, String file, String generatedFile, boolean generatedNow, String refused) {
         this.user = user;
         this.file = file;
         this.generatedFile = generatedFile;
         this.generatedNow = generatedNow;
+        this.refused = refused;
     }
 
     /** The Web Console user name. */
@@ -43,5 +49,13 @@ public final class ConsoleCredentials {
     /** Whether the password was generated at this start (a first start). */
     public boolean generatedNow() {
         return generatedNow;
+    }
+
+    /**
+     * What was refused in the file at this start, in one line (the file, {@code password = (hidden)
+     * refused}, the reason, the last good password put back); empty when nothing was.
+     */
+    public Optional<String> refused() {
+        return Optional.ofNullable(refused);
     }
 }

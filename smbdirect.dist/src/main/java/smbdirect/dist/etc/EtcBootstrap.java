@@ -18,6 +18,8 @@ import org.osgi.framework.ServiceReference;
 import org.osgi.framework.ServiceRegistration;
 import org.osgi.service.cm.Configuration;
 import org.osgi.service.cm.ConfigurationAdmin;
+import org.osgi.service.cm.ConfigurationEvent;
+import org.osgi.service.cm.ConfigurationListener;
 import org.osgi.service.metatype.AttributeDefinition;
 import org.osgi.service.metatype.MetaTypeInformation;
 import org.osgi.service.metatype.MetaTypeService;
@@ -42,7 +44,9 @@ import smbdirect.dist.PerfAcceptHandler;
  * <li>when no Web Console password is configured (no file, or the Felix default), a random one is
  * generated, its hash stored in {@code etc/} and the password itself in
  * {@value #GENERATED_PASSWORD_FILE}, readable by the service user only; the {@link ConsoleCredentials}
- * service tells the banner where it is.
+ * service tells the banner where it is. But a file edited to the Felix default while the runtime was
+ * stopped gets the last good password Config Admin still holds put back, and the refusal is reported
+ * (WARN, and health through the service's {@value #SETTINGS_FINDING}).
  * </ol>
  * A batch run ({@code perf}, {@link Etc#batch}) writes nothing to {@code etc/} (except a generated
  * console password when it runs the Web Console, its port given, and none is configured): when
@@ -67,7 +71,13 @@ public class EtcBootstrap implements BundleActivator {
     private static final Logger LOG = LoggerFactory.getLogger(EtcBootstrap.class);
 
     private LogBridge logBridge;
-    private ServiceRegistration<ConsoleCredentials> credentials;
+    private volatile ServiceRegistration<ConsoleCredentials> credentials;
+    private ServiceRegistration<ConfigurationListener> passwordChanges;
+    /**
+     * The service property through which a finding about a setting reaches the settings guard of
+     * {@code smbdirect.impl} (and so health and the status page): one line, as the guard's own.
+     */
+    public static final String SETTINGS_FINDING = "smbdirect.settings.finding";
 
     @Override
     public void start(BundleContext context) throws IOException, InvalidSyntaxException {
@@ -91,7 +101,8 @@ public class EtcBootstrap implements BundleActivator {
             }
             if (!"false".equalsIgnoreCase(context.getProperty("org.apache.felix.http.enable"))) {
                 // a batch run with its Web Console (port given): never with the Felix default password
-                credentials = context.registerService(ConsoleCredentials.class, consoleCredentials(context, etc), null);
+                credentials = context.registerService(ConsoleCredentials.class, consoleCredentials(context, etc, null),
+                        null);
             }
             return;
         }
@@ -101,11 +112,42 @@ public class EtcBootstrap implements BundleActivator {
             writeDefaultListener(context, etc);
             Files.writeString(marker.toPath(), "the default configuration files were written to " + etc + "\n");
         }
-        credentials = context.registerService(ConsoleCredentials.class, consoleCredentials(context, etc), null);
+        ConsoleCredentials console = consoleCredentials(context, etc, cm);
+        java.util.Hashtable<String, Object> properties = new java.util.Hashtable<>();
+        console.refused().ifPresent(finding -> properties.put(SETTINGS_FINDING, finding));
+        credentials = context.registerService(ConsoleCredentials.class, console, properties);
+        if (console.refused().isPresent()) {
+            String putBack = String.valueOf(ConfigurationFile.read(etc.resolve(ConsolePassword.PID + ".cfg")).get("password"));
+            passwordChanges = context.registerService(ConfigurationListener.class,
+                    event -> forgetRefusalOnceChanged(context, event, putBack), null);
+        }
+    }
+
+    /**
+     * Drops the finding about a refused password put back at this start once the Web Console's
+     * configuration holds another password (the operator changed it).
+     */
+    private void forgetRefusalOnceChanged(BundleContext context, ConfigurationEvent event, String putBack) {
+        if (!ConsolePassword.PID.equals(event.getPid()) || event.getType() != ConfigurationEvent.CM_UPDATED) {
+            return;
+        }
+        ConfigurationAdmin cm = service(context, ConfigurationAdmin.class);
+        Object now = cm == null ? null : lastGoodPassword(cm);
+        ServiceRegistration<ConsoleCredentials> c = credentials;
+        if (now != null && !putBack.equals(now) && c != null) {
+            try {
+                c.setProperties(new java.util.Hashtable<>());
+            } catch (IllegalStateException e) {
+                // unregistered: stopping
+            }
+        }
     }
 
     @Override
     public void stop(BundleContext context) {
+        if (passwordChanges != null) {
+            passwordChanges.unregister();
+        }
         if (credentials != null) {
             credentials.unregister();
         }
@@ -227,9 +269,15 @@ public class EtcBootstrap implements BundleActivator {
      * Generates the Web Console password when none is configured: its hash goes to {@code etc/}, the
      * password itself to {@value #GENERATED_PASSWORD_FILE} (created readable and writable by the
      * service user only), never to the log or the banner. A generated password the operator has
-     * changed since is removed from that file at the next start. Returns what the banner shows.
+     * changed since is removed from that file at the next start. A file edited while the runtime was
+     * stopped to the Felix default ({@code admin}) or no password is refused when Config Admin
+     * ({@code cm}, null in a batch run) still holds the last good password: its hash is put back into
+     * the file before FileInstall reads it, so the Web Console never runs on {@code admin}, and the
+     * refusal is said in one WARN line and, through the credentials' {@value #SETTINGS_FINDING}, in
+     * health. Returns what the banner shows.
      */
-    static ConsoleCredentials consoleCredentials(BundleContext context, Path etc) throws IOException {
+    static ConsoleCredentials consoleCredentials(BundleContext context, Path etc, ConfigurationAdmin cm)
+            throws IOException {
         Path file = etc.resolve(ConsolePassword.PID + ".cfg");
         Path generatedFile = Etc.home(context).resolve(GENERATED_PASSWORD_FILE);
         Map<String, Object> values = Files.exists(file) ? ConfigurationFile.read(file) : new LinkedHashMap<>();
@@ -242,6 +290,25 @@ public class EtcBootstrap implements BundleActivator {
                     stillGenerated ? Etc.describe(context, generatedFile) : null, false);
         }
         ConsolePassword passwords = new ConsolePassword(new SecureRandom());
+        String lastGood = Files.exists(file) && cm != null ? lastGoodPassword(cm) : null;
+        if (lastGood != null) {
+            values.put("username", userName);
+            values.put("password", ConsolePassword.isHashed(lastGood) ? lastGood : passwords.hash(lastGood));
+            ConfigurationFile.write(file, values, List.of(
+                    "Felix Web Console (PID " + ConsolePassword.PID + ").",
+                    "password holds the hash of the last good password: the Felix default (admin) or none was refused",
+                    "here at a start and this one put back ({sha-256}salt-iterations-hash).",
+                    "Change it in the Web Console (Configuration > Apache Felix OSGi Management Console); to reset it,",
+                    "stop the runtime, delete this file and start again: a new password is generated."),
+                    true);
+            String finding = Etc.describe(context, file) + ": password = (hidden) refused (the Felix default password "
+                    + "(admin) or none is refused); the last good password was put back";
+            LOG.warn("Configuration {}", finding);
+            boolean stillGenerated = !forgetChangedPassword(context, generatedFile, String.valueOf(values.get("password")))
+                    && Files.exists(generatedFile);
+            return new ConsoleCredentials(userName, Etc.describe(context, file),
+                    stillGenerated ? Etc.describe(context, generatedFile) : null, false, finding);
+        }
         String password = passwords.generate();
         PasswordFile.write(generatedFile, List.of(
                 "# The Web Console password generated at the first start for user " + userName + " ("
@@ -261,6 +328,23 @@ public class EtcBootstrap implements BundleActivator {
         LOG.info("Generated a Web Console password for user {}: in {} (readable by this user only), its hash in {}",
                 userName, Etc.describe(context, generatedFile), Etc.describe(context, file));
         return new ConsoleCredentials(userName, Etc.describe(context, file), Etc.describe(context, generatedFile), true);
+    }
+
+    /**
+     * The Web Console's password as Config Admin holds it from the last run (before FileInstall
+     * reads {@code etc/} at this start); null when there is none or it is the Felix default.
+     */
+    static String lastGoodPassword(ConfigurationAdmin cm) {
+        try {
+            Configuration[] c = cm.listConfigurations("(" + org.osgi.framework.Constants.SERVICE_PID + "="
+                    + ConsolePassword.PID + ")");
+            Object p = c == null || c.length == 0 || c[0].getProperties() == null ? null
+                    : c[0].getProperties().get("password");
+            return ConsolePassword.isDefault(p) ? null : String.valueOf(p);
+        } catch (IOException | InvalidSyntaxException e) {
+            LOG.warn("The Web Console's configuration could not be read from Config Admin: {}", e.toString());
+            return null;
+        }
     }
 
     /**

@@ -76,6 +76,9 @@ import smbdirect.impl.transport.ProviderFilter;
  * that has never been good is left as it is: its component refuses it again at every start.</li>
  * <li>A file under {@code etc/} whose PID no component knows and that is near a guarded PID, or
  * starts with {@code smbdirect.}, is reported with the nearest known PID.</li>
+ * <li>A finding another bundle hands over as the {@value #SETTINGS_FINDING} property of a service
+ * is reported while that service has it (the appliance's launcher: a Web Console password refused
+ * in its file at start, before Config Admin or the guard ran).</li>
  * </ul>
  *
  * <p>The findings are shown by the health check and the Web Console status page. Thread-safe:
@@ -90,6 +93,8 @@ public class SettingsGuard implements SettingsFindings, ConfigurationPlugin, Con
     /** The Web Console's configuration PID and its password attribute. */
     static final String CONSOLE_PID = "org.apache.felix.webconsole.internal.servlet.OsgiManager";
     private static final String FILENAME = "felix.fileinstall.filename";
+    /** The service property by which another bundle reports a finding about a setting (one line). */
+    static final String SETTINGS_FINDING = "smbdirect.settings.finding";
     private static final Set<String> NOT_KEPT = Set.of(Constants.SERVICE_PID, ConfigurationAdmin.SERVICE_FACTORYPID,
             ConfigurationAdmin.SERVICE_BUNDLELOCATION, FILENAME);
 
@@ -183,8 +188,30 @@ public class SettingsGuard implements SettingsFindings, ConfigurationPlugin, Con
     @Override
     public List<String> findings() {
         List<String> all = new ArrayList<>(new TreeMap<>(problems).values());
+        all.addAll(reportedByOthers());
         all.addAll(unknownFiles());
         return all;
+    }
+
+    /**
+     * Findings other bundles hand the guard as data: the {@value #SETTINGS_FINDING} property of any
+     * service (the appliance's launcher reports a Web Console password refused in a file at start
+     * and put back before Config Admin or the guard saw it).
+     */
+    private List<String> reportedByOthers() {
+        List<String> out = new ArrayList<>();
+        try {
+            ServiceReference<?>[] refs = context.getServiceReferences((String) null, "(" + SETTINGS_FINDING + "=*)");
+            if (refs != null) {
+                for (ServiceReference<?> r : refs) {
+                    out.add(String.valueOf(r.getProperty(SETTINGS_FINDING)));
+                }
+            }
+        } catch (InvalidSyntaxException | IllegalStateException e) {
+            // a constant filter; IllegalStateException: the bundle is stopping
+        }
+        out.sort(null);
+        return out;
     }
 
     /** Where the last good configurations are kept. */

@@ -23,6 +23,7 @@ import org.osgi.framework.Bundle;
 import org.osgi.framework.BundleContext;
 import org.osgi.framework.BundleEvent;
 import org.osgi.framework.BundleListener;
+import org.osgi.framework.ServiceReference;
 import org.osgi.service.cm.Configuration;
 import org.osgi.service.cm.ConfigurationAdmin;
 import org.osgi.service.metatype.AttributeDefinition;
@@ -55,6 +56,8 @@ class SettingsGuardTest {
     private volatile int bundleState = Bundle.ACTIVE;
     private final Bundle bundle = proxy(Bundle.class, (p, m, a) -> m.getName().equals("getState") ? bundleState : null);
     private BundleListener bundleListener;
+    /** The {@code smbdirect.settings.finding} properties of other bundles' services. */
+    private final List<String> othersFindings = new java.util.concurrent.CopyOnWriteArrayList<>();
     /** The services the guard registered, by interface name. */
     private final java.util.Map<String, Object> registered = new java.util.concurrent.ConcurrentHashMap<>();
     /** The transport's own check in this test: an odd number of credits is refused. */
@@ -98,6 +101,10 @@ class SettingsGuardTest {
                 registered.put((String) a[0], a[1]);
                 yield null;
             }
+            case "getServiceReferences" -> String.valueOf(a[1]).equals("(" + SettingsGuard.SETTINGS_FINDING + "=*)")
+                    && !othersFindings.isEmpty() ? othersFindings.stream().map(f -> proxy(ServiceReference.class,
+                            (p2, m2, a2) -> m2.getName().equals("getProperty") && SettingsGuard.SETTINGS_FINDING.equals(a2[0])
+                                    ? f : null)).toArray(ServiceReference[]::new) : null;
             default -> null;
         });
         Configuration configuration = proxy(Configuration.class, (p, m, a) -> {
@@ -210,6 +217,18 @@ class SettingsGuardTest {
         posted.put("receiveCreditMax", 0);
         form.updateConfiguration(null, "org.example.other", posted);
         assertTrue(updates.isEmpty(), "the check saves nothing itself: " + updates);
+    }
+
+    @Test
+    void aFindingAnotherBundleReportsAsAServicePropertyIsAmongTheFindingsWhileTheServiceHasIt() throws Exception {
+        guard = guard();
+        assertEquals(List.of(), guard.findings());
+        String line = "etc/org.apache.felix.webconsole.internal.servlet.OsgiManager.cfg: password = (hidden) refused (the "
+                + "Felix default password (admin) or none is refused); the last good password was put back";
+        othersFindings.add(line);
+        assertEquals(List.of(line), guard.findings());
+        othersFindings.clear();
+        assertEquals(List.of(), guard.findings());
     }
 
     @Test

@@ -33,6 +33,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import smbdirect.api.CloseReason;
+import smbdirect.api.SmbDirectConnection;
 import smbdirect.api.rdma.RdmaCapabilities;
 import smbdirect.api.rdma.RdmaProvider;
 import smbdirect.api.rdma.TransportType;
@@ -46,13 +47,15 @@ import smbdirect.interop.vm.GuestJUnit;
 import smbdirect.rdma.verbs.internal.GuestVerbs;
 
 /**
- * Inside the siw VM's guest ({@code CifsMountsFileServerOverVerbsInVmScenario} starts it on siw0, then
+ * Inside the siw VM's guest ({@code CifsMountsFileServerOverVerbsInVmTest} starts it on siw0, then
  * on rxe0, with cifs loaded): the reference file server over the verbs provider (rdma-core) on the
  * guest's RDMA device, listening on 10.0.2.15:5445 on iWARP and :445 otherwise (the ports cifs
  * dials), and cifs in the same kernel mounting it with {@code -o rdma}: SMB 3.1.1 and 3.0.2 with the
  * account, 3.1.1 as guest. On each mount the file round trips of {@code cifs-io.sh} (dd, also
  * O_DIRECT, cat, cp, mv, rm, stat, ls, mkdir, rmdir) hash as their sources, the served files hash as
- * the guest's sources, DebugData shows the connection on SMB Direct, the server moved the data of
+ * the guest's sources, DebugData shows the connection on SMB Direct, each mount's connections ended
+ * with its unmount but for those cifs replaced after the server ended them for an empty message
+ * between the fragments of one message ({@link MountConnections}), the server moved the data of
  * every READ and WRITE by RDMA Write and RDMA Read ([MS-SMB2] 3.3.5.12, 3.3.5.13) and invalidated
  * each token with a Send with Invalidate; after each unmount the server holds no connection and
  * {@code rdma resource show} is back to what it was before the mount, and after the server and the
@@ -84,6 +87,7 @@ class FileServerOverVerbsInGuest {
     private SmbDirectEngine engine;
     private FileServer server;
     private WireRecorder wire;
+    private AcceptedConnections accepted;
     private Path served;
     private String device;
     private RdmaCapabilities verbsCapabilities;
@@ -93,6 +97,10 @@ class FileServerOverVerbsInGuest {
     private String baselineServing;
     private final List<String> out = new ArrayList<>();
     private final Map<String, Integer> connectionsAfterUmount = new LinkedHashMap<>();
+    /** Per mount: its connections and why each ended. */
+    private final Map<String, MountConnections> mountConnections = new LinkedHashMap<>();
+    /** Per mount: its connections as the wire recorder saw them (the same connections, in the same order). */
+    private final Map<String, List<WireRecorder.Connection>> mountWire = new LinkedHashMap<>();
     private final Map<String, Map<String, Map<String, Long>>> resourcesAfterUmount = new LinkedHashMap<>();
     private Map<String, Map<String, Long>> resourcesAfterClose;
     /** This JVM's own RDMA objects (user space's): while serving before the first mount, after each unmount, after closing. */
@@ -116,7 +124,8 @@ class FileServerOverVerbsInGuest {
         int port = verbs.transportType() == TransportType.IWARP ? 5445 : 445;
         served = Files.createTempDirectory("served");
         Path script = CifsIo.writeScript(Paths.get("/tmp/cifs-io.sh"));
-        server = FileServer.start(engine, new FileServerSettings(SHARE, served,
+        accepted = new AcceptedConnections(engine);
+        server = FileServer.start(accepted, new FileServerSettings(SHARE, served,
                 new InetSocketAddress(GuestVerbs.GUEST_ADDRESS, port), false, USER, PASSWORD, true));
         LOG.info("file server on {} over {} ({}, {}), serving {}", server.listenAddress(), device, verbs.transportType(),
                 verbs.describeSettings(), served);
@@ -127,6 +136,8 @@ class FileServerOverVerbsInGuest {
         try {
             for (Mount m : MOUNTS) {
                 String mnt = "/mnt/" + m.tag();
+                int acceptedBefore = accepted.accepted().size();
+                int wireBefore = wire.connections().size();
                 String lines = shell(String.join("\n",
                         CifsIo.mount(m.tag(), unc, mnt, m.options(), 120),
                         CifsIo.io(script.toString(), mnt, m.tag(), m.sizes()),
@@ -135,6 +146,12 @@ class FileServerOverVerbsInGuest {
                 out.addAll(lines.lines().toList());
                 awaitNoConnection(m.tag());
                 connectionsAfterUmount.put(m.tag(), server.connections());
+                List<SmbDirectConnection> mine = accepted.accepted().subList(acceptedBefore, accepted.accepted().size());
+                mountConnections.put(m.tag(), new MountConnections(m.tag(), mine.stream().map(accepted::closeReason)
+                        .toList()));
+                List<WireRecorder.Connection> all = wire.connections();
+                mountWire.put(m.tag(), all.subList(wireBefore, all.size()));
+                LOG.info("{}: {} connections, ended: {}", m.tag(), mine.size(), mountConnections.get(m.tag()).reasons());
                 resourcesAfterUmount.put(m.tag(), awaitResources(CifsIo.resources(baselineServing.lines().toList())));
                 ownAfterUmount.put(m.tag(), ownResources());
             }
@@ -333,37 +350,85 @@ class FileServerOverVerbsInGuest {
                         () -> assertTrue(d.rdma()),
                         () -> assertFalse(d.signed()),
                         () -> assertEquals(4 * KIB, d.rdmaReadWriteThreshold()));
+                // a request in flight when the server ended a connection for cifs's interleaved empty
+                // message counts as failed in Stats before cifs sends it again on its new connection
                 long[] rw = CifsIo.readsAndWrites(CifsIo.section(out, "STATS", m.tag()));
-                assertTrue(rw[0] > 0 && rw[2] > 0 && rw[1] == 0 && rw[3] == 0, m.tag() + ": Stats " + Arrays.toString(rw));
+                boolean reconnected = reconnectsOf(m.tag()) > 0;
+                assertTrue(rw[0] > 0 && rw[2] > 0 && (reconnected || rw[1] == 0 && rw[3] == 0),
+                        m.tag() + ": Stats " + Arrays.toString(rw) + (reconnected ? " (reconnected)" : ""));
             });
         }
         assertAll(checks);
     }
 
     /**
+     * Each mount's connections ended with its unmount, but for any that cifs replaced after the server
+     * ended it for an empty message between the fragments of one message ({@link MountConnections}
+     * says why that one way is taken, and how often).
+     */
+    @Test
+    void eachMountsConnectionsEndedWithItsUnmountOrForCifsInterleavingAnEmptyMessage() {
+        ran();
+        List<Executable> checks = new ArrayList<>();
+        for (Mount m : MOUNTS) {
+            checks.add(() -> {
+                MountConnections c = mountConnections.get(m.tag());
+                int reconnects = c.reconnects(on());
+                LOG.info("{}{}: {} connections, {} replaced by cifs after an interleaved empty message: {}", m.tag(),
+                        on(), c.reasons().size(), reconnects, c.reasons());
+            });
+        }
+        assertAll(checks);
+    }
+
+    /** The mount's connections replaced by cifs ({@link MountConnections#reconnects}), 0 where that check fails. */
+    private int reconnectsOf(String tag) {
+        try {
+            return mountConnections.get(tag).reconnects(on());
+        } catch (AssertionError e) {
+            return 0;
+        }
+    }
+
+    /**
      * The server moved every READ's and WRITE's data of 4 KiB or more by RDMA Write and RDMA Read
-     * over the verbs, and invalidated every token it used with a Send with Invalidate
-     * (SMB2_CHANNEL_RDMA_V1_INVALIDATE).
+     * over the verbs, summed over the mount's connections, and invalidated every token it used with a
+     * Send with Invalidate (SMB2_CHANNEL_RDMA_V1_INVALIDATE) on the connection the mount ended on. A
+     * connection the server ended for cifs's interleaved empty message may have used tokens whose
+     * responses it never sent: cifs deregisters those itself when it reconnects; they are counted.
      */
     @Test
     void theServerMovedTheDataByRdmaAndInvalidatedEveryTokenItUsed() {
         ran();
-        List<WireRecorder.Connection> connections = wire.connections();
-        assertEquals(MOUNTS.size(), connections.size(), "one connection per mount" + on());
         List<Executable> checks = new ArrayList<>();
-        for (int i = 0; i < MOUNTS.size(); i++) {
-            Mount m = MOUNTS.get(i);
-            WireRecorder.Connection c = connections.get(i);
+        for (Mount m : MOUNTS) {
+            List<WireRecorder.Connection> cs = mountWire.get(m.tag());
+            checks.add(() -> assertEquals(mountConnections.get(m.tag()).reasons().size(), cs.size(), m.tag()
+                    + ": the mount's connections as the server accepted them and as the wire recorder saw them" + on()));
+            if (cs.isEmpty()) {
+                continue;
+            }
             long big = Arrays.stream(m.sizes()).filter(x -> x >= 4 * KIB).sum();
-            long writes = c.rdma.stream().filter(WireRecorder.Rdma::write).mapToLong(WireRecorder.Rdma::length).sum();
-            long reads = c.rdma.stream().filter(r -> !r.write()).mapToLong(WireRecorder.Rdma::length).sum();
-            LOG.info("{}{}: RDMA Writes {} bytes, RDMA Reads {} bytes, {} Sends with Invalidate", m.tag(), on(), writes,
-                    reads, c.invalidated.size());
+            long writes = cs.stream().flatMap(c -> c.rdma.stream()).filter(WireRecorder.Rdma::write)
+                    .mapToLong(WireRecorder.Rdma::length).sum();
+            long reads = cs.stream().flatMap(c -> c.rdma.stream()).filter(r -> !r.write())
+                    .mapToLong(WireRecorder.Rdma::length).sum();
+            List<Integer> notInvalidated = new ArrayList<>();
+            for (WireRecorder.Connection c : cs) {
+                Set<Integer> invalidated = new HashSet<>(c.invalidated);
+                notInvalidated.add((int) c.rdma.stream().map(WireRecorder.Rdma::token).distinct()
+                        .filter(t -> !invalidated.contains(t)).count());
+            }
+            LOG.info("{}{}: {} connections, RDMA Writes {} bytes, RDMA Reads {} bytes, {} Sends with Invalidate, tokens "
+                    + "used and not invalidated per connection {}", m.tag(), on(), cs.size(), writes, reads,
+                    cs.stream().mapToInt(c -> c.invalidated.size()).sum(), notInvalidated);
             checks.add(() -> assertTrue(writes >= 3 * big, m.tag() + ": RDMA Write bytes " + writes + " < " + 3 * big));
             checks.add(() -> assertTrue(reads >= 2 * big, m.tag() + ": RDMA Read bytes " + reads + " < " + 2 * big));
-            Set<Integer> invalidated = new HashSet<>(c.invalidated);
-            checks.add(() -> assertEquals(List.of(), c.rdma.stream().map(WireRecorder.Rdma::token).distinct()
-                    .filter(t -> !invalidated.contains(t)).toList(), m.tag() + ": tokens used and not invalidated"));
+            WireRecorder.Connection last = cs.get(cs.size() - 1);
+            Set<Integer> invalidated = new HashSet<>(last.invalidated);
+            checks.add(() -> assertEquals(List.of(), last.rdma.stream().map(WireRecorder.Rdma::token).distinct()
+                    .filter(t -> !invalidated.contains(t)).toList(), m.tag()
+                    + ": tokens used and not invalidated on the connection the mount ended on"));
         }
         assertAll(checks);
     }
@@ -392,7 +457,7 @@ class FileServerOverVerbsInGuest {
      * in its device list when the last identifier is gone ({@code ucma_put_device} releases only its
      * protection domain); nothing closes it before the process exits. The provider opens no context
      * of its own that it keeps (the probe closes the one it queries). The host
-     * ({@code CifsMountsFileServerOverVerbsInVmScenario}) checks that the context is gone once this
+     * ({@code CifsMountsFileServerOverVerbsInVmTest}) checks that the context is gone once this
      * JVM has exited.
      */
     @Test

@@ -241,6 +241,36 @@ final class CompletionGroup {
         endAll(DisconnectCause.DEVICE_REMOVED, detail);
     }
 
+    /**
+     * Group thread: port {@code port} of the device went down; every endpoint of the group that is
+     * connecting, accepting or connected ends as PEER_LOST with {@code detail} (one not yet
+     * connecting may still connect once the port is up). The devices the provider serves (and siw and rxe) have one port,
+     * and an endpoint does not record the port its route took, so every endpoint of the device ends.
+     * What they have outstanding completes as FLUSHED at once; their CM messages wait for the port
+     * ({@link VerbsEndpoint#endForPortDown}).
+     */
+    void portDown(int port, String detail) {
+        for (int slot = 0; slot < slots.length(); slot++) {
+            VerbsEndpoint endpoint = slots.get(slot);
+            if (endpoint != null && endpoint.connectingOrConnected()) {
+                endpoint.endForPortDown(detail);
+            }
+        }
+    }
+
+    /**
+     * Group thread: the device's port is up again; the endpoints ended by {@link #portDown} now
+     * disconnect and, if closed, release what the kernel holds for them.
+     */
+    void portUp() {
+        for (int slot = 0; slot < slots.length(); slot++) {
+            VerbsEndpoint endpoint = slots.get(slot);
+            if (endpoint != null) {
+                endpoint.portUp();
+            }
+        }
+    }
+
     /** Every endpoint ends; no completion will come, so what they have outstanding completes as FLUSHED now. */
     private void endAll(DisconnectCause cause, String detail) {
         failed = true;

@@ -51,6 +51,12 @@ final class EndpointSetup {
      * on the identifier that wait for its return, in the order asked; else null.
      */
     private List<Runnable> afterConnect;
+    /**
+     * What holds {@link #afterConnect} back: {@code rdma_connect} in the kernel, the device's port
+     * down ({@link #holdForPort}); the calls run when none is left.
+     */
+    private int holds;
+    private boolean portHeld;
 
     EndpointSetup(VerbsEndpoint endpoint, VerbsRdmaProvider provider, CompletionGroup group, VerbsBackend.CmId id,
             VerbsBackend.QueuePair qp, boolean passive) {
@@ -198,7 +204,7 @@ final class EndpointSetup {
             enterHeld(VerbsEndpoint.State.CONNECTING);
             parameters = new VerbsBackend.CmConnParam(connectPrivateData.duplicate(), inboundReadDepth,
                     outboundReadDepth, settings.retryCount(), settings.rnrRetryCount());
-            afterConnect = new ArrayList<>();
+            holdHeld();
         }
         try {
             provider.connectCalls().execute(() -> connectNow(parameters));
@@ -238,11 +244,58 @@ final class EndpointSetup {
         }
     }
 
-    /** The connect call returned: what waited for it runs now, in order, on this thread. */
+    /** Under the lock: one more hold on the calls on the identifier. */
+    private void holdHeld() {
+        holds++;
+        if (afterConnect == null) {
+            afterConnect = new ArrayList<>();
+        }
+    }
+
+    /**
+     * Group thread: the device's port went down. The calls on the identifier that send a CM message
+     * ({@code rdma_disconnect}, the destroys of a connected identifier) wait until it is up again
+     * ({@link #releaseForPort}): sent while the port is down, the message is lost, and on soft-RoCE
+     * (rxe) the send puts the device's MAD queue pair in the error state for good, so that no
+     * connection is made on the device until its driver is reloaded.
+     */
+    void holdForPort() {
+        synchronized (lock) {
+            if (portHeld) {
+                return;
+            }
+            portHeld = true;
+            holdHeld();
+        }
+    }
+
+    /** The port is up again (or the provider stops): the calls held for it run now, in order, on this thread. */
+    void releaseForPort() {
+        synchronized (lock) {
+            if (!portHeld) {
+                return;
+            }
+            portHeld = false;
+        }
+        release();
+    }
+
+    /** The connect call returned: what waited for it runs now, in order, on this thread (unless the port holds it). */
     private void connectReturned() {
+        release();
+    }
+
+    /** One hold less; with none left, what waited runs now, in order, on this thread. */
+    private void release() {
+        synchronized (lock) {
+            holds--;
+        }
         while (true) {
             Runnable next;
             synchronized (lock) {
+                if (holds > 0) {
+                    return;
+                }
                 if (afterConnect == null || afterConnect.isEmpty()) {
                     afterConnect = null;
                     return;
@@ -252,7 +305,7 @@ final class EndpointSetup {
             try {
                 next.run();
             } catch (RuntimeException e) {
-                LOG.warn("{}: a call that waited for rdma_connect failed", endpoint, e);
+                LOG.warn("{}: a call that waited for rdma_connect or the port failed", endpoint, e);
             }
         }
     }

@@ -152,6 +152,11 @@ public final class SysfsDevices {
         return names;
     }
 
+    /** {@code ports/PORT/state} of {@code device} ("4: ACTIVE", "1: DOWN"), null when it cannot be read. */
+    public String portState(String device, int port) {
+        return read(root.resolve(device).resolve("ports").resolve(Integer.toString(port)).resolve("state"));
+    }
+
     private static String read(Path file) {
         try {
             return Files.readString(file, StandardCharsets.US_ASCII).trim();

@@ -183,6 +183,13 @@ final class VerbsEndpoint implements RdmaEndpoint {
         }
     }
 
+    /** Whether this endpoint is on its way to a connection or has one (resolving, connecting, requested, accepting, established). */
+    boolean connectingOrConnected() {
+        synchronized (lock) {
+            return state.compareTo(State.RESOLVING_ADDRESS) >= 0 && state.compareTo(State.ESTABLISHED) <= 0;
+        }
+    }
+
     int outstandingSends() {
         synchronized (lock) {
             return sendQueue.size();
@@ -245,6 +252,14 @@ final class VerbsEndpoint implements RdmaEndpoint {
                     // the connection is gone: whatever the device does with what is outstanding, it
                     // never reaches the peer (siw has moved the queue pair to the error state already)
                     queuePairInError(StatusMapper.cmEventName(type));
+                    // siw ends its connections when its interface goes down, and the CM's word may come
+                    // before the port event: the end is the port's
+                    String portDown = settings.endConnectionsOnPortDown() ? provider.portDownState() : null;
+                    if (portDown != null) {
+                        endForPortDown(VerbsRdmaProvider.portDownText(1) + " (" + StatusMapper.cmEventName(type)
+                                + " came first; the port's state " + portDown + ")");
+                        return;
+                    }
                 }
                 if (ending != null) {
                     if (type == VerbsConstants.CM_EVENT_REJECTED && features.privateData()
@@ -410,6 +425,24 @@ final class VerbsEndpoint implements RdmaEndpoint {
             flushOutstanding();
         }
         maybeFinish();
+    }
+
+    /**
+     * Group thread: the device's port went down ({@code IBV_EVENT_PORT_ERR}). The connection ends at
+     * once as PEER_LOST with {@code text}, what is outstanding completes as FLUSHED now (a late
+     * completion of the device finds nothing outstanding), and the calls on the identifier that send
+     * a CM message ({@code rdma_disconnect}, the destroys of a {@link #close}) wait until the port is
+     * up again ({@link #portUp}) or the provider stops.
+     */
+    void endForPortDown(String text) {
+        setup.holdForPort();
+        queuePairInError(text);
+        endOnGroup(DisconnectCause.PEER_LOST, text);
+    }
+
+    /** The device's port is up again (or the provider stops): what waited for it runs now, on this thread. */
+    void portUp() {
+        setup.releaseForPort();
     }
 
     /** Records that the queue pair is in the error state (the first evidence is kept). */

@@ -52,6 +52,8 @@ public final class VerbsRdmaProvider implements RdmaProvider {
     private final LongSupplier nanoClock;
     private final RdmaCapabilities capabilities;
     private final DeviceAttributes device;
+    /** The kernel's view of the device's port ({@link #portDownState}). */
+    private final SysfsDevices sysfs = new SysfsDevices(java.nio.file.Path.of("/sys/class/infiniband"));
     private final boolean memoryWindows;
     private final boolean remoteInvalidation;
     private final int withInvalidateFlags;
@@ -114,6 +116,8 @@ public final class VerbsRdmaProvider implements RdmaProvider {
                 + "; Send with Invalidate " + (capabilities.sendWithInvalidate() ? "on" : "off") + ": "
                 + sendWithInvalidateReason() + "; a peer's Send with Invalidate of our memory "
                 + (remoteInvalidation ? "on" : "off") + ": " + settings.remoteInvalidationReason(device)
+                + (settings.endConnectionsOnPortDown() ? "; a port that goes down ends its connections"
+                        : "; a port that goes down leaves its connections to the transport's retries")
                 + (notes == null || notes.isEmpty() ? "" : "; other backends: " + notes);
     }
 
@@ -192,9 +196,10 @@ public final class VerbsRdmaProvider implements RdmaProvider {
     /**
      * A backend thread: an asynchronous event of {@code group}'s device. Queue pair and completion
      * queue events go to the group's thread; a fatal device ends everything on it and fails the
-     * listeners (the provider serves one device); port events are recorded for operators (a link
-     * that goes down is left to the transport's retries: connections that outlive a short outage
-     * survive it, the others end as PEER_LOST).
+     * listeners (the provider serves one device); port events are recorded for operators, and a port
+     * that goes down ends the connections on it as PEER_LOST naming the event (unless
+     * {@code endConnectionsOnPortDown} is off: then the transport's retries decide, connections that
+     * outlive a short outage survive it, the others end as PEER_LOST).
      */
     void onAsyncEvent(CompletionGroup group, VerbsBackend.AsyncEvent event) {
         int type = event.type();
@@ -232,15 +237,42 @@ public final class VerbsRdmaProvider implements RdmaProvider {
             }
             case VerbsConstants.EVENT_PORT_ERR -> {
                 portEvent = "port " + event.port() + " down (" + name + " at " + java.time.Instant.now() + ")";
-                LOG.warn("RDMA device port {} is down ({}): connections wait for it within their transport retries",
-                        event.port(), name);
+                if (settings.endConnectionsOnPortDown()) {
+                    String text = portDownText(event.port());
+                    LOG.warn("RDMA device port {} is down ({}): ending its connections", event.port(), name);
+                    group.execute(() -> group.portDown(event.port(), text));
+                } else {
+                    LOG.warn("RDMA device port {} is down ({}): connections wait for it within their transport retries",
+                            event.port(), name);
+                }
             }
             case VerbsConstants.EVENT_PORT_ACTIVE -> {
                 portEvent = "port " + event.port() + " active again (" + name + " at " + java.time.Instant.now() + ")";
                 LOG.info("RDMA device port {} is active ({})", event.port(), name);
+                group.execute(group::portUp);
             }
             default -> LOG.info("RDMA device event {} (port {})", name, event.port());
         }
+    }
+
+    /** Why a connection ended when port {@code port} of the device went down. */
+    static String portDownText(int port) {
+        return StatusMapper.asyncEventName(VerbsConstants.EVENT_PORT_ERR) + ": port " + port
+                + " of the RDMA device went down (its link or network interface); the connection ended with it";
+    }
+
+    /**
+     * Port 1's state as the kernel shows it ({@code /sys/class/infiniband/DEVICE/ports/1/state}, "1:
+     * DOWN"), when it is not ACTIVE; null when it is, or cannot be told. Read when a connection ends
+     * by the CM's word, which may come before the port event.
+     */
+    String portDownState() {
+        String name = device != null ? device.name() : settings.deviceName();
+        if (name == null || name.isEmpty()) {
+            return null;
+        }
+        String state = sysfs.portState(name, 1);
+        return state == null || state.startsWith("4") ? null : state;
     }
 
     /** Where {@code rdma_connect} runs (see {@link #connectCalls}). */
@@ -579,6 +611,9 @@ public final class VerbsRdmaProvider implements RdmaProvider {
         }
         for (VerbsEndpoint endpoint : open) {
             endpoint.close();
+        }
+        for (CompletionGroup group : groups.values()) {
+            group.portUp(); // what a port that went down held back (closed endpoints included) runs now
         }
         if (connectCalls instanceof ExecutorService pool) {
             pool.shutdown(); // a connect call still in the kernel ends by its own timeout; its teardown then runs there

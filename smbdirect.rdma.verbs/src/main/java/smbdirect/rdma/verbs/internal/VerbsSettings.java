@@ -47,6 +47,10 @@ import smbdirect.api.settings.SettingRefusedException;
  * @param connectTimeoutMillis how long the connect itself ({@code rdma_connect} until ESTABLISHED) and
  *     an accept ({@code rdma_accept} until ESTABLISHED) may take; then the connection ends as
  *     CONNECT_ERROR naming the phase
+ * @param endConnectionsOnPortDown when the device's port goes down ({@code IBV_EVENT_PORT_ERR}), end
+ *     every connection on it at once as PEER_LOST with a reason naming the port event, so that the
+ *     upper layer can reconnect or fail over; false leaves them to the transport's retries (a short
+ *     outage is ridden out, a longer one ends them as PEER_LOST when the retries run out)
  */
 public record VerbsSettings(
         String deviceName,
@@ -68,7 +72,8 @@ public record VerbsSettings(
         int listenBacklog,
         boolean sendWithInvalidate,
         String backend,
-        int connectTimeoutMillis) {
+        int connectTimeoutMillis,
+        boolean endConnectionsOnPortDown) {
 
     /** {@code backend}: rdma-core on JDK 22+ when libibverbs loads, else DiSNI when libdisni loads. */
     public static final String AUTO = "auto";
@@ -83,7 +88,19 @@ public record VerbsSettings(
     /** The defaults (also the Metatype defaults). */
     public static VerbsSettings defaults() {
         return new VerbsSettings("", "", "AUTO", 4096, 1024, 1024, 1 << 30, 16, 1L << 30, false, 32, 100, 5000,
-                5000, 6, 0, 128, false, AUTO, CONNECT_TIMEOUT_MILLIS_DEFAULT);
+                5000, 6, 0, 128, false, AUTO, CONNECT_TIMEOUT_MILLIS_DEFAULT, true);
+    }
+
+    /** The settings with {@code endConnectionsOnPortDown} true (the default). */
+    public VerbsSettings(String deviceName, String bindAddress, String transportType, int cqSize,
+            int maxSendWorkRequests, int maxReceiveWorkRequests, int maxMessageSize, int maxReadDepth,
+            long maxRegionSize, boolean busyPolling, int pollBatch, int eventTimeoutMillis, int resolveTimeoutMillis,
+            int flushTimeoutMillis, int retryCount, int rnrRetryCount, int listenBacklog, boolean sendWithInvalidate,
+            String backend, int connectTimeoutMillis) {
+        this(deviceName, bindAddress, transportType, cqSize, maxSendWorkRequests, maxReceiveWorkRequests,
+                maxMessageSize, maxReadDepth, maxRegionSize, busyPolling, pollBatch, eventTimeoutMillis,
+                resolveTimeoutMillis, flushTimeoutMillis, retryCount, rnrRetryCount, listenBacklog, sendWithInvalidate,
+                backend, connectTimeoutMillis, true);
     }
 
     /** The settings with {@code connectTimeoutMillis} {@value #CONNECT_TIMEOUT_MILLIS_DEFAULT}. */
@@ -114,7 +131,15 @@ public record VerbsSettings(
         return new VerbsSettings(deviceName, bindAddress, transportType, cqSize, maxSendWorkRequests,
                 maxReceiveWorkRequests, maxMessageSize, maxReadDepth, maxRegionSize, busyPolling, pollBatch,
                 eventTimeoutMillis, resolveTimeoutMillis, flushTimeoutMillis, retryCount, rnrRetryCount, listenBacklog,
-                sendWithInvalidate, name, connectTimeoutMillis);
+                sendWithInvalidate, name, connectTimeoutMillis, endConnectionsOnPortDown);
+    }
+
+    /** These settings with another {@code endConnectionsOnPortDown}. */
+    public VerbsSettings withEndConnectionsOnPortDown(boolean end) {
+        return new VerbsSettings(deviceName, bindAddress, transportType, cqSize, maxSendWorkRequests,
+                maxReceiveWorkRequests, maxMessageSize, maxReadDepth, maxRegionSize, busyPolling, pollBatch,
+                eventTimeoutMillis, resolveTimeoutMillis, flushTimeoutMillis, retryCount, rnrRetryCount, listenBacklog,
+                sendWithInvalidate, backend, connectTimeoutMillis, end);
     }
 
     /** These settings with other resolve and connect timeouts. */
@@ -122,7 +147,7 @@ public record VerbsSettings(
         return new VerbsSettings(deviceName, bindAddress, transportType, cqSize, maxSendWorkRequests,
                 maxReceiveWorkRequests, maxMessageSize, maxReadDepth, maxRegionSize, busyPolling, pollBatch,
                 eventTimeoutMillis, resolveMillis, flushTimeoutMillis, retryCount, rnrRetryCount, listenBacklog,
-                sendWithInvalidate, backend, connectMillis);
+                sendWithInvalidate, backend, connectMillis, endConnectionsOnPortDown);
     }
 
     public VerbsSettings {

@@ -24,7 +24,8 @@ import smbdirect.api.rdma.RdmaListenHandler;
  * The device's asynchronous events ({@code ibv_get_async_event}) as the provider acts on them,
  * driven by hand through the fake backend: queue pair errors end their connection as QP_ERROR
  * naming the event, a completion queue error ends every endpoint of the device, a fatal device ends
- * everything as DEVICE_REMOVED, port events are reported to operators, the rest changes nothing.
+ * everything as DEVICE_REMOVED, port events are reported to operators and a port going down ends
+ * the device's connections as PEER_LOST (unless turned off), the rest changes nothing.
  */
 class AsyncEventTest {
 
@@ -179,17 +180,78 @@ class AsyncEventTest {
     }
 
     @Test
-    void portEventsAreShownToOperatorsAndLeaveConnectionsToTheTransport() throws Exception {
-        RecordingHandler handler = new RecordingHandler();
-        VerbsEndpoint ep = connectedWithReceives(handler, 1);
+    void aPortGoingDownEndsEveryConnectionOfTheDeviceAsPeerLostNamingTheEventAndNewOnesWorkOnceItIsUp()
+            throws Exception {
+        RecordingHandler first = new RecordingHandler();
+        RecordingHandler second = new RecordingHandler();
+        VerbsEndpoint a = connectedWithReceives(first, 1);
+        VerbsEndpoint b = connectedWithReceives(second, 2);
         backend.asyncEvent(VerbsConstants.EVENT_PORT_ERR, null, null, 1);
         h.pump();
+        h.pump();
+        for (RecordingHandler handler : List.of(first, second)) {
+            assertEquals(DisconnectCause.PEER_LOST, handler.cause);
+            assertTrue(handler.detail.startsWith("IBV_EVENT_PORT_ERR: port 1 of the RDMA device went down"), handler.detail);
+        }
+        assertEquals(List.of(100L), first.completions.stream().map(RecordingHandler.Completion::wrId).toList(),
+                "what was posted completes at once (flushed by the provider: the device may not flush it)");
+        assertEquals(List.of(100L, 101L), second.completions.stream().map(RecordingHandler.Completion::wrId).toList());
         assertTrue(h.provider.describeSettings().contains("port 1 down (IBV_EVENT_PORT_ERR"),
                 h.provider.describeSettings());
-        assertEquals(VerbsEndpoint.State.ESTABLISHED, ep.state());
+        // no CM message while the port is down: rdma_disconnect and a closed endpoint's destroys wait for it
+        a.close();
+        h.pump();
+        assertEquals(0, Harness.qp(a).id.disconnects, "no rdma_disconnect while the port is down");
+        assertEquals(0, Harness.qp(b).id.disconnects);
+        assertTrue(backend.destroyedQps.isEmpty() && backend.destroyedIds.isEmpty(), backend.calls.toString());
         backend.asyncEvent(VerbsConstants.EVENT_PORT_ACTIVE, null, null, 1);
+        h.pump();
         assertTrue(h.provider.describeSettings().contains("port 1 active again (IBV_EVENT_PORT_ACTIVE"),
                 h.provider.describeSettings());
+        assertEquals(1, Harness.qp(a).id.disconnects, "rdma_disconnect once the port is up");
+        assertEquals(1, Harness.qp(b).id.disconnects);
+        assertEquals(List.of(Harness.qp(a).id), backend.destroyedIds, "the closed endpoint's identifier, then");
+        assertEquals(1, backend.destroyedQps.size());
+        // a late flush of the device finds nothing outstanding
+        backend.flush(Harness.qp(b));
+        h.pump();
+        assertEquals(List.of(100L, 101L), second.completions.stream().map(RecordingHandler.Completion::wrId).toList());
+        RecordingHandler after = new RecordingHandler();
+        VerbsEndpoint c = connectedWithReceives(after, 1);
+        h.pump();
+        assertEquals(VerbsEndpoint.State.ESTABLISHED, c.state(), "a connection after the port is up again");
+        assertNull(after.cause);
+    }
+
+    @Test
+    void aProviderStoppingWhileThePortIsDownReleasesWhatThePortHeldBack() throws Exception {
+        VerbsEndpoint a = connectedWithReceives(new RecordingHandler(), 1);
+        backend.asyncEvent(VerbsConstants.EVENT_PORT_ERR, null, null, 1);
+        h.pump();
+        a.close();
+        h.pump();
+        assertTrue(backend.destroyedIds.isEmpty(), backend.calls.toString());
+        h.provider.shutdown();
+        assertEquals(1, Harness.qp(a).id.disconnects);
+        assertEquals(List.of(Harness.qp(a).id), backend.destroyedIds);
+    }
+
+    @Test
+    void withEndConnectionsOnPortDownOffAPortEventLeavesConnectionsToTheTransport() throws Exception {
+        FakeBackend riding = new FakeBackend();
+        riding.asyncEvents = true;
+        Harness off = new Harness(VerbsSettings.defaults().withEndConnectionsOnPortDown(false), riding);
+        RecordingHandler handler = new RecordingHandler();
+        VerbsEndpoint ep = off.established(handler, 4, 4);
+        riding.asyncEvent(VerbsConstants.EVENT_PORT_ERR, null, null, 1);
+        off.pump();
+        assertTrue(off.provider.describeSettings().contains("port 1 down (IBV_EVENT_PORT_ERR")
+                && off.provider.describeSettings().contains("leaves its connections to the transport's retries"),
+                off.provider.describeSettings());
+        assertEquals(VerbsEndpoint.State.ESTABLISHED, ep.state());
+        riding.asyncEvent(VerbsConstants.EVENT_PORT_ACTIVE, null, null, 1);
+        off.pump();
+        assertEquals(VerbsEndpoint.State.ESTABLISHED, ep.state());
         assertNull(handler.cause);
     }
 

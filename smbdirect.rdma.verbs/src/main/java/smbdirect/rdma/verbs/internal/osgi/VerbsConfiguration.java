@@ -102,6 +102,13 @@ public @interface VerbsConfiguration {
             min = "1")
     int flushTimeoutMillis() default 5000;
 
+    @AttributeDefinition(name = "End connections when the port goes down",
+            description = "When the device's port goes down (IBV_EVENT_PORT_ERR: the link or its interface), end every "
+                    + "connection on it at once as PEER_LOST with a reason naming the port event, so that the SMB "
+                    + "layer reconnects or fails over to another channel; false: leave them to the transport's "
+                    + "retries (a short outage is ridden out, a longer one ends them when the retries run out)")
+    boolean endConnectionsOnPortDown() default true;
+
     @AttributeDefinition(name = "Retry count", description = "rdma_conn_param.retry_count", min = "0", max = "7")
     int retryCount() default 6;
 

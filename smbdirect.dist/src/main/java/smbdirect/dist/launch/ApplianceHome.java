@@ -79,6 +79,12 @@ public final class ApplianceHome {
 
     /** Entry point of {@code Launcher-Agent-Class}: runs before the launcher's main method. */
     public static void agentmain(String args) {
+        List<String> jvmArguments = ProcessHandle.current().info().arguments().map(Arrays::asList).orElse(null);
+        if (relaunchNeeded(Runtime.version().feature(), jvmArguments, System.getProperties(),
+                System.getenv("JDK_JAVA_OPTIONS"))) {
+            System.exit(relaunch(jvmArguments));
+        }
+        watchLauncher(System.getProperty(RELAUNCHED));
         try {
             prepare(System.getProperties(), commandArguments());
             // the JDK logging of the framework's extensions (SPI Fly's "Registered provider" lines) until
@@ -90,6 +96,123 @@ public final class ApplianceHome {
         } catch (IOException | InvalidPathException e) {
             System.err.println("smbdirect: cannot prepare the home directory: " + e.getMessage());
             System.exit(1);
+        }
+    }
+
+    /** The JVM option that lets the Felix framework call {@code sun.misc.Unsafe} without the JVM's warning. */
+    static final String UNSAFE_OPTION = "--sun-misc-unsafe-memory-access";
+    /** System property of a relaunched JVM: the process id of the JVM that started it. */
+    static final String RELAUNCHED = "smbdirect.relaunchedBy";
+    /** System property: {@code false} keeps a JDK 24+ JVM started without {@link #UNSAFE_OPTION} as it is. */
+    static final String RELAUNCH = "smbdirect.relaunch";
+
+    /**
+     * Whether this JVM starts the runtime in a second JVM with {@code --sun-misc-unsafe-memory-access=allow}:
+     * on JDK 24 and later (JEP 498) the JVM itself prints four {@code WARNING:} lines when the Felix
+     * framework (7.0.5, the newest) calls {@code sun.misc.Unsafe} in its static initialiser, before
+     * any framework property is read, and only that JVM option (which JDK 17 refuses, and a jar's
+     * manifest cannot carry) keeps it quiet. Not when the option (or {@code JDK_JAVA_OPTIONS} with it)
+     * is given, when this JVM was relaunched already, when {@value #RELAUNCH} is {@code false}, or when
+     * the command line is not known ({@code jvmArguments} null).
+     */
+    static boolean relaunchNeeded(int javaFeature, List<String> jvmArguments, Properties system, String jdkJavaOptions) {
+        if (javaFeature < 24 || jvmArguments == null || system.getProperty(RELAUNCHED) != null
+                || "false".equalsIgnoreCase(system.getProperty(RELAUNCH))) {
+            return false;
+        }
+        if (jdkJavaOptions != null && jdkJavaOptions.contains(UNSAFE_OPTION)) {
+            return false;
+        }
+        return jvmArguments.stream().noneMatch(a -> a.startsWith(UNSAFE_OPTION));
+    }
+
+    /**
+     * The command of the relaunched JVM: this JVM's executable and arguments (options, {@code -jar},
+     * the program's arguments, as given), with {@code --sun-misc-unsafe-memory-access=allow} and
+     * {@value #RELAUNCHED} first.
+     */
+    static List<String> relaunchCommand(String java, List<String> jvmArguments, long pid) {
+        List<String> command = new java.util.ArrayList<>();
+        command.add(java);
+        command.add(UNSAFE_OPTION + "=allow");
+        command.add("-D" + RELAUNCHED + "=" + pid);
+        command.addAll(jvmArguments);
+        return command;
+    }
+
+    /**
+     * Runs the runtime in a second JVM ({@link #relaunchCommand}) that shares this one's standard
+     * input, output and error, working directory and environment, and returns its exit status. This
+     * JVM loads nothing else and waits: a SIGTERM or SIGINT to it (a service manager, Ctrl-C) is
+     * passed on as SIGTERM, and this JVM ends with the runtime's status once the runtime has stopped
+     * (60 s at most, then it is killed); the relaunched JVM stops itself when this one is gone
+     * ({@link #watchLauncher}), killed or not.
+     */
+    static int relaunch(List<String> jvmArguments) {
+        String executable = ProcessHandle.current().info().command().orElse(Path.of(System.getProperty("java.home"),
+                "bin", "java").toString());
+        Process runtime;
+        try {
+            runtime = new ProcessBuilder(relaunchCommand(executable, jvmArguments, ProcessHandle.current().pid()))
+                    .inheritIO().start();
+        } catch (IOException e) {
+            System.err.println("smbdirect: cannot start the runtime's JVM with " + UNSAFE_OPTION + "=allow: "
+                    + e.getMessage());
+            return 1;
+        }
+        java.util.concurrent.atomic.AtomicBoolean ended = new java.util.concurrent.atomic.AtomicBoolean();
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            if (ended.get()) {
+                return;
+            }
+            runtime.destroy(); // SIGTERM: the runtime stops in order
+            try {
+                if (!runtime.waitFor(60, java.util.concurrent.TimeUnit.SECONDS)) {
+                    runtime.destroyForcibly().waitFor();
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            Runtime.getRuntime().halt(runtime.isAlive() ? 1 : runtime.exitValue());
+        }, "smbdirect-relaunch"));
+        while (true) {
+            try {
+                int status = runtime.waitFor();
+                ended.set(true);
+                return status;
+            } catch (InterruptedException e) {
+                // the main thread is not interrupted by signals; keep waiting
+            }
+        }
+    }
+
+    /**
+     * In a relaunched JVM ({@code launcher}: the pid of the JVM that started it, or null): stops this
+     * JVM in order (it raises SIGTERM in itself) when that JVM is gone without having stopped it, so
+     * that a killed launcher leaves no runtime behind.
+     */
+    static void watchLauncher(String launcher) {
+        if (launcher == null) {
+            return;
+        }
+        try {
+            ProcessHandle.of(Long.parseLong(launcher.trim())).ifPresentOrElse(
+                    p -> p.onExit().thenRun(ApplianceHome::stopAsIfSignalled), ApplianceHome::stopAsIfSignalled);
+        } catch (NumberFormatException e) {
+            // not ours
+        }
+    }
+
+    /**
+     * Raises SIGTERM in this JVM, so that the runtime stops as a service manager's stop makes it
+     * ({@code sun.misc.Signal}, the handler the runtime installed); where that cannot be done, exits.
+     */
+    private static void stopAsIfSignalled() {
+        try {
+            Class<?> signal = Class.forName("sun.misc.Signal");
+            signal.getMethod("raise", signal).invoke(null, signal.getConstructor(String.class).newInstance("TERM"));
+        } catch (ReflectiveOperationException | LinkageError | RuntimeException e) {
+            System.exit(0);
         }
     }
 

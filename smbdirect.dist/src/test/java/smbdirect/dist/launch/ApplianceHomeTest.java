@@ -191,4 +191,35 @@ class ApplianceHomeTest {
         ApplianceHome.prepare(again, List.of());
         assertEquals("<configuration/>\n", Files.readString(config), "the operator's edits stay");
     }
+
+    @Test
+    void onJdk24AndLaterWithoutTheUnsafeOptionTheRuntimeIsRelaunchedWithIt() {
+        List<String> args = List.of("-Dsmbdirect.home=/srv/a", "-jar", "smbdirect.jar", "perf", "--help");
+        Properties none = new Properties();
+        assertTrue(ApplianceHome.relaunchNeeded(24, args, none, null));
+        assertTrue(ApplianceHome.relaunchNeeded(25, args, none, "-Xmx1g"));
+        assertEquals(List.of("/jdk/bin/java", "--sun-misc-unsafe-memory-access=allow", "-Dsmbdirect.relaunchedBy=42",
+                "-Dsmbdirect.home=/srv/a", "-jar", "smbdirect.jar", "perf", "--help"),
+                ApplianceHome.relaunchCommand("/jdk/bin/java", args, 42));
+    }
+
+    @Test
+    void noRelaunchBeforeJdk24WithTheOptionGivenOnceRelaunchedWhenTurnedOffOrWithoutACommandLine() {
+        List<String> args = List.of("-jar", "smbdirect.jar");
+        Properties none = new Properties();
+        assertFalse(ApplianceHome.relaunchNeeded(17, args, none, null));
+        assertFalse(ApplianceHome.relaunchNeeded(23, args, none, null));
+        assertFalse(ApplianceHome.relaunchNeeded(25, List.of("--sun-misc-unsafe-memory-access=allow", "-jar", "x.jar"),
+                none, null));
+        assertFalse(ApplianceHome.relaunchNeeded(25, List.of("--sun-misc-unsafe-memory-access=warn", "-jar", "x.jar"),
+                none, null));
+        assertFalse(ApplianceHome.relaunchNeeded(25, args, none, "--sun-misc-unsafe-memory-access=allow"));
+        Properties relaunched = new Properties();
+        relaunched.setProperty("smbdirect.relaunchedBy", "42");
+        assertFalse(ApplianceHome.relaunchNeeded(25, args, relaunched, null));
+        Properties off = new Properties();
+        off.setProperty("smbdirect.relaunch", "false");
+        assertFalse(ApplianceHome.relaunchNeeded(25, args, off, null));
+        assertFalse(ApplianceHome.relaunchNeeded(25, null, none, null));
+    }
 }

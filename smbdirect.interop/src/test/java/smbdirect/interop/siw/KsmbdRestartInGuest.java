@@ -9,7 +9,6 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Executors;
@@ -113,12 +112,7 @@ class KsmbdRestartInGuest {
     }
 
     private static String shell(String command, int seconds) throws IOException, InterruptedException {
-        Process p = new ProcessBuilder("sh", "-c", command).redirectErrorStream(true).start();
-        if (!p.waitFor(seconds, TimeUnit.SECONDS)) {
-            p.destroyForcibly();
-            return command + ": killed after " + seconds + " s";
-        }
-        return new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+        return SmbOverVerbsInGuest.shell(command, seconds);
     }
 
     /**

@@ -171,7 +171,8 @@ class SmbOverVerbsInGuest {
         fromCifs = wire.connections().stream().filter(x -> x.requestPrivateData != null).findFirst().orElse(null);
     }
 
-    private static String shell(String command, int seconds) throws IOException, InterruptedException {
+    /** Runs {@code command} in the guest's shell (at most {@code seconds}); its output, or why it was killed. */
+    static String shell(String command, int seconds) throws IOException, InterruptedException {
         Process p = new ProcessBuilder("sh", "-c", command).redirectErrorStream(true).start();
         if (!p.waitFor(seconds, TimeUnit.SECONDS)) {
             p.destroyForcibly();

@@ -118,4 +118,72 @@ class ProviderSettingsStayGoodIT {
             assertEquals(0, again.terminate(Duration.ofSeconds(30)), again.output());
         }
     }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> provider(Map<String, Object> json, String name) {
+        List<Map<String, Object>> providers = (List<Map<String, Object>>) ((Map<String, Object>) json.get("transport"))
+                .get("providers");
+        return providers.stream().filter(p -> name.equals(p.get("name"))).findFirst().orElse(null);
+    }
+
+    /** Whether the settings guard keeps last good settings of {@code pid} ({@code data/cache/.../last-good/PID.config}). */
+    private boolean keptAsLastGood(String pid) throws java.io.IOException {
+        try (java.util.stream.Stream<Path> files = Files.walk(home.resolve("data/cache"))) {
+            return files.anyMatch(f -> f.endsWith(Path.of("last-good", pid + ".config")));
+        }
+    }
+
+    private static boolean secondMockWith2048Sends(Map<String, Object> json) {
+        Map<String, Object> p = provider(json, "second");
+        return p != null && String.valueOf(p.get("capabilities")).startsWith("send queue 2048 work requests");
+    }
+
+    /**
+     * The same across a restart for the other providers' files, edited by hand while the runtime is
+     * stopped: a configured mock provider ({@code etc/smbdirect.rdma.mock-second.cfg},
+     * {@code maxSendWorkRequests = 0}, below the metatype's minimum) runs on its last good settings
+     * and the file gets them back; the verbs provider's file ({@code pollBatch = 0}) gets its last
+     * good value back (this machine has no RDMA device, so the provider itself is not registered:
+     * its settings are guarded all the same). Health (WARN) names each file, key, value and reason.
+     */
+    @Test
+    void theMockAndVerbsProvidersHandEditedWhileStoppedStartOnTheirLastGoodSettings() throws Exception {
+        Path mock = home.resolve("etc/smbdirect.rdma.mock-second.cfg");
+        Path verbs = home.resolve("etc/smbdirect.rdma.verbs.cfg");
+        String password;
+        try (RuntimeProcess runtime = RuntimeProcess.start(home)) {
+            runtime.awaitUp(Duration.ofSeconds(90));
+            password = runtime.generatedPassword();
+            Files.writeString(mock, "smbdirect.provider = second\nservice.ranking = -200\nmaxSendWorkRequests = 2048\n");
+            Files.writeString(verbs, "pollBatch = 64\n");
+            runtime.awaitJson(password, ProviderSettingsStayGoodIT::secondMockWith2048Sends,
+                    "the configured mock provider second with 2048 send work requests");
+            // the guard keeps the verbs file's settings as the last good (in its data area under data/)
+            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            while (!keptAsLastGood("smbdirect.rdma.verbs")) {
+                assertTrue(System.nanoTime() < deadline, "the verbs settings kept as the last good:\n" + runtime.output());
+                Thread.sleep(100); // polling the guard's data area
+            }
+            assertEquals(0, runtime.terminate(Duration.ofSeconds(30)), runtime.output());
+        }
+        Files.writeString(mock, Files.readString(mock).replace("maxSendWorkRequests = 2048", "maxSendWorkRequests = 0"));
+        Files.writeString(verbs, Files.readString(verbs).replaceAll("(?m)^pollBatch = .*$", "pollBatch = 0"));
+
+        try (RuntimeProcess again = RuntimeProcess.start(home)) {
+            again.awaitUp(Duration.ofSeconds(90));
+            again.awaitJson(password, ProviderSettingsStayGoodIT::secondMockWith2048Sends,
+                    "the mock provider second on its last good settings (2048), not on the refused 0");
+            again.awaitJson(password, warnFinding("smbdirect.rdma.mock-second.cfg", "maxSendWorkRequests = 0 refused",
+                    "the last good settings were put back"), "the hand-edited mock file's refused value in health");
+            again.awaitJson(password, warnFinding("smbdirect.rdma.verbs.cfg", "pollBatch = 0 refused",
+                    "the last good settings were put back"), "the hand-edited verbs file's refused value in health");
+            RuntimeProcess.awaitFile(home, Path.of("etc/smbdirect.rdma.mock-second.cfg"),
+                    t -> Pattern.compile("(?m)^maxSendWorkRequests = (I\")?2048\"?$").matcher(t).find(),
+                    "the mock's last good value put back");
+            RuntimeProcess.awaitFile(home, Path.of("etc/smbdirect.rdma.verbs.cfg"),
+                    t -> Pattern.compile("(?m)^pollBatch = (I\")?64\"?$").matcher(t).find(),
+                    "the verbs provider's last good value put back");
+            assertEquals(0, again.terminate(Duration.ofSeconds(30)), again.output());
+        }
+    }
 }

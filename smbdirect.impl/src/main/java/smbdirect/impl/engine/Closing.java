@@ -42,6 +42,8 @@ final class Closing {
     private Connection.State closedFrom;
     /** Whether the reason is a refused post's, to be replaced by the endpoint's disconnect cause. */
     private boolean provisionalReason;
+    /** While {@link #closeAfterPostFailure} closes: the reason is provisional (serial context). */
+    private boolean closingAfterPostFailure;
     /** What the upper layer's callback threw, when that is why the connection closes (else null). */
     private Throwable callbackFailure;
     private long closedMillis;
@@ -79,8 +81,14 @@ final class Closing {
         closedFrom = from;
         connection.timers.cancelAll();
         SmbDirectException failure = failure(reason);
-        connection.sendPath.failQueued(failure);
-        connection.rdma.failQueued(failure);
+        if (closingAfterPostFailure) {
+            // the reason is provisional: what is queued fails with the endpoint's own, at the finish
+            connection.sendPath.failQueuedWithTheFinalReason();
+            connection.rdma.failQueuedWithTheFinalReason();
+        } else {
+            connection.sendPath.failQueued(failure);
+            connection.rdma.failQueued(failure);
+        }
         RdmaEndpoint endpoint = connection.endpoint();
         if (endpoint != null && connection.isEndpointStarted()) {
             endpoint.disconnect(); // the endpoint reports onDisconnected after flushing every request
@@ -118,7 +126,12 @@ final class Closing {
      * the endpoint reports with its disconnect.
      */
     void closeAfterPostFailure(String what, RdmaException e) {
-        close(CloseReason.of(CloseReason.Kind.PROVIDER_ERROR, what + " failed: " + e.getMessage()));
+        closingAfterPostFailure = true;
+        try {
+            close(CloseReason.of(CloseReason.Kind.PROVIDER_ERROR, what + " failed: " + e.getMessage()));
+        } finally {
+            closingAfterPostFailure = false;
+        }
         provisionalReason = true;
     }
 

@@ -357,6 +357,15 @@ final class RdmaOperations {
         }
     }
 
+    /** As {@link SendPath#failQueuedWithTheFinalReason}: the pending operations fail when the connection finishes. */
+    void failQueuedWithTheFinalReason() {
+        RdmaOp op;
+        while ((op = pending.pollFirst()) != null) {
+            op.flushed = true; // referenced from the flushed list: never reused
+            flushed.add(op);
+        }
+    }
+
     /** The connection finished: every operation flushed or still in flight fails. */
     void failInFlight(Throwable failure) {
         for (RdmaOp op : flushed) {

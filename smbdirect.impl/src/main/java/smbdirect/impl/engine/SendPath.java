@@ -485,6 +485,18 @@ final class SendPath {
         }
     }
 
+    /**
+     * The connection closes for a reason that may still give way to the endpoint's own (a refused
+     * post): the queued messages fail when the connection finishes, with its final reason, as
+     * flushed ones do.
+     */
+    void failQueuedWithTheFinalReason() {
+        OutMessage m;
+        while ((m = queue.pollFirst()) != null) {
+            flushed.add(m);
+        }
+    }
+
     /** The connection finished: every message with a fragment in flight or flushed fails. */
     void failInFlight(Throwable failure) {
         if (owner != null) {

@@ -89,6 +89,31 @@ class ConnectionLossTest {
         assertTrue(recorded.contains("LOCAL_CLOSE") && recorded.contains("closed by operator (smbd:close)"), recorded);
     }
 
+    /**
+     * A post refused because the queue pair is already going down (the peer disconnected and the
+     * provider's report of it is still on its way): the close reason is provisional, and every
+     * message the upper layer handed over, the queued ones included, fails with the endpoint's own
+     * reason once it comes, never with the provisional "posting a Send failed".
+     */
+    @Test
+    void aRefusedPostGivesWayToThePeersDisconnectForEveryMessageQueuedOrInFlight() {
+        Connection c = established();
+        FakeEndpoint e = h.provider.last();
+        loadSends(c); // credits spent, one message queued
+        c.send(ByteBuffer.wrap(Harness.bytes(10, 2)), (m, x) -> outcomes.add(x));
+        c.send(ByteBuffer.wrap(Harness.bytes(10, 3)), (m, x) -> outcomes.add(x));
+        int messages = outcomes.size() + (int) (c.sendPath.fragmentsSent() - 1) + c.sendPath.queueDepth();
+        e.failSendPost = true; // the queue pair went down with the peer's disconnect, not yet reported
+        e.deferDisconnect = true; // so our disconnect() reports nothing: the peer's report is on its way
+        e.deliver(Harness.dt(10, 1, 0, 0, new byte[0])); // a credit: the queued head is posted, and refused
+        assertFalse(c.isOpen());
+        assertTrue(outcomes.isEmpty(), "nothing fails with the provisional reason: " + outcomes);
+        e.flushAndDisconnect(DisconnectCause.PEER, "bye");
+        assertEquals(CloseReason.Kind.PEER_DISCONNECT, h.recorder.disconnects.get(0).kind());
+        assertAllFailed(messages, CloseReason.Kind.PEER_DISCONNECT);
+        h.provider.assertNoLeaks();
+    }
+
     @Test
     void peerDisconnect() {
         Connection c = established();

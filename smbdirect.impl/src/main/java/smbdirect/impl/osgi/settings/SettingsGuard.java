@@ -396,6 +396,13 @@ public class SettingsGuard implements SettingsFindings, ConfigurationPlugin, Con
             if (c == null || good == null) {
                 return;
             }
+            // this runs after the refusal: a good change made since (a shell's property-set right after
+            // a refused one) is in force and must not be overwritten with older settings
+            List<SettingsCheck.Problem> now = c.getProperties() == null ? null
+                    : problems(pid, c.getFactoryPid(), toMap(c.getProperties()));
+            if (now == null || now.isEmpty() || !now.get(0).refused()) {
+                return;
+            }
             Hashtable<String, Object> restored = kept(good);
             Object file = files.get(pid);
             if (file != null) {

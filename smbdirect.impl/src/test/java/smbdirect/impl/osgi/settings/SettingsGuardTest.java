@@ -285,6 +285,25 @@ class SettingsGuardTest {
     }
 
     @Test
+    void aGoodChangeMadeBeforeTheGuardsThreadPutsTheLastGoodBackIsNotOverwritten() throws Exception {
+        // Karaf's property-set -p: a refused value, then at once a good one, before the guard's thread
+        // came to put the last good settings back
+        guard = guard();
+        holds("receiveCreditMax", "128");
+        guard.check(PID);
+        guardThreadMayGo = new java.util.concurrent.CountDownLatch(1);
+        Hashtable<String, Object> refused = new Hashtable<>();
+        refused.put("service.pid", PID);
+        refused.put("receiveCreditMax", "0");
+        guard.modifyConfiguration(null, refused); // its put-back waits on the guard's thread
+        holds("receiveCreditMax", "110"); // the operator's good change, in Config Admin now
+        guardThreadMayGo.countDown();
+        guard.deactivate(); // the guard's thread has run what it was given
+        guard = null;
+        assertTrue(updates.isEmpty(), "110 stays, not overwritten with the older 128: " + updates);
+    }
+
+    @Test
     void aComponentIsHandedTheLastGoodValuesInsteadOfARefusedOne() throws Exception {
         guard = guard();
         holds("receiveCreditMax", "128");

@@ -89,6 +89,7 @@ class SettingsStayGoodIT {
     void aRefusedSettingIsPutBackInForceAndInEtcAndARestartStartsFromTheLastGoodSettingsItKept() throws Exception {
         String password;
         Path transport = home.resolve(TRANSPORT_FILE);
+        Path consoleFile = home.resolve("etc").resolve(ConsolePassword.PID + ".cfg");
         try (RuntimeProcess runtime = RuntimeProcess.start(home)) {
             runtime.awaitUp(Duration.ofSeconds(60));
             password = runtime.generatedPassword();
@@ -117,7 +118,6 @@ class SettingsStayGoodIT {
                     "the last good settings were put back"), "the refused receiveCreditMax = 0 in health");
             assertEquals(128, receiveCreditMax(runtime.json(password, null)));
             awaitFile(TRANSPORT_FILE, t -> t.contains("\nreceiveCreditMax = 128\n"), "the last good receiveCreditMax");
-            Path consoleFile = home.resolve("etc").resolve(ConsolePassword.PID + ".cfg");
             Files.writeString(consoleFile, Files.readString(consoleFile, StandardCharsets.ISO_8859_1)
                     .replaceFirst("(?m)^password = .*$", "password = admin"), StandardCharsets.ISO_8859_1);
             awaitJson(runtime, password, finding(ConsolePassword.PID, "password = (hidden) refused"),
@@ -146,7 +146,6 @@ class SettingsStayGoodIT {
         Files.writeString(transport, edited, StandardCharsets.ISO_8859_1);
         Files.writeString(home.resolve("etc/smbdirect.transprt.cfg"), "receiveCreditMax = 64\n");
         // and the Felix default password, and a listener's port that is no number
-        Path consoleFile = home.resolve("etc").resolve(ConsolePassword.PID + ".cfg");
         Files.writeString(consoleFile, Files.readString(consoleFile, StandardCharsets.ISO_8859_1)
                 .replaceFirst("(?m)^password = .*$", "password = admin"), StandardCharsets.ISO_8859_1);
         Path listener = home.resolve("etc/smbdirect.listener-default.cfg");

@@ -96,7 +96,7 @@ class ConnectionLossTest {
      * reason once it comes, never with the provisional "posting a Send failed".
      */
     @Test
-    void aRefusedPostGivesWayToThePeersDisconnectForEveryMessageQueuedOrInFlight() {
+    void R_3_1_7_1_01_aRefusedPostGivesWayToThePeersDisconnectForEveryMessageQueuedOrInFlight() {
         Connection c = established();
         FakeEndpoint e = h.provider.last();
         loadSends(c); // credits spent, one message queued

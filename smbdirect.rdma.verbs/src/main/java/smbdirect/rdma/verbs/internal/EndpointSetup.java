@@ -209,7 +209,7 @@ final class EndpointSetup {
         try {
             provider.connectCalls().execute(() -> connectNow(parameters));
         } catch (RejectedExecutionException e) {
-            connectReturned();
+            release();
             endpoint.queuePairInError("rdma_connect not made: the verbs provider is shutting down");
             endpoint.endOnGroup(DisconnectCause.PROVIDER_SHUTDOWN, "rdma_connect not made: the verbs provider is "
                     + "shutting down");
@@ -230,7 +230,7 @@ final class EndpointSetup {
         } catch (RuntimeException e) {
             failure = "rdma_connect failed: " + e;
         } finally {
-            connectReturned();
+            release();
         }
         if (failure != null) {
             String text = failure;
@@ -280,12 +280,10 @@ final class EndpointSetup {
         release();
     }
 
-    /** The connect call returned: what waited for it runs now, in order, on this thread (unless the port holds it). */
-    private void connectReturned() {
-        release();
-    }
-
-    /** One hold less; with none left, what waited runs now, in order, on this thread. */
+    /**
+     * One hold less (the connect call returned, or the port is up); with none left, what waited runs
+     * now, in order, on this thread.
+     */
     private void release() {
         synchronized (lock) {
             holds--;

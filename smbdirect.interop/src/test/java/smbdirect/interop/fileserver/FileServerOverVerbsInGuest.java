@@ -109,6 +109,25 @@ class FileServerOverVerbsInGuest {
     private Map<String, Long> ownAfterClose;
     private Throwable failure;
 
+    // the faults, after the mounts: y, z and x mounted at once, each its own connection (nosharesock)
+    private static final long BIG = 64 * MIB;
+    private static final String BIG_SOURCE = "/tmp/fsio-src-" + BIG;
+    private final List<String> faultsOut = new ArrayList<>();
+    private Map<String, Map<String, Long>> resourcesYz;
+    private Map<String, Map<String, Long>> resourcesXGone;
+    private Map<String, Map<String, Long>> resourcesFaultsEnd;
+    private Map<String, Long> ownFaultsEnd;
+    private int connectionsYz = -1;
+    private int connectionsXGone = -1;
+    private int connectionsFaultsEnd = -1;
+    /** The connection the server closed while y wrote, and whether y's dd was still writing then. */
+    private ServerClose serverClose;
+    private Throwable faultFailure;
+
+    /** The connection the server closed mid-write: its id, its messages and RDMA Reads then, y's dd still running. */
+    record ServerClose(long connectionId, long messagesReceived, long rdmaReads, boolean writerRunning) {
+    }
+
     @BeforeAll
     void mountAndMove() throws Exception {
         baselineBefore = shell("rdma resource show", 30);
@@ -158,11 +177,128 @@ class FileServerOverVerbsInGuest {
         } catch (Exception | AssertionError e) {
             failure = e;
             LOG.warn("the mounts stopped: {}", e.toString());
+        }
+        try {
+            if (failure == null) {
+                faults(unc);
+            }
+        } catch (Exception | AssertionError e) {
+            faultFailure = e;
+            LOG.warn("the faults stopped: {}", e.toString());
         } finally {
             closeAll();
         }
         resourcesAfterClose = awaitResources(afterClose(baselineBefore));
         ownAfterClose = ownResources();
+    }
+
+    /**
+     * The faults of a mounted share, as over the host's iWARP provider
+     * ({@code CifsMountsFileServerOverIwarpTest}): y (3.0.2, the account) and z (3.1.1, guest) stay
+     * mounted; x (3.1.1, the account) gets a 64 MiB file, a direct read of it is killed with SIGKILL
+     * once 4 MiB are in and x is force-unmounted ({@code umount -f}); z then does its round trips.
+     * While y writes 64 MiB with O_DIRECT, the server closes y's connection from its side (as a
+     * failing server would); z does its round trips, cifs reconnects y and y does its own; y and z
+     * are unmounted.
+     */
+    private void faults(String unc) throws Exception {
+        faultShell(String.join("\n",
+                CifsIo.mount("y", unc, "/mnt/y", "rdma,vers=3.0.2,nosharesock," + ACCOUNT, 120),
+                CifsIo.mount("z", unc, "/mnt/z", "rdma,vers=3.1.1,nosharesock,guest", 120)), 300);
+        awaitConnections(2, "y and z mounted");
+        connectionsYz = server.connections();
+        resourcesYz = CifsIo.resources(shell("rdma resource show", 30).lines().toList());
+        faultShell(String.join("\n",
+                CifsIo.mount("x", unc, "/mnt/x", "rdma,vers=3.1.1,nosharesock," + ACCOUNT, 120),
+                "[ -f " + BIG_SOURCE + " ] || head -c " + BIG + " /dev/urandom > " + BIG_SOURCE,
+                "dd if=" + BIG_SOURCE + " of=/mnt/x/big bs=1M oflag=direct 2>/dev/null; echo \"x big rc=$?\"",
+                // the guest kills a direct read mid-transfer (once 4 MiB are in), then force-unmounts
+                "dd if=/mnt/x/big of=/dev/null bs=1M iflag=direct 2>/dev/null & XDD=$!",
+                "i=0; until [ \"$(awk '/^rchar/ {print $2}' /proc/$XDD/io 2>/dev/null || echo 0)\" -gt 4194304 ]; do"
+                        + " i=$((i+1)); [ $i -gt 1200 ] && break; kill -0 $XDD 2>/dev/null || break; sleep 0.05; done",
+                "echo \"x read killed after $(awk '/^rchar/ {print $2}' /proc/$XDD/io 2>/dev/null) bytes\"; kill -9 $XDD",
+                // the killed reader is gone before the forced unmount (a file still open there trips
+                // Linux 6.1's "Busy inodes after unmount" in cifs_kill_sb)
+                "wait $XDD; echo 'x reader gone'",
+                "timeout 60 umount -f /mnt/x; echo \"umount x rc=$?\""), 600);
+        awaitConnections(2, "x force-unmounted, y and z mounted");
+        connectionsXGone = server.connections();
+        resourcesXGone = awaitResources(resourcesYz);
+        faultShell(CifsIo.io("/tmp/cifs-io.sh", "/mnt/z", "zafterx", MIB), 300);
+        Process writer = new ProcessBuilder("sh", "-c", "dd if=" + BIG_SOURCE
+                + " of=/mnt/y/w bs=1M oflag=direct 2>/tmp/ydd.err; echo \"y write rc=$?\"; sed 's/^/y write: /' /tmp/ydd.err")
+                .redirectErrorStream(true).start();
+        StringBuilder written = new StringBuilder();
+        Thread reader = new Thread(() -> {
+            try {
+                written.append(new String(writer.getInputStream().readAllBytes(), StandardCharsets.UTF_8));
+            } catch (IOException e) {
+                written.append("(output lost: ").append(e).append(')');
+            }
+        });
+        reader.start();
+        try {
+            serverClose = closeTheWritingConnection(writer);
+        } finally {
+            if (!writer.waitFor(600, TimeUnit.SECONDS)) {
+                writer.destroyForcibly();
+            }
+            reader.join(10_000);
+            written.toString().strip().lines().forEach(l -> {
+                LOG.info("| {}", l);
+                faultsOut.add(l);
+            });
+        }
+        faultShell(String.join("\n",
+                CifsIo.io("/tmp/cifs-io.sh", "/mnt/z", "zaftery", MIB),
+                CifsIo.io("/tmp/cifs-io.sh", "/mnt/y", "yafter", 4 * KIB, MIB),
+                CifsIo.umount("y", "/mnt/y"),
+                CifsIo.umount("z", "/mnt/z")), 600);
+        awaitNoConnection("y and z");
+        connectionsFaultsEnd = server.connections();
+        resourcesFaultsEnd = awaitResources(CifsIo.resources(baselineServing.lines().toList()));
+        ownFaultsEnd = ownResources();
+    }
+
+    /** Runs guest shell lines of the faults, keeping their output. */
+    private void faultShell(String command, int seconds) throws IOException, InterruptedException {
+        faultsOut.addAll(shell(command, seconds).lines().toList());
+    }
+
+    /**
+     * Waits until one of the server's open connections has received at least 8 more messages since y
+     * began to write (its WRITE requests arriving), then closes that connection from the server's
+     * side: mid-write.
+     */
+    private ServerClose closeTheWritingConnection(Process writer) throws Exception {
+        Map<Long, Long> before = new LinkedHashMap<>();
+        for (SmbDirectConnection c : accepted.open()) {
+            before.put(c.id(), c.getConnectionDTO().messagesReceived);
+        }
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(300);
+        while (System.nanoTime() - deadline < 0 && writer.isAlive()) {
+            for (SmbDirectConnection c : accepted.open()) {
+                smbdirect.api.dto.ConnectionDTO d = c.getConnectionDTO();
+                if (d.messagesReceived >= before.getOrDefault(c.id(), 0L) + 8) {
+                    boolean running = writer.isAlive();
+                    LOG.info("closing connection {} from the server's side mid-write: {} messages received, {} RDMA "
+                            + "Reads, y's dd {}", c.id(), d.messagesReceived, d.rdmaReads, running ? "writing" : "ended");
+                    c.close().toCompletableFuture().get(60, TimeUnit.SECONDS);
+                    return new ServerClose(c.id(), d.messagesReceived, d.rdmaReads, running);
+                }
+            }
+            TimeUnit.MILLISECONDS.sleep(20); // polling the server's counters, not waiting for an event
+        }
+        throw new AssertionError("no connection received y's WRITEs while it wrote (y's dd "
+                + (writer.isAlive() ? "still running" : "ended") + ")");
+    }
+
+    private void awaitConnections(int expected, String what) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (server.connections() != expected && System.nanoTime() - deadline < 0) {
+            TimeUnit.MILLISECONDS.sleep(50); // polling the server's counter
+        }
+        LOG.info("{}: {} connections", what, server.connections());
     }
 
     @AfterAll
@@ -470,6 +606,88 @@ class FileServerOverVerbsInGuest {
         assertEquals(onlyTheContext, ownAfterClose, "this JVM's RDMA objects after the provider closed" + on());
         assertEquals(afterClose(baselineBefore), resourcesAfterClose, "rdma resource show" + on()
                 + " (before the provider: " + CifsIo.resources(baselineBefore.lines().toList()) + ")");
+    }
+
+    private void faultsRan() {
+        ran();
+        assertEquals(null, faultFailure, () -> "the faults ran to their end" + on() + ": " + faultFailure);
+    }
+
+    /**
+     * The guest killed a direct read on x mid-transfer and force-unmounted x: only x's connection
+     * ended, y's and z's stayed, z's round trips afterwards read back what they wrote.
+     */
+    @Test
+    void theGuestsForcedUnmountMidReadEndsOnlyItsConnectionAndTheOthersGoOn() {
+        faultsRan();
+        String killed = faultsOut.stream().filter(l -> l.startsWith("x read killed after ")).findFirst().orElse(null);
+        List<Executable> checks = new ArrayList<>();
+        checks.add(() -> assertEquals(0, CifsIo.status(faultsOut, "mount", "x"), "mount x" + on()));
+        checks.add(() -> assertTrue(faultsOut.contains("x big rc=0"), "x's 64 MiB written" + on()));
+        checks.add(() -> {
+            assertNotNull(killed, "the read on x was killed" + on());
+            long at = Long.parseLong(killed.replaceAll("\\D+", " ").trim().split(" ")[0]);
+            assertTrue(at > 4 * MIB && at < BIG, "killed mid-transfer: " + killed);
+        });
+        checks.add(() -> assertEquals(0, CifsIo.status(faultsOut, "umount", "x"), "umount -f x" + on()));
+        checks.add(() -> assertEquals(2, connectionsYz, "server connections with y and z mounted" + on()));
+        checks.add(() -> assertEquals(2, connectionsXGone, "server connections after x's forced unmount" + on()));
+        checks.addAll(CifsIo.roundTrips(CifsIo.steps(faultsOut), "zafterx", MIB));
+        assertAll(checks);
+    }
+
+    /**
+     * After x's forced unmount mid-read, {@code rdma resource show} is what it was with y and z alone:
+     * cifs's and the provider's objects of x's connection are gone.
+     */
+    @Test
+    void theForcedUnmountReleasesTheGuestsRdmaResourcesOfItsConnection() {
+        faultsRan();
+        assertFalse(resourcesYz.isEmpty(), "rdma resource show with y and z mounted" + on());
+        assertEquals(resourcesYz, resourcesXGone, "after umount -f of x, against y and z alone" + on());
+    }
+
+    /**
+     * The server closed y's connection while y's dd wrote 64 MiB with O_DIRECT: z went on, cifs
+     * reconnected y and y's round trips work again; the interrupted write either failed to the
+     * application or the server holds all of it, never a silently short or wrong file.
+     */
+    @Test
+    void theServerClosingAConnectionMidWriteLeavesTheOthersWorkingAndCifsReconnects() throws Exception {
+        faultsRan();
+        List<CifsIo.Step> steps = CifsIo.steps(faultsOut);
+        List<Executable> checks = new ArrayList<>();
+        checks.add(() -> assertTrue(serverClose.writerRunning(), "y's dd was writing when the server closed "
+                + serverClose + on()));
+        checks.addAll(CifsIo.roundTrips(steps, "zaftery", MIB));
+        checks.addAll(CifsIo.roundTrips(steps, "yafter", 4 * KIB, MIB));
+        String rc = faultsOut.stream().filter(l -> l.startsWith("y write rc=")).findFirst().orElse("y write rc=?");
+        checks.add(() -> assertTrue(rc.matches("y write rc=\\d+"), "y's write ended: " + rc + on()));
+        if (rc.equals("y write rc=0")) {
+            checks.add(() -> assertEquals(CifsIo.sha256(Paths.get(BIG_SOURCE)), CifsIo.sha256(served.resolve("w")),
+                    "y's 64 MiB written through the server's close and cifs's reconnect" + on()));
+        } else {
+            LOG.info("y's write failed to the application: {}", faultsOut.stream().filter(l -> l.startsWith("y write"))
+                    .toList());
+        }
+        assertAll(checks);
+    }
+
+    /**
+     * After the faults and the unmounts of y and z the server holds no connection, this JVM's RDMA
+     * objects are those of the listener alone, and {@code rdma resource show} is as while serving
+     * before the first mount.
+     */
+    @Test
+    void afterTheFaultsTheServerAndTheGuestHoldWhatTheyHeldBeforeTheFirstMount() {
+        faultsRan();
+        assertAll(
+                () -> assertEquals(0, CifsIo.status(faultsOut, "umount", "y"), "umount y" + on()),
+                () -> assertEquals(0, CifsIo.status(faultsOut, "umount", "z"), "umount z" + on()),
+                () -> assertEquals(0, connectionsFaultsEnd, "server connections" + on()),
+                () -> assertEquals(ownServing, ownFaultsEnd, "this JVM's RDMA objects" + on()),
+                () -> assertEquals(CifsIo.resources(baselineServing.lines().toList()), resourcesFaultsEnd,
+                        "rdma resource show" + on()));
     }
 
     /** Posting Send with Invalidate is on by default on siw0 and rxe0 (the device's memory management extensions). */

@@ -62,7 +62,7 @@ class CifsMountsFileServerOverVerbsInVmTest extends PerDeviceVmTest {
     GuestJUnit.Launch configure(GuestJUnit.Launch launch, Device device) {
         return launch.select("smbdirect.interop.fileserver.FileServerOverVerbsInGuest")
                 .property("org.slf4j.simpleLogger.log.smbdirect", "info").heapMb(384)
-                .timeout(Duration.ofMinutes(12));
+                .timeout(Duration.ofMinutes(18));
     }
 
     @Override

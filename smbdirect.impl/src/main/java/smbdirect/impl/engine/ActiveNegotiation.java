@@ -38,8 +38,10 @@ final class ActiveNegotiation extends Negotiation {
 
     private CompletableFuture<SmbDirectConnection> connectFuture;
 
-    ActiveNegotiation(Connection connection, TransportSettings settings) {
-        super(connection, settings, Role.ACTIVE, 0);
+    ActiveNegotiation(Connection connection, SmbDirectEngine engine, SerialExecutor serial, CreditManager credits,
+            Timers timers, ReceivePath receivePath, SendPath sendPath, RdmaOperations rdma, ConnectionLoss loss,
+            TransportSettings settings) {
+        super(connection, engine, serial, credits, timers, receivePath, sendPath, rdma, loss, settings, Role.ACTIVE, 0);
     }
 
     /** Connecting to the Peer (3.1.4.1): from the upper layer's thread; the work runs on the serial context. */
@@ -47,11 +49,10 @@ final class ActiveNegotiation extends Negotiation {
             CompletableFuture<SmbDirectConnection> future) {
         this.connectFuture = future;
         connection.connecting(peer, handler);
-        connection.serial.execute(() -> {
+        serial.execute(() -> {
             // R-3.1.4.1-10: the Negotiation Timer covers connect and negotiation
             timers.startNegotiationTimer(timeout.toNanos());
             try {
-                SmbDirectEngine engine = connection.engine;
                 connection.useCapabilities(engine.provider().capabilities());
                 connection.attach(engine.provider().createEndpoint(endpointSettings(), connection)); // R-3.1.4.1-03
                 // the active side sends nothing from the initial region (its Negotiate Request goes out
@@ -82,7 +83,7 @@ final class ActiveNegotiation extends Negotiation {
     @Override
     void established(ByteBuffer peerPrivateData) {
         connection.negotiating();
-        if (connection.engine.provider().transportType() == TransportType.IWARP
+        if (engine.provider().transportType() == TransportType.IWARP
                 && peerPrivateData.remaining() >= SmbdWire.IRD_ORD_HEADER_SIZE
                 && IrdOrdHeader.check(peerPrivateData, 0, peerPrivateData.remaining()) == null) {
             // R-6.2-05: program the values the acceptor returned
@@ -152,7 +153,7 @@ final class ActiveNegotiation extends Negotiation {
         connectFuture = null;
         f.complete(connection); // -23
         // the upper layer's first message (queued by its completion stage) carries the grant
-        connection.serial.execute(connection.pumpTask);
+        serial.execute(sendPath.pumpTask());
     }
 
     @Override

@@ -24,10 +24,11 @@ import smbdirect.impl.wire.Violation;
  * <p>Owns the state the connection closed from, whether the reason is provisional (a refused post
  * gives way to the cause the endpoint reports), the close deadline and the stage that completes when
  * the connection is released; and the reasons for closing, named after the rule, field and value.
- * Not thread-safe except {@link #closeAsync} and {@link #closedFuture()}: owned by the connection's
- * serial context.
+ * Made last of the concerns, it is given every one it ends; the concerns made before it reach it
+ * through {@link ConnectionLoss}. Not thread-safe except {@link #closeAsync} and
+ * {@link #closedFuture()}: owned by the connection's serial context.
  */
-final class Closing {
+final class Closing implements ConnectionLoss {
 
     private static final Logger LOG = LoggerFactory.getLogger(Closing.class);
 
@@ -35,6 +36,15 @@ final class Closing {
     static final long CLOSE_DEADLINE_NANOS = 30_000_000_000L;
 
     private final Connection connection;
+    private final SmbDirectEngine engine;
+    private final SerialExecutor serial;
+    private final CreditManager credits;
+    private final Timers timers;
+    private final MemoryRegistrations registrations;
+    private final RdmaOperations rdma;
+    private final ReceivePath receivePath;
+    private final SendPath sendPath;
+    private final Negotiation negotiation;
     private final CompletableFuture<Void> closedFuture = new CompletableFuture<>();
     private final Runnable finishOverdueTask;
     private final Runnable overdueTimerTask;
@@ -48,10 +58,21 @@ final class Closing {
     private Throwable callbackFailure;
     private long closedMillis;
 
-    Closing(Connection connection) {
+    Closing(Connection connection, SmbDirectEngine engine, SerialExecutor serial, CreditManager credits,
+            Timers timers, MemoryRegistrations registrations, RdmaOperations rdma, ReceivePath receivePath,
+            SendPath sendPath, Negotiation negotiation) {
         this.connection = connection;
+        this.engine = engine;
+        this.serial = serial;
+        this.credits = credits;
+        this.timers = timers;
+        this.registrations = registrations;
+        this.rdma = rdma;
+        this.receivePath = receivePath;
+        this.sendPath = sendPath;
+        this.negotiation = negotiation;
         this.finishOverdueTask = this::finishOverdue;
-        this.overdueTimerTask = () -> connection.serial.execute(finishOverdueTask);
+        this.overdueTimerTask = () -> serial.execute(finishOverdueTask);
     }
 
     /** A stage completed when the connection is released. */
@@ -61,7 +82,7 @@ final class Closing {
 
     /** Closes from any thread with {@code reason}. */
     CompletableFuture<Void> closeAsync(CloseReason reason) {
-        connection.serial.execute(() -> close(reason));
+        serial.execute(() -> close(reason));
         return closedFuture;
     }
 
@@ -79,22 +100,22 @@ final class Closing {
             return;
         }
         closedFrom = from;
-        connection.timers.cancelAll();
+        timers.cancelAll();
         SmbDirectException failure = failure(reason);
         if (closingAfterPostFailure) {
             // the reason is provisional: what is queued fails with the endpoint's own, at the finish
-            connection.sendPath.failQueuedWithTheFinalReason();
-            connection.rdma.failQueuedWithTheFinalReason();
+            sendPath.failQueuedWithTheFinalReason();
+            rdma.failQueuedWithTheFinalReason();
         } else {
-            connection.sendPath.failQueued(failure);
-            connection.rdma.failQueued(failure);
+            sendPath.failQueued(failure);
+            rdma.failQueued(failure);
         }
         RdmaEndpoint endpoint = connection.endpoint();
         if (endpoint != null && connection.isEndpointStarted()) {
             endpoint.disconnect(); // the endpoint reports onDisconnected after flushing every request
             if (connection.state() == Connection.State.CLOSING) {
                 // peer-lessons 22: bounded shutdown even when the provider never reports the disconnect
-                connection.engine.scheduler().schedule(overdueTimerTask, CLOSE_DEADLINE_NANOS);
+                engine.scheduler().schedule(overdueTimerTask, CLOSE_DEADLINE_NANOS);
             }
         } else {
             finish();
@@ -125,7 +146,8 @@ final class Closing {
      * the provider's report is still queued): the reason is provisional and gives way to the cause
      * the endpoint reports with its disconnect.
      */
-    void closeAfterPostFailure(String what, RdmaException e) {
+    @Override
+    public void closeAfterPostFailure(String what, RdmaException e) {
         closingAfterPostFailure = true;
         try {
             close(CloseReason.of(CloseReason.Kind.PROVIDER_ERROR, what + " failed: " + e.getMessage()));
@@ -172,13 +194,13 @@ final class Closing {
         if (!connection.closed()) {
             return;
         }
-        closedMillis = connection.engine.epochMillis();
+        closedMillis = engine.epochMillis();
         CloseReason reason = connection.closeReason();
         SmbDirectException failure = failure(reason);
-        connection.sendPath.failInFlight(failure);
-        connection.rdma.failInFlight(failure);
-        connection.registrations.releaseAll();
-        connection.negotiation.rejectUnaccepted();
+        sendPath.failInFlight(failure);
+        rdma.failInFlight(failure);
+        registrations.releaseAll();
+        negotiation.rejectUnaccepted();
         RdmaEndpoint endpoint = connection.endpoint();
         if (endpoint != null) {
             try {
@@ -187,12 +209,12 @@ final class Closing {
                 LOG.debug("connection {}: endpoint close failed", connection.id, e);
             }
         }
-        connection.engine.onClosed(connection, closedFrom);
+        engine.onClosed(connection, closedFrom);
         LOG.info("connection {} {} peer {} closed from {}: {}; {}", connection.id,
                 connection.initiator ? "ACTIVE" : "PASSIVE", connection.peerAddress(), closedFrom, reason,
-                connection.credits);
+                credits);
         ConnectionHandler handler = connection.handler();
-        if (!connection.negotiation.failPendingConnect(reason) && handler != null) {
+        if (!negotiation.failPendingConnect(reason) && handler != null) {
             try {
                 handler.onDisconnected(connection, reason);
             } catch (Throwable e) {
@@ -208,7 +230,8 @@ final class Closing {
      * {@code onDisconnected}, unless the peer violated the protocol (its data is not trusted any
      * more) or this side chose to close (local close, shutdown, a handler that threw).
      */
-    boolean deliversWhileClosing() {
+    @Override
+    public boolean deliversWhileClosing() {
         if (connection.state() != Connection.State.CLOSING || closedFrom != Connection.State.ESTABLISHED) {
             return false;
         }
@@ -232,7 +255,8 @@ final class Closing {
     }
 
     /** The reason for a work request that completed with an error. */
-    CloseReason providerError(String what, CompletionStatus status, int vendorError) {
+    @Override
+    public CloseReason providerError(String what, CompletionStatus status, int vendorError) {
         String detail;
         switch (status) {
             case RECEIVER_NOT_READY:
@@ -240,7 +264,7 @@ final class Closing {
                 break;
             case LOCAL_LENGTH_ERROR:
                 detail = what + " failed: LOCAL_LENGTH_ERROR (a message longer than MaxReceiveSize "
-                        + connection.negotiation.maxReceiveSize() + " arrived)";
+                        + negotiation.maxReceiveSize() + " arrived)";
                 break;
             case REMOTE_INVALID_REQUEST:
                 detail = what + " failed: REMOTE_INVALID_REQUEST (the peer refused it: "
@@ -276,7 +300,7 @@ final class Closing {
      * a note saying so in its detail (3.1.7.1: nothing lost silently).
      */
     private CloseReason withPartialMessage(CloseReason reason) {
-        String partial = connection.receivePath.partialMessage();
+        String partial = receivePath.partialMessage();
         if (partial == null) {
             return reason;
         }

@@ -29,6 +29,7 @@ import smbdirect.api.rdma.RdmaCapabilities;
 import smbdirect.api.rdma.RdmaConnectRequest;
 import smbdirect.api.rdma.RdmaEndpoint;
 import smbdirect.api.rdma.RdmaEndpointHandler;
+import smbdirect.api.rdma.RdmaException;
 import smbdirect.api.rdma.WorkCompletion;
 import smbdirect.api.rdma.WorkRequestType;
 
@@ -39,7 +40,11 @@ import smbdirect.api.rdma.WorkRequestType;
  * out the protocol, each owning its own state: {@link Negotiation} ({@link ActiveNegotiation},
  * {@link PassiveNegotiation}), {@link SendPath}, {@link ReceivePath}, {@link CreditManager},
  * {@link Timers}, {@link MemoryRegistrations}, {@link RdmaOperations} and {@link Closing} (the
- * package documentation shows which sections each carries out and how a message travels).
+ * package documentation shows which sections each carries out, how they are wired and how a message
+ * travels). The constructor makes them in the order they need each other and gives each what it
+ * uses; the two needs that point forward (the timers' of the send loop, every concern's of
+ * {@link Closing}) are met by forwarders of the narrow {@link Timers.SendLoop} and
+ * {@link ConnectionLoss}, made once here.
  *
  * <p><b>Threading.</b> Thread-safe as {@link SmbDirectConnection} requires: every public method hands
  * its work to the connection's {@link SerialExecutor}; all state changes there, one task at a time,
@@ -97,8 +102,6 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
     final SendPath sendPath;
     final Closing closing;
     final Negotiation negotiation;
-    /** Runs the send loop on the serial context. */
-    final Runnable pumpTask;
     /** A drain's look at this connection is queued on the serial context. */
     private final AtomicBoolean drainCheckQueued = new AtomicBoolean();
 
@@ -129,15 +132,43 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
         });
         this.createdMillis = engine.epochMillis();
         this.credits = new CreditManager(settings.sendCreditTarget(), settings.receiveCreditMax());
-        this.timers = new Timers(this, engine.scheduler());
-        this.registrations = new MemoryRegistrations(this);
-        this.rdma = new RdmaOperations(this, registrations);
-        this.receivePath = new ReceivePath(this, credits, timers, registrations);
-        this.sendPath = new SendPath(this, credits, timers, receivePath);
-        receivePath.sendPath(sendPath);
-        this.pumpTask = sendPath::pump;
-        this.closing = new Closing(this);
-        this.negotiation = Negotiation.of(this, settings, initiator);
+        // Closing is made last, with every concern it ends: the ones made before it reach it through this
+        ConnectionLoss loss = new ConnectionLoss() {
+            @Override
+            public void closeAfterPostFailure(String what, RdmaException e) {
+                closing.closeAfterPostFailure(what, e);
+            }
+
+            @Override
+            public CloseReason providerError(String what, CompletionStatus status, int vendorError) {
+                return closing.providerError(what, status, vendorError);
+            }
+
+            @Override
+            public boolean deliversWhileClosing() {
+                return closing.deliversWhileClosing();
+            }
+        };
+        // the send path is made after the timers, which it uses: the timers reach it through this
+        this.timers = new Timers(this, serial, engine.scheduler(), settings, credits, new Timers.SendLoop() {
+            @Override
+            public void pump() {
+                sendPath.pump();
+            }
+
+            @Override
+            public int queueDepth() {
+                return sendPath.queueDepth();
+            }
+        });
+        this.registrations = new MemoryRegistrations(this, serial, loss);
+        this.rdma = new RdmaOperations(this, serial, registrations, loss);
+        this.receivePath = new ReceivePath(this, engine, credits, timers, registrations, loss);
+        this.sendPath = new SendPath(this, engine, serial, settings, credits, timers, receivePath, loss);
+        this.negotiation = Negotiation.of(this, engine, serial, credits, timers, receivePath, sendPath, rdma, loss,
+                settings, initiator);
+        this.closing = new Closing(this, engine, serial, credits, timers, registrations, rdma, receivePath, sendPath,
+                negotiation);
     }
 
     long budget() {
@@ -238,9 +269,10 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
         return b.toString();
     }
 
-    /** The transport's settings changed: timers follow at once. */
-    void onSettingsChanged() {
-        serial.execute(timers::settingsChanged);
+    /** The transport's settings changed to {@code changed} (from any thread): timers follow at once. */
+    void onSettingsChanged(TransportSettings changed) {
+        sendPath.settingsChanged(changed);
+        timers.settingsChanged(changed);
     }
 
     // =====================================================================================
@@ -323,7 +355,9 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
                 negotiation.onInitialSendCompleted(status, vendorError);
                 break;
             case K_RECV:
-                receivePath.onCompleted((int) index, status, length, invalidated, token, vendorError);
+                if (receivePath.onCompleted((int) index, status, length, invalidated, token, vendorError)) {
+                    sendPath.pump(); // R-3.1.5.8-08, -09, -14: what the message granted and asked for goes out
+                }
                 break;
             case K_SEND:
                 sendPath.onCompleted((int) index, status, vendorError);

@@ -41,6 +41,8 @@ final class MemoryRegistrations {
     static final int INVALIDATE_BUDGET = 16;
 
     private final Connection connection;
+    private final SerialExecutor serial;
+    private final ConnectionLoss loss;
     private final Map<Integer, RegisteredBufferImpl> registrations = new HashMap<>();
     /** Posted local invalidates by work id. */
     private final Map<Long, RegisteredBufferImpl> invalidates = new HashMap<>();
@@ -48,14 +50,16 @@ final class MemoryRegistrations {
     private long nextWorkId = 1;
     private int invalidatesInFlight;
 
-    MemoryRegistrations(Connection connection) {
+    MemoryRegistrations(Connection connection, SerialExecutor serial, ConnectionLoss loss) {
         this.connection = connection;
+        this.serial = serial;
+        this.loss = loss;
     }
 
     /** Register Buffer (3.1.4.3), from any thread. */
     CompletableFuture<RegisteredBuffer> register(ByteBuffer buffer, RemoteAccess access) {
         CompletableFuture<RegisteredBuffer> result = new CompletableFuture<>();
-        connection.serial.execute(() -> doRegister(buffer, access, result));
+        serial.execute(() -> doRegister(buffer, access, result));
         return result;
     }
 
@@ -126,7 +130,7 @@ final class MemoryRegistrations {
 
     /** Deregistration (3.1.4.4), from any thread: invalidate locally, wait, then deregister. */
     void deregister(RegisteredBufferImpl rb) {
-        connection.serial.execute(() -> {
+        serial.execute(() -> {
             if (rb.deregistering || rb.deregistered.isDone()) {
                 return;
             }
@@ -167,7 +171,7 @@ final class MemoryRegistrations {
             invalidatesInFlight--;
             rb.deregistered.completeExceptionally(new SmbDirectException(SmbDirectException.Kind.PROVIDER_ERROR,
                     "local invalidate failed: " + e.getMessage(), null, e));
-            connection.closing.closeAfterPostFailure("posting a local invalidate", e);
+            loss.closeAfterPostFailure("posting a local invalidate", e);
         }
     }
 
@@ -203,7 +207,7 @@ final class MemoryRegistrations {
         if (status != CompletionStatus.SUCCESS) {
             rb.deregistered.completeExceptionally(new SmbDirectException(SmbDirectException.Kind.PROVIDER_ERROR,
                     "local invalidate failed: " + status, connection.closeReason(), null));
-            connection.close(connection.closing.providerError("local invalidate", status, vendorError));
+            connection.close(loss.providerError("local invalidate", status, vendorError));
         } else if (--rb.invalidatesOutstanding == 0) {
             finishDeregister(rb);
         }

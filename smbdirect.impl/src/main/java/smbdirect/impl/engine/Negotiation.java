@@ -32,13 +32,17 @@ import smbdirect.impl.wire.SmbdWire;
  * negotiate failure response); it is deregistered as soon as negotiation succeeded. The negotiate
  * messages of a success go out from send slots. Not thread-safe: owned by the connection's serial
  * context; the negotiated values are read by other threads for the DTO and the connection
- * parameters once negotiation completed.
+ * parameters once negotiation completed. Made after the send and receive paths and the RDMA
+ * operations, which it hands over to, it is given them when it is made; {@link Closing} is made after
+ * it and is reached through {@link ConnectionLoss}.
  */
 abstract sealed class Negotiation permits ActiveNegotiation, PassiveNegotiation {
 
     private static final Logger LOG = LoggerFactory.getLogger(Negotiation.class);
 
     final Connection connection;
+    final SmbDirectEngine engine;
+    final SerialExecutor serial;
     /** The settings the connection was created with. */
     final TransportSettings initial;
     final CreditManager credits;
@@ -46,6 +50,7 @@ abstract sealed class Negotiation permits ActiveNegotiation, PassiveNegotiation 
     final SendPath sendPath;
     final ReceivePath receivePath;
     final RdmaOperations rdma;
+    final ConnectionLoss loss;
 
     // ---- ADM (3.1.1.1) ----
     Role role;
@@ -61,14 +66,19 @@ abstract sealed class Negotiation permits ActiveNegotiation, PassiveNegotiation 
     ByteBuffer initBuf;
     MemoryRegion initRegion;
 
-    Negotiation(Connection connection, TransportSettings initial, Role role, int maxReadWriteSize) {
+    Negotiation(Connection connection, SmbDirectEngine engine, SerialExecutor serial, CreditManager credits,
+            Timers timers, ReceivePath receivePath, SendPath sendPath, RdmaOperations rdma, ConnectionLoss loss,
+            TransportSettings initial, Role role, int maxReadWriteSize) {
         this.connection = connection;
+        this.engine = engine;
+        this.serial = serial;
         this.initial = initial;
-        this.credits = connection.credits;
-        this.timers = connection.timers;
-        this.sendPath = connection.sendPath;
-        this.receivePath = connection.receivePath;
-        this.rdma = connection.rdma;
+        this.credits = credits;
+        this.timers = timers;
+        this.sendPath = sendPath;
+        this.receivePath = receivePath;
+        this.rdma = rdma;
+        this.loss = loss;
         // R-3.1.4.1-04..09 / R-3.1.7.2-07..10: initial values
         this.role = role;
         this.maxSendSize = initial.maxSendSize();
@@ -77,9 +87,15 @@ abstract sealed class Negotiation permits ActiveNegotiation, PassiveNegotiation 
         this.maxReadWriteSize = maxReadWriteSize;
     }
 
-    /** The negotiation of a connection in {@code role} (ACTIVE or PASSIVE). */
-    static Negotiation of(Connection connection, TransportSettings settings, boolean initiator) {
-        return initiator ? new ActiveNegotiation(connection, settings) : new PassiveNegotiation(connection, settings);
+    /** The negotiation of a connection in {@code role} (ACTIVE or PASSIVE), given what it uses. */
+    static Negotiation of(Connection connection, SmbDirectEngine engine, SerialExecutor serial, CreditManager credits,
+            Timers timers, ReceivePath receivePath, SendPath sendPath, RdmaOperations rdma, ConnectionLoss loss,
+            TransportSettings settings, boolean initiator) {
+        return initiator
+                ? new ActiveNegotiation(connection, engine, serial, credits, timers, receivePath, sendPath, rdma, loss,
+                        settings)
+                : new PassiveNegotiation(connection, engine, serial, credits, timers, receivePath, sendPath, rdma, loss,
+                        settings);
     }
 
     /**
@@ -156,11 +172,11 @@ abstract sealed class Negotiation permits ActiveNegotiation, PassiveNegotiation 
     void onInitialReceive(CompletionStatus status, int length, int vendorError) {
         if (status == CompletionStatus.SUCCESS) {
             if (connection.isNegotiating()) {
-                connection.engine.trace(connection, false, initBuf, 0, length);
+                engine.trace(connection, false, initBuf, 0, length);
                 onNegotiationMessage(length);
             }
         } else if (status != CompletionStatus.FLUSHED) {
-            connection.close(connection.closing.providerError("initial receive", status, vendorError));
+            connection.close(loss.providerError("initial receive", status, vendorError));
         }
     }
 

@@ -41,19 +41,21 @@ final class PassiveNegotiation extends Negotiation {
     /** The reason to close with once the failure response went out (R-3.1.5.3-08). */
     private CloseReason pendingClose;
 
-    PassiveNegotiation(Connection connection, TransportSettings settings) {
-        super(connection, settings, Role.PASSIVE, settings.maxReadWriteSize());
+    PassiveNegotiation(Connection connection, SmbDirectEngine engine, SerialExecutor serial, CreditManager credits,
+            Timers timers, ReceivePath receivePath, SendPath sendPath, RdmaOperations rdma, ConnectionLoss loss,
+            TransportSettings settings) {
+        super(connection, engine, serial, credits, timers, receivePath, sendPath, rdma, loss, settings, Role.PASSIVE,
+                settings.maxReadWriteSize());
     }
 
     /** Connection Arrival (3.1.7.2): from the listener's thread; the work runs on the serial context. */
     void start(RdmaConnectRequest connectRequest) {
-        connection.serial.execute(() -> {
+        serial.execute(() -> {
             this.request = connectRequest;
             connection.arrived(connectRequest.localAddress(), connectRequest.peerAddress());
             // R-3.1.7.2-03: Negotiation Timer from arrival
-            timers.startNegotiationTimer(connection.engine.settings().passiveNegotiationTimeout().toNanos());
+            timers.startPassiveNegotiationTimer();
             try {
-                SmbDirectEngine engine = connection.engine;
                 RdmaCapabilities caps = engine.provider().capabilities();
                 connection.useCapabilities(caps);
                 int ird = Math.min(initial.inboundReadDepth(), caps.maxInboundReadDepth());
@@ -214,7 +216,7 @@ final class PassiveNegotiation extends Negotiation {
         }
         connection.accepted(h);
         connection.listener.onAccepted(connection);
-        connection.serial.execute(connection.pumpTask);
+        serial.execute(sendPath.pumpTask());
     }
 
     /** Sending a failed Negotiate Response (3.1.5.3) from the initial region, then closing with {@code reason}. */
@@ -225,7 +227,7 @@ final class PassiveNegotiation extends Negotiation {
         try {
             connection.endpoint().postSend(initRegion, FAILURE_RESPONSE_OFFSET, SmbdWire.NEGOTIATE_RESPONSE_SIZE,
                     Connection.wr(Connection.K_NEG_SEND, 0));
-            connection.engine.trace(connection, true, initBuf, FAILURE_RESPONSE_OFFSET,
+            engine.trace(connection, true, initBuf, FAILURE_RESPONSE_OFFSET,
                     SmbdWire.NEGOTIATE_RESPONSE_SIZE);
         } catch (RdmaException e) {
             connection.close(reason);
@@ -238,7 +240,7 @@ final class PassiveNegotiation extends Negotiation {
             return;
         }
         if (status != CompletionStatus.SUCCESS) {
-            connection.close(connection.closing.providerError("negotiate Send", status, vendorError));
+            connection.close(loss.providerError("negotiate Send", status, vendorError));
         } else if (pendingClose != null) {
             connection.close(pendingClose); // graceful termination after a failure response (R-3.1.5.3-08)
         }

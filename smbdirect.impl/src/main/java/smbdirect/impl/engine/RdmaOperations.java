@@ -53,7 +53,9 @@ final class RdmaOperations {
     }
 
     private final Connection connection;
+    private final SerialExecutor serial;
     private final MemoryRegistrations registrations;
+    private final ConnectionLoss loss;
     private final ArrayDeque<RdmaOp> pending = new ArrayDeque<>();
     /** Operations that completed successfully, for reuse (serial context only). */
     private final ArrayDeque<RdmaOp> opPool = new ArrayDeque<>();
@@ -81,9 +83,12 @@ final class RdmaOperations {
     private long writes;
     private long bytes;
 
-    RdmaOperations(Connection connection, MemoryRegistrations registrations) {
+    RdmaOperations(Connection connection, SerialExecutor serial, MemoryRegistrations registrations,
+            ConnectionLoss loss) {
         this.connection = connection;
+        this.serial = serial;
         this.registrations = registrations;
+        this.loss = loss;
     }
 
     /** Negotiation completed: the limits transfers are made by. */
@@ -110,7 +115,6 @@ final class RdmaOperations {
      */
     private void submit(boolean read, RegisteredBuffer local, int localOffset, int length,
             List<BufferDescriptor> remote, long remoteOffset, RdmaCompletionHandler completion) {
-        SerialExecutor serial = connection.serial;
         if (serial.tryEnterIdle()) {
             try {
                 start(read, local, localOffset, length, remote, remoteOffset, completion);
@@ -260,7 +264,7 @@ final class RdmaOperations {
                 pending.remove(op);
                 fail(op, new SmbDirectException(SmbDirectException.Kind.PROVIDER_ERROR,
                         "posting an RDMA " + (op.read ? "Read" : "Write") + " failed: " + e.getMessage(), null, e));
-                connection.closing.closeAfterPostFailure("posting an RDMA operation", e);
+                loss.closeAfterPostFailure("posting an RDMA operation", e);
                 return;
             }
         }
@@ -290,7 +294,7 @@ final class RdmaOperations {
             return;
         }
         if (status != CompletionStatus.SUCCESS) {
-            CloseReason reason = connection.closing.providerError(describe(op, pieceLength, remoteAddress, remoteToken),
+            CloseReason reason = loss.providerError(describe(op, pieceLength, remoteAddress, remoteToken),
                     status, vendorError);
             // R-3.1.4.5-07, R-3.1.4.6-07: the failure goes to the caller
             CloseReason current = connection.closeReason();

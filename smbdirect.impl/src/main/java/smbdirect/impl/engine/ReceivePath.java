@@ -23,21 +23,27 @@ import smbdirect.impl.wire.Violation;
  * the upper layer ({@link ConnectionHandler#onMessage}).
  *
  * <p>Owns the receive buffers (one region of (ReceiveCreditMax + 1) x MaxReceiveSize registered
- * once and sliced), the reassembly buffer, the InvalidatedToken of the message being received, the
+ * once and sliced), the reassembly buffer, the InvalidatedToken of the message being received,
+ * Connection.SendImmediate (set by a message that requests a response, cleared by the send loop), the
  * reusable {@link ReceivedMessageImpl} and the receive counters. A single-fragment message is handed
  * up as a read-only view of its receive slot during the callback (zero copy); a fragmented one is
  * copied once into the reassembly buffer and its slots are reposted as soon as their bytes were
- * consumed. Allocation-free after set-up. Not thread-safe: owned by the connection's serial context.
+ * consumed. Allocation-free after set-up.
+ *
+ * <p>The send loop sees it as its {@link ReceiveSide}, the one way the two meet: the receive path
+ * never calls the send loop, it tells its caller when the loop is to run ({@link #onCompleted}).
+ * Not thread-safe: owned by the connection's serial context.
  */
-final class ReceivePath {
+final class ReceivePath implements ReceiveSide {
 
     private static final Logger LOG = LoggerFactory.getLogger(ReceivePath.class);
 
     private final Connection connection;
+    private final SmbDirectEngine engine;
     private final CreditManager credits;
     private final Timers timers;
     private final MemoryRegistrations registrations;
-    private SendPath sendPath;
+    private final ConnectionLoss loss;
     private final ReceivedMessageImpl received = new ReceivedMessageImpl();
     private BufferPool pool;
     private ByteBuffer view;
@@ -46,21 +52,21 @@ final class ReceivePath {
     /** Connection.InvalidatedToken of the message being received. */
     private boolean hasInvalidatedToken;
     private int invalidatedToken;
+    /** Connection.SendImmediate. */
+    private boolean sendImmediate;
     private long messagesReceived;
     private long bytesReceived;
     private long fragmentsReceived;
     private long keepalivesReceived;
 
-    ReceivePath(Connection connection, CreditManager credits, Timers timers, MemoryRegistrations registrations) {
+    ReceivePath(Connection connection, SmbDirectEngine engine, CreditManager credits, Timers timers,
+            MemoryRegistrations registrations, ConnectionLoss loss) {
         this.connection = connection;
+        this.engine = engine;
         this.credits = credits;
         this.timers = timers;
         this.registrations = registrations;
-    }
-
-    /** The send path a received message can make send (grants, keepalive replies). */
-    void sendPath(SendPath path) {
-        this.sendPath = path;
+        this.loss = loss;
     }
 
     /**
@@ -75,13 +81,13 @@ final class ReceivePath {
         view = pool.buffer.asReadOnlyBuffer();
     }
 
-    /** Whether a receive buffer is free (for the extra receive of the last-credit rule). */
-    boolean bufferAvailable() {
+    @Override
+    public boolean bufferAvailable() {
         return pool.available() > 0;
     }
 
-    /** 3.1.5.9: post receives up to the target (R-3.1.5.9-04..09). */
-    void refill() {
+    @Override
+    public void refill() {
         int want = credits.receivesWanted();
         while (want-- > 0 && pool.available() > 0) {
             if (!postOne(true)) {
@@ -105,7 +111,8 @@ final class ReceivePath {
      *     with a failure instead, R-3.1.5.6-17 / R-3.1.5.7-19)
      * @return whether it was posted
      */
-    boolean postOne(boolean fatal) {
+    @Override
+    public boolean postOne(boolean fatal) {
         int slot = pool.take();
         try {
             connection.endpoint().postReceive(pool.region, pool.offset(slot), pool.slotSize,
@@ -115,7 +122,7 @@ final class ReceivePath {
         } catch (RdmaException e) {
             pool.give(slot);
             if (fatal) {
-                connection.closing.closeAfterPostFailure("posting a receive", e);
+                loss.closeAfterPostFailure("posting a receive", e);
             } else {
                 LOG.debug("connection {}: posting a receive during negotiation failed", connection.id, e);
             }
@@ -123,24 +130,31 @@ final class ReceivePath {
         }
     }
 
-    /** A posted receive completed. */
-    void onCompleted(int slot, CompletionStatus status, int length, boolean invalidated, int token,
+    /**
+     * A posted receive completed.
+     *
+     * @return whether the send loop is to run now: a message was taken and the connection is still
+     *     established (its grant, a requested response or the credits it granted may go out,
+     *     R-3.1.5.8-08, -09, -14)
+     */
+    boolean onCompleted(int slot, CompletionStatus status, int length, boolean invalidated, int token,
             int vendorError) {
-        if (status == CompletionStatus.SUCCESS && (connection.isEstablished() || connection.closing.deliversWhileClosing())) {
-            onDataTransfer(slot, length, invalidated, token);
-            return;
+        if (status == CompletionStatus.SUCCESS && (connection.isEstablished() || loss.deliversWhileClosing())) {
+            return onDataTransfer(slot, length, invalidated, token);
         }
         pool.give(slot);
         credits.onReceiveFlushed();
         if (status != CompletionStatus.SUCCESS && status != CompletionStatus.FLUSHED) {
-            connection.close(connection.closing.providerError("receive", status, vendorError));
+            connection.close(loss.providerError("receive", status, vendorError));
         }
+        return false;
     }
 
-    private void onDataTransfer(int slot, int length, boolean invalidated, int token) {
+    /** Receiving a Data Transfer Message; whether the send loop is to run now (see {@link #onCompleted}). */
+    private boolean onDataTransfer(int slot, int length, boolean invalidated, int token) {
         int off = pool.offset(slot);
         ByteBuffer buffer = pool.buffer;
-        connection.engine.trace(connection, false, buffer, off, length);
+        engine.trace(connection, false, buffer, off, length);
         // R-3.1.5.5-03, -04: any message restarts the Idle Connection Timer and answers a keepalive
         timers.messageReceived();
         fragmentsReceived++;
@@ -150,13 +164,13 @@ final class ReceivePath {
             pool.give(slot);
             credits.onInvalidMessage();
             connection.close(Closing.reason(CloseReason.Kind.PROTOCOL_VIOLATION, v));
-            return;
+            return false;
         }
         if (!credits.onMessageReceived()) { // R-3.1.5.8-07
             pool.give(slot);
             connection.close(new CloseReason(CloseReason.Kind.PROTOCOL_VIOLATION, "R-3.1.5.1-04",
                     "the peer sent a message without holding a Send Credit; " + credits));
-            return;
+            return false;
         }
         long creditsRequested = DataTransfer.creditsRequested(buffer, off);
         long creditsGranted = DataTransfer.creditsGranted(buffer, off);
@@ -167,7 +181,7 @@ final class ReceivePath {
         credits.onCreditsRequested((int) creditsRequested); // R-3.1.5.8-10
         if ((flags & SmbdWire.FLAG_RESPONSE_REQUESTED) != 0) {
             // R-3.1.5.8-11, -12 as Windows and Linux do: reply promptly with Flags 0
-            sendPath.sendImmediately();
+            sendImmediate = true;
             keepalivesReceived++;
         }
         if (creditsGranted > 0) {
@@ -186,7 +200,7 @@ final class ReceivePath {
                 pool.give(slot);
                 connection.close(new CloseReason(CloseReason.Kind.PROTOCOL_VIOLATION, reassembler.violationRule(),
                         reassembler.violationDetail()));
-                return;
+                return false;
             case SINGLE:
                 // zero copy: the receive slot itself, during the callback
                 view.clear();
@@ -206,9 +220,7 @@ final class ReceivePath {
                 pool.give(slot);
                 break;
         }
-        if (connection.isEstablished()) {
-            sendPath.pump(); // R-3.1.5.8-08, -09, -14
-        }
+        return connection.isEstablished(); // the send loop runs: R-3.1.5.8-08, -09, -14
     }
 
     private void deliver(ByteBuffer payload, int length) {
@@ -227,6 +239,16 @@ final class ReceivePath {
         } catch (Throwable e) {
             connection.callbackFailed("ConnectionHandler.onMessage", e);
         }
+    }
+
+    @Override
+    public boolean sendImmediate() {
+        return sendImmediate;
+    }
+
+    @Override
+    public void clearSendImmediate() {
+        sendImmediate = false;
     }
 
     /** Whether part of a fragmented message arrived and the rest has not (serial context). */

@@ -26,12 +26,14 @@ import smbdirect.api.rdma.RdmaException;
  * ({@link Fragmenter}) into registered send buffers; the negotiate messages (3.1.5.2, 3.1.5.3) also
  * go out from a send slot.
  *
- * <p>Owns Connection.SendQueue and Connection.SendImmediate, the send buffers ({@link SendBuffers},
+ * <p>Owns Connection.SendQueue, the send buffers ({@link SendBuffers},
  * grown by need up to the usable send credits + 1) with the message each slot carries a fragment of,
  * the pooled send-queue entries ({@link OutMessage}), the messages flushed by a failing queue pair
  * and the send counters. Grants and flags ride on the next fragment, so no other message ever goes
  * between the fragments of one upper-layer message (R-3.1.5.4-21, peer-lessons 4). A message is
- * copied once, into send slots; steady-state sending allocates nothing.
+ * copied once, into send slots; steady-state sending allocates nothing. The receive side is reached
+ * through {@link ReceiveSide} only (receives to post and grant, Connection.SendImmediate); the
+ * settings the loop uses are given when it is made and when they change.
  *
  * <p>Not thread-safe except {@link #submit}, which hands over to the serial context.
  */
@@ -61,9 +63,16 @@ final class SendPath {
     }
 
     private final Connection connection;
+    private final SmbDirectEngine engine;
+    private final SerialExecutor serial;
     private final CreditManager credits;
     private final Timers timers;
-    private final ReceivePath receivePath;
+    private final ReceiveSide receives;
+    private final ConnectionLoss loss;
+    /** Runs the send loop on the serial context. */
+    private final Runnable pumpTask;
+    /** creditRefillFraction as the settings stand (given when made and on every change, from any thread). */
+    private volatile double creditRefillFraction;
     /** Connection.SendQueue. */
     private final ArrayDeque<OutMessage> queue = new ArrayDeque<>();
     /** Entries of messages that completed successfully, for reuse (serial context only). */
@@ -72,8 +81,6 @@ final class SendPath {
     private volatile SharedPool<OutMessage> shared;
     /** Messages with a fragment flushed before the disconnect report: failed with the final reason. */
     private final List<OutMessage> flushed = new ArrayList<>();
-    /** Connection.SendImmediate. */
-    private boolean sendImmediate;
     /** The send loop runs ({@link #pump}): a nested call returns at once, the running loop goes on. */
     private boolean pumping;
     /** Connection.MaxSendSize and MaxFragmentedSendSize as negotiated. */
@@ -89,11 +96,27 @@ final class SendPath {
     private long fragmentsSent;
     private long creditGrantsSent;
 
-    SendPath(Connection connection, CreditManager credits, Timers timers, ReceivePath receivePath) {
+    SendPath(Connection connection, SmbDirectEngine engine, SerialExecutor serial, TransportSettings settings,
+            CreditManager credits, Timers timers, ReceiveSide receives, ConnectionLoss loss) {
         this.connection = connection;
+        this.engine = engine;
+        this.serial = serial;
+        this.creditRefillFraction = settings.creditRefillFraction();
         this.credits = credits;
         this.timers = timers;
-        this.receivePath = receivePath;
+        this.receives = receives;
+        this.loss = loss;
+        this.pumpTask = this::pump;
+    }
+
+    /** From any thread: the transport's settings changed to {@code changed}; the send loop uses them from now on. */
+    void settingsChanged(TransportSettings changed) {
+        creditRefillFraction = changed.creditRefillFraction();
+    }
+
+    /** The send loop as a task for the serial context (made once). */
+    Runnable pumpTask() {
+        return pumpTask;
     }
 
     // ---- send buffers ----
@@ -176,7 +199,7 @@ final class SendPath {
             buffers.give(slot);
             throw e;
         }
-        connection.engine.trace(connection, true, buffers.buffer(slot), off, length);
+        engine.trace(connection, true, buffers.buffer(slot), off, length);
     }
 
     /** Negotiation completed: the limits messages are sent by. */
@@ -194,7 +217,6 @@ final class SendPath {
      * work already waiting, which keeps each thread's sends in order.
      */
     void submit(ByteBuffer message, SendCompletion completion, boolean invalidate, int token) {
-        SerialExecutor serial = connection.serial;
         if (serial.tryEnterIdle()) {
             try {
                 enqueue(pooled().init(message, completion, invalidate, token));
@@ -272,14 +294,9 @@ final class SendPath {
         return queue.size();
     }
 
-    /** Connection.SendImmediate (tests). */
+    /** Connection.SendImmediate, which the receive side holds (tests). */
     boolean sendImmediate() {
-        return sendImmediate;
-    }
-
-    /** R-3.1.5.8-11, -12: a message (possibly empty) goes out at once. */
-    void sendImmediately() {
-        sendImmediate = true;
+        return receives.sendImmediate();
     }
 
     // ---- the send loop (3.1.5.1, 3.1.5.4) ----
@@ -306,7 +323,7 @@ final class SendPath {
         if (!connection.isEstablished()) {
             return;
         }
-        receivePath.refill();
+        receives.refill();
         if (!connection.isEstablished()) {
             return;
         }
@@ -315,9 +332,9 @@ final class SendPath {
                 return; // closed by something a taken completion did
             }
             OutMessage head = queue.peekFirst();
-            boolean controlDue = head == null && (sendImmediate
+            boolean controlDue = head == null && (receives.sendImmediate()
                     || timers.keepalivePending()
-                    || credits.grantDue(connection.engine.settings().creditRefillFraction()));
+                    || credits.grantDue(creditRefillFraction));
             if (head == null && !controlDue) {
                 timers.creditsAvailable();
                 return;
@@ -340,8 +357,8 @@ final class SendPath {
             if (credits.spendsLastCredit()) {
                 // R-3.1.5.9-04, R-3.1.5.1-06, A-16: the last credit goes with a grant that includes one
                 // more receive, so that the peer can answer and still grant back (no grant ping-pong)
-                if (credits.mayPostExtra() && receivePath.bufferAvailable()) {
-                    if (!receivePath.postOne(true)) {
+                if (credits.mayPostExtra() && receives.bufferAvailable()) {
+                    if (!receives.postOne(true)) {
                         return;
                     }
                 } else if (credits.lastCreditWaits()) {
@@ -368,7 +385,7 @@ final class SendPath {
             return false;
         }
         if (connection.isEstablished()) {
-            receivePath.refill();
+            receives.refill();
         }
         return true;
     }
@@ -383,7 +400,7 @@ final class SendPath {
         int base = buffers.offset(chunk, slot);
         // R-3.1.5.1-09, R-3.1.5.4-03..18
         int total = Fragmenter.next(buf, base, maxSendSize, head, credits.sendCreditTarget(), granted, flags);
-        sendImmediate = false; // R-3.1.5.1-16
+        receives.clearSendImmediate(); // R-3.1.5.1-16
         owner[slot] = head;
         if (head == null) {
             if (granted > 0 && flags == 0) {
@@ -397,7 +414,7 @@ final class SendPath {
             }
         }
         fragmentsSent++;
-        connection.engine.trace(connection, true, buf, base, total);
+        engine.trace(connection, true, buf, base, total);
         try {
             if (head != null && head.invalidate && !head.tokenAttached) {
                 head.tokenAttached = true;
@@ -422,7 +439,7 @@ final class SendPath {
                     flushed.add(head);
                 }
             }
-            connection.closing.closeAfterPostFailure("posting a Send", e);
+            loss.closeAfterPostFailure("posting a Send", e);
         }
     }
 
@@ -440,7 +457,7 @@ final class SendPath {
             return;
         }
         if (status != CompletionStatus.SUCCESS) {
-            CloseReason reason = connection.closing.providerError(m != null && m.invalidate && m.tokenAttached
+            CloseReason reason = loss.providerError(m != null && m.invalidate && m.tokenAttached
                     ? String.format("Send with Invalidate of the peer's token 0x%08x", m.remoteToken) : "Send",
                     status, vendorError);
             if (m != null) {

@@ -114,12 +114,13 @@ public final class SmbDirectEngine implements SmbDirectTransport {
 
     /**
      * Replaces the settings: new connections negotiate with them; live connections keep their
-     * negotiated values and re-arm their timers with the new timer values at once.
+     * negotiated values and re-arm their timers with the new timer values at once. Calls are taken
+     * one at a time, so that every live connection ends with the settings of the last call.
      */
-    public void updateSettings(TransportSettings newSettings) {
+    public synchronized void updateSettings(TransportSettings newSettings) {
         this.settings = Objects.requireNonNull(newSettings, "settings");
         for (Connection c : connections.values()) {
-            c.onSettingsChanged();
+            c.onSettingsChanged(newSettings);
         }
     }
 
@@ -353,6 +354,7 @@ public final class SmbDirectEngine implements SmbDirectTransport {
         }
         Connection c = new Connection(this, ids.incrementAndGet(), true, null, s, budget);
         connections.put(c.id, c);
+        settingsChangedMeanwhile(c, s);
         c.startActive(peer, t, handler, result);
         return result;
     }
@@ -360,7 +362,20 @@ public final class SmbDirectEngine implements SmbDirectTransport {
     Connection newPassive(EngineListener listener, TransportSettings s, long budget) {
         Connection c = new Connection(this, ids.incrementAndGet(), false, listener, s, budget);
         connections.put(c.id, c);
+        settingsChangedMeanwhile(c, s);
         return c;
+    }
+
+    /**
+     * A new connection {@code c}, made with {@code s}, is now among the live ones: settings replaced
+     * meanwhile (by an {@link #updateSettings} that did not find it yet) are given to it now, so its
+     * timers follow the settings as they stand, as those of every live connection do.
+     */
+    private void settingsChangedMeanwhile(Connection c, TransportSettings s) {
+        TransportSettings now = settings;
+        if (now != s) {
+            c.onSettingsChanged(now);
+        }
     }
 
     /** Receive memory one connection may hold: (ReceiveCreditMax + 1) receives plus the initial one. */

@@ -18,16 +18,37 @@ import smbdirect.impl.wire.SmbdWire;
  * Credits longer than {@code creditGrantTimeout} and the connection closes.</li>
  * </ul>
  *
- * <p>Timer values are read from the engine's settings each time a timer is armed, so changed
- * settings apply at once. Receiving a message only records the time and sending one checks a flag
- * (no timer churn per message); a timer that fires early re-arms itself for the remaining time (a
- * lazy deadline). Fired timers hand their work to the serial context. Not thread-safe otherwise:
- * owned by the connection's serial context.
+ * <p>Timer values are read from the settings each time a timer is armed: the connection gives the
+ * settings when it makes the timers and again whenever they change ({@link #settingsChanged}), so
+ * changed settings apply at once. Receiving a message only records the time and sending one checks
+ * a flag (no timer churn per message); a timer that fires early re-arms itself for the remaining
+ * time (a lazy deadline). Fired timers hand their work to the serial context. The send loop that
+ * sends a keepalive is made after the timers and is reached through the narrow {@link SendLoop}.
+ * Not thread-safe except {@link #settingsChanged}: owned by the connection's serial context.
  */
 final class Timers {
 
+    /**
+     * What the timers ask of the send loop: to run now (a keepalive is due) and how many messages
+     * wait (for the reason of a credit grant timeout). The send path is made after the timers, which
+     * it uses, so the connection hands them this instead of the send path itself.
+     */
+    interface SendLoop {
+
+        /** Runs the send loop (serial context). */
+        void pump();
+
+        /** Messages in Connection.SendQueue. */
+        int queueDepth();
+    }
+
     private final Connection connection;
+    private final SerialExecutor serial;
     private final Scheduler scheduler;
+    private final CreditManager credits;
+    private final SendLoop sendLoop;
+    /** The transport's settings as they stand (given when made and on every change, from any thread). */
+    private volatile TransportSettings settings;
     private final Runnable negotiationTimeoutTask;
     private final Runnable idleTask;
     private final Runnable idleTimerTask;
@@ -47,10 +68,14 @@ final class Timers {
     private long creditStallSince = -1;
     private long creditStalls;
 
-    Timers(Connection connection, Scheduler scheduler) {
+    Timers(Connection connection, SerialExecutor serial, Scheduler scheduler, TransportSettings settings,
+            CreditManager credits, SendLoop sendLoop) {
         this.connection = connection;
+        this.serial = serial;
         this.scheduler = scheduler;
-        SerialExecutor serial = connection.serial;
+        this.settings = settings;
+        this.credits = credits;
+        this.sendLoop = sendLoop;
         this.negotiationTimeoutTask = () -> serial.execute(this::onNegotiationTimeout);
         this.idleTask = this::onIdleTimer;
         this.idleTimerTask = () -> serial.execute(idleTask);
@@ -59,7 +84,7 @@ final class Timers {
     }
 
     private TransportSettings settings() {
-        return connection.engine.settings();
+        return settings;
     }
 
     // ---- Negotiation Timer (3.1.2.1, 3.1.6.1) ----
@@ -67,6 +92,11 @@ final class Timers {
     /** Starts the Negotiation Timer. */
     void startNegotiationTimer(long nanos) {
         negotiationTimer = scheduler.schedule(negotiationTimeoutTask, nanos);
+    }
+
+    /** Starts the Negotiation Timer of the passive side: passiveNegotiationTimeout as the settings stand. */
+    void startPassiveNegotiationTimer() {
+        startNegotiationTimer(settings().passiveNegotiationTimeout().toNanos());
     }
 
     private void onNegotiationTimeout() {
@@ -138,7 +168,7 @@ final class Timers {
         keepaliveRequested = KeepaliveRequested.PENDING;
         requestedNanos = scheduler.nanoTime();
         armIdleTimer();
-        connection.sendPath.pump();
+        sendLoop.pump();
     }
 
     /**
@@ -225,7 +255,7 @@ final class Timers {
         // Windows' Send Credit Grant Timer, not in [MS-SMBD]
         connection.close(new CloseReason(CloseReason.Kind.CREDIT_GRANT_TIMEOUT, "A-21",
                 "no Send Credit granted within " + settings().creditGrantTimeout().toMillis() + " ms while "
-                        + connection.sendPath.queueDepth() + " message(s) wait; " + connection.credits));
+                        + sendLoop.queueDepth() + " message(s) wait; " + credits));
     }
 
     /** Credit stalls begun (tests, DTO). */
@@ -235,8 +265,17 @@ final class Timers {
 
     // ---- all ----
 
-    /** Serial context: the transport's settings changed; the running timers follow at once. */
-    void settingsChanged() {
+    /**
+     * From any thread: the transport's settings changed to {@code changed}. Timers armed from now on
+     * use them; the running ones follow at once, on the serial context.
+     */
+    void settingsChanged(TransportSettings changed) {
+        this.settings = changed;
+        serial.execute(this::rearm);
+    }
+
+    /** Serial context: the settings changed; the running timers follow at once. */
+    private void rearm() {
         if (!connection.isEstablished()) {
             return;
         }

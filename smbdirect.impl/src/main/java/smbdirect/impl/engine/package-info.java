@@ -13,7 +13,9 @@
  * are queued ({@code ProviderEvents}) when they arrive re-entrantly from inside a post call.</li>
  * <li>A connection is a small core plus one class per concern, each owning its state and named
  * after the words of [MS-SMBD]; they collaborate through small methods, never through each other's
- * fields.</li>
+ * fields. Each concern is given the collaborators it uses when it is made (below) and keeps only the
+ * core for the core's own work: the state machine, the endpoint, the upper layer's handler,
+ * {@code close} and {@code callbackFailed}.</li>
  * </ul>
  *
  * <h2>Where each concern lives</h2>
@@ -27,12 +29,12 @@
  * 3.1.7.2, 3.1.5.2 - 3.1.5.7, appendix 6</td><td>the negotiated ADM values (Role, Protocol, the
  * sizes, IRD/ORD), the initial region, the connect stage (active), the connection request and the
  * failure response (passive), the queue-pair sizing</td></tr>
- * <tr><td>{@code SendPath}</td><td>3.1.4.2, 3.1.5.1, 3.1.5.4</td><td>Connection.SendQueue and
- * SendImmediate, the send buffers ({@code SendBuffers}) and what each slot carries, the pooled
- * send-queue entries ({@code OutMessage}); fragments are built by {@code Fragmenter}</td></tr>
+ * <tr><td>{@code SendPath}</td><td>3.1.4.2, 3.1.5.1, 3.1.5.4</td><td>Connection.SendQueue, the
+ * send buffers ({@code SendBuffers}) and what each slot carries, the pooled send-queue entries
+ * ({@code OutMessage}); fragments are built by {@code Fragmenter}</td></tr>
  * <tr><td>{@code ReceivePath}</td><td>3.1.5.8, receive posting of 3.1.5.9</td><td>the receive
- * buffers ({@code BufferPool}), reassembly ({@code Reassembler}), InvalidatedToken, delivery to the
- * upper layer</td></tr>
+ * buffers ({@code BufferPool}), reassembly ({@code Reassembler}), InvalidatedToken, SendImmediate,
+ * delivery to the upper layer</td></tr>
  * <tr><td>{@code CreditManager}</td><td>3.1.5.9, the credit rules of 3.1.5.1, 3.1.5.6 - 3.1.5.8</td>
  * <td>SendCredits, ReceiveCredits, the targets and maxima, receives posted but not yet granted; every
  * credit rule</td></tr>
@@ -45,6 +47,41 @@
  * <tr><td>{@code Closing}</td><td>3.1.7.1</td><td>closing once for any cause, failing queued and
  * flushed work, releasing everything, telling the upper layer once; the reasons for closing</td></tr>
  * </table>
+ *
+ * <h2>How they are wired</h2>
+ * {@code SmbDirectEngine} makes a {@code Connection} with its settings as they stand; the connection
+ * makes its concerns in this order, each given, as constructor parameters, what it uses:
+ * <ol>
+ * <li>{@code SerialExecutor} and {@code ProviderEvents} (whose sink hands completions to the
+ * connection's dispatch, establishment to {@code Negotiation}, the disconnect to {@code Closing});</li>
+ * <li>{@code CreditManager}: the credit target and maximum of the settings;</li>
+ * <li>{@code Timers}: the serial context, the engine's scheduler, the settings, the credits (for the
+ * reason of a credit grant timeout) and the send loop as {@code Timers.SendLoop};</li>
+ * <li>{@code MemoryRegistrations}: the serial context and {@code ConnectionLoss};</li>
+ * <li>{@code RdmaOperations}: the serial context, the registrations and {@code ConnectionLoss};</li>
+ * <li>{@code ReceivePath}: the engine (for the trace), the credits, the timers, the registrations and
+ * {@code ConnectionLoss};</li>
+ * <li>{@code SendPath}: the engine (for the trace), the serial context, the settings, the credits, the
+ * timers, the receive path as its {@code ReceiveSide} and {@code ConnectionLoss};</li>
+ * <li>{@code Negotiation} ({@code ActiveNegotiation} or {@code PassiveNegotiation} by role): the
+ * engine (for the provider and the trace), the serial context, the credits, the timers, both paths,
+ * the RDMA operations, {@code ConnectionLoss} and the settings it negotiates with;</li>
+ * <li>{@code Closing}, last: the engine (scheduler, clock, the connection's end), the serial context
+ * and every concern it stops, fails or releases.</li>
+ * </ol>
+ * Two needs point forward and each is met by a narrow interface, never by a setter: the timers make
+ * the send loop send a keepalive ({@code Timers.SendLoop}: {@code pump}, {@code queueDepth}), and the
+ * concerns made before {@code Closing} close after a refused post, name a failed work request's
+ * reason or ask whether a message still goes up while closing ({@code ConnectionLoss}, which
+ * {@code Closing} implements). The connection hands them a forwarder of each, made once. The send
+ * and receive paths meet only through {@code ReceiveSide}, which {@code ReceivePath} implements: the
+ * send loop asks it for receives to post and grant and for Connection.SendImmediate; the receive path
+ * never calls the send loop, {@code ReceivePath.onCompleted} tells the connection's dispatch when to
+ * run it. Settings are pushed: {@code Timers} and {@code SendPath} are given them when made and again
+ * by {@code SmbDirectEngine.updateSettings} through {@code Connection.onSettingsChanged} (also for a
+ * connection made while the settings changed); the negotiation negotiates with those the connection
+ * was made with (the passive side's Negotiation Timer is the timers' own). No concern asks the engine
+ * for its settings.
  *
  * <h2>How a send travels</h2>
  * {@code Connection.send} → {@code SendPath.submit} takes a pooled {@code OutMessage} and enters
@@ -61,11 +98,13 @@
  * {@code Connection.onCompletion} (inline when the context is idle) → {@code ReceivePath.onCompleted}
  * → the message restarts the Idle Connection Timer ({@code Timers.messageReceived}), is checked
  * ({@code DataTransfer.check}), consumes a credit and updates the targets and the peer's grant
- * ({@code CreditManager}), may ask for a prompt reply ({@code SendPath.sendImmediately}), may name a token the peer
- * invalidated ({@code MemoryRegistrations.remotelyInvalidated}) →
+ * ({@code CreditManager}), may ask for a prompt reply (it sets Connection.SendImmediate, which the
+ * send loop reads through {@code ReceiveSide}), may name a token the peer invalidated
+ * ({@code MemoryRegistrations.remotelyInvalidated}) →
  * {@code Reassembler}: a single-fragment message goes up as a view of its receive slot, the last
  * fragment of a fragmented one goes up from the reassembly buffer after the receives were reposted
- * → {@code ConnectionHandler.onMessage} → the send loop runs, granting the reposted receives.
+ * → {@code ConnectionHandler.onMessage} → {@code ReceivePath.onCompleted} returns whether the send
+ * loop is due, and {@code Connection.handleCompletion} runs it, granting the reposted receives.
  *
  * <h2>Buffers</h2>
  * Per connection, one receive region ((ReceiveCreditMax + 1) x MaxReceiveSize) is registered once

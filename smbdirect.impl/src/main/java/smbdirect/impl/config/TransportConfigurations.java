@@ -103,12 +103,13 @@ public final class TransportConfigurations {
                     .drainTimeout(seconds("drainTimeoutSeconds", config.drainTimeoutSeconds()))
                     .build();
         } catch (SettingsException e) {
+            // The builder names its own attribute (a Duration, bytes); the refusal is said again under the
+            // configuration's name and configured value, with the builder's reason taken as data.
             String name = CONFIG_NAMES.get(e.attribute());
             if (name == null) {
                 throw e;
             }
-            throw new SettingsException(name, configuredValue(config, name),
-                    e.getMessage().substring(e.getMessage().indexOf("refused: ") + "refused: ".length()));
+            throw new SettingsException(name, configuredValue(config, name), e.reason());
         }
     }
 

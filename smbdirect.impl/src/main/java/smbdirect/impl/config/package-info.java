@@ -22,6 +22,8 @@
  * code uses are {@code XxxSettings} (the README's code map).
  *
  * <p>A refused value always names the configuration attribute and the value
- * ({@link smbdirect.impl.engine.SettingsException}).
+ * ({@link smbdirect.impl.engine.SettingsException}); the attribute, the value and the reason are
+ * its data ({@code attribute()}, {@code value()}, {@code reason()}), so a refusal of the engine's
+ * builder is said again under the configuration's name without reading its message.
  */
 package smbdirect.impl.config;

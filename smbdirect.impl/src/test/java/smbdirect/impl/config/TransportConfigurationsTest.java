@@ -93,6 +93,36 @@ class TransportConfigurationsTest {
         assertTrue(e.getMessage().startsWith(attribute + "=" + v + " refused: "), e.getMessage());
     }
 
+    /**
+     * A value the engine's builder refuses under its own name (a duration, bytes) is refused under the
+     * configuration attribute's name and configured value, with the builder's reason unchanged; all
+     * three come as data, and the message says them in its usual form.
+     */
+    @Test
+    void refusalCarriesTheConfigurationNameTheConfiguredValueAndTheReasonAsData() {
+        assertRefusedAs("keepaliveIntervalSeconds", 0L,
+                () -> TransportSettings.builder().keepaliveInterval(Duration.ZERO).build());
+        assertRefusedAs("creditGrantTimeoutMillis", -5L,
+                () -> TransportSettings.builder().creditGrantTimeout(Duration.ofMillis(-5)).build());
+        assertRefusedAs("receiveBufferBudgetMB", 1L,
+                () -> TransportSettings.builder().receiveBufferBudget(1L << 20).build());
+        assertRefusedAs("drainTimeoutSeconds", 3601L,
+                () -> TransportSettings.builder().drainTimeout(Duration.ofSeconds(3601)).build());
+        // an attribute the builder names as the configuration does is refused as the builder refused it
+        assertRefusedAs("receiveCreditMax", 0, () -> TransportSettings.builder().receiveCreditMax(0).build());
+    }
+
+    /** Asserts that {@code attribute=value} is refused with the reason the builder gives when {@code builder} runs. */
+    private static void assertRefusedAs(String attribute, Object value, Runnable builder) {
+        String reason = assertThrows(SettingsException.class, builder::run).reason();
+        SettingsException e = assertThrows(SettingsException.class,
+                () -> TransportConfigurations.toSettings(transportConfig(attribute, value)));
+        assertEquals(attribute, e.attribute());
+        assertEquals(String.valueOf(value), e.value());
+        assertEquals(reason, e.reason());
+        assertEquals(attribute + "=" + value + " refused: " + reason, e.getMessage());
+    }
+
     @Test
     void dtoShowsTheSettingsInTheirUnits() {
         SettingsDTO dto = TransportConfigurations.toSettings(

@@ -51,7 +51,7 @@ final class CompletionGroup {
     private final List<VerbsEndpoint> draining = new ArrayList<>();
     private int reservedEntries;
     private int attached;
-    /** The endpoints and listeners that hold this group; guarded by the provider ({@code VerbsRdmaProvider.acquire}). */
+    /** The endpoints and listeners that hold this group; guarded by the provider's monitor ({@link DeviceGroups}). */
     int users;
     /** The thread releases the queue and the domain when its loop ends (the group was retired). */
     private volatile boolean releaseOnExit;

@@ -87,7 +87,7 @@ final class EndpointCompletions {
         int requested;
         int token;
         boolean invalidates;
-        int ending = VerbsEndpoint.NOT_ENDING;
+        int ending = EndpointEnding.NOT_ENDING;
         if (!receive) {
             VerbsMemoryRegion bound;
             synchronized (lock) {
@@ -142,8 +142,8 @@ final class EndpointCompletions {
             }
         }
         deliver(wrId, type, status, byteLength, invalidated, invalidatedToken, vendorError);
-        if (ending != VerbsEndpoint.NOT_ENDING) {
-            endpoint.afterEnding(ending == VerbsEndpoint.ENDING_QUEUE_PAIR_LIVE);
+        if (ending != EndpointEnding.NOT_ENDING) {
+            endpoint.afterEnding(ending == EndpointEnding.ENDING_QUEUE_PAIR_LIVE);
         }
         return true;
     }
@@ -155,7 +155,7 @@ final class EndpointCompletions {
      * flight is released now.
      */
     private boolean completeBind(VerbsMemoryRegion region, CompletionStatus status, int wcStatus, int vendorError) {
-        int ending = VerbsEndpoint.NOT_ENDING;
+        int ending = EndpointEnding.NOT_ENDING;
         boolean release;
         synchronized (lock) {
             sendQueue.removeHead();
@@ -179,8 +179,8 @@ final class EndpointCompletions {
                 LOG.warn("{}: releasing {} after its bind failed: {}", endpoint, region, failed);
             }
         }
-        if (ending != VerbsEndpoint.NOT_ENDING) {
-            endpoint.afterEnding(ending == VerbsEndpoint.ENDING_QUEUE_PAIR_LIVE);
+        if (ending != EndpointEnding.NOT_ENDING) {
+            endpoint.afterEnding(ending == EndpointEnding.ENDING_QUEUE_PAIR_LIVE);
         }
         return true;
     }

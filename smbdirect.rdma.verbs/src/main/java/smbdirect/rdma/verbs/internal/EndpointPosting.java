@@ -14,7 +14,9 @@ import smbdirect.api.rdma.WorkRequestType;
  * one reused {@link SendRequest} is filled and the backend posts it (the backend takes no lock of its
  * own: the endpoint's lock serializes the posts of its queue pair). Allocates nothing. With the queue
  * pair in the error state nothing reaches it: the request is recorded and flushed at once on the
- * group thread.
+ * group thread, handed to it after the lock is left ({@link VerbsEndpoint#watchNow}; waking a
+ * completion thread that waits in the device may take the completion queue's own short lock there,
+ * never nested in the endpoint's).
  */
 final class EndpointPosting {
 

@@ -14,15 +14,16 @@ import org.slf4j.LoggerFactory;
 
 import smbdirect.api.rdma.ConnectParameters;
 import smbdirect.api.rdma.DisconnectCause;
+import smbdirect.api.rdma.RdmaEndpointHandler;
 import smbdirect.api.rdma.RdmaException;
 
 /**
  * The connection setup of one {@link VerbsEndpoint}: the active side's connect (address
  * resolution, route resolution, {@code rdma_connect} with the private data and the IRD/ORD asked),
- * the passive side's accept (the ORD bounded by the IRD the request offered), the read depths in
- * effect once established ({@code ibv_query_qp}), and when the current phase began (for the
- * endpoint's deadline watch). Its fields are guarded by the endpoint's lock; the state it moves is
- * the endpoint's.
+ * the passive side's accept (the ORD bounded by the IRD the request offered), ESTABLISHED (the read
+ * depths in effect, {@code ibv_query_qp}, and {@code onEstablished}), and when the current phase
+ * began (for the endpoint's deadline watch). Its fields are guarded by the endpoint's lock (but
+ * {@code establishedSeen}: group thread only); the state it moves is the endpoint's.
  */
 final class EndpointSetup {
 
@@ -37,6 +38,7 @@ final class EndpointSetup {
     private final CompletionGroup group;
     private final VerbsBackend.CmId id;
     private final VerbsBackend.QueuePair qp;
+    private final RdmaEndpointHandler handler;
     private final boolean passive;
     /** The private data rdma_connect sends (a copy of the caller's). */
     private ByteBuffer connectPrivateData = ByteBuffer.allocate(0).asReadOnlyBuffer();
@@ -57,9 +59,11 @@ final class EndpointSetup {
      */
     private int holds;
     private boolean portHeld;
+    /** Group thread only: onEstablished was delivered. */
+    private boolean establishedSeen;
 
     EndpointSetup(VerbsEndpoint endpoint, VerbsRdmaProvider provider, CompletionGroup group, VerbsBackend.CmId id,
-            VerbsBackend.QueuePair qp, boolean passive) {
+            VerbsBackend.QueuePair qp, RdmaEndpointHandler handler, boolean passive) {
         this.endpoint = endpoint;
         this.lock = endpoint.lock;
         this.provider = provider;
@@ -69,6 +73,7 @@ final class EndpointSetup {
         this.group = group;
         this.id = id;
         this.qp = qp;
+        this.handler = handler;
         this.passive = passive;
     }
 
@@ -322,6 +327,44 @@ final class EndpointSetup {
             }
         }
         task.run();
+    }
+
+    /**
+     * Group thread: ESTABLISHED ({@code event}), or the first successful completion ({@code event}
+     * null, {@link #establishedByCompletion}): the endpoint is established ({@link #established}),
+     * the read depths in effect and the addresses are read, and {@code onEstablished} is delivered
+     * with the peer's accept private data (active side).
+     */
+    void onEstablished(VerbsBackend.CmEvent event) {
+        if (!established(event)) {
+            return;
+        }
+        establishedSeen = true;
+        readDepthsInEffect();
+        try {
+            InetSocketAddress local = backend.localAddress(id);
+            endpoint.localAddress(local);
+            endpoint.peerAddress(backend.peerAddress(id));
+        } catch (IOException e) {
+            LOG.debug("addresses of {} unavailable: {}", endpoint, e.getMessage());
+        }
+        if (!endpoint.isClosed()) {
+            try {
+                // the peer's accept private data (active side); DiSNI 2.0 surfaces none
+                handler.onEstablished(event == null || passive || !features.privateData()
+                        || event.privateData().length == 0 ? endpoint.empty
+                                : ByteBuffer.wrap(event.privateData()).asReadOnlyBuffer());
+            } catch (RuntimeException e) {
+                LOG.error("onEstablished handler of {} failed", endpoint, e);
+            }
+        }
+    }
+
+    /** Group thread: a successful completion proves the connection is up; onEstablished first if not yet. */
+    void establishedByCompletion() {
+        if (!establishedSeen) {
+            onEstablished(null);
+        }
     }
 
     /**

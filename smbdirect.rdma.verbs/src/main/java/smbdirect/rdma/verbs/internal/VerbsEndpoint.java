@@ -1,9 +1,7 @@
 package smbdirect.rdma.verbs.internal;
 
-import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
-import java.util.List;
 import java.util.Set;
 
 import org.slf4j.Logger;
@@ -24,9 +22,10 @@ import smbdirect.api.rdma.WorkRequestType;
 /**
  * One RC queue pair with its RDMA CM identifier: translates SPI calls into verbs work requests and
  * CM calls, and verbs completions and CM events into SPI callbacks. This class holds the state and
- * its lock, the CM events and the end; its connection setup is {@link EndpointSetup}, its
- * registrations {@link EndpointRegistrations}, its posting {@link EndpointPosting}, its completions
- * {@link EndpointCompletions}, its deadline watch {@link EndpointDeadlines}.
+ * its lock, and hands each CM event to its concern; its connection setup is {@link EndpointSetup},
+ * its registrations {@link EndpointRegistrations}, its posting {@link EndpointPosting}, its
+ * completions {@link EndpointCompletions}, its deadline watch {@link EndpointDeadlines}, the end of
+ * its connection for any cause, {@code disconnect} and {@code close} {@link EndpointEnding}.
  *
  * <p>Threading: SPI methods may be called from any thread; their state checks, the work-queue
  * records and the reused {@link SendRequest} are guarded by {@code lock}, which is never held while
@@ -45,7 +44,7 @@ final class VerbsEndpoint implements RdmaEndpoint {
 
     private static final Logger LOG = LoggerFactory.getLogger(VerbsEndpoint.class);
     /** Handed to handlers where there is no private data (per instance: no shared mutable state). */
-    private final ByteBuffer empty = ByteBuffer.allocate(0).asReadOnlyBuffer();
+    final ByteBuffer empty = ByteBuffer.allocate(0).asReadOnlyBuffer();
     /** Low-half flag of a receive wr_id. */
     static final long RECEIVE_FLAG = 1L << 31;
 
@@ -67,9 +66,7 @@ final class VerbsEndpoint implements RdmaEndpoint {
 
     private final VerbsRdmaProvider provider;
     private final VerbsBackend backend;
-    private final VerbsBackend.Features features;
     private final CompletionGroup group;
-    private final VerbsSettings settings;
     private final VerbsBackend.CmId id;
     private final VerbsBackend.QueuePair qp;
     private final EndpointSettings config;
@@ -92,14 +89,11 @@ final class VerbsEndpoint implements RdmaEndpoint {
     private final EndpointSetup setup;
     /** The deadline watch, on the group thread. */
     private final EndpointDeadlines deadlines;
+    /** The end of the connection for any cause, disconnect, close; its fields under {@link #lock}. */
+    private final EndpointEnding ending;
 
     // guarded by lock
     private State state;
-    private boolean disconnectRequested;
-    private DisconnectCause cause;
-    private String detail;
-    /** The private data of the REJECTED event that ended the connection (read-only), else empty. */
-    private ByteBuffer disconnectPrivateData = empty;
     private volatile InetSocketAddress localAddress;
     private volatile InetSocketAddress peerAddress;
     /**
@@ -118,16 +112,12 @@ final class VerbsEndpoint implements RdmaEndpoint {
 
     /** Hands this endpoint to the group's deadline watch (preallocated: used on posting paths). */
     private final Runnable watchOnGroup = this::watchOnGroup;
-    /** Group thread only: onEstablished was delivered. */
-    private boolean establishedSeen;
 
     VerbsEndpoint(VerbsRdmaProvider provider, CompletionGroup group, VerbsBackend.CmId id,
             VerbsBackend.QueuePair qp, int key, EndpointSettings config, RdmaEndpointHandler handler, boolean passive,
             InetSocketAddress localAddress, InetSocketAddress peerAddress) {
         this.provider = provider;
         this.backend = provider.backend();
-        this.features = backend.features();
-        this.settings = provider.settings();
         this.group = group;
         this.id = id;
         this.qp = qp;
@@ -144,9 +134,11 @@ final class VerbsEndpoint implements RdmaEndpoint {
         this.peerAddress = peerAddress;
         this.registrations = new EndpointRegistrations(this, provider, group);
         this.posting = new EndpointPosting(this, backend, qp, sendQueue, receiveQueue, sendWrId, receiveWrId);
-        this.setup = new EndpointSetup(this, provider, group, id, qp, passive);
-        this.deadlines = new EndpointDeadlines(this, setup, settings, group);
+        this.setup = new EndpointSetup(this, provider, group, id, qp, handler, passive);
+        this.deadlines = new EndpointDeadlines(this, setup, provider.settings(), group);
         this.completions = new EndpointCompletions(this, provider, handler, registrations, sendQueue, receiveQueue);
+        this.ending = new EndpointEnding(this, provider, group, id, qp, handler, sendQueue, receiveQueue, setup,
+                registrations, deadlines, completions);
     }
 
     /**
@@ -239,7 +231,7 @@ final class VerbsEndpoint implements RdmaEndpoint {
                 setup.onRouteResolved();
                 return;
             case VerbsConstants.CM_EVENT_ESTABLISHED:
-                onEstablished(event);
+                setup.onEstablished(event);
                 return;
             case VerbsConstants.CM_EVENT_CONNECT_RESPONSE:
             case VerbsConstants.CM_EVENT_TIMEWAIT_EXIT:
@@ -247,83 +239,18 @@ final class VerbsEndpoint implements RdmaEndpoint {
                 LOG.debug("{} on {}", StatusMapper.cmEventName(type), this);
                 return;
             default:
-                DisconnectCause ending = StatusMapper.disconnectCause(type, event.status(), provider.transportType());
-                if (type == VerbsConstants.CM_EVENT_DISCONNECTED) {
-                    // the connection is gone: whatever the device does with what is outstanding, it
-                    // never reaches the peer (siw has moved the queue pair to the error state already)
-                    queuePairInError(StatusMapper.cmEventName(type));
-                    // siw ends its connections when its interface goes down, and the CM's word may come
-                    // before the port event: the end is the port's
-                    String portDown = settings.endConnectionsOnPortDown() ? provider.portDownState() : null;
-                    if (portDown != null) {
-                        endForPortDown(VerbsRdmaProvider.portDownText(1) + " (" + StatusMapper.cmEventName(type)
-                                + " came first; the port's state " + portDown + ")");
-                        return;
-                    }
-                }
-                if (ending != null) {
-                    if (type == VerbsConstants.CM_EVENT_REJECTED && features.privateData()
-                            && event.privateData().length > 0) {
-                        synchronized (lock) {
-                            if (state != State.DISCONNECTING && state != State.DISCONNECTED && state != State.CLOSED) {
-                                disconnectPrivateData = ByteBuffer.wrap(event.privateData()).asReadOnlyBuffer();
-                            }
-                        }
-                    }
-                    endOnGroup(ending, StatusMapper.describeCmEvent(type, event.status(), provider.transportType()));
-                } else {
-                    LOG.debug("ignoring {} on {}", StatusMapper.cmEventName(type), this);
-                }
-        }
-    }
-
-    private void onEstablished(VerbsBackend.CmEvent event) {
-        if (!setup.established(event)) {
-            return;
-        }
-        establishedSeen = true;
-        setup.readDepthsInEffect();
-        try {
-            localAddress = backend.localAddress(id);
-            peerAddress = backend.peerAddress(id);
-        } catch (IOException e) {
-            LOG.debug("addresses of {} unavailable: {}", this, e.getMessage());
-        }
-        if (!isClosed()) {
-            try {
-                // the peer's accept private data (active side); DiSNI 2.0 surfaces none
-                handler.onEstablished(event == null || passive || !features.privateData()
-                        || event.privateData().length == 0 ? empty
-                                : ByteBuffer.wrap(event.privateData()).asReadOnlyBuffer());
-            } catch (RuntimeException e) {
-                LOG.error("onEstablished handler of {} failed", this, e);
-            }
+                ending.onCmEvent(event);
         }
     }
 
     @Override
     public void disconnect() {
-        synchronized (lock) {
-            if (disconnectRequested || state == State.DISCONNECTING || state == State.DISCONNECTED
-                    || state == State.CLOSED) {
-                return;
-            }
-            if (state == State.IDLE) {
-                return; // never connected: harmless, no callback (the SPI); close() releases what is posted
-            }
-            disconnectRequested = true;
-        }
-        group.execute(() -> endOnGroup(DisconnectCause.LOCAL, "disconnect() called"));
+        ending.disconnect();
     }
 
-    /**
-     * Group thread: the connection ends (or never comes) with {@code why}; the first cause wins.
-     * Moves the queue pair to the error state (rdma_disconnect) so the device flushes what is
-     * outstanding, or, if the queue pair never left INIT, completes the outstanding receives as
-     * FLUSHED right away.
-     */
+    /** Group thread: the connection ends (or never comes) with {@code why}; the first cause wins. */
     void endOnGroup(DisconnectCause why, String text) {
-        endOnGroup(why, text, false);
+        ending.endOnGroup(why, text, false);
     }
 
     /**
@@ -331,113 +258,22 @@ final class VerbsEndpoint implements RdmaEndpoint {
      * queue or the device failed) no flush will come: what is outstanding completes as FLUSHED now.
      */
     void endOnGroup(DisconnectCause why, String text, boolean completionsLost) {
-        boolean queuePairLive;
-        boolean alreadyEnding;
-        synchronized (lock) {
-            alreadyEnding = state == State.DISCONNECTING;
-        }
-        if (alreadyEnding) {
-            // the first cause stays; a flush that cannot come any more is not waited for
-            if (completionsLost) {
-                flushOutstanding();
-                maybeFinish();
-            }
-            return;
-        }
-        synchronized (lock) {
-            if (state == State.DISCONNECTING || state == State.DISCONNECTED || state == State.CLOSED) {
-                return;
-            }
-            queuePairLive = state == State.CONNECTING || state == State.ACCEPTING || state == State.ESTABLISHED;
-            state = State.DISCONNECTING;
-            cause = why;
-            detail = text;
-        }
-        LOG.debug("{} ending: {} ({})", this, why, text);
-        if (completionsLost) {
-            if (queuePairLive) {
-                setup.afterConnectCall(() -> backend.disconnect(id));
-            }
-            afterEnding(false);
-        } else {
-            afterEnding(queuePairLive);
-        }
+        ending.endOnGroup(why, text, completionsLost);
     }
 
-    /**
-     * Group thread: an asynchronous event of this endpoint's queue pair. QP_FATAL, QP_REQ_ERR and
-     * QP_ACCESS_ERR mean the queue pair is in the error state: the connection ends as QP_ERROR with
-     * the event named, also when the CM's DISCONNECTED came first and {@code onDisconnected} was not
-     * delivered yet (the device's account is the more precise one). COMM_EST (data before the
-     * passive side's ESTABLISHED) was handed to the CM by the backend ({@code rdma_notify}); the
-     * others are logged.
-     */
+    /** Group thread: an asynchronous event of this endpoint's queue pair ({@link EndpointEnding#onAsyncEvent}). */
     void onAsyncEvent(int type) {
-        if (!StatusMapper.breaksQueuePair(type)) {
-            if (type == VerbsConstants.EVENT_PATH_MIG_ERR) {
-                LOG.warn("{}: {}", this, StatusMapper.describeQueuePairEvent(type));
-            } else {
-                LOG.debug("{}: {}", this, StatusMapper.asyncEventName(type));
-            }
-            return;
-        }
-        String text = StatusMapper.describeQueuePairEvent(type);
-        queuePairInError(StatusMapper.asyncEventName(type));
-        synchronized (lock) {
-            if (state == State.DISCONNECTED || state == State.CLOSED) {
-                LOG.debug("{}: {} after the connection ended", this, StatusMapper.asyncEventName(type));
-                return;
-            }
-            if (state == State.DISCONNECTING) {
-                refinePeerCause(DisconnectCause.QP_ERROR, text);
-                return;
-            }
-        }
-        LOG.warn("{}: {}", this, text);
-        endOnGroup(DisconnectCause.QP_ERROR, text);
-    }
-
-    /**
-     * Under {@code lock}, while DISCONNECTING: the device's own account of why the queue pair broke
-     * (a failed request, a QP error event) replaces a PEER cause that {@code onDisconnected} has not
-     * reported yet. The peer's disconnect and the failure race (the peer ends its side because of
-     * what failed here); the failure is the more precise cause.
-     */
-    private void refinePeerCause(DisconnectCause why, String text) {
-        if (state == State.DISCONNECTING && cause == DisconnectCause.PEER && why != DisconnectCause.PEER) {
-            cause = why;
-            detail = text + " (and " + detail + ")";
-        }
+        ending.onAsyncEvent(type);
     }
 
     /** After a connection began ending: rdma_disconnect and the drain watch, or the flush at once; then maybe the end. */
     void afterEnding(boolean queuePairLive) {
-        if (queuePairLive) {
-            setup.afterConnectCall(() -> {
-                int rc = backend.disconnect(id);
-                if (rc != 0) {
-                    LOG.debug("rdma_disconnect of {} returned {}", this, rc);
-                }
-            });
-            deadlines.drainFromNow();
-            group.watchDrain(this);
-        } else {
-            flushOutstanding();
-        }
-        maybeFinish();
+        ending.afterEnding(queuePairLive);
     }
 
-    /**
-     * Group thread: the device's port went down ({@code IBV_EVENT_PORT_ERR}). The connection ends at
-     * once as PEER_LOST with {@code text}, what is outstanding completes as FLUSHED now (a late
-     * completion of the device finds nothing outstanding), and the calls on the identifier that send
-     * a CM message ({@code rdma_disconnect}, the destroys of a {@link #close}) wait until the port is
-     * up again ({@link #portUp}) or the provider stops.
-     */
+    /** Group thread: the device's port went down ({@link EndpointEnding#endForPortDown}). */
     void endForPortDown(String text) {
-        setup.holdForPort();
-        queuePairInError(text);
-        endOnGroup(DisconnectCause.PEER_LOST, text);
+        ending.endForPortDown(text);
     }
 
     /** The device's port is up again (or the provider stops): what waited for it runs now, on this thread. */
@@ -469,57 +305,12 @@ final class VerbsEndpoint implements RdmaEndpoint {
 
     /** The end once both work queues are empty: DISCONNECTED and {@code onDisconnected}. */
     void maybeFinish() {
-        DisconnectCause why;
-        String text;
-        ByteBuffer data;
-        synchronized (lock) {
-            if (state != State.DISCONNECTING || !sendQueue.isEmpty() || !receiveQueue.isEmpty()) {
-                return;
-            }
-            state = State.DISCONNECTED;
-            why = cause;
-            text = detail;
-            data = why == DisconnectCause.REJECTED ? disconnectPrivateData : empty;
-        }
-        LOG.debug("{} disconnected: {} ({})", this, why, text);
-        try {
-            handler.onDisconnected(why, text, data);
-        } catch (RuntimeException e) {
-            LOG.error("onDisconnected handler of {} failed", this, e);
-        }
+        ending.maybeFinish();
     }
 
     @Override
     public void close() {
-        State before;
-        synchronized (lock) {
-            if (state == State.CLOSED) {
-                return;
-            }
-            before = state;
-            state = State.CLOSED;
-        }
-        provider.forget(this);
-        List<VerbsMemoryRegion> released = registrations.claimAll();
-        // with rdma_connect still in the kernel (an iWARP peer's TCP handshake), the rest follows its return
-        setup.afterConnectCall(() -> release(before, released));
-    }
-
-    /** The native part of {@link #close}: what the kernel holds for this endpoint, in the order it needs. */
-    private void release(State before, List<VerbsMemoryRegion> released) {
-        if (before == State.CONNECTING || before == State.ACCEPTING || before == State.ESTABLISHED
-                || before == State.DISCONNECTING) {
-            backend.disconnect(id);
-        }
-        // windows before the queue pair they are bound on (rxe keeps a bound type 2 window's queue pair
-        // alive: its destroy waits 50 s for the reference and warns), after rdma_disconnect flushed any
-        // bind still queued; the registrations after the queue pair
-        registrations.releaseWindows(released);
-        backend.destroyQp(id, qp);
-        registrations.releaseRegistrations(released);
-        backend.destroyId(id);
-        group.detach(key, completionEntries());
-        provider.release(group);
+        ending.close();
     }
 
     boolean isClosed() {
@@ -555,14 +346,7 @@ final class VerbsEndpoint implements RdmaEndpoint {
 
     /** The passive side's reject of a created, not accepted endpoint: {@code rdma_reject}, then {@link #close}. */
     void reject(ByteBuffer privateData) {
-        if (features.privateData()) {
-            try {
-                backend.reject(id, privateData);
-            } catch (IOException e) {
-                LOG.warn("rdma_reject of {} failed ({}); destroying the identifier rejects it", this, e.getMessage());
-            }
-        }
-        close();
+        ending.reject(privateData);
     }
 
     // ------------------------------------------------------------------ memory
@@ -653,6 +437,11 @@ final class VerbsEndpoint implements RdmaEndpoint {
         peerAddress = peer;
     }
 
+    /** Connection setup, once established: the local address the identifier is bound to. */
+    void localAddress(InetSocketAddress local) {
+        localAddress = local;
+    }
+
     /** Under {@link #lock}: the first evidence that the queue pair is in the error state, else null. */
     String queuePairErrorHeld() {
         return queuePairError;
@@ -665,8 +454,7 @@ final class VerbsEndpoint implements RdmaEndpoint {
 
     /** Under {@link #lock}: why {@code operation} cannot be posted in this state. */
     RdmaException notPostable(String operation) {
-        return new RdmaException(operation + ": endpoint is " + state
-                + (cause != null ? " (" + cause + ": " + detail + ")" : ""));
+        return ending.notPostableHeld(operation);
     }
 
     // ------------------------------------------------------------------ completions (group thread)
@@ -678,38 +466,16 @@ final class VerbsEndpoint implements RdmaEndpoint {
 
     /** Group thread: a successful completion proves the connection is up; onEstablished first if not yet. */
     void establishedByCompletion() {
-        if (!establishedSeen) {
-            onEstablished(null);
-        }
+        setup.establishedByCompletion();
     }
 
-    /** {@link #endOnFailedCompletionHeld}: the connection was ending already (or closed). */
-    static final int NOT_ENDING = 0;
-    /** {@link #endOnFailedCompletionHeld}: it ends now, its queue pair was not live. */
-    static final int ENDING = 1;
-    /** {@link #endOnFailedCompletionHeld}: it ends now and its queue pair was live (rdma_disconnect, then drain). */
-    static final int ENDING_QUEUE_PAIR_LIVE = 2;
-
     /**
-     * Under {@link #lock}: a completion failed (not flushed) with {@code status}: the connection ends
-     * with the cause of that status and {@code failure} as detail, unless it is ending or closed
-     * already, where {@code refine} lets a failure refine a peer cause. Returns {@link #NOT_ENDING},
-     * {@link #ENDING} or {@link #ENDING_QUEUE_PAIR_LIVE}; the caller runs {@link #afterEnding} after
+     * Under {@link #lock}: a completion failed (not flushed) with {@code status}
+     * ({@link EndpointEnding#endOnFailedCompletionHeld}); the caller runs {@link #afterEnding} after
      * it left the lock and delivered the completion.
      */
     int endOnFailedCompletionHeld(CompletionStatus status, String failure, boolean refine) {
-        if (state != State.DISCONNECTING && state != State.DISCONNECTED && state != State.CLOSED) {
-            boolean queuePairLive = state == State.CONNECTING || state == State.ACCEPTING
-                    || state == State.ESTABLISHED;
-            state = State.DISCONNECTING;
-            cause = StatusMapper.causeOfFailedCompletion(status);
-            detail = failure;
-            return queuePairLive ? ENDING_QUEUE_PAIR_LIVE : ENDING;
-        }
-        if (refine) {
-            refinePeerCause(StatusMapper.causeOfFailedCompletion(status), failure);
-        }
-        return NOT_ENDING;
+        return ending.endOnFailedCompletionHeld(status, failure, refine);
     }
 
     /** Under {@link #lock}: records the first evidence that the queue pair is in the error state. */

@@ -3,10 +3,7 @@ package smbdirect.rdma.verbs.internal;
 import java.io.IOException;
 import java.net.Inet4Address;
 import java.net.InetSocketAddress;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -30,12 +27,15 @@ import smbdirect.api.rdma.RdmaProvider;
 import smbdirect.api.rdma.TransportType;
 
 /**
- * The verbs {@link RdmaProvider}: one RDMA CM event channel served by one CM thread, and one
- * {@link CompletionGroup} (protection domain, completion queue, completion thread) per device while
- * the device is in use: created with its first endpoint or listener bound to its address, released
- * when the last of them is closed ({@link #acquire}, {@link #release}).
- * Active endpoints are bound to the configured local address before their queue pair is created, so
- * receives can be posted before {@code connect}.
+ * The verbs {@link RdmaProvider}: one RDMA CM event channel served by one CM thread
+ * ({@link CmDispatcher}: the endpoints and listeners by identifier, each event handed to its owner),
+ * and one {@link CompletionGroup} (protection domain, completion queue, completion thread) per device
+ * while the device is in use: created with its first endpoint or listener bound to its address,
+ * released when the last of them is closed ({@link DeviceGroups}); the device's asynchronous events
+ * are acted on by {@link DeviceEvents}. This class holds the settings and capabilities, creates
+ * listeners and endpoints, and starts and stops the whole. Active endpoints are bound to the
+ * configured local address before their queue pair is created, so receives can be posted before
+ * {@code connect}.
  *
  * <p>Thread-safe. The CM thread delivers listener callbacks; endpoint callbacks run on the
  * endpoint's completion thread.
@@ -52,25 +52,20 @@ public final class VerbsRdmaProvider implements RdmaProvider {
     private final LongSupplier nanoClock;
     private final RdmaCapabilities capabilities;
     private final DeviceAttributes device;
-    /** The kernel's view of the device's port ({@link #portDownState}). */
-    private final SysfsDevices sysfs = new SysfsDevices(java.nio.file.Path.of("/sys/class/infiniband"));
     private final boolean memoryWindows;
     private final boolean remoteInvalidation;
     private final int withInvalidateFlags;
     private final String description;
-    /** The last port event (IBV_EVENT_PORT_ERR / PORT_ACTIVE) in words, "" before any. */
-    private volatile String portEvent = "";
-    /** The device's last asynchronous events, oldest first, at most {@value #RECENT_EVENTS}; guarded by itself. */
-    private final java.util.ArrayDeque<String> recentEvents = new java.util.ArrayDeque<>();
+    /** How many of the device's last asynchronous events {@link #recentAsyncEvents} keeps. */
     static final int RECENT_EVENTS = 16;
-    private final Map<VerbsBackend.CmId, VerbsEndpoint> endpoints = new ConcurrentHashMap<>();
-    private final Map<VerbsBackend.CmId, VerbsListener> listeners = new ConcurrentHashMap<>();
-    private final Map<Integer, CompletionGroup> groups = new ConcurrentHashMap<>();
-    /** Groups retired while the provider runs, until their threads released them; guarded by this. */
-    private final List<CompletionGroup> retiring = new ArrayList<>();
+    /** The device's asynchronous events, the port's state, the last events. */
+    private final DeviceEvents events;
+    /** The endpoints and listeners by identifier, the CM thread's loop. */
+    private final CmDispatcher cm;
+    /** The completion groups by device and their lifetime. */
+    private final DeviceGroups groups;
     private volatile boolean shutdown;
     private volatile boolean running;
-    private ThreadFactory threads;
     private Thread cmThread;
     /**
      * Where {@code rdma_connect} runs: a pool of daemon threads once started, the calling thread
@@ -119,6 +114,9 @@ public final class VerbsRdmaProvider implements RdmaProvider {
                 + (settings.endConnectionsOnPortDown() ? "; a port that goes down ends its connections"
                         : "; a port that goes down leaves its connections to the transport's retries")
                 + (notes == null || notes.isEmpty() ? "" : "; other backends: " + notes);
+        this.events = new DeviceEvents(this, settings, device);
+        this.cm = new CmDispatcher(this, backend, settings);
+        this.groups = new DeviceGroups(this, backend, settings, nanoClock);
     }
 
     /**
@@ -143,9 +141,7 @@ public final class VerbsRdmaProvider implements RdmaProvider {
 
     /** The device's last asynchronous events by name, oldest first (at most {@value #RECENT_EVENTS}). */
     public List<String> recentAsyncEvents() {
-        synchronized (recentEvents) {
-            return List.copyOf(recentEvents);
-        }
+        return events.recent();
     }
 
     /** The {@code wc_flags} bits that mark a receive that invalidated an rkey on this device. */
@@ -189,90 +185,30 @@ public final class VerbsRdmaProvider implements RdmaProvider {
     /** The backend, the device's limits, the last port event and why other backends were not chosen. */
     @Override
     public String describeSettings() {
-        String port = portEvent;
+        String port = events.portEvent();
         return port.isEmpty() ? description : description + "; " + port;
     }
 
-    /**
-     * A backend thread: an asynchronous event of {@code group}'s device. Queue pair and completion
-     * queue events go to the group's thread; a fatal device ends everything on it and fails the
-     * listeners (the provider serves one device); port events are recorded for operators, and a port
-     * that goes down ends the connections on it as PEER_LOST naming the event (unless
-     * {@code endConnectionsOnPortDown} is off: then the transport's retries decide, connections that
-     * outlive a short outage survive it, the others end as PEER_LOST).
-     */
+    /** A backend thread: an asynchronous event of {@code group}'s device ({@link DeviceEvents#onAsyncEvent}). */
     void onAsyncEvent(CompletionGroup group, VerbsBackend.AsyncEvent event) {
-        int type = event.type();
-        String name = StatusMapper.asyncEventName(type);
-        try {
-            actOn(group, event, type, name);
-        } finally {
-            // recorded once acted on: who sees it here sees its effect
-            synchronized (recentEvents) {
-                if (recentEvents.size() == RECENT_EVENTS) {
-                    recentEvents.removeFirst();
-                }
-                recentEvents.addLast(name + (event.port() != 0 ? " (port " + event.port() + ")" : ""));
-            }
-        }
-    }
-
-    private void actOn(CompletionGroup group, VerbsBackend.AsyncEvent event, int type, String name) {
-        switch (type) {
-            case VerbsConstants.EVENT_QP_FATAL, VerbsConstants.EVENT_QP_REQ_ERR, VerbsConstants.EVENT_QP_ACCESS_ERR,
-                    VerbsConstants.EVENT_COMM_EST, VerbsConstants.EVENT_SQ_DRAINED, VerbsConstants.EVENT_PATH_MIG,
-                    VerbsConstants.EVENT_PATH_MIG_ERR, VerbsConstants.EVENT_QP_LAST_WQE_REACHED -> {
-                if (event.qp() != null) {
-                    group.execute(() -> group.onQueuePairEvent(event.qp(), type));
-                }
-            }
-            case VerbsConstants.EVENT_CQ_ERR -> group.execute(() -> group.cqFailed(name
-                    + ": the completion queue overran or failed; its completions are lost"));
-            case VerbsConstants.EVENT_DEVICE_FATAL -> {
-                String text = name + ": the RDMA device failed; restart the device's driver and the provider";
-                group.execute(() -> group.deviceFailed(text));
-                for (VerbsListener listener : new ArrayList<>(listeners.values())) {
-                    listener.fail(DisconnectCause.DEVICE_REMOVED, text);
-                }
-            }
-            case VerbsConstants.EVENT_PORT_ERR -> {
-                portEvent = "port " + event.port() + " down (" + name + " at " + java.time.Instant.now() + ")";
-                if (settings.endConnectionsOnPortDown()) {
-                    String text = portDownText(event.port());
-                    LOG.warn("RDMA device port {} is down ({}): ending its connections", event.port(), name);
-                    group.execute(() -> group.portDown(event.port(), text));
-                } else {
-                    LOG.warn("RDMA device port {} is down ({}): connections wait for it within their transport retries",
-                            event.port(), name);
-                }
-            }
-            case VerbsConstants.EVENT_PORT_ACTIVE -> {
-                portEvent = "port " + event.port() + " active again (" + name + " at " + java.time.Instant.now() + ")";
-                LOG.info("RDMA device port {} is active ({})", event.port(), name);
-                group.execute(group::portUp);
-            }
-            default -> LOG.info("RDMA device event {} (port {})", name, event.port());
-        }
+        events.onAsyncEvent(group, event);
     }
 
     /** Why a connection ended when port {@code port} of the device went down. */
     static String portDownText(int port) {
-        return StatusMapper.asyncEventName(VerbsConstants.EVENT_PORT_ERR) + ": port " + port
-                + " of the RDMA device went down (its link or network interface); the connection ended with it";
+        return DeviceEvents.portDownText(port);
     }
 
-    /**
-     * Port 1's state as the kernel shows it ({@code /sys/class/infiniband/DEVICE/ports/1/state}, "1:
-     * DOWN"), when it is not ACTIVE; null when it is, or cannot be told. Read when a connection ends
-     * by the CM's word, which may come before the port event.
-     */
+    /** Port 1's state as the kernel shows it when it is not ACTIVE, else null ({@link DeviceEvents#portDownState}). */
     String portDownState() {
-        String name = device != null ? device.name() : settings.deviceName();
-        if (name == null || name.isEmpty()) {
-            return null;
+        return events.portDownState();
+    }
+
+    /** The listeners fail with {@code cause} (the device failed, the provider shuts down). */
+    void failListeners(DisconnectCause cause, String text) {
+        for (VerbsListener listener : cm.listeners()) {
+            listener.fail(cause, text);
         }
-        String state = sysfs.portState(name, 1);
-        return state == null || state.startsWith("4") ? null : state;
     }
 
     /** Where {@code rdma_connect} runs (see {@link #connectCalls}). */
@@ -287,9 +223,8 @@ public final class VerbsRdmaProvider implements RdmaProvider {
 
     /** Starts the CM thread; completion threads start with their device's group. */
     public synchronized void start(ThreadFactory threadFactory) {
-        this.threads = threadFactory;
         running = true;
-        cmThread = threadFactory.newThread(this::cmLoop);
+        cmThread = threadFactory.newThread(cm::loop);
         cmThread.setName("smbdirect-verbs-cm");
         cmThread.setDaemon(true);
         cmThread.start();
@@ -300,21 +235,17 @@ public final class VerbsRdmaProvider implements RdmaProvider {
             t.setDaemon(true);
             return t;
         });
-        for (CompletionGroup group : groups.values()) {
-            if (!group.isStarted()) {
-                group.start(threadFactory);
-            }
-        }
+        groups.start(threadFactory);
     }
 
-    private void cmLoop() {
-        while (running) {
-            try {
-                pumpCmEvents(settings.eventTimeoutMillis());
-            } catch (RuntimeException e) {
-                LOG.error("RDMA CM event handling failed", e);
-            }
-        }
+    /** Whether the provider runs (started, not stopping). */
+    boolean isRunning() {
+        return running;
+    }
+
+    /** Whether the provider is shut down or shutting down. */
+    boolean isShutdown() {
+        return shutdown;
     }
 
     /**
@@ -322,47 +253,7 @@ public final class VerbsRdmaProvider implements RdmaProvider {
      * returns whether there was one.
      */
     boolean pumpCmEvents(int timeoutMillis) {
-        VerbsBackend.CmEvent event;
-        try {
-            event = backend.nextCmEvent(timeoutMillis);
-        } catch (IOException e) {
-            if (running && !shutdown) {
-                LOG.error("rdma_get_cm_event failed: {}", e.getMessage());
-                parkMillis(timeoutMillis);
-            }
-            return false;
-        }
-        if (event == null) {
-            return false;
-        }
-        dispatch(event);
-        return true;
-    }
-
-    private void dispatch(VerbsBackend.CmEvent event) {
-        int type = event.type();
-        LOG.debug("{} (listen id {}, id {})", StatusMapper.cmEventName(type), event.listenId(), event.id());
-        if (type == VerbsConstants.CM_EVENT_CONNECT_REQUEST) {
-            VerbsListener listener = event.listenId() == null ? null : listeners.get(event.listenId());
-            if (listener == null || shutdown) {
-                LOG.debug("connection request without an open listener; rejecting");
-                backend.destroyId(event.id());
-                return;
-            }
-            listener.onConnectRequest(event);
-            return;
-        }
-        VerbsEndpoint endpoint = event.id() == null ? null : endpoints.get(event.id());
-        if (endpoint != null) {
-            endpoint.group().execute(() -> endpoint.onCmEvent(event));
-            return;
-        }
-        VerbsListener listener = event.id() == null ? null : listeners.get(event.id());
-        if (listener != null && type == VerbsConstants.CM_EVENT_DEVICE_REMOVAL) {
-            listener.fail(DisconnectCause.DEVICE_REMOVED, StatusMapper.cmEventName(type));
-            return;
-        }
-        LOG.debug("{} for an identifier without endpoint or listener", StatusMapper.cmEventName(type));
+        return cm.pump(timeoutMillis);
     }
 
     @Override
@@ -404,7 +295,7 @@ public final class VerbsRdmaProvider implements RdmaProvider {
             }
         }
         VerbsListener listener = new VerbsListener(this, id, bound == null ? address : bound, handler, group);
-        listeners.put(id, listener);
+        cm.add(id, listener);
         LOG.info("RDMA listener on {}", listener.localAddress());
         return listener;
     }
@@ -488,82 +379,43 @@ public final class VerbsRdmaProvider implements RdmaProvider {
         }
         VerbsEndpoint endpoint = new VerbsEndpoint(this, group, id, qp, key, config, handler, passive, local, peer);
         group.bind(key, endpoint);
-        endpoints.put(id, endpoint);
+        cm.add(id, endpoint);
         return endpoint;
     }
 
-    /**
-     * The completion group of {@code device}, created with its first user (protection domain,
-     * completion queue, completion thread, the device's asynchronous events watched), with one more
-     * user counted: every endpoint (its queue pair and registrations) and every listener bound to the
-     * device holds its group until {@link #release}.
-     */
-    synchronized CompletionGroup acquire(VerbsBackend.Device device) throws RdmaException {
-        checkOpen();
-        CompletionGroup group = groups.get(device.key());
-        if (group == null) {
-            try {
-                group = new CompletionGroup(backend, settings, nanoClock, device);
-            } catch (IOException e) {
-                throw new RdmaException("allocating the protection domain / completion queue (cqSize "
-                        + settings.cqSize() + ") failed: " + e.getMessage(), e);
-            }
-            groups.put(device.key(), group);
-            CompletionGroup watched = group;
-            if (!backend.watchAsyncEvents(device, event -> onAsyncEvent(watched, event))) {
-                LOG.debug("the {} backend reads no asynchronous device events", backend.features().name());
-            }
-            if (running) {
-                group.start(threads);
-            }
-        }
-        group.users++;
-        return group;
+    /** The completion group of {@code device}, with one more user ({@link DeviceGroups#acquire}). */
+    CompletionGroup acquire(VerbsBackend.Device device) throws RdmaException {
+        return groups.acquire(device);
     }
 
-    /**
-     * A user of {@code group} ({@link #acquire}) is gone: an endpoint after it destroyed its queue
-     * pair and released its registrations, or a listener after it destroyed its identifier. The
-     * last one retires the group: its completion thread stops and the completion queue and
-     * protection domain are released (at once where no thread runs, else by that thread when its
-     * loop ends, so a caller on it or waiting for it is never blocked). The next user of the device
-     * gets a new group.
-     */
+    /** A user of {@code group} is gone; the last one retires it ({@link DeviceGroups#release}). */
     void release(CompletionGroup group) {
-        synchronized (this) {
-            if (--group.users > 0 || !groups.remove(group.device().key(), group)) {
-                return;
-            }
-            // before a new group of the device can watch its events
-            backend.unwatchAsyncEvents(group.device());
-            retiring.removeIf(CompletionGroup::isReleased);
-            retiring.add(group);
-        }
-        group.retire();
+        groups.release(group);
     }
 
     /** The completion group of a device key (tests). */
     CompletionGroup group(int deviceKey) {
-        return groups.get(deviceKey);
+        return groups.group(deviceKey);
     }
 
     void forget(VerbsEndpoint endpoint) {
-        endpoints.remove(endpoint.cmId(), endpoint);
+        cm.forget(endpoint);
     }
 
     void forget(VerbsListener listener) {
-        listeners.remove(listener.cmId(), listener);
+        cm.forget(listener);
     }
 
     int endpointCount() {
-        return endpoints.size();
+        return cm.endpointCount();
     }
 
     int listenerCount() {
-        return listeners.size();
+        return cm.listenerCount();
     }
 
-    private void checkOpen() throws RdmaException {
+    /** Refuses what a provider that is shut down (or shutting down) no longer does. */
+    void checkOpen() throws RdmaException {
         if (shutdown) {
             throw new RdmaException("the verbs provider is shut down");
         }
@@ -578,10 +430,8 @@ public final class VerbsRdmaProvider implements RdmaProvider {
             return;
         }
         shutdown = true;
-        for (VerbsListener listener : new ArrayList<>(listeners.values())) {
-            listener.fail(DisconnectCause.PROVIDER_SHUTDOWN, "the verbs provider is shutting down");
-        }
-        List<VerbsEndpoint> open = new ArrayList<>(endpoints.values());
+        failListeners(DisconnectCause.PROVIDER_SHUTDOWN, "the verbs provider is shutting down");
+        List<VerbsEndpoint> open = cm.endpoints();
         for (VerbsEndpoint endpoint : open) {
             endpoint.group().execute(
                     () -> endpoint.endOnGroup(DisconnectCause.PROVIDER_SHUTDOWN, "the verbs provider is shutting down"));
@@ -589,13 +439,7 @@ public final class VerbsRdmaProvider implements RdmaProvider {
         long deadline = nanoClock.getAsLong()
                 + TimeUnit.MILLISECONDS.toNanos(settings.flushTimeoutMillis() + 2L * settings.eventTimeoutMillis());
         while (!allEnded(open) && nanoClock.getAsLong() - deadline < 0) {
-            boolean inline = false;
-            for (CompletionGroup group : groups.values()) {
-                if (!group.isStarted()) {
-                    group.runOnce();
-                    inline = true;
-                }
-            }
+            boolean inline = groups.runInline();
             if (!inline) {
                 parkMillis(5);
             }
@@ -612,28 +456,11 @@ public final class VerbsRdmaProvider implements RdmaProvider {
         for (VerbsEndpoint endpoint : open) {
             endpoint.close();
         }
-        for (CompletionGroup group : groups.values()) {
-            group.portUp(); // what a port that went down held back (closed endpoints included) runs now
-        }
+        groups.portUp(); // what a port that went down held back (closed endpoints included) runs now
         if (connectCalls instanceof ExecutorService pool) {
             pool.shutdown(); // a connect call still in the kernel ends by its own timeout; its teardown then runs there
         }
-        for (CompletionGroup group : groups.values()) {
-            backend.unwatchAsyncEvents(group.device());
-            group.stop();
-        }
-        groups.clear();
-        List<CompletionGroup> retired;
-        synchronized (this) {
-            retired = new ArrayList<>(retiring);
-            retiring.clear();
-        }
-        for (CompletionGroup group : retired) {
-            if (!group.awaitRetired()) {
-                LOG.warn("the completion thread of device {} did not stop; leaving its queue allocated",
-                        group.device().key());
-            }
-        }
+        groups.stop();
         backend.close();
         LOG.info("verbs provider stopped");
     }
@@ -648,7 +475,8 @@ public final class VerbsRdmaProvider implements RdmaProvider {
         return true;
     }
 
-    private static void parkMillis(long millis) {
+    /** Waits {@code millis} without a monitor (the shutdown's wait, the CM thread after a failed wait). */
+    static void parkMillis(long millis) {
         java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(millis));
     }
 }

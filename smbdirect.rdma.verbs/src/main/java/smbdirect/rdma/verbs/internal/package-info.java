@@ -5,12 +5,13 @@
  * <h2>Shape</h2>
  * <ul>
  * <li>{@code VerbsRdmaProvider} owns one RDMA CM event channel and its
- * thread, and one {@code CompletionGroup} per device (protection
- * domain, shared completion queue, the one thread that delivers every callback of its endpoints).</li>
- * <li>An endpoint is one queue pair: a core, {@code VerbsEndpoint} (its state and lock, CM events,
- * the end), plus one class per concern, created with it: {@code EndpointSetup},
+ * thread ({@code CmDispatcher}), and one {@code CompletionGroup} per device ({@code DeviceGroups}:
+ * protection domain, shared completion queue, the one thread that delivers every callback of its
+ * endpoints); {@code DeviceEvents} acts on the device's asynchronous events.</li>
+ * <li>An endpoint is one queue pair: a core, {@code VerbsEndpoint} (its state and lock, each CM
+ * event handed to its concern), plus one class per concern, created with it: {@code EndpointSetup},
  * {@code EndpointRegistrations}, {@code EndpointPosting}, {@code EndpointCompletions},
- * {@code EndpointDeadlines}.</li>
+ * {@code EndpointDeadlines}, {@code EndpointEnding}.</li>
  * <li>Every native call goes through the {@code VerbsBackend} seam:
  * the rdma-core backend ({@code internal.rdmacore}, JDK 22+, no native build; its package-info maps
  * its classes) or DiSNI ({@code internal.disni}). What a backend cannot do it says in its features,
@@ -27,13 +28,27 @@
  * <table>
  * <caption>The classes of the provider</caption>
  * <tr><th>class</th><th>owns</th></tr>
- * <tr><td>{@code VerbsRdmaProvider}, {@code VerbsListener}, {@code VerbsConnectRequest}</td><td>the CM
- * thread and its events, listeners and their connect requests, the endpoints by identifier</td></tr>
- * <tr><td>{@code VerbsEndpoint}</td><td>the SPI endpoint: its state and lock, its CM events; the end
- * for any cause (a CM event, a failed completion, an asynchronous event, a deadline,
- * {@code disconnect}, {@code close}), {@code onDisconnected}</td></tr>
+ * <tr><td>{@code VerbsRdmaProvider}</td><td>the SPI provider: settings and capabilities, creating
+ * listeners and endpoints (an endpoint's queue pair on its device's group), start and shutdown</td></tr>
+ * <tr><td>{@code CmDispatcher}</td><td>the CM thread and its events: the endpoints and listeners by
+ * identifier, each event handed to its owner (a connection request to its listener, an endpoint's
+ * event to its group thread)</td></tr>
+ * <tr><td>{@code VerbsListener}, {@code VerbsConnectRequest}</td><td>listeners and their connect
+ * requests</td></tr>
+ * <tr><td>{@code DeviceGroups}</td><td>the completion group of each device in use: created with its
+ * first user, retired with its last, started with the provider, stopped at its shutdown</td></tr>
+ * <tr><td>{@code DeviceEvents}</td><td>the device's asynchronous events: queue pair and completion
+ * queue events to the group thread, a fatal device, a port down or up; the port's state, the last
+ * events</td></tr>
+ * <tr><td>{@code VerbsEndpoint}</td><td>the SPI endpoint: its state and lock, the queue pair's error
+ * evidence, each CM event handed to its concern</td></tr>
  * <tr><td>{@code EndpointSetup}</td><td>connect (address and route resolution, {@code rdma_connect}),
- * accept, the read depths asked and in effect, when the current phase began</td></tr>
+ * accept, ESTABLISHED and {@code onEstablished}, the read depths asked and in effect, when the
+ * current phase began</td></tr>
+ * <tr><td>{@code EndpointEnding}</td><td>the end for any cause (a CM event, a failed completion, an
+ * asynchronous event, the port down, a deadline, {@code disconnect}, the provider's shutdown), the
+ * first cause and its refinement, {@code rdma_disconnect} or the flush at once,
+ * {@code onDisconnected}; {@code close} and the passive side's reject</td></tr>
  * <tr><td>{@code EndpointDeadlines}</td><td>the group thread's watch: a phase of setup that got no
  * answer, the device's flushes awaited until {@code flushTimeoutMillis}</td></tr>
  * <tr><td>{@code EndpointRegistrations}, {@code VerbsMemoryRegion}</td><td>registrations, windows
@@ -45,7 +60,10 @@
  * local invalidations, FLUSHED completions of an ending endpoint</td></tr>
  * <tr><td>{@code CompletionGroup}, {@code CompletionBatch}</td><td>a device's protection domain and
  * completion queue, its thread: polling, arming, waiting, deadlines, tasks</td></tr>
- * <tr><td>{@code VerbsBackend} and its implementations</td><td>the native calls</td></tr>
+ * <tr><td>{@code VerbsBackend} and its implementations</td><td>the native calls: the rdma-core
+ * backend ({@code internal.rdmacore}) and DiSNI ({@code internal.disni}: {@code DisniBackend}, the
+ * seam; {@code DisniCm}, {@code DisniQp} and its posting, {@code DisniCq}); each package-info maps
+ * its classes</td></tr>
  * </table>
  *
  * <h2>How a work request travels</h2>
@@ -57,16 +75,21 @@
  * {@code SendRequest} is filled (the wr_id the device sees is the endpoint's key, the queue is known
  * by a flag), and {@code VerbsBackend.postSend} posts it (rdma-core: {@code QueuePairs.postSend}
  * refills the queue pair's native work request and calls {@code ibv_post_send} through the
- * context's ops; the backend takes no lock of its own). With the queue pair in the error state
- * nothing reaches the device: the request is recorded and the group thread flushes it at once.
+ * context's ops; DiSNI: {@code DisniQp.postSend} refills the prepared call of the opcode; neither
+ * backend takes a lock of its own). With the queue pair in the error state nothing reaches the
+ * device: the request is recorded and the group thread flushes it at once
+ * ({@code VerbsEndpoint.watchNow}, after the lock is left).
  * The device completes it into the group's completion queue: {@code CompletionGroup} polls
- * ({@code VerbsBackend.poll} into its {@code CompletionBatch}), finds the endpoint by the key in the
- * wr_id and calls {@code EndpointCompletions.onWorkCompletion}: the oldest record of that queue is
- * taken off (the device completes each queue in order), the status translated
- * ({@code StatusMapper}), a peer's Send with Invalidate marks its region, and {@code onCompletion}
- * gets one reused {@code MutableWorkCompletion} with the caller's wr_id. A failed completion ends
- * the connection ({@code VerbsEndpoint.endOnFailedCompletionHeld}, then {@code afterEnding}:
- * {@code rdma_disconnect} and the device's flushes, or FLUSHED completions at once), and once both
- * queues are empty {@code onDisconnected} follows. Nothing on this way allocates.
+ * ({@code VerbsBackend.poll} into its {@code CompletionBatch}: rdma-core's
+ * {@code CompletionQueues.poll}, DiSNI's {@code DisniCq.poll}), finds the endpoint by the key in the
+ * wr_id and calls {@code EndpointCompletions.onWorkCompletion}: a first successful completion
+ * before the CM's ESTABLISHED has {@code EndpointSetup} deliver {@code onEstablished} first, the
+ * oldest record of that queue is taken off (the device completes each queue in order), the status
+ * translated ({@code StatusMapper}), a peer's Send with Invalidate marks its region, and
+ * {@code onCompletion} gets one reused {@code MutableWorkCompletion} with the caller's wr_id. A
+ * failed completion ends the connection ({@code EndpointEnding.endOnFailedCompletionHeld}, then
+ * {@code afterEnding}: {@code rdma_disconnect} and the device's flushes, or FLUSHED completions at
+ * once), and once both queues are empty {@code EndpointEnding.maybeFinish} delivers
+ * {@code onDisconnected}. Nothing on this way allocates.
  */
 package smbdirect.rdma.verbs.internal;

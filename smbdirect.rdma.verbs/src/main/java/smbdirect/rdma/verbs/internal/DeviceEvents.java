@@ -1,0 +1,132 @@
+package smbdirect.rdma.verbs.internal;
+
+import java.util.ArrayDeque;
+import java.util.List;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import smbdirect.api.rdma.DisconnectCause;
+
+/**
+ * The asynchronous events of the provider's device as the {@link VerbsRdmaProvider} acts on them,
+ * on the backend's thread that reads them: queue pair and completion queue events go to the
+ * {@link CompletionGroup}'s thread, a fatal device ends everything on it and fails the listeners,
+ * port events are recorded for operators and a port that goes down ends the connections on it.
+ * Also the port's state as the kernel shows it, and the device's last events by name. Thread-safe.
+ */
+final class DeviceEvents {
+
+    private static final Logger LOG = LoggerFactory.getLogger(VerbsRdmaProvider.class);
+
+    private final VerbsRdmaProvider provider;
+    private final VerbsSettings settings;
+    private final DeviceAttributes device;
+    /** The kernel's view of the device's port ({@link #portDownState}). */
+    private final SysfsDevices sysfs = new SysfsDevices(java.nio.file.Path.of("/sys/class/infiniband"));
+    /** The last port event (IBV_EVENT_PORT_ERR / PORT_ACTIVE) in words, "" before any. */
+    private volatile String portEvent = "";
+    /**
+     * The device's last asynchronous events, oldest first, at most
+     * {@value VerbsRdmaProvider#RECENT_EVENTS}; guarded by itself.
+     */
+    private final ArrayDeque<String> recentEvents = new ArrayDeque<>();
+
+    DeviceEvents(VerbsRdmaProvider provider, VerbsSettings settings, DeviceAttributes device) {
+        this.provider = provider;
+        this.settings = settings;
+        this.device = device;
+    }
+
+    /** The device's last asynchronous events by name, oldest first. */
+    List<String> recent() {
+        synchronized (recentEvents) {
+            return List.copyOf(recentEvents);
+        }
+    }
+
+    /** The last port event in words, "" before any. */
+    String portEvent() {
+        return portEvent;
+    }
+
+    /**
+     * A backend thread: an asynchronous event of {@code group}'s device. Queue pair and completion
+     * queue events go to the group's thread; a fatal device ends everything on it and fails the
+     * listeners (the provider serves one device); port events are recorded for operators, and a port
+     * that goes down ends the connections on it as PEER_LOST naming the event (unless
+     * {@code endConnectionsOnPortDown} is off: then the transport's retries decide, connections that
+     * outlive a short outage survive it, the others end as PEER_LOST).
+     */
+    void onAsyncEvent(CompletionGroup group, VerbsBackend.AsyncEvent event) {
+        int type = event.type();
+        String name = StatusMapper.asyncEventName(type);
+        try {
+            actOn(group, event, type, name);
+        } finally {
+            // recorded once acted on: who sees it here sees its effect
+            synchronized (recentEvents) {
+                if (recentEvents.size() == VerbsRdmaProvider.RECENT_EVENTS) {
+                    recentEvents.removeFirst();
+                }
+                recentEvents.addLast(name + (event.port() != 0 ? " (port " + event.port() + ")" : ""));
+            }
+        }
+    }
+
+    private void actOn(CompletionGroup group, VerbsBackend.AsyncEvent event, int type, String name) {
+        switch (type) {
+            case VerbsConstants.EVENT_QP_FATAL, VerbsConstants.EVENT_QP_REQ_ERR, VerbsConstants.EVENT_QP_ACCESS_ERR,
+                    VerbsConstants.EVENT_COMM_EST, VerbsConstants.EVENT_SQ_DRAINED, VerbsConstants.EVENT_PATH_MIG,
+                    VerbsConstants.EVENT_PATH_MIG_ERR, VerbsConstants.EVENT_QP_LAST_WQE_REACHED -> {
+                if (event.qp() != null) {
+                    group.execute(() -> group.onQueuePairEvent(event.qp(), type));
+                }
+            }
+            case VerbsConstants.EVENT_CQ_ERR -> group.execute(() -> group.cqFailed(name
+                    + ": the completion queue overran or failed; its completions are lost"));
+            case VerbsConstants.EVENT_DEVICE_FATAL -> {
+                String text = name + ": the RDMA device failed; restart the device's driver and the provider";
+                group.execute(() -> group.deviceFailed(text));
+                provider.failListeners(DisconnectCause.DEVICE_REMOVED, text);
+            }
+            case VerbsConstants.EVENT_PORT_ERR -> {
+                portEvent = "port " + event.port() + " down (" + name + " at " + java.time.Instant.now() + ")";
+                if (settings.endConnectionsOnPortDown()) {
+                    String text = portDownText(event.port());
+                    LOG.warn("RDMA device port {} is down ({}): ending its connections", event.port(), name);
+                    group.execute(() -> group.portDown(event.port(), text));
+                } else {
+                    LOG.warn("RDMA device port {} is down ({}): connections wait for it within their transport retries",
+                            event.port(), name);
+                }
+            }
+            case VerbsConstants.EVENT_PORT_ACTIVE -> {
+                portEvent = "port " + event.port() + " active again (" + name + " at " + java.time.Instant.now() + ")";
+                LOG.info("RDMA device port {} is active ({})", event.port(), name);
+                group.execute(group::portUp);
+            }
+            default -> LOG.info("RDMA device event {} (port {})", name, event.port());
+        }
+    }
+
+    /** Why a connection ended when port {@code port} of the device went down. */
+    static String portDownText(int port) {
+        return StatusMapper.asyncEventName(VerbsConstants.EVENT_PORT_ERR) + ": port " + port
+                + " of the RDMA device went down (its link or network interface); the connection ended with it";
+    }
+
+    /**
+     * Port 1's state as the kernel shows it ({@code /sys/class/infiniband/DEVICE/ports/1/state}, "1:
+     * DOWN"), when it is not ACTIVE; null when it is, or cannot be told. Read when a connection ends
+     * by the CM's word, which may come before the port event.
+     */
+    String portDownState() {
+        String name = device != null ? device.name() : settings.deviceName();
+        if (name == null || name.isEmpty()) {
+            return null;
+        }
+        String state = sysfs.portState(name, 1);
+        return state == null || state.startsWith("4") ? null : state;
+    }
+}

@@ -58,8 +58,11 @@ import smbdirect.rdma.verbs.internal.GuestVerbs;
  * between the fragments of one message ({@link MountConnections}), the server moved the data of
  * every READ and WRITE by RDMA Write and RDMA Read ([MS-SMB2] 3.3.5.12, 3.3.5.13) and invalidated
  * each token with a Send with Invalidate; after each unmount the server holds no connection and
- * {@code rdma resource show} is back to what it was before the mount, and after the server and the
- * provider closed, back to what it was before either existed.
+ * {@code rdma resource show} is back to what it was before the mount. Then the faults of a mounted
+ * share ({@link #faults}: a read killed mid-transfer and a forced unmount, the server closing a
+ * connection mid-write), after which the others go on and everything of the ended connections is
+ * released; after the server and the provider closed, {@code rdma resource show} is back to what it
+ * was before either existed.
  */
 @Tag(GuestJUnit.GUEST_TAG)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -78,7 +81,7 @@ class FileServerOverVerbsInGuest {
     }
 
     private static final List<Mount> MOUNTS = List.of(
-            new Mount("v311", "rdma,vers=3.1.1," + ACCOUNT, new long[] {0, 4 * KIB, MIB, 8 * MIB}),
+            new Mount("v311", "rdma,vers=3.1.1," + ACCOUNT, new long[] {0, 4 * KIB, MIB, 8 * MIB, 64 * MIB}),
             new Mount("v302", "rdma,vers=3.0.2," + ACCOUNT, new long[] {0, 4 * KIB, MIB}),
             new Mount("vguest", "rdma,vers=3.1.1,guest", new long[] {0, 4 * KIB, MIB}));
 
@@ -319,6 +322,17 @@ class FileServerOverVerbsInGuest {
         if (timers != null) {
             timers.shutdownNow();
             timers = null;
+        }
+    }
+
+    /**
+     * The served directory and the script's sources go once every check ran: the guest's files live
+     * in its memory, and the next device's launch (its 64 MiB files among them) needs the room.
+     */
+    @AfterAll
+    void removeTheFiles() throws IOException, InterruptedException {
+        if (served != null) {
+            shell("rm -rf '" + served + "' /tmp/fsio-src-* /tmp/ydd.err", 60);
         }
     }
 

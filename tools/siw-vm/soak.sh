@@ -3,8 +3,9 @@
 # MINUTES (default 30) on each device (siw0, then rxe0, one VM boot), a perf server JVM and a client
 # JVM over the verbs provider run mixed traffic (Sends, pingpong, RDMA Writes and Reads; every run
 # makes and ends its 1 to 3 connections) while a fault is injected every 15 to 45 s, drawn at random:
-# the client JVM killed with SIGKILL, the port down for 2 to 6 s, the server JVM killed with SIGKILL,
-# or none. It fails on a run that failed with no fault under way, a run whose data perf found
+# the client JVM killed with SIGKILL, the port down for 2 to 6 s (on rxe0 between the client's runs:
+# a connection request in flight when rxe's port goes down leaves the device's CM unanswering until
+# the driver is reloaded, a kernel defect), the server JVM killed with SIGKILL, or none. It fails on a run that failed with no fault under way, a run whose data perf found
 # inconsistent (a lost or corrupted message or buffer), a device whose rdma resource show counts do
 # not return to their baseline after a fault, or a guest kernel WARNING, BUG or oops
 # (smbdirect.interop's VerbsSoakInVmScenario and VerbsSoakInGuest say exactly what is checked).

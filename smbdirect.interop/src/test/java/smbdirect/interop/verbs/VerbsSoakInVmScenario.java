@@ -36,8 +36,10 @@ import smbdirect.rdma.verbs.internal.GuestVerbs;
  * the verbs provider ({@link VerbsSoakInGuest}) run mixed traffic (Sends, pingpong, RDMA Writes and
  * Reads, connections made and ended by every run), while the guest shell injects a fault every 15
  * to 45 s, drawn at random: the client JVM killed with SIGKILL (and started again), the port taken
- * down for 2 to 6 s ({@code ip link set eth0 down}) and brought up, the server JVM killed with
- * SIGKILL (and started again), or none. After each fault the shell pauses the client and compares
+ * down for 2 to 6 s ({@code ip link set eth0 down}) and brought up (on rxe0 between the client's
+ * runs: a connection request in flight when rxe's port goes down leaves the device's CM
+ * unanswering until the driver is reloaded, on 6.1.0-56 with rping alone as well), the server JVM
+ * killed with SIGKILL (and started again), or none. After each fault the shell pauses the client and compares
  * the device's line of {@code rdma resource show} (pd, cq, qp, cm_id, mr, ctx) with the first
  * round's (both JVMs alive and idle): a difference that stays 30 s is a leak.
  *
@@ -89,10 +91,13 @@ class VerbsSoakInVmScenario {
                 "counts() { rdma resource show | grep \" $DEV: \" | sed 's/^[0-9]*: //'; }",
                 // pause the client, then wait until the device's counts equal the baseline (the first
                 // time: two readings in a row agree, and that is the baseline)
-                "check() {",
+                "quiesce() {",
                 "  touch $D/pause",
                 "  i=0; until [ -f $D/client.paused ] || ! kill -0 $CLIENT 2>/dev/null; do i=$((i+1)); [ $i -gt 1500 ] && break;"
                         + " sleep 0.2; done",
+                "}",
+                "check() {",
+                "  quiesce",
                 "  i=0; prev=''; while :; do now=\"$(counts)\"; if [ -n \"$BASE\" ]; then [ \"$now\" = \"$BASE\" ] && break;"
                         + " else [ \"$now\" = \"$prev\" ] && break; fi; prev=\"$now\"; i=$((i+1)); [ $i -gt 150 ] && break;"
                         + " sleep 0.2; done",
@@ -108,19 +113,25 @@ class VerbsSoakInVmScenario {
                 "n=0",
                 "while [ $(cut -d. -f1 /proc/uptime) -lt $END ]; do",
                 "  sleep $((15 + $(rnd 31)))",
-                "  n=$((n+1)); F=$(rnd 4); G=$((G+1)); echo $G > $D/faults",
+                // a fault under way makes the generation odd; a round without one leaves it as it is, so
+                // that a run failing then is not excused
+                "  n=$((n+1)); F=$(rnd 4); [ $F = 3 ] || { G=$((G+1)); echo $G > $D/faults; }",
                 "  case $F in",
                 "    0) NAME=client-kill; kill -9 $(cat $D/client.pid); wait $CLIENT; rm -f $D/client.pid $D/client.paused; "
                         + client + " ;;",
-                "    1) NAME=port-down; ip link set eth0 down; sleep $((2 + $(rnd 5))); ip link set eth0 up;"
-                        + " i=0; until rdma link show $DEV/1 | grep -q 'state ACTIVE'; do i=$((i+1)); [ $i -gt 300 ] && break;"
-                        + " sleep 0.2; done ;;",
+                // on rxe0 the port goes down between the client's runs: a connection request in flight when
+                // rxe's port goes down leaves the device's CM unanswering for good (6.1.0-56, seen with rping
+                // alone), which no provider can undo; the build's VerbsDeviceEventTest takes it down under
+                // traffic on established connections on both devices
+                "    1) NAME=port-down; [ $DEV = rxe0 ] && quiesce; ip link set eth0 down; sleep $((2 + $(rnd 5)));"
+                        + " ip link set eth0 up; i=0; until rdma link show $DEV/1 | grep -q 'state ACTIVE'; do i=$((i+1));"
+                        + " [ $i -gt 300 ] && break; sleep 0.2; done; rm -f $D/pause ;;",
                 "    2) NAME=server-kill; kill -9 $(cat $D/server.pid); wait $SERVER; rm -f $D/server.pid $D/server.ready; "
                         + server + "; " + awaitServer + " ;;",
                 "    *) NAME=none ;;",
                 "  esac",
                 // the connections the fault ended are reported before the fault is declared over
-                "  sleep 3; G=$((G+1)); echo $G > $D/faults",
+                "  sleep 3; [ $F = 3 ] || { G=$((G+1)); echo $G > $D/faults; }",
                 "  check; echo \"SOAK ROUND $n fault=$NAME resources=$R $now\"",
                 "done",
                 "touch $D/stop; wait $CLIENT; touch $D/server.stop; wait $SERVER",

@@ -92,6 +92,10 @@ final class EndpointSetup {
             throw new RdmaException("connect: private data of " + privateData.remaining() + " bytes exceeds "
                     + VerbsConstants.MAX_CONNECT_PRIVATE_DATA + " (rdma_connect limit on InfiniBand)");
         }
+        String down = portDown();
+        if (down != null) {
+            throw new RdmaException("connect to " + peer + " refused: " + down);
+        }
         synchronized (lock) {
             if (passive) {
                 throw new RdmaException("connect: endpoint was created from a connection request; use accept");
@@ -202,10 +206,19 @@ final class EndpointSetup {
      */
     void onRouteResolved() {
         VerbsBackend.CmConnParam parameters;
-        synchronized (lock) {
-            if (endpoint.stateHeld() != VerbsEndpoint.State.RESOLVING_ROUTE) {
-                return;
+        String down = portDown();
+        if (down != null) {
+            synchronized (lock) {
+                if (endpoint.stateHeld() != VerbsEndpoint.State.RESOLVING_ROUTE) {
+                    return;
+                }
             }
+            // as a failed route resolution: the queue pair never got connected
+            endpoint.queuePairInError("rdma_connect not made: " + down);
+            endpoint.endOnGroup(DisconnectCause.UNREACHABLE, "rdma_connect not made: " + down);
+            return;
+        }
+        synchronized (lock) {
             enterHeld(VerbsEndpoint.State.CONNECTING);
             parameters = new VerbsBackend.CmConnParam(connectPrivateData.duplicate(), inboundReadDepth,
                     outboundReadDepth, settings.retryCount(), settings.rnrRetryCount());
@@ -219,6 +232,22 @@ final class EndpointSetup {
             endpoint.endOnGroup(DisconnectCause.PROVIDER_SHUTDOWN, "rdma_connect not made: the verbs provider is "
                     + "shutting down");
         }
+    }
+
+    /**
+     * Why no CM message may be sent now, or null: with {@code endConnectionsOnPortDown} (the
+     * default), the device's port as the kernel shows it is not ACTIVE. On rxe a connect whose
+     * request goes out on a down port leaves the device's connection manager broken after the port
+     * is up again (every later connect of any process goes unanswered until the driver is reloaded;
+     * seen with rping alone on 6.1.0-56), so the provider refuses the connect instead.
+     */
+    private String portDown() {
+        if (!settings.endConnectionsOnPortDown()) {
+            return null;
+        }
+        String state = provider.portDownState();
+        return state == null ? null : "port 1 of the RDMA device is down (" + state + "); no connection manager"
+                + " message is sent on a down port: try again once it is up";
     }
 
     /** A connect thread (or the group thread of a provider driven by a test): the call itself. */

@@ -3,6 +3,7 @@ package smbdirect.rdma.verbs.internal;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -30,6 +31,7 @@ import smbdirect.api.rdma.MemoryRegion;
 import smbdirect.api.rdma.RdmaConnectRequest;
 import smbdirect.api.rdma.RdmaEndpoint;
 import smbdirect.api.rdma.RdmaEndpointHandler;
+import smbdirect.api.rdma.RdmaException;
 import smbdirect.api.rdma.RdmaListenHandler;
 import smbdirect.api.rdma.RdmaListener;
 import smbdirect.api.rdma.WorkCompletion;
@@ -250,6 +252,13 @@ class VerbsDeviceEventTest {
                     () -> f.client.recentAsyncEvents().contains("IBV_EVENT_PORT_ERR (port 1)"));
             assertTrue(f.client.describeSettings().contains("port 1 down (IBV_EVENT_PORT_ERR"),
                     f.client.describeSettings());
+            // a connect while the port is down is refused at once, naming the port, and sends nothing: on rxe
+            // a connection request sent on a down port leaves the device's CM unanswering once it is up
+            RdmaEndpoint refused = f.client.createEndpoint(new EndpointSettings(1, 1), new Outcomes());
+            RdmaException e = assertThrows(RdmaException.class, () -> refused.connect(f.serverAddress(4462),
+                    new ConnectParameters(ByteBuffer.allocate(0), 1, 1)));
+            assertTrue(e.getMessage().contains("refused: port 1 of the RDMA device is down"), e.getMessage());
+            refused.close();
             // nothing lost: the sender of each connection hears of every Send it posted, its peer of every
             // receive (the ones its sends filled, the rest flushed)
             assertCompletions(SLOTS - 1, a.client(), "A's client, its Sends and receives", SLOTS);

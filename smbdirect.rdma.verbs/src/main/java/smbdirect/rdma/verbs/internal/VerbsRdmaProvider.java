@@ -458,7 +458,18 @@ public final class VerbsRdmaProvider implements RdmaProvider {
         }
         groups.portUp(); // what a port that went down held back (closed endpoints included) runs now
         if (connectCalls instanceof ExecutorService pool) {
-            pool.shutdown(); // a connect call still in the kernel ends by its own timeout; its teardown then runs there
+            // an idle connect thread ends at once; one whose call is still in the kernel ends by that call's own
+            // timeout and runs its teardown there: the wait for it is bounded, so that the provider's threads
+            // are gone when shutdown returns unless a call is stuck in the kernel
+            pool.shutdown();
+            try {
+                if (!pool.awaitTermination(settings.eventTimeoutMillis(), TimeUnit.MILLISECONDS)) {
+                    LOG.info("a connect call is still in the kernel after {} ms; it ends by its own timeout",
+                            settings.eventTimeoutMillis());
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }
         groups.stop();
         backend.close();

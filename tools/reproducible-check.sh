@@ -12,7 +12,7 @@
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
-modules=(smbdirect.api smbdirect.impl smbdirect.rdma.mock smbdirect.rdma.verbs smbdirect.rdma.iwarp
+modules=(smbdirect.api smbdirect.impl smbdirect.perf smbdirect.ops smbdirect.rdma.mock smbdirect.rdma.verbs smbdirect.rdma.iwarp
          smbdirect.testkit smbdirect.example.fileserver smbdirect.dist)
 work=${1:-}
 keep=1

@@ -60,6 +60,9 @@ public abstract class FelixSupport {
                 mavenBundle("org.apache.felix", "org.apache.felix.metatype").versionAsInProject(),
                 reactorBundle("smbdirect.api"),
                 reactorBundle("smbdirect.impl"),
+                // the operations surfaces (JMX, health; the shell and the status page wait for Gogo and the Web Console)
+                reactorBundle("smbdirect.perf"),
+                reactorBundle("smbdirect.ops"),
                 reactorBundle("smbdirect.rdma.mock"),
                 reactorBundle("smbdirect.testkit"),
                 junitBundles(),

@@ -165,20 +165,4 @@ public final class ConfigurationValues {
         Object pid = properties == null ? null : properties.get("service.pid");
         return pid instanceof String s ? s : fallback;
     }
-
-    /**
-     * Whether {@code f} is a deprecated field of {@link smbdirect.api.dto.SettingsDTO}: an old name
-     * of a setting, which the JSON status and JMX leave out so that each setting has one name.
-     */
-    public static boolean oldSettingName(java.lang.reflect.Field f) {
-        return f.getDeclaringClass() == smbdirect.api.dto.SettingsDTO.class && f.isAnnotationPresent(Deprecated.class);
-    }
-
-    /**
-     * A DTO field's name as the JSON status and JMX show it: a setting's is its configuration
-     * attribute's ({@code provider_target} is {@code provider.target}); any other field's its own.
-     */
-    public static String shownName(java.lang.reflect.Field f) {
-        return f.getDeclaringClass() == smbdirect.api.dto.SettingsDTO.class ? propertyName(f.getName()) : f.getName();
-    }
 }

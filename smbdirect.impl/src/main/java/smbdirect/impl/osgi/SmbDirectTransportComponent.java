@@ -23,6 +23,8 @@ import org.osgi.service.metatype.annotations.Designate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import smbdirect.impl.control.ConnectionControl;
+import smbdirect.impl.control.TraceControl;
 import smbdirect.api.CloseReason;
 import smbdirect.api.dto.ListenerDTO;
 import smbdirect.api.ListenerEventHandler;

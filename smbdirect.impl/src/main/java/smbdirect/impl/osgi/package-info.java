@@ -1,6 +1,6 @@
 /**
  * The OSGi face of the transport, and only that: the Declarative Services components, the
- * bundle-internal services between them, and (in the sub-packages) the operations surfaces.
+ * bundle-internal services between them, and (in {@code settings}) the guard of their configurations.
  *
  * <ul>
  * <li>{@link smbdirect.impl.osgi.SmbDirectTransportComponent}: the {@code SmbDirectTransport}
@@ -10,18 +10,16 @@
  * configuration ({@code smbdirect.impl.config}).</li>
  * <li>{@link smbdirect.impl.osgi.SmbDirectListenerComponent}: one configured listener (factory
  * PID {@code smbdirect.listener}), handing connections to the whiteboard {@code AcceptHandler}.</li>
- * <li>{@link smbdirect.impl.osgi.ListenerHost}, {@link smbdirect.impl.osgi.ConnectionControl},
- * {@link smbdirect.impl.osgi.TraceControl}: services the transport component offers to the
- * listener component and the operations surfaces of this bundle (not exported).</li>
+ * <li>{@link smbdirect.impl.osgi.ListenerHost}: the service the transport component offers to the
+ * listener component (not exported). It also offers {@link smbdirect.impl.control.ConnectionControl}
+ * and {@link smbdirect.impl.control.TraceControl}, the exported services the operations surfaces
+ * (the bundle {@code smbdirect.ops}) use.</li>
  * <li>{@code ListenerEventWhiteboard}: tells every {@code ListenerEventHandler} service of every
  * listener event.</li>
  * </ul>
  *
- * <p>The operations surfaces: {@code shell} (Gogo {@code smbd:*}), {@code console} (the Web
- * Console status page), {@code health} (Felix Health Checks), {@code http} (the probes and the
- * Prometheus endpoint, HTTP Whiteboard servlets), {@code jmx} (MBeans), {@code monitor} (the sampled
- * history they share); {@code settings} keeps the last good configurations and reports refused
- * values and typos to them. Nothing outside this package and its
- * sub-packages imports it.
+ * <p>{@code settings} keeps the last good configurations and reports refused values and typos
+ * ({@link smbdirect.impl.control.SettingsFindings}) to the operations surfaces. Nothing outside
+ * this package and its sub-packages imports it.
  */
 package smbdirect.impl.osgi;

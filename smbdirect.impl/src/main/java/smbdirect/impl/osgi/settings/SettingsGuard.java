@@ -50,6 +50,7 @@ import org.osgi.service.metatype.ObjectClassDefinition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import smbdirect.impl.control.SettingsFindings;
 import smbdirect.api.settings.ConfigurationCheck;
 import smbdirect.api.settings.SettingRefusedException;
 import smbdirect.impl.transport.ProviderFilter;

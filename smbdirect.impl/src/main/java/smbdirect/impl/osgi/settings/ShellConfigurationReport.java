@@ -18,6 +18,7 @@ import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
 
+import smbdirect.impl.control.SettingsFindings;
 import smbdirect.impl.transport.ProviderFilter;
 
 /**

@@ -43,6 +43,7 @@ import org.ops4j.pax.exam.spi.reactors.ExamReactorStrategy;
 import org.ops4j.pax.exam.spi.reactors.PerClass;
 import org.osgi.framework.BundleContext;
 import org.osgi.framework.ServiceReference;
+import org.osgi.service.cm.ConfigurationAdmin;
 
 import smbdirect.api.CloseReason;
 import smbdirect.api.SmbDirectConnection;
@@ -189,6 +190,10 @@ public class KarafOperationsIT {
         String direct = shellSession("config:property-set -p smbdirect.transport receiveCreditMax 0");
         assertTrue(direct, direct.startsWith("Configuration smbdirect.transport: receiveCreditMax = 0 refused"
                 + " (less than minimum); the last good settings are put back (kept in "));
+        // said once done: Config Admin holds the last good settings again when the line is printed
+        ServiceReference<ConfigurationAdmin> cm = context.getServiceReference(ConfigurationAdmin.class);
+        assertEquals("100", String.valueOf(context.getService(cm).getConfiguration("smbdirect.transport", null)
+                .getProperties().get("receiveCreditMax")));
         assertEquals("a good one says nothing", "", shellSession("config:property-set -p smbdirect.transport "
                 + "receiveCreditMax 110"));
         deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);

@@ -7,6 +7,7 @@ import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Dictionary;
@@ -94,6 +95,8 @@ public class SettingsGuard implements SettingsFindings, ConfigurationPlugin, Con
     /** The Web Console's configuration PID and its password attribute. */
     static final String CONSOLE_PID = "org.apache.felix.webconsole.internal.servlet.OsgiManager";
     private static final String FILENAME = "felix.fileinstall.filename";
+    /** What {@link #verdict} says when the last good settings are put back over a refused value. */
+    static final String PUTS_BACK = "; the last good settings are put back (kept in ";
     /** The service property by which another bundle reports a finding about a setting (one line). */
     static final String SETTINGS_FINDING = "smbdirect.settings.finding";
     private static final Set<String> NOT_KEPT = Set.of(Constants.SERVICE_PID, ConfigurationAdmin.SERVICE_FACTORYPID,
@@ -281,6 +284,72 @@ public class SettingsGuard implements SettingsFindings, ConfigurationPlugin, Con
         worker.execute(() -> putBackLastGood(p));
     }
 
+    /**
+     * Waits at most {@code timeout} until the last good settings of {@code pid} are back where a
+     * refusal's put-back puts them: in Config Admin and, where the configuration has a file
+     * ({@code felix.fileinstall.filename}, which Karaf's File Install writes back in place), in that
+     * file. Karaf's shell waits for it before it says the last good settings are put back, so that its
+     * next command neither races the guard's put-back (a good value typed at once after a refused one
+     * overwritten by it) nor writes the file while File Install does. True when they are back (or
+     * nothing is kept for {@code pid}).
+     */
+    public boolean awaitPutBack(String pid, Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!lastGoodIsBack(pid)) {
+            if (System.nanoTime() - deadline >= 0) {
+                return false;
+            }
+            Thread.sleep(20);
+        }
+        return true;
+    }
+
+    private boolean lastGoodIsBack(String pid) {
+        Map<String, Object> good = readKept(pid);
+        if (good == null) {
+            return true;
+        }
+        try {
+            Configuration c = find(pid);
+            Dictionary<String, Object> now = c == null ? null : c.getProperties();
+            if (now == null || !equal(good, kept(toMap(now)))) {
+                return false;
+            }
+            Path file = fileOf(now.get(FILENAME));
+            if (file == null || !Files.isRegularFile(file)) {
+                return true;
+            }
+            Map<String, ?> written;
+            if (file.getFileName().toString().endsWith(".config")) {
+                try (InputStream in = Files.newInputStream(file)) {
+                    written = toMap(ConfigurationHandler.read(in));
+                }
+            } else {
+                org.apache.felix.utils.properties.TypedProperties cfg = new org.apache.felix.utils.properties.TypedProperties();
+                cfg.load(file.toFile());
+                written = cfg;
+            }
+            Map<String, Object> inFile = new HashMap<>();
+            for (String key : good.keySet()) {
+                if (written.containsKey(key)) {
+                    inFile.put(key, written.get(key));
+                }
+            }
+            return equal(good, inFile);
+        } catch (IOException | InvalidSyntaxException | RuntimeException e) {
+            return false;
+        }
+    }
+
+    /** The file a {@code felix.fileinstall.filename} value names, or null. */
+    private static Path fileOf(Object name) {
+        try {
+            return name == null ? null : Path.of(URI.create(String.valueOf(name)));
+        } catch (IllegalArgumentException | java.nio.file.FileSystemNotFoundException e) {
+            return null;
+        }
+    }
+
     private void checkAll() {
         checkAll(null);
     }
@@ -332,7 +401,7 @@ public class SettingsGuard implements SettingsFindings, ConfigurationPlugin, Con
             return join(found);
         }
         return join(found) + (readKept(pid) == null ? "; not applied, and no earlier good settings are kept"
-                : "; the last good settings are put back (kept in " + keptFile(pid) + ")");
+                : PUTS_BACK + keptFile(pid) + ")");
     }
 
     /** Checks the configuration {@code pid} as Config Admin holds it now: keeps it, or puts back the last good. */

@@ -2,6 +2,7 @@ package smbdirect.impl.osgi.settings;
 
 import java.io.IOException;
 import java.io.PrintStream;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Dictionary;
@@ -42,6 +43,10 @@ public final class ShellConfigurationReport implements CommandSessionListener {
     static final String EDITED_FACTORY = "ConfigCommand.Factory";
     /** This listener's session variable: the line to print once the command succeeded. */
     static final String PENDING = "smbdirect.configReport";
+    /** This listener's session variable: the PID whose last good settings the line says are put back. */
+    static final String PENDING_PUT_BACK = "smbdirect.configReport.putBack";
+    /** How long the line waits for the put-back it announces (bounded: a shell is not held up for long). */
+    static final Duration PUT_BACK_WAIT = Duration.ofSeconds(5);
 
     private final SettingsGuard guard;
     private final ConfigurationAdmin configurationAdmin;
@@ -56,6 +61,7 @@ public final class ShellConfigurationReport implements CommandSessionListener {
     @Override
     public void beforeExecute(CommandSession session, CharSequence command) {
         session.put(PENDING, null);
+        session.put(PENDING_PUT_BACK, null);
         String[] direct = propertySetWithPid(command);
         if (direct != null) {
             reportPropertySet(session, direct[0], direct[1], direct[2]);
@@ -69,9 +75,13 @@ public final class ShellConfigurationReport implements CommandSessionListener {
             return;
         }
         String factoryPid = Boolean.TRUE.equals(session.get(EDITED_FACTORY)) ? pid : factoryOf(pid);
-        String verdict = guard.verdict(pid, factoryPid, values);
+        pend(session, pid, guard.verdict(pid, factoryPid, values));
+    }
+
+    private static void pend(CommandSession session, String pid, String verdict) {
         if (verdict != null) {
             session.put(PENDING, "Configuration " + pid + ": " + verdict);
+            session.put(PENDING_PUT_BACK, verdict.contains(SettingsGuard.PUTS_BACK) ? pid : null);
         }
     }
 
@@ -80,6 +90,18 @@ public final class ShellConfigurationReport implements CommandSessionListener {
         Object line = session.get(PENDING);
         if (line != null) {
             session.put(PENDING, null);
+            if (session.get(PENDING_PUT_BACK) instanceof String pid) {
+                // said when done: the put-back's update made, its event delivered (and so File Install's
+                // write of the file), before the shell takes the next command
+                session.put(PENDING_PUT_BACK, null);
+                try {
+                    if (!guard.awaitPutBack(pid, PUT_BACK_WAIT)) {
+                        line = line + " (not yet done after " + PUT_BACK_WAIT.toSeconds() + " s)";
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
             PrintStream console = session.getConsole();
             if (console != null) {
                 console.println(line);
@@ -91,6 +113,7 @@ public final class ShellConfigurationReport implements CommandSessionListener {
     @Override
     public void afterExecute(CommandSession session, CharSequence command, Exception exception) {
         session.put(PENDING, null);
+        session.put(PENDING_PUT_BACK, null);
     }
 
     /**
@@ -114,10 +137,7 @@ public final class ShellConfigurationReport implements CommandSessionListener {
             return;
         }
         values.put(key, value);
-        String verdict = guard.verdict(pid, factoryPid, values);
-        if (verdict != null) {
-            session.put(PENDING, "Configuration " + pid + ": " + verdict);
-        }
+        pend(session, pid, guard.verdict(pid, factoryPid, values));
     }
 
     /**

@@ -304,6 +304,31 @@ class SettingsGuardTest {
     }
 
     @Test
+    void aPutBackIsAwaitedUntilTheLastGoodSettingsAreBackInConfigAdminAndInTheConfigurationsFile() throws Exception {
+        // what Karaf's shell waits for before it says the last good settings are put back: its next
+        // command then neither races the put-back nor writes the file while File Install writes it back
+        Path cfg = data.resolve("smbdirect.transport.cfg");
+        Files.writeString(cfg, "receiveCreditMax = 128\n");
+        guard = guard();
+        holds("receiveCreditMax", "128");
+        stored.put("felix.fileinstall.filename", cfg.toUri().toString());
+        guard.check(PID);
+        assertTrue(guard.awaitPutBack(PID, java.time.Duration.ZERO), "the last good settings in force");
+        holds("receiveCreditMax", "0"); // Karaf's property-set -p: the file first, then Config Admin
+        stored.put("felix.fileinstall.filename", cfg.toUri().toString());
+        Files.writeString(cfg, "receiveCreditMax = 0\n");
+        assertFalse(guard.awaitPutBack(PID, java.time.Duration.ofMillis(50)), "refused, not put back yet");
+        Hashtable<String, Object> restored = new Hashtable<>(stored);
+        restored.put("receiveCreditMax", "128");
+        synchronized (this) {
+            stored = restored; // the guard's put-back in Config Admin
+        }
+        assertFalse(guard.awaitPutBack(PID, java.time.Duration.ofMillis(50)), "not yet in the file");
+        Files.writeString(cfg, "receiveCreditMax = 128\n"); // File Install's write-back
+        assertTrue(guard.awaitPutBack(PID, java.time.Duration.ofSeconds(10)), "back in both");
+    }
+
+    @Test
     void aComponentIsHandedTheLastGoodValuesInsteadOfARefusedOne() throws Exception {
         guard = guard();
         holds("receiveCreditMax", "128");

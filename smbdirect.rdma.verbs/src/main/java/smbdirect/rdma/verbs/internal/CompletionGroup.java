@@ -17,11 +17,13 @@ import smbdirect.api.rdma.DisconnectCause;
 import smbdirect.api.rdma.RdmaException;
 
 /**
- * The endpoints of one RDMA device: their protection domain, the completion queue they share and
- * the one thread that delivers every callback of those endpoints (work completions, and the CM
- * events the CM thread hands over with {@link #execute}). Because one thread delivers everything,
- * callbacks of one endpoint are never concurrent and {@code onDisconnected} can be held back until
- * the last flushed completion.
+ * A group of endpoints of one RDMA device: the completion queue they share (on one of the device's
+ * completion vectors), the device's protection domain ({@link DeviceDomain}, shared with its other
+ * groups) and the one thread that delivers every callback of those endpoints (work completions,
+ * and the CM events the CM thread hands over with {@link #execute}). Because one thread delivers
+ * everything of an endpoint, its callbacks are never concurrent and {@code onDisconnected} can be
+ * held back until the last flushed completion. A device has up to {@code completionGroups} groups
+ * ({@link DeviceGroups}), so its connections are handled on several cores.
  *
  * <p>Demultiplexing: the high 32 bits of every posted wr_id carry the endpoint's key (slot in the
  * 16 low bits, slot generation in the high 16), so a completion finds its endpoint with one array
@@ -40,7 +42,9 @@ final class CompletionGroup {
     private final VerbsSettings settings;
     private final LongSupplier nanoClock;
     private final VerbsBackend.Device device;
-    private final VerbsBackend.ProtectionDomain pd;
+    private final DeviceDomain domain;
+    private final int index;
+    private final int vector;
     private final VerbsBackend.CompletionQueue cq;
     private final CompletionBatch batch;
     private final AtomicReferenceArray<VerbsEndpoint> slots;
@@ -53,9 +57,11 @@ final class CompletionGroup {
     private int attached;
     /** The endpoints and listeners that hold this group; guarded by the provider's monitor ({@link DeviceGroups}). */
     int users;
+    /** The endpoints among {@link #users}: the group's load; guarded by the provider's monitor. */
+    int endpoints;
     /** The thread releases the queue and the domain when its loop ends (the group was retired). */
     private volatile boolean releaseOnExit;
-    /** The completion queue and the protection domain were released; guarded by this. */
+    /** The completion queue was destroyed and the domain released; guarded by this. */
     private boolean released;
     private volatile boolean running;
     private volatile boolean failed;
@@ -63,19 +69,21 @@ final class CompletionGroup {
     /** The group thread is (about to be) blocked in the device's completion-event wait. */
     private volatile boolean waitingInDevice;
 
-    CompletionGroup(VerbsBackend backend, VerbsSettings settings, LongSupplier nanoClock, VerbsBackend.Device device)
-            throws IOException {
+    /**
+     * Group {@code index} of the domain's device, its completion queue on completion vector
+     * {@code vector}. The caller holds the domain for the group ({@link DeviceDomain#retain}); the
+     * group releases it after destroying its queue, and the caller does if this throws.
+     */
+    CompletionGroup(VerbsBackend backend, VerbsSettings settings, LongSupplier nanoClock, DeviceDomain domain,
+            int index, int vector) throws IOException {
         this.backend = backend;
         this.settings = settings;
         this.nanoClock = nanoClock;
-        this.device = device;
-        this.pd = backend.allocPd(device);
-        try {
-            this.cq = backend.createCq(device, settings.cqSize(), settings.pollBatch());
-        } catch (IOException e) {
-            backend.deallocPd(pd);
-            throw e;
-        }
+        this.device = domain.device();
+        this.domain = domain;
+        this.index = index;
+        this.vector = vector;
+        this.cq = backend.createCq(device, settings.cqSize(), settings.pollBatch(), vector);
         this.batch = new CompletionBatch(settings.pollBatch());
         int slotCount = Math.min(MAX_SLOTS, settings.cqSize() / 2);
         this.slots = new AtomicReferenceArray<>(slotCount);
@@ -88,7 +96,25 @@ final class CompletionGroup {
     }
 
     VerbsBackend.ProtectionDomain pd() {
-        return pd;
+        return domain.pd();
+    }
+
+    DeviceDomain domain() {
+        return domain;
+    }
+
+    /** The group's number among its device's groups (0, 1, ...): its thread is {@code smbdirect-verbs-cq-KEY-INDEX}. */
+    int index() {
+        return index;
+    }
+
+    /** The completion vector its completion queue was created on. */
+    int vector() {
+        return vector;
+    }
+
+    boolean isFailed() {
+        return failed;
     }
 
     VerbsBackend.CompletionQueue cq() {
@@ -231,13 +257,15 @@ final class CompletionGroup {
     }
 
     void cqFailed(String detail) {
-        LOG.error("completion queue of device {} failed ({}); ending its endpoints", device.key(), detail);
+        LOG.error("completion queue {} of device {} failed ({}); ending its endpoints", index, device.key(), detail);
         endAll(DisconnectCause.QP_ERROR, detail);
     }
 
     /** Group thread: the device is gone (IBV_EVENT_DEVICE_FATAL): every endpoint ends, no new one is made. */
     void deviceFailed(String detail) {
-        LOG.error("RDMA device {} failed ({}); ending its endpoints", device.key(), detail);
+        domain.failed();
+        LOG.error("RDMA device {} failed ({}); ending the endpoints of completion group {}", device.key(), detail,
+                index);
         endAll(DisconnectCause.DEVICE_REMOVED, detail);
     }
 
@@ -282,16 +310,30 @@ final class CompletionGroup {
         }
     }
 
-    /** Group thread: an asynchronous event of queue pair {@code qp}, for the endpoint that owns it. */
-    void onQueuePairEvent(VerbsBackend.QueuePair qp, int type) {
+    /**
+     * Group thread: an asynchronous event of queue pair {@code qp}, for the endpoint of this group
+     * that owns it; whether one did.
+     */
+    boolean onQueuePairEvent(VerbsBackend.QueuePair qp, int type) {
         for (int slot = 0; slot < slots.length(); slot++) {
             VerbsEndpoint endpoint = slots.get(slot);
             if (endpoint != null && endpoint.queuePair() == qp) {
                 endpoint.onAsyncEvent(type);
-                return;
+                return true;
             }
         }
-        LOG.debug("{} of a queue pair without endpoint (closed)", StatusMapper.asyncEventName(type));
+        return false;
+    }
+
+    /** Any thread: whether an endpoint of this group owns {@code qp} now. */
+    boolean owns(VerbsBackend.QueuePair qp) {
+        for (int slot = 0; slot < slots.length(); slot++) {
+            VerbsEndpoint endpoint = slots.get(slot);
+            if (endpoint != null && endpoint.queuePair() == qp) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Group thread: waits until a completion or a task may be pending. */
@@ -322,7 +364,7 @@ final class CompletionGroup {
     void start(ThreadFactory threads) {
         running = true;
         thread = threads.newThread(this::loop);
-        thread.setName("smbdirect-verbs-cq-" + device.key());
+        thread.setName("smbdirect-verbs-cq-" + device.key() + "-" + index);
         thread.setDaemon(true);
         thread.start();
     }
@@ -355,7 +397,7 @@ final class CompletionGroup {
     /**
      * The group's last user is gone (its queue pairs are destroyed, their registrations released):
      * the completion thread stops after one more round and then destroys the completion queue and
-     * deallocates the protection domain; without a thread (driven by {@link #runOnce}) they are
+     * releases the protection domain (the device's last group deallocates it); without a thread (driven by {@link #runOnce}) they are
      * released now. Never waits, so an endpoint may be closed on this group's own thread or by a
      * caller that thread waits for.
      */
@@ -413,7 +455,7 @@ final class CompletionGroup {
         release();
     }
 
-    /** Destroys the completion queue, then deallocates the protection domain (once). */
+    /** Destroys the completion queue, then releases the protection domain (the last group deallocates it; once). */
     private void release() {
         synchronized (this) {
             if (released) {
@@ -422,7 +464,7 @@ final class CompletionGroup {
             released = true;
         }
         backend.destroyCq(cq);
-        backend.deallocPd(pd);
-        LOG.debug("completion group of device {} released", device.key());
+        domain.release();
+        LOG.debug("completion group {} of device {} released", index, device.key());
     }
 }

@@ -58,11 +58,11 @@ final class DeviceEvents {
      * {@code endConnectionsOnPortDown} is off: then the transport's retries decide, connections that
      * outlive a short outage survive it, the others end as PEER_LOST).
      */
-    void onAsyncEvent(CompletionGroup group, VerbsBackend.AsyncEvent event) {
+    void onAsyncEvent(List<CompletionGroup> groups, VerbsBackend.AsyncEvent event) {
         int type = event.type();
         String name = StatusMapper.asyncEventName(type);
         try {
-            actOn(group, event, type, name);
+            actOn(groups, event, type, name);
         } finally {
             // recorded once acted on: who sees it here sees its effect
             synchronized (recentEvents) {
@@ -74,20 +74,29 @@ final class DeviceEvents {
         }
     }
 
-    private void actOn(CompletionGroup group, VerbsBackend.AsyncEvent event, int type, String name) {
+    private void actOn(List<CompletionGroup> groups, VerbsBackend.AsyncEvent event, int type, String name) {
         switch (type) {
             case VerbsConstants.EVENT_QP_FATAL, VerbsConstants.EVENT_QP_REQ_ERR, VerbsConstants.EVENT_QP_ACCESS_ERR,
                     VerbsConstants.EVENT_COMM_EST, VerbsConstants.EVENT_SQ_DRAINED, VerbsConstants.EVENT_PATH_MIG,
                     VerbsConstants.EVENT_PATH_MIG_ERR, VerbsConstants.EVENT_QP_LAST_WQE_REACHED -> {
                 if (event.qp() != null) {
-                    group.execute(() -> group.onQueuePairEvent(event.qp(), type));
+                    onQueuePairEvent(groups, event.qp(), type);
                 }
             }
-            case VerbsConstants.EVENT_CQ_ERR -> group.execute(() -> group.cqFailed(name
-                    + ": the completion queue overran or failed; its completions are lost"));
+            case VerbsConstants.EVENT_CQ_ERR -> {
+                String text = name + ": the completion queue overran or failed; its completions are lost";
+                for (CompletionGroup group : groups) {
+                    // the group of that queue; every group where the event does not say which
+                    if (event.cq() == null || event.cq() == group.cq()) {
+                        group.execute(() -> group.cqFailed(text));
+                    }
+                }
+            }
             case VerbsConstants.EVENT_DEVICE_FATAL -> {
                 String text = name + ": the RDMA device failed; restart the device's driver and the provider";
-                group.execute(() -> group.deviceFailed(text));
+                for (CompletionGroup group : groups) {
+                    group.execute(() -> group.deviceFailed(text));
+                }
                 provider.failListeners(DisconnectCause.DEVICE_REMOVED, text);
             }
             case VerbsConstants.EVENT_PORT_ERR -> {
@@ -95,7 +104,9 @@ final class DeviceEvents {
                 if (settings.endConnectionsOnPortDown()) {
                     String text = portDownText(event.port());
                     LOG.warn("RDMA device port {} is down ({}): ending its connections", event.port(), name);
-                    group.execute(() -> group.portDown(event.port(), text));
+                    for (CompletionGroup group : groups) {
+                        group.execute(() -> group.portDown(event.port(), text));
+                    }
                 } else {
                     LOG.warn("RDMA device port {} is down ({}): connections wait for it within their transport retries",
                             event.port(), name);
@@ -104,9 +115,36 @@ final class DeviceEvents {
             case VerbsConstants.EVENT_PORT_ACTIVE -> {
                 portEvent = "port " + event.port() + " active again (" + name + " at " + java.time.Instant.now() + ")";
                 LOG.info("RDMA device port {} is active ({})", event.port(), name);
-                group.execute(group::portUp);
+                for (CompletionGroup group : groups) {
+                    group.execute(group::portUp);
+                }
             }
             default -> LOG.info("RDMA device event {} (port {})", name, event.port());
+        }
+    }
+
+    /**
+     * A queue pair event goes to the group whose endpoint owns the queue pair, on that group's
+     * thread; where no group's endpoint owns it now (one being set up or closed), every group looks
+     * on its thread.
+     */
+    private static void onQueuePairEvent(List<CompletionGroup> groups, VerbsBackend.QueuePair qp, int type) {
+        for (CompletionGroup group : groups) {
+            if (group.owns(qp)) {
+                group.execute(() -> group.onQueuePairEvent(qp, type));
+                return;
+            }
+        }
+        if (groups.isEmpty()) {
+            LOG.debug("{} of a queue pair without endpoint (closed)", StatusMapper.asyncEventName(type));
+        }
+        for (CompletionGroup group : groups) {
+            group.execute(() -> {
+                if (!group.onQueuePairEvent(qp, type)) {
+                    LOG.debug("{} of a queue pair without endpoint in completion group {} (closed)",
+                            StatusMapper.asyncEventName(type), group.index());
+                }
+            });
         }
     }
 

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadFactory;
+import java.util.function.IntSupplier;
 import java.util.function.LongSupplier;
 
 import org.slf4j.Logger;
@@ -14,21 +15,26 @@ import org.slf4j.LoggerFactory;
 import smbdirect.api.rdma.RdmaException;
 
 /**
- * The {@link VerbsRdmaProvider}'s completion groups, one per device in use, and their lifetime: a
- * group (protection domain, completion queue, completion thread, the device's asynchronous events
- * watched) is created with its device's first user ({@link #acquire}: an endpoint, or a listener
- * bound to one of the device's addresses), counts its users, and is retired with the last
- * ({@link #release}); the next user of the device gets a new group. At the provider's shutdown
- * the groups run inline where no thread runs, let what a port that went down held back run, and
- * stop.
+ * The {@link VerbsRdmaProvider}'s completion groups: per device in use, up to
+ * {@link VerbsSettings#completionGroupsFor} groups (each a completion queue on its own completion
+ * vector and the thread that delivers its endpoints' callbacks), all on the device's one
+ * protection domain ({@link DeviceDomain}). An endpoint {@link #acquire acquires} the group with
+ * the fewest endpoints; a new group is made when every group has one and fewer than the limit
+ * exist, so connections are spread over the groups, and so over cores, as they come. The groups
+ * live while the device has a user (an endpoint, or a listener bound to one of its addresses) and
+ * are retired with the last ({@link #release}); the device's asynchronous events are watched
+ * while it has groups. At the provider's shutdown the groups run inline where no thread runs, let what a port that went
+ * down held back run, and stop.
  *
  * <p>The users counts, the groups retiring and the thread factory are guarded by the provider's
  * monitor, which {@link VerbsRdmaProvider#start} holds too: a group created while the provider
- * starts is started exactly once, by the one or the other.
+ * starts is started exactly once, by the one or the other. The live groups of a device are an
+ * array replaced on each change, read without the monitor (the device's event thread reads it).
  */
 final class DeviceGroups {
 
     private static final Logger LOG = LoggerFactory.getLogger(VerbsRdmaProvider.class);
+    private static final CompletionGroup[] NONE = new CompletionGroup[0];
 
     private final VerbsRdmaProvider provider;
     /** The provider's monitor. */
@@ -36,83 +42,179 @@ final class DeviceGroups {
     private final VerbsBackend backend;
     private final VerbsSettings settings;
     private final LongSupplier nanoClock;
-    private final Map<Integer, CompletionGroup> groups = new ConcurrentHashMap<>();
+    private final IntSupplier processors;
+    /** The live groups of each device key, by index; replaced (never changed in place) under {@link #lock}. */
+    private final Map<Integer, CompletionGroup[]> groups = new ConcurrentHashMap<>();
     /** Groups retired while the provider runs, until their threads released them; guarded by {@link #lock}. */
     private final List<CompletionGroup> retiring = new ArrayList<>();
     /** What the completion threads are made by, once the provider started; guarded by {@link #lock}. */
     private ThreadFactory threads;
 
     DeviceGroups(VerbsRdmaProvider provider, VerbsBackend backend, VerbsSettings settings, LongSupplier nanoClock) {
+        this(provider, backend, settings, nanoClock, Runtime.getRuntime()::availableProcessors);
+    }
+
+    DeviceGroups(VerbsRdmaProvider provider, VerbsBackend backend, VerbsSettings settings, LongSupplier nanoClock,
+            IntSupplier processors) {
         this.provider = provider;
         this.lock = provider;
         this.backend = backend;
         this.settings = settings;
         this.nanoClock = nanoClock;
+        this.processors = processors;
+    }
+
+    /** How many groups {@code device} may have. */
+    int limit(VerbsBackend.Device device) {
+        return settings.completionGroupsFor(device.completionVectors(), processors.getAsInt());
     }
 
     /**
-     * The completion group of {@code device}, created with its first user (protection domain,
-     * completion queue, completion thread, the device's asynchronous events watched), with one more
-     * user counted: every endpoint (its queue pair and registrations) and every listener bound to the
-     * device holds its group until {@link #release}.
+     * A completion group of {@code device} with one more user counted. An endpoint gets the group
+     * with the fewest endpoints, or a new one (on the next completion vector) when every group has
+     * one and fewer than {@link #limit} exist; a listener gets the one with the fewest endpoints.
+     * The device's first group comes with its protection domain and its asynchronous events watched.
+     * Every endpoint (its queue pair and registrations) and every listener bound to the device holds
+     * its group until {@link #release}.
+     *
+     * @param endpoint an endpoint (placed by load), not a listener
      */
-    CompletionGroup acquire(VerbsBackend.Device device) throws RdmaException {
+    CompletionGroup acquire(VerbsBackend.Device device, boolean endpoint) throws RdmaException {
         synchronized (lock) {
             provider.checkOpen();
-            CompletionGroup group = groups.get(device.key());
-            if (group == null) {
-                try {
-                    group = new CompletionGroup(backend, settings, nanoClock, device);
-                } catch (IOException e) {
-                    throw new RdmaException("allocating the protection domain / completion queue (cqSize "
-                            + settings.cqSize() + ") failed: " + e.getMessage(), e);
-                }
-                groups.put(device.key(), group);
-                CompletionGroup watched = group;
-                if (!backend.watchAsyncEvents(device, event -> provider.onAsyncEvent(watched, event))) {
-                    LOG.debug("the {} backend reads no asynchronous device events", backend.features().name());
-                }
-                if (provider.isRunning()) {
-                    group.start(threads);
+            CompletionGroup[] live = groups.getOrDefault(device.key(), NONE);
+            CompletionGroup group = null;
+            for (CompletionGroup g : live) {
+                if (group == null || rank(g) < rank(group)) {
+                    group = g;
                 }
             }
+            boolean deviceFailed = live.length > 0 && live[0].domain().isFailed();
+            if (group == null || endpoint && !deviceFailed && (group.endpoints > 0 || group.isFailed())
+                    && live.length < limit(device)) {
+                group = create(device, live);
+            }
             group.users++;
+            if (endpoint) {
+                group.endpoints++;
+            }
             return group;
         }
+    }
+
+    /** A group's place in the choice: a failed one (its completion queue failed) last, then by endpoints. */
+    private static long rank(CompletionGroup group) {
+        return group.isFailed() ? Long.MAX_VALUE : group.endpoints;
+    }
+
+    /** Under the monitor: a new group of {@code device}, with the lowest index free, started if the provider runs. */
+    private CompletionGroup create(VerbsBackend.Device device, CompletionGroup[] live) throws RdmaException {
+        DeviceDomain domain;
+        if (live.length == 0) {
+            try {
+                domain = new DeviceDomain(backend, device, backend.allocPd(device));
+            } catch (IOException e) {
+                throw new RdmaException("allocating the protection domain / completion queue (cqSize "
+                        + settings.cqSize() + ") failed: " + e.getMessage(), e);
+            }
+        } else {
+            domain = live[0].domain();
+            domain.retain();
+        }
+        int index = 0;
+        while (index < live.length && live[index].index() == index) {
+            index++;
+        }
+        int vector = index % Math.max(1, device.completionVectors());
+        CompletionGroup group;
+        try {
+            group = new CompletionGroup(backend, settings, nanoClock, domain, index, vector);
+        } catch (IOException e) {
+            domain.release();
+            throw new RdmaException("allocating the protection domain / completion queue (cqSize " + settings.cqSize()
+                    + ", completion group " + index + " on comp_vector " + vector + ") failed: " + e.getMessage(), e);
+        }
+        CompletionGroup[] next = new CompletionGroup[live.length + 1];
+        System.arraycopy(live, 0, next, 0, index);
+        next[index] = group;
+        System.arraycopy(live, index, next, index + 1, live.length - index);
+        groups.put(device.key(), next);
+        if (live.length == 0) {
+            if (!backend.watchAsyncEvents(device, event -> provider.onAsyncEvent(device, event))) {
+                LOG.debug("the {} backend reads no asynchronous device events", backend.features().name());
+            }
+        } else {
+            LOG.debug("completion group {} of device {} on comp_vector {} ({} of at most {})", index, device.key(),
+                    vector, next.length, limit(device));
+        }
+        if (provider.isRunning()) {
+            group.start(threads);
+        }
+        return group;
     }
 
     /**
      * A user of {@code group} ({@link #acquire}) is gone: an endpoint after it destroyed its queue
      * pair and released its registrations, or a listener after it destroyed its identifier. The
-     * last one retires the group: its completion thread stops and the completion queue and
-     * protection domain are released (at once where no thread runs, else by that thread when its
-     * loop ends, so a caller on it or waiting for it is never blocked). The next user of the device
-     * gets a new group.
+     * device's last user retires all its groups: their completion threads stop and the completion
+     * queues are destroyed (at once where no thread runs, else by each thread when its loop ends, so
+     * a caller on it or waiting for it is never blocked), and the last of them deallocates the
+     * protection domain. Until then a group without users stays, ready for the next connection, so
+     * connections that come and go do not make and destroy queues and threads. The next user of the
+     * device gets new groups.
+     *
+     * @param endpoint the user was an endpoint, not a listener
      */
-    void release(CompletionGroup group) {
+    void release(CompletionGroup group, boolean endpoint) {
+        CompletionGroup[] retired;
         synchronized (lock) {
-            if (--group.users > 0 || !groups.remove(group.device().key(), group)) {
+            group.users--;
+            if (endpoint) {
+                group.endpoints--;
+            }
+            int key = group.device().key();
+            CompletionGroup[] live = groups.getOrDefault(key, NONE);
+            boolean found = false;
+            for (CompletionGroup g : live) {
+                if (g.users > 0) {
+                    return;
+                }
+                found |= g == group;
+            }
+            if (!found) {
                 return;
             }
+            groups.remove(key);
             // before a new group of the device can watch its events
             backend.unwatchAsyncEvents(group.device());
             retiring.removeIf(CompletionGroup::isReleased);
-            retiring.add(group);
+            retiring.addAll(List.of(live));
+            retired = live;
         }
-        group.retire();
+        for (CompletionGroup g : retired) {
+            g.retire();
+        }
     }
 
-    /** The completion group of a device key, {@code null} when the device has none. */
+    /** The first live completion group of a device key, {@code null} when the device has none. */
     CompletionGroup group(int deviceKey) {
-        return groups.get(deviceKey);
+        CompletionGroup[] live = groups.getOrDefault(deviceKey, NONE);
+        return live.length == 0 ? null : live[0];
+    }
+
+    /** The live completion groups of a device key, by index (any thread; a snapshot). */
+    List<CompletionGroup> groups(int deviceKey) {
+        return List.of(groups.getOrDefault(deviceKey, NONE));
     }
 
     /** Under the provider's monitor, as it starts: the groups' threads are made by {@code threadFactory}. */
     void start(ThreadFactory threadFactory) {
         threads = threadFactory;
-        for (CompletionGroup group : groups.values()) {
-            if (!group.isStarted()) {
-                group.start(threadFactory);
+        for (CompletionGroup[] live : groups.values()) {
+            for (CompletionGroup group : live) {
+                if (!group.isStarted()) {
+                    group.start(threadFactory);
+                }
             }
         }
     }
@@ -120,10 +222,12 @@ final class DeviceGroups {
     /** Shutdown: one round of each group without a thread (a provider driven by a test); whether there was one. */
     boolean runInline() {
         boolean inline = false;
-        for (CompletionGroup group : groups.values()) {
-            if (!group.isStarted()) {
-                group.runOnce();
-                inline = true;
+        for (CompletionGroup[] live : groups.values()) {
+            for (CompletionGroup group : live) {
+                if (!group.isStarted()) {
+                    group.runOnce();
+                    inline = true;
+                }
             }
         }
         return inline;
@@ -131,8 +235,10 @@ final class DeviceGroups {
 
     /** Shutdown: what a port that went down held back (closed endpoints included) runs now. */
     void portUp() {
-        for (CompletionGroup group : groups.values()) {
-            group.portUp();
+        for (CompletionGroup[] live : groups.values()) {
+            for (CompletionGroup group : live) {
+                group.portUp();
+            }
         }
     }
 
@@ -141,9 +247,13 @@ final class DeviceGroups {
      * before are awaited until their threads released them.
      */
     void stop() {
-        for (CompletionGroup group : groups.values()) {
-            backend.unwatchAsyncEvents(group.device());
-            group.stop();
+        for (CompletionGroup[] live : groups.values()) {
+            if (live.length > 0) {
+                backend.unwatchAsyncEvents(live[0].device());
+            }
+            for (CompletionGroup group : live) {
+                group.stop();
+            }
         }
         groups.clear();
         List<CompletionGroup> retired;

@@ -344,7 +344,7 @@ final class EndpointEnding {
         registrations.releaseRegistrations(released);
         backend.destroyId(id);
         group.detach(endpoint.key(), endpoint.completionEntries());
-        provider.release(group);
+        provider.release(group, true);
     }
 
     /** The passive side's reject of a created, not accepted endpoint: {@code rdma_reject}, then {@link #close}. */

@@ -30,8 +30,16 @@ public interface VerbsBackend {
 
     /** An opened device context ({@code ibv_context}); the same object for the same device. */
     interface Device {
-        /** A stable key for the device context (used to share one completion group per device). */
+        /** A stable key for the device context (its completion groups and protection domain are per key). */
         int key();
+
+        /**
+         * {@code ibv_context.num_comp_vectors}: the completion vectors (interrupt vectors, each served
+         * by its own CPU) a completion queue of the device may be created on; at least 1.
+         */
+        default int completionVectors() {
+            return 1;
+        }
     }
 
     /** A protection domain ({@code ibv_pd}). */
@@ -200,8 +208,12 @@ public interface VerbsBackend {
 
     ProtectionDomain allocPd(Device device) throws IOException;
 
-    /** Creates a completion queue of {@code entries} and its completion channel. */
-    CompletionQueue createCq(Device device, int entries, int pollBatch) throws IOException;
+    /**
+     * Creates a completion queue of {@code entries} and its completion channel, on completion vector
+     * {@code vector} ({@code ibv_create_cq}'s {@code comp_vector}: 0 to
+     * {@link Device#completionVectors()} - 1).
+     */
+    CompletionQueue createCq(Device device, int entries, int pollBatch, int vector) throws IOException;
 
     /** Creates the RC queue pair of {@code id} with single-SGE work requests on {@code cq}. */
     QueuePair createQp(CmId id, ProtectionDomain pd, CompletionQueue cq, int maxSendWr, int maxRecvWr)

@@ -101,7 +101,7 @@ final class VerbsListener implements RdmaListener {
         provider.forget(this);
         provider.backend().destroyId(id);
         if (group != null) {
-            provider.release(group);
+            provider.release(group, false);
         }
     }
 

@@ -113,6 +113,10 @@ public final class VerbsRdmaProvider implements RdmaProvider {
                 + (remoteInvalidation ? "on" : "off") + ": " + settings.remoteInvalidationReason(device)
                 + (settings.endConnectionsOnPortDown() ? "; a port that goes down ends its connections"
                         : "; a port that goes down leaves its connections to the transport's retries")
+                + (settings.completionGroups() == 0
+                        ? "; completion groups: one per completion vector of the device, at most "
+                                + Runtime.getRuntime().availableProcessors() + " (the processors)"
+                        : "; completion groups: up to " + settings.completionGroups() + " per device")
                 + (notes == null || notes.isEmpty() ? "" : "; other backends: " + notes);
         this.events = new DeviceEvents(this, settings, device);
         this.cm = new CmDispatcher(this, backend, settings);
@@ -189,9 +193,12 @@ public final class VerbsRdmaProvider implements RdmaProvider {
         return port.isEmpty() ? description : description + "; " + port;
     }
 
-    /** A backend thread: an asynchronous event of {@code group}'s device ({@link DeviceEvents#onAsyncEvent}). */
-    void onAsyncEvent(CompletionGroup group, VerbsBackend.AsyncEvent event) {
-        events.onAsyncEvent(group, event);
+    /**
+     * A backend thread: an asynchronous event of {@code device}, for its completion groups
+     * ({@link DeviceEvents#onAsyncEvent}).
+     */
+    void onAsyncEvent(VerbsBackend.Device device, VerbsBackend.AsyncEvent event) {
+        events.onAsyncEvent(groups.groups(device.key()), event);
     }
 
     /** Why a connection ended when port {@code port} of the device went down. */
@@ -288,7 +295,7 @@ public final class VerbsRdmaProvider implements RdmaProvider {
         VerbsBackend.Device device = listenerDevice(id);
         if (device != null) {
             try {
-                group = acquire(device);
+                group = groups.acquire(device, false);
             } catch (RdmaException e) {
                 backend.destroyId(id);
                 throw new RdmaException("listen on " + address + ": " + e.getMessage(), e);
@@ -356,14 +363,14 @@ public final class VerbsRdmaProvider implements RdmaProvider {
             RdmaEndpointHandler handler, boolean passive, InetSocketAddress local, InetSocketAddress peer)
             throws RdmaException {
         checkOpen();
-        CompletionGroup group = acquire(device);
+        CompletionGroup group = groups.acquire(device, true);
         int binds = VerbsEndpoint.windowBinds(this, config);
         int entries = config.sendQueueDepth() + binds + config.receiveQueueDepth();
         int key;
         try {
             key = group.attach(entries);
         } catch (RdmaException e) {
-            release(group);
+            release(group, true);
             throw e;
         }
         VerbsBackend.QueuePair qp;
@@ -372,7 +379,7 @@ public final class VerbsRdmaProvider implements RdmaProvider {
                     config.receiveQueueDepth());
         } catch (IOException e) {
             group.detach(key, entries);
-            release(group);
+            release(group, true);
             throw new RdmaException("rdma_create_qp (send " + config.sendQueueDepth()
                     + (binds == 0 ? "" : " + " + binds + " memory window binds") + ", receive "
                     + config.receiveQueueDepth() + ") failed: " + e.getMessage(), e);
@@ -383,19 +390,22 @@ public final class VerbsRdmaProvider implements RdmaProvider {
         return endpoint;
     }
 
-    /** The completion group of {@code device}, with one more user ({@link DeviceGroups#acquire}). */
-    CompletionGroup acquire(VerbsBackend.Device device) throws RdmaException {
-        return groups.acquire(device);
+    /**
+     * A user of {@code group} is gone (an endpoint, or a listener); the device's last one retires its
+     * groups ({@link DeviceGroups#release}).
+     */
+    void release(CompletionGroup group, boolean endpoint) {
+        groups.release(group, endpoint);
     }
 
-    /** A user of {@code group} is gone; the last one retires it ({@link DeviceGroups#release}). */
-    void release(CompletionGroup group) {
-        groups.release(group);
-    }
-
-    /** The completion group of a device key (tests). */
+    /** The first completion group of a device key (tests). */
     CompletionGroup group(int deviceKey) {
         return groups.group(deviceKey);
+    }
+
+    /** The live completion groups of a device key, by index (tests, diagnostics). */
+    List<CompletionGroup> completionGroups(int deviceKey) {
+        return groups.groups(deviceKey);
     }
 
     void forget(VerbsEndpoint endpoint) {

@@ -13,7 +13,8 @@ import smbdirect.api.settings.SettingRefusedException;
  * @param bindAddress address of the RDMA interface (IPv6 with the rdma-core backend only); empty
  *     derives it from the device
  * @param transportType AUTO (from sysfs) or IWARP / INFINIBAND / ROCE
- * @param cqSize entries of the completion queue shared by the endpoints of one device
+ * @param cqSize entries of each completion queue (one per completion group), shared by the endpoints
+ *     of that group
  * @param maxSendWorkRequests largest send queue depth accepted per endpoint
  * @param maxReceiveWorkRequests largest receive queue depth accepted per endpoint
  * @param maxMessageSize largest message reported as capability
@@ -51,6 +52,12 @@ import smbdirect.api.settings.SettingRefusedException;
  *     every connection on it at once as PEER_LOST with a reason naming the port event, so that the
  *     upper layer can reconnect or fail over; false leaves them to the transport's retries (a short
  *     outage is ridden out, a longer one ends them as PEER_LOST when the retries run out)
+ * @param completionGroups how many completion groups (each a completion queue on its own completion
+ *     vector and the thread that delivers its endpoints' callbacks) a device may have: 0 (the
+ *     default) one per completion vector of the device ({@code num_comp_vectors}), at most one per
+ *     available processor; n &gt; 0 at most n, on vectors 0, 1, ... (modulo the device's). A
+ *     connection is placed in the group with the fewest connections; groups are made as connections
+ *     need them and retired with their last user
  */
 public record VerbsSettings(
         String deviceName,
@@ -73,7 +80,8 @@ public record VerbsSettings(
         boolean sendWithInvalidate,
         String backend,
         int connectTimeoutMillis,
-        boolean endConnectionsOnPortDown) {
+        boolean endConnectionsOnPortDown,
+        int completionGroups) {
 
     /** {@code backend}: rdma-core on JDK 22+ when libibverbs loads, else DiSNI when libdisni loads. */
     public static final String AUTO = "auto";
@@ -85,10 +93,25 @@ public record VerbsSettings(
     /** The default of {@link #connectTimeoutMillis()} (below the engine's active negotiation timeout). */
     public static final int CONNECT_TIMEOUT_MILLIS_DEFAULT = 30_000;
 
+    /** The largest {@link #completionGroups()}. */
+    public static final int MAX_COMPLETION_GROUPS = 256;
+
     /** The defaults (also the Metatype defaults). */
     public static VerbsSettings defaults() {
         return new VerbsSettings("", "", "AUTO", 4096, 1024, 1024, 1 << 30, 16, 1L << 30, false, 32, 100, 5000,
-                5000, 6, 0, 128, false, AUTO, CONNECT_TIMEOUT_MILLIS_DEFAULT, true);
+                5000, 6, 0, 128, false, AUTO, CONNECT_TIMEOUT_MILLIS_DEFAULT, true, 0);
+    }
+
+    /** The settings with {@code completionGroups} 0 (one per completion vector, at most one per processor). */
+    public VerbsSettings(String deviceName, String bindAddress, String transportType, int cqSize,
+            int maxSendWorkRequests, int maxReceiveWorkRequests, int maxMessageSize, int maxReadDepth,
+            long maxRegionSize, boolean busyPolling, int pollBatch, int eventTimeoutMillis, int resolveTimeoutMillis,
+            int flushTimeoutMillis, int retryCount, int rnrRetryCount, int listenBacklog, boolean sendWithInvalidate,
+            String backend, int connectTimeoutMillis, boolean endConnectionsOnPortDown) {
+        this(deviceName, bindAddress, transportType, cqSize, maxSendWorkRequests, maxReceiveWorkRequests,
+                maxMessageSize, maxReadDepth, maxRegionSize, busyPolling, pollBatch, eventTimeoutMillis,
+                resolveTimeoutMillis, flushTimeoutMillis, retryCount, rnrRetryCount, listenBacklog, sendWithInvalidate,
+                backend, connectTimeoutMillis, endConnectionsOnPortDown, 0);
     }
 
     /** The settings with {@code endConnectionsOnPortDown} true (the default). */
@@ -131,7 +154,7 @@ public record VerbsSettings(
         return new VerbsSettings(deviceName, bindAddress, transportType, cqSize, maxSendWorkRequests,
                 maxReceiveWorkRequests, maxMessageSize, maxReadDepth, maxRegionSize, busyPolling, pollBatch,
                 eventTimeoutMillis, resolveTimeoutMillis, flushTimeoutMillis, retryCount, rnrRetryCount, listenBacklog,
-                sendWithInvalidate, name, connectTimeoutMillis, endConnectionsOnPortDown);
+                sendWithInvalidate, name, connectTimeoutMillis, endConnectionsOnPortDown, completionGroups);
     }
 
     /** These settings with another {@code endConnectionsOnPortDown}. */
@@ -139,7 +162,7 @@ public record VerbsSettings(
         return new VerbsSettings(deviceName, bindAddress, transportType, cqSize, maxSendWorkRequests,
                 maxReceiveWorkRequests, maxMessageSize, maxReadDepth, maxRegionSize, busyPolling, pollBatch,
                 eventTimeoutMillis, resolveTimeoutMillis, flushTimeoutMillis, retryCount, rnrRetryCount, listenBacklog,
-                sendWithInvalidate, backend, connectTimeoutMillis, end);
+                sendWithInvalidate, backend, connectTimeoutMillis, end, completionGroups);
     }
 
     /** These settings with other resolve and connect timeouts. */
@@ -147,7 +170,23 @@ public record VerbsSettings(
         return new VerbsSettings(deviceName, bindAddress, transportType, cqSize, maxSendWorkRequests,
                 maxReceiveWorkRequests, maxMessageSize, maxReadDepth, maxRegionSize, busyPolling, pollBatch,
                 eventTimeoutMillis, resolveMillis, flushTimeoutMillis, retryCount, rnrRetryCount, listenBacklog,
-                sendWithInvalidate, backend, connectMillis, endConnectionsOnPortDown);
+                sendWithInvalidate, backend, connectMillis, endConnectionsOnPortDown, completionGroups);
+    }
+
+    /** These settings with another {@code completionGroups}. */
+    public VerbsSettings withCompletionGroups(int groups) {
+        return new VerbsSettings(deviceName, bindAddress, transportType, cqSize, maxSendWorkRequests,
+                maxReceiveWorkRequests, maxMessageSize, maxReadDepth, maxRegionSize, busyPolling, pollBatch,
+                eventTimeoutMillis, resolveTimeoutMillis, flushTimeoutMillis, retryCount, rnrRetryCount, listenBacklog,
+                sendWithInvalidate, backend, connectTimeoutMillis, endConnectionsOnPortDown, groups);
+    }
+
+    /**
+     * How many completion groups a device with {@code vectors} completion vectors may have: the
+     * setting, or where it is 0 one per vector, at most {@code processors}.
+     */
+    public int completionGroupsFor(int vectors, int processors) {
+        return completionGroups > 0 ? completionGroups : Math.max(1, Math.min(Math.max(1, vectors), processors));
     }
 
     public VerbsSettings {
@@ -176,6 +215,8 @@ public record VerbsSettings(
         require(retryCount >= 0 && retryCount <= 7, "retryCount", retryCount, "0..7");
         require(rnrRetryCount >= 0 && rnrRetryCount <= 7, "rnrRetryCount", rnrRetryCount, "0..7");
         require(listenBacklog >= 1, "listenBacklog", listenBacklog, ">= 1");
+        require(completionGroups >= 0 && completionGroups <= MAX_COMPLETION_GROUPS, "completionGroups",
+                completionGroups, "0..." + MAX_COMPLETION_GROUPS + " (0: one per completion vector of the device)");
     }
 
     private static void require(boolean ok, String attribute, Object value, String rule) {

@@ -5,9 +5,11 @@
  * <h2>Shape</h2>
  * <ul>
  * <li>{@code VerbsRdmaProvider} owns one RDMA CM event channel and its
- * thread ({@code CmDispatcher}), and one {@code CompletionGroup} per device ({@code DeviceGroups}:
- * protection domain, shared completion queue, the one thread that delivers every callback of its
- * endpoints); {@code DeviceEvents} acts on the device's asynchronous events.</li>
+ * thread ({@code CmDispatcher}), and per device up to {@code completionGroups}
+ * {@code CompletionGroup}s ({@code DeviceGroups}: each a completion queue on its own completion
+ * vector and the one thread that delivers every callback of its endpoints; all on the device's one
+ * protection domain, {@code DeviceDomain}); {@code DeviceEvents} hands the device's asynchronous
+ * events to its groups.</li>
  * <li>An endpoint is one queue pair: a core, {@code VerbsEndpoint} (its state and lock, each CM
  * event handed to its concern), plus one class per concern, created with it: {@code EndpointSetup},
  * {@code EndpointRegistrations}, {@code EndpointPosting}, {@code EndpointCompletions},
@@ -58,8 +60,10 @@
  * the checks, the record of each request in post order, the one reused send request</td></tr>
  * <tr><td>{@code EndpointCompletions}</td><td>completions in post order, window binds, deferred
  * local invalidations, FLUSHED completions of an ending endpoint</td></tr>
- * <tr><td>{@code CompletionGroup}, {@code CompletionBatch}</td><td>a device's protection domain and
- * completion queue, its thread: polling, arming, waiting, deadlines, tasks</td></tr>
+ * <tr><td>{@code DeviceGroups}, {@code DeviceDomain}</td><td>a device's completion groups: how many,
+ * which one a new endpoint joins, their lifetime; the protection domain they share</td></tr>
+ * <tr><td>{@code CompletionGroup}, {@code CompletionBatch}</td><td>a completion queue of a device
+ * and its thread: polling, arming, waiting, deadlines, tasks</td></tr>
  * <tr><td>{@code VerbsBackend} and its implementations</td><td>the native calls: the rdma-core
  * backend ({@code internal.rdmacore}) and DiSNI ({@code internal.disni}: {@code DisniBackend}, the
  * seam; {@code DisniCm}, {@code DisniQp} and its posting, {@code DisniCq}); each package-info maps

@@ -136,22 +136,51 @@ class AsyncEventTest {
     }
 
     @Test
-    void aCompletionQueueErrorEndsEveryEndpointOfTheDeviceAndRefusesNewOnes() throws Exception {
+    void aCompletionQueueErrorEndsEveryEndpointOfThatQueueAndRefusesNewOnesWhenNoOtherGroupIsLeft()
+            throws Exception {
+        FakeBackend one = new FakeBackend();
+        one.asyncEvents = true;
+        Harness single = new Harness(VerbsSettings.defaults().withCompletionGroups(1), one);
         RecordingHandler first = new RecordingHandler();
         RecordingHandler second = new RecordingHandler();
-        VerbsEndpoint a = connectedWithReceives(first, 1);
-        VerbsEndpoint b = connectedWithReceives(second, 1);
-        backend.asyncEvent(VerbsConstants.EVENT_CQ_ERR, null, h.provider.group(backend.device.key()).cq(), 0);
-        h.pump();
-        backend.flush(Harness.qp(a));
-        backend.flush(Harness.qp(b));
-        h.pump();
+        VerbsEndpoint a = single.established(first, 4, 4);
+        VerbsEndpoint b = single.established(second, 4, 4);
+        assertEquals(a.group(), b.group(), "one completion group");
+        one.asyncEvent(VerbsConstants.EVENT_CQ_ERR, null, a.group().cq(), 0);
+        single.pump();
+        one.flush(Harness.qp(a));
+        one.flush(Harness.qp(b));
+        single.pump();
         assertEquals(DisconnectCause.QP_ERROR, first.cause);
         assertEquals(DisconnectCause.QP_ERROR, second.cause);
         assertTrue(first.detail.startsWith("IBV_EVENT_CQ_ERR"), first.detail);
         RdmaException refused = assertThrows(RdmaException.class,
-                () -> h.provider.createEndpoint(new EndpointSettings(4, 4), new RecordingHandler()));
+                () -> single.provider.createEndpoint(new EndpointSettings(4, 4), new RecordingHandler()));
         assertTrue(refused.getMessage().contains("failed"), refused.getMessage());
+    }
+
+    @Test
+    void aCompletionQueueErrorEndsOnlyThatGroupsEndpointsAndNewOnesGoToAnotherGroup() throws Exception {
+        FakeBackend two = new FakeBackend();
+        two.asyncEvents = true;
+        Harness groups = new Harness(VerbsSettings.defaults().withCompletionGroups(2), two);
+        RecordingHandler first = new RecordingHandler();
+        RecordingHandler second = new RecordingHandler();
+        VerbsEndpoint a = groups.established(first, 4, 4);
+        VerbsEndpoint b = groups.established(second, 4, 4);
+        assertEquals(List.of(0, 1), List.of(a.group().index(), b.group().index()));
+        two.asyncEvent(VerbsConstants.EVENT_CQ_ERR, null, a.group().cq(), 0);
+        groups.pump();
+        two.flush(Harness.qp(a));
+        groups.pump();
+        assertEquals(DisconnectCause.QP_ERROR, first.cause);
+        assertTrue(first.detail.startsWith("IBV_EVENT_CQ_ERR"), first.detail);
+        assertNull(second.cause, "the other group's queue is sound: its connection goes on");
+        assertEquals(VerbsEndpoint.State.ESTABLISHED, b.state());
+        RecordingHandler third = new RecordingHandler();
+        VerbsEndpoint c = groups.established(third, 4, 4);
+        assertEquals(1, c.group().index(), "a new connection avoids the failed queue");
+        assertEquals(1, third.established);
     }
 
     @Test

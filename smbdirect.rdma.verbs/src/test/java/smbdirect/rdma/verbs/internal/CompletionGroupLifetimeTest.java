@@ -42,32 +42,37 @@ class CompletionGroupLifetimeTest {
     private final Harness h = new Harness();
 
     @Test
-    void theLastEndpointClosedReleasesTheQueueAndTheDomainAfterItsQueuePairsAndRegistrations() throws Exception {
+    void theLastEndpointClosedReleasesTheQueuesAndTheDomainAfterItsQueuePairsAndRegistrations() throws Exception {
+        Harness h = new Harness(VerbsSettings.defaults().withCompletionGroups(2));
         RecordingHandler first = new RecordingHandler();
         RecordingHandler second = new RecordingHandler();
         VerbsEndpoint a = h.established(first, 4, 4);
         VerbsEndpoint b = h.established(second, 4, 4);
         a.register(Harness.direct(64), Harness.access(LOCAL_WRITE, REMOTE_WRITE));
         b.register(Harness.direct(64), Harness.access(LOCAL_WRITE));
-        assertEquals(1, count("allocPd"), "one domain for the device");
-        assertEquals(1, count("createCq"), "one completion queue for the device");
+        assertNotSame(a.group(), b.group(), "the second connection has a group of its own");
+        assertEquals(1, count(h, "allocPd"), "one domain for the device, shared by its groups");
+        assertEquals(2, count(h, "createCq"), "a completion queue per group");
 
         a.close();
         assertEquals(1, h.backend.livePds.size(), "the other endpoint still uses the domain");
-        assertEquals(1, h.backend.liveCqs.size());
-        assertNotNull(h.provider.group(h.backend.device.key()));
+        assertEquals(2, h.backend.liveCqs.size(), "a group without endpoints stays while the device is in use");
+        assertEquals(2, h.provider.completionGroups(h.backend.device.key()).size());
 
         b.close();
         assertEquals(Set.of(), h.backend.livePds, "domain released with the last endpoint");
-        assertEquals(Set.of(), h.backend.liveCqs, "completion queue released with the last endpoint");
+        assertEquals(Set.of(), h.backend.liveCqs, "completion queues released with the last endpoint");
         assertEquals(Set.of(), h.backend.liveRegions, "registrations released before the domain");
         assertNull(h.provider.group(h.backend.device.key()));
         List<String> calls = h.backend.calls;
         int lastQp = calls.lastIndexOf("destroyQp");
         int lastDereg = calls.lastIndexOf("deregister");
-        int cq = calls.indexOf("destroyCq");
+        int firstCq = calls.indexOf("destroyCq");
+        int lastCq = calls.lastIndexOf("destroyCq");
         int pd = calls.indexOf("deallocPd");
-        assertTrue(lastQp < cq && lastDereg < pd && cq < pd, "queue pairs, registrations, queue, domain: " + calls);
+        assertTrue(lastQp < firstCq && lastDereg < pd && lastCq < pd && firstCq != lastCq,
+                "queue pairs, registrations, both queues, domain: " + calls);
+        assertEquals(1, count(h, "deallocPd"));
         assertTrue(calls.contains("unwatchAsyncEvents"), "the device's events are no longer watched");
     }
 
@@ -200,6 +205,10 @@ class CompletionGroupLifetimeTest {
     }
 
     private long count(String call) {
+        return count(h, call);
+    }
+
+    private static long count(Harness h, String call) {
         return h.backend.calls.stream().filter(call::equals).count();
     }
 

@@ -275,7 +275,7 @@ class ConnectionLifecycleTest {
         });
         VerbsEndpoint ep = h.established(handler, 4, 4);
         Harness.postReceives(ep, 64, 1);
-        h.backend.completions.clear();
+        h.backend.clearCompletions();
         h.backend.flush(Harness.qp(ep));
         h.provider.shutdown();
         assertEquals(List.of("PROVIDER_SHUTDOWN"), failures);
@@ -313,7 +313,7 @@ class ConnectionLifecycleTest {
     void completionQueueCapacityIsReservedPerEndpoint() throws Exception {
         VerbsSettings d = VerbsSettings.defaults();
         Harness small = new Harness(new VerbsSettings("", "", "AUTO", 10, 4, 4, d.maxMessageSize(), 16,
-                d.maxRegionSize(), false, 8, 100, 100, 100, 6, 0, 8, false));
+                d.maxRegionSize(), false, 8, 100, 100, 100, 6, 0, 8, false).withCompletionGroups(1));
         small.activeEndpoint(handler, 4, 4);
         RdmaException e = assertThrows(RdmaException.class, () -> small.activeEndpoint(handler, 2, 1));
         assertTrue(e.getMessage().contains("cqSize"), e.getMessage());

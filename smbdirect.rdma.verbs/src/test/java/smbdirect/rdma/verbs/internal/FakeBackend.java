@@ -20,7 +20,6 @@ class FakeBackend implements VerbsBackend {
 
     final List<String> calls = new ArrayList<>();
     final Deque<CmEvent> cmEvents = new ArrayDeque<>();
-    final Deque<long[]> completions = new ArrayDeque<>();
     final List<Send> sends = new ArrayList<>();
     final List<Recv> recvs = new ArrayList<>();
     final Set<FakeMr> liveRegions = new HashSet<>();
@@ -35,7 +34,7 @@ class FakeBackend implements VerbsBackend {
     int notifies;
     int awaits;
     boolean closed;
-    final FakeDevice device = new FakeDevice(7);
+    final FakeDevice device = new FakeDevice(7, 4);
     /** What the fake claims to do beyond DiSNI (default: what DiSNI 2.0 does). */
     Features features = new Features("fake", false, false, false);
     /** Whether the fake reads asynchronous events (default: no, as DiSNI 2.0). */
@@ -85,29 +84,36 @@ class FakeBackend implements VerbsBackend {
         }
     }
 
-    record FakeDevice(int key) implements Device {
+    record FakeDevice(int key, int completionVectors) implements Device {
     }
 
     static final class FakePd implements ProtectionDomain {
     }
 
+    /** A completion queue: the completions of the queue pairs made on it, in order; its wait's wake. */
     static final class FakeCq implements CompletionQueue {
         final int entries;
+        final int vector;
+        final Deque<long[]> completions = new ArrayDeque<>();
+        boolean woken;
 
-        FakeCq(int entries) {
+        FakeCq(int entries, int vector) {
             this.entries = entries;
+            this.vector = vector;
         }
     }
 
     static final class FakeQp implements QueuePair {
         final FakeCmId id;
+        final FakeCq cq;
         final int maxSend;
         final int maxRecv;
         final Deque<Long> postedSends = new ArrayDeque<>();
         final Deque<Long> postedRecvs = new ArrayDeque<>();
 
-        FakeQp(FakeCmId id, int maxSend, int maxRecv) {
+        FakeQp(FakeCmId id, FakeCq cq, int maxSend, int maxRecv) {
             this.id = id;
+            this.cq = cq;
             this.maxSend = maxSend;
             this.maxRecv = maxRecv;
         }
@@ -251,9 +257,10 @@ class FakeBackend implements VerbsBackend {
     }
 
     @Override
-    public synchronized CompletionQueue createCq(Device device, int entries, int pollBatch) throws IOException {
+    public synchronized CompletionQueue createCq(Device device, int entries, int pollBatch, int vector)
+            throws IOException {
         check("createCq");
-        FakeCq cq = new FakeCq(entries);
+        FakeCq cq = new FakeCq(entries, vector);
         liveCqs.add(cq);
         return cq;
     }
@@ -262,7 +269,7 @@ class FakeBackend implements VerbsBackend {
     public synchronized QueuePair createQp(CmId id, ProtectionDomain pd, CompletionQueue cq, int maxSendWr, int maxRecvWr)
             throws IOException {
         check("createQp");
-        return new FakeQp((FakeCmId) id, maxSendWr, maxRecvWr);
+        return new FakeQp((FakeCmId) id, (FakeCq) cq, maxSendWr, maxRecvWr);
     }
 
     /** What {@link #queryReadDepths} reports ({@code null}: the fake cannot query, as DiSNI 2.0). */
@@ -323,6 +330,7 @@ class FakeBackend implements VerbsBackend {
     public synchronized int poll(CompletionQueue cq, CompletionBatch batch) throws IOException {
         check("poll");
         int n = 0;
+        Deque<long[]> completions = ((FakeCq) cq).completions;
         while (n < batch.capacity() && !completions.isEmpty()) {
             long[] c = completions.poll();
             batch.set(n++, c[0], (int) c[1], (int) c[2], (int) c[3], (int) c[4], (int) c[5], (int) c[6], 0);
@@ -340,7 +348,8 @@ class FakeBackend implements VerbsBackend {
         awaits++;
         notifyAll(); // for a test waiting until the completion thread waits here
         long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
-        while (completions.isEmpty() && !woken) {
+        FakeCq queue = (FakeCq) cq;
+        while (queue.completions.isEmpty() && !queue.woken) {
             long left = deadline - System.nanoTime();
             if (left <= 0) {
                 break;
@@ -352,14 +361,13 @@ class FakeBackend implements VerbsBackend {
                 break;
             }
         }
-        woken = false;
-        return !completions.isEmpty();
+        queue.woken = false;
+        return !queue.completions.isEmpty();
     }
 
     /** Whether the fake's completion-event wait can be woken (as rdma-core's eventfd); default yes. */
     boolean wakeable = true;
     int wakes;
-    private boolean woken;
 
     @Override
     public synchronized boolean wakeCompletionWait(CompletionQueue cq) {
@@ -367,7 +375,7 @@ class FakeBackend implements VerbsBackend {
             return false;
         }
         wakes++;
-        woken = true;
+        ((FakeCq) cq).woken = true;
         notifyAll();
         return true;
     }
@@ -446,15 +454,25 @@ class FakeBackend implements VerbsBackend {
     /** The device completes the oldest posted send of {@code qp}. */
     synchronized void completeSend(FakeQp qp, int status, int opcode, int byteLength, int vendorError) {
         long wrId = qp.postedSends.remove();
-        completions.add(new long[] {wrId, status, opcode, vendorError, byteLength, 0, 0});
+        qp.cq.completions.add(new long[] {wrId, status, opcode, vendorError, byteLength, 0, 0});
         notifyAll();
     }
 
     /** The device completes the oldest posted receive of {@code qp}. */
     synchronized void completeRecv(FakeQp qp, int status, int byteLength, int wcFlags, int immData) {
         long wrId = qp.postedRecvs.remove();
-        completions.add(new long[] {wrId, status, VerbsConstants.WC_RECV, 0, byteLength, immData, wcFlags});
+        qp.cq.completions.add(new long[] {wrId, status, VerbsConstants.WC_RECV, 0, byteLength, immData, wcFlags});
         notifyAll();
+    }
+
+    /** Whether no completion waits in any completion queue. */
+    synchronized boolean noCompletions() {
+        return liveCqs.stream().allMatch(cq -> cq.completions.isEmpty());
+    }
+
+    /** The completions waiting in every completion queue are lost. */
+    synchronized void clearCompletions() {
+        liveCqs.forEach(cq -> cq.completions.clear());
     }
 
     /** The device flushes everything outstanding on {@code qp} (queue pair in the error state). */

@@ -55,7 +55,7 @@ final class Harness {
                 d.flushTimeoutMillis(), d.retryCount(), d.rnrRetryCount(), d.listenBacklog(), true);
     }
 
-    /** Runs CM events and completion rounds until nothing is left. */
+    /** Runs CM events and completion rounds (of every completion group of the device) until nothing is left. */
     void pump() {
         boolean work = true;
         while (work) {
@@ -63,9 +63,10 @@ final class Harness {
             while (provider.pumpCmEvents(0)) {
                 work = true;
             }
-            CompletionGroup group = provider.group(backend.device.key());
-            if (group != null && group.runOnce() > 0) {
-                work = true;
+            for (CompletionGroup group : provider.completionGroups(backend.device.key())) {
+                if (group.runOnce() > 0) {
+                    work = true;
+                }
             }
         }
     }

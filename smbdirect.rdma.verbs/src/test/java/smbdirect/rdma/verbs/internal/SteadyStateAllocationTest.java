@@ -93,7 +93,7 @@ class SteadyStateAllocationTest {
         h.pump();
         MemoryRegion region = counted.register(ByteBuffer.allocateDirect(4096),
                 Harness.access(MemoryAccess.LOCAL_WRITE));
-        CompletionGroup group = h.provider.group(h.backend.device.key());
+        CompletionGroup group = counted.group();
         run(counted, region, group, 20_000);
         long id = Thread.currentThread().getId();
         long before = threads.bytes(id);

@@ -85,7 +85,7 @@ class ThreadedProviderTest {
         backend.flush(Harness.qp(ep));
         assertTrue(handler.disconnected.await(10, TimeUnit.SECONDS), "onDisconnected");
         assertEquals(DisconnectCause.LOCAL, handler.cause);
-        assertEquals(Set.of("smbdirect-verbs-cq-7"), handler.threads);
+        assertEquals(Set.of("smbdirect-verbs-cq-7-0"), handler.threads, "completion group 0 of device 7");
         assertEquals(List.of(CompletionStatus.SUCCESS), handler.statuses);
         provider.shutdown();
         assertTrue(backend.closed);

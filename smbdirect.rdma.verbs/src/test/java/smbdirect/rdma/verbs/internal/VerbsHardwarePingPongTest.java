@@ -129,7 +129,9 @@ class VerbsHardwarePingPongTest {
                 d.cqSize(), d.maxSendWorkRequests(), d.maxReceiveWorkRequests(), d.maxMessageSize(), d.maxReadDepth(),
                 d.maxRegionSize(), false, d.pollBatch(), d.eventTimeoutMillis(), d.resolveTimeoutMillis(),
                 d.flushTimeoutMillis(), d.retryCount(), d.rnrRetryCount(), d.listenBacklog(), false,
-                System.getProperty("smbdirect.verbs.backend", VerbsSettings.AUTO));
+                System.getProperty("smbdirect.verbs.backend", VerbsSettings.AUTO))
+                // 0 (the default): one completion group per completion vector
+                .withCompletionGroups(Integer.getInteger("smbdirect.verbs.completionGroups", 0));
         return DeviceTckFixture.start(settings, DeviceTckFixture.probe(settings));
     }
 

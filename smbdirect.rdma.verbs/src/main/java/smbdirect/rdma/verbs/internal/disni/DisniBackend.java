@@ -69,6 +69,15 @@ public final class DisniBackend implements VerbsBackend {
         public int key() {
             return key;
         }
+
+        @Override
+        public int completionVectors() {
+            try {
+                return Math.max(1, context.getNumCompVectors());
+            } catch (IOException e) {
+                return 1;
+            }
+        }
     }
 
     static final class DisniPd implements ProtectionDomain {
@@ -205,8 +214,8 @@ public final class DisniBackend implements VerbsBackend {
     }
 
     @Override
-    public CompletionQueue createCq(Device device, int entries, int pollBatch) throws IOException {
-        return DisniCq.create(verbs, ((DisniDevice) device).context, entries, pollBatch);
+    public CompletionQueue createCq(Device device, int entries, int pollBatch, int vector) throws IOException {
+        return DisniCq.create(verbs, ((DisniDevice) device).context, entries, pollBatch, vector);
     }
 
     @Override

@@ -46,9 +46,10 @@ final class DisniCq implements CompletionQueue {
     }
 
     /** {@code ibv_create_comp_channel}, {@code ibv_create_cq} and the calls its polls and arms reuse. */
-    static DisniCq create(RdmaVerbs verbs, IbvContext context, int entries, int pollBatch) throws IOException {
+    static DisniCq create(RdmaVerbs verbs, IbvContext context, int entries, int pollBatch, int vector)
+            throws IOException {
         IbvCompChannel compChannel = verbs.createCompChannel(context);
-        IbvCQ cq = verbs.createCQ(context, compChannel, entries, 0);
+        IbvCQ cq = verbs.createCQ(context, compChannel, entries, vector);
         IbvWC[] wcs = new IbvWC[pollBatch];
         for (int i = 0; i < wcs.length; i++) {
             wcs[i] = new IbvWC();

@@ -38,9 +38,18 @@ public @interface VerbsConfiguration {
     String transportType() default "AUTO";
 
     @AttributeDefinition(name = "Completion queue size",
-            description = "Entries of the completion queue shared by the endpoints of one device; each endpoint "
-                    + "reserves its send plus receive queue depth", min = "2")
+            description = "Entries of each completion queue (one per completion group), shared by the endpoints of "
+                    + "that group; each endpoint reserves its send plus receive queue depth", min = "2")
     int cqSize() default 4096;
+
+    @AttributeDefinition(name = "Completion groups",
+            description = "Completion groups per device: each is a completion queue on its own completion vector "
+                    + "(the device's interrupt, served by its own CPU) and the thread that handles its connections' "
+                    + "completions, so connections are handled on several cores. 0: one per completion vector of the "
+                    + "device (num_comp_vectors), at most one per processor; n: at most n, on vectors 0, 1, ... A new "
+                    + "connection goes to the group with the fewest connections",
+            min = "0", max = "256")
+    int completionGroups() default 0;
 
     @AttributeDefinition(name = "Max send work requests", description = "Largest send queue depth per endpoint",
             min = "1")

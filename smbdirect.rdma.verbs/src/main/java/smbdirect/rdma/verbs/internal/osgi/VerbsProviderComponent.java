@@ -76,6 +76,6 @@ public final class VerbsProviderComponent {
                 c.maxSendWorkRequests(), c.maxReceiveWorkRequests(), c.maxMessageSize(), c.maxReadDepth(),
                 c.maxRegionSize(), c.busyPolling(), c.pollBatch(), c.eventTimeoutMillis(), c.resolveTimeoutMillis(),
                 c.flushTimeoutMillis(), c.retryCount(), c.rnrRetryCount(), c.listenBacklog(), c.sendWithInvalidate(),
-                c.backend(), c.connectTimeoutMillis(), c.endConnectionsOnPortDown());
+                c.backend(), c.connectTimeoutMillis(), c.endConnectionsOnPortDown(), c.completionGroups());
     }
 }

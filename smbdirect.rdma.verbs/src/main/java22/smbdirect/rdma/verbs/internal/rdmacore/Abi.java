@@ -319,6 +319,7 @@ final class Abi {
     static final long MR_LKEY = offset(IBV_MR, "lkey");
     static final long MR_RKEY = offset(IBV_MR, "rkey");
     static final long COMP_CHANNEL_FD = offset(IBV_COMP_CHANNEL, "fd");
+    static final long CONTEXT_NUM_COMP_VECTORS = offset(IBV_CONTEXT, "num_comp_vectors");
     static final long CQ_CONTEXT = offset(IBV_CQ, "context");
     static final long QP_CONTEXT = offset(IBV_QP, "context");
     static final long QP_QP_NUM = offset(IBV_QP, "qp_num");

@@ -39,7 +39,7 @@ final class CompletionQueues {
         this.state = state;
     }
 
-    CompletionQueue create(Device device, int entries, int pollBatch) throws IOException {
+    CompletionQueue create(Device device, int entries, int pollBatch, int vector) throws IOException {
         Natives.IBV_CREATE_CQ.requireOpen(state);
         DeviceHandle dev = (DeviceHandle) device;
         try (Arena a = Arena.ofConfined()) {
@@ -53,8 +53,9 @@ final class CompletionQueues {
                 Descriptors.nonBlocking(fd, "a completion channel");
                 wakeFd = Natives.EVENTFD.call(a, capture, "the completion thread's wake-up",
                         (h, arena, c) -> (int) h.invokeExact(c, 0, Abi.EFD_NONBLOCK | Abi.EFD_CLOEXEC));
-                cq = Natives.IBV_CREATE_CQ.pointer(a, capture, entries + " entries", (h, arena, c) -> (MemorySegment) h
-                        .invokeExact(c, dev.context, entries, MemorySegment.NULL, channel, 0));
+                cq = Natives.IBV_CREATE_CQ.pointer(a, capture, entries + " entries, comp_vector " + vector,
+                        (h, arena, c) -> (MemorySegment) h.invokeExact(c, dev.context, entries, MemorySegment.NULL,
+                                channel, vector));
             } catch (NativeCallException | RuntimeException e) {
                 if (wakeFd >= 0) {
                     int closed = Natives.CLOSE_QUIET.invoke(wakeFd);

@@ -19,4 +19,9 @@ final class DeviceHandle implements Device {
     public int key() {
         return key;
     }
+
+    @Override
+    public int completionVectors() {
+        return Math.max(1, context.get(java.lang.foreign.ValueLayout.JAVA_INT, Abi.CONTEXT_NUM_COMP_VECTORS));
+    }
 }

@@ -162,8 +162,8 @@ public final class RdmaCoreBackend implements VerbsBackend {
     }
 
     @Override
-    public CompletionQueue createCq(Device device, int entries, int pollBatch) throws IOException {
-        return completionQueues.create(device, entries, pollBatch);
+    public CompletionQueue createCq(Device device, int entries, int pollBatch, int vector) throws IOException {
+        return completionQueues.create(device, entries, pollBatch, vector);
     }
 
     @Override

@@ -101,11 +101,14 @@ public final class LoopbackBackend implements VerbsBackend {
     private final List<String> misuse = new ArrayList<>();
     boolean closed;
 
+    /** The completion vectors every loopback device reports (as a 4-vector RNIC does). */
+    static final int COMPLETION_VECTORS = 4;
+
     LoopbackBackend(LoopbackNetwork net, InetAddress ip, int deviceKey, Features features) {
         this.net = net;
         this.features = features;
         this.ip = ip;
-        this.device = new Dev(deviceKey);
+        this.device = new Dev(deviceKey, COMPLETION_VECTORS);
     }
 
     /** The device's address. */
@@ -142,7 +145,8 @@ public final class LoopbackBackend implements VerbsBackend {
         }
     }
 
-    record Dev(int key) implements Device {
+    /** The device; {@code completionVectors} as {@code ibv_context.num_comp_vectors} says. */
+    record Dev(int key, int completionVectors) implements Device {
     }
 
     static final class Pd implements ProtectionDomain {
@@ -601,9 +605,13 @@ public final class LoopbackBackend implements VerbsBackend {
     }
 
     @Override
-    public CompletionQueue createCq(Device device, int entries, int pollBatch) throws IOException {
+    public CompletionQueue createCq(Device device, int entries, int pollBatch, int vector) throws IOException {
         synchronized (net) {
             checkOpen();
+            if (vector < 0 || vector >= device.completionVectors()) {
+                throw new IOException("ibv_create_cq: comp_vector " + vector + " of " + device.completionVectors()
+                        + " (EINVAL)");
+            }
             Cq cq = new Cq();
             cqs.add(cq);
             return cq;

@@ -165,7 +165,7 @@ class VerbsDeviceLevelTest {
         VerbsBackend.CmId id = dev.createId();
         dev.bindAddr(id, new InetSocketAddress(dev.address(), 0));
         VerbsBackend.ProtectionDomain pd = dev.allocPd(dev.device(id));
-        VerbsBackend.CompletionQueue cq = dev.createCq(dev.device(id), 16, 4);
+        VerbsBackend.CompletionQueue cq = dev.createCq(dev.device(id), 16, 4, 0);
         VerbsBackend.QueuePair qp = dev.createQp(id, pd, cq, 4, 4);
         VerbsBackend.RegisteredMemory mr = dev.register(pd, ByteBuffer.allocateDirect(8), VerbsConstants.ACCESS_LOCAL_WRITE);
         dev.postRecv(qp, 1, mr.address(), 8, mr.localKey());

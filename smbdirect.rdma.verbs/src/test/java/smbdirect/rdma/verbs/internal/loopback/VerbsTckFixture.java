@@ -41,10 +41,19 @@ final class VerbsTckFixture extends RdmaTckFixture {
      */
     VerbsTckFixture(boolean busyPolling, boolean sendWithInvalidate, VerbsBackend.Features features,
             DeviceAttributes device) {
+        this(busyPolling, sendWithInvalidate, features, device, 0);
+    }
+
+    /**
+     * @param completionGroups the providers' {@code completionGroups} (0: one per completion vector
+     *     of the loopback device, at most one per processor of this machine)
+     */
+    VerbsTckFixture(boolean busyPolling, boolean sendWithInvalidate, VerbsBackend.Features features,
+            DeviceAttributes device, int completionGroups) {
         this.features = features;
         clientBackend = network.attach("10.9.0.1", features);
         serverBackend = network.attach("10.9.0.2", features);
-        VerbsSettings settings = settings(busyPolling, sendWithInvalidate);
+        VerbsSettings settings = settings(busyPolling, sendWithInvalidate).withCompletionGroups(completionGroups);
         client = provider(settings, clientBackend, device);
         server = provider(settings, serverBackend, device);
     }

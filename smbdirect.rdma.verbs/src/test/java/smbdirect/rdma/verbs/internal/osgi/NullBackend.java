@@ -89,7 +89,7 @@ final class NullBackend implements VerbsBackend {
     }
 
     @Override
-    public CompletionQueue createCq(Device device, int entries, int pollBatch) throws IOException {
+    public CompletionQueue createCq(Device device, int entries, int pollBatch, int vector) throws IOException {
         throw new IOException("not used");
     }
 

@@ -1,0 +1,246 @@
+package smbdirect.rdma.verbs.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+
+import org.junit.jupiter.api.Test;
+
+import smbdirect.api.rdma.ConnectParameters;
+import smbdirect.api.rdma.DisconnectCause;
+import smbdirect.api.rdma.EndpointSettings;
+import smbdirect.api.rdma.MemoryAccess;
+import smbdirect.api.rdma.MemoryRegion;
+import smbdirect.api.rdma.RdmaException;
+import smbdirect.api.rdma.TransportType;
+import smbdirect.api.settings.SettingRefusedException;
+
+/**
+ * A device's connections are handled on several cores: up to {@code completionGroups} completion
+ * groups per device, each a completion queue on its own completion vector with its own thread, all
+ * on the device's one protection domain. A connection goes to the group with the fewest; the
+ * device's events reach the connections of every group; a failed queue costs only its group's
+ * connections.
+ */
+class CompletionGroupsTest {
+
+    private static Harness harness(int groups) {
+        FakeBackend backend = new FakeBackend();
+        backend.asyncEvents = true;
+        return new Harness(VerbsSettings.defaults().withCompletionGroups(groups), backend);
+    }
+
+    private static List<Integer> vectorsCreated(Harness h) {
+        synchronized (h.backend) {
+            return h.backend.liveCqs.stream().map(cq -> cq.vector).sorted().toList();
+        }
+    }
+
+    @Test
+    void connectionsAreSpreadOverTheGroupsOnSuccessiveCompletionVectorsSharingOneProtectionDomain() throws Exception {
+        Harness h = harness(4);
+        List<VerbsEndpoint> endpoints = new ArrayList<>();
+        for (int i = 0; i < 8; i++) {
+            endpoints.add(h.established(new RecordingHandler(), 4, 4));
+        }
+        assertEquals(List.of(0, 1, 2, 3, 0, 1, 2, 3), endpoints.stream().map(e -> e.group().index()).toList(),
+                "each connection to the group with the fewest (the lowest of equals)");
+        List<CompletionGroup> groups = h.provider.completionGroups(h.backend.device.key());
+        assertEquals(List.of(2, 2, 2, 2), groups.stream().map(CompletionGroup::attachedCount).toList());
+        assertEquals(List.of(0, 1, 2, 3), groups.stream().map(CompletionGroup::vector).toList());
+        assertEquals(List.of(0, 1, 2, 3), vectorsCreated(h), "ibv_create_cq's comp_vector of each queue");
+        assertEquals(1, h.backend.calls.stream().filter("allocPd"::equals).count(), "one protection domain");
+        assertEquals(1, h.backend.calls.stream().filter("watchAsyncEvents"::equals).count(),
+                "the device's events are watched once");
+        for (VerbsEndpoint e : endpoints) {
+            assertEquals(e.group().pd(), groups.get(0).pd());
+        }
+    }
+
+    @Test
+    void moreGroupsThanTheDeviceHasVectorsGoRoundItsVectors() throws Exception {
+        Harness h = harness(6); // the fake device has 4 completion vectors
+        for (int i = 0; i < 6; i++) {
+            h.established(new RecordingHandler(), 4, 4);
+        }
+        assertEquals(List.of(0, 1, 2, 3, 0, 1),
+                h.provider.completionGroups(h.backend.device.key()).stream().map(CompletionGroup::vector).toList());
+    }
+
+    @Test
+    void theDefaultIsOneGroupPerCompletionVectorAtMostOnePerProcessor() {
+        VerbsSettings auto = VerbsSettings.defaults();
+        assertEquals(0, auto.completionGroups());
+        assertEquals(2, auto.completionGroupsFor(4, 2), "4 vectors, 2 processors");
+        assertEquals(4, auto.completionGroupsFor(4, 16), "4 vectors, 16 processors");
+        assertEquals(1, auto.completionGroupsFor(1, 16), "siw and rxe in a one-CPU guest: one vector");
+        assertEquals(1, auto.completionGroupsFor(0, 16), "a device that reports none");
+        assertEquals(3, auto.withCompletionGroups(3).completionGroupsFor(1, 1), "the operator's number");
+    }
+
+    @Test
+    void aNumberOfGroupsOutsideItsRangeIsRefusedByName() {
+        SettingRefusedException e = assertThrows(SettingRefusedException.class,
+                () -> VerbsSettings.defaults().withCompletionGroups(-1));
+        assertTrue(e.getMessage().contains("completionGroups = -1"), e.getMessage());
+        assertThrows(SettingRefusedException.class,
+                () -> VerbsSettings.defaults().withCompletionGroups(VerbsSettings.MAX_COMPLETION_GROUPS + 1));
+    }
+
+    @Test
+    void connectionsOneAfterAnotherStayInTheFirstGroup() throws Exception {
+        Harness h = harness(4);
+        VerbsEndpoint held = h.established(new RecordingHandler(), 4, 4);
+        for (int i = 0; i < 5; i++) {
+            VerbsEndpoint e = h.established(new RecordingHandler(), 4, 4);
+            assertEquals(1, e.group().index());
+            e.close();
+        }
+        assertEquals(2, h.backend.calls.stream().filter("createCq"::equals).count(),
+                "a group without connections stays while the device is in use: no queue made per connection");
+        held.close();
+        assertEquals(Set.of(), h.backend.liveCqs);
+        assertEquals(Set.of(), h.backend.livePds);
+    }
+
+    @Test
+    void aPortGoingDownEndsTheConnectionsOfEveryGroup() throws Exception {
+        Harness h = harness(3);
+        List<RecordingHandler> handlers = new ArrayList<>();
+        List<VerbsEndpoint> endpoints = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            RecordingHandler handler = new RecordingHandler();
+            handlers.add(handler);
+            endpoints.add(h.established(handler, 4, 4));
+        }
+        h.backend.asyncEvent(VerbsConstants.EVENT_PORT_ERR, null, null, 1);
+        h.pump();
+        for (int i = 0; i < 3; i++) {
+            assertEquals(DisconnectCause.PEER_LOST, handlers.get(i).cause, "the connection of group " + i);
+            assertTrue(handlers.get(i).detail.startsWith("IBV_EVENT_PORT_ERR"), handlers.get(i).detail);
+        }
+    }
+
+    @Test
+    void aQueuePairEventReachesItsConnectionInWhicheverGroupItIs() throws Exception {
+        Harness h = harness(3);
+        List<RecordingHandler> handlers = new ArrayList<>();
+        List<VerbsEndpoint> endpoints = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            RecordingHandler handler = new RecordingHandler();
+            handlers.add(handler);
+            endpoints.add(h.established(handler, 4, 4));
+        }
+        VerbsEndpoint last = endpoints.get(2);
+        assertEquals(2, last.group().index());
+        h.backend.asyncEvent(VerbsConstants.EVENT_QP_FATAL, last.queuePair(), null, 0);
+        h.pump();
+        h.backend.flush(Harness.qp(last));
+        h.pump();
+        assertEquals(DisconnectCause.QP_ERROR, handlers.get(2).cause);
+        assertNull(handlers.get(0).cause);
+        assertNull(handlers.get(1).cause);
+    }
+
+    @Test
+    void aFatalDeviceEndsTheConnectionsOfEveryGroupAndNoNewGroupIsMade() throws Exception {
+        Harness h = harness(4);
+        List<RecordingHandler> handlers = new ArrayList<>();
+        for (int i = 0; i < 2; i++) {
+            RecordingHandler handler = new RecordingHandler();
+            handlers.add(handler);
+            h.established(handler, 4, 4);
+        }
+        h.backend.asyncEvent(VerbsConstants.EVENT_DEVICE_FATAL, null, null, 0);
+        h.pump();
+        for (RecordingHandler handler : handlers) {
+            assertEquals(DisconnectCause.DEVICE_REMOVED, handler.cause);
+        }
+        RdmaException refused = assertThrows(RdmaException.class,
+                () -> h.provider.createEndpoint(new EndpointSettings(4, 4), new RecordingHandler()));
+        assertTrue(refused.getMessage().contains("failed"), refused.getMessage());
+        assertEquals(2, h.provider.completionGroups(h.backend.device.key()).size(), "no group made on a dead device");
+    }
+
+    @Test
+    void completionQueueCapacityIsPerGroup() throws Exception {
+        VerbsSettings d = VerbsSettings.defaults();
+        Harness small = new Harness(new VerbsSettings("", "", "AUTO", 10, 4, 4, d.maxMessageSize(), 16,
+                d.maxRegionSize(), false, 8, 100, 100, 100, 6, 0, 8, false).withCompletionGroups(2));
+        RecordingHandler handler = new RecordingHandler();
+        small.activeEndpoint(handler, 4, 4);
+        small.activeEndpoint(handler, 4, 4); // the second group's queue
+        RdmaException e = assertThrows(RdmaException.class, () -> small.activeEndpoint(handler, 2, 1));
+        assertTrue(e.getMessage().contains("cqSize 10"), e.getMessage());
+    }
+
+    @Test
+    void everyGroupHasItsThreadAndEveryCallbackOfAConnectionRunsOnItsGroupsThread() throws Exception {
+        VerbsSettings d = VerbsSettings.defaults();
+        VerbsSettings fast = new VerbsSettings("", "", "AUTO", d.cqSize(), d.maxSendWorkRequests(),
+                d.maxReceiveWorkRequests(), d.maxMessageSize(), d.maxReadDepth(), d.maxRegionSize(), false,
+                d.pollBatch(), 20, 1000, 200, 6, 0, 16, false).withCompletionGroups(3);
+        FakeBackend backend = new FakeBackend();
+        VerbsRdmaProvider provider = new VerbsRdmaProvider(fast, backend, Harness.BIND, TransportType.ROCE,
+                System::nanoTime);
+        provider.start(Executors.defaultThreadFactory());
+        List<ThreadedProviderTest.Latched> handlers = new ArrayList<>();
+        List<VerbsEndpoint> endpoints = new ArrayList<>();
+        try {
+            for (int i = 0; i < 6; i++) {
+                ThreadedProviderTest.Latched handler = new ThreadedProviderTest.Latched();
+                VerbsEndpoint ep = (VerbsEndpoint) provider.createEndpoint(new EndpointSettings(4, 4), handler);
+                MemoryRegion region = ep.register(ByteBuffer.allocateDirect(256), Set.of(MemoryAccess.LOCAL_WRITE));
+                ep.postReceive(region, 0, 256, 1L);
+                ep.connect(Harness.PEER, new ConnectParameters(null, 2, 2));
+                backend.event(VerbsConstants.CM_EVENT_ADDR_RESOLVED, null, ep.cmId());
+                backend.event(VerbsConstants.CM_EVENT_ROUTE_RESOLVED, null, ep.cmId());
+                backend.event(VerbsConstants.CM_EVENT_ESTABLISHED, null, ep.cmId());
+                assertTrue(handler.established.await(10, TimeUnit.SECONDS), "onEstablished " + i);
+                handlers.add(handler);
+                endpoints.add(ep);
+            }
+            for (VerbsEndpoint ep : endpoints) {
+                backend.completeRecv(Harness.qp(ep), VerbsConstants.WC_SUCCESS, 24, 0, 0);
+            }
+            for (int i = 0; i < endpoints.size(); i++) {
+                VerbsEndpoint ep = endpoints.get(i);
+                assertTrue(handlers.get(i).received.await(10, TimeUnit.SECONDS), "receive completion " + i);
+                ep.disconnect();
+                backend.flush(Harness.qp(ep));
+                assertTrue(handlers.get(i).disconnected.await(10, TimeUnit.SECONDS), "onDisconnected " + i);
+            }
+            Set<String> all = new TreeSet<>();
+            for (int i = 0; i < endpoints.size(); i++) {
+                String own = "smbdirect-verbs-cq-7-" + endpoints.get(i).group().index();
+                assertEquals(Set.of(own), handlers.get(i).threads, "connection " + i);
+                all.addAll(handlers.get(i).threads);
+            }
+            assertEquals(Set.of("smbdirect-verbs-cq-7-0", "smbdirect-verbs-cq-7-1", "smbdirect-verbs-cq-7-2"), all);
+        } finally {
+            provider.shutdown();
+        }
+        Set<String> running = Thread.getAllStackTraces().keySet().stream()
+                .filter(t -> t.getName().startsWith("smbdirect-verbs-cq-7-") && t.isAlive()).map(Thread::getName)
+                .collect(Collectors.toSet());
+        assertEquals(Set.of(), running, "shutdown stops every group's thread");
+        synchronized (backend) {
+            assertEquals(Set.of(), backend.liveCqs);
+            assertEquals(Set.of(), backend.livePds);
+            assertEquals(3, backend.calls.stream().filter("destroyCq"::equals).count());
+            assertEquals(1, backend.calls.stream().filter("deallocPd"::equals).count());
+        }
+        assertFalse(provider.describeSettings().isEmpty());
+    }
+}

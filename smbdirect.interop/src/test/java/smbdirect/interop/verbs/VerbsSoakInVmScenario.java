@@ -33,7 +33,8 @@ import smbdirect.rdma.verbs.internal.GuestVerbs;
  * {@code -Dtest=VerbsSoakInVmScenario -Dsurefire.failIfNoSpecifiedTests=false}): on each device
  * ({@code -Dsmbdirect.soak.devices}, default {@code siw,rxe}), in one VM boot, for
  * {@code -Dsmbdirect.soak.minutes} (default 30) per device, a perf server JVM and a client JVM over
- * the verbs provider ({@link VerbsSoakInGuest}) run mixed traffic (Sends, pingpong, RDMA Writes and
+ * the verbs provider with {@value #COMPLETION_GROUPS} completion groups per device
+ * ({@link VerbsSoakInGuest}) run mixed traffic (Sends, pingpong, RDMA Writes and
  * Reads, connections made and ended by every run), while the guest shell injects a fault every 15
  * to 45 s, drawn at random: the client JVM killed with SIGKILL (and started again), the port taken
  * down for 2 to 6 s ({@code ip link set eth0 down}) and brought up (on rxe0 between the client's
@@ -53,6 +54,8 @@ class VerbsSoakInVmScenario {
 
     private static final Logger LOG = LoggerFactory.getLogger(VerbsSoakInVmScenario.class);
     private static final int PORT = 7490;
+    /** The verbs provider's {@code completionGroups} in the soak's JVMs. */
+    static final int COMPLETION_GROUPS = 2;
     private static final int MINUTES = Integer.getInteger("smbdirect.soak.minutes", 30);
     private static final List<Device> DEVICES = Arrays.stream(System.getProperty("smbdirect.soak.devices", "siw,rxe")
             .split(",")).map(k -> k.strip().equals("siw") ? Device.SIW : Device.RXE).toList();
@@ -75,6 +78,10 @@ class VerbsSoakInVmScenario {
                 .property("smbdirect.soak.listen", GuestVerbs.GUEST_ADDRESS + ":" + PORT)
                 .property("smbdirect.soak.connect", GuestVerbs.GUEST_ADDRESS + ":" + PORT)
                 .property("org.slf4j.simpleLogger.log.smbdirect", "warn")
+                // two completion groups per device in both JVMs (the one-vCPU guest's device has one
+                // completion vector, so the default would make one): a run's connections are spread
+                // over two completion queues and threads, through every fault
+                .property("smbdirect.verbs.completionGroups", Integer.toString(COMPLETION_GROUPS))
                 .timeout(Duration.ofMinutes(MINUTES + 10));
     }
 

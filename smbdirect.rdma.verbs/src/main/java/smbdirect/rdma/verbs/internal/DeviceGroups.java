@@ -202,6 +202,31 @@ final class DeviceGroups {
         return live.length == 0 ? null : live[0];
     }
 
+    /**
+     * The completion groups in use, in words ("" when none): per device, each group's completion
+     * vector and connections, e.g. {@code device 1: 3 completion groups (vector:connections 0:2 1:2 2:1)}.
+     */
+    String describe() {
+        StringBuilder text = new StringBuilder();
+        for (Map.Entry<Integer, CompletionGroup[]> device : groups.entrySet()) {
+            CompletionGroup[] live = device.getValue();
+            if (live.length == 0) {
+                continue;
+            }
+            text.append(text.length() == 0 ? "" : "; ").append("device ").append(device.getKey()).append(": ")
+                    .append(live.length).append(live.length == 1 ? " completion group" : " completion groups")
+                    .append(" of at most ").append(limit(live[0].device())).append(" (vector:connections");
+            for (CompletionGroup group : live) {
+                text.append(' ').append(group.vector()).append(':').append(group.attachedCount());
+                if (group.isFailed()) {
+                    text.append(" failed");
+                }
+            }
+            text.append(')');
+        }
+        return text.toString();
+    }
+
     /** The live completion groups of a device key, by index (any thread; a snapshot). */
     List<CompletionGroup> groups(int deviceKey) {
         return List.of(groups.getOrDefault(deviceKey, NONE));

@@ -186,11 +186,15 @@ public final class VerbsRdmaProvider implements RdmaProvider {
         return device;
     }
 
-    /** The backend, the device's limits, the last port event and why other backends were not chosen. */
+    /**
+     * The backend, the device's limits, the last port event, why other backends were not chosen and
+     * the completion groups in use (each one's completion vector and connections).
+     */
     @Override
     public String describeSettings() {
         String port = events.portEvent();
-        return port.isEmpty() ? description : description + "; " + port;
+        String inUse = groups.describe();
+        return description + (port.isEmpty() ? "" : "; " + port) + (inUse.isEmpty() ? "" : "; in use: " + inUse);
     }
 
     /**

@@ -66,6 +66,12 @@ class CompletionGroupsTest {
         for (VerbsEndpoint e : endpoints) {
             assertEquals(e.group().pd(), groups.get(0).pd());
         }
+        assertTrue(h.provider.describeSettings().endsWith(
+                "; in use: device 7: 4 completion groups of at most 4 (vector:connections 0:2 1:2 2:2 3:2)"),
+                h.provider.describeSettings());
+        endpoints.get(5).close();
+        assertTrue(h.provider.describeSettings().endsWith("(vector:connections 0:2 1:1 2:2 3:2)"),
+                "what an operator reads: " + h.provider.describeSettings());
     }
 
     @Test

@@ -11,7 +11,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
@@ -23,7 +22,6 @@ import smbdirect.api.rdma.EndpointSettings;
 import smbdirect.api.rdma.MemoryAccess;
 import smbdirect.api.rdma.MemoryRegion;
 import smbdirect.api.rdma.RdmaException;
-import smbdirect.api.rdma.TransportType;
 import smbdirect.api.settings.SettingRefusedException;
 
 /**
@@ -120,16 +118,21 @@ class CompletionGroupsTest {
         assertEquals(Set.of(), h.backend.livePds);
     }
 
+    /** {@code handlers.size()} connections, established one after another, each with its handler. */
+    private static List<VerbsEndpoint> established(Harness h, List<RecordingHandler> handlers) throws RdmaException {
+        List<VerbsEndpoint> endpoints = new ArrayList<>();
+        for (RecordingHandler handler : handlers) {
+            endpoints.add(h.established(handler, 4, 4));
+        }
+        return endpoints;
+    }
+
     @Test
     void aPortGoingDownEndsTheConnectionsOfEveryGroup() throws Exception {
         Harness h = harness(3);
-        List<RecordingHandler> handlers = new ArrayList<>();
-        List<VerbsEndpoint> endpoints = new ArrayList<>();
-        for (int i = 0; i < 3; i++) {
-            RecordingHandler handler = new RecordingHandler();
-            handlers.add(handler);
-            endpoints.add(h.established(handler, 4, 4));
-        }
+        List<RecordingHandler> handlers = List.of(new RecordingHandler(), new RecordingHandler(),
+                new RecordingHandler());
+        established(h, handlers);
         h.backend.asyncEvent(VerbsConstants.EVENT_PORT_ERR, null, null, 1);
         h.pump();
         for (int i = 0; i < 3; i++) {
@@ -141,13 +144,9 @@ class CompletionGroupsTest {
     @Test
     void aQueuePairEventReachesItsConnectionInWhicheverGroupItIs() throws Exception {
         Harness h = harness(3);
-        List<RecordingHandler> handlers = new ArrayList<>();
-        List<VerbsEndpoint> endpoints = new ArrayList<>();
-        for (int i = 0; i < 3; i++) {
-            RecordingHandler handler = new RecordingHandler();
-            handlers.add(handler);
-            endpoints.add(h.established(handler, 4, 4));
-        }
+        List<RecordingHandler> handlers = List.of(new RecordingHandler(), new RecordingHandler(),
+                new RecordingHandler());
+        List<VerbsEndpoint> endpoints = established(h, handlers);
         VerbsEndpoint last = endpoints.get(2);
         assertEquals(2, last.group().index());
         h.backend.asyncEvent(VerbsConstants.EVENT_QP_FATAL, last.queuePair(), null, 0);
@@ -193,14 +192,8 @@ class CompletionGroupsTest {
 
     @Test
     void everyGroupHasItsThreadAndEveryCallbackOfAConnectionRunsOnItsGroupsThread() throws Exception {
-        VerbsSettings d = VerbsSettings.defaults();
-        VerbsSettings fast = new VerbsSettings("", "", "AUTO", d.cqSize(), d.maxSendWorkRequests(),
-                d.maxReceiveWorkRequests(), d.maxMessageSize(), d.maxReadDepth(), d.maxRegionSize(), false,
-                d.pollBatch(), 20, 1000, 200, 6, 0, 16, false).withCompletionGroups(3);
         FakeBackend backend = new FakeBackend();
-        VerbsRdmaProvider provider = new VerbsRdmaProvider(fast, backend, Harness.BIND, TransportType.ROCE,
-                System::nanoTime);
-        provider.start(Executors.defaultThreadFactory());
+        VerbsRdmaProvider provider = ThreadedProviderTest.started(backend, 3);
         List<ThreadedProviderTest.Latched> handlers = new ArrayList<>();
         List<VerbsEndpoint> endpoints = new ArrayList<>();
         try {

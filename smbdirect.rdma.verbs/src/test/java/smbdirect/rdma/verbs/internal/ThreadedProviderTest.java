@@ -60,16 +60,25 @@ class ThreadedProviderTest {
         }
     }
 
-    @Test
-    void callbacksRunOnTheDevicesCompletionThreadAndShutdownStopsThreads() throws Exception {
+    /**
+     * A provider over {@code backend} with its threads started, short waits and
+     * {@code completionGroups} groups per device.
+     */
+    static VerbsRdmaProvider started(FakeBackend backend, int completionGroups) {
         VerbsSettings d = VerbsSettings.defaults();
         VerbsSettings fast = new VerbsSettings("", "", "AUTO", d.cqSize(), d.maxSendWorkRequests(),
                 d.maxReceiveWorkRequests(), d.maxMessageSize(), d.maxReadDepth(), d.maxRegionSize(), false,
-                d.pollBatch(), 20, 1000, 200, 6, 0, 16, false);
-        FakeBackend backend = new FakeBackend();
+                d.pollBatch(), 20, 1000, 200, 6, 0, 16, false).withCompletionGroups(completionGroups);
         VerbsRdmaProvider provider = new VerbsRdmaProvider(fast, backend, Harness.BIND,
                 smbdirect.api.rdma.TransportType.ROCE, System::nanoTime);
         provider.start(Executors.defaultThreadFactory());
+        return provider;
+    }
+
+    @Test
+    void callbacksRunOnTheDevicesCompletionThreadAndShutdownStopsThreads() throws Exception {
+        FakeBackend backend = new FakeBackend();
+        VerbsRdmaProvider provider = started(backend, 0);
         Latched handler = new Latched();
         VerbsEndpoint ep = (VerbsEndpoint) provider.createEndpoint(new EndpointSettings(4, 4), handler);
         MemoryRegion region = ep.register(ByteBuffer.allocateDirect(256), Set.of(MemoryAccess.LOCAL_WRITE));

@@ -9,8 +9,10 @@ import smbdirect.api.rdma.RdmaProvider;
 /**
  * Inside the siw VM's guest: the verbs provider on the guest's RDMA device, made exactly as the
  * provider's {@code rdma-hardware} tests make it ({@code VerbsHardwarePingPongTest.provider}: the
- * probe, the device of {@code -Dsmbdirect.verbs.device}, the backend the probe chooses), so every
- * guest test runs the provider the way those tests and an appliance do. In this package for that
+ * probe, the device of {@code -Dsmbdirect.verbs.device}, the backend the probe chooses, the
+ * completion groups per device of {@code -Dsmbdirect.verbs.completionGroups}, 0 unless set, and the
+ * {@code cqSize} of {@code -Dsmbdirect.verbs.cqSize}, 4096 unless set), so every guest test runs the
+ * provider the way those tests and an appliance do. In this package for that
  * method's sake; test code only.
  */
 public final class GuestVerbs {

@@ -37,6 +37,15 @@ final class CompletionGroup {
 
     private static final Logger LOG = LoggerFactory.getLogger(CompletionGroup.class);
     static final int MAX_SLOTS = 1 << 16;
+    /** How long a group may be without users before its thread asks for it to be retired ({@link DeviceGroups#retireIdle}). */
+    static final long IDLE_MILLIS = 1000;
+    private static final long IDLE_NANOS = TimeUnit.MILLISECONDS.toNanos(IDLE_MILLIS);
+
+    /** Who is told, on the group's thread, that the group has had no user for {@link #IDLE_MILLIS}. */
+    @FunctionalInterface
+    interface IdleHandler {
+        void idle(CompletionGroup group);
+    }
 
     private final VerbsBackend backend;
     private final VerbsSettings settings;
@@ -59,6 +68,12 @@ final class CompletionGroup {
     int users;
     /** The endpoints among {@link #users}: the group's load; guarded by the provider's monitor. */
     int endpoints;
+    /** The group has no user since {@link #idleSince} (written under the provider's monitor, read by the thread). */
+    private volatile boolean idle;
+    private volatile long idleSince;
+    private volatile IdleHandler onIdle;
+    /** The group was retired: an inline round (a test) does nothing more. */
+    private volatile boolean retired;
     /** The thread releases the queue and the domain when its loop ends (the group was retired). */
     private volatile boolean releaseOnExit;
     /** The completion queue was destroyed and the domain released; guarded by this. */
@@ -115,6 +130,22 @@ final class CompletionGroup {
 
     boolean isFailed() {
         return failed;
+    }
+
+    /** Under the provider's monitor: the group has a user again. */
+    void inUse() {
+        idle = false;
+    }
+
+    /** Under the provider's monitor: the group's last user left at {@code now} (its clock). */
+    void idleSince(long now) {
+        idleSince = now;
+        idle = true;
+    }
+
+    /** Who is told when the group has been without users for {@link #IDLE_MILLIS}. */
+    void onIdle(IdleHandler handler) {
+        onIdle = handler;
     }
 
     VerbsBackend.CompletionQueue cq() {
@@ -195,6 +226,9 @@ final class CompletionGroup {
      * number of tasks and completions handled.
      */
     int runOnce() {
+        if (retired && thread == null) {
+            return 0;
+        }
         int work = 0;
         Runnable task;
         while ((task = tasks.poll()) != null) {
@@ -213,6 +247,10 @@ final class CompletionGroup {
                     draining.remove(i);
                 }
             }
+        }
+        IdleHandler handler = onIdle;
+        if (idle && handler != null && nanoClock.getAsLong() - idleSince >= IDLE_NANOS) {
+            handler.idle(this);
         }
         return work;
     }
@@ -402,6 +440,7 @@ final class CompletionGroup {
      * caller that thread waits for.
      */
     void retire() {
+        retired = true;
         Thread t = thread;
         if (t == null) {
             release();

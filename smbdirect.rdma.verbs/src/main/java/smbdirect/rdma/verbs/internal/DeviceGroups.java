@@ -20,10 +20,11 @@ import smbdirect.api.rdma.RdmaException;
  * vector and the thread that delivers its endpoints' callbacks), all on the device's one
  * protection domain ({@link DeviceDomain}). An endpoint {@link #acquire acquires} the group with
  * the fewest endpoints; a new group is made when every group has one and fewer than the limit
- * exist, so connections are spread over the groups, and so over cores, as they come. The groups
- * live while the device has a user (an endpoint, or a listener bound to one of its addresses) and
- * are retired with the last ({@link #release}); the device's asynchronous events are watched
- * while it has groups. At the provider's shutdown the groups run inline where no thread runs, let what a port that went
+ * exist, so connections are spread over the groups, and so over cores, as they come. A group
+ * without users is retired after {@link CompletionGroup#IDLE_MILLIS} unless it is the device's
+ * first ({@link #retireIdle}); all are retired with the device's last user (an endpoint, or a
+ * listener bound to one of its addresses: {@link #release}); the device's asynchronous events are
+ * watched while it has groups. At the provider's shutdown the groups run inline where no thread runs, let what a port that went
  * down held back run, and stop.
  *
  * <p>The users counts, the groups retiring and the thread factory are guarded by the provider's
@@ -66,7 +67,7 @@ final class DeviceGroups {
 
     /** How many groups {@code device} may have. */
     int limit(VerbsBackend.Device device) {
-        return settings.completionGroupsFor(device.completionVectors(), processors.getAsInt());
+        return settings.completionGroupsFor(device.completionVectors(), processors.getAsInt(), provider.device());
     }
 
     /**
@@ -95,6 +96,7 @@ final class DeviceGroups {
                 group = create(device, live);
             }
             group.users++;
+            group.inUse();
             if (endpoint) {
                 group.endpoints++;
             }
@@ -132,8 +134,10 @@ final class DeviceGroups {
         } catch (IOException e) {
             domain.release();
             throw new RdmaException("allocating the protection domain / completion queue (cqSize " + settings.cqSize()
-                    + ", completion group " + index + " on comp_vector " + vector + ") failed: " + e.getMessage(), e);
+                    + ", completion group " + index + " on comp_vector " + vector + ") failed: " + e.getMessage()
+                    + provider.siwMappingsHint(e), e);
         }
+        group.onIdle(this::retireIdle);
         CompletionGroup[] next = new CompletionGroup[live.length + 1];
         System.arraycopy(live, 0, next, 0, index);
         next[index] = group;
@@ -159,9 +163,9 @@ final class DeviceGroups {
      * device's last user retires all its groups: their completion threads stop and the completion
      * queues are destroyed (at once where no thread runs, else by each thread when its loop ends, so
      * a caller on it or waiting for it is never blocked), and the last of them deallocates the
-     * protection domain. Until then a group without users stays, ready for the next connection, so
-     * connections that come and go do not make and destroy queues and threads. The next user of the
-     * device gets new groups.
+     * protection domain. Until then a group without users stays, ready for the next connection, for
+     * {@link CompletionGroup#IDLE_MILLIS} ({@link #retireIdle}), so connections that come and go do
+     * not make and destroy queues and threads. The next user of the device gets new groups.
      *
      * @param endpoint the user was an endpoint, not a listener
      */
@@ -176,13 +180,18 @@ final class DeviceGroups {
             CompletionGroup[] live = groups.getOrDefault(key, NONE);
             boolean found = false;
             for (CompletionGroup g : live) {
-                if (g.users > 0) {
-                    return;
-                }
                 found |= g == group;
             }
             if (!found) {
                 return;
+            }
+            if (group.users == 0) {
+                group.idleSince(nanoClock.getAsLong());
+            }
+            for (CompletionGroup g : live) {
+                if (g.users > 0) {
+                    return;
+                }
             }
             groups.remove(key);
             // before a new group of the device can watch its events
@@ -194,6 +203,41 @@ final class DeviceGroups {
         for (CompletionGroup g : retired) {
             g.retire();
         }
+    }
+
+    /**
+     * The group's thread: {@code group} has had no user for {@link CompletionGroup#IDLE_MILLIS}. Unless
+     * it is its device's first live group (the one the next connection joins when all are idle) or
+     * has a user again, it is retired, so that a device's queues and threads follow its connections:
+     * a burst's groups stay for the next burst, and are released when the device has been quieter
+     * for a while.
+     */
+    void retireIdle(CompletionGroup group) {
+        synchronized (lock) {
+            if (group.users > 0) {
+                return;
+            }
+            int key = group.device().key();
+            CompletionGroup[] live = groups.getOrDefault(key, NONE);
+            int at = -1;
+            for (int i = 0; i < live.length; i++) {
+                if (live[i] == group) {
+                    at = i;
+                }
+            }
+            if (at <= 0) {
+                return;
+            }
+            CompletionGroup[] next = new CompletionGroup[live.length - 1];
+            System.arraycopy(live, 0, next, 0, at);
+            System.arraycopy(live, at + 1, next, at, live.length - at - 1);
+            groups.put(key, next);
+            retiring.removeIf(CompletionGroup::isReleased);
+            retiring.add(group);
+        }
+        LOG.debug("completion group {} of device {} retired after {} ms without connections", group.index(),
+                group.device().key(), CompletionGroup.IDLE_MILLIS);
+        group.retire();
     }
 
     /** The first live completion group of a device key, {@code null} when the device has none. */

@@ -113,10 +113,13 @@ public final class VerbsRdmaProvider implements RdmaProvider {
                 + (remoteInvalidation ? "on" : "off") + ": " + settings.remoteInvalidationReason(device)
                 + (settings.endConnectionsOnPortDown() ? "; a port that goes down ends its connections"
                         : "; a port that goes down leaves its connections to the transport's retries")
-                + (settings.completionGroups() == 0
-                        ? "; completion groups: one per completion vector of the device, at most "
-                                + Runtime.getRuntime().availableProcessors() + " (the processors)"
-                        : "; completion groups: up to " + settings.completionGroups() + " per device")
+                + (settings.completionGroups() != 0
+                        ? "; completion groups: up to " + settings.completionGroups() + " per device"
+                        : device != null && device.vendorId() == DeviceAttributes.VENDOR_SIW
+                                ? "; completion groups: one (siw maps every queue into the process, 144 pages a "
+                                        + "process: more completion queues would leave room for few connections)"
+                                : "; completion groups: one per completion vector of the device, at most "
+                                        + Runtime.getRuntime().availableProcessors() + " (the processors)")
                 + (notes == null || notes.isEmpty() ? "" : "; other backends: " + notes);
         this.events = new DeviceEvents(this, settings, device);
         this.cm = new CmDispatcher(this, backend, settings);
@@ -386,12 +389,27 @@ public final class VerbsRdmaProvider implements RdmaProvider {
             release(group, true);
             throw new RdmaException("rdma_create_qp (send " + config.sendQueueDepth()
                     + (binds == 0 ? "" : " + " + binds + " memory window binds") + ", receive "
-                    + config.receiveQueueDepth() + ") failed: " + e.getMessage(), e);
+                    + config.receiveQueueDepth() + ") failed: " + e.getMessage() + siwMappingsHint(e), e);
         }
         VerbsEndpoint endpoint = new VerbsEndpoint(this, group, id, qp, key, config, handler, passive, local, peer);
         group.bind(key, endpoint);
         cm.add(id, endpoint);
         return endpoint;
+    }
+
+    /**
+     * Where siw refused to map a queue into the process (ENOENT: its mapping keys passed
+     * {@code SIW_UOBJ_MAX_KEY}, 144 pages a process), what to do about it; else "".
+     */
+    String siwMappingsHint(Exception e) {
+        if (device == null || device.vendorId() != DeviceAttributes.VENDOR_SIW
+                || !(e instanceof NativeCallException n) || n.errno() != 2) {
+            return "";
+        }
+        return "; siw maps every queue into the process and has no room left for it (144 pages a process, "
+                + "rdma/siw-abi.h SIW_UOBJ_MAX_KEY; a completion queue of cqSize " + settings.cqSize() + " takes "
+                + (settings.cqSize() * 32 / 4096 + 1) + ", a queue pair about 2): lower cqSize or completionGroups, "
+                + "or spread the connections over more processes";
     }
 
     /**

@@ -189,6 +189,21 @@ public record VerbsSettings(
         return completionGroups > 0 ? completionGroups : Math.max(1, Math.min(Math.max(1, vectors), processors));
     }
 
+    /**
+     * As {@link #completionGroupsFor(int, int)}, for {@code device} ({@code null}: not known): where
+     * the setting is 0, Linux soft-iWARP (siw) gets one. siw maps every completion queue, send queue
+     * and receive queue into the process and refuses a mapping whose key passes
+     * {@code SIW_UOBJ_MAX_KEY} (0x8FFFF, rdma/siw-abi.h): 144 pages a process, of which a
+     * 4096-entry completion queue takes 33 and a connection's queue pair 2. It reports a completion
+     * vector per CPU, but more queues would leave room for few connections (four groups: six).
+     */
+    public int completionGroupsFor(int vectors, int processors, DeviceAttributes device) {
+        if (completionGroups == 0 && device != null && device.vendorId() == DeviceAttributes.VENDOR_SIW) {
+            return 1;
+        }
+        return completionGroupsFor(vectors, processors);
+    }
+
     public VerbsSettings {
         backend = backend == null || backend.isBlank() ? AUTO : backend.trim().toLowerCase(Locale.ROOT);
         require(backend.equals(AUTO) || backend.equals(RDMA_CORE) || backend.equals(DISNI), "backend", backend,

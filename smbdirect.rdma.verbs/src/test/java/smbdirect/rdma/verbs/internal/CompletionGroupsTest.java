@@ -22,6 +22,7 @@ import smbdirect.api.rdma.EndpointSettings;
 import smbdirect.api.rdma.MemoryAccess;
 import smbdirect.api.rdma.MemoryRegion;
 import smbdirect.api.rdma.RdmaException;
+import smbdirect.api.rdma.TransportType;
 import smbdirect.api.settings.SettingRefusedException;
 
 /**
@@ -94,6 +95,40 @@ class CompletionGroupsTest {
     }
 
     @Test
+    void onSoftIwarpTheDefaultIsOneGroupForItMapsEveryQueueIntoTheProcess() {
+        DeviceAttributes siw = new DeviceAttributes("siw0", TransportType.IWARP, 1L << 40, 16384, 6, 65536, 16, 16,
+                VerbsConstants.DEVICE_MEM_MGT_EXTENSIONS, "", DeviceAttributes.PORT_ACTIVE, 5, 1L << 31, 1,
+                DeviceAttributes.VENDOR_SIW, 0, false);
+        DeviceAttributes rnic = new DeviceAttributes("mlx5_0", TransportType.ROCE, 1L << 40, 16384, 6, 65536, 16, 16,
+                VerbsConstants.DEVICE_MEM_MGT_EXTENSIONS, "", DeviceAttributes.PORT_ACTIVE, 5, 1L << 31, 2, 0x02c9, 0,
+                false);
+        VerbsSettings auto = VerbsSettings.defaults();
+        assertEquals(1, auto.completionGroupsFor(16, 16, siw), "siw reports a vector per CPU");
+        assertEquals(16, auto.completionGroupsFor(16, 16, rnic));
+        assertEquals(4, auto.withCompletionGroups(4).completionGroupsFor(16, 16, siw), "the operator's number holds");
+        Harness h = new Harness(auto, new FakeBackend(), TransportType.IWARP, siw);
+        assertTrue(h.provider.describeSettings().contains("completion groups: one (siw maps every queue"),
+                h.provider.describeSettings());
+    }
+
+    @Test
+    void aQueuePairSiwHasNoRoomToMapIsRefusedWithWhatToDo() throws Exception {
+        DeviceAttributes siw = new DeviceAttributes("siw0", TransportType.IWARP, 1L << 40, 16384, 6, 65536, 16, 16,
+                VerbsConstants.DEVICE_MEM_MGT_EXTENSIONS, "", DeviceAttributes.PORT_ACTIVE, 5, 1L << 31, 1,
+                DeviceAttributes.VENDOR_SIW, 0, false);
+        FakeBackend backend = new FakeBackend();
+        Harness h = new Harness(VerbsSettings.defaults(), backend, TransportType.IWARP, siw);
+        backend.failOn = "createQp";
+        backend.failWith = new NativeCallException("rdma_create_qp", 2, "ENOENT", "send 16, receive 16");
+        RdmaException e = assertThrows(RdmaException.class,
+                () -> h.provider.createEndpoint(new EndpointSettings(16, 16), new RecordingHandler()));
+        assertTrue(e.getMessage().contains("rdma_create_qp failed: errno 2 ENOENT"), e.getMessage());
+        assertTrue(e.getMessage().contains("siw maps every queue into the process and has no room left for it (144 "
+                + "pages a process, rdma/siw-abi.h SIW_UOBJ_MAX_KEY; a completion queue of cqSize 4096 takes 33"),
+                e.getMessage());
+    }
+
+    @Test
     void aNumberOfGroupsOutsideItsRangeIsRefusedByName() {
         SettingRefusedException e = assertThrows(SettingRefusedException.class,
                 () -> VerbsSettings.defaults().withCompletionGroups(-1));
@@ -103,19 +138,51 @@ class CompletionGroupsTest {
     }
 
     @Test
-    void connectionsOneAfterAnotherStayInTheFirstGroup() throws Exception {
+    void connectionsThatComeAndGoReuseAnIdleGroupWhichIsReleasedAfterASecondWithoutConnections() throws Exception {
         Harness h = harness(4);
         VerbsEndpoint held = h.established(new RecordingHandler(), 4, 4);
         for (int i = 0; i < 5; i++) {
             VerbsEndpoint e = h.established(new RecordingHandler(), 4, 4);
             assertEquals(1, e.group().index());
             e.close();
+            h.advanceMillis(CompletionGroup.IDLE_MILLIS - 1);
+            h.pump();
         }
         assertEquals(2, h.backend.calls.stream().filter("createCq"::equals).count(),
-                "a group without connections stays while the device is in use: no queue made per connection");
+                "the idle group stays for the next connection: no queue and thread made per connection");
+        assertEquals(2, h.provider.completionGroups(h.backend.device.key()).size());
+
+        h.advanceMillis(1);
+        h.pump();
+        assertEquals(List.of(0), h.provider.completionGroups(h.backend.device.key()).stream()
+                .map(CompletionGroup::index).toList(), "a second without connections: released");
+        assertEquals(1, h.backend.liveCqs.size());
+        assertEquals(1, h.backend.livePds.size(), "the device's domain stays with its first group");
+
+        h.advanceMillis(60_000);
+        h.pump();
+        assertEquals(1, h.backend.liveCqs.size(), "the group of the held connection stays");
+        VerbsEndpoint again = h.established(new RecordingHandler(), 4, 4);
+        assertEquals(1, again.group().index(), "a new group when one is needed again");
+        assertEquals(3, h.backend.calls.stream().filter("createCq"::equals).count());
+        again.close();
         held.close();
         assertEquals(Set.of(), h.backend.liveCqs);
         assertEquals(Set.of(), h.backend.livePds);
+    }
+
+    @Test
+    void theDevicesFirstGroupStaysWhileTheDeviceIsInUseEvenWhenIdle() throws Exception {
+        Harness h = harness(2);
+        VerbsEndpoint first = h.established(new RecordingHandler(), 4, 4);
+        VerbsEndpoint second = h.established(new RecordingHandler(), 4, 4);
+        first.close();
+        h.advanceMillis(10 * CompletionGroup.IDLE_MILLIS);
+        h.pump();
+        assertEquals(List.of(0, 1), h.provider.completionGroups(h.backend.device.key()).stream()
+                .map(CompletionGroup::index).toList());
+        assertEquals(0, h.established(new RecordingHandler(), 4, 4).group().index(), "the idle first group is used");
+        second.close();
     }
 
     /** {@code handlers.size()} connections, established one after another, each with its handler. */

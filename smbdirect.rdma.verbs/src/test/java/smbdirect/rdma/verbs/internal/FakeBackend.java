@@ -27,6 +27,8 @@ class FakeBackend implements VerbsBackend {
     final List<FakeQp> destroyedQps = new ArrayList<>();
     final List<CmId> listening = new ArrayList<>();
     String failOn;
+    /** What the call named by {@link #failOn} throws ({@code null}: an IOException saying it was injected). */
+    IOException failWith;
     /** What the next registrations fail with, as the native call would (null: they succeed). */
     IOException registerFailure;
     int nextId = 1;
@@ -126,7 +128,7 @@ class FakeBackend implements VerbsBackend {
     private synchronized void check(String op) throws IOException {
         calls.add(op);
         if (op.equals(failOn)) {
-            throw new IOException(op + ": injected failure");
+            throw failWith != null ? failWith : new IOException(op + ": injected failure");
         }
     }
 

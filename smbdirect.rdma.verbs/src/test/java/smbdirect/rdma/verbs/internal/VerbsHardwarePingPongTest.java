@@ -125,8 +125,10 @@ class VerbsHardwarePingPongTest {
 
     static VerbsRdmaProvider provider(String bind) {
         VerbsSettings d = VerbsSettings.defaults();
+        int cqSize = Integer.getInteger("smbdirect.verbs.cqSize", d.cqSize());
         VerbsSettings settings = new VerbsSettings(System.getProperty("smbdirect.verbs.device", ""), bind, "AUTO",
-                d.cqSize(), d.maxSendWorkRequests(), d.maxReceiveWorkRequests(), d.maxMessageSize(), d.maxReadDepth(),
+                cqSize, Math.min(d.maxSendWorkRequests(), cqSize / 2),
+                Math.min(d.maxReceiveWorkRequests(), cqSize / 2), d.maxMessageSize(), d.maxReadDepth(),
                 d.maxRegionSize(), false, d.pollBatch(), d.eventTimeoutMillis(), d.resolveTimeoutMillis(),
                 d.flushTimeoutMillis(), d.retryCount(), d.rnrRetryCount(), d.listenBacklog(), false,
                 System.getProperty("smbdirect.verbs.backend", VerbsSettings.AUTO))

@@ -172,6 +172,42 @@ class CompletionGroupsTest {
     }
 
     @Test
+    void withItsThreadAnIdleGroupIsReleasedAfterASecondAndTheListenersGroupStays() throws Exception {
+        FakeBackend backend = new FakeBackend();
+        VerbsRdmaProvider provider = ThreadedProviderTest.started(backend, 2);
+        try {
+            provider.listen(FakeBackend.ipv4("192.0.2.10", 445), Harness.collecting(new ArrayList<>(), (cause, detail) -> {
+            }));
+            List<VerbsEndpoint> endpoints = new ArrayList<>();
+            for (int i = 0; i < 2; i++) {
+                ThreadedProviderTest.Latched handler = new ThreadedProviderTest.Latched();
+                VerbsEndpoint ep = (VerbsEndpoint) provider.createEndpoint(new EndpointSettings(4, 4), handler);
+                ep.connect(Harness.PEER, new ConnectParameters(null, 2, 2));
+                backend.event(VerbsConstants.CM_EVENT_ADDR_RESOLVED, null, ep.cmId());
+                backend.event(VerbsConstants.CM_EVENT_ROUTE_RESOLVED, null, ep.cmId());
+                backend.event(VerbsConstants.CM_EVENT_ESTABLISHED, null, ep.cmId());
+                assertTrue(handler.established.await(10, TimeUnit.SECONDS), "onEstablished " + i);
+                endpoints.add(ep);
+            }
+            assertEquals(List.of(0, 1), endpoints.stream().map(e -> e.group().index()).toList());
+            for (VerbsEndpoint ep : endpoints) {
+                ep.close();
+            }
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (provider.completionGroups(backend.device.key()).size() > 1 && System.nanoTime() < deadline) {
+                Thread.sleep(50); // waits for the group's own clock: a second without connections
+            }
+            assertEquals(List.of(0), provider.completionGroups(backend.device.key()).stream()
+                    .map(CompletionGroup::index).toList(), "the idle second group is released, the listener's stays");
+            synchronized (backend) {
+                assertEquals(1, backend.liveCqs.size());
+            }
+        } finally {
+            provider.shutdown();
+        }
+    }
+
+    @Test
     void theDevicesFirstGroupStaysWhileTheDeviceIsInUseEvenWhenIdle() throws Exception {
         Harness h = harness(2);
         VerbsEndpoint first = h.established(new RecordingHandler(), 4, 4);

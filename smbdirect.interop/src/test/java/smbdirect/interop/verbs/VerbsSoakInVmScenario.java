@@ -42,7 +42,8 @@ import smbdirect.rdma.verbs.internal.GuestVerbs;
  * unanswering until the driver is reloaded, on 6.1.0-56 with rping alone as well), the server JVM
  * killed with SIGKILL (and started again), or none. After each fault the shell pauses the client and compares
  * the device's line of {@code rdma resource show} (pd, cq, qp, cm_id, mr, ctx) with the first
- * round's (both JVMs alive and idle): a difference that stays 30 s is a leak.
+ * round's (both JVMs alive and idle, the line the same for 3 s: longer than the second after which
+ * an idle completion group is released): a difference that stays 30 s is a leak.
  *
  * <p>It fails on a run that failed with no fault under way, a run whose data perf found
  * inconsistent (a lost or corrupted message or buffer), a leak, or a guest kernel WARNING, BUG or
@@ -97,7 +98,8 @@ class VerbsSoakInVmScenario {
                 "rnd() { echo $(( $(od -An -N2 -tu2 /dev/urandom | tr -d ' ') % $1 )); }",
                 "counts() { rdma resource show | grep \" $DEV: \" | sed 's/^[0-9]*: //'; }",
                 // pause the client, then wait until the device's counts equal the baseline (the first
-                // time: two readings in a row agree, and that is the baseline)
+                // time: readings agree for 3 s in a row, and that is the baseline: longer than the second
+                // after which the server's completion groups without connections but the first are released)
                 "quiesce() {",
                 "  touch $D/pause",
                 "  i=0; until [ -f $D/client.paused ] || ! kill -0 $CLIENT 2>/dev/null; do i=$((i+1)); [ $i -gt 1500 ] && break;"
@@ -105,9 +107,9 @@ class VerbsSoakInVmScenario {
                 "}",
                 "check() {",
                 "  quiesce",
-                "  i=0; prev=''; while :; do now=\"$(counts)\"; if [ -n \"$BASE\" ]; then [ \"$now\" = \"$BASE\" ] && break;"
-                        + " else [ \"$now\" = \"$prev\" ] && break; fi; prev=\"$now\"; i=$((i+1)); [ $i -gt 150 ] && break;"
-                        + " sleep 0.2; done",
+                "  i=0; prev=''; same=0; while :; do now=\"$(counts)\"; if [ -n \"$BASE\" ]; then [ \"$now\" = \"$BASE\" ] && break;"
+                        + " else if [ \"$now\" = \"$prev\" ]; then same=$((same+1)); else same=0; fi; [ $same -ge 15 ] && break;"
+                        + " fi; prev=\"$now\"; i=$((i+1)); [ $i -gt 150 ] && break; sleep 0.2; done",
                 "  [ -n \"$BASE\" ] || BASE=\"$now\"",
                 "  if [ \"$now\" = \"$BASE\" ]; then R=ok; else R=LEAK; fi",
                 "  rm -f $D/pause",

@@ -353,25 +353,26 @@ final class CompletionGroup {
      * that owns it; whether one did.
      */
     boolean onQueuePairEvent(VerbsBackend.QueuePair qp, int type) {
-        for (int slot = 0; slot < slots.length(); slot++) {
-            VerbsEndpoint endpoint = slots.get(slot);
-            if (endpoint != null && endpoint.queuePair() == qp) {
-                endpoint.onAsyncEvent(type);
-                return true;
-            }
+        VerbsEndpoint endpoint = endpointOf(qp);
+        if (endpoint != null) {
+            endpoint.onAsyncEvent(type);
         }
-        return false;
+        return endpoint != null;
     }
 
     /** Any thread: whether an endpoint of this group owns {@code qp} now. */
     boolean owns(VerbsBackend.QueuePair qp) {
+        return endpointOf(qp) != null;
+    }
+
+    private VerbsEndpoint endpointOf(VerbsBackend.QueuePair qp) {
         for (int slot = 0; slot < slots.length(); slot++) {
             VerbsEndpoint endpoint = slots.get(slot);
             if (endpoint != null && endpoint.queuePair() == qp) {
-                return true;
+                return endpoint;
             }
         }
-        return false;
+        return null;
     }
 
     /** Group thread: waits until a completion or a task may be pending. */

@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -16,11 +15,8 @@ import java.util.stream.Collectors;
 
 import org.junit.jupiter.api.Test;
 
-import smbdirect.api.rdma.ConnectParameters;
 import smbdirect.api.rdma.DisconnectCause;
 import smbdirect.api.rdma.EndpointSettings;
-import smbdirect.api.rdma.MemoryAccess;
-import smbdirect.api.rdma.MemoryRegion;
 import smbdirect.api.rdma.RdmaException;
 import smbdirect.api.rdma.TransportType;
 import smbdirect.api.settings.SettingRefusedException;
@@ -180,14 +176,8 @@ class CompletionGroupsTest {
             }));
             List<VerbsEndpoint> endpoints = new ArrayList<>();
             for (int i = 0; i < 2; i++) {
-                ThreadedProviderTest.Latched handler = new ThreadedProviderTest.Latched();
-                VerbsEndpoint ep = (VerbsEndpoint) provider.createEndpoint(new EndpointSettings(4, 4), handler);
-                ep.connect(Harness.PEER, new ConnectParameters(null, 2, 2));
-                backend.event(VerbsConstants.CM_EVENT_ADDR_RESOLVED, null, ep.cmId());
-                backend.event(VerbsConstants.CM_EVENT_ROUTE_RESOLVED, null, ep.cmId());
-                backend.event(VerbsConstants.CM_EVENT_ESTABLISHED, null, ep.cmId());
-                assertTrue(handler.established.await(10, TimeUnit.SECONDS), "onEstablished " + i);
-                endpoints.add(ep);
+                endpoints.add(ThreadedProviderTest.established(provider, backend,
+                        new ThreadedProviderTest.Latched()));
             }
             assertEquals(List.of(0, 1), endpoints.stream().map(e -> e.group().index()).toList());
             for (VerbsEndpoint ep : endpoints) {
@@ -302,14 +292,7 @@ class CompletionGroupsTest {
         try {
             for (int i = 0; i < 6; i++) {
                 ThreadedProviderTest.Latched handler = new ThreadedProviderTest.Latched();
-                VerbsEndpoint ep = (VerbsEndpoint) provider.createEndpoint(new EndpointSettings(4, 4), handler);
-                MemoryRegion region = ep.register(ByteBuffer.allocateDirect(256), Set.of(MemoryAccess.LOCAL_WRITE));
-                ep.postReceive(region, 0, 256, 1L);
-                ep.connect(Harness.PEER, new ConnectParameters(null, 2, 2));
-                backend.event(VerbsConstants.CM_EVENT_ADDR_RESOLVED, null, ep.cmId());
-                backend.event(VerbsConstants.CM_EVENT_ROUTE_RESOLVED, null, ep.cmId());
-                backend.event(VerbsConstants.CM_EVENT_ESTABLISHED, null, ep.cmId());
-                assertTrue(handler.established.await(10, TimeUnit.SECONDS), "onEstablished " + i);
+                VerbsEndpoint ep = ThreadedProviderTest.established(provider, backend, handler);
                 handlers.add(handler);
                 endpoints.add(ep);
             }

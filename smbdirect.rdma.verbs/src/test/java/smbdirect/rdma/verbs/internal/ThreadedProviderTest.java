@@ -75,11 +75,12 @@ class ThreadedProviderTest {
         return provider;
     }
 
-    @Test
-    void callbacksRunOnTheDevicesCompletionThreadAndShutdownStopsThreads() throws Exception {
-        FakeBackend backend = new FakeBackend();
-        VerbsRdmaProvider provider = started(backend, 0);
-        Latched handler = new Latched();
+    /**
+     * An endpoint of the started {@code provider} with one receive of 256 bytes posted, taken through
+     * resolve, route and ESTABLISHED, once {@code handler} saw {@code onEstablished}.
+     */
+    static VerbsEndpoint established(VerbsRdmaProvider provider, FakeBackend backend, Latched handler)
+            throws Exception {
         VerbsEndpoint ep = (VerbsEndpoint) provider.createEndpoint(new EndpointSettings(4, 4), handler);
         MemoryRegion region = ep.register(ByteBuffer.allocateDirect(256), Set.of(MemoryAccess.LOCAL_WRITE));
         ep.postReceive(region, 0, 256, 1L);
@@ -88,6 +89,15 @@ class ThreadedProviderTest {
         backend.event(VerbsConstants.CM_EVENT_ROUTE_RESOLVED, null, ep.cmId());
         backend.event(VerbsConstants.CM_EVENT_ESTABLISHED, null, ep.cmId());
         assertTrue(handler.established.await(10, TimeUnit.SECONDS), "onEstablished");
+        return ep;
+    }
+
+    @Test
+    void callbacksRunOnTheDevicesCompletionThreadAndShutdownStopsThreads() throws Exception {
+        FakeBackend backend = new FakeBackend();
+        VerbsRdmaProvider provider = started(backend, 0);
+        Latched handler = new Latched();
+        VerbsEndpoint ep = established(provider, backend, handler);
         backend.completeRecv(Harness.qp(ep), VerbsConstants.WC_SUCCESS, 24, 0, 0);
         assertTrue(handler.received.await(10, TimeUnit.SECONDS), "receive completion");
         ep.disconnect();

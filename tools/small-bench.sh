@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Small messages (SMB2's requests and responses) against TCP's own, in the same run: the round trip
-# and the message rate of `perf` of the runtime jar (two processes, software iWARP) beside qperf's
-# tcp_lat and tcp_bw (Debian's qperf) on the same path. On loopback (no root needed):
+# and the message rate of `perf` of the runtime jar (two processes, software iWARP) beside sockperf's
+# TCP ping-pong and qperf's tcp_lat and tcp_bw (Debian's sockperf and qperf) on the same path. On
+# loopback (no root needed):
 #
 #   tools/small-bench.sh                        # 3 rounds, 10 s each
 #   tools/small-bench.sh --rounds 5 --seconds 20
@@ -9,15 +10,18 @@
 #
 # Each round measures, one after the other:
 #   rtt        perf --direction pingpong --size 64 --depth 1: the round trip's p50 and p99
-#              (HdrHistogram), against qperf -m 64 tcp_lat, which prints half the round trip (its
-#              mean): TCP's round trip is twice that
+#              (HdrHistogram), each against the same percentile of TCP's round trip by
+#              sockperf ping-pong --tcp -m 64 --full-rtt (one message outstanding, every round trip
+#              kept); qperf -m 64 tcp_lat's mean (it prints half the round trip: TCP's is twice
+#              that) is kept beside them as a check of the floor (rtt-mean-qperf: sockperf's mean
+#              over qperf's)
 #   rate-64    perf --direction send --size 64 --depth 32: messages/s, against qperf -m 64 tcp_bw
 #              (its bytes/s divided by 64)
 #   rate-1024  the same with 1 KiB messages, against qperf -m 1024 tcp_bw
 # and each perf figure is divided by TCP's of the same round (a ratio above 1 is slower for the round
 # trip, faster for the rate). Writes every figure to a TSV file (--out) and one markdown table beside
 # it (the same name, .md): per figure the median of the rounds and the spread (min-max), with the
-# machine, the kernel, the JVM, qperf and the load average. --netns runs the listening ends in one
+# machine, the kernel, the JVM, sockperf, qperf and the load average. --netns runs the listening ends in one
 # network namespace and the others in a second, joined by a veth pair (needs root and iproute2; both
 # are removed on exit, SIGINT and SIGTERM; names smb<PID>a/b).
 set -euo pipefail
@@ -30,6 +34,7 @@ NETNS=0
 MTU=1500
 PERF_PORT=15446
 QPERF_PORT=19766
+SOCKPERF_PORT=19767
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 JAR="$HERE/../smbdirect.dist/target/smbdirect.jar"
 OUT=""
@@ -44,6 +49,7 @@ options: --rounds N (default $ROUNDS)  --seconds S measured per run (default $SE
          --depth N of the message-rate runs (default $DEPTH)
          --netns (as root: two namespaces)  --mtu 1500|9000 (with --netns; default $MTU)
          --perf-port P (default $PERF_PORT)  --qperf-port P (default $QPERF_PORT)
+         --sockperf-port P (default $SOCKPERF_PORT)
          --jar PATH (default smbdirect.dist/target/smbdirect.jar)  --out FILE.tsv (the table: FILE.md)
 environment: JAVA (default: java on the PATH), JAVA_OPTS (JVM options of the perf processes)
 EOF
@@ -59,6 +65,7 @@ while [ $# -gt 0 ]; do
         --mtu) MTU="$2"; shift 2 ;;
         --perf-port) PERF_PORT="$2"; shift 2 ;;
         --qperf-port) QPERF_PORT="$2"; shift 2 ;;
+        --sockperf-port) SOCKPERF_PORT="$2"; shift 2 ;;
         --jar) JAR="$2"; shift 2 ;;
         --out) OUT="$2"; shift 2 ;;
         -h|--help) usage; exit 0 ;;
@@ -77,9 +84,11 @@ number --warmup "$WARMUP"
 number --depth "$DEPTH"
 number --perf-port "$PERF_PORT"
 number --qperf-port "$QPERF_PORT"
+number --sockperf-port "$SOCKPERF_PORT"
 [ "$ROUNDS" -ge 1 ] && [ "$SECONDS_PER_RUN" -ge 1 ] || fail "--rounds and --seconds take at least 1"
 case "$MTU" in 1500|9000) ;; *) fail "--mtu takes 1500 or 9000, not '$MTU'" ;; esac
 command -v qperf >/dev/null || fail "needs qperf (apt-get install qperf)"
+command -v sockperf >/dev/null || fail "needs sockperf (apt-get install sockperf)"
 command -v "$JAVA" >/dev/null || fail "needs java 17 or later ($JAVA)"
 [ -f "$JAR" ] || fail "no runtime jar at $JAR (mvn -B -DskipTests package -pl smbdirect.dist -am)"
 JAR="$(cd "$(dirname "$JAR")" && pwd)/$(basename "$JAR")"
@@ -108,6 +117,24 @@ qperf_run() { # LOG TEST MESSAGE_SIZE
     wait "$pid" || { cat "$1" >&2; fail "qperf $2 failed"; }
 }
 
+# sockperf's "---> percentile 99.000 =   90.083" (microseconds; the round trip with --full-rtt) and
+# "avg-rtt=57.729" -> microseconds
+sockperf_us() { # LOG PERCENTILE|mean
+    sed 's/\x1b\[[0-9;]*m//g' "$1" | awk -v p="$2" '
+        p == "mean" && match($0, /avg-rtt=[0-9.]+/) { v = substr($0, RSTART + 8, RLENGTH - 8) }
+        p != "mean" && $2 == "--->" && $3 == "percentile" && $4 + 0 == p + 0 { v = $6 }
+        END { if (v == "") exit 1; printf "%.3f", v }'
+}
+
+sockperf_run() { # LOG
+    "${IN_A[@]}" sockperf ping-pong --tcp -i "$SERVER_ADDR" -p "$SOCKPERF_PORT" -m 64 -t "$SECONDS_PER_RUN" \
+        --full-rtt > "$1" 2>&1 &
+    local pid=$!
+    PIDS+=("$pid")
+    wait "$pid" || { cat "$1" >&2; fail "sockperf ping-pong failed"; }
+    grep -q "percentile 99.000" "$1" || { cat "$1" >&2; fail "sockperf printed no percentiles"; }
+}
+
 perf_run() { # LOG OPTIONS...
     local log="$1" warm=()
     shift
@@ -122,20 +149,24 @@ perf_run() { # LOG OPTIONS...
 }
 
 "${IN_B[@]}" qperf --listen_port "$QPERF_PORT" > "$WORK/qperf-server.txt" 2>&1 &
-QPERF_SERVER=$!
-PIDS+=("$QPERF_SERVER")
+PIDS+=("$!")
+"${IN_B[@]}" sockperf server --tcp -i "$SERVER_ADDR" -p "$SOCKPERF_PORT" > "$WORK/sockperf-server.txt" 2>&1 &
+SOCKPERF_SERVER=$!
+PIDS+=("$SOCKPERF_SERVER")
 # shellcheck disable=SC2086
 (cd "$WORK/home" && exec "${IN_B[@]}" "$JAVA" $JAVA_OPTS -jar "$JAR" perf --provider iwarp \
     --listen "$SERVER_ADDR:$PERF_PORT") > "$WORK/perf-server.txt" 2>&1 &
 PERF_SERVER=$!
 PIDS+=("$PERF_SERVER")
 wait_for "$WORK/perf-server.txt" "perf server listening" 120 "$PERF_SERVER"
+wait_for "$WORK/sockperf-server.txt" "block on socket" 30 "$SOCKPERF_SERVER"
 
 MACHINE="$(nproc) CPUs ($(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //'))"
 JVM="$("$JAVA" -version 2>&1 | head -1)"
-QPERF_VERSION="$(qperf --version 2>&1 | head -1)"
+QPERF_VERSION="$(qperf --version 2>&1 | head -1 | sed "s/^qperf //")"
+SOCKPERF_VERSION="$(sockperf --version 2>&1 | sed -n 's/.*version \([^ ]*\).*/\1/p' | head -1)"
 LOAD_START="$(cut -d' ' -f1-3 /proc/loadavg)"
-echo "small-bench: $WHERE; $MACHINE; kernel $(uname -r); $JVM; qperf $QPERF_VERSION; load average at start $LOAD_START"
+echo "small-bench: $WHERE; $MACHINE; kernel $(uname -r); $JVM; sockperf $SOCKPERF_VERSION; qperf $QPERF_VERSION; load average at start $LOAD_START"
 echo "small-bench: rounds $ROUNDS; $SECONDS_PER_RUN s per run ($WARMUP s of perf warm-up before); depth $DEPTH for the rates; figures to $OUT and $MD"
 printf 'round\tfigure\tperf\ttcp\tratio\tunit\n' > "$OUT"
 row() { # ROUND FIGURE PERF TCP UNIT
@@ -147,13 +178,15 @@ row() { # ROUND FIGURE PERF TCP UNIT
 
 for round in $(seq 1 "$ROUNDS"); do
     qperf_run "$WORK/lat.txt" tcp_lat 64
-    tcp_rtt="$(awk -v h="$(qperf_us "$WORK/lat.txt")" 'BEGIN { printf "%.3f", 2 * h }')"
+    qperf_rtt="$(awk -v h="$(qperf_us "$WORK/lat.txt")" 'BEGIN { printf "%.3f", 2 * h }')"
+    sockperf_run "$WORK/sockperf.txt"
+    row "$round" "rtt-mean-qperf" "$(sockperf_us "$WORK/sockperf.txt" mean)" "$qperf_rtt" us
     perf_run "$WORK/pingpong.txt" --direction pingpong --size 64 --depth 1
     # "  round-trip latency p50 53.2 us, p99 77.8 us (HdrHistogram, 3 significant digits)"
     read -r p50 p50u p99 p99u <<< "$(sed -n 's/^  round-trip latency p50 \([0-9.]*\) \([a-z]*\), p99 \([0-9.]*\) \([a-z]*\) .*/\1 \2 \3 \4/p' "$WORK/pingpong.txt")"
     [ -n "${p99u:-}" ] || { cat "$WORK/pingpong.txt" >&2; fail "perf printed no round-trip latency"; }
-    row "$round" "rtt-p50" "$(to_us "$p50" "$p50u")" "$tcp_rtt" us
-    row "$round" "rtt-p99" "$(to_us "$p99" "$p99u")" "$tcp_rtt" us
+    row "$round" "rtt-p50" "$(to_us "$p50" "$p50u")" "$(sockperf_us "$WORK/sockperf.txt" 50)" us
+    row "$round" "rtt-p99" "$(to_us "$p99" "$p99u")" "$(sockperf_us "$WORK/sockperf.txt" 99)" us
     for size in 64 1024; do
         qperf_run "$WORK/bw-$size.txt" tcp_bw "$size"
         tcp_rate="$(awk -v b="$(qperf_bytes "$WORK/bw-$size.txt")" -v s="$size" 'BEGIN { printf "%.0f", b / s }')"
@@ -170,20 +203,22 @@ column() { awk -F'\t' -v f="$1" -v c="$2" 'NR > 1 && $2 == f { print $c }' "$OUT
 spread() { sort -g | sed -n '1p;$p' | paste -sd- -; }
 fmt() { awk -v f="$1" '{ printf f "\n", $1 }'; } # FORMAT: each value of the input in it
 {
-    echo "Small messages against TCP in the same run: perf (two processes, software iWARP) beside qperf; $WHERE;"
-    echo "$MACHINE; kernel $(uname -r); $JVM; qperf $QPERF_VERSION; median of $ROUNDS rounds of $SECONDS_PER_RUN s"
-    echo "(perf after $WARMUP s of warm-up), spread min-max; load average $LOAD_START at the start, $LOAD_END at the end."
-    echo "TCP's round trip is twice qperf tcp_lat's figure (half the round trip, its mean); TCP's message rate is"
-    echo "qperf -m SIZE tcp_bw's bytes/s divided by SIZE."
+    echo "Small messages against TCP in the same run: perf (two processes, software iWARP) beside sockperf and qperf;"
+    echo "$WHERE; $MACHINE; kernel $(uname -r); $JVM; sockperf $SOCKPERF_VERSION; qperf $QPERF_VERSION;"
+    echo "median of $ROUNDS rounds of $SECONDS_PER_RUN s (perf after $WARMUP s of warm-up), spread min-max; load average"
+    echo "$LOAD_START at the start, $LOAD_END at the end. TCP's round trip: sockperf ping-pong --tcp -m 64 --full-rtt,"
+    echo "its same percentile; the last row checks that floor against qperf tcp_lat (twice its half round trip, a"
+    echo "mean). TCP's message rate: qperf -m SIZE tcp_bw's bytes/s divided by SIZE."
     echo
-    echo "| figure | perf | TCP (qperf) | ratio to TCP |"
+    echo "| figure | perf | TCP (sockperf, qperf) | ratio to TCP |"
     echo "|---|---|---|---|"
-    for f in rtt-p50 rtt-p99 rate-64 rate-1024; do
+    for f in rtt-p50 rtt-p99 rate-64 rate-1024 rtt-mean-qperf; do
         case "$f" in
             rtt-p50) name="round trip p50, 64 B, depth 1 (us)"; form="%.1f" ;;
             rtt-p99) name="round trip p99, 64 B, depth 1 (us)"; form="%.1f" ;;
             rate-64) name="64 B messages/s, depth $DEPTH"; form="%.0f" ;;
             rate-1024) name="1 KiB messages/s, depth $DEPTH"; form="%.0f" ;;
+            rtt-mean-qperf) name="TCP's mean round trip (us): sockperf (perf's column) against qperf"; form="%.1f" ;;
         esac
         echo "| $name | $(column "$f" 3 | median | fmt "$form") ($(column "$f" 3 | fmt "$form" | spread)) |" \
             "$(column "$f" 4 | median | fmt "$form") ($(column "$f" 4 | fmt "$form" | spread)) |" \

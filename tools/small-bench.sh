@@ -16,6 +16,9 @@
 #              kept); qperf -m 64 tcp_lat's mean (it prints half the round trip: TCP's is twice
 #              that) is kept beside them as a check of the floor (rtt-mean-qperf: sockperf's mean
 #              over qperf's)
+#   rtt-nio    the same percentiles against tools/NioPingPong.java (Java's own NIO over TCP, one
+#              selector thread each end, no protocol): the floor of any transport on a Java
+#              selector, so perf's ratio to it is what SMB Direct over iWARP adds
 #   rate-64    perf --direction send --size 64 --depth 32: messages/s, against qperf -m 64 tcp_bw
 #              (its bytes/s divided by 64)
 #   rate-1024  the same with 1 KiB messages, against qperf -m 1024 tcp_bw
@@ -45,6 +48,7 @@ PLACEMENT=any
 PERF_PORT=15446
 QPERF_PORT=19766
 SOCKPERF_PORT=19767
+NIO_PORT=19768
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 JAR="$HERE/../smbdirect.dist/target/smbdirect.jar"
 OUT=""
@@ -60,7 +64,7 @@ options: --rounds N (default $ROUNDS)  --seconds S measured per run (default $SE
          --netns (as root: two namespaces)  --mtu 1500|9000 (with --netns; default $MTU)
          --placement any|same|split (default $PLACEMENT: see above)
          --perf-port P (default $PERF_PORT)  --qperf-port P (default $QPERF_PORT)
-         --sockperf-port P (default $SOCKPERF_PORT)
+         --sockperf-port P (default $SOCKPERF_PORT)  --nio-port P (default $NIO_PORT)
          --jar PATH (default smbdirect.dist/target/smbdirect.jar)  --out FILE.tsv (the table: FILE.md)
 environment: JAVA (default: java on the PATH), JAVA_OPTS (JVM options of the perf processes)
 EOF
@@ -78,6 +82,7 @@ while [ $# -gt 0 ]; do
         --perf-port) PERF_PORT="$2"; shift 2 ;;
         --qperf-port) QPERF_PORT="$2"; shift 2 ;;
         --sockperf-port) SOCKPERF_PORT="$2"; shift 2 ;;
+        --nio-port) NIO_PORT="$2"; shift 2 ;;
         --jar) JAR="$2"; shift 2 ;;
         --out) OUT="$2"; shift 2 ;;
         -h|--help) usage; exit 0 ;;
@@ -97,6 +102,7 @@ number --depth "$DEPTH"
 number --perf-port "$PERF_PORT"
 number --qperf-port "$QPERF_PORT"
 number --sockperf-port "$SOCKPERF_PORT"
+number --nio-port "$NIO_PORT"
 [ "$ROUNDS" -ge 1 ] && [ "$SECONDS_PER_RUN" -ge 1 ] || fail "--rounds and --seconds take at least 1"
 case "$MTU" in 1500|9000) ;; *) fail "--mtu takes 1500 or 9000, not '$MTU'" ;; esac
 # The CPUs this process may run on, in order ("0-3,8" -> 0 1 2 3 8): --placement takes the first one or two
@@ -169,6 +175,14 @@ sockperf_run() { # LOG
     grep -q "percentile 99.000" "$1" || { cat "$1" >&2; fail "sockperf printed no percentiles"; }
 }
 
+nio_run() { # LOG
+    "${IN_A[@]}" "$JAVA" "$HERE/NioPingPong.java" client "$SERVER_ADDR" "$NIO_PORT" "$SECONDS_PER_RUN" "$WARMUP" 64 \
+        > "$1" 2>&1 &
+    local pid=$!
+    PIDS+=("$pid")
+    wait "$pid" || { cat "$1" >&2; fail "NioPingPong client failed"; }
+}
+
 perf_run() { # LOG OPTIONS...
     local log="$1" warm=()
     shift
@@ -187,6 +201,9 @@ PIDS+=("$!")
 "${IN_B[@]}" sockperf server --tcp -i "$SERVER_ADDR" -p "$SOCKPERF_PORT" > "$WORK/sockperf-server.txt" 2>&1 &
 SOCKPERF_SERVER=$!
 PIDS+=("$SOCKPERF_SERVER")
+"${IN_B[@]}" "$JAVA" "$HERE/NioPingPong.java" server "$SERVER_ADDR" "$NIO_PORT" > "$WORK/nio-server.txt" 2>&1 &
+NIO_SERVER=$!
+PIDS+=("$NIO_SERVER")
 # shellcheck disable=SC2086
 (cd "$WORK/home" && exec "${IN_B[@]}" "$JAVA" $JAVA_OPTS -jar "$JAR" perf --provider iwarp \
     --listen "$SERVER_ADDR:$PERF_PORT") > "$WORK/perf-server.txt" 2>&1 &
@@ -194,6 +211,7 @@ PERF_SERVER=$!
 PIDS+=("$PERF_SERVER")
 wait_for "$WORK/perf-server.txt" "perf server listening" 120 "$PERF_SERVER"
 wait_for "$WORK/sockperf-server.txt" "block on socket" 30 "$SOCKPERF_SERVER"
+wait_for "$WORK/nio-server.txt" "nio server listening" 60 "$NIO_SERVER"
 
 MACHINE="$(nproc) CPUs ($(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //'))"
 JVM="$("$JAVA" -version 2>&1 | head -1)"
@@ -221,6 +239,12 @@ for round in $(seq 1 "$ROUNDS"); do
     [ -n "${p99u:-}" ] || { cat "$WORK/pingpong.txt" >&2; fail "perf printed no round-trip latency"; }
     row "$round" "rtt-p50" "$(to_us "$p50" "$p50u")" "$(sockperf_us "$WORK/sockperf.txt" 50)" us
     row "$round" "rtt-p99" "$(to_us "$p99" "$p99u")" "$(sockperf_us "$WORK/sockperf.txt" 99)" us
+    nio_run "$WORK/nio.txt"
+    # "nio round trip p50 16.1 us, p99 35.6 us, mean 17.0 us, 462150 round trips"
+    read -r n50 n99 <<< "$(sed -n 's/^nio round trip p50 \([0-9.]*\) us, p99 \([0-9.]*\) us,.*/\1 \2/p' "$WORK/nio.txt")"
+    [ -n "${n99:-}" ] || { cat "$WORK/nio.txt" >&2; fail "NioPingPong printed no round trip"; }
+    row "$round" "rtt-p50-nio" "$(to_us "$p50" "$p50u")" "$n50" us
+    row "$round" "rtt-p99-nio" "$(to_us "$p99" "$p99u")" "$n99" us
     for size in 64 1024; do
         qperf_run "$WORK/bw-$size.txt" tcp_bw "$size"
         tcp_rate="$(awk -v b="$(qperf_bytes "$WORK/bw-$size.txt")" -v s="$size" 'BEGIN { printf "%.0f", b / s }')"
@@ -242,16 +266,19 @@ fmt() { awk -v f="$1" '{ printf f "\n", $1 }'; } # FORMAT: each value of the inp
     echo "median of $ROUNDS rounds of $SECONDS_PER_RUN s (perf after $WARMUP s of warm-up), spread min-max; load average"
     echo "$LOAD_START at the start, $LOAD_END at the end. TCP's round trip: sockperf ping-pong --tcp -m 64 --full-rtt,"
     echo "its same percentile; the last row checks that floor against qperf tcp_lat (twice its half round trip, a"
-    echo "mean). TCP's message rate: qperf -m SIZE tcp_bw's bytes/s divided by SIZE."
+    echo "mean). TCP's message rate: qperf -m SIZE tcp_bw's bytes/s divided by SIZE. The rows \"against Java NIO\" put"
+    echo "perf's percentiles beside tools/NioPingPong.java's (Java's own selector over TCP, no protocol) instead."
     echo
-    echo "| figure | perf | TCP (sockperf, qperf) | ratio to TCP |"
+    echo "| figure | perf | floor: TCP (sockperf, qperf), or Java NIO | ratio to the floor |"
     echo "|---|---|---|---|"
-    for f in rtt-p50 rtt-p99 rate-64 rate-1024 rtt-mean-qperf; do
+    for f in rtt-p50 rtt-p99 rate-64 rate-1024 rtt-p50-nio rtt-p99-nio rtt-mean-qperf; do
         case "$f" in
             rtt-p50) name="round trip p50, 64 B, depth 1 (us)"; form="%.1f" ;;
             rtt-p99) name="round trip p99, 64 B, depth 1 (us)"; form="%.1f" ;;
             rate-64) name="64 B messages/s, depth $DEPTH"; form="%.0f" ;;
             rate-1024) name="1 KiB messages/s, depth $DEPTH"; form="%.0f" ;;
+            rtt-p50-nio) name="round trip p50 against Java NIO (us)"; form="%.1f" ;;
+            rtt-p99-nio) name="round trip p99 against Java NIO (us)"; form="%.1f" ;;
             rtt-mean-qperf) name="TCP's mean round trip (us): sockperf (perf's column) against qperf"; form="%.1f" ;;
         esac
         echo "| $name | $(column "$f" 3 | median | fmt "$form") ($(column "$f" 3 | fmt "$form" | spread)) |" \

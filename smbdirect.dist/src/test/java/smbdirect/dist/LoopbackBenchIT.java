@@ -22,7 +22,7 @@ import smbdirect.testsupport.Judges;
 /**
  * {@code tools/scale-bench.sh} and {@code tools/small-bench.sh} run as their users run them on
  * loopback (one command, no root), briefly: each measures perf of the runtime jar beside its TCP
- * floor taken in the same run (N iperf3 processes; sockperf and qperf), writes every figure to its TSV file and
+ * floor taken in the same run (N iperf3 processes; sockperf, qperf and Java NIO), writes every figure to its TSV file and
  * one markdown table, and leaves no process behind. Needs iperf3, qperf and sockperf (a missing one is
  * reported through Judges: a failure in strict mode).
  */
@@ -116,7 +116,7 @@ class LoopbackBenchIT {
     }
 
     @Test
-    void smallBenchPutsTheRoundTripPercentilesBesideTcpsOwnAndTheMessageRatesBesideQperfsInOneTable()
+    void smallBenchPutsTheRoundTripPercentilesBesideTcpsAndJavaNiosAndTheMessageRatesBesideQperfsInOneTable()
             throws Exception {
         Judges.tool("qperf", "apt-get install qperf");
         Judges.tool("sockperf", "apt-get install sockperf");
@@ -125,9 +125,10 @@ class LoopbackBenchIT {
         Process p = start(log, "small-bench.sh", "--rounds", "1", "--seconds", "1", "--warmup", "1", "--placement",
                 "same", "--out", "small.tsv");
         String out = finished(p, log, "127.0.0.1:15446", "qperf --listen_port 19766", "qperf -lp 19766",
-                "sockperf server --tcp -i 127.0.0.1 -p 19767", "sockperf ping-pong --tcp -i 127.0.0.1 -p 19767");
+                "sockperf server --tcp -i 127.0.0.1 -p 19767", "sockperf ping-pong --tcp -i 127.0.0.1 -p 19767",
+                "NioPingPong.java server 127.0.0.1 19768", "NioPingPong.java client 127.0.0.1 19768");
         List<Map<String, String>> rows = rows(dir.resolve("small.tsv"));
-        assertEquals(List.of("rtt-mean-qperf", "rtt-p50", "rtt-p99", "rate-64", "rate-1024"),
+        assertEquals(List.of("rtt-mean-qperf", "rtt-p50", "rtt-p99", "rtt-p50-nio", "rtt-p99-nio", "rate-64", "rate-1024"),
                 rows.stream().map(r -> r.get("figure")).toList(), out);
         for (Map<String, String> row : rows) {
             double perf = Double.parseDouble(row.get("perf"));
@@ -139,10 +140,15 @@ class LoopbackBenchIT {
                 "perf's p99 is at least its p50: " + rows);
         assertTrue(Double.parseDouble(rows.get(2).get("tcp")) >= Double.parseDouble(rows.get(1).get("tcp")),
                 "each percentile against TCP's same percentile (sockperf's), p99 at least p50: " + rows);
+        assertEquals(rows.get(1).get("perf"), rows.get(3).get("perf"), "perf's p50 against both floors: " + rows);
+        assertEquals(rows.get(2).get("perf"), rows.get(4).get("perf"), "perf's p99 against both floors: " + rows);
+        assertTrue(Double.parseDouble(rows.get(4).get("tcp")) >= Double.parseDouble(rows.get(3).get("tcp")),
+                "Java NIO's p99 at least its p50: " + rows);
         String table = Files.readString(dir.resolve("small.md"), StandardCharsets.UTF_8);
         assertTrue(table.matches("(?s).*loopback, placement same \\(both ends on CPU \\d+\\);.*"), table);
         for (String name : List.of("| round trip p50, 64 B, depth 1 (us) |", "| round trip p99, 64 B, depth 1 (us) |",
                 "| 64 B messages/s, depth 32 |", "| 1 KiB messages/s, depth 32 |",
+                "| round trip p50 against Java NIO (us) |", "| round trip p99 against Java NIO (us) |",
                 "| TCP's mean round trip (us): sockperf (perf's column) against qperf |")) {
             assertTrue(table.contains(name), name + " missing:\n" + table);
         }

@@ -1,7 +1,8 @@
 # Sourced by veth-bench.sh, scale-bench.sh and small-bench.sh: what the benchmark scripts share.
 # Not run by itself. Each script sets, before sourcing: NAME (its name in messages), PREFIX (three
 # letters: its network namespaces are PREFIX<PID>a and PREFIX<PID>b) and NETNS (1 when it runs the two
-# ends in network namespaces); then calls bench_start once its options are checked.
+# ends in network namespaces); then calls bench_start once its options are checked (and
+# bench_placement_check / bench_place where it takes --placement).
 
 fail() { echo "$NAME: $*" >&2; exit 1; }
 
@@ -104,3 +105,46 @@ wait_for() { # FILE TEXT SECONDS PID: until FILE contains TEXT, while PID lives
 }
 
 median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.3f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+# --placement: where the two ends' processes run, pinned with taskset on the CPUs this script may use
+# (/proc/self/status's Cpus_allowed_list, in order): any (nothing pinned: where the scheduler puts
+# them), same (every process of both ends on the first CPU), split (the client's end on the first half
+# of the CPUs, the server's on the second half: on two CPUs, one each).
+# bench_placement_check PLACEMENT: refuses a bad value or a machine that cannot take it; sets CPUS_A
+# and CPUS_B (taskset lists) for same and split.
+bench_placement_check() {
+    local allowed n half
+    allowed=($(awk '/^Cpus_allowed_list:/ { n = split($2, r, ","); for (i = 1; i <= n; i++) {
+        m = split(r[i], b, "-"); for (c = b[1]; c <= (m > 1 ? b[2] : b[1]); c++) print c } }' /proc/self/status))
+    n=${#allowed[@]}
+    case "$1" in
+        any) return 0 ;;
+        same|split) ;;
+        *) fail "--placement takes any, same or split, not '$1'" ;;
+    esac
+    command -v taskset >/dev/null || fail "--placement $1 needs taskset (util-linux)"
+    [ "$n" -ge 1 ] || fail "--placement $1: no CPU in /proc/self/status's Cpus_allowed_list"
+    if [ "$1" = same ]; then
+        CPUS_A="${allowed[0]}"
+        CPUS_B="${allowed[0]}"
+    else
+        [ "$n" -ge 2 ] || fail "--placement split needs two CPUs; this process may run on ${allowed[*]} only"
+        half=$((n / 2))
+        CPUS_A="$(echo "${allowed[@]:0:half}" | tr ' ' ',')"
+        CPUS_B="$(echo "${allowed[@]:half}" | tr ' ' ',')"
+    fi
+}
+
+# bench_place PLACEMENT, after bench_ends: prefixes IN_A and IN_B with their taskset and says where
+# they run in WHERE.
+bench_place() {
+    case "$1" in
+        any) WHERE="$WHERE, placement any (where the scheduler puts them)" ;;
+        same)
+            IN_A+=(taskset -c "$CPUS_A"); IN_B+=(taskset -c "$CPUS_B")
+            WHERE="$WHERE, placement same (both ends on CPU $CPUS_A)" ;;
+        split)
+            IN_A+=(taskset -c "$CPUS_A"); IN_B+=(taskset -c "$CPUS_B")
+            WHERE="$WHERE, placement split (client on CPU $CPUS_A, server on CPU $CPUS_B)" ;;
+    esac
+}

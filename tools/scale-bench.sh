@@ -22,6 +22,9 @@
 # --netns runs the listening ends in one network namespace and the connecting ends in another, joined
 # by a veth pair of the given MTU (needs root and iproute2; both are removed on exit, SIGINT and
 # SIGTERM, and a later run removes what a run killed with SIGKILL left: names scb<PID>a/b).
+# --placement split pins the connecting ends (perf's clients, iperf3's clients) to the first half of
+# the CPUs this script may use and the listening ends to the second half (taskset; on two CPUs one
+# each), the same for both tools; any (the default) pins nothing, same puts everything on the first.
 # Writes every figure to a TSV file (--out; per connection too) and one markdown table beside it
 # (the same name, .md): per N, the floor's median and per workload the median MB/s and the median
 # ratio with its spread (min-max), with the machine, the kernel, the JVM and the load average.
@@ -35,6 +38,7 @@ WORKLOADS="write read send-1364 send-8192"
 NETNS=0
 PROCESSES=0
 MTU=1500
+PLACEMENT=any
 PERF_PORT=15445
 IPERF_PORT=15201
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -53,6 +57,7 @@ options: --connections "$CONNECTIONS"  --rounds N (default $ROUNDS)
          --workloads "$WORKLOADS"
          --processes (N perf processes of one connection each)
          --netns (as root: two namespaces)  --mtu 1500|9000 (with --netns; default $MTU)
+         --placement any|same|split (default $PLACEMENT: see above)
          --perf-port P (default $PERF_PORT)  --iperf-port P, the first of N (default $IPERF_PORT)
          --jar PATH (default smbdirect.dist/target/smbdirect.jar)  --out FILE.tsv (the table: FILE.md)
 environment: JAVA (default: java on the PATH), JAVA_OPTS (JVM options of the perf processes)
@@ -69,6 +74,7 @@ while [ $# -gt 0 ]; do
         --netns) NETNS=1; shift ;;
         --processes) PROCESSES=1; shift ;;
         --mtu) MTU="$2"; shift 2 ;;
+        --placement) PLACEMENT="$2"; shift 2 ;;
         --perf-port) PERF_PORT="$2"; shift 2 ;;
         --iperf-port) IPERF_PORT="$2"; shift 2 ;;
         --jar) JAR="$2"; shift 2 ;;
@@ -96,6 +102,7 @@ for w in $WORKLOADS; do
     case "$w" in write|read|send-1364|send-8192) ;; *) fail "unknown workload '$w'" ;; esac
 done
 case "$MTU" in 1500|9000) ;; *) fail "--mtu takes 1500 or 9000, not '$MTU'" ;; esac
+bench_placement_check "$PLACEMENT"
 command -v iperf3 >/dev/null || fail "needs iperf3 (apt-get install iperf3)"
 command -v "$JAVA" >/dev/null || fail "needs java 17 or later ($JAVA)"
 [ -f "$JAR" ] || fail "no runtime jar at $JAR (mvn -B -DskipTests package -pl smbdirect.dist -am)"
@@ -112,6 +119,7 @@ bench_start
 # ---------------------------------------------------------------------------- where the ends run
 
 bench_ends "$MTU" 3
+bench_place "$PLACEMENT"
 
 # homes of the perf processes: the defaults, and 8 KiB fragments (both ends send and receive 8192)
 mkdir -p "$WORK/home-default/etc" "$WORK/home-8192/etc"

@@ -7,7 +7,7 @@
 #   tools/small-bench.sh                        # 3 rounds, 10 s each
 #   tools/small-bench.sh --rounds 5 --seconds 20
 #   tools/small-bench.sh --netns --mtu 1500     # as root: across two network namespaces
-#   tools/small-bench.sh --placement split      # the client's processes on one CPU, the server's on another
+#   tools/small-bench.sh --placement split      # the two ends on different CPUs
 #
 # Each round measures, one after the other:
 #   rtt        perf --direction pingpong --size 64 --depth 1: the round trip's p50 and p99
@@ -31,11 +31,11 @@
 #
 # Where the two ends run decides the round trip more than anything else: on a machine whose idle CPUs
 # sleep (a VM's vCPUs above all), a round trip between two CPUs pays for waking the other one twice,
-# and one on a single CPU only for two context switches. --placement pins every process of both tools
-# the same way (taskset), on the first CPUs this process may use: same (both ends on the first: the
-# round trip is the two ends' work), split (the client's end on the first, the server's on the second:
-# the wake-ups between CPUs), any (the default: where the scheduler puts them, which may change from
-# one run to the next).
+# and one on a single CPU only for two context switches. --placement pins every process of every tool
+# the same way (taskset), on the CPUs this process may use: same (both ends on the first: the round
+# trip is the two ends' work), split (the client's end on the first half of them, the server's on the
+# second half; on two CPUs one each: the wake-ups between CPUs), any (the default: where the scheduler
+# puts them, which may change from one run to the next).
 set -euo pipefail
 
 ROUNDS=3
@@ -105,18 +105,7 @@ number --sockperf-port "$SOCKPERF_PORT"
 number --nio-port "$NIO_PORT"
 [ "$ROUNDS" -ge 1 ] && [ "$SECONDS_PER_RUN" -ge 1 ] || fail "--rounds and --seconds take at least 1"
 case "$MTU" in 1500|9000) ;; *) fail "--mtu takes 1500 or 9000, not '$MTU'" ;; esac
-# The CPUs this process may run on, in order ("0-3,8" -> 0 1 2 3 8): --placement takes the first one or two
-ALLOWED=($(awk '/^Cpus_allowed_list:/ { n = split($2, r, ","); for (i = 1; i <= n; i++) { m = split(r[i], b, "-");
-    for (c = b[1]; c <= (m > 1 ? b[2] : b[1]); c++) print c } }' /proc/self/status))
-case "$PLACEMENT" in
-    any) ;;
-    same|split)
-        command -v taskset >/dev/null || fail "--placement $PLACEMENT needs taskset (util-linux)"
-        [ "${#ALLOWED[@]}" -ge 1 ] || fail "--placement $PLACEMENT: no CPU in /proc/self/status's Cpus_allowed_list"
-        [ "$PLACEMENT" = same ] || [ "${#ALLOWED[@]}" -ge 2 ] \
-            || fail "--placement split needs two CPUs; this process may run on ${ALLOWED[*]} only" ;;
-    *) fail "--placement takes any, same or split, not '$PLACEMENT'" ;;
-esac
+bench_placement_check "$PLACEMENT"
 command -v qperf >/dev/null || fail "needs qperf (apt-get install qperf)"
 command -v sockperf >/dev/null || fail "needs sockperf (apt-get install sockperf)"
 command -v "$JAVA" >/dev/null || fail "needs java 17 or later ($JAVA)"
@@ -132,16 +121,7 @@ MD="${OUT%.tsv}.md"
 bench_start
 
 bench_ends "$MTU" 4
-case "$PLACEMENT" in
-    any) PLACED="placement any (where the scheduler puts them)" ;;
-    same)
-        IN_A+=(taskset -c "${ALLOWED[0]}"); IN_B+=(taskset -c "${ALLOWED[0]}")
-        PLACED="placement same (both ends on CPU ${ALLOWED[0]})" ;;
-    split)
-        IN_A+=(taskset -c "${ALLOWED[0]}"); IN_B+=(taskset -c "${ALLOWED[1]}")
-        PLACED="placement split (client on CPU ${ALLOWED[0]}, server on CPU ${ALLOWED[1]})" ;;
-esac
-WHERE="$WHERE, $PLACED"
+bench_place "$PLACEMENT"
 mkdir -p "$WORK/home"
 
 # qperf's figures in one unit: "latency = 26.3 us" -> microseconds, "bw = 121 MB/sec" -> bytes/s

@@ -83,8 +83,9 @@ class LoopbackBenchIT {
     void scaleBenchMeasuresEachConnectionCountAgainstAsManyIperf3ProcessesAndWritesOneTable() throws Exception {
         Judges.tool("iperf3", "apt-get install iperf3");
         Path log = dir.resolve("scale.log");
+        // the connecting ends on the first half of the CPUs, the listening ends on the second (one each on two)
         Process p = start(log, "scale-bench.sh", "--connections", "1 2", "--rounds", "1", "--seconds", "1",
-                "--warmup", "0", "--workloads", "send-1364 write", "--out", "scale.tsv");
+                "--warmup", "0", "--workloads", "send-1364 write", "--placement", "split", "--out", "scale.tsv");
         String out = finished(p, log, "127.0.0.1:15445", "iperf3 -s -1 -B 127.0.0.1 -p 1520",
                 "iperf3 -c 127.0.0.1 -p 1520");
         List<Map<String, String>> rows = rows(dir.resolve("scale.tsv"));
@@ -107,7 +108,8 @@ class LoopbackBenchIT {
             assertTrue(perf <= sum + 0.1 * n, row.toString());
         }
         String table = Files.readString(dir.resolve("scale.md"), StandardCharsets.UTF_8);
-        assertTrue(table.contains("loopback;"), table);
+        assertTrue(table.matches("(?s).*loopback, placement split \\(client on CPU [0-9,]+, server on CPU [0-9,]+\\);.*"),
+                table);
         assertTrue(table.contains("| N | N iperf3 processes, MB/s | send-1364 MB/s (ratio, spread) | write MB/s (ratio, "
                 + "spread) |"), table);
         assertTrue(table.lines().anyMatch(l -> l.startsWith("| 1 | ")) && table.lines().anyMatch(l -> l.startsWith("| 2 | ")),

@@ -130,11 +130,19 @@ qperf_bytes() { awk '/bw/ { v = $3; u = $4 } END { f = (u == "bytes/sec") ? 1 : 
 # perf's latency "p50 53.2 us" -> microseconds
 to_us() { awk -v v="$1" -v u="$2" 'BEGIN { f = (u == "ns") ? 0.001 : (u == "us") ? 1 : (u == "ms") ? 1000 : 1e6; printf "%.3f", v * f }'; }
 
-qperf_run() { # LOG TEST MESSAGE_SIZE
-    "${IN_A[@]}" qperf -lp "$QPERF_PORT" "$SERVER_ADDR" -t "$SECONDS_PER_RUN" -m "$3" "$2" > "$1" 2>&1 &
+# Runs COMMAND on the client's side into LOG, in the background so that cleanup can end it, and
+# waits for it; fails naming WHAT with its output when it fails.
+client_run() { # LOG WHAT COMMAND...
+    local log="$1" what="$2"
+    shift 2
+    "${IN_A[@]}" "$@" > "$log" 2>&1 &
     local pid=$!
     PIDS+=("$pid")
-    wait "$pid" || { cat "$1" >&2; fail "qperf $2 failed"; }
+    wait "$pid" || { cat "$log" >&2; fail "$what failed"; }
+}
+
+qperf_run() { # LOG TEST MESSAGE_SIZE
+    client_run "$1" "qperf $2" qperf -lp "$QPERF_PORT" "$SERVER_ADDR" -t "$SECONDS_PER_RUN" -m "$3" "$2"
 }
 
 # sockperf's "---> percentile 99.000 =   90.083" (microseconds; the round trip with --full-rtt) and
@@ -147,20 +155,14 @@ sockperf_us() { # LOG PERCENTILE|mean
 }
 
 sockperf_run() { # LOG
-    "${IN_A[@]}" sockperf ping-pong --tcp -i "$SERVER_ADDR" -p "$SOCKPERF_PORT" -m 64 -t "$SECONDS_PER_RUN" \
-        --full-rtt > "$1" 2>&1 &
-    local pid=$!
-    PIDS+=("$pid")
-    wait "$pid" || { cat "$1" >&2; fail "sockperf ping-pong failed"; }
+    client_run "$1" "sockperf ping-pong" sockperf ping-pong --tcp -i "$SERVER_ADDR" -p "$SOCKPERF_PORT" -m 64 \
+        -t "$SECONDS_PER_RUN" --full-rtt
     grep -q "percentile 99.000" "$1" || { cat "$1" >&2; fail "sockperf printed no percentiles"; }
 }
 
 nio_run() { # LOG
-    "${IN_A[@]}" "$JAVA" "$HERE/NioPingPong.java" client "$SERVER_ADDR" "$NIO_PORT" "$SECONDS_PER_RUN" "$WARMUP" 64 \
-        > "$1" 2>&1 &
-    local pid=$!
-    PIDS+=("$pid")
-    wait "$pid" || { cat "$1" >&2; fail "NioPingPong client failed"; }
+    client_run "$1" "NioPingPong client" "$JAVA" "$HERE/NioPingPong.java" client "$SERVER_ADDR" "$NIO_PORT" \
+        "$SECONDS_PER_RUN" "$WARMUP" 64
 }
 
 perf_run() { # LOG OPTIONS...
@@ -205,7 +207,7 @@ row() { # ROUND FIGURE PERF TCP UNIT
     local ratio
     ratio="$(awk -v p="$3" -v t="$4" 'BEGIN { printf "%.3f", (t > 0 ? p / t : 0) }')"
     printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" "$ratio" "$5" >> "$OUT"
-    echo "round $1, $2: perf $3 $5, TCP $4 $5, ratio $ratio"
+    echo "round $1, $2: perf $3 $5, floor $4 $5, ratio $ratio"
 }
 
 for round in $(seq 1 "$ROUNDS"); do

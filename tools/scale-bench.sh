@@ -11,7 +11,8 @@
 # In each round and for each N: the iperf3 floor (N processes, their received MB/s summed), then each
 # workload (a `perf --provider iwarp --listen` process and a `perf --provider iwarp --connect
 # --connections N` process), then the floor again; each perf figure is divided by the mean of the
-# two floors around it. Workloads (1 MiB each, depth 16 per connection, as veth-bench.sh has them):
+# two floors around it. Workloads (1 MiB each, --depth messages or operations in flight per
+# connection, 16 unless told, as veth-bench.sh has them):
 #   write      RDMA Writes of a registered buffer (perf --direction write)
 #   read       RDMA Reads (perf --direction read)
 #   send-1364  messages in [MS-SMBD]'s default 1,364-byte fragments (perf --direction send)
@@ -28,12 +29,16 @@
 # Writes every figure to a TSV file (--out; per connection too) and one markdown table beside it
 # (the same name, .md): per N, the floor's median and per workload the median MB/s and the median
 # ratio with its spread (min-max), with the machine, the kernel, the JVM and the load average.
+# --depth changes how much memory the Sends come from: 16 messages of 1 MiB per connection are 16 MiB,
+# more than a core's cache, where iperf3 sends one 128 KiB buffer over and over; with --depth 2 the
+# messages stay in cache (docs/benchmarks/2026-11-29-what-one-connections-sends-cost.md).
 set -euo pipefail
 
 ROUNDS=3
 SECONDS_PER_RUN=10
 WARMUP=2
 CONNECTIONS="1 2 4 8 16"
+DEPTH=16
 WORKLOADS="write read send-1364 send-8192"
 NETNS=0
 PROCESSES=0
@@ -52,6 +57,7 @@ usage() {
     sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'
     cat <<EOF
 options: --connections "$CONNECTIONS"  --rounds N (default $ROUNDS)
+         --depth D messages or RDMA operations in flight per connection (default $DEPTH; perf --depth)
          --seconds S measured per run (default $SECONDS_PER_RUN)
          --warmup S before each run, not counted (default $WARMUP; iperf3 -O, perf --warmup; 0: none)
          --workloads "$WORKLOADS"
@@ -68,6 +74,7 @@ while [ $# -gt 0 ]; do
     case "$1" in
         --connections) CONNECTIONS="$2"; shift 2 ;;
         --rounds) ROUNDS="$2"; shift 2 ;;
+        --depth) DEPTH="$2"; shift 2 ;;
         --seconds) SECONDS_PER_RUN="$2"; shift 2 ;;
         --warmup) WARMUP="$2"; shift 2 ;;
         --workloads) WORKLOADS="$2"; shift 2 ;;
@@ -90,6 +97,8 @@ PREFIX=scb
 . "$HERE/bench-lib.sh"
 number() { [[ "$2" =~ ^[0-9]+$ ]] || fail "$1 takes a whole number, not '$2'"; }
 number --rounds "$ROUNDS"
+number --depth "$DEPTH"
+[ "$DEPTH" -ge 1 ] && [ "$DEPTH" -le 4096 ] || fail "--depth takes 1..4096 (perf's limits), not '$DEPTH'"
 number --seconds "$SECONDS_PER_RUN"
 number --warmup "$WARMUP"
 number --perf-port "$PERF_PORT"
@@ -187,7 +196,7 @@ perf_client() { # N HOME DIRECTION -> MBPS (summed), EACH (per connection, comma
         logs+=("$log")
         # shellcheck disable=SC2086
         (cd "$2" && exec "${IN_A[@]}" "$JAVA" $JAVA_OPTS -jar "$JAR" perf --provider iwarp \
-            --connect "$SERVER_ADDR:$PERF_PORT" --connections "$per" --direction "$3" --size 1m "${warm[@]}" \
+            --connect "$SERVER_ADDR:$PERF_PORT" --connections "$per" --direction "$3" --depth "$DEPTH" --size 1m "${warm[@]}" \
             --duration "${SECONDS_PER_RUN}s") > "$log" 2>&1 &
         clients+=($!)
         PIDS+=($!)
@@ -206,6 +215,9 @@ perf_client() { # N HOME DIRECTION -> MBPS (summed), EACH (per connection, comma
         fi; done | paste -sd, -)"
     CPU_TEXT="$(for log in "${logs[@]}"; do grep -m1 '^  cpu: ' "$log" | sed 's/^  cpu: //' || true; done | paste -sd';' -)"
     [ -n "$MBPS" ] || { cat "${logs[@]}" >&2; fail "perf printed no throughput"; }
+    for log in "${logs[@]}"; do # "perf: send for 5000 ms ... of 1048576 B, depth 16 ..."
+        grep -q "B, depth $DEPTH\b" "$log" || { cat "$log" >&2; fail "perf did not say it ran at depth $DEPTH"; }
+    done
     cat "${logs[@]}" >> "$WORK/clients.txt"
 }
 
@@ -215,7 +227,7 @@ JVM="$("$JAVA" -version 2>&1 | head -1)"
 LOAD_START="$(cut -d' ' -f1-3 /proc/loadavg)"
 echo "scale-bench: $WHERE; $MACHINE; kernel $(uname -r); $JVM; iperf3 $(iperf3 --version | head -1 | awk '{ print $2 }'); load average at start $LOAD_START"
 SIDE="$([ "$PROCESSES" = 1 ] && echo "N perf processes of one connection each" || echo "one perf process of N connections")"
-echo "scale-bench: $SIDE; connections '$CONNECTIONS'; rounds $ROUNDS; $WARMUP s warm-up and $SECONDS_PER_RUN s measured per run; JVM options '${JAVA_OPTS}'; figures to $OUT and $MD"
+echo "scale-bench: $SIDE; connections '$CONNECTIONS'; depth $DEPTH per connection; rounds $ROUNDS; $WARMUP s warm-up and $SECONDS_PER_RUN s measured per run; JVM options '${JAVA_OPTS}'; figures to $OUT and $MD"
 printf 'round\tconnections\tworkload\tfloor_before_MBps\tfloor_after_MBps\tperf_MBps\tratio\tper_connection_MBps\tperf_connect_cpu\n' > "$OUT"
 
 for round in $(seq 1 "$ROUNDS"); do
@@ -256,7 +268,7 @@ column() { # N WORKLOAD FIELD: that column of the rows of N and WORKLOAD
     awk -F'\t' -v n="$1" -v w="$2" -v f="$3" 'NR > 1 && $2 == n && $3 == w { print $f }' "$OUT"
 }
 {
-    echo "Aggregate throughput, $SIDE (\`perf --connections\`, 1 MiB, depth 16 per connection, software iWARP)"
+    echo "Aggregate throughput, $SIDE (\`perf --connections\`, 1 MiB, depth $DEPTH per connection, software iWARP)"
     echo "against N iperf3 processes in the same run: $WHERE; $MACHINE; kernel $(uname -r); $JVM;"
     echo "median of $ROUNDS rounds of $SECONDS_PER_RUN s after $WARMUP s of warm-up; ratio to the floor of its own round,"
     echo "median and spread (min-max); load average $LOAD_START at the start, $LOAD_END at the end."

@@ -85,7 +85,8 @@ class LoopbackBenchIT {
         Path log = dir.resolve("scale.log");
         // the connecting ends on the first half of the CPUs, the listening ends on the second (one each on two)
         Process p = start(log, "scale-bench.sh", "--connections", "1 2", "--rounds", "1", "--seconds", "1",
-                "--warmup", "0", "--workloads", "send-1364 write", "--placement", "split", "--out", "scale.tsv");
+                "--warmup", "0", "--workloads", "send-1364 write", "--placement", "split", "--depth", "4", "--out",
+                "scale.tsv");
         String out = finished(p, log, "127.0.0.1:15445", "iperf3 -s -1 -B 127.0.0.1 -p 1520",
                 "iperf3 -c 127.0.0.1 -p 1520");
         List<Map<String, String>> rows = rows(dir.resolve("scale.tsv"));
@@ -108,6 +109,8 @@ class LoopbackBenchIT {
             assertTrue(perf <= sum + 0.1 * n, row.toString());
         }
         String table = Files.readString(dir.resolve("scale.md"), StandardCharsets.UTF_8);
+        assertTrue(table.contains("1 MiB, depth 4 per connection"), "the depth asked for, which perf said it ran at: "
+                + table);
         assertTrue(table.matches("(?s).*loopback, placement split \\(client on CPU [0-9,]+, server on CPU [0-9,]+\\);.*"),
                 table);
         assertTrue(table.contains("| N | N iperf3 processes, MB/s | send-1364 MB/s (ratio, spread) | write MB/s (ratio, "

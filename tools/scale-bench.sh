@@ -30,8 +30,9 @@
 # (the same name, .md): per N, the floor's median and per workload the median MB/s and the median
 # ratio with its spread (min-max), with the machine, the kernel, the JVM and the load average.
 # --depth changes how much memory the Sends come from: 16 messages of 1 MiB per connection are 16 MiB,
-# more than a core's cache, where iperf3 sends one 128 KiB buffer over and over; with --depth 2 the
-# messages stay in cache (docs/benchmarks/2026-11-29-what-one-connections-sends-cost.md).
+# more than a core's cache, where iperf3 sends one 128 KiB buffer over and over; at --depth 1 or 2
+# they come from a sixteenth or an eighth of that memory
+# (docs/benchmarks/2026-11-29-what-one-connections-sends-cost.md).
 set -euo pipefail
 
 ROUNDS=3

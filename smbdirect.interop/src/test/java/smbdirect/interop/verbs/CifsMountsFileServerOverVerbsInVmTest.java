@@ -40,7 +40,13 @@ import smbdirect.interop.vm.GuestJUnit;
  * retried and every check passed), on siw0 in a mounted share ("... is 98", cifs's "RDMA transport
  * re-established"). On 6.1 rxe0 logged a {@code __ib_drain_rq} WARNING from cifs's
  * {@code smbd_destroy}, after which cifs left its connection's RDMA objects (the reason for the 6.12
- * image).
+ * image). On 6.12.117 the guest once (2026-11-29, one boot of many) left siw0 holding cifs's
+ * {@code pd 1 cq 2 cm_id 1 mr 64} after the unmount, with {@code smbd_post_recv ... rc=-107} in its
+ * log, so that {@code rdma link delete siw0} before the rxe0 phase blocked ("task rdma blocked for
+ * more than 120 seconds"): a guest fault, which the run retries, and whose second boot passed. The
+ * log fits cifs's credit work posting receives while {@code smbd_destroy} tears the connection down,
+ * which cifs upstream later stopped by disabling that work first (smfrench/smb3-kernel pull request
+ * 81, 2025-09); whether 6.12.117 carries that change was not checked.
  */
 class CifsMountsFileServerOverVerbsInVmTest extends PerDeviceVmTest {
 

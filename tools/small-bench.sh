@@ -66,7 +66,8 @@ options: --rounds N (default $ROUNDS)  --seconds S measured per run (default $SE
          --perf-port P (default $PERF_PORT)  --qperf-port P (default $QPERF_PORT)
          --sockperf-port P (default $SOCKPERF_PORT)  --nio-port P (default $NIO_PORT)
          --jar PATH (default smbdirect.dist/target/smbdirect.jar)  --out FILE.tsv (the table: FILE.md)
-environment: JAVA (default: java on the PATH), JAVA_OPTS (JVM options of the perf processes)
+environment: JAVA (default: java on the PATH), JAVA_OPTS (JVM options of the perf processes),
+             NIO_CLASSES (a folder with NioPingPong.class compiled, for a runtime without javac's module)
 EOF
 }
 
@@ -160,9 +161,15 @@ sockperf_run() { # LOG
     grep -q "percentile 99.000" "$1" || { cat "$1" >&2; fail "sockperf printed no percentiles"; }
 }
 
+# NioPingPong from its source (java runs it with javac's module), or compiled in NIO_CLASSES
+if [ -n "${NIO_CLASSES:-}" ]; then
+    NIO=("$JAVA" -cp "$NIO_CLASSES" NioPingPong)
+else
+    NIO=("$JAVA" "$HERE/NioPingPong.java")
+fi
+
 nio_run() { # LOG
-    client_run "$1" "NioPingPong client" "$JAVA" "$HERE/NioPingPong.java" client "$SERVER_ADDR" "$NIO_PORT" \
-        "$SECONDS_PER_RUN" "$WARMUP" 64
+    client_run "$1" "NioPingPong client" "${NIO[@]}" client "$SERVER_ADDR" "$NIO_PORT" "$SECONDS_PER_RUN" "$WARMUP" 64
 }
 
 perf_run() { # LOG OPTIONS...
@@ -183,7 +190,7 @@ PIDS+=("$!")
 "${IN_B[@]}" sockperf server --tcp -i "$SERVER_ADDR" -p "$SOCKPERF_PORT" > "$WORK/sockperf-server.txt" 2>&1 &
 SOCKPERF_SERVER=$!
 PIDS+=("$SOCKPERF_SERVER")
-"${IN_B[@]}" "$JAVA" "$HERE/NioPingPong.java" server "$SERVER_ADDR" "$NIO_PORT" > "$WORK/nio-server.txt" 2>&1 &
+"${IN_B[@]}" "${NIO[@]}" server "$SERVER_ADDR" "$NIO_PORT" > "$WORK/nio-server.txt" 2>&1 &
 NIO_SERVER=$!
 PIDS+=("$NIO_SERVER")
 # shellcheck disable=SC2086

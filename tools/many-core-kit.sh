@@ -79,23 +79,22 @@ compress="--compress=zip-9"
 cp "$JAR" "$OUT_DIR/smbdirect.jar"
 
 # the floors' tools and what they load beyond the C library (which the target machine has)
+of_the_c_library() { # LIBRARY-NAME
+    case "$1" in libc.so.*|libm.so.*|libdl.so.*|libpthread.so.*|librt.so.*|ld-linux*) return 0 ;; esac
+    return 1
+}
 for t in iperf3 sockperf qperf; do
     cp "$(readlink -f "$(command -v "$t")")" "$OUT_DIR/bin/$t"
     ldd "$(command -v "$t")" | awk '$2 == "=>" && $3 ~ /^\// { print $3 }' | while read -r lib; do
-        case "$(basename "$lib")" in
-            libc.so.*|libm.so.*|libdl.so.*|libpthread.so.*|librt.so.*|ld-linux*) ;;
-            *) cp -L "$lib" "$OUT_DIR/lib/$(basename "$lib")" ;;
-        esac
+        of_the_c_library "$(basename "$lib")" || cp -L "$lib" "$OUT_DIR/lib/$(basename "$lib")"
     done
 done
 # each library a tool loads, but the C library's own, comes from the kit (LD_LIBRARY_PATH goes first)
 for t in iperf3 sockperf qperf; do
     LD_LIBRARY_PATH="$OUT_DIR/lib" ldd "$OUT_DIR/bin/$t" | awk '$2 == "=>" { print $1, $3 }' | while read -r name path
     do
-        case "$name" in
-            libc.so.*|libm.so.*|libdl.so.*|libpthread.so.*|librt.so.*|ld-linux*) ;;
-            *) [ "$path" = "$OUT_DIR/lib/$name" ] || fail "$t loads $name from ${path:-nowhere}, not from the kit" ;;
-        esac
+        of_the_c_library "$name" || [ "$path" = "$OUT_DIR/lib/$name" ] \
+            || fail "$t loads $name from ${path:-nowhere}, not from the kit"
     done
     LD_LIBRARY_PATH="$OUT_DIR/lib" "$OUT_DIR/bin/$t" --help > /dev/null 2>&1 || fail "the kit's $t does not start"
 done

@@ -69,8 +69,8 @@ done
 
 # Estimated seconds of a phase: per run the measured time and warm-up plus about 2 s of starting
 # (a JVM, or iperf3's connection); scale-bench runs per round and N two floors and one perf run per
-# workload, small-bench per round five timed runs (sockperf, qperf's latency, NioPingPong, perf's
-# round trip, two rates of perf and of qperf each: counted as seven).
+# workload, small-bench per round nine runs (sockperf, qperf's latency, NioPingPong, perf's round
+# trip, and two rates of perf and of qperf each, with a margin for perf's server).
 run_s=$((SECONDS_PER_RUN + WARMUP + 2))
 scale_estimate() { # ROUNDS N-COUNT WORKLOAD-COUNT
     echo $(($1 * $2 * (2 + $3) * run_s))
@@ -80,17 +80,20 @@ small_estimate() { # ROUNDS
 }
 
 PHASES=(scale-1-8 scale-8p small-split scale-grow small-same)
-declare -A ESTIMATE ARGS
+declare -A ESTIMATE
 ESTIMATE[scale-1-8]=$(scale_estimate "$ROUNDS" 2 4)
-ARGS[scale-1-8]="scale-bench.sh --connections '1 8' --workloads 'send-1364 send-8192 write read'"
 ESTIMATE[scale-8p]=$(scale_estimate "$ROUNDS" 1 3)
-ARGS[scale-8p]="scale-bench.sh --processes --connections 8 --workloads 'send-1364 write read'"
 ESTIMATE[small-split]=$(small_estimate "$ROUNDS")
-ARGS[small-split]="small-bench.sh"
 ESTIMATE[scale-grow]=$(scale_estimate 1 3 2)
-ARGS[scale-grow]="scale-bench.sh --connections '2 4 16' --workloads 'send-1364 write'"
 ESTIMATE[small-same]=$(small_estimate "$ROUNDS")
-ARGS[small-same]="small-bench.sh"
+phase_command() { # PHASE -> cmd: the script of tools/ and the phase's own options
+    case "$1" in
+        scale-1-8) cmd=(scale-bench.sh --connections "1 8" --workloads "send-1364 send-8192 write read") ;;
+        scale-8p) cmd=(scale-bench.sh --processes --connections 8 --workloads "send-1364 write read") ;;
+        scale-grow) cmd=(scale-bench.sh --connections "2 4 16" --workloads "send-1364 write") ;;
+        small-*) cmd=(small-bench.sh) ;;
+    esac
+}
 if [ -n "$ONLY" ]; then
     for p in $ONLY; do
         [ -n "${ESTIMATE[$p]:-}" ] || fail "unknown phase '$p' (phases: ${PHASES[*]})"
@@ -106,7 +109,8 @@ if [ "$PLAN" = 1 ]; then
     total=0
     for p in "${PHASES[@]}"; do
         total=$((total + ESTIMATE[$p]))
-        printf '%-12s about %4d s (%4d s from the start)  %s\n' "$p" "${ESTIMATE[$p]}" "$total" "${ARGS[$p]}"
+        phase_command "$p"
+        printf '%-12s about %4d s (%4d s from the start)  %s\n' "$p" "${ESTIMATE[$p]}" "$total" "${cmd[*]}"
     done
     echo "budget $BUDGET s: phases whose estimate would pass it are left out"
     exit 0
@@ -183,14 +187,8 @@ for p in "${PHASES[@]}"; do
     [ "$p" = scale-grow ] && rounds=1
     common=(--rounds "$rounds" --seconds "$SECONDS_PER_RUN" --warmup "$WARMUP" --placement "$placement" --jar "$JAR"
         --out "$DATA/figures/$p.tsv")
-    case "$p" in
-        scale-1-8) cmd=("$HERE/scale-bench.sh" --connections "1 8" --workloads "send-1364 send-8192 write read"
-            "${common[@]}") ;;
-        scale-8p) cmd=("$HERE/scale-bench.sh" --processes --connections 8 --workloads "send-1364 write read"
-            "${common[@]}") ;;
-        scale-grow) cmd=("$HERE/scale-bench.sh" --connections "2 4 16" --workloads "send-1364 write" "${common[@]}") ;;
-        small-*) cmd=("$HERE/small-bench.sh" "${common[@]}") ;;
-    esac
+    phase_command "$p"
+    cmd=("$HERE/${cmd[0]}" "${cmd[@]:1}" "${common[@]}")
     t0=$(date +%s)
     echo "=== $p: ${cmd[*]}" >> "$LOG"
     if "${cmd[@]}" >> "$LOG" 2>&1; then

@@ -23,7 +23,6 @@ import org.openqa.selenium.WebElement;
 import org.openqa.selenium.support.ui.ExpectedConditions;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
-import smbdirect.dist.etc.ConfigurationFile;
 import smbdirect.dist.etc.ConsolePassword;
 
 /**
@@ -60,7 +59,7 @@ class OperatorRestartIT {
     /** Waits until the Web Console's file holds the hash of {@link #NEW_PASSWORD}, and only the hash. */
     private void awaitNewPasswordStored() throws Exception {
         String stored = awaitFile(WEBCONSOLE_FILE, t -> {
-            Object p = parse(t).get("password");
+            Object p = RuntimeProcess.parseConfiguration(t).get("password");
             return p instanceof String s && ConsolePassword.matches(s, NEW_PASSWORD);
         }, "the hash of the new password");
         assertFalse(stored.contains(NEW_PASSWORD), "only the hash is stored:\n" + stored);
@@ -191,20 +190,6 @@ class OperatorRestartIT {
             again.awaitJson(NEW_PASSWORD, j -> listeners(j).stream().noneMatch(l -> "backup".equals(l.get("name"))),
                     "listener backup closed");
             assertEquals(0, again.terminate(Duration.ofSeconds(30)), again.output());
-        }
-    }
-
-    private static Map<String, Object> parse(String cfg) {
-        try {
-            Path tmp = Files.createTempFile("cfg", ".cfg");
-            try {
-                Files.writeString(tmp, cfg, StandardCharsets.ISO_8859_1);
-                return ConfigurationFile.read(tmp);
-            } finally {
-                Files.delete(tmp);
-            }
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
         }
     }
 }

@@ -352,6 +352,21 @@ final class RuntimeProcess implements AutoCloseable {
         throw new AssertionError(what + " never in " + file + ":\n" + text);
     }
 
+    /** The values of a configuration file's text, read as the runtime reads its files under etc/. */
+    static Map<String, Object> parseConfiguration(String cfg) {
+        try {
+            Path tmp = Files.createTempFile("cfg", ".cfg");
+            try {
+                Files.writeString(tmp, cfg, StandardCharsets.ISO_8859_1);
+                return ConfigurationFile.read(tmp);
+            } finally {
+                Files.delete(tmp);
+            }
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
     @Override
     public void close() throws InterruptedException {
         if (process.isAlive()) {

@@ -47,7 +47,7 @@ class RuntimeOnJdk25IT {
     void theApplianceRunsOnJdk25WithTheRdmaCoreBackendAndStopsOnSigterm() throws Exception {
         Path jdk = jdk25();
         try (RuntimeProcess runtime = RuntimeProcess.startOn(jdk, dir)) {
-            runtime.awaitOutput("SMB Direct runtime is up.", Duration.ofSeconds(90));
+            runtime.awaitUp(Duration.ofSeconds(90)); // the whole banner, its Listeners line with it
             runtime.awaitOutput("verbs RDMA provider", Duration.ofSeconds(30));
             String out = runtime.output();
             assertFalse(out.contains("Setting a system-wide Policy object is not supported"), out);

@@ -275,6 +275,28 @@ final class RuntimeProcess implements AutoCloseable {
         throw new AssertionError(what + " never seen in smbdirect.json: " + json + "\n" + output());
     }
 
+    /**
+     * Waits (bounded) until the Web Console takes {@code password} (200) and refuses {@code old} (401).
+     * A change of its password reaches etc/ and the Web Console on two threads: the console re-registers
+     * its servlet and security with the new password a moment before or after the file is written, and
+     * between the two registrations answers 404 or 403; those, and the old password's 200, are waited out.
+     */
+    void awaitConsolePassword(String password, String old) throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        int taken = 0;
+        int refused = 0;
+        while (System.nanoTime() < deadline) {
+            taken = get("/smbdirect", password).statusCode();
+            refused = get("/smbdirect", old).statusCode();
+            if (taken == 200 && refused == 401) {
+                return;
+            }
+            TimeUnit.MILLISECONDS.sleep(100);
+        }
+        throw new AssertionError("the new Web Console password answered " + taken + ", the old one " + refused
+                + " (200 and 401 expected)\n" + output());
+    }
+
     /** Process id (for the attach API). */
     long pid() {
         return process.pid();

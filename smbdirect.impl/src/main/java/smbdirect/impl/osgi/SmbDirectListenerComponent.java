@@ -5,6 +5,7 @@ import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.util.Map;
 
+import org.osgi.framework.BundleContext;
 import org.osgi.framework.InvalidSyntaxException;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
@@ -23,6 +24,7 @@ import smbdirect.api.AcceptHandler;
 import smbdirect.impl.config.ConfigurationValues;
 import smbdirect.impl.config.ListenerConfiguration;
 import smbdirect.impl.engine.SettingsException;
+import smbdirect.impl.osgi.settings.LastGoodSettings;
 import smbdirect.impl.transport.ProviderFilter;
 import smbdirect.api.dto.ListenerDTO;
 import smbdirect.impl.transport.RelocatingListener;
@@ -38,7 +40,8 @@ import smbdirect.impl.transport.RelocatingListener;
  * other change leaves it alone. A configuration that cannot work (a port that is no number or out of
  * range, an unknown address, a broken filter) is refused with one ERROR line naming the
  * configuration, the file it came from, the attribute and the value: a running endpoint keeps its
- * last good settings; a new one is not opened until its configuration is corrected (deleting the
+ * last good settings; a new one opens on the last good settings the settings guard kept before a
+ * restart, else is not opened until its configuration is corrected (deleting the
  * configuration deactivates the component and closes the endpoint). Thread-safe: DS serializes
  * activation, modification and deactivation; the endpoint reference is volatile.
  */
@@ -63,17 +66,32 @@ public class SmbDirectListenerComponent {
     private volatile AcceptHandler handler;
     /** The PID under which a refused configuration is shown, or {@code null}. */
     private volatile String refusedPid;
+    /** Where the settings guard keeps the last good configurations (null outside a framework with storage). */
+    private final java.nio.file.Path lastGood;
 
     @Activate
     public SmbDirectListenerComponent(@Reference(name = "host") ListenerHost host, ListenerConfiguration config,
-            Map<String, Object> properties) {
+            Map<String, Object> properties, BundleContext context) {
+        this(host, config, properties, LastGoodSettings.folder(context));
+    }
+
+    /** For tests: {@code lastGood} is where the settings guard keeps the last good configurations, or null. */
+    SmbDirectListenerComponent(ListenerHost host, ListenerConfiguration config, Map<String, Object> properties,
+            java.nio.file.Path lastGood) {
         this.host = host;
+        this.lastGood = lastGood;
         apply(config, properties);
+    }
+
+    /** For tests: no last good configurations kept. */
+    SmbDirectListenerComponent(ListenerHost host, ListenerConfiguration config, Map<String, Object> properties) {
+        this(host, config, properties, (java.nio.file.Path) null);
     }
 
     /** For tests: a configuration without raw properties. */
     SmbDirectListenerComponent(ListenerHost host, ListenerConfiguration config) {
         this.host = host;
+        this.lastGood = null;
         Endpoint e = endpoint(config, Map.of());
         open(e, config.acceptHandler_target());
     }
@@ -89,6 +107,9 @@ public class SmbDirectListenerComponent {
             e = endpoint(config, properties);
         } catch (IllegalArgumentException refused) {
             String pid = ConfigurationValues.pid(properties, FACTORY_PID);
+            if (listener == null && openLastGood(pid, properties, refused)) {
+                return;
+            }
             LOG.error("Configuration {}{} not applied, {}; {}", pid, ConfigurationValues.source(properties), refused.getMessage(),
                     listener == null ? "the listener is not opened" : "the listener keeps its last good settings");
             if (listener == null) {
@@ -113,6 +134,31 @@ public class SmbDirectListenerComponent {
             current.close();
         }
         open(e, filter);
+    }
+
+    /**
+     * At activation, over a refused configuration: opens the endpoint on the last good settings the
+     * settings guard kept (in force before the restart), if it kept any that work. The guard of this
+     * bundle is not yet active when Declarative Services hands this component its configuration, so
+     * it cannot have put them back yet; it does so a moment later, and this endpoint then stays as it
+     * is.
+     */
+    private boolean openLastGood(String pid, Map<String, Object> properties, IllegalArgumentException refused) {
+        Map<String, Object> kept = LastGoodSettings.read(lastGood, pid);
+        if (kept == null) {
+            return false;
+        }
+        ListenerConfiguration good = ConfigurationValues.proxy(ListenerConfiguration.class, kept);
+        Endpoint e;
+        try {
+            e = endpoint(good, kept);
+        } catch (IllegalArgumentException alsoRefused) {
+            return false;
+        }
+        LOG.error("Configuration {}{} not applied, {}; the listener opens on the last good settings, kept in {}", pid,
+                ConfigurationValues.source(properties), refused.getMessage(), lastGood);
+        open(e, good.acceptHandler_target());
+        return true;
     }
 
     private synchronized void open(Endpoint e, String filter) {

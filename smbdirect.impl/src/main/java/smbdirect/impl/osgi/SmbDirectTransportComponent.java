@@ -42,6 +42,7 @@ import smbdirect.impl.transport.ForwardingTransport;
 import smbdirect.impl.transport.MultiProviderTransport;
 import smbdirect.impl.transport.ProviderEngine;
 import smbdirect.impl.transport.ProviderFilter;
+import smbdirect.impl.osgi.settings.LastGoodSettings;
 import smbdirect.impl.transport.RelocatingListener;
 
 /**
@@ -64,8 +65,9 @@ import smbdirect.impl.transport.RelocatingListener;
  *
  * <p>Configuration: {@link #configure} is the single validate-then-apply path of activation and
  * modification. A configuration with a bad value is refused as a whole, with one ERROR line naming
- * the attribute and the value; the last good settings (at first activation: the defaults) stay in
- * force and the component stays active.
+ * the attribute and the value; the last good settings stay in force and the component stays
+ * active. At activation those are the ones the settings guard kept before the restart, else the
+ * defaults.
  *
  * <p>Owns one timer thread ({@value TimerScheduler#THREAD_NAME}) shared by all engines; on
  * deactivation every engine drains and shuts down with reason SHUTDOWN and the thread stops.
@@ -124,7 +126,23 @@ public class SmbDirectTransportComponent extends ForwardingTransport implements 
         this.timer = timer;
         this.transport = transport;
         transport.setListenerEventHandler(whiteboard);
-        configure(config, properties);
+        if (!configure(config, properties)) {
+            configureLastGood();
+        }
+    }
+
+    /**
+     * At activation, over a refused configuration: the last good settings the settings guard kept
+     * (in force before the restart), rather than the defaults. The guard of this bundle is not yet
+     * active when Declarative Services hands this component its configuration, so it cannot have put
+     * them back yet; it does so a moment later, and this component then sees no change.
+     */
+    private void configureLastGood() {
+        Map<String, Object> kept = LastGoodSettings.read(LastGoodSettings.folder(context), PID);
+        if (kept != null && configure(ConfigurationValues.proxy(TransportConfiguration.class, kept), kept)) {
+            LOG.warn("Configuration {}: the last good settings, kept in {}, are in force instead", PID,
+                    LastGoodSettings.folder(context));
+        }
     }
 
     @Override

@@ -10,11 +10,14 @@ import static smbdirect.impl.osgi.LogCapture.logged;
 import static smbdirect.impl.transport.Fakes.props;
 
 import java.net.InetSocketAddress;
+import java.nio.file.Path;
 import java.util.HashMap;
+import java.util.Hashtable;
 import java.util.List;
 import java.util.Map;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 import smbdirect.api.AcceptHandler;
 import smbdirect.api.ConnectionHandler;
@@ -23,6 +26,7 @@ import smbdirect.api.dto.TransportDTO;
 import smbdirect.impl.config.ConfigurationAnnotations;
 import smbdirect.impl.config.ListenerConfiguration;
 import smbdirect.impl.engine.TransportSettings;
+import smbdirect.impl.osgi.settings.LastGoodSettings;
 import smbdirect.impl.transport.Fakes;
 import smbdirect.impl.transport.MultiProviderTransport;
 import smbdirect.impl.transport.ProviderFilter;
@@ -159,6 +163,46 @@ class SmbDirectListenerComponentTest {
         assertEquals("10.0.0.1:4450", c[0].listener().getListenerDTO().address);
         assertEquals(1, transport.getTransportDTO().listeners.length, "the corrected listener only");
         assertEquals("10.0.0.1:4450", transport.getTransportDTO().listeners[0].address);
+    }
+
+    @Test
+    void aRefusedConfigurationAtActivationOpensOnTheLastGoodSettingsTheGuardKept(@TempDir Path lastGood) throws Exception {
+        transport.addProvider(new FakeProvider("a"), props("a", 0, 1));
+        LastGoodSettings.write(lastGood, "smbdirect.listener~files",
+                new Hashtable<>(Map.of("name", "files", "bindAddress", "10.0.0.1", "port", 4450)));
+        Map<String, Object> raw = fromFile("/srv/etc/smbdirect.listener-files.cfg", "name", "files", "bindAddress",
+                "10.0.0.1", "port", "44x5");
+        SmbDirectListenerComponent[] c = new SmbDirectListenerComponent[1];
+        List<String> lines = logged(() -> c[0] = new SmbDirectListenerComponent(host, config(), raw, lastGood));
+        List<String> errors = lines.stream().filter(l -> l.contains("ERROR")).toList();
+        assertEquals(1, errors.size(), lines.toString());
+        assertTrue(errors.get(0).contains("Configuration smbdirect.listener~files from /srv/etc/smbdirect.listener-files.cfg"
+                + " not applied, port=44x5 refused: not a whole number (32-bit); the listener opens on the last good"
+                + " settings, kept in " + lastGood), errors.get(0));
+        RelocatingListener opened = c[0].listener();
+        assertEquals("10.0.0.1:4450", opened.getListenerDTO().address);
+        assertEquals(1, transport.getTransportDTO().listeners.length);
+        assertEquals("WAITING", transport.getTransportDTO().listeners[0].state, "open, waiting for its accept handler");
+
+        // the guard puts the last good values back a moment later: the endpoint stays as it is
+        c[0].modified(config("name", "files", "bindAddress", "10.0.0.1", "port", 4450),
+                fromFile("/srv/etc/smbdirect.listener-files.cfg", "name", "files", "bindAddress", "10.0.0.1", "port", 4450));
+        assertSame(opened, c[0].listener());
+    }
+
+    @Test
+    void aRefusedConfigurationAtActivationWhoseKeptSettingsAreRefusedTooOpensNothing(@TempDir Path lastGood)
+            throws Exception {
+        LastGoodSettings.write(lastGood, "smbdirect.listener~files",
+                new Hashtable<>(Map.of("name", "files", "bindAddress", "10.0.0.1", "port", 70000)));
+        Map<String, Object> raw = fromFile("/srv/etc/smbdirect.listener-files.cfg", "name", "files", "bindAddress",
+                "10.0.0.1", "port", "44x5");
+        SmbDirectListenerComponent[] c = new SmbDirectListenerComponent[1];
+        List<String> lines = logged(() -> c[0] = new SmbDirectListenerComponent(host, config(), raw, lastGood));
+        assertTrue(lines.stream().anyMatch(l -> l.contains("ERROR") && l.endsWith("the listener is not opened")),
+                lines.toString());
+        assertNull(c[0].listener());
+        assertEquals("FAILED", transport.getTransportDTO().listeners[0].state);
     }
 
     @Test

@@ -10,9 +10,12 @@ import static smbdirect.impl.transport.Fakes.props;
 import static smbdirect.impl.config.ConfigurationAnnotations.transportConfig;
 
 import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.Hashtable;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
@@ -21,11 +24,13 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 import smbdirect.api.CloseReason;
 import smbdirect.api.SmbDirectConnection;
 import smbdirect.api.dto.TransportDTO;
 import smbdirect.impl.engine.TransportSettings;
+import smbdirect.impl.osgi.settings.LastGoodSettings;
 import smbdirect.impl.transport.Fakes.FakeConnection;
 import smbdirect.impl.transport.Fakes.FakeEngines;
 import smbdirect.impl.transport.Fakes.FakeProvider;
@@ -56,6 +61,41 @@ class SmbDirectTransportComponentTest {
         assertEquals(TransportSettings.DEFAULTS, engines.get("a").settings());
         assertNotNull(component.connect(new InetSocketAddress("10.0.0.1", 445), Duration.ofSeconds(1),
                 new RecordingHandler()).toCompletableFuture().getNow(null));
+    }
+
+    @Test
+    void aRefusedConfigurationAtActivationRunsOnTheLastGoodSettingsTheGuardKeptNotTheDefaults(@TempDir Path data)
+            throws Exception {
+        // what the settings guard kept while the runtime ran; the file was then edited by hand while stopped
+        Path lastGood = Files.createDirectories(data.resolve("last-good"));
+        LastGoodSettings.write(lastGood, SmbDirectTransportComponent.PID, new Hashtable<>(Map.of("receiveCreditMax", 128)));
+        Map<String, Object> raw = Map.of("receiveCreditMax", "0", "felix.fileinstall.filename",
+                "file:/srv/etc/smbdirect.transport.cfg");
+        List<String> lines = logged(() -> component = new SmbDirectTransportComponent(
+                contextWithFramework(org.osgi.framework.Bundle.ACTIVE, data), transportConfig("receiveCreditMax", 0), raw,
+                engines));
+        assertEquals(128, component.settings().receiveCreditMax(), lines.toString());
+        List<String> errors = lines.stream().filter(l -> l.contains("ERROR")).toList();
+        assertEquals(1, errors.size(), lines.toString());
+        assertTrue(errors.get(0).contains("from /srv/etc/smbdirect.transport.cfg not applied, receiveCreditMax=0"),
+                errors.get(0));
+        assertTrue(lines.stream().anyMatch(l -> l.contains("WARN") && l.contains(
+                "the last good settings, kept in " + lastGood + ", are in force instead")), lines.toString());
+        component.addProvider(new FakeProvider("a"), props("a", 0, 1));
+        assertEquals(128, engines.get("a").settings().receiveCreditMax());
+
+        // the guard puts the same values back a moment later: nothing changes, nothing is said
+        List<String> putBack = logged(() -> component.modified(transportConfig("receiveCreditMax", 128),
+                Map.of("receiveCreditMax", 128)));
+        assertEquals(List.of(), putBack);
+        assertEquals(128, engines.get("a").settings().receiveCreditMax());
+    }
+
+    @Test
+    void aRefusedConfigurationAtActivationWithNothingKeptRunsOnTheDefaults(@TempDir Path data) {
+        logged(() -> component = new SmbDirectTransportComponent(contextWithFramework(org.osgi.framework.Bundle.ACTIVE, data),
+                transportConfig("receiveCreditMax", 0), Map.of("receiveCreditMax", "0"), engines));
+        assertEquals(TransportSettings.DEFAULTS, component.settings());
     }
 
     @Test
@@ -132,12 +172,18 @@ class SmbDirectTransportComponentTest {
 
     /** A bundle context whose system bundle is in {@code systemState} (its own bundle ACTIVE). */
     private static org.osgi.framework.BundleContext contextWithFramework(int systemState) {
+        return contextWithFramework(systemState, null);
+    }
+
+    /** The same, with its data area in {@code data}. */
+    private static org.osgi.framework.BundleContext contextWithFramework(int systemState, Path data) {
         org.osgi.framework.Bundle system = bundleIn(systemState);
         org.osgi.framework.Bundle own = bundleIn(org.osgi.framework.Bundle.ACTIVE);
         return (org.osgi.framework.BundleContext) java.lang.reflect.Proxy.newProxyInstance(
                 SmbDirectTransportComponentTest.class.getClassLoader(),
                 new Class<?>[] {org.osgi.framework.BundleContext.class}, (proxy, method, args) -> switch (method.getName()) {
                     case "getBundle" -> args != null && args.length == 1 && (Long) args[0] == 0L ? system : own;
+                    case "getDataFile" -> data == null ? null : data.resolve((String) args[0]).toFile();
                     default -> throw new UnsupportedOperationException(method.getName());
                 });
     }

@@ -2,18 +2,15 @@ package smbdirect.impl.osgi.settings;
 
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Dictionary;
 import java.util.HashMap;
 import java.util.Hashtable;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -140,7 +137,7 @@ public class SettingsGuard implements SettingsFindings, ConfigurationPlugin, Con
         this.configurationAdmin = configurationAdmin;
         this.metaType = metaType;
         this.context = context;
-        this.kept = context.getDataFile("last-good").toPath();
+        this.kept = LastGoodSettings.folder(context);
         Files.createDirectories(kept);
         context.addBundleListener(bundles);
         if (checkAtStart) {
@@ -646,12 +643,7 @@ public class SettingsGuard implements SettingsFindings, ConfigurationPlugin, Con
         if (before != null && equal(before, stored)) {
             return;
         }
-        Path file = keptFile(pid);
-        Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
-        try (OutputStream out = Files.newOutputStream(tmp)) {
-            ConfigurationHandler.write(out, stored);
-        }
-        Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        LastGoodSettings.write(kept, pid, stored);
     }
 
     /** The values of a configuration that are kept: all but the PIDs, the location and the file name. */
@@ -667,22 +659,11 @@ public class SettingsGuard implements SettingsFindings, ConfigurationPlugin, Con
 
     /** The last good values of {@code pid}, or null when none are kept. */
     synchronized Map<String, Object> readKept(String pid) {
-        Path file = keptFile(pid);
-        if (!Files.exists(file)) {
-            return null;
-        }
-        try (InputStream in = Files.newInputStream(file)) {
-            @SuppressWarnings("unchecked")
-            Dictionary<String, Object> d = ConfigurationHandler.read(in);
-            return toMap(d);
-        } catch (IOException | RuntimeException e) {
-            LOG.warn("Last good configuration {} unreadable: {}", file, e.toString());
-            return null;
-        }
+        return LastGoodSettings.read(kept, pid);
     }
 
     private Path keptFile(String pid) {
-        return kept.resolve(pid.replaceAll("[^A-Za-z0-9._~-]", "_") + ".config");
+        return LastGoodSettings.file(kept, pid);
     }
 
     private static boolean equal(Map<String, Object> a, Map<String, Object> b) {
@@ -749,12 +730,6 @@ public class SettingsGuard implements SettingsFindings, ConfigurationPlugin, Con
     }
 
     private static Map<String, Object> toMap(Dictionary<String, ?> d) {
-        Map<String, Object> m = new LinkedHashMap<>();
-        if (d != null) {
-            for (String k : Collections.list(d.keys())) {
-                m.put(k, d.get(k));
-            }
-        }
-        return m;
+        return LastGoodSettings.toMap(d);
     }
 }

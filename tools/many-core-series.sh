@@ -93,6 +93,10 @@ phase_command() { # PHASE -> cmd: the script of tools/ and the phase's own optio
         scale-grow) cmd=(scale-bench.sh --connections "2 4 16" --workloads "send-1364 write") ;;
         small-*) cmd=(small-bench.sh) ;;
     esac
+    local placement="$PLACEMENT" rounds="$ROUNDS"
+    [ "$1" = small-same ] && [ "$PLACEMENT" = split ] && placement=same
+    [ "$1" = scale-grow ] && rounds=1
+    cmd+=(--rounds "$rounds" --placement "$placement")
 }
 if [ -n "$ONLY" ]; then
     for p in $ONLY; do
@@ -105,12 +109,17 @@ if [ -n "$ONLY" ]; then
     PHASES=("${asked[@]}")
 fi
 
+# both ends pinned to CPUs of their own where taskset is there (small-same: on one)
+PLACEMENT=split
+command -v taskset >/dev/null || PLACEMENT=any
+
 if [ "$PLAN" = 1 ]; then
     total=0
     for p in "${PHASES[@]}"; do
         total=$((total + ESTIMATE[$p]))
         phase_command "$p"
-        printf '%-12s about %4d s (%4d s from the start)  %s\n' "$p" "${ESTIMATE[$p]}" "$total" "${cmd[*]}"
+        printf '%-12s about %4d s (%4d s from the start)  %s\n' "$p" "${ESTIMATE[$p]}" "$total" \
+            "$(printf '%q ' "${cmd[@]}")"
     done
     echo "budget $BUDGET s: phases whose estimate would pass it are left out"
     exit 0
@@ -143,8 +152,6 @@ LOG="$OUT_DIR/series.log"
 MD="$OUT_DIR/series.md"
 : > "$LOG"
 
-PLACEMENT=split
-command -v taskset >/dev/null || PLACEMENT=any
 START=$(date +%s)
 {
     echo "# Many-core series, $(date -u '+%Y-%m-%d %H:%M UTC')"
@@ -181,12 +188,7 @@ for p in "${PHASES[@]}"; do
         scale-*) needs "$p" iperf3 || continue ;;
         small-*) needs "$p" sockperf qperf || continue ;;
     esac
-    placement="$PLACEMENT"
-    [ "$p" = small-same ] && [ "$PLACEMENT" = split ] && placement=same
-    rounds="$ROUNDS"
-    [ "$p" = scale-grow ] && rounds=1
-    common=(--rounds "$rounds" --seconds "$SECONDS_PER_RUN" --warmup "$WARMUP" --placement "$placement" --jar "$JAR"
-        --out "$DATA/figures/$p.tsv")
+    common=(--seconds "$SECONDS_PER_RUN" --warmup "$WARMUP" --jar "$JAR" --out "$DATA/figures/$p.tsv")
     phase_command "$p"
     cmd=("$HERE/${cmd[0]}" "${cmd[@]:1}" "${common[@]}")
     t0=$(date +%s)

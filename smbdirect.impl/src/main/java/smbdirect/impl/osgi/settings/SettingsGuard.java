@@ -72,7 +72,10 @@ import smbdirect.impl.transport.ProviderFilter;
  * guard hands the component the last good values instead, and it puts the last good values back
  * into Config Admin at once (whence they are written back to the configuration's file under
  * {@code etc/}), saying so in one WARN line and in {@link #findings()}. A refused configuration
- * that has never been good is left as it is: its component refuses it again at every start.</li>
+ * that has never been good is left as it is: its component refuses it again at every start. The
+ * exception are this bundle's own components (the transport, the listeners), which Declarative
+ * Services configures before the guard is active: they refuse the value themselves and take the
+ * last good values from {@link LastGoodSettings} at once.</li>
  * <li>A file under {@code etc/} whose PID no component knows and that is near a guarded PID, or
  * starts with {@code smbdirect.}, is reported with the nearest known PID.</li>
  * <li>A finding another bundle hands over as the {@value #SETTINGS_FINDING} property of a service

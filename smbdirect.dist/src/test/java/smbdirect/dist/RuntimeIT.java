@@ -39,6 +39,37 @@ class RuntimeIT {
         }
     }
 
+    /**
+     * From the moment the Web Console answers, also before Config Admin has handed it the password
+     * kept in etc/: the Felix default password admin is never accepted (Felix's own default before
+     * its configuration arrives). Asked as fast as one client asks, from the start until the banner,
+     * at a first start and at a restart.
+     */
+    @Test
+    void theFelixDefaultPasswordIsNeverAcceptedWhileTheRuntimeStarts() throws Exception {
+        for (String start : new String[] { "first start", "restart" }) {
+            try (RuntimeProcess runtime = RuntimeProcess.start(dir)) {
+                java.util.Map<String, Integer> answers = new java.util.TreeMap<>();
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+                while (!runtime.output().contains("\n  Stop:         ") && System.nanoTime() < deadline) {
+                    String answer;
+                    try {
+                        answer = String.valueOf(runtime.get("/bundles", "admin").statusCode());
+                    } catch (java.io.IOException notListening) {
+                        answer = "no connection";
+                    }
+                    answers.merge(answer, 1, Integer::sum);
+                }
+                runtime.awaitUp(Duration.ofSeconds(10));
+                assertFalse(answers.containsKey("200"), start + ": admin accepted; answers " + answers);
+                assertTrue(answers.getOrDefault("401", 0) > 0, start + ": the Web Console never answered before "
+                        + "the banner, so nothing was checked; answers " + answers);
+                assertEquals(401, runtime.get("/bundles", "admin").statusCode());
+                assertEquals(0, runtime.terminate(Duration.ofSeconds(30)), runtime.output());
+            }
+        }
+    }
+
     @Test
     void withItsInputClosedKeepsRunningQuietlyUntilSigtermThenExitsZero() throws Exception {
         try (RuntimeProcess runtime = RuntimeProcess.startWithInputClosed(dir)) {

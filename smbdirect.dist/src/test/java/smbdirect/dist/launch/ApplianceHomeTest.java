@@ -32,6 +32,25 @@ class ApplianceHomeTest {
     }
 
     @Test
+    void theWebConsolePasswordBeforeItsConfigurationArrivesIsAHashOfRandomBytesNotFelixsAdmin() throws Exception {
+        Properties first = new Properties();
+        first.setProperty("user.dir", dir.toString());
+        ApplianceHome.prepare(first);
+        String hash = first.getProperty(ApplianceHome.CONSOLE_DEFAULT_PASSWORD);
+        assertTrue(hash.matches("\\{sha-256\\}[A-Za-z0-9+/]{43}="), hash);
+        Properties second = new Properties();
+        second.setProperty("user.dir", dir.toString());
+        ApplianceHome.prepare(second);
+        assertFalse(hash.equals(second.getProperty(ApplianceHome.CONSOLE_DEFAULT_PASSWORD)), "drawn at each start");
+        // one the operator gives stays
+        Properties given = new Properties();
+        given.setProperty("user.dir", dir.toString());
+        given.setProperty(ApplianceHome.CONSOLE_DEFAULT_PASSWORD, "{sha-256}operators");
+        ApplianceHome.prepare(given);
+        assertEquals("{sha-256}operators", given.getProperty(ApplianceHome.CONSOLE_DEFAULT_PASSWORD));
+    }
+
+    @Test
     void aRelativeHomeResolvesAgainstTheWorkingDirectoryAndExplicitPathsStay() throws Exception {
         Properties system = new Properties();
         system.setProperty("user.dir", dir.toString());

@@ -165,15 +165,24 @@ class SmbDirectListenerComponentTest {
         assertEquals("10.0.0.1:4450", transport.getTransportDTO().listeners[0].address);
     }
 
+    /**
+     * Activates the listener "files" (into {@code c[0]}) over a file whose port is 44x5, where the
+     * settings guard kept port {@code keptPort} in {@code lastGood}; returns the lines logged.
+     */
+    private List<String> activateOverPort44x5(Path lastGood, int keptPort, SmbDirectListenerComponent[] c)
+            throws Exception {
+        LastGoodSettings.write(lastGood, "smbdirect.listener~files",
+                new Hashtable<>(Map.of("name", "files", "bindAddress", "10.0.0.1", "port", keptPort)));
+        Map<String, Object> raw = fromFile("/srv/etc/smbdirect.listener-files.cfg", "name", "files", "bindAddress",
+                "10.0.0.1", "port", "44x5");
+        return logged(() -> c[0] = new SmbDirectListenerComponent(host, config(), raw, lastGood));
+    }
+
     @Test
     void aRefusedConfigurationAtActivationOpensOnTheLastGoodSettingsTheGuardKept(@TempDir Path lastGood) throws Exception {
         transport.addProvider(new FakeProvider("a"), props("a", 0, 1));
-        LastGoodSettings.write(lastGood, "smbdirect.listener~files",
-                new Hashtable<>(Map.of("name", "files", "bindAddress", "10.0.0.1", "port", 4450)));
-        Map<String, Object> raw = fromFile("/srv/etc/smbdirect.listener-files.cfg", "name", "files", "bindAddress",
-                "10.0.0.1", "port", "44x5");
         SmbDirectListenerComponent[] c = new SmbDirectListenerComponent[1];
-        List<String> lines = logged(() -> c[0] = new SmbDirectListenerComponent(host, config(), raw, lastGood));
+        List<String> lines = activateOverPort44x5(lastGood, 4450, c);
         List<String> errors = lines.stream().filter(l -> l.contains("ERROR")).toList();
         assertEquals(1, errors.size(), lines.toString());
         assertTrue(errors.get(0).contains("Configuration smbdirect.listener~files from /srv/etc/smbdirect.listener-files.cfg"
@@ -193,12 +202,8 @@ class SmbDirectListenerComponentTest {
     @Test
     void aRefusedConfigurationAtActivationWhoseKeptSettingsAreRefusedTooOpensNothing(@TempDir Path lastGood)
             throws Exception {
-        LastGoodSettings.write(lastGood, "smbdirect.listener~files",
-                new Hashtable<>(Map.of("name", "files", "bindAddress", "10.0.0.1", "port", 70000)));
-        Map<String, Object> raw = fromFile("/srv/etc/smbdirect.listener-files.cfg", "name", "files", "bindAddress",
-                "10.0.0.1", "port", "44x5");
         SmbDirectListenerComponent[] c = new SmbDirectListenerComponent[1];
-        List<String> lines = logged(() -> c[0] = new SmbDirectListenerComponent(host, config(), raw, lastGood));
+        List<String> lines = activateOverPort44x5(lastGood, 70000, c);
         assertTrue(lines.stream().anyMatch(l -> l.contains("ERROR") && l.endsWith("the listener is not opened")),
                 lines.toString());
         assertNull(c[0].listener());

@@ -3,6 +3,7 @@ package smbdirect.impl.osgi;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
+import java.nio.file.Path;
 import java.util.Map;
 
 import org.osgi.framework.BundleContext;
@@ -67,7 +68,7 @@ public class SmbDirectListenerComponent {
     /** The PID under which a refused configuration is shown, or {@code null}. */
     private volatile String refusedPid;
     /** Where the settings guard keeps the last good configurations (null outside a framework with storage). */
-    private final java.nio.file.Path lastGood;
+    private final Path lastGood;
 
     @Activate
     public SmbDirectListenerComponent(@Reference(name = "host") ListenerHost host, ListenerConfiguration config,
@@ -77,7 +78,7 @@ public class SmbDirectListenerComponent {
 
     /** For tests: {@code lastGood} is where the settings guard keeps the last good configurations, or null. */
     SmbDirectListenerComponent(ListenerHost host, ListenerConfiguration config, Map<String, Object> properties,
-            java.nio.file.Path lastGood) {
+            Path lastGood) {
         this.host = host;
         this.lastGood = lastGood;
         apply(config, properties);
@@ -85,7 +86,7 @@ public class SmbDirectListenerComponent {
 
     /** For tests: no last good configurations kept. */
     SmbDirectListenerComponent(ListenerHost host, ListenerConfiguration config, Map<String, Object> properties) {
-        this(host, config, properties, (java.nio.file.Path) null);
+        this(host, config, properties, (Path) null);
     }
 
     /** For tests: a configuration without raw properties. */

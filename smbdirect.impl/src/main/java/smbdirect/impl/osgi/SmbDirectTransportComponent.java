@@ -138,10 +138,10 @@ public class SmbDirectTransportComponent extends ForwardingTransport implements 
      * them back yet; it does so a moment later, and this component then sees no change.
      */
     private void configureLastGood() {
-        Map<String, Object> kept = LastGoodSettings.read(LastGoodSettings.folder(context), PID);
+        java.nio.file.Path folder = LastGoodSettings.folder(context);
+        Map<String, Object> kept = LastGoodSettings.read(folder, PID);
         if (kept != null && configure(ConfigurationValues.proxy(TransportConfiguration.class, kept), kept)) {
-            LOG.warn("Configuration {}: the last good settings, kept in {}, are in force instead", PID,
-                    LastGoodSettings.folder(context));
+            LOG.warn("Configuration {}: the last good settings, kept in {}, are in force instead", PID, folder);
         }
     }
 

@@ -246,7 +246,7 @@ public class SettingsGuard implements SettingsFindings, ConfigurationPlugin, Con
             return;
         }
         Object factory = properties.get(ConfigurationAdmin.SERVICE_FACTORYPID);
-        Map<String, Object> values = toMap(properties);
+        Map<String, Object> values = LastGoodSettings.toMap(properties);
         List<SettingsCheck.Problem> found = problems(p, factory instanceof String f ? f : null, values);
         if (found == null) {
             return;
@@ -312,7 +312,7 @@ public class SettingsGuard implements SettingsFindings, ConfigurationPlugin, Con
         try {
             Configuration c = find(pid);
             Dictionary<String, Object> now = c == null ? null : c.getProperties();
-            if (now == null || !equal(good, kept(toMap(now)))) {
+            if (now == null || !equal(good, kept(LastGoodSettings.toMap(now)))) {
                 return false;
             }
             Path file = fileOf(now.get(FILENAME));
@@ -322,7 +322,7 @@ public class SettingsGuard implements SettingsFindings, ConfigurationPlugin, Con
             Map<String, ?> written;
             if (file.getFileName().toString().endsWith(".config")) {
                 try (InputStream in = Files.newInputStream(file)) {
-                    written = toMap(ConfigurationHandler.read(in));
+                    written = LastGoodSettings.toMap(ConfigurationHandler.read(in));
                 }
             } else {
                 org.apache.felix.utils.properties.TypedProperties cfg = new org.apache.felix.utils.properties.TypedProperties();
@@ -413,7 +413,7 @@ public class SettingsGuard implements SettingsFindings, ConfigurationPlugin, Con
                 problems.remove(pid);
                 return;
             }
-            Map<String, Object> values = toMap(props);
+            Map<String, Object> values = LastGoodSettings.toMap(props);
             String where = whereFrom(pid, values);
             List<SettingsCheck.Problem> found = problems(pid, c.getFactoryPid(), values);
             if (found == null) {
@@ -469,7 +469,7 @@ public class SettingsGuard implements SettingsFindings, ConfigurationPlugin, Con
             // this runs after the refusal: a good change made since (a shell's property-set right after
             // a refused one) is in force and must not be overwritten with older settings
             List<SettingsCheck.Problem> now = c.getProperties() == null ? null
-                    : problems(pid, c.getFactoryPid(), toMap(c.getProperties()));
+                    : problems(pid, c.getFactoryPid(), LastGoodSettings.toMap(c.getProperties()));
             if (now == null || now.isEmpty() || !now.get(0).refused()) {
                 return;
             }
@@ -617,7 +617,8 @@ public class SettingsGuard implements SettingsFindings, ConfigurationPlugin, Con
                 if (!reported(id, near)) {
                     continue;
                 }
-                out.add(where(toMap(c.getProperties()).get(FILENAME), c.getPid()) + ": no component knows the configuration "
+                Object file = LastGoodSettings.toMap(c.getProperties()).get(FILENAME);
+                out.add(where(file, c.getPid()) + ": no component knows the configuration "
                         + id + (near == null ? "" : "; did you mean " + near + "?") + " (its settings are ignored)");
             }
         } catch (IOException | InvalidSyntaxException | RuntimeException e) {
@@ -730,9 +731,5 @@ public class SettingsGuard implements SettingsFindings, ConfigurationPlugin, Con
             }
         }
         return false;
-    }
-
-    private static Map<String, Object> toMap(Dictionary<String, ?> d) {
-        return LastGoodSettings.toMap(d);
     }
 }

@@ -1,7 +1,9 @@
 package smbdirect.interop.verbs;
 
 import java.time.Duration;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Stream;
 
 import org.junit.jupiter.api.BeforeAll;
@@ -16,13 +18,13 @@ import smbdirect.interop.vm.GuestJUnit;
 /**
  * A host test class whose guest JVM runs the same test classes once per device: one VM boot, the
  * guest launch {@link #configure} describes on siw0, then on rxe0, each guest test reported here by
- * name.
+ * name; or, where {@link #bootPerDevice} says so, one VM boot per device.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Timeout(1800)
 abstract class PerDeviceVmTest {
 
-    private VerbsInVm.Booted booted;
+    private final Map<Device, VerbsInVm.Booted> booted = new EnumMap<>(Device.class);
 
     /** Names the console log and the guest launches (letters, digits, '-'). */
     abstract String name();
@@ -40,30 +42,45 @@ abstract class PerDeviceVmTest {
         return "";
     }
 
+    /**
+     * Whether each device gets a VM boot of its own (its own console log, named after the device,
+     * and its own retry after a guest kernel fault) instead of one boot whose rxe0 phase follows siw0's
+     * after {@code rdma-dev} deleted siw0. By default one boot for both.
+     */
+    boolean bootPerDevice() {
+        return false;
+    }
+
     private String launchName(Device device) {
         return name() + "-" + device.kind;
     }
 
     @BeforeAll
     void boot() throws Exception {
-        booted = VerbsInVm.boot(name(), kernel(), Duration.ofMinutes(25), List.of(Device.SIW, Device.RXE), d -> {
-            GuestJUnit.Launch launch = VerbsInVm.verbs(GuestJUnit.require().launch(launchName(d)), d);
-            return phase(d, configure(launch, d));
-        });
+        List<List<Device>> boots = bootPerDevice() ? List.of(List.of(Device.SIW), List.of(Device.RXE))
+                : List.of(List.of(Device.SIW, Device.RXE));
+        for (List<Device> devices : boots) {
+            String vmName = boots.size() == 1 ? name() : launchName(devices.get(0));
+            VerbsInVm.Booted b = VerbsInVm.boot(vmName, kernel(), Duration.ofMinutes(25), devices, d -> {
+                GuestJUnit.Launch launch = VerbsInVm.verbs(GuestJUnit.require().launch(launchName(d)), d);
+                return phase(d, configure(launch, d));
+            });
+            devices.forEach(d -> booted.put(d, b));
+        }
     }
 
-    /** The finished VM run (after {@link #boot}). */
-    VerbsInVm.Booted booted() {
-        return booted;
+    /** The finished VM run that had {@code device}'s phase (after {@link #boot}). */
+    VerbsInVm.Booted booted(Device device) {
+        return booted.get(device);
     }
 
     @TestFactory
     Stream<DynamicNode> overSiw0() {
-        return booted.tests(launchName(Device.SIW), Device.SIW);
+        return booted(Device.SIW).tests(launchName(Device.SIW), Device.SIW);
     }
 
     @TestFactory
     Stream<DynamicNode> overRxe0() {
-        return booted.tests(launchName(Device.RXE), Device.RXE);
+        return booted(Device.RXE).tests(launchName(Device.RXE), Device.RXE);
     }
 }

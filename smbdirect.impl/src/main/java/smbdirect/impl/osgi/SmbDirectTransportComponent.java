@@ -1,6 +1,7 @@
 package smbdirect.impl.osgi;
 
 import java.net.InetSocketAddress;
+import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
@@ -126,23 +127,37 @@ public class SmbDirectTransportComponent extends ForwardingTransport implements 
         this.timer = timer;
         this.transport = transport;
         transport.setListenerEventHandler(whiteboard);
-        if (!configure(config, properties)) {
-            configureLastGood();
+        String source = ConfigurationValues.source(properties);
+        try {
+            apply(checked(config, properties), source);
+        } catch (SettingsException refused) {
+            activateOverRefused(source, refused);
         }
     }
 
     /**
      * At activation, over a refused configuration: the last good settings the settings guard kept
-     * (in force before the restart), rather than the defaults. The guard of this bundle is not yet
-     * active when Declarative Services hands this component its configuration, so it cannot have put
-     * them back yet; it does so a moment later, and this component then sees no change.
+     * (in force before the restart), rather than the defaults, said in one ERROR line. The guard of
+     * this bundle is not yet active when Declarative Services hands this component its
+     * configuration, so it cannot have put them back yet; it does so a moment later, and this
+     * component then sees no change.
      */
-    private void configureLastGood() {
-        java.nio.file.Path folder = LastGoodSettings.folder(context);
+    private void activateOverRefused(String source, SettingsException refused) {
+        Path folder = LastGoodSettings.folder(context);
         Map<String, Object> kept = LastGoodSettings.read(folder, PID);
-        if (kept != null && configure(ConfigurationValues.proxy(TransportConfiguration.class, kept), kept)) {
-            LOG.warn("Configuration {}: the last good settings, kept in {}, are in force instead", PID, folder);
+        if (kept != null) {
+            try {
+                Checked good = checked(ConfigurationValues.proxy(TransportConfiguration.class, kept), kept);
+                transport.configure(good.settings(), good.filter());
+                LOG.error("Configuration {}{} not applied, {}; the last good settings, kept in {}, are in force: {}", PID,
+                        source, refused.getMessage(), folder, good.settings());
+                return;
+            } catch (SettingsException alsoRefused) {
+                // kept by an older version whose ranges differ: the defaults, as with nothing kept
+            }
         }
+        LOG.error("Configuration {}{} not applied, {}; the defaults are in force (no last good settings kept)", PID,
+                source, refused.getMessage());
     }
 
     @Override
@@ -177,6 +192,12 @@ public class SmbDirectTransportComponent extends ForwardingTransport implements 
                     e.getMessage());
             return false;
         }
+        apply(checked, source);
+        return true;
+    }
+
+    /** Applies checked settings, saying what changed. */
+    private void apply(Checked checked, String source) {
         TransportSettings settings = checked.settings();
         ProviderFilter filter = checked.filter();
         TransportSettings before = transport.settings();
@@ -188,7 +209,6 @@ public class SmbDirectTransportComponent extends ForwardingTransport implements 
         if (!settings.equals(before)) {
             LOG.info("Configuration {}{} applied: {}", PID, source, settings);
         }
-        return true;
     }
 
     /**

@@ -79,8 +79,9 @@ class SmbDirectTransportComponentTest {
         assertEquals(1, errors.size(), lines.toString());
         assertTrue(errors.get(0).contains("from /srv/etc/smbdirect.transport.cfg not applied, receiveCreditMax=0"),
                 errors.get(0));
-        assertTrue(lines.stream().anyMatch(l -> l.contains("WARN") && l.contains(
-                "the last good settings, kept in " + lastGood + ", are in force instead")), lines.toString());
+        assertTrue(errors.get(0).contains("; the last good settings, kept in " + lastGood + ", are in force: "),
+                errors.get(0));
+        assertEquals(1, lines.size(), "one line says what was refused and what is in force: " + lines);
         component.addProvider(new FakeProvider("a"), props("a", 0, 1));
         assertEquals(128, engines.get("a").settings().receiveCreditMax());
 
@@ -93,9 +94,13 @@ class SmbDirectTransportComponentTest {
 
     @Test
     void aRefusedConfigurationAtActivationWithNothingKeptRunsOnTheDefaults(@TempDir Path data) {
-        logged(() -> component = new SmbDirectTransportComponent(contextWithFramework(org.osgi.framework.Bundle.ACTIVE, data),
-                transportConfig("receiveCreditMax", 0), Map.of("receiveCreditMax", "0"), engines));
+        List<String> lines = logged(() -> component = new SmbDirectTransportComponent(
+                contextWithFramework(org.osgi.framework.Bundle.ACTIVE, data), transportConfig("receiveCreditMax", 0),
+                Map.of("receiveCreditMax", "0"), engines));
         assertEquals(TransportSettings.DEFAULTS, component.settings());
+        assertEquals(1, lines.size(), lines.toString());
+        assertTrue(lines.get(0).contains("ERROR") && lines.get(0).contains("not applied, receiveCreditMax=0")
+                && lines.get(0).contains("; the defaults are in force (no last good settings kept)"), lines.get(0));
     }
 
     @Test

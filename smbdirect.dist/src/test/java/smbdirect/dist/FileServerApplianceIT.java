@@ -20,7 +20,8 @@ import org.junit.jupiter.api.io.TempDir;
  * (the banner and the log say nothing of it) until {@code etc/smbdirect.example.fileserver.cfg}
  * exists; then one INFO line says what is served where and its listener shows on the status page;
  * a bad value is refused by the settings guard, naming the key, before the server sees it, the last
- * good settings put back into the file while it keeps serving; deleting the file closes it.
+ * good settings put back into the file while it keeps serving; deleting the file closes it. A start
+ * over a file edited by hand with such a value serves on the last good settings from the start.
  */
 class FileServerApplianceIT {
 
@@ -89,6 +90,47 @@ class FileServerApplianceIT {
             runtime.awaitJson(password, j -> listenerAt(j, "10.0.0.1:5445") == null, "the listener gone");
             assertEquals(0, runtime.output().lines().filter(l -> l.contains(" ERROR ")).count(), "no error:\n"
                     + runtime.output());
+            assertEquals(0, runtime.terminate(Duration.ofSeconds(30)), runtime.output());
+        }
+    }
+
+    /**
+     * A start over the file edited by hand, while the runtime was stopped, to a value the settings
+     * guard refuses: the file server never sees the value. The guard (in smbdirect.impl, one start
+     * level before the file server) hands it the last good settings it kept while the runtime ran, so
+     * it serves them from the start; the guard's WARN names the key and the value, no ERROR is logged,
+     * and the last good settings are back in the file.
+     */
+    @Test
+    void aStartOverARefusedHandEditServesTheLastGoodSettingsAndTheServerNeverSeesTheValue() throws Exception {
+        Path cfg = home.resolve("etc/smbdirect.example.fileserver.cfg");
+        String directory = share.toRealPath().toString();
+        String password;
+        try (RuntimeProcess runtime = RuntimeProcess.start(home)) {
+            runtime.awaitUp(Duration.ofSeconds(60));
+            password = runtime.generatedPassword();
+            Files.writeString(cfg, "directory = " + directory + "\nlistenAddress = 10.0.0.1:5445\nprovider = mock\n"
+                    + "guest = true\n");
+            runtime.awaitJson(password, j -> listenerAt(j, "10.0.0.1:5445") != null
+                    && "OPEN".equals(listenerAt(j, "10.0.0.1:5445").get("state")), "the file server's listener OPEN");
+            assertEquals(0, runtime.terminate(Duration.ofSeconds(30)), runtime.output());
+        }
+        Path missing = share.resolve("missing");
+        Files.writeString(cfg, "directory = " + missing + "\nlistenAddress = 10.0.0.1:5445\nprovider = mock\n"
+                + "guest = true\n");
+        try (RuntimeProcess runtime = RuntimeProcess.start(home)) {
+            runtime.awaitUp(Duration.ofSeconds(60));
+            runtime.awaitJson(password, j -> listenerAt(j, "10.0.0.1:5445") != null
+                    && "OPEN".equals(listenerAt(j, "10.0.0.1:5445").get("state")), "the file server's listener OPEN");
+            runtime.awaitOutput("directory = " + missing + " refused (does not exist); the last good settings were put back",
+                    Duration.ofSeconds(30));
+            RuntimeProcess.awaitFile(home, Path.of("etc/smbdirect.example.fileserver.cfg"),
+                    t -> t.contains(directory) && !t.contains(missing.toString()), "the last good directory put back");
+            assertEquals(List.of(), runtime.output().lines().filter(l -> l.contains(" ERROR ")).toList(),
+                    "the file server never saw the refused value:\n" + runtime.output());
+            List<String> served = linesAbout(runtime, "file server started");
+            assertEquals(1, served.size(), "the file server started once: " + served);
+            assertTrue(served.get(0).contains("(" + directory + ") on /10.0.0.1:5445"), served.get(0));
             assertEquals(0, runtime.terminate(Duration.ofSeconds(30)), runtime.output());
         }
     }

@@ -145,6 +145,7 @@ public class SmbDirectTransportComponent extends ForwardingTransport implements 
     private void activateOverRefused(String source, SettingsException refused) {
         Path folder = LastGoodSettings.folder(context);
         Map<String, Object> kept = LastGoodSettings.read(folder, PID);
+        String why = "no last good settings kept";
         if (kept != null) {
             try {
                 Checked good = checked(ConfigurationValues.proxy(TransportConfiguration.class, kept), kept);
@@ -153,11 +154,11 @@ public class SmbDirectTransportComponent extends ForwardingTransport implements 
                         source, refused.getMessage(), folder, good.settings());
                 return;
             } catch (SettingsException alsoRefused) {
-                // kept by an older version whose ranges differ: the defaults, as with nothing kept
+                why = "the last good settings kept in " + folder + " are refused too, " + alsoRefused.getMessage();
             }
         }
-        LOG.error("Configuration {}{} not applied, {}; the defaults are in force (no last good settings kept)", PID,
-                source, refused.getMessage());
+        LOG.error("Configuration {}{} not applied, {}; the defaults are in force ({})", PID, source, refused.getMessage(),
+                why);
     }
 
     @Override

@@ -104,6 +104,22 @@ class SmbDirectTransportComponentTest {
     }
 
     @Test
+    void aRefusedConfigurationAtActivationOverKeptValuesRefusedTooRunsOnTheDefaultsSayingWhy(@TempDir Path data)
+            throws Exception {
+        // kept by an earlier version whose range allowed it
+        Path lastGood = Files.createDirectories(data.resolve("last-good"));
+        LastGoodSettings.write(lastGood, SmbDirectTransportComponent.PID, new Hashtable<>(Map.of("maxReceiveSize", 100)));
+        List<String> lines = logged(() -> component = new SmbDirectTransportComponent(
+                contextWithFramework(org.osgi.framework.Bundle.ACTIVE, data), transportConfig("receiveCreditMax", 0),
+                Map.of("receiveCreditMax", "0"), engines));
+        assertEquals(TransportSettings.DEFAULTS, component.settings());
+        assertEquals(1, lines.size(), lines.toString());
+        assertTrue(lines.get(0).contains("not applied, receiveCreditMax=0") && lines.get(0).contains(
+                "; the defaults are in force (the last good settings kept in " + lastGood + " are refused too, maxReceiveSize=100"),
+                lines.get(0));
+    }
+
+    @Test
     void refusedModificationKeepsTheLastGoodSettings() {
         component = new SmbDirectTransportComponent(transportConfig("receiveCreditMax", 100), engines);
         component.addProvider(new FakeProvider("a"), props("a", 0, 1));

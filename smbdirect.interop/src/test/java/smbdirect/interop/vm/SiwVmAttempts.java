@@ -16,8 +16,13 @@ import org.slf4j.LoggerFactory;
  * the VMs a scenario booted show a kernel fault, the scenario runs once more, with a loud WARN
  * naming the fault and the kept console log. When the second attempt is clean its result counts;
  * when it faults again (as a fault our bytes provoke would), the scenario fails with both consoles
- * named. A scenario that fails without a kernel fault fails at once: no retry hides our errors.
- * Static methods, thread-safe.
+ * named. One kind of crash gets a third attempt: where every fault of both attempts is a crash in
+ * cifs's SMB Direct disconnect work ({@link SiwVmResult#onlyCifsDisconnectWorkCrashes}), the guest's
+ * own SMB client racing its teardown at an unmount or a disconnect (6.12.117+deb12-amd64, in
+ * {@code CifsMountsFileServerOverVerbsInVmTest}: 3 boots of about 25 since 2026-11-28, a NULL
+ * pointer dereference in {@code rdma_disconnect} twice on rxe0, {@code kernel BUG at
+ * drivers/infiniband/core/iwcm.c:341} once on siw0; the second attempt passed each time). A scenario that fails without a kernel fault fails
+ * at once: no retry hides our errors. Static methods, thread-safe.
  */
 public final class SiwVmAttempts {
 
@@ -48,6 +53,11 @@ public final class SiwVmAttempts {
             return r;
         }
 
+        /** After {@link #closeAndCollectFaults}: whether every VM that faulted showed only cifs's disconnect-work crashes. */
+        boolean onlyCifsDisconnectWorkCrashes() {
+            return runs.stream().allMatch(r -> r.kernelFaults().isEmpty() || r.onlyCifsDisconnectWorkCrashes());
+        }
+
         /** Closes every VM of the attempt (idempotent) and returns the kernel faults their consoles show. */
         List<String> closeAndCollectFaults() {
             List<String> faults = new ArrayList<>();
@@ -62,7 +72,8 @@ public final class SiwVmAttempts {
     }
 
     /** One attempt's outcome. */
-    private record Attempt<T>(T value, Exception failure, AssertionError assertion, List<String> faults) {
+    private record Attempt<T>(T value, Exception failure, AssertionError assertion, List<String> faults,
+            boolean cifsCrashesOnly) {
 
         T get() throws Exception {
             if (assertion != null) {
@@ -76,32 +87,42 @@ public final class SiwVmAttempts {
     }
 
     /**
-     * Runs {@code scenario}, once more when the guest kernel faulted during the first attempt.
+     * Runs {@code scenario}, once more when the guest kernel faulted during the first attempt, and a
+     * third time when both attempts faulted only with crashes in cifs's disconnect work.
      *
      * @param what names the scenario in the log
      * @return the outcome of the attempt without a guest kernel fault
-     * @throws AssertionError when both attempts show a guest kernel fault (with both consoles named)
+     * @throws AssertionError when the attempts made all show a guest kernel fault (with their consoles named)
      * @throws Exception whatever the counted attempt threw
      */
     public static <T> T run(SiwVm vm, String what, Scenario<T> scenario) throws Exception {
-        Attempt<T> first = attempt(vm, scenario);
-        if (first.faults().isEmpty() || first.failure() instanceof InterruptedException) {
-            return first.get();
+        List<Attempt<T>> made = new ArrayList<>();
+        while (true) {
+            Attempt<T> a = attempt(vm, scenario);
+            made.add(a);
+            if (a.faults().isEmpty() || a.failure() instanceof InterruptedException) {
+                if (made.size() > 1) {
+                    LOG.warn("!!! {} passed on attempt {} after a guest kernel fault in each before: {}", what, made.size(),
+                            made.subList(0, made.size() - 1).stream().map(Attempt::faults).toList());
+                }
+                return a.get();
+            }
+            int allowed = made.stream().allMatch(Attempt::cifsCrashesOnly) ? 3 : 2;
+            if (made.size() >= allowed) {
+                break;
+            }
+            LOG.warn("!!! GUEST KERNEL FAULT during {} (attempt {} of {}): {}. This is a bug of the guest's Linux unless it"
+                    + " recurs; the console is kept. Running the scenario once more.", what, made.size(), allowed,
+                    a.faults());
         }
-        LOG.warn("!!! GUEST KERNEL FAULT during {} (attempt 1 of 2): {}. This is a bug of the guest's Linux unless it"
-                + " recurs; the console is kept. Running the scenario once more.", what, first.faults());
-        Attempt<T> second = attempt(vm, scenario);
-        if (second.faults().isEmpty()) {
-            LOG.warn("!!! {} passed on its second attempt after a guest kernel fault in the first: {}", what,
-                    first.faults());
-            return second.get();
-        }
-        AssertionError e = new AssertionError("the guest kernel faulted in both attempts of " + what
-                + " (a fault that recurs is taken as caused by what the host sent): first " + first.faults()
-                + ", second " + second.faults());
-        for (Throwable t : new Throwable[] {first.failure(), first.assertion(), second.failure(), second.assertion()}) {
-            if (t != null) {
-                e.addSuppressed(t);
+        AssertionError e = new AssertionError("the guest kernel faulted in all " + made.size() + " attempts of " + what
+                + " (a fault that recurs is taken as caused by what the host sent): "
+                + made.stream().map(Attempt::faults).toList());
+        for (Attempt<T> a : made) {
+            for (Throwable t : new Throwable[] {a.failure(), a.assertion()}) {
+                if (t != null) {
+                    e.addSuppressed(t);
+                }
             }
         }
         throw e;
@@ -121,6 +142,6 @@ public final class SiwVmAttempts {
         }
         // closed here as well as by the scenario: the check needs complete consoles
         List<String> faults = boots.closeAndCollectFaults();
-        return new Attempt<>(value, failure, assertion, faults);
+        return new Attempt<>(value, failure, assertion, faults, !faults.isEmpty() && boots.onlyCifsDisconnectWorkCrashes());
     }
 }

@@ -109,6 +109,54 @@ public record SiwVmResult(int exitCode, List<String> console, Duration wall, Pat
         return List.copyOf(out);
     }
 
+    /**
+     * The workqueue line of a crash report whose work item is cifs's SMB Direct disconnect work
+     * ({@code fs/smb/client/smbdirect.c}, {@code smbd_disconnect_rdma_work}).
+     */
+    private static final Pattern CIFS_DISCONNECT_WORK = Pattern.compile(
+            "Workqueue: smbd_\\S+ smbd_disconnect_rdma_work \\[cifs\\]");
+    /** Lines of a crash report searched for its workqueue line (it follows the crash line within about ten). */
+    private static final int REPORT_LINES = 40;
+
+    /**
+     * Whether {@code console} shows faults and every one is a crash in cifs's SMB Direct disconnect
+     * work: the kernel's cifs client racing its own teardown (6.12.117: a NULL pointer dereference in
+     * {@code rdma_disconnect}, {@code kernel BUG at drivers/infiniband/core/iwcm.c:341} in
+     * {@code iw_cm_disconnect}, both from that work item at a disconnect or an unmount), not
+     * something the bytes of a peer reach. A report is judged by the first workqueue line after its
+     * crash line, before its end ({@code ---[ end trace}).
+     */
+    static boolean onlyCifsDisconnectWorkCrashes(List<String> console, String kernel) {
+        List<String> faults = kernelFaults(console, kernel);
+        if (faults.isEmpty()) {
+            return false;
+        }
+        for (int i = 0; i < console.size(); i++) {
+            String l = console.get(i);
+            if (!faults.contains(l)) {
+                continue;
+            }
+            if (!CRASH.matcher(l).find()) {
+                return false; // a WARNING or a hung task: not such a crash
+            }
+            boolean named = false;
+            for (int j = i; j < Math.min(console.size(), i + REPORT_LINES); j++) {
+                String r = console.get(j);
+                if (r.contains("Workqueue: ")) {
+                    named = CIFS_DISCONNECT_WORK.matcher(r).find(); // the report's own work item
+                    break;
+                }
+                if (r.contains("---[ end trace")) {
+                    break;
+                }
+            }
+            if (!named) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /** The last {@code n} console lines, for failure messages. */
     public String tail(int n) {
         return SiwVmRun.tail(console, n) + "\n(console log: " + consoleLog + ")";

@@ -66,4 +66,51 @@ class SiwVmResultTest {
         assertFalse(KnownGuestWarnings.isKnown(KERNEL, drain), "on 6.1");
         assertFalse(KnownGuestWarnings.isKnown("6.12.117+deb12-amd64", SPLAT), "siw's own warning on 6.12");
     }
+
+    private static final String K612 = "6.12.117+deb12-amd64";
+
+    /** A crash report of cifs's SMB Direct disconnect work as 6.12.117 printed it (2026-11-29), headed by {@code first}. */
+    private static List<String> cifsDisconnectWorkCrash(String first) {
+        return List.of(first,
+                "[  189.756427] #PF: supervisor read access in kernel mode",
+                "[  189.757238] Oops: Oops: 0000 [#1] PREEMPT SMP NOPTI",
+                "[  189.757696] CPU: 0 UID: 0 PID: 9 Comm: kworker/0:0 Tainted: G           OE      " + K612 + " #1",
+                "[  189.758429] Hardware name: QEMU Standard PC (i440FX + PIIX, 1996), BIOS 1.16.2-debian-1.16.2-1 04/01/2014",
+                "[  189.758731] Workqueue: smbd_00000000fea73dc5 smbd_disconnect_rdma_work [cifs]",
+                "[  189.759366] RIP: 0010:rdma_disconnect+0x33/0x170 [rdma_cm]",
+                "[  189.765974] ---[ end trace 0000000000000000 ]---");
+    }
+
+    private static List<String> console(List<String> a, String... more) {
+        List<String> all = new java.util.ArrayList<>(List.of(SiwVmResult.BEGIN, "fsio v311 done"));
+        all.addAll(a);
+        all.addAll(List.of(more));
+        all.add(SiwVmResult.END + "0 ===");
+        return all;
+    }
+
+    @Test
+    void crashesInCifssDisconnectWorkAreToldApartByTheirWorkqueueLine() {
+        List<String> nullDeref = cifsDisconnectWorkCrash(
+                "QueryDirectories: 2 total 0 failed[  189.755951] BUG: kernel NULL pointer dereference, address: 0000000000000528");
+        assertTrue(SiwVmResult.onlyCifsDisconnectWorkCrashes(console(nullDeref), K612));
+        List<String> iwcmBug = List.of("IOCTLs: 1 total 1 failed[   71.663862] kernel BUG at drivers/infiniband/core/iwcm.c:341!",
+                "[   71.664635] Oops: invalid opcode: 0000 [#1] PREEMPT SMP NOPTI",
+                "[   71.666082] Workqueue: smbd_00000000cacd9b4c smbd_disconnect_rdma_work [cifs]",
+                "[   71.666677] RIP: 0010:iw_cm_disconnect+0x14b/0x160 [iw_cm]");
+        assertTrue(SiwVmResult.onlyCifsDisconnectWorkCrashes(console(iwcmBug), K612));
+
+        List<String> siwCrash = List.of("[   12.5] BUG: kernel NULL pointer dereference, address: 0000000000000008",
+                "[   12.6] Oops: 0000 [#1] PREEMPT SMP NOPTI", "[   12.7] Workqueue: iw_cm_wq cm_work_handler [iw_cm]",
+                "[   12.8] RIP: 0010:siw_cm_work_handler+0x1a/0x2b0 [siw]");
+        assertFalse(SiwVmResult.onlyCifsDisconnectWorkCrashes(console(siwCrash), K612), "another work item's crash");
+        assertFalse(SiwVmResult.onlyCifsDisconnectWorkCrashes(console(nullDeref, siwCrash.toArray(String[]::new)), K612),
+                "cifs's crash and another");
+        List<String> siwFirst = new java.util.ArrayList<>(siwCrash);
+        siwFirst.add("[   12.9] ---[ end trace 0000000000000000 ]---");
+        assertFalse(SiwVmResult.onlyCifsDisconnectWorkCrashes(console(siwFirst, nullDeref.toArray(String[]::new)), K612),
+                "another crash, then cifs's");
+        assertFalse(SiwVmResult.onlyCifsDisconnectWorkCrashes(console(nullDeref, HUNG), K612), "cifs's crash and a hung task");
+        assertFalse(SiwVmResult.onlyCifsDisconnectWorkCrashes(console(List.of()), K612), "no fault at all");
+    }
 }

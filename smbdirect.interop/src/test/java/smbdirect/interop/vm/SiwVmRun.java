@@ -220,6 +220,11 @@ public final class SiwVmRun implements AutoCloseable {
         return result;
     }
 
+    /** Whether the console shows faults, each a crash in cifs's SMB Direct disconnect work ({@link SiwVmResult}). */
+    public boolean onlyCifsDisconnectWorkCrashes() {
+        return SiwVmResult.onlyCifsDisconnectWorkCrashes(console(), kernel);
+    }
+
     /** Console lines so far where the guest kernel reports a fault ({@link SiwVmResult#kernelFaults()}). */
     public List<String> kernelFaults() {
         return SiwVmResult.kernelFaults(console(), kernel);

@@ -157,6 +157,15 @@ final class Closing implements ConnectionLoss {
         provisionalReason = true;
     }
 
+    /**
+     * Whether the connection is closing with a provisional reason: a post was refused and the
+     * endpoint's own cause is on its way. What the upper layer hands over meanwhile waits for it
+     * (it fails at the finish with the final reason, as the queued messages do).
+     */
+    boolean reasonProvisional() {
+        return (provisionalReason || closingAfterPostFailure) && connection.state() == Connection.State.CLOSING;
+    }
+
     /** The endpoint reported its disconnect (its last callback). */
     void endpointGone(DisconnectCause cause, String detail) {
         Connection.State state = connection.state();
@@ -200,6 +209,7 @@ final class Closing implements ConnectionLoss {
         sendPath.failInFlight(failure);
         rdma.failInFlight(failure);
         registrations.releaseAll();
+        registrations.failWaiting(failure);
         negotiation.rejectUnaccepted();
         RdmaEndpoint endpoint = connection.endpoint();
         if (endpoint != null) {

@@ -407,6 +407,15 @@ final class Connection implements SmbDirectConnection, RdmaEndpointHandler {
         return s == State.CONNECTING || s == State.NEGOTIATING;
     }
 
+    /**
+     * Whether the connection is closing with a provisional reason, the endpoint's own on its way
+     * ({@link Closing#reasonProvisional}): a request handed over now fails with the final reason
+     * when the connection finishes, not at once with the provisional one (serial context).
+     */
+    boolean closeReasonProvisional() {
+        return closing.reasonProvisional();
+    }
+
     /** Whether the connection is established (negotiated and not closing). */
     boolean isEstablished() {
         return state == State.ESTABLISHED;

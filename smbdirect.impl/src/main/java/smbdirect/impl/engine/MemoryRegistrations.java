@@ -47,6 +47,8 @@ final class MemoryRegistrations {
     /** Posted local invalidates by work id. */
     private final Map<Long, RegisteredBufferImpl> invalidates = new HashMap<>();
     private final ArrayDeque<Runnable> invalidatesPending = new ArrayDeque<>();
+    /** Registrations asked for while the close reason was provisional: they fail at the finish (serial context). */
+    private final List<CompletableFuture<RegisteredBuffer>> waiting = new ArrayList<>();
     private long nextWorkId = 1;
     private int invalidatesInFlight;
 
@@ -65,6 +67,10 @@ final class MemoryRegistrations {
 
     private void doRegister(ByteBuffer buffer, RemoteAccess access, CompletableFuture<RegisteredBuffer> result) {
         if (!connection.isEstablished()) {
+            if (connection.closeReasonProvisional()) {
+                waiting.add(result); // fails at the finish with the endpoint's own reason
+                return;
+            }
             result.completeExceptionally(connection.notEstablished());
             return;
         }
@@ -234,6 +240,14 @@ final class MemoryRegistrations {
             rb.deregistered.complete(null);
         }
         registrations.clear();
+    }
+
+    /** The connection finished: registrations asked for while its close reason was provisional fail. */
+    void failWaiting(Throwable failure) {
+        for (CompletableFuture<RegisteredBuffer> f : waiting) {
+            f.completeExceptionally(failure);
+        }
+        waiting.clear();
     }
 
     /** Registered tokens (DTO). */

@@ -63,6 +63,8 @@ final class RdmaOperations {
     private volatile SharedPool<PendingRdma> shared;
     /** Operations with a work request flushed before the disconnect report: failed with the final reason. */
     private final List<RdmaOp> flushed = new ArrayList<>();
+    /** Requests handed over while the close reason was provisional: they fail at the finish (serial context). */
+    private final List<RdmaCompletionHandler> waiting = new ArrayList<>();
     /**
      * Posted work requests by slot (the work id): the operation and the bytes of the request; free
      * slots on a stack. Grows by doubling (bounded by ORD plus the write budget).
@@ -151,6 +153,10 @@ final class RdmaOperations {
             long remoteOffset, RdmaCompletionHandler completion) {
         try {
             if (!connection.isEstablished()) {
+                if (connection.closeReasonProvisional()) {
+                    waiting.add(completion); // fails at the finish with the endpoint's own reason
+                    return;
+                }
                 throw connection.notEstablished();
             }
             if (!(local instanceof RegisteredBufferImpl rb) || !registrations.owns(rb) || !rb.valid) {
@@ -372,6 +378,14 @@ final class RdmaOperations {
 
     /** The connection finished: every operation flushed or still in flight fails. */
     void failInFlight(Throwable failure) {
+        for (RdmaCompletionHandler c : waiting) {
+            try {
+                c.rdmaComplete(0, failure);
+            } catch (Throwable e) {
+                connection.callbackFailed("RdmaCompletionHandler.rdmaComplete", e);
+            }
+        }
+        waiting.clear();
         for (RdmaOp op : flushed) {
             fail(op, failure);
         }

@@ -276,6 +276,10 @@ final class SendPath {
             return;
         }
         if (!connection.isEstablished()) {
+            if (connection.closeReasonProvisional()) {
+                flushed.add(m); // fails at the finish with the endpoint's own reason (R-3.1.7.1-01)
+                return;
+            }
             complete(m, connection.notEstablished());
             return;
         }

@@ -12,6 +12,7 @@ import java.util.concurrent.CompletableFuture;
 
 import org.junit.jupiter.api.Test;
 
+import smbdirect.api.BufferDescriptor;
 import smbdirect.api.CloseReason;
 import smbdirect.api.RegisteredBuffer;
 import smbdirect.api.RemoteAccess;
@@ -111,6 +112,34 @@ class ConnectionLossTest {
         e.flushAndDisconnect(DisconnectCause.PEER, "bye");
         assertEquals(CloseReason.Kind.PEER_DISCONNECT, h.recorder.disconnects.get(0).kind());
         assertAllFailed(messages, CloseReason.Kind.PEER_DISCONNECT);
+        h.provider.assertNoLeaks();
+    }
+
+    /**
+     * After a refused post, before the endpoint's report: what the upper layer hands over then (a
+     * Send from a completion callback, an RDMA Write, a registration) waits for the report too and
+     * fails with the endpoint's reason, never with the provisional one (a perf client sending from
+     * its completion callback saw "posting a receive failed" where the peer had disconnected).
+     */
+    @Test
+    void R_3_1_7_1_01_whatIsHandedOverAfterARefusedPostFailsWithThePeersDisconnectNotTheProvisionalReason() {
+        Connection c = established();
+        FakeEndpoint e = h.provider.last();
+        RegisteredBuffer rb = c.register(ByteBuffer.allocateDirect(4096), RemoteAccess.WRITE).toCompletableFuture()
+                .join();
+        e.failReceivePost = true; // the queue pair went down with the peer's disconnect, not yet reported
+        e.deferDisconnect = true;
+        e.deliver(Harness.dt(10, 1, 0, 0, Harness.bytes(10, 9))); // taken; the receive's repost is refused
+        assertFalse(c.isOpen());
+        c.send(ByteBuffer.wrap(Harness.bytes(10, 4)), (m, x) -> outcomes.add(x));
+        c.rdmaWrite(rb, 0, 100, List.of(new BufferDescriptor(0x1000, 7, 100)), 0, (n, x) -> outcomes.add(x));
+        CompletableFuture<RegisteredBuffer> late = c.register(ByteBuffer.allocateDirect(4096), RemoteAccess.READ)
+                .toCompletableFuture();
+        late.whenComplete((r, x) -> outcomes.add(x));
+        assertTrue(outcomes.isEmpty(), "nothing fails with the provisional reason: " + outcomes);
+        e.flushAndDisconnect(DisconnectCause.PEER, "bye");
+        assertEquals(CloseReason.Kind.PEER_DISCONNECT, h.recorder.disconnects.get(0).kind());
+        assertAllFailed(3, CloseReason.Kind.PEER_DISCONNECT);
         h.provider.assertNoLeaks();
     }
 

@@ -21,8 +21,9 @@ import org.slf4j.LoggerFactory;
  * own SMB client racing its teardown at an unmount or a disconnect (6.12.117+deb12-amd64, in
  * {@code CifsMountsFileServerOverVerbsInVmTest}: 3 boots of about 25 since 2026-11-28, a NULL
  * pointer dereference in {@code rdma_disconnect} twice on rxe0, {@code kernel BUG at
- * drivers/infiniband/core/iwcm.c:341} once on siw0; the second attempt passed each time). A scenario that fails without a kernel fault fails
- * at once: no retry hides our errors. Static methods, thread-safe.
+ * drivers/infiniband/core/iwcm.c:341} once on siw0; the second attempt passed each time). A
+ * scenario that fails without a kernel fault fails at once: no retry hides our errors. Static
+ * methods, thread-safe.
  */
 public final class SiwVmAttempts {
 
@@ -142,6 +143,7 @@ public final class SiwVmAttempts {
         }
         // closed here as well as by the scenario: the check needs complete consoles
         List<String> faults = boots.closeAndCollectFaults();
-        return new Attempt<>(value, failure, assertion, faults, !faults.isEmpty() && boots.onlyCifsDisconnectWorkCrashes());
+        return new Attempt<>(value, failure, assertion, faults,
+                !faults.isEmpty() && boots.onlyCifsDisconnectWorkCrashes());
     }
 }

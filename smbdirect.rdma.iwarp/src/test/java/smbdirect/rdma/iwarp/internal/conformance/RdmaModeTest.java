@@ -479,6 +479,63 @@ class RdmaModeTest {
     }
 
     @Test
+    void rfc5044_6_1_aWriteInSmallFpdusOverSeveralGrownBatchesIsSentInOrderWithACorrectCrc() throws Exception {
+        // FPDUs of 128 bytes (108 of payload): 300 of them fill a first batch of 64, one grown to 256, and more
+        established(IwarpSettings.builder().maxFpduSize(128).build(), 1, 16);
+        peer.send(peer.fpdu(RawPeer.send(1, 0, true, new byte[0])));
+        side.events.awaitCompletions(1);
+        int payload = 128 - 16 - 4; // the tagged header with the MPA length, the CRC; no PAD
+        int size = 300 * payload;
+        MemoryRegion src = region(size);
+        byte[] data = new byte[size];
+        new Random(7).nextBytes(data);
+        src.buffer().put(0, data);
+        long to = 0x7f00_0000_1000L;
+        side.endpoint.postRdmaWrite(src, 0, size, to, 0x0bad_cafe, 12);
+        ByteArrayOutputStream got = new ByteArrayOutputStream();
+        for (int i = 0; i < 300; i++) {
+            byte[] f = peer.readFpdu(); // CRC checked
+            ByteBuffer b = ByteBuffer.wrap(f);
+            assertEquals(14 + payload, f.length, "FPDU " + i + " (ULPDU: tagged header and payload)");
+            assertEquals(to + (long) i * payload, b.getLong(6), "TO of FPDU " + i);
+            got.write(f, 14, f.length - 14);
+        }
+        assertArrayEquals(data, got.toByteArray());
+        side.events.await("the Write completion", () -> side.events.completions().size() == 2);
+        assertEquals(new Events.Completion(12, WorkRequestType.RDMA_WRITE, CompletionStatus.SUCCESS, size, false, 0),
+                side.events.completions().get(1));
+    }
+
+    @Test
+    void rfc5044_4_1_sendsOfEveryPadLengthCarryTheirBytesWithZeroPadAndACorrectCrc() throws Exception {
+        // 255, 256, 257 and 258 bytes of payload, with PADs of 1, 0, 3 and 2 bytes; then 1 byte (PAD 3)
+        // and none (header and trailer only)
+        established(IwarpSettings.builder().maxFpduSize(1460).build(), 1, 16);
+        peer.send(peer.fpdu(RawPeer.send(1, 0, true, new byte[0])));
+        side.events.awaitCompletions(1);
+        int[] sizes = {255, 256, 257, 258, 1, 0};
+        MemoryRegion src = region(1100);
+        byte[] data = new byte[1100];
+        new Random(8).nextBytes(data);
+        src.buffer().put(0, data);
+        int offset = 0;
+        for (int i = 0; i < sizes.length; i++) {
+            side.endpoint.postSend(src, offset, sizes[i], 200 + i);
+            offset += sizes[i];
+        }
+        offset = 0;
+        for (int i = 0; i < sizes.length; i++) {
+            byte[] f = peer.readFpdu(); // CRC checked, PAD skipped
+            assertEquals(18 + sizes[i], f.length, "Send of " + sizes[i] + " bytes");
+            assertEquals(i + 1, ByteBuffer.wrap(f).getInt(10), "MSN of Send " + i);
+            assertArrayEquals(Arrays.copyOfRange(data, offset, offset + sizes[i]), Arrays.copyOfRange(f, 18, f.length),
+                    "payload of the Send of " + sizes[i] + " bytes");
+            offset += sizes[i];
+        }
+        side.events.await("the Send completions", () -> side.events.completions().size() == 1 + sizes.length);
+    }
+
+    @Test
     void rfc5041_5_3_aSendQueueOfMoreSendsThanOneBatchStartsGoesOutInOrderWithConsecutiveMsns()
             throws Exception {
         // a batch starts at most 64 Sends: 100 queued at once go out in more than one, wherever they end

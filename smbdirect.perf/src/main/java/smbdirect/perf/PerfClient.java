@@ -16,6 +16,7 @@ import smbdirect.api.RegisteredBuffer;
 import smbdirect.api.RemoteAccess;
 import smbdirect.api.SendCompletion;
 import smbdirect.api.SmbDirectConnection;
+import smbdirect.api.SmbDirectException;
 
 /**
  * The client end of perf: drives one connection with the workload of its {@link PerfOptions} and
@@ -164,7 +165,7 @@ final class PerfClient implements ConnectionHandler {
     private synchronized void rdmaDone(long bytes, Throwable failure) {
         inFlight--;
         if (failure != null) {
-            result.completeExceptionally(new PerfException("RDMA " + options.direction().label() + " " + (completed + 1)
+            fail(failure, new PerfException("RDMA " + options.direction().label() + " " + (completed + 1)
                     + " failed: " + failure.getMessage(), failure));
             return;
         }
@@ -294,7 +295,7 @@ final class PerfClient implements ConnectionHandler {
         inFlight--;
         free.push(m);
         if (failure != null) {
-            result.completeExceptionally(failure);
+            fail(failure, failure);
             return;
         }
         if (options.direction() == PerfDirection.SEND) {
@@ -311,8 +312,26 @@ final class PerfClient implements ConnectionHandler {
 
     private void controlSent(ByteBuffer m, Throwable failure) {
         if (failure != null) {
-            result.completeExceptionally(failure);
+            fail(failure, failure);
         }
+    }
+
+    /**
+     * Ends the run with {@code failure}. One that only says the connection ended is told as
+     * {@link #onDisconnected} tells it, whichever of the two comes first: the end of a run by a
+     * peer's disconnect reads the same whether a message was in flight at that moment or not.
+     */
+    private void fail(Throwable failure, Throwable otherwise) {
+        if (failure instanceof SmbDirectException e && e.kind() == SmbDirectException.Kind.CONNECTION_CLOSED
+                && e.closeReason() != null && connection != null) {
+            result.completeExceptionally(closedDuringRun(connection, e.closeReason(), e));
+        } else {
+            result.completeExceptionally(otherwise);
+        }
+    }
+
+    private static PerfException closedDuringRun(SmbDirectConnection c, CloseReason reason, Throwable cause) {
+        return new PerfException("connection " + c.id() + " closed during the run: " + reason, cause);
     }
 
     @Override
@@ -406,6 +425,6 @@ final class PerfClient implements ConnectionHandler {
 
     @Override
     public void onDisconnected(SmbDirectConnection c, CloseReason reason) {
-        result.completeExceptionally(new PerfException("connection " + c.id() + " closed during the run: " + reason));
+        result.completeExceptionally(closedDuringRun(c, reason, null));
     }
 }

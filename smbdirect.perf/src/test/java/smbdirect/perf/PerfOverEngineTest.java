@@ -15,6 +15,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import smbdirect.api.SmbDirectListener;
 import smbdirect.impl.engine.ExecutorScheduler;
@@ -214,6 +216,31 @@ class PerfOverEngineTest {
         PerfException serve = assertThrows(PerfException.class, () -> Perf.serve(engine,
                 PerfOptions.parse(List.of("--provider", "iwarp", "--listen", "127.0.0.1:5445"))));
         assertTrue(serve.getMessage().contains("no RDMA provider named 'iwarp'"), serve.getMessage());
+    }
+
+    /**
+     * The server's end stopped mid-run: every workload ends with the peer's disconnect told the same
+     * way, whether a message or RDMA operation was in flight (it fails with the connection's close)
+     * or the disconnect's own report came first.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"send", "receive", "pingpong", "write", "read"})
+    @Timeout(120)
+    void aServerThatGoesAwayMidRunEndsTheRunWithThePeersDisconnectToldOneWay(String direction) throws Exception {
+        for (int round = 0; round < 5; round++) {
+            MockProvider serverDevice = fabric.provider("srv" + round);
+            SmbDirectEngine serverEngine = new SmbDirectEngine(serverDevice, TransportSettings.DEFAULTS,
+                    new ExecutorScheduler(timers));
+            Perf.serve(serverEngine, new InetSocketAddress(serverDevice.address(), 5449));
+            timers.schedule(() -> serverEngine.shutdown(smbdirect.api.CloseReason.of(
+                    smbdirect.api.CloseReason.Kind.SHUTDOWN, "server stopped")), 150 + 40 * round,
+                    TimeUnit.MILLISECONDS);
+            PerfException e = assertThrows(PerfException.class, () -> Perf.run(engine, PerfOptions.parse(List.of(
+                    "--connect", serverDevice.address().getHostAddress() + ":5449", "--duration", "10m", "--size",
+                    "16k", "--depth", "8", "--direction", direction))));
+            assertTrue(e.getMessage().matches("connection \\d+ closed during the run: PEER_DISCONNECT: .*"),
+                    "round " + round + ": " + e.getMessage());
+        }
     }
 
     @Test

@@ -268,9 +268,13 @@ final class RdmaOperations {
                     writesInFlight--;
                 }
                 pending.remove(op);
-                fail(op, new SmbDirectException(SmbDirectException.Kind.PROVIDER_ERROR,
-                        "posting an RDMA " + (op.read ? "Read" : "Write") + " failed: " + e.getMessage(), null, e));
-                loss.closeAfterPostFailure("posting an RDMA operation", e);
+                // a refused post is mostly a queue pair already going down: the operation fails with the
+                // connection's final reason at the finish, as flushed work does (R-3.1.7.1-01)
+                if (!op.flushed) {
+                    op.flushed = true; // referenced from the flushed list: never reused
+                    flushed.add(op);
+                }
+                loss.closeAfterPostFailure("posting an RDMA " + (op.read ? "Read" : "Write"), e);
                 return;
             }
         }

@@ -143,6 +143,48 @@ class ConnectionLossTest {
         h.provider.assertNoLeaks();
     }
 
+    /**
+     * An RDMA Write and Read whose own posts are refused (the queue pair went down with the peer's
+     * disconnect, its report still on its way) fail with the endpoint's reason when it comes, as the
+     * messages do, not with the refusal (a perf client saw "posting an RDMA Write failed" where the
+     * server had gone away).
+     */
+    @Test
+    void R_3_1_7_1_01_anRdmaOperationWhosePostIsRefusedFailsWithThePeersDisconnect() {
+        Connection c = established();
+        FakeEndpoint e = h.provider.last();
+        RegisteredBuffer rb = c.register(ByteBuffer.allocateDirect(4096), RemoteAccess.LOCAL_ONLY)
+                .toCompletableFuture().join();
+        c.rdmaWrite(rb, 0, 100, List.of(new BufferDescriptor(0x1000, 7, 100)), 0, (n, x) -> outcomes.add(x));
+        assertEquals(1, e.rdma.size(), "the first is posted");
+        e.failRdmaPost = true;
+        e.deferDisconnect = true;
+        c.rdmaRead(rb, 0, 100, List.of(new BufferDescriptor(0x2000, 8, 100)), 0, (n, x) -> outcomes.add(x));
+        assertFalse(c.isOpen());
+        assertTrue(outcomes.isEmpty(), "nothing fails with the refusal: " + outcomes);
+        e.flushAndDisconnect(DisconnectCause.PEER, "bye");
+        assertEquals(CloseReason.Kind.PEER_DISCONNECT, h.recorder.disconnects.get(0).kind());
+        assertAllFailed(2, CloseReason.Kind.PEER_DISCONNECT);
+        h.provider.assertNoLeaks();
+    }
+
+    /** A refused RDMA post with no peer behind it (the endpoint reports only our disconnect) keeps the refusal as the reason. */
+    @Test
+    void aRefusedRdmaPostWithoutAPeersDisconnectClosesNamingTheRefusal() {
+        Connection c = established();
+        FakeEndpoint e = h.provider.last();
+        RegisteredBuffer rb = c.register(ByteBuffer.allocateDirect(4096), RemoteAccess.LOCAL_ONLY)
+                .toCompletableFuture().join();
+        e.failRdmaPost = true;
+        c.rdmaWrite(rb, 0, 100, List.of(new BufferDescriptor(0x1000, 7, 100)), 0, (n, x) -> outcomes.add(x));
+        assertFalse(c.isOpen());
+        CloseReason r = h.recorder.disconnects.get(0);
+        assertEquals(CloseReason.Kind.PROVIDER_ERROR, r.kind());
+        assertEquals("posting an RDMA Write failed: send queue full", r.detail());
+        assertAllFailed(1, CloseReason.Kind.PROVIDER_ERROR);
+        h.provider.assertNoLeaks();
+    }
+
     @Test
     void peerDisconnect() {
         Connection c = established();

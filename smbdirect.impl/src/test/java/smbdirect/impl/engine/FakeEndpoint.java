@@ -127,6 +127,7 @@ final class FakeEndpoint implements RdmaEndpoint {
     /** When &ge; 0: that many more Send posts succeed, the following ones are refused. */
     int failSendPostsAfter = -1;
     boolean failReceivePost;
+    boolean failRdmaPost;
     int ird = 8;
     /** Allocation-free bookkeeping for measurements: receives in a ring, Sends completed by {@link #leanStep}. */
     boolean lean;
@@ -260,6 +261,9 @@ final class FakeEndpoint implements RdmaEndpoint {
     public void postRdmaWrite(MemoryRegion local, int localOffset, int length, long remoteAddress, int remoteToken,
             long wrId) throws RdmaException {
         live();
+        if (failRdmaPost) {
+            throw new RdmaException("send queue full");
+        }
         Wr w = new Wr(WorkRequestType.RDMA_WRITE, (Region) local, localOffset, length, wrId, null, null,
                 remoteAddress, remoteToken);
         rdma.add(w);
@@ -272,6 +276,9 @@ final class FakeEndpoint implements RdmaEndpoint {
     public void postRdmaRead(MemoryRegion local, int localOffset, int length, long remoteAddress, int remoteToken,
             long wrId) throws RdmaException {
         live();
+        if (failRdmaPost) {
+            throw new RdmaException("send queue full");
+        }
         Wr w = new Wr(WorkRequestType.RDMA_READ, (Region) local, localOffset, length, wrId, null, null,
                 remoteAddress, remoteToken);
         rdma.add(w);

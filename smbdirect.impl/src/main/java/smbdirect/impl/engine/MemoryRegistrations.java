@@ -175,8 +175,8 @@ final class MemoryRegistrations {
         } catch (RdmaException e) {
             invalidates.remove(wid);
             invalidatesInFlight--;
-            rb.deregistered.completeExceptionally(new SmbDirectException(SmbDirectException.Kind.PROVIDER_ERROR,
-                    "local invalidate failed: " + e.getMessage(), null, e));
+            // as a flushed invalidate: the connection closes, and the region is released with its queue
+            // pair when it finishes, which completes the deregistration (no remote access survives it)
             loss.closeAfterPostFailure("posting a local invalidate", e);
         }
     }

@@ -168,6 +168,29 @@ class ConnectionLossTest {
         h.provider.assertNoLeaks();
     }
 
+    /**
+     * A deregistration whose local invalidate cannot be posted (the queue pair went down with the
+     * peer's disconnect) completes when the connection releases the region with its queue pair, as
+     * one whose invalidate is flushed does: no remote access survives it (R-3.1.4.4-04).
+     */
+    @Test
+    void R_3_1_7_1_01_aDeregistrationWhoseInvalidateIsRefusedCompletesWhenTheRegionIsReleased() {
+        Connection c = established();
+        FakeEndpoint e = h.provider.last();
+        RegisteredBuffer rb = c.register(ByteBuffer.allocateDirect(4096), RemoteAccess.READ_WRITE)
+                .toCompletableFuture().join();
+        e.failInvalidatePost = true;
+        e.deferDisconnect = true;
+        CompletableFuture<Void> deregistered = rb.deregister().toCompletableFuture();
+        assertFalse(c.isOpen());
+        assertFalse(rb.isValid());
+        assertFalse(deregistered.isDone(), "the region is still held by the queue pair");
+        e.flushAndDisconnect(DisconnectCause.PEER, "bye");
+        assertEquals(CloseReason.Kind.PEER_DISCONNECT, h.recorder.disconnects.get(0).kind());
+        assertTrue(deregistered.isDone() && !deregistered.isCompletedExceptionally(), deregistered.toString());
+        h.provider.assertNoLeaks();
+    }
+
     /** A refused RDMA post with no peer behind it (the endpoint reports only our disconnect) keeps the refusal as the reason. */
     @Test
     void aRefusedRdmaPostWithoutAPeersDisconnectClosesNamingTheRefusal() {

@@ -128,6 +128,7 @@ final class FakeEndpoint implements RdmaEndpoint {
     int failSendPostsAfter = -1;
     boolean failReceivePost;
     boolean failRdmaPost;
+    boolean failInvalidatePost;
     int ird = 8;
     /** Allocation-free bookkeeping for measurements: receives in a ring, Sends completed by {@link #leanStep}. */
     boolean lean;
@@ -290,6 +291,9 @@ final class FakeEndpoint implements RdmaEndpoint {
     @Override
     public void postLocalInvalidate(MemoryRegion region, long wrId) throws RdmaException {
         live();
+        if (failInvalidatePost) {
+            throw new RdmaException("send queue full");
+        }
         Wr w = new Wr(WorkRequestType.LOCAL_INVALIDATE, (Region) region, 0, 0, wrId, null, null, 0, 0);
         invalidates.add(w);
         events.add("invalidate");

@@ -40,6 +40,17 @@ class ConnectionLossTest {
         c.send(ByteBuffer.wrap(Harness.bytes(10, 1)), (m, x) -> outcomes.add(x));
     }
 
+    /** A registration of 4,096 bytes with {@code access} on the established {@code c}. */
+    static RegisteredBuffer registered(Connection c, RemoteAccess access) {
+        return c.register(ByteBuffer.allocateDirect(4096), access).toCompletableFuture().join();
+    }
+
+    /** The endpoint reports the peer's disconnect; the upper layer is told PEER_DISCONNECT. */
+    void peerDisconnects(FakeEndpoint e) {
+        e.flushAndDisconnect(DisconnectCause.PEER, "bye");
+        assertEquals(CloseReason.Kind.PEER_DISCONNECT, h.recorder.disconnects.get(0).kind());
+    }
+
     void assertAllFailed(int expected, CloseReason.Kind kind) {
         assertEquals(expected, outcomes.size(), "every message completed once");
         for (Throwable t : outcomes) {
@@ -109,8 +120,7 @@ class ConnectionLossTest {
         e.deliver(Harness.dt(10, 1, 0, 0, new byte[0])); // a credit: the queued head is posted, and refused
         assertFalse(c.isOpen());
         assertTrue(outcomes.isEmpty(), "nothing fails with the provisional reason: " + outcomes);
-        e.flushAndDisconnect(DisconnectCause.PEER, "bye");
-        assertEquals(CloseReason.Kind.PEER_DISCONNECT, h.recorder.disconnects.get(0).kind());
+        peerDisconnects(e);
         assertAllFailed(messages, CloseReason.Kind.PEER_DISCONNECT);
         h.provider.assertNoLeaks();
     }
@@ -125,8 +135,7 @@ class ConnectionLossTest {
     void R_3_1_7_1_01_whatIsHandedOverAfterARefusedPostFailsWithThePeersDisconnectNotTheProvisionalReason() {
         Connection c = established();
         FakeEndpoint e = h.provider.last();
-        RegisteredBuffer rb = c.register(ByteBuffer.allocateDirect(4096), RemoteAccess.WRITE).toCompletableFuture()
-                .join();
+        RegisteredBuffer rb = registered(c, RemoteAccess.WRITE);
         e.failReceivePost = true; // the queue pair went down with the peer's disconnect, not yet reported
         e.deferDisconnect = true;
         e.deliver(Harness.dt(10, 1, 0, 0, Harness.bytes(10, 9))); // taken; the receive's repost is refused
@@ -137,8 +146,7 @@ class ConnectionLossTest {
                 .toCompletableFuture();
         late.whenComplete((r, x) -> outcomes.add(x));
         assertTrue(outcomes.isEmpty(), "nothing fails with the provisional reason: " + outcomes);
-        e.flushAndDisconnect(DisconnectCause.PEER, "bye");
-        assertEquals(CloseReason.Kind.PEER_DISCONNECT, h.recorder.disconnects.get(0).kind());
+        peerDisconnects(e);
         assertAllFailed(3, CloseReason.Kind.PEER_DISCONNECT);
         h.provider.assertNoLeaks();
     }
@@ -153,8 +161,7 @@ class ConnectionLossTest {
     void R_3_1_7_1_01_anRdmaOperationWhosePostIsRefusedFailsWithThePeersDisconnect() {
         Connection c = established();
         FakeEndpoint e = h.provider.last();
-        RegisteredBuffer rb = c.register(ByteBuffer.allocateDirect(4096), RemoteAccess.LOCAL_ONLY)
-                .toCompletableFuture().join();
+        RegisteredBuffer rb = registered(c, RemoteAccess.LOCAL_ONLY);
         c.rdmaWrite(rb, 0, 100, List.of(new BufferDescriptor(0x1000, 7, 100)), 0, (n, x) -> outcomes.add(x));
         assertEquals(1, e.rdma.size(), "the first is posted");
         e.failRdmaPost = true;
@@ -162,8 +169,7 @@ class ConnectionLossTest {
         c.rdmaRead(rb, 0, 100, List.of(new BufferDescriptor(0x2000, 8, 100)), 0, (n, x) -> outcomes.add(x));
         assertFalse(c.isOpen());
         assertTrue(outcomes.isEmpty(), "nothing fails with the refusal: " + outcomes);
-        e.flushAndDisconnect(DisconnectCause.PEER, "bye");
-        assertEquals(CloseReason.Kind.PEER_DISCONNECT, h.recorder.disconnects.get(0).kind());
+        peerDisconnects(e);
         assertAllFailed(2, CloseReason.Kind.PEER_DISCONNECT);
         h.provider.assertNoLeaks();
     }
@@ -177,16 +183,14 @@ class ConnectionLossTest {
     void R_3_1_7_1_01_aDeregistrationWhoseInvalidateIsRefusedCompletesWhenTheRegionIsReleased() {
         Connection c = established();
         FakeEndpoint e = h.provider.last();
-        RegisteredBuffer rb = c.register(ByteBuffer.allocateDirect(4096), RemoteAccess.READ_WRITE)
-                .toCompletableFuture().join();
+        RegisteredBuffer rb = registered(c, RemoteAccess.READ_WRITE);
         e.failInvalidatePost = true;
         e.deferDisconnect = true;
         CompletableFuture<Void> deregistered = rb.deregister().toCompletableFuture();
         assertFalse(c.isOpen());
         assertFalse(rb.isValid());
         assertFalse(deregistered.isDone(), "the region is still held by the queue pair");
-        e.flushAndDisconnect(DisconnectCause.PEER, "bye");
-        assertEquals(CloseReason.Kind.PEER_DISCONNECT, h.recorder.disconnects.get(0).kind());
+        peerDisconnects(e);
         assertTrue(deregistered.isDone() && !deregistered.isCompletedExceptionally(), deregistered.toString());
         h.provider.assertNoLeaks();
     }
@@ -196,8 +200,7 @@ class ConnectionLossTest {
     void aRefusedRdmaPostWithoutAPeersDisconnectClosesNamingTheRefusal() {
         Connection c = established();
         FakeEndpoint e = h.provider.last();
-        RegisteredBuffer rb = c.register(ByteBuffer.allocateDirect(4096), RemoteAccess.LOCAL_ONLY)
-                .toCompletableFuture().join();
+        RegisteredBuffer rb = registered(c, RemoteAccess.LOCAL_ONLY);
         e.failRdmaPost = true;
         c.rdmaWrite(rb, 0, 100, List.of(new BufferDescriptor(0x1000, 7, 100)), 0, (n, x) -> outcomes.add(x));
         assertFalse(c.isOpen());
@@ -275,8 +278,7 @@ class ConnectionLossTest {
     @Test
     void registrationsAreInvalidatedOnClose() {
         Connection c = established();
-        RegisteredBuffer rb = c.register(ByteBuffer.allocateDirect(4096), RemoteAccess.WRITE).toCompletableFuture()
-                .join();
+        RegisteredBuffer rb = registered(c, RemoteAccess.WRITE);
         assertTrue(rb.isValid());
         c.close();
         assertFalse(rb.isValid());
@@ -355,8 +357,7 @@ class ConnectionLossTest {
     void peerLesson23_deregistrationWaitsForTheFenceBeforeTheBufferIsReturned() {
         Connection c = established();
         FakeEndpoint e = h.provider.last();
-        RegisteredBuffer rb = c.register(ByteBuffer.allocateDirect(4096), RemoteAccess.READ).toCompletableFuture()
-                .join();
+        RegisteredBuffer rb = registered(c, RemoteAccess.READ);
         CompletableFuture<Void> f = rb.deregister().toCompletableFuture();
         assertFalse(f.isDone(), "the buffer is not returned before the invalidate completed");
         e.completeInvalidates();

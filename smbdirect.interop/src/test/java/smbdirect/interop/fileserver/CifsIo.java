@@ -383,6 +383,21 @@ public final class CifsIo {
         return out;
     }
 
+    /** The kinds of RDMA object {@code rdma resource show KIND} lists, one by one. */
+    public static final List<String> RDMA_OBJECT_KINDS = List.of("pd", "cq", "qp", "cm_id", "mr", "ctx", "srq");
+
+    private static final Pattern PROCESS_OWNED = Pattern.compile("\\bpid \\d+\\b");
+
+    /**
+     * Whether a line of {@code rdma resource show KIND} is an object a process owns: it names the
+     * process with {@code pid N comm NAME} (the pid of the thread that created it), where the
+     * kernel's own objects, a kernel client's such as cifs's, name none and show their module as
+     * {@code comm [NAME]}.
+     */
+    public static boolean ownedByAProcess(String line) {
+        return PROCESS_OWNED.matcher(line).find();
+    }
+
     /** {@code rdma resource show}'s summary per device: "pd 2 cq 4 qp 2 cm_id 3 mr 82 ctx 0 srq 0" as a map. */
     public static Map<String, Map<String, Long>> resources(List<String> lines) {
         Map<String, Map<String, Long>> out = new LinkedHashMap<>();

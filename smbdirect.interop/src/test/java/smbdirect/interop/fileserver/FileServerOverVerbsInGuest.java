@@ -357,29 +357,23 @@ class FileServerOverVerbsInGuest {
         return CifsIo.resources(now.lines().toList());
     }
 
-    /** The kinds of RDMA object {@link #ownResources} counts. */
-    private static final List<String> KINDS = List.of("pd", "cq", "qp", "cm_id", "mr", "ctx");
-
     /**
-     * This JVM's RDMA objects by kind: the lines of {@code rdma resource show KIND} that name a
-     * process ({@code pid N comm NAME}; the kernel's own objects, cifs's included, name none and show
-     * their module as {@code comm [NAME]}). The pid is that of the thread that created the object, not
-     * the JVM's, so every user-space object counts: this JVM is the guest's only RDMA process while
-     * it runs. So the provider's resources are told from the kernel client's.
+     * This JVM's RDMA objects by kind: the lines of {@code rdma resource show KIND} that a process
+     * owns ({@link CifsIo#ownedByAProcess}). The pid named is that of the thread that created the
+     * object, not the JVM's, so every user-space object counts: this JVM is the guest's only RDMA
+     * process while it runs. So the provider's resources are told from the kernel client's.
      */
     private static Map<String, Long> ownResources() throws IOException, InterruptedException {
         Map<String, Long> out = new LinkedHashMap<>();
         StringBuilder lines = new StringBuilder();
-        for (String kind : KINDS) {
+        for (String kind : CifsIo.RDMA_OBJECT_KINDS) {
             String shown = shell("rdma resource show " + kind, 30);
-            out.put(kind, shown.lines().filter(l -> USER_OBJECT.matcher(l).find()).count());
+            out.put(kind, shown.lines().filter(CifsIo::ownedByAProcess).count());
             shown.lines().limit(4).forEach(l -> lines.append("\n  ").append(kind).append(": ").append(l));
         }
         LOG.info("this JVM's RDMA objects: {} (first lines of each kind:{})", out, lines);
         return out;
     }
-
-    private static final java.util.regex.Pattern USER_OBJECT = java.util.regex.Pattern.compile("\\bpid \\d+\\b");
 
     /**
      * What {@code rdma resource show} counts once the provider closed: {@code before} plus the one
@@ -616,7 +610,7 @@ class FileServerOverVerbsInGuest {
                 "this JVM's objects while serving are counted (a listener, its protection domain and queue): "
                         + ownServing);
         Map<String, Long> onlyTheContext = new LinkedHashMap<>();
-        KINDS.forEach(k -> onlyTheContext.put(k, k.equals("ctx") ? 1L : 0L));
+        CifsIo.RDMA_OBJECT_KINDS.forEach(k -> onlyTheContext.put(k, k.equals("ctx") ? 1L : 0L));
         assertEquals(onlyTheContext, ownAfterClose, "this JVM's RDMA objects after the provider closed" + on());
         assertEquals(afterClose(baselineBefore), resourcesAfterClose, "rdma resource show" + on()
                 + " (before the provider: " + CifsIo.resources(baselineBefore.lines().toList()) + ")");

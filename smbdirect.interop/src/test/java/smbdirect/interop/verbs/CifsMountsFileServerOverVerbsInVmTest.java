@@ -101,12 +101,9 @@ class CifsMountsFileServerOverVerbsInVmTest extends PerDeviceVmTest {
      * {@code rdma resource show KIND}), each kind ending with {@code KIND: rc STATUS}.
      */
     private static String ledger(String marker) {
-        return "echo '" + marker + " ==='; rdma resource show; for k in " + String.join(" ", KINDS)
-                + "; do { rdma resource show $k; echo \"rc $?\"; } | sed \"s/^/$k: /\"; done; echo '" + END + "'";
+        return "echo '" + marker + " ==='; rdma resource show; for k in "
+                + String.join(" ", CifsIo.RDMA_OBJECT_KINDS) + "; do { rdma resource show $k; echo \"rc $?\"; } | sed \"s/^/$k: /\"; done; echo '" + END + "'";
     }
-
-    /** The kinds of RDMA object {@link #ledger} lists. */
-    private static final List<String> KINDS = List.of("pd", "cq", "qp", "cm_id", "mr", "ctx", "srq");
 
     /**
      * Per device: after the guest JVM exited, the guest holds no RDMA object a process owns, as
@@ -124,7 +121,7 @@ class CifsMountsFileServerOverVerbsInVmTest extends PerDeviceVmTest {
             List<String> before = section(out, BEFORE + d.name);
             List<String> after = section(out, AFTER + d.name);
             assertFalse(CifsIo.resources(before).isEmpty(), on + ": rdma resource show before the guest JVM");
-            for (String kind : KINDS) {
+            for (String kind : CifsIo.RDMA_OBJECT_KINDS) {
                 assertTrue(answered(before, kind) && answered(after, kind),
                         on + ": rdma resource show " + kind + " answered before and after the guest JVM");
             }
@@ -151,10 +148,10 @@ class CifsMountsFileServerOverVerbsInVmTest extends PerDeviceVmTest {
 
     private static Map<String, List<String>> objects(List<String> ledger, boolean process) {
         Map<String, List<String>> out = new TreeMap<>();
-        for (String kind : KINDS) {
+        for (String kind : CifsIo.RDMA_OBJECT_KINDS) {
             Pattern of = of(kind);
             out.put(kind, ledger.stream().filter(l -> of.matcher(l).find() && !l.contains(kind + ": rc "))
-                    .filter(l -> PROCESS.matcher(l).find() == process).toList());
+                    .filter(l -> CifsIo.ownedByAProcess(l) == process).toList());
         }
         return out;
     }
@@ -168,8 +165,6 @@ class CifsMountsFileServerOverVerbsInVmTest extends PerDeviceVmTest {
     private static Pattern of(String kind) {
         return Pattern.compile("(?<![a-z_])" + kind + ": ");
     }
-
-    private static final Pattern PROCESS = Pattern.compile("\\bpid \\d+\\b");
 
     /** The lines after the marker line starting with {@code marker} up to the end marker. */
     private static List<String> section(List<String> out, String marker) {

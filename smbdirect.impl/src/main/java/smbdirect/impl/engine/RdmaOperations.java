@@ -268,12 +268,8 @@ final class RdmaOperations {
                     writesInFlight--;
                 }
                 pending.remove(op);
-                // a refused post is mostly a queue pair already going down: the operation fails with the
-                // connection's final reason at the finish, as flushed work does (R-3.1.7.1-01)
-                if (!op.flushed) {
-                    op.flushed = true; // referenced from the flushed list: never reused
-                    flushed.add(op);
-                }
+                // a refused post is mostly a queue pair already going down: as flushed work (R-3.1.7.1-01)
+                failAtTheFinish(op);
                 loss.closeAfterPostFailure("posting an RDMA " + (op.read ? "Read" : "Write"), e);
                 return;
             }
@@ -299,8 +295,7 @@ final class RdmaOperations {
         }
         if (status == CompletionStatus.FLUSHED) {
             pending.remove(op);
-            op.flushed = true; // referenced from the flushed list: never reused
-            flushed.add(op);
+            failAtTheFinish(op);
             return;
         }
         if (status != CompletionStatus.SUCCESS) {
@@ -375,6 +370,16 @@ final class RdmaOperations {
     void failQueuedWithTheFinalReason() {
         RdmaOp op;
         while ((op = pending.pollFirst()) != null) {
+            failAtTheFinish(op);
+        }
+    }
+
+    /**
+     * {@code op} fails with the connection's final reason when it finishes (the endpoint's cause,
+     * which a provisional reason gives way to), once however many of its pieces end this way.
+     */
+    private void failAtTheFinish(RdmaOp op) {
+        if (!op.flushed) {
             op.flushed = true; // referenced from the flushed list: never reused
             flushed.add(op);
         }

@@ -180,7 +180,7 @@ class ConnectionLossTest {
      * one whose invalidate is flushed does: no remote access survives it (R-3.1.4.4-04).
      */
     @Test
-    void R_3_1_7_1_01_aDeregistrationWhoseInvalidateIsRefusedCompletesWhenTheRegionIsReleased() {
+    void R_3_1_4_4_04_aDeregistrationWhoseInvalidateIsRefusedCompletesWhenTheRegionIsReleasedWithTheQueuePair() {
         Connection c = established();
         FakeEndpoint e = h.provider.last();
         RegisteredBuffer rb = registered(c, RemoteAccess.READ_WRITE);

@@ -102,7 +102,8 @@ class CifsMountsFileServerOverVerbsInVmTest extends PerDeviceVmTest {
      */
     private static String ledger(String marker) {
         return "echo '" + marker + " ==='; rdma resource show; for k in "
-                + String.join(" ", CifsIo.RDMA_OBJECT_KINDS) + "; do { rdma resource show $k; echo \"rc $?\"; } | sed \"s/^/$k: /\"; done; echo '" + END + "'";
+                + String.join(" ", CifsIo.RDMA_OBJECT_KINDS)
+                + "; do { rdma resource show $k; echo \"rc $?\"; } | sed \"s/^/$k: /\"; done; echo '" + END + "'";
     }
 
     /**
